@@ -1,0 +1,63 @@
+"""symfdp: a symbolic-numeric toolkit for f-differential privacy.
+
+SymPy derives the mathematics once (cumulants, Edgeworth and Cornish–Fisher
+expansions of any order, saddle-point formulas, functionals of trade-off curves);
+the derived expressions are compiled into cached, vectorised NumPy evaluators, and
+the accountants built on them return :class:`~symfdp.curve.PrivacyCurve` objects.
+
+Submodules are imported lazily so that ``import symfdp`` stays fast::
+
+    from symfdp import mechanisms as M, accountants as A, tradeoff as T
+    m = M.SubsampledGaussian(sigma=1.0, p=0.01)
+    curve = A.Edgeworth(order=2).compose(m, n=2000)
+    curve.epsilon(1e-5)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from symfdp._warnings import ApproximationWarning
+
+__version__ = "0.1.0"
+
+_SUBMODULES = frozenset(
+    {
+        "accountants",
+        "calibrate",
+        "curve",
+        "functionals",
+        "mechanisms",
+        "numeric",
+        "plotting",
+        "reference",
+        "rero",
+        "symbolic",
+        "tradeoff",
+        "training",
+    }
+)
+_LAZY_ATTRS = {
+    "PrivacyCurve": ("symfdp.curve", "PrivacyCurve"),
+    "TrainingAccountant": ("symfdp.training", "TrainingAccountant"),
+}
+
+__all__ = ["ApproximationWarning", "PrivacyCurve", "TrainingAccountant", "__version__"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from symfdp.curve import PrivacyCurve
+    from symfdp.training import TrainingAccountant
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"symfdp.{name}")
+    if name in _LAZY_ATTRS:
+        module, attr = _LAZY_ATTRS[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'symfdp' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _SUBMODULES | set(_LAZY_ATTRS))

@@ -1,0 +1,74 @@
+"""A minimal progress bar on stderr (standard library only).
+
+It draws only when stderr is a terminal or ``SYMFDP_PROGRESS=1``; set
+``SYMFDP_PROGRESS=0`` to silence it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def _enabled() -> bool:
+    flag = os.environ.get("SYMFDP_PROGRESS")
+    if flag is not None:
+        return flag not in ("", "0", "false", "no")
+    return sys.stderr.isatty()
+
+
+class Progress:
+    """Progress over ``total`` units of work, drawn at most ten times a second."""
+
+    def __init__(self, total: int, label: str = "", *, enabled: bool | None = None):
+        self.total = max(int(total), 0)
+        self.label = label
+        self.done = 0
+        self.enabled = _enabled() if enabled is None else enabled
+        self._start = time.monotonic()
+        self._last = 0.0
+
+    def update(self, k: int = 1) -> None:
+        self.done += k
+        now = time.monotonic()
+        if self.enabled and (now - self._last > 0.1 or self.done >= self.total):
+            self._last = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        width = 30
+        frac = self.done / self.total if self.total else 1.0
+        filled = round(width * min(frac, 1.0))
+        elapsed = now - self._start
+        eta = elapsed / frac - elapsed if 0 < frac < 1 else 0.0
+        bar = "#" * filled + "-" * (width - filled)
+        sys.stderr.write(
+            f"\r{self.label} [{bar}] {self.done}/{self.total} "
+            f"{elapsed:5.1f}s eta {eta:5.1f}s"
+        )
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self._draw(time.monotonic())
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def progress(items: Iterable[T], total: int, label: str = "") -> Iterator[T]:
+    """Iterate over ``items`` while drawing a progress bar."""
+    with Progress(total, label) as bar:
+        for item in items:
+            yield item
+            bar.update()

@@ -1,0 +1,154 @@
+"""Input validation shared by every public entry point.
+
+Every check raises ``TypeError`` for a value of the wrong kind and ``ValueError``
+for a value out of range, naming the parameter, the allowed range and the value
+found, e.g. ``ValueError: p must lie in (0, 1]. Found 1.5.``
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+
+def _interval(lo: float, hi: float, lo_open: bool, hi_open: bool) -> str:
+    left = "(" if lo_open else "["
+    right = ")" if hi_open else "]"
+    lo_s = "-inf" if lo == -math.inf else f"{lo:g}"
+    hi_s = "inf" if hi == math.inf else f"{hi:g}"
+    return f"{left}{lo_s}, {hi_s}{right}"
+
+
+def check_real(
+    name: str,
+    value: Any,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    allow_inf: bool = False,
+) -> float:
+    """Return ``value`` as a float after checking its type and range.
+
+    Args:
+        name: Parameter name used in the error message.
+        value: The value to check; a real number (bool is rejected).
+        lo, hi: Bounds of the allowed interval.
+        lo_open, hi_open: Whether the bounds are excluded.
+        allow_inf: Accept ``+-inf`` (still subject to the bounds).
+
+    Raises:
+        TypeError: ``value`` is not a real number.
+        ValueError: ``value`` is NaN, infinite (unless allowed) or out of range.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number. Found {value!r}.")
+    x = float(value)
+    if math.isnan(x) or (math.isinf(x) and not allow_inf):
+        raise ValueError(
+            f"{name} must be a finite number in {_interval(lo, hi, lo_open, hi_open)}. "
+            f"Found {x}."
+        )
+    below = x <= lo if lo_open else x < lo
+    above = x >= hi if hi_open else x > hi
+    if below or above:
+        raise ValueError(
+            f"{name} must lie in {_interval(lo, hi, lo_open, hi_open)}. Found {x:g}."
+        )
+    return x
+
+
+def check_int(name: str, value: Any, lo: int = 1, hi: float = math.inf) -> int:
+    """Return ``value`` as an int after checking it is an integer in ``[lo, hi]``.
+
+    Floats that are exact integers (``1e4``) are accepted.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer. Found {value!r}.")
+    if isinstance(value, numbers.Integral):
+        k = int(value)
+    elif isinstance(value, numbers.Real) and float(value).is_integer():
+        k = int(value)
+    else:
+        raise TypeError(f"{name} must be an integer. Found {value!r}.")
+    if k < lo or k > hi:
+        hi_s = "inf" if hi == math.inf else f"{int(hi)}"
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi_s}]. Found {k}.")
+    return k
+
+
+def check_order(order: Any, max_order: int = 64) -> int:
+    """Validate an expansion order J (number of n^{-1/2} correction terms)."""
+    if isinstance(order, bool) or not isinstance(order, numbers.Integral):
+        if isinstance(order, numbers.Real) and float(order).is_integer():
+            order = int(order)
+        else:
+            raise ValueError(f"order must be a non-negative integer. Found {order!r}.")
+    order = int(order)
+    if order < 0 or order > max_order:
+        raise ValueError(
+            f"order must be a non-negative integer <= {max_order}. Found {order}."
+        )
+    return order
+
+
+def check_array(
+    name: str,
+    values: ArrayLike,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    allow_inf: bool = False,
+) -> NDArray[np.float64]:
+    """Return ``values`` as a float64 array after checking every entry's range.
+
+    Raises:
+        TypeError: the input is not numeric.
+        ValueError: an entry is NaN, infinite (unless allowed) or out of range.
+    """
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real number or an array of them.") from exc
+    if arr.size == 0:
+        return arr
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN.")
+    if not allow_inf and np.isinf(arr).any():
+        raise ValueError(
+            f"{name} must be finite and lie in {_interval(lo, hi, lo_open, hi_open)}."
+        )
+    bad = (arr <= lo) if lo_open else (arr < lo)
+    bad |= (arr >= hi) if hi_open else (arr > hi)
+    if bad.any():
+        first = arr[bad].flat[0]
+        raise ValueError(
+            f"{name} must lie in {_interval(lo, hi, lo_open, hi_open)}. "
+            f"Found {first:g}."
+        )
+    return arr
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """Check that ``value`` is one of ``choices``."""
+    if value not in choices:
+        allowed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {allowed}. Found {value!r}.")
+    return str(value)
+
+
+def scalar_or_array(out: NDArray[np.float64]) -> Any:
+    """Return a Python float for 0-d results and the array otherwise (SciPy style)."""
+    out = np.asarray(out, dtype=np.float64)
+    return float(out) if out.ndim == 0 else out

@@ -1,0 +1,121 @@
+"""The accountant interface: ``compose(mechanism, n)`` -> :class:`PrivacyCurve`.
+
+Accountants *compute*; mechanisms *describe*. Every accountant reduces a
+(possibly heterogeneous) composition to one or two composed dominating pairs and
+returns a :class:`~symfdp.curve.PrivacyCurve`. For add/remove adjacency the
+neighbouring relation is fixed for the whole run, so the composition is covered
+by the all-"add" pair and the all-"remove" pair; symmetric mechanisms take part
+in both unchanged.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
+
+from symfdp._validation import check_int
+from symfdp.curve import PairCurve, PrivacyCurve
+from symfdp.mechanisms.base import Mechanism
+
+#: A normalised composition: distinct pair mechanisms with their counts.
+Components = tuple[tuple[Mechanism, int], ...]
+
+
+def normalize_composition(
+    mechanism: Mechanism | Sequence[tuple[Mechanism, int]], n: int | None
+) -> Components:
+    """Validate ``compose``'s arguments and merge repeated mechanisms.
+
+    Accepts ``(mechanism, n)`` or a sequence of ``(mechanism, n_i)`` pairs (then
+    ``n`` must be None). Equal mechanisms (frozen dataclasses) are merged and
+    their counts added.
+
+    Raises:
+        TypeError: an entry is not a Mechanism.
+        ValueError: a count is not an integer >= 1, or ``n`` is given twice.
+    """
+    if isinstance(mechanism, Mechanism):
+        if n is None:
+            raise ValueError("n (the number of compositions) is required.")
+        items: Iterable[tuple[Any, Any]] = [(mechanism, n)]
+    else:
+        if n is not None:
+            raise ValueError(
+                "give either compose(mechanism, n) or compose([(m1, n1), ...]), "
+                "not both."
+            )
+        try:
+            items = [tuple(item) for item in mechanism]  # type: ignore[union-attr]
+        except TypeError as exc:
+            raise TypeError(
+                "compose expects a Mechanism and n, or a list of (Mechanism, n) "
+                f"pairs. Found {type(mechanism).__name__}."
+            ) from exc
+        if not items:
+            raise ValueError("the composition is empty.")
+    merged: dict[Mechanism, int] = {}
+    for item in items:
+        if len(item) != 2:
+            raise ValueError(f"each component must be (mechanism, n). Found {item!r}.")
+        m, k = item
+        if not isinstance(m, Mechanism):
+            raise TypeError(f"expected a Mechanism. Found {type(m).__name__}.")
+        merged[m] = merged.get(m, 0) + check_int("n", k, lo=1)
+    return tuple(merged.items())
+
+
+def pair_compositions(components: Components) -> tuple[Components, ...]:
+    """Split a composition into one composition of pairs per direction.
+
+    A mechanism with ``pairs == (add, remove)`` contributes ``add`` to the first
+    and ``remove`` to the second direction; one with a single pair contributes
+    it to every direction.
+    """
+    width = max(len(m.pairs) for m, _ in components)
+    return tuple(
+        tuple((m.pairs[min(k, len(m.pairs) - 1)], n) for m, n in components)
+        for k in range(width)
+    )
+
+
+class Accountant(ABC):
+    """Base class: subclasses implement :meth:`compose_pair`."""
+
+    method: ClassVar[str]
+
+    def compose(
+        self,
+        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
+        n: int | None = None,
+    ) -> PrivacyCurve:
+        """Privacy of ``n``-fold composition of ``mechanism``, or of the
+        heterogeneous composition ``[(m1, n1), (m2, n2), ...]``.
+
+        Returns:
+            A :class:`~symfdp.curve.PrivacyCurve`.
+        """
+        components = normalize_composition(mechanism, n)
+        symmetric = all(m.is_symmetric for m, _ in components)
+        directions = pair_compositions(components)
+        if symmetric:
+            directions = directions[:1]
+        pairs = tuple(self.compose_pair(c) for c in directions)
+        return PrivacyCurve(
+            pairs=pairs,
+            method=self.method,
+            symmetric=symmetric and len(pairs) == 1,
+            certified=self.certified,
+            info=self.describe(components),
+        )
+
+    #: Whether the curves carry certified bounds.
+    certified: ClassVar[bool] = False
+
+    @abstractmethod
+    def compose_pair(self, components: Components) -> PairCurve:
+        """Privacy of the composition of single dominating pairs."""
+
+    def describe(self, components: Components) -> dict[str, Any]:
+        """Diagnostics stored in ``PrivacyCurve.info`` (override to add)."""
+        return {"n": sum(k for _, k in components)}

@@ -1,0 +1,63 @@
+"""The ``symfdp`` command: derive | verify | reproduce | account | calibrate.
+
+Each subcommand lives in its own module exposing ``register(subparsers)`` and
+``run(args) -> int``; modules import their heavy dependencies inside ``run`` so
+``symfdp --help`` stays fast. A user error (bad flag or value) prints one line
+and exits with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+SUBCOMMANDS: tuple[str, ...] = ("derive", "verify", "reproduce", "account", "calibrate")
+
+
+class UsageError(Exception):
+    """A mistake in the command line; reported in one line with exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="symfdp",
+        description="Symbolic-numeric toolkit for f-differential privacy.",
+    )
+    from symfdp import __version__
+
+    parser.add_argument("--version", action="version", version=f"symfdp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f"symfdp.cli.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return int(args.run(args) or 0)
+    except UsageError as exc:
+        print(f"symfdp: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError) as exc:
+        # Validation errors from the library are user errors at the command line.
+        print(f"symfdp: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("symfdp: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,14 @@
+"""`symfdp reproduce` (not yet available)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("reproduce", help="(not yet available)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise SystemExit("symfdp reproduce is not available yet")

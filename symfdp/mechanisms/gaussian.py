@@ -1,0 +1,154 @@
+r"""The Gaussian mechanism: :math:`P = N(0, 1)`, :math:`Q = N(\mu, 1)`.
+
+With sensitivity :math:`\Delta` and noise :math:`N(0, \sigma^2)` the pair is
+equivalent to this one with :math:`\mu = \Delta / \sigma` (Dong et al. 2019,
+Thm 2.5); ``Gaussian(sigma=s)`` means unit sensitivity, :math:`\mu = 1/s`.
+
+The PLRV is :math:`L(x) = \mu x - \mu^2/2`, so
+:math:`L \sim N(-\mu^2/2, \mu^2)` under P and :math:`N(\mu^2/2, \mu^2)` under Q:
+:math:`\kappa_1 = \mp\mu^2/2`, :math:`\kappa_2 = \mu^2`, :math:`\kappa_{r\ge3} = 0`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import special
+
+from symfdp._validation import check_choice, check_int, check_real
+from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
+
+#: Half-width, in standard deviations, of the trapezoid quadrature rule.
+_QUAD_HALF_WIDTH = 14.0
+#: Step of the trapezoid rule in standard deviations (error ~ exp(-2 pi^2 / h^2)).
+_QUAD_STEP = 0.05
+
+
+def gaussian_privacy_profile(mu: float, eps: ArrayLike) -> FloatArray:
+    r""":math:`\delta(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2) - e^\varepsilon
+    \Phi(-\varepsilon/\mu - \mu/2)`, Dong et al. (2019), Cor. 2.13 (GDP to DP).
+
+    Evaluated in log space as :math:`A (1 - e^{\log B - \log A})` so that tiny
+    deltas keep full relative precision.
+    """
+    e = np.asarray(eps, dtype=np.float64)
+    if mu == 0.0:
+        return np.where(e < 0, -np.expm1(e), 0.0)
+    log_a = special.log_ndtr(-e / mu + mu / 2)
+    log_b = e + special.log_ndtr(-e / mu - mu / 2)
+    return np.exp(log_a) * -np.expm1(np.minimum(log_b - log_a, 0.0))
+
+
+def gaussian_tradeoff(mu: float, alpha: ArrayLike) -> FloatArray:
+    r""":math:`G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)`, Dong et al. (2019),
+    eq. (6), evaluated as :math:`\Phi(-\Phi^{-1}(\alpha) - \mu)` (tail-stable
+    for small :math:`\alpha`)."""
+    a = np.asarray(alpha, dtype=np.float64)
+    return special.ndtr(-special.ndtri(a) - mu)
+
+
+@dataclass(frozen=True)
+class Gaussian(Mechanism):
+    """Gaussian mechanism ``N(0,1)`` vs ``N(mu,1)``; give ``mu`` or ``sigma``.
+
+    Args:
+        mu: Effect size (sensitivity / noise standard deviation), ``mu >= 0``.
+        sigma: Noise multiplier at unit sensitivity, ``sigma > 0`` (``mu = 1/sigma``).
+    """
+
+    mu: float = field(default=None)  # type: ignore[assignment]
+    sigma: float | None = field(default=None, compare=False)
+
+    name: ClassVar[str] = "gaussian"
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "mu": Param("effect size Delta/sigma", (0.0, math.inf), (0.05, 5.0)),
+    }
+
+    def __post_init__(self) -> None:
+        if self.mu is None and self.sigma is None:
+            raise ValueError("Gaussian needs mu or sigma.")
+        if self.mu is not None and self.sigma is not None:
+            raise ValueError("give Gaussian either mu or sigma, not both.")
+        if self.sigma is not None:
+            sigma = check_real("sigma", self.sigma, 0.0, math.inf, lo_open=True)
+            object.__setattr__(self, "mu", 1.0 / sigma)
+        else:
+            object.__setattr__(self, "mu", check_real("mu", self.mu, 0.0))
+
+    # ------------------------------------------------------------ PLRV law
+    def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
+        return self.mu * np.asarray(x, dtype=np.float64) - self.mu**2 / 2
+
+    def pdf(self, x: ArrayLike, under: Under = "P") -> FloatArray:
+        check_choice("under", under, ("P", "Q"))
+        shift = 0.0 if under == "P" else self.mu
+        xs = np.asarray(x, dtype=np.float64)
+        return np.exp(-0.5 * (xs - shift) ** 2) / math.sqrt(2 * math.pi)
+
+    def _standardise(self, l: ArrayLike, under: Under) -> FloatArray:
+        check_choice("under", under, ("P", "Q"))
+        mean = -(self.mu**2) / 2 if under == "P" else self.mu**2 / 2
+        return (np.asarray(l, dtype=np.float64) - mean) / self.mu
+
+    def plrv_cdf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
+    ) -> FloatArray:
+        if self.mu == 0.0:
+            ls = np.asarray(l, dtype=np.float64)
+            return (ls >= 0).astype(float) if inclusive else (ls > 0).astype(float)
+        return special.ndtr(self._standardise(l, under))
+
+    def plrv_sf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
+    ) -> FloatArray:
+        if self.mu == 0.0:
+            ls = np.asarray(l, dtype=np.float64)
+            return (ls <= 0).astype(float) if inclusive else (ls < 0).astype(float)
+        return special.ndtr(-self._standardise(l, under))
+
+    def plrv_quadrature(self) -> PLRVQuadrature:
+        # Trapezoid rule in z = (L - kappa_1)/mu over a range that also covers the
+        # Q-law N(mu^2/2, mu^2), i.e. z in [-W, mu + W].
+        z = np.arange(-_QUAD_HALF_WIDTH, self.mu + _QUAD_HALF_WIDTH, _QUAD_STEP)
+        log_w = -0.5 * z**2 - 0.5 * math.log(2 * math.pi) + math.log(_QUAD_STEP)
+        return PLRVQuadrature(self.mu * z - self.mu**2 / 2, log_w)
+
+    # ------------------------------------------------------------ closed forms
+    def cumulants(self, order: int, under: Under = "P") -> FloatArray:
+        order = check_int("order", order, lo=1)
+        check_choice("under", under, ("P", "Q"))
+        out = np.zeros(order)
+        out[0] = -(self.mu**2) / 2 if under == "P" else self.mu**2 / 2
+        if order > 1:
+            out[1] = self.mu**2
+        return out
+
+    def cgf(self, t: ArrayLike, under: Under = "P") -> FloatArray:
+        return self.cgf_derivatives(t, under)[0]
+
+    def cgf_derivatives(
+        self, t: ArrayLike, under: Under = "P"
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        r""":math:`K_P(t) = \mu^2 t(t-1)/2` and :math:`K_Q(t) = K_P(t+1)`."""
+        check_choice("under", under, ("P", "Q"))
+        s = np.asarray(t, dtype=np.float64) + (0.0 if under == "P" else 1.0)
+        m2 = self.mu**2
+        return m2 * s * (s - 1) / 2, m2 * (2 * s - 1) / 2, np.full_like(s, m2)
+
+    def expect(self, fn, under: Under = "P"):
+        check_choice("under", under, ("P", "Q"))
+        rule = self.plrv_quadrature()
+        return np.tensordot(rule.weights(under), fn(rule.nodes), axes=(0, 0))
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        return gaussian_tradeoff(self.mu, alpha)
+
+    def privacy_profile(self, eps: ArrayLike) -> FloatArray:
+        return gaussian_privacy_profile(self.mu, eps)
+
+    def __repr__(self) -> str:
+        return f"Gaussian(mu={self.mu!r})"

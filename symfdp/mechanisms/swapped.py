@@ -1,0 +1,106 @@
+r"""The swapped pair :math:`(Q, P)` of a mechanism :math:`(P, Q)`.
+
+Its PLRV is :math:`L' = \log dP/dQ = -L`, with :math:`L'` under :math:`P' = Q`
+distributed as :math:`-L` under Q, so
+
+* :math:`P_{P'}(L' \le l) = P_Q(L \ge -l)`;
+* :math:`\kappa_r(L' \mid P') = (-1)^r \kappa_r(L \mid Q)`;
+* :math:`K_{P'}(t) = \log E_Q[e^{-tL}] = K_P(1 - t)` and :math:`K_{Q'}(t) = K_P(-t)`;
+* :math:`T(Q, P) = T(P, Q)^{-1}` (Dong et al. 2019, Sec. 2.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from symfdp._validation import check_choice
+from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
+
+
+def _other(under: Under) -> Under:
+    check_choice("under", under, ("P", "Q"))
+    return "Q" if under == "P" else "P"
+
+
+@dataclass(frozen=True)
+class Swapped(Mechanism):
+    """The pair ``(Q, P)`` of ``base = (P, Q)``."""
+
+    base: Mechanism
+
+    name: ClassVar[str] = "swapped"
+    PARAMS: ClassVar[dict[str, Param]] = {}
+
+    @property
+    def is_symmetric(self) -> bool:
+        return self.base.is_symmetric
+
+    def swapped(self) -> Mechanism:
+        return self.base
+
+    def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
+        return -self.base.log_likelihood_ratio(x)
+
+    def pdf(self, x: ArrayLike, under: Under = "P") -> FloatArray:
+        return self.base.pdf(x, _other(under))
+
+    def plrv_cdf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
+    ) -> FloatArray:
+        neg = -np.asarray(l, dtype=np.float64)
+        return self.base.plrv_sf(neg, _other(under), inclusive=inclusive)
+
+    def plrv_sf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
+    ) -> FloatArray:
+        neg = -np.asarray(l, dtype=np.float64)
+        return self.base.plrv_cdf(neg, _other(under), inclusive=inclusive)
+
+    def plrv_quadrature(self) -> PLRVQuadrature:
+        rule = self.base.plrv_quadrature()
+        # E_{P'}[h(L')] = E_Q[h(-L)] = sum_i w_i e^{l_i} h(-l_i).
+        return PLRVQuadrature(-rule.nodes[::-1], (rule.log_weights + rule.nodes)[::-1])
+
+    def plrv_support(self) -> tuple[float, float]:
+        lo, hi = self.base.plrv_support()
+        return (-hi, -lo)
+
+    def cumulants(self, order: int, under: Under = "P") -> FloatArray:
+        kappa = np.asarray(self.base.cumulants(order, _other(under)), dtype=np.float64)
+        signs = (-1.0) ** np.arange(1, kappa.size + 1)
+        return signs * kappa
+
+    def cgf(self, t: ArrayLike, under: Under = "P") -> FloatArray:
+        return self.cgf_derivatives(t, under)[0]
+
+    def cgf_derivatives(
+        self, t: ArrayLike, under: Under = "P"
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        check_choice("under", under, ("P", "Q"))
+        # K_{P'}(t) = K_P(1 - t); K_{Q'}(t) = K_{P'}(t + 1) = K_P(-t).
+        shift = 1.0 if under == "P" else 0.0
+        k, k1, k2 = self.base.cgf_derivatives(shift - np.asarray(t, np.float64), "P")
+        return k, -k1, k2
+
+    def expect(self, fn, under: Under = "P"):
+        return self.base.expect(lambda l: fn(-l), _other(under))
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        from symfdp.numeric.tabulate import alpha_grid, tabulated_inverse
+
+        grid = alpha_grid()
+        return tabulated_inverse(grid, self.base.tradeoff(grid), alpha)
+
+    def privacy_profile(self, eps: ArrayLike) -> FloatArray:
+        # E_P[(1 - e^{eps + L})_+] = P_P(L < -eps) - e^eps P_Q(L < -eps).
+        e = np.asarray(eps, dtype=np.float64)
+        a = self.base.plrv_cdf(-e, "P", inclusive=False)
+        b = self.base.plrv_cdf(-e, "Q", inclusive=False)
+        return np.clip(a - np.exp(e) * b, 0.0, 1.0)
+
+    def __repr__(self) -> str:
+        return f"Swapped({self.base!r})"

@@ -1,0 +1,1 @@
+"""Numeric layer: compiled evaluators, vectorised root finding, grid tabulation."""

@@ -1,0 +1,102 @@
+r"""Trade-off curves on grids: the standard alpha grid, generalised inverse, hull.
+
+These are the grid-level primitives behind :mod:`symfdp.tradeoff` and
+:class:`symfdp.curve.PrivacyCurve`:
+
+* :func:`alpha_grid` -- dense in the middle, log-spaced towards 0 and 1 so that
+  small type I errors and small deltas are resolved;
+* :func:`tabulated_inverse` -- :math:`f^{-1}(a) = \inf\{t : f(t) \le a\}`
+  (Dong et al. 2019, eq. (4)) of a piecewise-linear non-increasing curve;
+* :func:`lower_convex_hull` -- the convex minorant :math:`g^{**}` of tabulated
+  points, the convexification in :math:`\min\{f, f^{-1}\}^{**}`
+  (Dong et al. 2019, Def. 4.1 and App. F).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+
+
+@functools.cache
+def _alpha_grid(n_mid: int, n_tail: int, tail_exp: int) -> FloatArray:
+    mid = np.linspace(0.01, 0.99, n_mid)
+    tail = np.logspace(-tail_exp, -2, n_tail, endpoint=False)
+    grid = np.unique(np.concatenate(([0.0, 1.0], tail, mid, 1.0 - tail)))
+    grid.setflags(write=False)
+    return grid
+
+
+def alpha_grid(n_mid: int = 1001, n_tail: int = 200, tail_exp: int = 15) -> FloatArray:
+    """The standard grid on [0, 1]: 0, log-spaced tails down to ``10**-tail_exp``,
+    a uniform middle, and the mirrored tail towards 1. Read-only and cached."""
+    return _alpha_grid(n_mid, n_tail, tail_exp)
+
+
+def tabulated_inverse(t: ArrayLike, f: ArrayLike, at: ArrayLike) -> FloatArray:
+    r"""Generalised inverse of a tabulated non-increasing curve.
+
+    Treats ``(t_k, f_k)`` as a piecewise-linear non-increasing function on
+    ``[t_0, t_end]`` and returns :math:`\inf\{t : f(t) \le a\}` for each ``a`` in
+    ``at`` (Dong et al. 2019, eq. (4)); values above ``f(t_0)`` map to ``t_0``.
+
+    Args:
+        t: Increasing abscissae.
+        f: Non-increasing values at ``t``.
+        at: Points where the inverse is evaluated.
+    """
+    t = np.asarray(t, dtype=np.float64)
+    f = np.asarray(f, dtype=np.float64)
+    # Keep the first point of every flat run: it is the infimum of that level set.
+    keep = np.concatenate(([True], np.diff(f) < 0))
+    tk, fk = t[keep], f[keep]
+    return np.interp(np.asarray(at, dtype=np.float64), fk[::-1], tk[::-1])
+
+
+def lower_convex_hull(x: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Vertices of the lower convex hull of points with increasing ``x``.
+
+    Andrew's monotone chain, vectorised by repeated removal of every vertex that
+    lies on or above the chord of its neighbours; each pass is a NumPy
+    operation, and a pass removes at least one vertex, so the number of passes
+    is bounded by the number of removed points (a few for smooth curves).
+
+    Returns:
+        ``(xv, yv)``, the hull vertices in increasing ``x``, containing the first
+        and last points. ``np.interp(x, xv, yv)`` evaluates the convex minorant.
+    """
+    xv = np.asarray(x, dtype=np.float64)
+    yv = np.asarray(y, dtype=np.float64)
+    if xv.size <= 2:
+        return xv.copy(), yv.copy()
+    while xv.size > 2:
+        # Cross product sign of (p_{i-1}, p_i, p_{i+1}); <= 0 means p_i is not
+        # strictly below the chord, so it is not a vertex of the lower hull.
+        dx1 = xv[1:-1] - xv[:-2]
+        dy1 = yv[1:-1] - yv[:-2]
+        dx2 = xv[2:] - xv[:-2]
+        dy2 = yv[2:] - yv[:-2]
+        cross = dx2 * dy1 - dy2 * dx1
+        scale = np.abs(dx2 * dy1) + np.abs(dy2 * dx1)
+        bad = cross >= -1e-15 * scale
+        if not bad.any():
+            break
+        # Removing two adjacent vertices at once can remove a true vertex, so
+        # drop only local maxima of the "badness" (no two adjacent removals).
+        idx = np.flatnonzero(bad)
+        drop = np.ones(idx.size, dtype=bool)
+        drop[1:] = np.diff(idx) > 1
+        keep = np.ones(xv.size, dtype=bool)
+        keep[idx[drop] + 1] = False
+        xv, yv = xv[keep], yv[keep]
+    return xv, yv
+
+
+def convex_minorant(x: ArrayLike, y: ArrayLike) -> FloatArray:
+    """The lower convex hull of ``(x, y)`` evaluated back on ``x``."""
+    xv, yv = lower_convex_hull(x, y)
+    return np.interp(np.asarray(x, dtype=np.float64), xv, yv)
