@@ -1,0 +1,139 @@
+"""The reproduction machinery: discovery, atomic outputs, skipping, report, CLI."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from symfdp.cli import main
+from symfdp.reproduce import Result, Spec, claim_close, claim_holds
+from symfdp.reproduce.discovery import discover, load_module
+from symfdp.reproduce.runner import read_table, run_experiment, write_table
+
+TOY = """
+import numpy as np
+import matplotlib.pyplot as plt
+from symfdp.reproduce import Result, Spec, claim_close
+
+SPEC = Spec(id="toy-fig1", title="toy", source="nowhere", params={{"k": 3}},
+            quick={{"k": 2}})
+
+def compute(params):
+    x = np.arange(params["k"], dtype=float)
+    {body}
+    return Result({{"data": {{"x": x, "y": x ** 2, "label": ["a"] * x.size}}}},
+                  (claim_close("sum", "sum of squares", 5.0, float((x ** 2).sum()),
+                               atol=0.5),))
+
+def plot(tables, params):
+    fig, ax = plt.subplots()
+    ax.plot(tables["data"]["x"], tables["data"]["y"])
+    return fig
+"""
+
+
+@pytest.fixture
+def toy_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    exp = tmp_path / "experiments"
+    exp.mkdir()
+    (exp / "toy_fig1.py").write_text(textwrap.dedent(TOY.format(body="pass")))
+    (exp / "matplotlibrc").write_text("backend: agg\ntext.usetex: False\n")
+    monkeypatch.setenv("SYMFDP_EXPERIMENTS_DIR", str(exp))
+    return exp
+
+
+def test_claim_close_half_unit_rule() -> None:
+    assert claim_close("a", "s", 0.07, 0.0668, digits=2).passed
+    assert claim_close("a", "s", 0.07, 0.0749, digits=2).passed  # within 0.005
+    assert not claim_close("a", "s", 0.07, 0.0751, digits=2).passed
+    assert claim_close("a", "s", 0.07, 0.07, digits=2).criterion.startswith("|ours")
+    assert not claim_close("b", "s", 2.89, float("nan"), digits=2).passed
+    c = claim_holds("c", "s", "x", "y", False, "crit", source_error="typo in eq. 3")
+    assert c.verdict == "FAIL (source)"
+
+
+def test_csv_round_trip(tmp_path: Path) -> None:
+    table = {"x": np.array([0.1, 1e-300, 1 / 3]), "m": np.array(["a", "b", "c"])}
+    write_table(tmp_path / "t.csv", table)
+    back = read_table(tmp_path / "t.csv")
+    np.testing.assert_array_equal(back["x"], table["x"])  # 17 digits: exact
+    assert list(back["m"]) == ["a", "b", "c"]
+
+
+def test_result_validation() -> None:
+    with pytest.raises(ValueError, match="data"):
+        Result({"other": {}}, ())
+    with pytest.raises(ValueError, match="unequal"):
+        Result({"data": {"a": np.zeros(2), "b": np.zeros(3)}}, ())
+
+
+def test_run_writes_outputs_and_skips(toy_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    first = run_experiment(toy_dir / "toy_fig1.py", out, quick=False)
+    assert first.status == "ran", first.error
+    folder = out / "toy-fig1"
+    for name in ("data.csv", "figure.png", "claims.json", "manifest.json"):
+        assert (folder / name).exists()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["params"] == {"k": 3} and not manifest["quick"]
+    assert {"numpy", "scipy", "sympy", "mpmath", "symfdp"} <= set(manifest["versions"])
+    claims = json.loads((folder / "claims.json").read_text())
+    assert claims[0]["verdict"] == "PASS"  # 0 + 1 + 4 = 5
+    assert run_experiment(toy_dir / "toy_fig1.py", out).status == "skipped"
+    # Quick mode changes the spec hash, so it recomputes (and the claim fails).
+    quick = run_experiment(toy_dir / "toy_fig1.py", out, quick=True)
+    assert quick.status == "ran" and quick.failed_claims
+    # No temporary directory is left behind.
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_interrupted_result_is_not_trusted(toy_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    run_experiment(toy_dir / "toy_fig1.py", out)
+    (out / "toy-fig1" / "manifest.json").write_text("{ truncated")
+    assert run_experiment(toy_dir / "toy_fig1.py", out).status == "ran"
+
+
+def test_error_in_experiment_is_reported(toy_dir: Path, tmp_path: Path) -> None:
+    (toy_dir / "toy_fig1.py").write_text(
+        textwrap.dedent(TOY.format(body="raise RuntimeError('boom')"))
+    )
+    outcome = run_experiment(toy_dir / "toy_fig1.py", tmp_path / "r", force=True)
+    assert outcome.status == "error" and "boom" in outcome.error
+    assert not (tmp_path / "r" / "toy-fig1").exists()
+
+
+def test_discovery_checks_file_name(toy_dir: Path) -> None:
+    assert list(discover(toy_dir)) == ["toy-fig1"]
+    (toy_dir / "wrong_name.py").write_text(
+        (toy_dir / "toy_fig1.py").read_text().replace("toy-fig1", "toy-fig2")
+    )
+    with pytest.raises(ValueError, match="file name must be"):
+        load_module(toy_dir / "wrong_name.py")
+
+
+def test_cli_list_run_report(
+    toy_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results"
+    assert main(["reproduce", "list"]) == 0
+    assert "toy-fig1" in capsys.readouterr().out
+    assert main(["reproduce", "toy-fig1", "--jobs", "1", "--out", str(out)]) == 0
+    report = (out / "REPORT.md").read_text()
+    assert (
+        "| [toy-fig1](toy-fig1/figure.png) | sum of squares | 5 | 5 | **PASS**"
+        in report
+    )
+    assert main(["reproduce", "nope", "--out", str(out)]) == 2
+    assert "unknown experiment" in capsys.readouterr().err
+    assert main(["reproduce", "all", "--jobs", "0"]) == 2
+
+
+def test_spec_resolved() -> None:
+    spec = Spec(id="a-b.c", title="t", source="s", params={"n": 1}, quick={"n": 0})
+    assert spec.module_name == "a_b_c"
+    assert spec.resolved(True) == {"n": 0} and spec.resolved(False) == {"n": 1}
