@@ -1,0 +1,112 @@
+r"""Trade-off functions and their calculus (f-DP, Dong, Roth and Su 2019).
+
+A trade-off function :math:`f = T(P, Q)` maps a type I error :math:`\alpha` to
+the smallest type II error of a level-:math:`\alpha` test of P against Q. The
+objects here are small, immutable descriptions evaluated on arrays::
+
+    from symfdp import tradeoff as T
+    f = T.Subsampled(T.Gaussian(1.8), p=0.35)     # C_p(G_mu), Dong et al. eq. (14)
+    f(np.linspace(0, 1, 5)); f.privacy_profile([0.5, 1.0]); f.fixed_point()
+    T.mu_star_gamma(f)                            # Zheng et al. (2020), Sec. 4
+
+Classes: :class:`Gaussian`, :class:`EpsDelta`, :class:`Laplace`,
+:class:`Identity`, :class:`Mixture`, :class:`Inverse`, :class:`Symmetrized`,
+:class:`Subsampled`, :class:`ScaledByDelta`, :class:`GroupPrivacy`,
+:class:`Tabulated`, :class:`FromPrivacyProfile`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from symfdp._validation import check_real
+from symfdp.tradeoff._base import TradeOff
+from symfdp.tradeoff.duality import conjugate, privacy_profile, tradeoff_from_profile
+from symfdp.tradeoff.interpret import (
+    auc,
+    compare_mu_star_gamma,
+    fixed_point,
+    mu_star_gamma,
+)
+from symfdp.tradeoff.operators import (
+    GroupPrivacy,
+    Inverse,
+    Mixture,
+    ScaledByDelta,
+    Subsampled,
+    Symmetrized,
+    check_tradeoff,
+    subsampled_eps_delta,
+)
+from symfdp.tradeoff.primitives import EpsDelta, Gaussian, Identity, Laplace
+from symfdp.tradeoff.tabulated import FromPrivacyProfile, Tabulated
+
+
+def inverse(f: TradeOff) -> TradeOff:
+    r""":math:`f^{-1}(\alpha) = \inf\{t : f(t) \le \alpha\}`.
+
+    Dong et al. (2019), eq. (4).
+    """
+    return check_tradeoff("f", f).inverse()
+
+
+def symmetrize(f: TradeOff) -> TradeOff:
+    r""":math:`\min\{f, f^{-1}\}^{**}` (``f`` itself when it is symmetric)."""
+    f = check_tradeoff("f", f)
+    return f if f.is_symmetric else Symmetrized(f)
+
+
+def subsample(f: TradeOff, p: float) -> TradeOff:
+    r"""The sampling operator :math:`C_p(f)`, Dong et al. (2019), Def. 4.1."""
+    return Subsampled(check_tradeoff("f", f), p)
+
+
+def group_privacy(f: TradeOff, k: int) -> TradeOff:
+    r""":math:`1 - (1-f)^{\circ k}` (Dong et al. 2019, Thm 2.14), in closed form for
+    :math:`G_\mu` (:math:`G_{k\mu}`) and the Laplace family."""
+    g = GroupPrivacy(check_tradeoff("f", f), k)
+    return g.closed_form if g.closed_form is not None else g
+
+
+def compose_gaussian(*mus: Any) -> Gaussian:
+    r""":math:`G_{\mu_1} \otimes \cdots \otimes G_{\mu_n} = G_{\sqrt{\mu_1^2 + \cdots
+    + \mu_n^2}}`, Dong et al. (2019), Cor. 3.3.
+
+    Args:
+        *mus: Each a number :math:`\mu_i \ge 0` or a :class:`Gaussian`.
+    """
+    values = [
+        m.mu if isinstance(m, Gaussian) else check_real("mu", m, 0.0) for m in mus
+    ]
+    return Gaussian(math.hypot(*values))
+
+
+__all__ = [
+    "EpsDelta",
+    "FromPrivacyProfile",
+    "Gaussian",
+    "GroupPrivacy",
+    "Identity",
+    "Inverse",
+    "Laplace",
+    "Mixture",
+    "ScaledByDelta",
+    "Subsampled",
+    "Symmetrized",
+    "Tabulated",
+    "TradeOff",
+    "auc",
+    "compare_mu_star_gamma",
+    "compose_gaussian",
+    "conjugate",
+    "fixed_point",
+    "group_privacy",
+    "inverse",
+    "mu_star_gamma",
+    "privacy_profile",
+    "subsample",
+    "subsampled_eps_delta",
+    "symmetrize",
+    "tradeoff_from_profile",
+]

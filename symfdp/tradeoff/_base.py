@@ -1,0 +1,260 @@
+r"""The :class:`TradeOff` contract and its generic (grid) fallbacks.
+
+A trade-off function :math:`f = T(P, Q)` is convex, continuous, non-increasing
+and :math:`f(\alpha) \le 1 - \alpha` (Dong et al. 2019, Prop. 2.2). Concrete
+classes implement ``_eval`` and override the closed-form hooks they know
+(``_inverse_eval``, ``_one_minus``, ``_profile``, ``_inverse_profile``,
+``_fixed_point``, ``_auc``, ``_breakpoints``); everything else falls back to
+the generic methods here:
+
+* inverse: vectorised bisection of :math:`\inf\{t : f(t) \le a\}` (eq. (4));
+* privacy profile: :math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon) =
+  \sup_x [1 - f(x) - e^\varepsilon x]` (Dong et al. 2019, Prop. 2.12 and
+  App. F; Zheng et al. 2020, Prop. 2.3), maximised over the lower convex hull
+  of :math:`f` on :func:`~symfdp.numeric.tabulate.alpha_grid` and refined by a
+  golden-section search between grid neighbours;
+* fixed point: vectorised bisection of :math:`f(\alpha) - \alpha`;
+* area under the curve: composite Gauss--Legendre quadrature.
+
+Every public method validates its input and returns a float for scalar input.
+"""
+
+from __future__ import annotations
+
+import functools
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from symfdp._validation import check_array, check_choice, scalar_or_array
+from symfdp.numeric.roots import monotone_bisect
+from symfdp.numeric.tabulate import alpha_grid
+from symfdp.tradeoff._numeric import (
+    EXP_CAP,
+    bisect_inverse,
+    capped_exp,
+    integrate_unit,
+    sup_affine,
+)
+
+FloatArray = NDArray[np.float64]
+
+_METHODS = ("auto", "grid")
+
+
+def checked_unit(values: FloatArray, what: str) -> FloatArray:
+    """Clip to [0, 1] after checking that nothing is NaN or infinite."""
+    values = np.asarray(values, dtype=np.float64)
+    if not np.all(np.isfinite(values)):
+        raise FloatingPointError(
+            f"{what} produced non-finite values; this is a bug in symfdp.tradeoff, "
+            "please report it with the trade-off function and its parameters."
+        )
+    return np.clip(values, 0.0, 1.0)
+
+
+def bisect_fixed_point(fn: Any) -> float:
+    r"""The fixed point :math:`\alpha^*` with :math:`f(\alpha^*) = \alpha^*` of a
+    non-increasing ``fn`` on [0, 1], by bisection of :math:`f(\alpha) - \alpha`
+    (strictly decreasing, so the root is unique)."""
+    target = np.zeros(1)
+    root = monotone_bisect(
+        lambda a: np.asarray(fn(a), dtype=np.float64) - a,
+        target,
+        np.zeros(1),
+        np.ones(1),
+        xtol=1e-17,
+        rtol=4e-16,
+    )
+    return float(root[0])
+
+
+class TradeOff(ABC):
+    r"""A trade-off function :math:`f:[0,1]\to[0,1]`, evaluated on arrays.
+
+    Subclasses are frozen dataclasses that describe the function (their
+    parameters); evaluation is vectorised. Calling ``f(alpha)`` validates
+    ``alpha`` in [0, 1] and returns a float for scalar input.
+    """
+
+    #: The curve is exactly piecewise linear on the nodes of ``_nodes()``; the
+    #: conjugate is then exact at the nodes and needs no refinement.
+    _piecewise_linear: ClassVar[bool] = False
+
+    # ----------------------------------------------------------- evaluation
+    def __call__(self, alpha: ArrayLike) -> Any:
+        r"""Type II error :math:`f(\alpha)` of the most powerful level-alpha test.
+
+        Args:
+            alpha: Type I errors in [0, 1].
+
+        Raises:
+            ValueError: an ``alpha`` lies outside [0, 1] or is NaN.
+        """
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        return scalar_or_array(self._eval(a.ravel()).reshape(a.shape))
+
+    @abstractmethod
+    def _eval(self, a: FloatArray) -> FloatArray:
+        """Unvalidated vectorised evaluation on an array in [0, 1]."""
+
+    def _one_minus(self, a: FloatArray) -> FloatArray:
+        """:math:`1 - f(\\alpha)`; overridden where a tail-stable form exists."""
+        return 1.0 - self._eval(a)
+
+    @property
+    def is_symmetric(self) -> bool:
+        r"""True when :math:`f = f^{-1}` (Dong et al. 2019, Sec. 2.1)."""
+        return False
+
+    def _breakpoints(self) -> tuple[float, ...]:
+        """Abscissae of the kinks of the curve (used by quadrature and tables)."""
+        return ()
+
+    def _nodes(self) -> FloatArray:
+        """Abscissae at which the curve is tabulated for grid methods."""
+        return np.union1d(alpha_grid(), np.asarray(self._breakpoints(), np.float64))
+
+    @functools.cached_property
+    def _table(self) -> tuple[FloatArray, FloatArray]:
+        x = self._nodes()
+        return x, np.asarray(self._eval(x), dtype=np.float64)
+
+    # ----------------------------------------------------------- inverse
+    def inverse(self) -> TradeOff:
+        r""":math:`f^{-1}(\alpha) = \inf\{t\in[0,1] : f(t) \le \alpha\}`
+        (Dong et al. 2019, eq. (4)); :math:`f^{-1} = T(Q, P)` if :math:`f = T(P, Q)`.
+        """
+        if self.is_symmetric:
+            return self
+        from symfdp.tradeoff.operators import Inverse
+
+        return Inverse(self)
+
+    def _inverse_eval(self, a: FloatArray) -> FloatArray:
+        if self.is_symmetric:
+            return self._eval(a)
+        return bisect_inverse(self._eval, a)
+
+    # ----------------------------------------------------------- fixed point
+    def fixed_point(self) -> float:
+        r"""The fixed point :math:`\alpha^*` with :math:`f(\alpha^*) = \alpha^*`."""
+        return float(self._fixed_point())
+
+    def _fixed_point(self) -> float:
+        return bisect_fixed_point(self._eval)
+
+    # ----------------------------------------------------------- area
+    def auc(self) -> float:
+        r"""Area under the curve :math:`\int_0^1 f(\alpha)\,d\alpha` (the
+        :math:`\gamma` of Zheng et al. 2020, Sec. 4)."""
+        return float(self._auc())
+
+    def _auc(self) -> float:
+        return integrate_unit(self._eval, self._breakpoints())
+
+    # ----------------------------------------------------------- duality
+    def privacy_profile(self, eps: ArrayLike, *, method: str = "auto") -> Any:
+        r""":math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)
+        = \sup_{0\le x\le 1} [1 - f(x) - e^\varepsilon x]`.
+
+        Dong et al. (2019), Prop. 2.12; Zheng et al. (2020), Prop. 2.3. For an
+        asymmetric :math:`f = T(P, Q)` this is the hockey-stick divergence
+        :math:`E_{e^\varepsilon}(Q \| P)`, defined for every real
+        :math:`\varepsilon` (negative values give the slopes in (-1, 0)).
+
+        Args:
+            eps: Real numbers (``+-inf`` allowed; beyond ``|eps| = 700`` the
+                value at ``+-700`` is returned).
+            method: ``"auto"`` (closed form where known) or ``"grid"`` (the
+                generic conjugate on the alpha grid, for cross-checks).
+        """
+        e = check_array("eps", eps, allow_inf=True)
+        check_choice("method", method, _METHODS)
+        ec = np.clip(e, -EXP_CAP, EXP_CAP).ravel()
+        d = self._profile(ec) if method == "auto" else self._grid_profile(ec)
+        return scalar_or_array(checked_unit(d, "privacy_profile").reshape(e.shape))
+
+    def _profile(self, e: FloatArray) -> FloatArray:
+        return self._grid_profile(e)
+
+    def _grid_profile(self, e: FloatArray) -> FloatArray:
+        x, fx = self._table
+        y = -capped_exp(e)
+        return sup_affine(
+            x,
+            fx,
+            lambda t, s: self._one_minus(t) + s * t,
+            y,
+            refine=not self._piecewise_linear,
+        )
+
+    def _inverse_profile(self, e: FloatArray) -> FloatArray:
+        r"""Privacy profile of :math:`f^{-1}`, i.e. :math:`E_{e^\varepsilon}(P\|Q)`.
+
+        For :math:`\varepsilon < 0` the complement identity
+        :math:`\delta_{f^{-1}}(\varepsilon) = 1 - e^{\varepsilon}
+        + e^{\varepsilon}\delta_f(-\varepsilon)` (take complements of the
+        rejection region) reuses the closed form of :math:`\delta_f`; otherwise
+        the grid sup over the reflected graph is used.
+        """
+        if self.is_symmetric:
+            return self._profile(e)
+        out = np.empty_like(e)
+        neg = e < 0
+        if neg.any():
+            en = e[neg]
+            out[neg] = -np.expm1(en) + np.exp(en) * self._profile(-en)
+        if (~neg).any():
+            out[~neg] = self._grid_inverse_profile(e[~neg])
+        return out
+
+    def _grid_inverse_profile(self, e: FloatArray) -> FloatArray:
+        r""":math:`\delta_{f^{-1}}(\varepsilon) = \sup_t [1 - t - e^\varepsilon f(t)]`:
+        the graph of :math:`f^{-1}` is the reflection of that of :math:`f`, so the
+        supremum over :math:`x = f(t)` runs over :math:`t` without inverting."""
+        x, fx = self._table
+        scale = capped_exp(e)
+        return sup_affine(
+            x,
+            fx,
+            lambda t, s: (1.0 - t) - scale * self._eval(t),
+            -capped_exp(-e),
+            refine=not self._piecewise_linear,
+        )
+
+    def conjugate(self, y: ArrayLike, *, method: str = "auto") -> Any:
+        r"""Convex conjugate :math:`f^*(y) = \sup_{0\le x\le 1} [y x - f(x)]`
+        (Dong et al. 2019, eq. (8), with :math:`f = +\infty` outside [0, 1]).
+
+        Closed form through the privacy profile for :math:`y < 0`
+        (:math:`f^*(y) = \delta(\log(-y)) - 1`) and :math:`f^*(y) = y` for
+        :math:`y \ge 0` (since :math:`f(1) = 0`).
+
+        Args:
+            y: Finite real numbers.
+            method: ``"auto"`` or ``"grid"``.
+        """
+        y_in = check_array("y", y)
+        check_choice("method", method, _METHODS)
+        ys = y_in.ravel()
+        if method == "grid":
+            x, fx = self._table
+            out = sup_affine(
+                x,
+                fx,
+                lambda t, s: s * t - self._eval(t),
+                ys,
+                refine=not self._piecewise_linear,
+            )
+        else:
+            out = ys.copy()
+            neg = ys < 0
+            if neg.any():
+                e = np.clip(np.log(-ys[neg]), -EXP_CAP, EXP_CAP)
+                out[neg] = checked_unit(self._profile(e), "conjugate") - 1.0
+        if not np.all(np.isfinite(out)):
+            raise FloatingPointError("conjugate produced non-finite values.")
+        return scalar_or_array(out.reshape(y_in.shape))
