@@ -1,0 +1,139 @@
+r"""Cornish–Fisher expansion of any order, by series inversion of the Edgeworth CDF.
+
+With the bookkeeping parameter :math:`\epsilon = n^{-1/2}` (:math:`\lambda_r \to
+\epsilon^{r-2}\lambda_r`), the Edgeworth CDF of order ``J`` is
+:math:`F(x) = \Phi(x) - \phi(x)\sum_{j=1}^J \epsilon^j R_j(x)`
+(:mod:`symfdp.symbolic.edgeworth`). The quantile
+
+.. math::  x(z) = z + \sum_{j=1}^{J} \epsilon^j w_j(z),
+           \qquad F(x(z)) = \Phi(z) + O(\epsilon^{J+1}),
+
+is found order by order. Dividing :math:`F(z+\delta) - \Phi(z)` by :math:`\phi(z)`
+and using :math:`D^m\Phi = (-1)^{m-1}He_{m-1}\phi` and
+:math:`\phi(z+\delta)/\phi(z) = \sum_m He_m(z)(-\delta)^m/m!`,
+
+.. math::
+    E(\delta) = \sum_{m\ge1} \frac{(-1)^{m-1}He_{m-1}(z)}{m!}\delta^m
+      - \Big(\sum_{m\ge0} \frac{He_m(z)}{m!}(-\delta)^m\Big)
+        \sum_{j} \epsilon^j \sum_{p\ge0} \frac{R_j^{(p)}(z)}{p!}\delta^p = 0 .
+
+The coefficient of :math:`\epsilon^j` in :math:`E` is :math:`w_j` plus terms in
+:math:`w_1..w_{j-1}` only, so :math:`w_j = -[\epsilon^j]\,E(\sum_{i<j}\epsilon^i w_i)`.
+Order 2 reproduces Zheng et al. (2020), eq. (3.9). Exact (Rationals) and cached.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import sympy as sp
+
+from symfdp._validation import check_order
+from symfdp.symbolic.edgeworth import edgeworth_cdf_terms
+from symfdp.symbolic.hermite import hermite_he
+from symfdp.symbolic.symbols import lambdas, x, z
+
+
+def _mul(a: list, b: list, order: int) -> list:
+    """Product of two truncated series (lists of sparse polynomials) to eps^order."""
+    out = [a[0].ring.zero] * (order + 1)
+    for i, ai in enumerate(a):
+        if not ai:
+            continue
+        for k in range(order + 1 - i):
+            if b[k]:
+                out[i + k] = out[i + k] + ai * b[k]
+    return out
+
+
+@functools.cache
+def _cf_terms(order: int) -> tuple[sp.Expr, ...]:
+    # Sparse polynomials over QQ in (z, lambda_3, ..., lambda_{J+2}).
+    ring, *_ = sp.polys.rings.ring((z, *lambdas(order)), sp.QQ)
+    zero, one = ring.zero, ring.one
+    zr = ring.gens[0]
+    # R_i(z): the CDF terms -phi(x) R_i(x) of the Edgeworth expansion, at x = z.
+    cdf_terms = edgeworth_cdf_terms(order)
+    r_polys = [zero] + [
+        ring.from_expr(sp.expand(-term / sp.Function("phi")(x)).subs(x, z))
+        for term in cdf_terms[1:]
+    ]
+    herm = [ring.from_expr(hermite_he(m, z)) for m in range(order + 1)]
+
+    w = [zero]
+    for j in range(1, order + 1):
+        # Only the coefficient of eps^j is needed: truncate every series at j.
+        delta = [*w, zero]
+        powers = [[one] + [zero] * j]
+        for _ in range(j):
+            powers.append(_mul(powers[-1], delta, j))
+        # [eps^j] of sum_m (-1)^{m-1} He_{m-1}(z) delta^m / m!
+        lhs = zero
+        for m in range(1, j + 1):
+            coeff = sp.QQ((-1) ** (m - 1), math.factorial(m))
+            lhs += powers[m][j] * herm[m - 1] * coeff
+        # phi(z + delta) / phi(z) = sum_m He_m(z) (-delta)^m / m!
+        ratio = [zero] * (j + 1)
+        for m in range(j + 1):
+            coeff = sp.QQ((-1) ** m, math.factorial(m))
+            for k in range(j + 1):
+                if powers[m][k]:
+                    ratio[k] += powers[m][k] * herm[m] * coeff
+        # sum_i eps^i R_i(z + delta), Taylor-expanded in delta
+        shifted = [zero] * (j + 1)
+        for i in range(1, j + 1):
+            deriv = r_polys[i]
+            for p in range(j + 1 - i):
+                if p > 0:
+                    deriv = deriv.diff(zr)
+                coeff = sp.QQ(1, math.factorial(p))
+                for k in range(j + 1 - i):
+                    if powers[p][k]:
+                        shifted[i + k] += powers[p][k] * deriv * coeff
+        product = _mul(ratio, shifted, j)
+        w.append(product[j] - lhs)
+    return (z, *(sp.expand(p.as_expr()) for p in w[1:]))
+
+
+def cornish_fisher_terms(order: int) -> tuple[sp.Expr, ...]:
+    r"""The Cornish–Fisher terms :math:`z, w_1(z), \dots, w_J(z)`.
+
+    Term ``j`` is the coefficient of :math:`n^{-j/2}` (in :math:`\lambda_r` of the
+    standardised sum), derived by series inversion of the Edgeworth CDF.
+    Zheng et al. (2020), eq. (3.9) for ``j <= 2``.
+
+    Args:
+        order: ``J``, the number of :math:`n^{-1/2}` correction terms.
+
+    Raises:
+        ValueError: ``order`` is not a non-negative integer.
+
+    >>> cornish_fisher_terms(1)[1]
+    lambda3*z**2/6 - lambda3/6
+    """
+    order = check_order(order)
+    return _cf_terms(order)
+
+
+def cornish_fisher_expr(order: int) -> sp.Expr:
+    r"""The Cornish–Fisher quantile :math:`x(z) = z + \sum_{j=1}^J w_j(z)`.
+
+    :math:`F_J(x(z)) = \Phi(z) + O(n^{-(J+1)/2})`, so the :math:`u`-quantile of
+    the standardised sum is approximately :math:`x(\Phi^{-1}(u))`.
+
+    >>> cornish_fisher_expr(0)
+    z
+    """
+    order = check_order(order)
+    return _cf_expr(order)
+
+
+@functools.cache
+def _cf_expr(order: int) -> sp.Expr:
+    return sp.Add(*_cf_terms(order))
+
+
+def cornish_fisher_polynomial(order: int) -> sp.Expr:
+    """Same as :func:`cornish_fisher_expr`; a polynomial in ``z`` and the lambdas."""
+    return cornish_fisher_expr(order)

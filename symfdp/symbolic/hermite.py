@@ -1,0 +1,47 @@
+r"""Probabilists' Hermite polynomials :math:`He_k`.
+
+.. math::  He_k(x) = (-1)^k e^{x^2/2} \frac{d^k}{dx^k} e^{-x^2/2},
+           \qquad He_{k+1}(x) = x He_k(x) - k He_{k-1}(x),
+
+so that :math:`D^k \phi = (-1)^k He_k \phi` and, for :math:`j \ge 1`,
+:math:`(-D)^j \Phi = -He_{j-1}\phi` (Zheng et al. (2020), eqs. (A.6)-(A.7)).
+A thin, validating wrapper around SymPy's ``hermite_prob_poly``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import sympy as sp
+
+from symfdp._validation import check_int
+from symfdp.symbolic.symbols import x as _x
+
+
+def hermite_he(k: int, var: sp.Expr = _x) -> sp.Expr:
+    r"""The probabilists' Hermite polynomial :math:`He_k(\mathrm{var})`, expanded.
+
+    Zheng et al. (2020), eq. (A.7) (see ``derivations/hermite_check.py`` for a
+    misprint in that list).
+
+    Args:
+        k: Degree, a non-negative integer.
+        var: The variable (default: the canonical ``x``).
+
+    Returns:
+        The polynomial as an expanded SymPy expression with integer coefficients.
+
+    Raises:
+        TypeError: ``k`` is not an integer.
+        ValueError: ``k`` is negative.
+
+    >>> hermite_he(3)
+    x**3 - 3*x
+    """
+    k = check_int("k", k, lo=0)
+    return _hermite_he(k, sp.sympify(var))
+
+
+@functools.cache
+def _hermite_he(k: int, var: sp.Expr) -> sp.Expr:
+    return sp.expand(sp.hermite_prob_poly(k, var))

@@ -1,0 +1,115 @@
+r"""Canonical symbols and functions shared by every derivation.
+
+A SymPy symbol is identified by its name *and* its assumptions, so every module
+builds its symbols here; the evaluators' keyword names equal the symbol names
+(``x``, ``z``, ``lambda3``, ...).
+
+Symbols:
+    x: the argument of a CDF or density (the paper's :math:`h`).
+    z: a standard-normal quantile, :math:`z = \Phi^{-1}(u)`.
+    n: the number of compositions.
+    alpha, mu: a type-I error level and a GDP parameter.
+    s: the argument :math:`s = it` of the characteristic-function polynomials
+        :math:`P_j(it)` of Zheng et al. (2020), Sec. 3.1.
+    lam(r): :math:`\lambda_r = K_r / K_2^{r/2}`, the r-th standardised cumulant of
+        the *sum* (Zheng et al. (2020), eq. (A.2): :math:`\sigma_n^{-r}\kappa_r`).
+    kappa(r): the r-th cumulant :math:`\kappa_r`.
+    moment(r): the r-th raw moment :math:`m_r = E[X^r]`.
+
+Functions (undefined, so that printed expressions parse back with
+``sympy.parse_expr``; :mod:`symfdp.numeric.compile` maps them to SciPy):
+    Phi, phi, Phi_inv, log_Phi: the standard normal CDF, density, quantile and
+        log-CDF.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Final
+
+import sympy as sp
+
+x: Final = sp.Symbol("x", real=True)
+z: Final = sp.Symbol("z", real=True)
+n: Final = sp.Symbol("n", positive=True, integer=True)
+alpha: Final = sp.Symbol("alpha", real=True)
+mu: Final = sp.Symbol("mu", positive=True)
+s: Final = sp.Symbol("s")
+
+Phi: Final = sp.Function("Phi")
+phi: Final = sp.Function("phi")
+Phi_inv: Final = sp.Function("Phi_inv")
+log_Phi: Final = sp.Function("log_Phi")
+
+
+def _index(name: str, r: object) -> int:
+    if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+        raise ValueError(f"{name} index must be a non-negative integer. Found {r!r}.")
+    return r
+
+
+@functools.cache
+def lam(r: int) -> sp.Symbol:
+    r"""Standardised cumulant :math:`\lambda_r` of the sum, named ``lambda{r}``."""
+    return sp.Symbol(f"lambda{_index('lambda', r)}", real=True)
+
+
+@functools.cache
+def kappa(r: int) -> sp.Symbol:
+    r"""Cumulant :math:`\kappa_r`, named ``kappa{r}``."""
+    return sp.Symbol(f"kappa{_index('kappa', r)}", real=True)
+
+
+@functools.cache
+def moment(r: int) -> sp.Symbol:
+    r"""Raw moment :math:`m_r = E[X^r]`, named ``m{r}``."""
+    return sp.Symbol(f"m{_index('moment', r)}", real=True)
+
+
+def lambdas(order: int) -> tuple[sp.Symbol, ...]:
+    r"""The symbols :math:`\lambda_3, \dots, \lambda_{J+2}` used by order ``J``."""
+    return tuple(lam(r) for r in range(3, order + 3))
+
+
+_PLAIN: Final = {"x": x, "z": z, "n": n, "alpha": alpha, "mu": mu, "s": s}
+_NUMBERED: Final = re.compile(r"^(lambda|kappa|m)(\d+)$")
+
+
+def canonical(name: str) -> sp.Symbol | None:
+    """The canonical symbol called ``name``, or None if there is none."""
+    if name in _PLAIN:
+        return _PLAIN[name]
+    match = _NUMBERED.match(name)
+    if match is None:
+        return None
+    kind, index = match.groups()
+    return {"lambda": lam, "kappa": kappa, "m": moment}[kind](int(index))
+
+
+def canonicalize(expr: sp.Basic) -> sp.Basic:
+    """Replace every free symbol by the canonical symbol of the same name.
+
+    ``sympy.parse_expr`` builds symbols without assumptions, which SymPy treats as
+    different from the canonical ones; after this call they compare equal.
+
+    >>> canonicalize(sp.parse_expr("lambda3*x")) == lam(3) * x
+    True
+    """
+    mapping = {}
+    for sym in expr.free_symbols:
+        target = canonical(sym.name)
+        if target is not None and target != sym:
+            mapping[sym] = target
+    return expr.xreplace(mapping)
+
+
+def parse(text: str) -> sp.Expr:
+    """Parse a printed expression into canonical symbols and functions.
+
+    >>> parse("Phi(x) - phi(x)*lambda3*(x**2 - 1)/6") == (
+    ...     Phi(x) - phi(x) * lam(3) * (x**2 - 1) / 6)
+    True
+    """
+    local = {"Phi": Phi, "phi": phi, "Phi_inv": Phi_inv, "log_Phi": log_Phi}
+    return canonicalize(sp.parse_expr(text, local_dict=local))
