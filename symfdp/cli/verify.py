@@ -1,14 +1,164 @@
-"""`symfdp verify` (not yet available)."""
+"""`symfdp verify`: run every derivation script and report PASS/FAIL.
+
+Each ``derivations/*.py`` (files starting with ``_`` are helpers, skipped) runs in
+its own subprocess with the current Python, from the repository root; its exit
+status decides PASS (0) or FAIL. One line per script: status, name, seconds and
+the number of source misprints it reported. Exit status 1 if any script fails.
+``derivations/`` lives in the source checkout beside the package; an installed
+copy without it is reported as an error.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+MISPRINT_TAG = "[MISPRINT]"
+
+
+@dataclass(frozen=True)
+class ScriptResult:
+    """Outcome of one derivation script."""
+
+    name: str
+    returncode: int
+    seconds: float
+    output: str
+    misprints: int
+    timed_out: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("verify", help="(not yet available)")
+    p = sub.add_parser(
+        "verify",
+        help="run every derivation script (derivations/*.py) and report PASS/FAIL",
+        description="Run every script in derivations/ and report PASS/FAIL.",
+    )
+    p.add_argument(
+        "scripts",
+        nargs="*",
+        metavar="NAME",
+        help="run only these scripts (file name, with or without .py)",
+    )
+    p.add_argument("--jobs", "-j", type=int, default=1, help="scripts run at once")
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="show each script's output"
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=1800.0,
+        help="seconds allowed per script (default 1800)",
+    )
     p.set_defaults(run=run)
 
 
+def derivations_dir() -> Path:
+    """``derivations/`` of the source checkout that holds the package."""
+    import symfdp
+
+    return Path(symfdp.__file__).resolve().parents[1] / "derivations"
+
+
+def discover(directory: Path) -> list[Path]:
+    """Every ``*.py`` in ``directory`` not starting with ``_``, sorted by name."""
+    return sorted(p for p in directory.glob("*.py") if not p.name.startswith("_"))
+
+
+def run_script(path: Path, root: Path, timeout: float) -> ScriptResult:
+    """Run one script with the current interpreter; never raises."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(root), *filter(None, [env.get("PYTHONPATH")])]
+    )
+    env.setdefault("MPLBACKEND", "Agg")
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(path)],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        output = proc.stdout + (("\n" + proc.stderr) if proc.stderr else "")
+        code, timed_out = proc.returncode, False
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout or ""
+        output = out.decode() if isinstance(out, bytes) else out
+        output += f"\n(timed out after {timeout:g} s)"
+        code, timed_out = -1, True
+    seconds = time.perf_counter() - start
+    misprints = sum(1 for line in output.splitlines() if line.startswith(MISPRINT_TAG))
+    return ScriptResult(path.stem, code, seconds, output, misprints, timed_out)
+
+
+def _format(result: ScriptResult) -> str:
+    status = "PASS" if result.passed else "FAIL"
+    extra = ""
+    if result.misprints:
+        extra += f"  ({result.misprints} misprint(s) reported)"
+    if result.timed_out:
+        extra += "  (timed out)"
+    elif not result.passed:
+        extra += f"  (exit status {result.returncode})"
+    return f"{status}  {result.name:<40s} {result.seconds:7.2f} s{extra}"
+
+
 def run(args: argparse.Namespace) -> int:
-    raise SystemExit("symfdp verify is not available yet")
+    from symfdp._validation import check_int, check_real
+
+    jobs = check_int("--jobs", args.jobs, lo=1)
+    timeout = check_real("--timeout", args.timeout, 0.0, lo_open=True)
+    directory = derivations_dir()
+    if not directory.is_dir():
+        print(
+            f"symfdp verify: no derivations/ directory at {directory}; verify needs "
+            "a source checkout of symfdp (pip install -e .).",
+            file=sys.stderr,
+        )
+        return 2
+    scripts = discover(directory)
+    if args.scripts:
+        wanted = {s[:-3] if s.endswith(".py") else s for s in args.scripts}
+        unknown = wanted - {p.stem for p in scripts}
+        if unknown:
+            known = ", ".join(p.stem for p in scripts)
+            raise ValueError(
+                f"unknown derivation script(s) {sorted(unknown)}; known: {known}."
+            )
+        scripts = [p for p in scripts if p.stem in wanted]
+    if not scripts:
+        print(f"symfdp verify: no scripts in {directory}.", file=sys.stderr)
+        return 1
+    root = directory.parent
+    results: list[ScriptResult] = []
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(run_script, p, root, timeout) for p in scripts]
+        for future in futures:
+            result = future.result()
+            results.append(result)
+            if args.verbose:
+                print(f"---- {result.name}")
+                print(result.output.rstrip())
+            print(_format(result), flush=True)
+    failed = [r.name for r in results if not r.passed]
+    misprints = sum(r.misprints for r in results)
+    print(
+        f"{len(results) - len(failed)}/{len(results)} passed"
+        + (f"; failed: {', '.join(failed)}" if failed else "")
+        + (f"; {misprints} source misprint(s) reported" if misprints else "")
+    )
+    return 1 if failed else 0
