@@ -88,7 +88,9 @@ def check_int(name: str, value: Any, lo: int = 1, hi: float = math.inf) -> int:
 
 def check_order(order: Any, max_order: int = 64) -> int:
     """Validate an expansion order J (number of n^{-1/2} correction terms)."""
-    if isinstance(order, bool) or not isinstance(order, numbers.Integral):
+    if isinstance(order, bool):
+        raise ValueError(f"order must be a non-negative integer. Found {order!r}.")
+    if not isinstance(order, numbers.Integral):
         if isinstance(order, numbers.Real) and float(order).is_integer():
             order = int(order)
         else:
