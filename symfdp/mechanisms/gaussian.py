@@ -38,9 +38,12 @@ def gaussian_privacy_profile(mu: float, eps: ArrayLike) -> FloatArray:
     e = np.asarray(eps, dtype=np.float64)
     if mu == 0.0:
         return np.where(e < 0, -np.expm1(e), 0.0)
-    log_a = special.log_ndtr(-e / mu + mu / 2)
-    log_b = e + special.log_ndtr(-e / mu - mu / 2)
-    return np.exp(log_a) * -np.expm1(np.minimum(log_b - log_a, 0.0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        # For tiny mu, e/mu overflows; log_a = -inf then means A = 0, so delta = 0.
+        log_a = special.log_ndtr(-e / mu + mu / 2)
+        log_b = e + special.log_ndtr(-e / mu - mu / 2)
+        out = np.exp(log_a) * -np.expm1(np.minimum(log_b - log_a, 0.0))
+    return np.where(np.isneginf(log_a), 0.0, out)
 
 
 def gaussian_tradeoff(mu: float, alpha: ArrayLike) -> FloatArray:
