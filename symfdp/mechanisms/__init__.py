@@ -7,8 +7,21 @@ from __future__ import annotations
 
 from symfdp.mechanisms.base import Mechanism, Param, PLRVQuadrature
 from symfdp.mechanisms.gaussian import Gaussian
+from symfdp.mechanisms.subsampled import PoissonSubsampled
+from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 from symfdp.mechanisms.swapped import Swapped
 
-REGISTRY: dict[str, type[Mechanism]] = {cls.name: cls for cls in (Gaussian,)}
+REGISTRY: dict[str, type[Mechanism]] = {
+    cls.name: cls for cls in (Gaussian, SubsampledGaussian)
+}
 
-__all__ = ["REGISTRY", "Gaussian", "Mechanism", "PLRVQuadrature", "Param", "Swapped"]
+__all__ = [
+    "REGISTRY",
+    "Gaussian",
+    "Mechanism",
+    "PLRVQuadrature",
+    "Param",
+    "PoissonSubsampled",
+    "SubsampledGaussian",
+    "Swapped",
+]

@@ -24,11 +24,19 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from symfdp._validation import (
+    check_array,
+    check_choice,
+    check_int,
+    scalar_or_array,
+)
 
 Under = Literal["P", "Q"]
 Pair = Literal["add", "remove", "both"]
@@ -134,23 +142,50 @@ class Mechanism(ABC):
         return (-math.inf, math.inf)
 
     # ------------------------------------------------------------------ derived
-    @abstractmethod
+    # Generic fallbacks from the quadrature rule; closed forms override them.
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
-        """Cumulants ``kappa_1 .. kappa_order`` of L under P or Q."""
+        """Cumulants ``kappa_1 .. kappa_order`` of L under P or Q.
 
-    @abstractmethod
+        Generic fallback: central moments of the quadrature rule (two passes) and
+        the moment -> cumulant recursion (:mod:`symfdp.numeric.moments`).
+        """
+        from symfdp.numeric.moments import weighted_cumulants
+
+        order = check_int("order", order, lo=1)
+        check_choice("under", under, ("P", "Q"))
+        rule = self.plrv_quadrature()
+        kappa, _ = weighted_cumulants(rule.nodes, rule.weights(under), order)
+        return kappa
+
     def cgf(self, t: ArrayLike, under: Under = "P") -> FloatArray:
         """Cumulant generating function ``K(t) = log E[exp(t L)]`` (default under P)."""
+        return self.cgf_derivatives(t, under)[0]
 
-    @abstractmethod
     def cgf_derivatives(
         self, t: ArrayLike, under: Under = "P"
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """``(K(t), K'(t), K''(t))``, vectorised in ``t``."""
+        r"""``(K(t), K'(t), K''(t))``, vectorised in ``t``.
 
-    @abstractmethod
-    def expect(self, fn, under: Under = "P"):
-        """``E[fn(L)]`` under P or Q by the mechanism's quadrature rule."""
+        Generic fallback: the quadrature rule in log space,
+        :math:`K(t) = \operatorname{logsumexp}_i(\log w_i + t l_i)`, and the mean
+        and variance of the tilted weights (two passes, no cancellation).
+        """
+        check_choice("under", under, ("P", "Q"))
+        ts = check_array("t", t)
+        rule = self.plrv_quadrature()
+        logw = rule.log_weights + (rule.nodes if under == "Q" else 0.0)
+        k0, k1, k2 = tilted_cgf(rule.nodes, logw, ts)
+        return scalar_or_array(k0), scalar_or_array(k1), scalar_or_array(k2)
+
+    def expect(self, fn: Callable[[FloatArray], ArrayLike], under: Under = "P") -> Any:
+        """``E[fn(L)]`` under P or Q by the mechanism's quadrature rule.
+
+        ``fn`` maps the array of nodes to values (leading axis = nodes).
+        """
+        check_choice("under", under, ("P", "Q"))
+        rule = self.plrv_quadrature()
+        vals = np.asarray(fn(rule.nodes), dtype=np.float64)
+        return np.tensordot(rule.weights(under), vals, axes=(0, 0))
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         """The exact trade-off ``T(P, Q)(alpha)``, where a closed form exists."""
@@ -159,6 +194,52 @@ class Mechanism(ABC):
             "(e.g. symfdp.accountants.Numerical().compose(m, n=1))."
         )
 
-    @abstractmethod
     def privacy_profile(self, eps: ArrayLike) -> FloatArray:
-        """``delta(eps) = E_Q[(1 - e^{eps - L})_+]`` of this single pair, eps real."""
+        r"""``delta(eps) = E_Q[(1 - e^{eps - L})_+]`` of this single pair, eps real.
+
+        Generic fallback: :math:`P_Q(L > \varepsilon) - e^{\varepsilon}
+        P_P(L > \varepsilon)` from the PLRV survival functions (Zheng et al.
+        2020, Lemma 5.1), clipped to [0, 1]; closed forms override it.
+        """
+        e = check_array("eps", eps, allow_inf=True)
+        sf_q = np.asarray(self.plrv_sf(e, "Q"), dtype=np.float64)
+        sf_p = np.asarray(self.plrv_sf(e, "P"), dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            log_second = np.where(sf_p > 0, e + np.log(sf_p), -np.inf)
+            second = np.exp(log_second)
+        return scalar_or_array(np.clip(sf_q - second, 0.0, 1.0))
+
+
+def tilted_cgf(
+    nodes: ArrayLike, log_weights: ArrayLike, t: ArrayLike, *, chunk: int = 4_000_000
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    r"""``(K, K', K'')`` of a discrete law at each ``t``, in log space.
+
+    :math:`K(t) = \log \sum_i e^{\log w_i + t l_i}`; :math:`K'` and
+    :math:`K''` are the mean and variance of :math:`l` under the tilted weights
+    :math:`\tilde w_i \propto w_i e^{t l_i}` (variance about the mean: no
+    cancellation). Vectorised over ``t`` in chunks of at most ``chunk`` entries.
+    """
+    l = np.asarray(nodes, dtype=np.float64)
+    logw = np.asarray(log_weights, dtype=np.float64)
+    ts = np.asarray(t, dtype=np.float64)
+    flat = ts.reshape(-1)
+    k0 = np.empty(flat.size)
+    k1 = np.empty(flat.size)
+    k2 = np.empty(flat.size)
+    step = max(1, chunk // max(l.size, 1))
+    for start in range(0, flat.size, step):
+        tt = flat[start : start + step, None]
+        with np.errstate(invalid="ignore"):
+            a = logw[None, :] + tt * l[None, :]
+        a = np.where(np.isnan(a), -np.inf, a)
+        amax = a.max(axis=1, keepdims=True)
+        e = np.exp(a - amax)
+        s = e.sum(axis=1)
+        wt = e / s[:, None]
+        m1 = wt @ l
+        k0[start : start + step] = amax[:, 0] + np.log(s)
+        k1[start : start + step] = m1
+        k2[start : start + step] = (wt * (l[None, :] - m1[:, None]) ** 2).sum(axis=1)
+    shape = ts.shape
+    return k0.reshape(shape), k1.reshape(shape), k2.reshape(shape)

@@ -1,0 +1,247 @@
+r"""Cumulants of the subsampled-Gaussian privacy loss to ~1e-12 relative.
+
+Add pair: :math:`X \sim N(0,1)` under P, :math:`Y = \mu X - \mu^2/2` and
+:math:`L = \ell(Y) = \log(1 - p + p e^{Y})`. When :math:`\mu` is small the law of
+:math:`L` is nearly Gaussian and the cumulants :math:`\kappa_{r \ge 3}` are many
+orders of magnitude below the moments they are computed from; float64 moments
+then lose up to ~6 digits at order 8 (measured: 1.5e-5 relative at
+:math:`\sigma = 20, p = 0.99`). Three routes are combined:
+
+1. **Moment route.** Central moments of the trapezoid rule in :math:`x` (two
+   passes) and the moment -> cumulant recursion. Well conditioned when the law is
+   far from Gaussian (large :math:`\mu`).
+2. **Gaussian-shift (Cameron–Martin) route.** Write
+   :math:`\ell(y) = p y + F_0(y)` with :math:`F_0 \ge 0` the non-linear part. Then
+   :math:`E[e^{tpY}\, g(X)] = e^{-tp\mu^2/2 + t^2p^2\mu^2/2} E[g(X + tp\mu)]`, so
+
+   .. math::  K_P(t) = -\tfrac{t p \mu^2}{2} + \tfrac{t^2 p^2 \mu^2}{2}
+              + \log E\bigl[\exp\bigl(t F_0(Y + t c)\bigr)\bigr],
+              \qquad c = p \mu^2 .
+
+   The Gaussian part is exact; the Taylor coefficients of the last term around
+   :math:`t_0` (0 for P, 1 for Q since :math:`K_Q(t) = K_P(t+1)`) follow from the
+   expansion :math:`(t_0+u) F_0(Y_0 + uc) = \sum_j g_j u^j` with
+   :math:`F_0^{(m)}`, :math:`m \ge 2`, the logistic derivatives
+   :math:`s^{(m-2)}(Y + \operatorname{logit} p)` evaluated as monomials in
+   :math:`s` and :math:`1-s` (no cancellation), then ``exp`` and ``log`` of power
+   series. The products in these series are of higher order in the small
+   non-Gaussian part, so no catastrophic cancellation occurs.
+3. **Extended precision.** Both float64 routes carry rigorous-style rounding
+   bounds (the same recursions run on absolute values). Orders whose best bound
+   exceeds :data:`FALLBACK_RTOL` are recomputed by the moment route in mpmath on
+   the same nodes, at a precision chosen from that bound.
+
+:math:`\kappa_1` is computed separately from :math:`E_P[u] = 0`,
+:math:`u = p\,\mathrm{expm1}(Y)`: :math:`E_P[L] = E[\log(1+u) - u]`,
+:math:`E_Q[L] = E[(1+u)\log(1+u) - u]`, with sign-definite integrands.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+from numpy.typing import NDArray
+
+from symfdp.mechanisms import _logmix as lm
+from symfdp.numeric.moments import EPS, exp_series, log_series, weighted_cumulants
+
+FloatArray = NDArray[np.float64]
+
+_LOG = logging.getLogger(__name__)
+
+#: Half-width of the x grid in standard deviations (phi(14) ~ 1e-43).
+GRID_HALF_WIDTH = 14.0
+#: Largest trapezoid step (Gaussian-factor error exp(-2 pi^2 / h^2) ~ 1e-137);
+#: the step is a power of two so that the nodes are exact binary numbers.
+GRID_MAX_STEP = 0.25
+#: mu * h bound keeping the strip error exp(-2 pi^2 / (mu h)) below 1e-17.
+GRID_MU_STEP = 0.45
+#: Relative error bound above which an order is recomputed in extended precision.
+FALLBACK_RTOL = 5e-11
+
+
+@dataclass(frozen=True)
+class XGrid:
+    """Trapezoid rule in :math:`x` for :math:`X \\sim N(0, 1)`."""
+
+    x: FloatArray
+    log_w: FloatArray
+    step: float
+
+
+def x_grid(mu: float, lo_shift: float = 0.0, hi_shift: float = 0.0) -> XGrid:
+    r"""Trapezoid nodes :math:`x_i = i h` covering
+    :math:`[-W - \text{lo\_shift}, \mu + W + \text{hi\_shift}]`.
+
+    :math:`h = 2^{-k} \le \min(1/4, 0.45/\mu)`. The integrands are
+    :math:`e^{-x^2/2}` times functions analytic in the strip
+    :math:`|\operatorname{Im} x| < D = \pi/\mu`; the trapezoid error is of order
+    :math:`\max_{d \le D} e^{d^2/2 - 2\pi d/h}`, i.e. :math:`e^{-2\pi^2/h^2}`
+    (~1e-137) when :math:`D \ge 2\pi/h` and :math:`e^{D(D/2 - 2\pi/h)}` (below
+    1e-18 for :math:`\mu h \le 0.45`) otherwise.
+    """
+    h = GRID_MAX_STEP
+    if mu > 0:
+        while mu * h > GRID_MU_STEP:
+            h /= 2
+    lo = math.floor((-GRID_HALF_WIDTH - lo_shift) / h)
+    hi = math.ceil((mu + GRID_HALF_WIDTH + hi_shift) / h)
+    x = np.arange(lo, hi + 1, dtype=np.float64) * h
+    log_w = -0.5 * x * x - 0.5 * math.log(2 * math.pi) + math.log(h)
+    return XGrid(x, log_w, h)
+
+
+def _moment_route(
+    y: FloatArray, w: FloatArray, p: float, order: int, under: str
+) -> tuple[FloatArray, FloatArray]:
+    vals = lm.log_mix(y, p)
+    weights = w if under == "P" else w * np.exp(vals)
+    return weighted_cumulants(vals, weights, order, value_err=4 * EPS * np.abs(vals))
+
+
+def _shift_route(
+    grid: XGrid, mu: float, p: float, order: int, under: str
+) -> tuple[FloatArray, FloatArray]:
+    t0 = 0.0 if under == "P" else 1.0
+    c = p * mu * mu
+    y0 = mu * grid.x - mu * mu / 2 + t0 * c
+    n = grid.x.size
+    f = np.zeros((order + 1, n))
+    fa = np.zeros((order + 1, n))
+    f[0] = lm.log_mix_remainder(y0, p)
+    fa[0] = np.abs(f[0])
+    if order >= 1:
+        f[1] = lm.log_mix_slope_minus_p(y0, p)
+        fa[1] = np.abs(f[1])
+    if order >= 2:
+        z = y0 + (math.log(p) - math.log1p(-p))
+        # F_m = ell^(m) = s^(m-1) for m >= 2, since ell' = s.
+        vals, scales = lm.logistic_derivatives(z, order)
+        for m in range(2, order + 1):
+            f[m] = vals[m - 1]
+            fa[m] = scales[m - 1]
+    # g_j = t0 F_j c^j / j! + F_{j-1} c^{j-1} / (j-1)!
+    g = np.zeros((n, order + 1))
+    ga = np.zeros((n, order + 1))
+    for j in range(order + 1):
+        cj = c**j / math.factorial(j)
+        g[:, j] = t0 * f[j] * cj
+        ga[:, j] = t0 * fa[j] * cj
+        if j >= 1:
+            cj1 = c ** (j - 1) / math.factorial(j - 1)
+            g[:, j] += f[j - 1] * cj1
+            ga[:, j] += fa[j - 1] * cj1
+    log_w = grid.log_w + t0 * g[:, 0]
+    w = np.exp(log_w - log_w.max())
+    w /= w.sum()
+    g[:, 0] = 0.0
+    ga[:, 0] = 0.0
+    a = exp_series(g)
+    a_abs = exp_series(ga)
+    m = w @ a
+    # Rounding of the inputs (a few ulps each), of the exp-series recurrence (k
+    # levels deep) and of the weighted sum, all bounded on the absolute scale.
+    m_err = (5 * np.arange(order + 1) + 2) * EPS * (w @ a_abs)
+    coef, coef_err = log_series(m, m_err)
+    kappa = np.empty(order)
+    err = np.empty(order)
+    lin = -p * mu * mu / 2 + t0 * p * p * mu * mu
+    quad = p * p * mu * mu / 2
+    for r in range(1, order + 1):
+        v, e = coef[r], coef_err[r]
+        if r == 1:
+            v, e = v + lin, e + EPS * abs(lin)
+        elif r == 2:
+            v, e = v + quad, e + EPS * abs(quad)
+        kappa[r - 1] = v * math.factorial(r)
+        err[r - 1] = e * math.factorial(r)
+    return kappa, err
+
+
+def _mean(y: FloatArray, w: FloatArray, p: float, under: str) -> tuple[float, float]:
+    u = p * np.expm1(y)
+    v = lm.log1p_minus(u) if under == "P" else lm.xlog1p_minus(u)
+    return float(w @ v), 8 * EPS * float(w @ np.abs(v))
+
+
+def _mp_moment_route(
+    grid: XGrid, mu: float, p: float, order: int, under: str, dps: int
+) -> list[float]:
+    """Moment route in mpmath on the (exactly representable) float64 nodes."""
+    with mpmath.workdps(dps):
+        mmu = mpmath.mpf(mu)
+        mp_ = mpmath.mpf(p)
+        vals = []
+        ws = []
+        for x in grid.x.tolist():
+            xm = mpmath.mpf(x)
+            yv = mmu * xm - mmu * mmu / 2
+            lv = mpmath.log1p(mp_ * mpmath.expm1(yv)) if p < 1 else yv
+            wv = mpmath.exp(-xm * xm / 2)
+            if under == "Q":
+                wv *= mpmath.exp(lv)
+            vals.append(lv)
+            ws.append(wv)
+        tot = mpmath.fsum(ws)
+        mean = mpmath.fsum(wv * lv for wv, lv in zip(ws, vals, strict=True)) / tot
+        d = [lv - mean for lv in vals]
+        cm = [mpmath.mpf(0)] * (order + 1)
+        pw = list(ws)
+        for k in range(1, order + 1):
+            pw = [a * b for a, b in zip(pw, d, strict=True)]
+            cm[k] = mpmath.fsum(pw) / tot
+        cm[0] = mpmath.mpf(1)
+        cm[1] = mpmath.mpf(0)
+        kap = [mpmath.mpf(0)] * (order + 1)
+        for r in range(2, order + 1):
+            acc = cm[r]
+            for k in range(2, r - 1):
+                acc -= math.comb(r - 1, k - 1) * kap[k] * cm[r - k]
+            kap[r] = acc
+        kap[1] = mean
+        return [float(v) for v in kap[1:]]
+
+
+def subsampled_gaussian_cumulants(
+    mu: float, p: float, order: int, under: str
+) -> tuple[FloatArray, FloatArray]:
+    """Cumulants of the add-pair loss under P or Q and their relative error bounds.
+
+    Returns:
+        ``(kappa, rel_err)``; ``rel_err`` is the bound of the route used for each
+        order (``0`` for orders recomputed in extended precision, whose error is
+        below 1e-15 relative by construction).
+    """
+    grid = x_grid(mu, 0.0, (order + 1) * mu)
+    y = mu * grid.x - mu * mu / 2
+    w = np.exp(grid.log_w)
+    k_mom, e_mom = _moment_route(y, w, p, order, under)
+    k_sh, e_sh = _shift_route(grid, mu, p, order, under)
+    use_shift = e_sh < e_mom
+    kappa = np.where(use_shift, k_sh, k_mom)
+    err = np.where(use_shift, e_sh, e_mom)
+    kappa[0], err[0] = _mean(y, w, p, under)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(kappa != 0, err / np.abs(kappa), np.inf)
+    bad = rel > FALLBACK_RTOL
+    if bad.any():
+        cond = float(np.max(rel[bad]))
+        digits = 20 + (math.ceil(math.log10(cond / EPS)) if cond < np.inf else 40)
+        dps = min(max(digits, 30), 120)
+        _LOG.debug(
+            "subsampled Gaussian (mu=%g, p=%g, %s): orders %s recomputed at %d digits",
+            mu,
+            p,
+            under,
+            (np.flatnonzero(bad) + 1).tolist(),
+            dps,
+        )
+        ext = np.asarray(_mp_moment_route(grid, mu, p, order, under, dps))
+        kappa = np.where(bad, ext, kappa)
+        kappa[0] = _mean(y, w, p, under)[0] if not bad[0] else ext[0]
+        rel = np.where(bad, 0.0, rel)
+    return kappa, rel

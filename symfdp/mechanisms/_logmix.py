@@ -1,0 +1,218 @@
+r"""Tail-stable elementary functions of Poisson subsampling.
+
+With sampling probability :math:`p` and :math:`q = 1 - p`, the add-pair privacy
+loss is a monotone function of the base loss :math:`y = L_b`,
+
+.. math::  \ell(y) = \log(q + p\, e^{y})
+
+(Zheng et al. 2020, Lemma C.1; the DP-SGD pair of the saddle-point slides). Every
+function below is written so that it keeps full *relative* precision in all
+regimes that occur for :math:`p \in [10^{-16}, 1]` and :math:`|y|` up to the
+overflow range: ``log1p``/``expm1`` when :math:`\ell` is small, ``logaddexp`` when
+:math:`q + p e^y` is small, and series for the remainders
+:math:`e^x - 1 - x` and :math:`\log(1+u) - u`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+FloatArray = NDArray[np.float64]
+
+#: Below this |x| the remainders are summed as Taylor series.
+_SERIES_CUTOFF = 0.5
+_SERIES_TERMS = 30
+
+
+def expm1_minus(x: ArrayLike) -> FloatArray:
+    r""":math:`e^x - 1 - x \ge 0`, accurate to full relative precision."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        out = np.expm1(x) - x
+    small = np.abs(x) < _SERIES_CUTOFF
+    if small.any():
+        xs = x[small]
+        term = xs * xs / 2
+        acc = np.zeros_like(xs)
+        for k in range(3, _SERIES_TERMS + 3):
+            acc += term
+            term = term * xs / k
+        out[small] = acc
+    return out
+
+
+def log1p_minus(u: ArrayLike) -> FloatArray:
+    r""":math:`\log(1+u) - u \le 0` for :math:`u > -1`, full relative precision."""
+    u = np.asarray(u, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        out = np.log1p(u) - u
+    small = np.abs(u) < 0.25
+    if small.any():
+        us = u[small]
+        term = -us * us
+        acc = np.zeros_like(us)
+        for k in range(2, 2 * _SERIES_TERMS):
+            acc += term / k
+            term = -term * us
+        out[small] = acc
+    return out
+
+
+def xlog1p_minus(u: ArrayLike) -> FloatArray:
+    r""":math:`(1+u)\log(1+u) - u \ge 0` for :math:`u \ge -1`, full relative precision.
+
+    Equals :math:`(1+u)(\log(1+u) - u) + u^2`; both terms are summed without
+    cancellation for small :math:`|u|` through the series
+    :math:`\sum_{k \ge 2} (-1)^k u^k / (k(k-1))`.
+    """
+    u = np.asarray(u, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(u > -1, (1 + u) * np.log1p(u) - u, 1.0)
+    small = np.abs(u) < 0.25
+    if small.any():
+        us = u[small]
+        term = us * us
+        acc = np.zeros_like(us)
+        for k in range(2, 2 * _SERIES_TERMS):
+            acc += term / (k * (k - 1))
+            term = -term * us
+        out[small] = acc
+    return out
+
+
+def _log_q(p: float) -> float:
+    return math.log1p(-p) if p < 1 else -math.inf
+
+
+def log_mix(y: ArrayLike, p: float) -> FloatArray:
+    r""":math:`\ell(y) = \log(1 - p + p e^{y})`, tail-stable in :math:`y` and :math:`p`.
+
+    Uses ``log1p(p * expm1(y))`` when :math:`1 - p + p e^y > 1/2` (small losses)
+    and ``logaddexp(log(1-p), log p + y)`` otherwise (no cancellation in
+    :math:`q + p e^y` when both terms are small).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    if p == 1.0:
+        return y.astype(np.float64, copy=True)
+    with np.errstate(over="ignore"):
+        u = p * np.expm1(y)
+        out = np.log1p(u)
+    big = y > 30.0
+    if big.any():
+        # log(p e^y (1 + q e^{-y}/p)) = y + log p + log1p(q e^{-y} / p)
+        yb = y[big]
+        out[big] = yb + math.log(p) + np.log1p((1 - p) * np.exp(-yb) / p)
+    low = u < -0.5
+    if low.any():
+        out[low] = np.logaddexp(_log_q(p), math.log(p) + y[low])
+    return out
+
+
+def log_mix_inverse(s: ArrayLike, p: float) -> FloatArray:
+    r"""Inverse of :func:`log_mix`: :math:`y = \log((e^s - 1 + p)/p)`.
+
+    Returns ``-inf`` for :math:`s \le \log(1-p)` (the lower end of the range of
+    :math:`\ell`). Tail-stable near that end (through
+    :math:`e^s - q = q\,\mathrm{expm1}(s - \log q)`) and for large :math:`s`.
+    """
+    s = np.asarray(s, dtype=np.float64)
+    if p == 1.0:
+        return s.astype(np.float64, copy=True)
+    log_q = _log_q(p)
+    log_p = math.log(p)
+    out = np.full(s.shape, -np.inf)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        v = np.expm1(s) / p
+        mid = (v > -0.5) & (s <= 30.0)
+        out[mid] = np.log1p(v[mid])
+        big = s > 30.0
+        sb = s[big]
+        out[big] = sb - log_p + np.log1p(-(1 - p) * np.exp(-sb))
+        low = (v <= -0.5) & (s > log_q)
+        sl = s[low]
+        out[low] = log_q - log_p + np.log(np.expm1(sl - log_q))
+    return out
+
+
+def log_mix_remainder(y: ArrayLike, p: float) -> FloatArray:
+    r""":math:`F_0(y) = \ell(y) - p y \ge 0`, the non-linear part of :math:`\ell`.
+
+    For :math:`|y| \le 30` it is computed as
+    :math:`\log(1 + q\,(e^{-py} - 1 + py) + p\,(e^{qy} - 1 - qy))`, a sum of
+    non-negative terms: the linear terms of the two exponentials cancel exactly
+    in :math:`q e^{-py} + p e^{qy} = e^{\ell(y) - py}`.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    q = 1.0 - p
+    out = np.empty_like(y)
+    mid = np.abs(y) <= 30.0
+    ym = y[mid]
+    out[mid] = np.log1p(q * expm1_minus(-p * ym) + p * expm1_minus(q * ym))
+    far = ~mid
+    out[far] = log_mix(y[far], p) - p * y[far]
+    return out
+
+
+def log_mix_slope_minus_p(y: ArrayLike, p: float) -> FloatArray:
+    r""":math:`F_1(y) = \ell'(y) - p = pq(e^y - 1)/(q + p e^y)`, no cancellation."""
+    y = np.asarray(y, dtype=np.float64)
+    q = 1.0 - p
+    out = np.empty_like(y)
+    pos = y > 0
+    yp = y[pos]
+    out[pos] = p * q * (-np.expm1(-yp)) / (q * np.exp(-yp) + p)
+    yn = y[~pos]
+    out[~pos] = p * q * np.expm1(yn) / (q + p * np.exp(yn))
+    return out
+
+
+def logistic_derivative_monomials(order: int) -> list[dict[tuple[int, int], int]]:
+    r"""Derivatives of the logistic :math:`s(z) = 1/(1+e^{-z})` as monomials.
+
+    Returns, for :math:`m = 0..order-1`, the integer coefficients of
+    :math:`s^{(m)} = \sum c_{ab}\, s^a (1-s)^b`, from :math:`s' = s(1-s)`,
+    i.e. :math:`D(s^a \bar s^b) = a s^a \bar s^{b+1} - b s^{a+1} \bar s^b`. Every
+    monomial is evaluated with full relative precision from ``expit(z)`` and
+    ``expit(-z)``.
+    """
+    out: list[dict[tuple[int, int], int]] = []
+    poly: dict[tuple[int, int], int] = {(1, 0): 1}
+    for _ in range(order):
+        out.append(poly)
+        new: dict[tuple[int, int], int] = {}
+        for (a, b), c in poly.items():
+            if a:
+                new[(a, b + 1)] = new.get((a, b + 1), 0) + a * c
+            if b:
+                new[(a + 1, b)] = new.get((a + 1, b), 0) - b * c
+        poly = {k: v for k, v in new.items() if v != 0}
+    return out
+
+
+def logistic_derivatives(
+    z: ArrayLike, order: int
+) -> tuple[list[FloatArray], list[FloatArray]]:
+    r"""Values of :math:`s^{(m)}(z)`, :math:`m = 0..order-1`, and absolute-term sums.
+
+    The second list holds :math:`\sum |c_{ab}| s^a \bar s^b`, the scale against
+    which the rounding error of each value is bounded.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    s = special.expit(z)
+    sc = special.expit(-z)
+    vals: list[FloatArray] = []
+    scales: list[FloatArray] = []
+    for poly in logistic_derivative_monomials(order):
+        v = np.zeros_like(z)
+        a_sum = np.zeros_like(z)
+        for (a, b), c in poly.items():
+            term = c * s**a * sc**b
+            v = v + term
+            a_sum = a_sum + np.abs(term)
+        vals.append(v)
+        scales.append(a_sum)
+    return vals, scales

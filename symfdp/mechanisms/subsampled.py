@@ -1,0 +1,442 @@
+r"""Poisson subsampling of a base dominating pair :math:`(P_b, Q_b)`.
+
+Each record enters the batch independently with probability :math:`p`. For the
+*add* relation the dominating pair is
+
+.. math::  P = P_b, \qquad Q = (1-p) P_b + p\, Q_b,
+
+whose trade-off is :math:`f_p = p f_b + (1-p)\,\mathrm{Id}` (Zheng et al. 2020,
+Lemma C.1; Dong et al. 2019, Def. 4.1; the ReRo "add one" pair, Kaissis et al.
+2023, Sec. 2). Its PLRV is a monotone function of the base PLRV,
+
+.. math::  L = \ell(L_b) = \log(1 - p + p\, e^{L_b}),
+
+so :math:`P(L \le s) = P_b(L_b \le \ell^{-1}(s))` with
+:math:`\ell^{-1}(s) = \log((e^s - 1 + p)/p)` for :math:`s > \log(1-p)`, the Q-law is
+the mixture, and every expectation follows from the base quadrature rule:
+:math:`E_P[h(L)] = \sum_i w_i\, h(\ell(l_i))`.
+
+The *remove* relation is the swapped pair :math:`(Q, P)` (trade-off
+:math:`f_p^{-1}`), and ``pair="both"`` covers add/remove adjacency: ``pairs``
+returns ``(add, remove)``, the trade-off is
+:math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (Dong et al. 2019, eq. (14)) and the
+privacy profile is the larger of the two. **The PLRV methods of a "both" object
+(log-likelihood ratio, densities, PLRV laws, quadrature, cumulants, CGF,
+expectations) describe its add pair.**
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from symfdp._validation import (
+    check_array,
+    check_choice,
+    check_int,
+    check_real,
+    scalar_or_array,
+)
+from symfdp.mechanisms import _logmix as lm
+from symfdp.mechanisms.base import (
+    FloatArray,
+    Mechanism,
+    Pair,
+    Param,
+    PLRVQuadrature,
+    Under,
+)
+from symfdp.numeric.moments import weighted_cumulants
+
+PAIRS: tuple[str, ...] = ("add", "remove", "both")
+
+
+def _other(under: Under) -> Under:
+    return "Q" if under == "P" else "P"
+
+
+def _check_under(under: Any) -> Under:
+    check_choice("under", under, ("P", "Q"))
+    return under  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class PoissonSubsampled(Mechanism):
+    """Poisson subsampling with probability ``p`` of a base mechanism.
+
+    Args:
+        base: The base dominating pair (a :class:`Mechanism`).
+        p: Sampling probability, ``0 < p <= 1``; ``p = 1`` is the base mechanism.
+        pair: ``"add"``, ``"remove"`` or ``"both"`` (default): see the module
+            docstring. For ``"both"`` the PLRV methods describe the add pair.
+    """
+
+    base: Mechanism
+    p: float
+    pair: Pair = "both"
+    _cache: dict[Any, Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+
+    name: ClassVar[str] = "poisson-subsampled"
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "p": Param("sampling probability", (0.0, 1.0), (1e-4, 1.0), lo_open=True),
+    }
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.base, Mechanism):
+            raise TypeError(f"base must be a Mechanism. Found {self.base!r}.")
+        object.__setattr__(self, "p", check_real("p", self.p, 0.0, 1.0, lo_open=True))
+        check_choice("pair", self.pair, PAIRS)
+
+    # ------------------------------------------------------------ structure
+    @property
+    def is_symmetric(self) -> bool:
+        return self.p == 1.0 and self.base.is_symmetric
+
+    @property
+    def pairs(self) -> tuple[Mechanism, ...]:
+        if self.pair == "both" and not self.is_symmetric:
+            return (self.with_pair("add"), self.with_pair("remove"))
+        return (self,)
+
+    def swapped(self) -> Mechanism:
+        """The swapped pair of the pair the PLRV methods describe.
+
+        ``add`` and ``remove`` swap into each other; ``both`` (whose PLRV methods
+        describe the add pair) swaps into ``remove``.
+        """
+        return self.with_pair("add" if self.pair == "remove" else "remove")
+
+    def with_pair(self, pair: Pair) -> PoissonSubsampled:
+        """The same mechanism with another adjacency ``pair`` (fresh caches)."""
+        check_choice("pair", pair, PAIRS)
+        new = copy.copy(self)
+        object.__setattr__(new, "pair", pair)
+        object.__setattr__(new, "_cache", {})
+        return new
+
+    @property
+    def _q(self) -> float:
+        return 1.0 - self.p
+
+    @property
+    def _log_q(self) -> float:
+        return math.log1p(-self.p) if self.p < 1 else -math.inf
+
+    def _identity(self) -> Mechanism | None:
+        """The base pair when ``p == 1`` (exact reduction), else ``None``."""
+        if self.p != 1.0:
+            return None
+        return self.base.swapped() if self.pair == "remove" else self.base
+
+    # ------------------------------------------------------------ output space
+    def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
+        lb = np.asarray(self.base.log_likelihood_ratio(x), dtype=np.float64)
+        out = lm.log_mix(lb, self.p)
+        return -out if self.pair == "remove" else out
+
+    def pdf(self, x: ArrayLike, under: Under = "P") -> FloatArray:
+        under = _check_under(under)
+        if self.pair == "remove":
+            under = _other(under)
+        pb = np.asarray(self.base.pdf(x, "P"), dtype=np.float64)
+        if under == "P":
+            return pb
+        qb = np.asarray(self.base.pdf(x, "Q"), dtype=np.float64)
+        return self._q * pb + self.p * qb
+
+    # ------------------------------------------------------------ PLRV law
+    def plrv_cdf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
+    ) -> FloatArray:
+        under = _check_under(under)
+        ls = check_array("l", l, allow_inf=True)
+        if self.pair == "remove":
+            return self._add_sf(-ls, _other(under), inclusive=inclusive)
+        return self._add_cdf(ls, under, inclusive=inclusive)
+
+    def plrv_sf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
+    ) -> FloatArray:
+        under = _check_under(under)
+        ls = check_array("l", l, allow_inf=True)
+        if self.pair == "remove":
+            return self._add_cdf(-ls, _other(under), inclusive=inclusive)
+        return self._add_sf(ls, under, inclusive=inclusive)
+
+    def _add_cdf(self, s: FloatArray, under: Under, *, inclusive: bool) -> FloatArray:
+        # P(L <= s) = P_b(L_b <= ell^{-1}(s)); ell is strictly increasing.
+        y = lm.log_mix_inverse(s, self.p)
+        cp = np.asarray(self.base.plrv_cdf(y, "P", inclusive=inclusive), np.float64)
+        if under == "P":
+            return scalar_or_array(cp)
+        cq = np.asarray(self.base.plrv_cdf(y, "Q", inclusive=inclusive), np.float64)
+        return scalar_or_array(self._q * cp + self.p * cq)
+
+    def _add_sf(self, s: FloatArray, under: Under, *, inclusive: bool) -> FloatArray:
+        y = lm.log_mix_inverse(s, self.p)
+        sp_ = np.asarray(self.base.plrv_sf(y, "P", inclusive=inclusive), np.float64)
+        if under == "P":
+            return scalar_or_array(sp_)
+        sq = np.asarray(self.base.plrv_sf(y, "Q", inclusive=inclusive), np.float64)
+        return scalar_or_array(self._q * sp_ + self.p * sq)
+
+    def plrv_support(self) -> tuple[float, float]:
+        lo_b, hi_b = self.base.plrv_support()
+        lo, hi = (
+            float(lm.log_mix(np.array(lo_b), self.p)),
+            float(lm.log_mix(np.array(hi_b), self.p)),
+        )
+        return (-hi, -lo) if self.pair == "remove" else (lo, hi)
+
+    def plrv_quadrature(self) -> PLRVQuadrature:
+        rule = self._add_quadrature()
+        if self.pair == "remove":
+            # E_{P'}[h(L')] = E_Q[h(-L)] = sum_i w_i e^{l_i} h(-l_i).
+            return PLRVQuadrature(
+                -rule.nodes[::-1], (rule.log_weights + rule.nodes)[::-1]
+            )
+        return rule
+
+    def _add_quadrature(self) -> PLRVQuadrature:
+        rule = self.base.plrv_quadrature()
+        return PLRVQuadrature(lm.log_mix(rule.nodes, self.p), rule.log_weights)
+
+    def _base_rule(self) -> tuple[FloatArray, FloatArray]:
+        """Base nodes :math:`l_i` and normalised-as-given P-weights :math:`w_i`."""
+        rule = self.base.plrv_quadrature()
+        return rule.nodes, np.exp(rule.log_weights)
+
+    # ------------------------------------------------------------ cumulants
+    def cumulants(self, order: int, under: Under = "P") -> FloatArray:
+        r"""Cumulants of L under P or Q (``"both"``: of the add pair).
+
+        ``p = 1`` returns the base closed forms. Otherwise the add-pair cumulants
+        come from :meth:`_add_cumulants`; the remove pair uses
+        :math:`\kappa_r(L' \mid P') = (-1)^r \kappa_r(L \mid Q)`.
+        """
+        order = check_int("order", order, lo=1)
+        under = _check_under(under)
+        ident = self._identity()
+        if ident is not None:
+            return np.asarray(ident.cumulants(order, under), dtype=np.float64)
+        if self.pair == "remove":
+            kappa = self._cached_add_cumulants(order, _other(under))
+            return kappa * (-1.0) ** np.arange(1, order + 1)
+        return self._cached_add_cumulants(order, under)
+
+    def _cached_add_cumulants(self, order: int, under: Under) -> FloatArray:
+        key = ("cumulants", under)
+        hit = self._cache.get(key)
+        if hit is None or hit.size < order:
+            hit = np.asarray(self._add_cumulants(order, under), dtype=np.float64)
+            hit.setflags(write=False)
+            self._cache[key] = hit
+        return np.array(hit[:order])
+
+    def _add_cumulants(self, order: int, under: Under) -> FloatArray:
+        r"""Add-pair cumulants from the base rule (central moments).
+
+        :math:`\kappa_1` is computed without cancellation from
+        :math:`E_P[u] = 0`, :math:`u = p(e^{L_b} - 1)`:
+        :math:`E_P[L] = E_P[\log(1+u) - u]` and
+        :math:`E_Q[L] = E_P[(1+u)\log(1+u) - u]`.
+        """
+        nodes, w = self._base_rule()
+        vals = lm.log_mix(nodes, self.p)
+        weights = w if under == "P" else w * np.exp(vals)
+        kappa, _ = weighted_cumulants(vals, weights, order)
+        kappa[0] = self._add_mean(nodes, w, under)
+        return kappa
+
+    def _add_mean(self, nodes: FloatArray, w: FloatArray, under: Under) -> float:
+        with np.errstate(over="ignore"):
+            u = self.p * np.expm1(nodes)
+        v = lm.log1p_minus(u) if under == "P" else lm.xlog1p_minus(u)
+        return float(w @ v)
+
+    # ------------------------------------------------------------ CGF
+    def cgf_derivatives(
+        self, t: ArrayLike, under: Under = "P"
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        r"""``(K, K', K'')`` of L under P or Q, vectorised in ``t``.
+
+        Add pair: :math:`K_Q(t) = K_P(t+1)`. Remove pair (Swapped relations):
+        :math:`K_{P'}(t) = K_P(1-t)`, :math:`K_{Q'}(t) = K_P(-t)`.
+        """
+        under = _check_under(under)
+        ts = check_array("t", t)
+        ident = self._identity()
+        if ident is not None:
+            return ident.cgf_derivatives(ts, under)
+        if self.pair == "remove":
+            s = (1.0 if under == "P" else 0.0) - ts
+            k0, k1, k2 = self._add_cgf_p(s)
+            return scalar_or_array(k0), scalar_or_array(-k1), scalar_or_array(k2)
+        s = ts + (0.0 if under == "P" else 1.0)
+        k0, k1, k2 = self._add_cgf_p(s)
+        return scalar_or_array(k0), scalar_or_array(k1), scalar_or_array(k2)
+
+    def _add_cgf_p(self, s: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        nodes, w = self._base_rule()
+        return subsampled_cgf_p(nodes, w, self.p, s)
+
+    def expect(self, fn: Any, under: Under = "P") -> Any:
+        ident = self._identity()
+        if ident is not None:
+            return ident.expect(fn, under)
+        return super().expect(fn, under)
+
+    # ------------------------------------------------------------ f-DP
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        r"""Exact trade-off of the pair (``"both"``: of the mechanism).
+
+        * add: :math:`f_p(\alpha) = p f_b(\alpha) + (1-p)(1-\alpha)`
+          (Zheng et al. 2020, Lemma C.1);
+        * remove: :math:`f_p^{-1}`, by vectorised bisection
+          (:math:`f_p` is strictly decreasing for :math:`p < 1`);
+        * both: :math:`C_p(f_b)` of Dong et al. (2019), eq. (14), for a
+          symmetric base with fixed point :math:`x^* = P_b(L_b > 0)`.
+        """
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        ident = self._identity()
+        if ident is not None:
+            return ident.tradeoff(a)
+        if self.pair == "add":
+            return scalar_or_array(self._f_p(a))
+        if self.pair == "remove":
+            return scalar_or_array(self._f_p_inverse(a))
+        return scalar_or_array(self._c_p(a))
+
+    def _f_p(self, a: FloatArray) -> FloatArray:
+        fb = np.asarray(self.base.tradeoff(a), dtype=np.float64)
+        return self.p * fb + self._q * (1.0 - a)
+
+    def _f_p_inverse(self, a: FloatArray) -> FloatArray:
+        from symfdp.numeric.roots import monotone_bisect
+
+        shape = a.shape
+        flat = a.reshape(-1)
+        x = monotone_bisect(
+            self._f_p,
+            flat,
+            np.zeros_like(flat),
+            np.ones_like(flat),
+            decreasing=True,
+            xtol=1e-30,
+        )
+        return x.reshape(shape)
+
+    def _c_p(self, a: FloatArray) -> FloatArray:
+        if not self.base.is_symmetric:
+            raise NotImplementedError(
+                "the symmetrised trade-off C_p(f) of eq. (14) needs a symmetric base; "
+                "use the add and remove pairs separately."
+            )
+        x_star = float(self.base.plrv_sf(0.0, "P"))
+        f_star = float(self._f_p(np.array([x_star]))[0])
+        out = np.empty_like(a)
+        left = a <= x_star
+        right = a >= f_star
+        mid = ~left & ~right
+        out[left] = self._f_p(a[left])
+        out[mid] = x_star + f_star - a[mid]
+        out[right] = self._f_p_inverse(a[right])
+        return out
+
+    def privacy_profile(self, eps: ArrayLike) -> FloatArray:
+        r""":math:`\delta(\varepsilon)` of the pair (``"both"``: the larger of the two).
+
+        * add: :math:`p\,\delta_b(\ell^{-1}(\varepsilon))` for
+          :math:`\varepsilon > \log(1-p)`, else :math:`1 - e^\varepsilon`;
+        * remove: :math:`(1 - (1-p)e^{\varepsilon})\,
+          \delta_{b'}(-\ell^{-1}(-\varepsilon))` for
+          :math:`\varepsilon < -\log(1-p)`, else 0, with :math:`\delta_{b'}` the
+          profile of the swapped base pair.
+
+        Both follow from :math:`\delta = P_Q(L>\varepsilon) - e^\varepsilon
+        P_P(L>\varepsilon)` by the monotone change of variable (derivation in
+        ``derivations/gdp_sgd_limit.py``); no difference of small numbers is formed.
+        """
+        e = check_array("eps", eps, allow_inf=True)
+        ident = self._identity()
+        if ident is not None:
+            return ident.privacy_profile(e)
+        if self.pair == "add":
+            return scalar_or_array(self._delta_add(e))
+        if self.pair == "remove":
+            return scalar_or_array(self._delta_remove(e))
+        return scalar_or_array(np.maximum(self._delta_add(e), self._delta_remove(e)))
+
+    def _delta_add(self, e: FloatArray) -> FloatArray:
+        out = np.empty(e.shape)
+        low = e <= self._log_q
+        out[low] = -np.expm1(e[low])
+        b = lm.log_mix_inverse(e[~low], self.p)
+        out[~low] = self.p * np.asarray(self.base.privacy_profile(b), np.float64)
+        return np.clip(out, 0.0, 1.0)
+
+    def _delta_remove(self, e: FloatArray) -> FloatArray:
+        out = np.zeros(e.shape)
+        act = e < -self._log_q
+        ea = e[act]
+        b = lm.log_mix_inverse(-ea, self.p)
+        base_sw = self.base if self.base.is_symmetric else self.base.swapped()
+        db = np.asarray(base_sw.privacy_profile(-b), np.float64)
+        out[act] = -np.expm1(ea + self._log_q) * db
+        return np.clip(out, 0.0, 1.0)
+
+    def __repr__(self) -> str:
+        return f"PoissonSubsampled({self.base!r}, p={self.p!r}, pair={self.pair!r})"
+
+
+def subsampled_cgf_p(
+    nodes: FloatArray, w: FloatArray, p: float, s: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    r"""``(K_P, K_P', K_P'')`` at ``s`` of the add-pair loss, from a base rule.
+
+    With :math:`u = p(e^{L_b} - 1)` (so :math:`E_P[u] = 0` exactly),
+    :math:`a = \log(1+u)` and :math:`\varphi_s(u) = (1+u)^s - 1 - s u`:
+
+    .. math::  K_P(s) = \log\bigl(1 + E_P[\varphi_s(u)]\bigr), \qquad
+               K_P'(s) = \frac{E_P[(e^{s a} - 1)\,a + \log(1+u) - u]}{e^{K_P(s)}},
+
+    summed without cancellation (:math:`\varphi_s` is
+    :math:`e^{sa}-1-sa + s(\log(1+u) - u)` for :math:`s \le 1/2` and
+    :math:`(1+u)(e^{(s-1)a}-1-(s-1)a) + (s-1)((1+u)\log(1+u)-u)` otherwise), so
+    small values of :math:`K` (small ``p``, ``s`` near 0 or 1) keep their relative
+    precision. Where :math:`|K| > 0.05` the plain log-sum-exp form is used.
+    :math:`K''` is the variance of the tilted rule about :math:`K'`.
+    """
+    from symfdp.mechanisms.base import tilted_cgf
+
+    a = lm.log_mix(nodes, p)
+    with np.errstate(divide="ignore"):
+        logw = np.log(w)
+    k0, k1, k2 = (v.reshape(-1) for v in tilted_cgf(a, logw, s))
+    flat = np.asarray(s, dtype=np.float64).reshape(-1)
+    small = np.abs(k0) < 0.05
+    if small.any():
+        with np.errstate(over="ignore"):
+            u = p * np.expm1(nodes)
+        lm1 = lm.log1p_minus(u)
+        xl = lm.xlog1p_minus(u)
+        ss = flat[small][:, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            phi_a = lm.expm1_minus(ss * a) + ss * lm1
+            phi_b = (1 + u) * lm.expm1_minus((ss - 1) * a) + (ss - 1) * xl
+            phi = np.where(ss <= 0.5, phi_a, phi_b)
+            big_s = phi @ w
+            dnum = (np.expm1(ss * a) * a + lm1) @ w
+        ok = np.isfinite(big_s) & np.isfinite(dnum) & (big_s > -1)
+        idx = np.flatnonzero(small)[ok]
+        k0[idx] = np.log1p(big_s[ok])
+        k1[idx] = dnum[ok] / (1 + big_s[ok])
+    shape = np.shape(s)
+    return k0.reshape(shape), k1.reshape(shape), k2.reshape(shape)
