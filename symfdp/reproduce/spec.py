@@ -153,7 +153,7 @@ def claim_close(
         id=id,
         statement=statement,
         published=_fmt(published, digits),
-        ours=_fmt(ours, digits if digits is not None else None),
+        ours=_fmt(ours, digits + 2 if digits is not None else None),
         passed=passed,
         criterion=criterion,
         source_error=source_error,

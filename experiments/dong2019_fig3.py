@@ -1,0 +1,112 @@
+"""Dong et al. (2019), Figure 3: f_{eps,delta} (left) and G_mu for mu = 0.5, 1, 3, 6.
+
+Claims (text beside Fig. 3): "mu = 3 is basically non-private: an adversary can
+control type I and type II errors simultaneously at only 0.07"; for mu = 6 "the two
+errors both can be as small as 0.001". Both numbers are the fixed point of G_mu,
+alpha* = Phi(-mu/2) (Dong et al. 2019, Sec. 2.3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from symfdp import tradeoff as T
+from symfdp.reproduce import Result, Spec, claim_close, claim_holds
+
+SPEC = Spec(
+    id="dong2019-fig3",
+    title="f_{eps,delta} and G_mu trade-off functions, with their fixed points",
+    source="Dong et al. (2019), Fig. 3",
+    params={"mus": [0.5, 1.0, 3.0, 6.0], "eps": 1.0, "delta": 0.1, "n_alpha": 1001},
+    quick={"n_alpha": 201},
+    notes=("The eps, delta of the left panel are not given; eps=1, delta=0.1 used.",),
+)
+
+
+def compute(params: dict[str, Any]) -> Result:
+    # Uniform grid plus a log-spaced start, so that G_6 is resolved near the axes.
+    alpha = np.union1d(
+        np.linspace(0.0, 1.0, params["n_alpha"]), np.logspace(-6, -2, 50)
+    )
+    data: dict[str, list] = {"curve": [], "param": [], "alpha": [], "beta": []}
+    fixed: dict[float, float] = {}
+    for mu in params["mus"]:
+        g = T.Gaussian(mu)
+        data["curve"] += ["G_mu"] * alpha.size
+        data["param"] += [mu] * alpha.size
+        data["alpha"] += list(alpha)
+        data["beta"] += list(g(alpha))
+        fixed[mu] = T.fixed_point(g)
+    f = T.EpsDelta(params["eps"], params["delta"])
+    data["curve"] += ["f_eps_delta"] * alpha.size
+    data["param"] += [params["eps"]] * alpha.size
+    data["alpha"] += list(alpha)
+    data["beta"] += list(f(alpha))
+    table = {k: np.asarray(v) for k, v in data.items()}
+    fp_table = {
+        "mu": np.array(list(fixed)),
+        "alpha_star": np.array(list(fixed.values())),
+    }
+
+    beta_eps = f(alpha)
+    symmetric_gap = np.max(np.abs(T.inverse(f)(alpha) - beta_eps))
+    claims = (
+        claim_close(
+            "mu3-fixed-point",
+            "mu = 3: type I and II errors simultaneously at only 0.07",
+            0.07,
+            fixed[3.0],
+            digits=2,
+        ),
+        claim_close(
+            "mu6-fixed-point",
+            "mu = 6: both errors can be as small as 0.001",
+            0.001,
+            fixed[6.0],
+            digits=3,
+        ),
+        claim_holds(
+            "f-eps-delta-symmetric",
+            "f_{eps,delta} is symmetric about y = x (Fig. 3 left)",
+            "symmetric",
+            f"max |f^-1 - f| = {symmetric_gap:.1e}",
+            symmetric_gap < 1e-9,
+            "max over the alpha grid of |f^{-1}(alpha) - f(alpha)| < 1e-9",
+        ),
+    )
+    return Result({"data": table, "fixed_points": fp_table}, claims)
+
+
+def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
+    data = tables["data"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.6))
+    sel = data["curve"] == "f_eps_delta"
+    left.plot(data["alpha"][sel], data["beta"][sel], color="C3")
+    left.set_title(
+        rf"$f_{{\varepsilon,\delta}}$, $\varepsilon={params['eps']:g}$, "
+        rf"$\delta={params['delta']:g}$"
+    )
+    for k, mu in enumerate(params["mus"]):
+        sel = (data["curve"] == "G_mu") & np.isclose(data["param"], mu)
+        right.plot(
+            data["alpha"][sel], data["beta"][sel], color=f"C{k}", label=rf"$\mu={mu:g}$"
+        )
+    fp = tables["fixed_points"]
+    right.plot(
+        fp["alpha_star"], fp["alpha_star"], "k.", label=r"fixed point $\alpha^*$"
+    )
+    right.set_title(r"$G_\mu$")
+    right.legend()
+    for ax in (left, right):
+        ax.plot([0, 1], [0, 1], color="0.7", lw=0.8, ls=":")
+        ax.set(
+            xlim=(0, 1),
+            ylim=(0, 1),
+            xlabel=r"type I error $\alpha$",
+            ylabel=r"type II error $\beta$",
+            aspect="equal",
+        )
+    return fig
