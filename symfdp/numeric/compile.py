@@ -16,10 +16,13 @@ Caching, in two layers:
   symfdp and SymPy versions, the builder's source, the sources of the modules it
   declares as dependencies), so any change in the derivation makes a new key.
   A warm load needs neither SymPy nor a new derivation: the stored source is checked
-  (a syntax tree restricted to arithmetic, calls of known NumPy/SciPy functions and
-  local names) and executed. Writes are atomic (temporary file + ``os.replace``),
-  so two processes writing the same key both succeed; a corrupt or unreadable file
-  is logged, ignored and rebuilt. ``SYMFDP_NO_CACHE=1`` disables the disk layer.
+  (a syntax tree restricted to one function of arithmetic, calls and local names;
+  every global name must resolve to a NumPy/SciPy ufunc or constant, a
+  :data:`NUMERIC_FUNCS` entry or a harmless builtin) and executed. Sources that
+  need anything else are not cached; the expression is then re-compiled. Writes
+  are atomic (temporary file + ``os.replace``), so two processes writing the same
+  key both succeed; a corrupt or unreadable file is logged, ignored and rebuilt.
+  ``SYMFDP_NO_CACHE=1`` disables the disk layer.
 
 Undefined SymPy functions map to SciPy through :data:`NUMERIC_FUNCS`
 (``Phi`` -> ``ndtr``, ``phi`` -> the normal density, ``Phi_inv`` -> ``ndtri``,
@@ -348,7 +351,6 @@ _ALLOWED_NODES: Final = (
     ast.Call,
     ast.Tuple,
     ast.List,
-    ast.Attribute,
     ast.keyword,
 )
 
@@ -365,18 +367,32 @@ def _global_names(tree: ast.AST) -> set[str]:
     return loaded - bound
 
 
+_SAFE_BUILTINS: Final = frozenset(
+    {"abs", "bool", "complex", "float", "int", "max", "min", "pow", "range", "round"}
+)
+_SAFE_NUMPY: Final = frozenset({"array", "asarray", "select", "where", "amax", "amin"})
+
+
 def _resolve(spec: str) -> Any:
-    """Resolve ``"numeric:Phi"``, ``"scipy.special:erf"``, ``"numpy:exp"``, etc."""
+    """Resolve ``"numeric:Phi"``, ``"scipy.special:erf"``, ``"numpy:exp"``, etc.
+
+    Only pure numeric objects resolve: NumPy/SciPy ufuncs and constants, a few
+    array constructors and harmless builtins (no I/O, no code execution).
+    """
     where, _, attr = spec.partition(":")
+    if attr.startswith("_"):
+        raise KeyError(spec)
     if where == "numeric":
         return NUMERIC_FUNCS[attr]
-    if where == "module":
-        if attr not in ("numpy", "scipy"):
-            raise KeyError(spec)
-        return {"numpy": np, "scipy": __import__("scipy")}[attr]
-    if where in ("numpy", "scipy.special", "builtins") and not attr.startswith("_"):
-        module = {"numpy": np, "scipy.special": special, "builtins": builtins}[where]
-        return getattr(module, attr)
+    if where == "builtins" and attr in _SAFE_BUILTINS:
+        return getattr(builtins, attr)
+    if where in ("numpy", "scipy.special"):
+        module = np if where == "numpy" else special
+        obj = getattr(module, attr)
+        if isinstance(obj, (np.ufunc, float, int)) or (
+            where == "numpy" and attr in _SAFE_NUMPY
+        ):
+            return obj
     raise KeyError(spec)
 
 
@@ -387,7 +403,6 @@ def _namespace_spec(source: str, globals_: dict[str, Any]) -> dict[str, str] | N
         obj = globals_.get(name, getattr(builtins, name, None))
         candidates = [
             f"numeric:{name}",
-            f"module:{name}",
             f"scipy.special:{name}",
             f"numpy:{name}",
             f"builtins:{name}",
@@ -417,14 +432,15 @@ def _exec_source(source: str, function: str, namespace: dict[str, str] | None) -
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
             raise _CacheError(f"disallowed syntax {type(node).__name__}")
-        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
-            raise _CacheError("disallowed attribute access")
     needed = _global_names(tree)
     if not needed <= set(namespace):
         raise _CacheError(f"unresolved names {sorted(needed - set(namespace))}")
     env: dict[str, Any] = {"__builtins__": {}}
     for name, spec in namespace.items():
-        env[name] = _resolve(spec)
+        try:
+            env[name] = _resolve(spec)
+        except (KeyError, AttributeError):
+            raise _CacheError(f"name {name!r} does not resolve safely") from None
     exec(compile(tree, f"<symfdp:{function}>", "exec"), env)
     return env[function]
 

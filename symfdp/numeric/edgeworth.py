@@ -24,8 +24,9 @@ computed in log space. The repaired ``F`` is continuous, monotone and in
 :math:`[0, 1]`; its density jumps at ``a`` and ``b``. Where :math:`F_J` reaches 0
 (or 1) before :math:`q` vanishes, that crossing is the end of the interval and the
 spliced tail beyond it carries no mass (the expansion says nothing usable there).
-If no interval with :math:`q > 0` carries mass, the standard normal is used. Every evaluation that uses a
-spliced tail emits :class:`~symfdp.ApproximationWarning`. With ``J = 0`` it is
+If no interval with :math:`q > 0` carries mass, the standard normal is used.
+Every evaluation that uses a spliced tail emits
+:class:`~symfdp.ApproximationWarning`. With ``J = 0`` it is
 exactly the standard normal.
 """
 
@@ -55,6 +56,8 @@ X_CLIP: Final = 60.0
 X_BRACKET: Final = 40.0
 _GRID: Final = 257
 _ROOT_IMAG_TOL: Final = 1e-7
+_EPS: Final = float(np.finfo(np.float64).eps)
+_TRIM_REL: Final = 1e-100
 
 
 def _horner(coeffs: FloatArray, x: FloatArray) -> FloatArray:
@@ -179,7 +182,7 @@ class EdgeworthDistribution:
         xs = check_array("x", x, allow_inf=True)
         fit = self._fit
         xc = np.clip(xs, -X_CLIP, X_CLIP)
-        out = normal_pdf(xc) * _horner(fit.q, xc)
+        out = np.array(normal_pdf(xc) * _horner(fit.q, xc), dtype=np.float64)
         below, above = self._splice_masks(xs, "pdf", stacklevel=5)
         with np.errstate(divide="ignore", over="ignore", under="ignore"):
             if below is not None:
@@ -269,14 +272,20 @@ class EdgeworthDistribution:
         )
 
     def _tail(self, xs: FloatArray, lower: bool) -> FloatArray:
-        """F(x) (``lower``) or 1 - F(x), with the splice outside (a, b)."""
+        """F(x) (``lower``) or 1 - F(x), with the splice outside (a, b).
+
+        The smaller of F and 1 - F is computed directly (F = Phi(x) - phi R for
+        x <= 0, 1 - F = Phi(-x) + phi R for x > 0) and the other as its complement.
+        """
         fit = self._fit
         xc = np.clip(xs, -X_CLIP, X_CLIP)
         corr = normal_pdf(xc) * _horner(fit.r, xc)
+        neg = xs <= 0
+        small = special.ndtr(-np.abs(xs)) + np.where(neg, -corr, corr)
         if lower:
-            out = special.ndtr(xs) - corr
+            out = np.array(np.where(neg, small, 1.0 - small), dtype=np.float64)
         else:
-            out = special.ndtr(-xs) + corr
+            out = np.array(np.where(neg, 1.0 - small, small), dtype=np.float64)
         below, above = self._splice_masks(xs, "cdf" if lower else "sf", stacklevel=6)
         with np.errstate(divide="ignore", over="ignore", under="ignore"):
             if below is not None:
@@ -338,7 +347,12 @@ class EdgeworthDistribution:
             lo, hi = fit.grid[rev], fit.grid[rev + 1]
         fn = _log_f_and_slope(fit) if lower else _log_s_and_slope(fit)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            return bracketed_newton(fn, target, lo, hi, increasing=lower)
+            # Stop at a few ulps of log F (relative accuracy of F itself), with a
+            # relative x tolerance as the safety net.
+            ftol = 8 * _EPS * np.maximum(1.0, np.abs(target))
+            return bracketed_newton(
+                fn, target, lo, hi, increasing=lower, xtol=1e-14, ftol=ftol
+            )
 
 
 def _f_raw(fit: _Fit, x: FloatArray) -> FloatArray:
@@ -420,10 +434,15 @@ def _valid_interval(fit: _Fit) -> tuple[float, float] | None:
     where 0 <= F <= 1), the one containing 0, else the one of largest mass; None
     if there is none.
     """
-    q = np.trim_zeros(fit.q, "b")
+    # Leading coefficients below _TRIM_REL * max|c| only move roots beyond
+    # |x| ~ _TRIM_REL^{-1/deg} >= 1e8, where phi(x) = 0 in double precision.
+    scale = float(np.max(np.abs(fit.q)))
+    q = fit.q[: 1 + int(np.max(np.nonzero(np.abs(fit.q) > _TRIM_REL * scale)[0]))]
     if len(q) <= 1:
-        return (-np.inf, np.inf) if len(q) == 1 and q[0] > 0 else None
-    roots = np.roots(q[::-1])
+        return (-np.inf, np.inf) if q[0] > 0 else None
+    with np.errstate(all="ignore"):
+        roots = np.roots(q[::-1])
+    roots = roots[np.isfinite(roots)]
     real = np.sort(
         roots[
             np.abs(roots.imag) <= _ROOT_IMAG_TOL * np.maximum(1.0, np.abs(roots.real))
