@@ -278,6 +278,8 @@ class EdgeworthDistribution:
         x <= 0, 1 - F = Phi(-x) + phi R for x > 0) and the other as its complement.
         """
         fit = self._fit
+        if self._is_normal:
+            return np.asarray(special.ndtr(xs if lower else -xs), dtype=np.float64)
         xc = np.clip(xs, -X_CLIP, X_CLIP)
         corr = normal_pdf(xc) * _horner(fit.r, xc)
         neg = xs <= 0
