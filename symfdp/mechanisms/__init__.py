@@ -7,21 +7,28 @@ from __future__ import annotations
 
 from symfdp.mechanisms.base import Mechanism, Param, PLRVQuadrature
 from symfdp.mechanisms.gaussian import Gaussian
+from symfdp.mechanisms.laplace import Laplace
+from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled import PoissonSubsampled
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
+from symfdp.mechanisms.subsampled_laplace import SubsampledLaplace
 from symfdp.mechanisms.swapped import Swapped
 
 REGISTRY: dict[str, type[Mechanism]] = {
-    cls.name: cls for cls in (Gaussian, SubsampledGaussian)
+    cls.name: cls
+    for cls in (Gaussian, Laplace, PureDP, SubsampledGaussian, SubsampledLaplace)
 }
 
 __all__ = [
     "REGISTRY",
     "Gaussian",
+    "Laplace",
     "Mechanism",
     "PLRVQuadrature",
     "Param",
     "PoissonSubsampled",
+    "PureDP",
     "SubsampledGaussian",
+    "SubsampledLaplace",
     "Swapped",
 ]

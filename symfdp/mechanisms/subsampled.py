@@ -209,9 +209,9 @@ class PoissonSubsampled(Mechanism):
         return PLRVQuadrature(lm.log_mix(rule.nodes, self.p), rule.log_weights)
 
     def _base_rule(self) -> tuple[FloatArray, FloatArray]:
-        """Base nodes :math:`l_i` and normalised-as-given P-weights :math:`w_i`."""
+        """Base nodes :math:`l_i` and the logarithms of their P-weights."""
         rule = self.base.plrv_quadrature()
-        return rule.nodes, np.exp(rule.log_weights)
+        return rule.nodes, rule.log_weights
 
     # ------------------------------------------------------------ cumulants
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
@@ -248,9 +248,10 @@ class PoissonSubsampled(Mechanism):
         :math:`E_P[L] = E_P[\log(1+u) - u]` and
         :math:`E_Q[L] = E_P[(1+u)\log(1+u) - u]`.
         """
-        nodes, w = self._base_rule()
+        nodes, log_w = self._base_rule()
         vals = lm.log_mix(nodes, self.p)
-        weights = w if under == "P" else w * np.exp(vals)
+        w = np.exp(log_w)
+        weights = w if under == "P" else np.exp(log_w + vals)
         kappa, _ = weighted_cumulants(vals, weights, order)
         kappa[0] = self._add_mean(nodes, w, under)
         return kappa
@@ -284,8 +285,8 @@ class PoissonSubsampled(Mechanism):
         return scalar_or_array(k0), scalar_or_array(k1), scalar_or_array(k2)
 
     def _add_cgf_p(self, s: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        nodes, w = self._base_rule()
-        return subsampled_cgf_p(nodes, w, self.p, s)
+        nodes, log_w = self._base_rule()
+        return subsampled_cgf_p(nodes, log_w, self.p, s)
 
     def expect(self, fn: Any, under: Under = "P") -> Any:
         ident = self._identity()
@@ -397,7 +398,7 @@ class PoissonSubsampled(Mechanism):
 
 
 def subsampled_cgf_p(
-    nodes: FloatArray, w: FloatArray, p: float, s: FloatArray
+    nodes: FloatArray, log_w: FloatArray, p: float, s: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""``(K_P, K_P', K_P'')`` at ``s`` of the add-pair loss, from a base rule.
 
@@ -417,12 +418,11 @@ def subsampled_cgf_p(
     from symfdp.mechanisms.base import tilted_cgf
 
     a = lm.log_mix(nodes, p)
-    with np.errstate(divide="ignore"):
-        logw = np.log(w)
-    k0, k1, k2 = (v.reshape(-1) for v in tilted_cgf(a, logw, s))
+    k0, k1, k2 = (v.reshape(-1) for v in tilted_cgf(a, log_w, s))
     flat = np.asarray(s, dtype=np.float64).reshape(-1)
     small = np.abs(k0) < 0.05
     if small.any():
+        w = np.exp(log_w)
         with np.errstate(over="ignore"):
             u = p * np.expm1(nodes)
         lm1 = lm.log1p_minus(u)

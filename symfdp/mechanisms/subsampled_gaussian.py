@@ -94,7 +94,7 @@ class SubsampledGaussian(PoissonSubsampled):
 
     def _base_rule(self) -> tuple[FloatArray, FloatArray]:
         grid = x_grid(self.mu, 2 * self.mu, (_RULE_ORDER + 1) * self.mu)
-        return self.mu * grid.x - self.mu**2 / 2, np.exp(grid.log_w)
+        return self.mu * grid.x - self.mu**2 / 2, grid.log_w
 
     def _add_cgf_p(self, s: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         # The tilted density e^{sL(x)} phi(x) is shifted by at most |s| mu in x
@@ -103,7 +103,7 @@ class SubsampledGaussian(PoissonSubsampled):
         s_hi = float(np.max(s, initial=1.0))
         grid = x_grid(self.mu, max(-s_lo, 1.0) * self.mu, max(s_hi, 1.0) * self.mu)
         y = self.mu * grid.x - self.mu**2 / 2
-        return subsampled_cgf_p(y, np.exp(grid.log_w), self.p, s)
+        return subsampled_cgf_p(y, grid.log_w, self.p, s)
 
     # ------------------------------------------------------------ cumulants
     def _add_cumulants(self, order: int, under: Under) -> FloatArray:
