@@ -159,8 +159,12 @@ def register_derivation(
     the derivation uses (hashed into the disk-cache key with the builder's own
     source).
 
+    Registering the same builder (same module and qualified name) again, as a
+    module reload does, replaces it silently.
+
     Raises:
-        ValueError: ``name`` is malformed, or already registered and not ``replace``.
+        ValueError: ``name`` is malformed, or already registered to another builder
+            and not ``replace``.
         TypeError: ``builder`` is not callable.
     """
     if not isinstance(name, str) or not _NAME_RE.match(name):
@@ -169,7 +173,12 @@ def register_derivation(
         )
     if not callable(builder):
         raise TypeError(f"builder must be callable. Found {builder!r}.")
-    if name in _DERIVATIONS and not replace:
+    old = _DERIVATIONS.get(name)
+    same = old is not None and (
+        getattr(old.builder, "__module__", None),
+        getattr(old.builder, "__qualname__", None),
+    ) == (getattr(builder, "__module__", None), getattr(builder, "__qualname__", None))
+    if old is not None and not (replace or same):
         raise ValueError(
             f"derivation {name!r} is already registered (use replace=True)."
         )
