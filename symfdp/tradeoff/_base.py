@@ -136,7 +136,7 @@ class TradeOff(ABC):
     def _inverse_eval(self, a: FloatArray) -> FloatArray:
         if self.is_symmetric:
             return self._eval(a)
-        return bisect_inverse(self._eval, a)
+        return bisect_inverse(self._eval, a, self._table)
 
     # ----------------------------------------------------------- fixed point
     def fixed_point(self) -> float:

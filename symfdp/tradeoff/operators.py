@@ -213,33 +213,84 @@ class Symmetrized(TradeOff):
 
     @functools.cached_property
     def _bridges(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-        """(left ends, right ends, left values, slopes) of the hull's bridges."""
-        extra = [self.base._fixed_point(), *self.base._breakpoints()]
+        """(left ends, right ends, intercepts, slopes) of the hull's bridges."""
+        x_cross = float(self.base._fixed_point())  # where f and f^{-1} cross
+        extra = [x_cross, *self.base._breakpoints()]
         extra += list(Inverse(self.base)._breakpoints())
         x = np.union1d(alpha_grid(), np.clip(np.asarray(extra, np.float64), 0.0, 1.0))
         h = self._lower(x)
+        last = x.size - 1
+
+        # The diagonal bridge. min{f, f^{-1}} is symmetric about the diagonal, hence
+        # so is its hull: the bridge across the diagonal has slope exactly -1 and
+        # touches at the minimisers of t + h(t) on either side of the crossing
+        # (its intercept is 1 - TV, CF-D23). Found directly, it is resolved even
+        # when narrower than the grid (p -> 1 in C_p).
+        left = x <= x_cross
+        k_l = int(np.argmin(np.where(left, x + h, np.inf)))
+        k_r = int(np.argmin(np.where(~left, x + h, np.inf))) if (~left).any() else last
+        minus_one = np.array([-1.0])
+        a0, na0 = golden_max(
+            lambda t: -t - self._lower(t),
+            np.array([x[max(k_l - 1, 0)]]),
+            np.array([min(x[min(k_l + 1, last)], x_cross)]),
+            48,
+        )
+        b0, nb0 = golden_max(
+            lambda t: -t - self._lower(t),
+            np.array([max(x[max(k_r - 1, 0)], x_cross)]),
+            np.array([x[min(k_r + 1, last)]]),
+            48,
+        )
+        diag = (a0, b0, np.minimum(-na0, -nb0), minus_one)
+
+        # Off-diagonal bridges of the grid hull: alternate between the chord
+        # slope and the tangent points of that slope.
         xv, _ = lower_convex_hull(x, h)
         idx = np.searchsorted(x, xv)
         gap = np.diff(idx) > 1
         i, j = idx[:-1][gap], idx[1:][gap]
+        off = (x[j] < a0[0]) | (x[i] > b0[0])
+        i, j = i[off], j[off]
+        # Bridges over stretches where h is itself linear (e.g. from f_{eps,delta})
+        # are exact chords already and need no refinement.
+        curved = np.array(
+            [
+                np.max(
+                    h[ii + 1 : jj]
+                    - (
+                        h[ii]
+                        + (h[jj] - h[ii]) / (x[jj] - x[ii]) * (x[ii + 1 : jj] - x[ii])
+                    )
+                )
+                > 1e-14
+                for ii, jj in zip(i, j, strict=True)
+            ],
+            dtype=bool,
+        )
+        lin_i, lin_j = i[~curved], j[~curved]
+        lin_s = (h[lin_j] - h[lin_i]) / (x[lin_j] - x[lin_i])
+        linear = (x[lin_i], x[lin_j], h[lin_i] - lin_s * x[lin_i], lin_s)
+        diag = tuple(np.concatenate(q) for q in zip(diag, linear, strict=True))
+        i, j = i[curved], j[curved]
         if i.size == 0:
-            empty = np.empty(0)
-            return empty, empty, empty, empty
-        last = x.size - 1
+            return _sorted_bridges(*diag)
         a_lo, a_hi = x[np.maximum(i - 1, 0)], x[np.minimum(i + 1, last)]
         b_lo, b_hi = x[np.maximum(j - 1, 0)], x[np.minimum(j + 1, last)]
-        a, b = x[i], x[j]
-        ha, hb = h[i], h[j]
-        for _ in range(_BRIDGE_REFINEMENTS):
-            s = (hb - ha) / (b - a)
-            # Tangent point of slope s near each end: argmin of h(t) - s t.
-            a, neg_a = golden_max(lambda t, s=s: s * t - self._lower(t), a_lo, a_hi)
-            b, neg_b = golden_max(lambda t, s=s: s * t - self._lower(t), b_lo, b_hi)
-            ha, hb = s * a - neg_a, s * b - neg_b
-        return a, b, ha, (hb - ha) / (b - a)
+        s = (h[j] - h[i]) / (x[j] - x[i])
+        for r in range(_BRIDGE_REFINEMENTS):
+            # Tangent point of slope s near each end: argmax of s t - h(t).
+            a, neg_a = golden_max(lambda t, s=s: s * t - self._lower(t), a_lo, a_hi, 48)
+            b, neg_b = golden_max(lambda t, s=s: s * t - self._lower(t), b_lo, b_hi, 48)
+            if r < _BRIDGE_REFINEMENTS - 1:
+                s = ((s * b - neg_b) - (s * a - neg_a)) / (b - a)
+        # The supporting line of slope s lies below h at both tangent points.
+        intercept = np.minimum(-neg_a, -neg_b)
+        parts = zip(diag, (a, b, intercept, s), strict=True)
+        return _sorted_bridges(*(np.concatenate(q) for q in parts))
 
     def _eval(self, a: FloatArray) -> FloatArray:
-        left, right, h_left, slope = self._bridges
+        left, right, intercept, slope = self._bridges
         out = np.empty_like(a)
         k = np.searchsorted(left, a, side="right") - 1
         kc = np.maximum(k, 0)
@@ -248,7 +299,7 @@ class Symmetrized(TradeOff):
         )
         if on_bridge.any():
             kb = kc[on_bridge]
-            out[on_bridge] = h_left[kb] + slope[kb] * (a[on_bridge] - left[kb])
+            out[on_bridge] = intercept[kb] + slope[kb] * a[on_bridge]
         rest = ~on_bridge
         if rest.any():
             out[rest] = self._lower(a[rest])
@@ -262,6 +313,13 @@ class Symmetrized(TradeOff):
         # (min{f, g}^{**})^* = (min{f, g})^* = max{f^*, g^*}: delta is the larger
         # of the profiles of f and f^{-1} (the "add" and "remove" directions).
         return np.maximum(self.base._profile(e), self.base._inverse_profile(e))
+
+
+def _sorted_bridges(
+    left: FloatArray, right: FloatArray, intercept: FloatArray, slope: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    order = np.argsort(left)
+    return left[order], right[order], intercept[order], slope[order]
 
 
 # --------------------------------------------------------------------- Subsampled
@@ -431,7 +489,8 @@ class GroupPrivacy(TradeOff):
     :math:`u = \alpha`. For location families the family is closed:
     :math:`G_\mu \to G_{k\mu}` (Dong et al. 2019, proof of Thm 2.14) and likewise
     :math:`T(\mathrm{Lap}(0,1),\mathrm{Lap}(\mu,1)) \to` Laplace with :math:`k\mu`
-    (Prop. A.3); these closed forms serve the profile, fixed point and area.
+    (Prop. A.3); these closed forms are used when the base is one of them (they
+    are exact in the tails, where the iteration rounds ``1 - u`` to 0).
 
     Args:
         base: The trade-off function :math:`f`.
@@ -467,22 +526,45 @@ class GroupPrivacy(TradeOff):
         # (f o^ g)^{-1} = g^{-1} o^ f^{-1} (Dong et al. 2019, App. A).
         return self if self.is_symmetric else GroupPrivacy(self.base.inverse(), self.k)
 
-    def _iterate(self, one_minus: Any, a: FloatArray) -> FloatArray:
+    def _iterate(self, one_minus: Any, a: FloatArray, times: int) -> FloatArray:
         u = a
-        for _ in range(self.k):
+        for _ in range(times):
             u = np.clip(one_minus(u), 0.0, 1.0)
         return u
 
     def _eval(self, a: FloatArray) -> FloatArray:
-        return 1.0 - self._iterate(self.base._one_minus, a)
+        cf = self.closed_form
+        if cf is not None:
+            return cf._eval(a)
+        # 1 - (1-f)^{o k}(a) = f((1-f)^{o (k-1)}(a)): the last step evaluates f
+        # itself, which avoids the cancellation in 1 - u for u near 1.
+        return self.base._eval(self._iterate(self.base._one_minus, a, self.k - 1))
 
     def _one_minus(self, a: FloatArray) -> FloatArray:
-        return self._iterate(self.base._one_minus, a)
+        cf = self.closed_form
+        if cf is not None:
+            return cf._one_minus(a)
+        return self._iterate(self.base._one_minus, a, self.k)
 
     def _inverse_eval(self, a: FloatArray) -> FloatArray:
         if self.is_symmetric:
             return self._eval(a)
-        return 1.0 - self._iterate(lambda u: 1.0 - self.base._inverse_eval(u), a)
+        inv = self.base._inverse_eval
+        return inv(self._iterate(lambda u: 1.0 - inv(u), a, self.k - 1))
+
+    def _breakpoints(self) -> tuple[float, ...]:
+        # Kinks of f come back as the preimages of the base's kinks under the
+        # increasing maps u -> 1 - f(u) iterated j < k times; the preimage of b
+        # under one step is f^{-1}(1 - b).
+        cf = self.closed_form
+        if cf is not None:
+            return cf._breakpoints()
+        b = np.asarray(self.base._breakpoints(), dtype=np.float64)
+        out = [b]
+        for _ in range(self.k - 1):
+            b = self.base._inverse_eval(np.clip(1.0 - b, 0.0, 1.0))
+            out.append(b)
+        return tuple(float(v) for v in np.unique(np.concatenate(out)))
 
     def _profile(self, e: FloatArray) -> FloatArray:
         cf = self.closed_form
