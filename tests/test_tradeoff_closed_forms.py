@@ -27,7 +27,7 @@ def _mp_phi(x):
 # ---------------------------------------------------------------- G_mu
 @pytest.mark.parametrize("mu", [0.05, 0.5, 1.0, 3.0, 6.0])
 def test_gaussian_profile_matches_dong_corollary(mu):
-    # Dong et al. (2019), Cor. 2.13 (CF-D3), evaluated directly in float64.
+    # Dong et al. (2019), Cor. `GDPtoDPrep` (CF-D3), evaluated directly in float64.
     direct = stats.norm.cdf(-EPS / mu + mu / 2) - np.exp(EPS) * stats.norm.cdf(
         -EPS / mu - mu / 2
     )
@@ -239,7 +239,7 @@ def test_mixture_profile_eq_48():
 # ---------------------------------------------------------------- group privacy
 @pytest.mark.parametrize(("mu", "k"), [(0.5, 2), (1.0, 3), (0.3, 6)])
 def test_group_privacy_of_location_families_is_closed(mu, k):
-    # Dong et al. (2019), proof of Thm 2.14: G_mu -> G_{k mu}; Prop. A.3 gives the
+    # Dong et al. (2019), proof of Thm `groupthm`: G_mu -> G_{k mu}; Prop. A.3 gives the
     # same for the Laplace family. Wrapping the base in Inverse (a symmetric
     # base, so the same function) hides its type and forces the iteration.
     for base, target in (

@@ -1,7 +1,7 @@
 """Property tests (hypothesis) for the trade-off calculus over random parameters.
 
-Invariants of every trade-off function (Dong et al. 2019, Prop. 2.2): values in
-[0, 1 - alpha], non-increasing; symmetrised curves convex and self-inverse;
+Invariants of every trade-off function (Dong et al. 2019, Prop. `tradeoffthm`):
+values in [0, 1 - alpha], non-increasing; symmetrised curves convex and self-inverse;
 C_p(f) >= f and monotone in p; delta(eps) in [0, 1] and non-increasing; the
 closed forms agree with the generic grid methods.
 """

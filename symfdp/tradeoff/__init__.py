@@ -63,8 +63,10 @@ def subsample(f: TradeOff, p: float) -> TradeOff:
 
 
 def group_privacy(f: TradeOff, k: int) -> TradeOff:
-    r""":math:`1 - (1-f)^{\circ k}` (Dong et al. 2019, Thm 2.14), in closed form for
-    :math:`G_\mu` (:math:`G_{k\mu}`) and the Laplace family."""
+    r""":math:`1 - (1-f)^{\circ k}` (Dong et al. 2019, Thm `groupthm`).
+
+    In closed form for :math:`G_\mu` (:math:`G_{k\mu}`) and the Laplace family.
+    """
     g = GroupPrivacy(check_tradeoff("f", f), k)
     return g.closed_form if g.closed_form is not None else g
 

@@ -1,7 +1,7 @@
 r"""The :class:`TradeOff` contract and its generic (grid) fallbacks.
 
 A trade-off function :math:`f = T(P, Q)` is convex, continuous, non-increasing
-and :math:`f(\alpha) \le 1 - \alpha` (Dong et al. 2019, Prop. 2.2). Concrete
+and :math:`f(\alpha) \le 1 - \alpha` (Dong et al. 2019, Prop. `tradeoffthm`). Concrete
 classes implement ``_eval`` and override the closed-form hooks they know
 (``_inverse_eval``, ``_one_minus``, ``_profile``, ``_inverse_profile``,
 ``_fixed_point``, ``_auc``, ``_breakpoints``); everything else falls back to
@@ -9,7 +9,7 @@ the generic methods here:
 
 * inverse: vectorised bisection of :math:`\inf\{t : f(t) \le a\}` (eq. (4));
 * privacy profile: :math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon) =
-  \sup_x [1 - f(x) - e^\varepsilon x]` (Dong et al. 2019, Prop. 2.12 and
+  \sup_x [1 - f(x) - e^\varepsilon x]` (Dong et al. 2019, Prop. `ftoDPrep` and
   App. F; Zheng et al. 2020, Prop. 2.3), maximised over the lower convex hull
   of :math:`f` on :func:`~symfdp.numeric.tabulate.alpha_grid` and refined by a
   golden-section search between grid neighbours;
@@ -160,7 +160,7 @@ class TradeOff(ABC):
         r""":math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)
         = \sup_{0\le x\le 1} [1 - f(x) - e^\varepsilon x]`.
 
-        Dong et al. (2019), Prop. 2.12; Zheng et al. (2020), Prop. 2.3. For an
+        Dong et al. (2019), Prop. `ftoDPrep`; Zheng et al. (2020), Prop. 2.3. For an
         asymmetric :math:`f = T(P, Q)` this is the hockey-stick divergence
         :math:`E_{e^\varepsilon}(Q \| P)`, defined for every real
         :math:`\varepsilon` (negative values give the slopes in (-1, 0)).

@@ -3,7 +3,7 @@ r"""Primal--dual conversions between trade-off functions and privacy profiles.
 * :func:`conjugate` -- :math:`f^*(y) = \sup_{0 \le x \le 1} [y x - f(x)]`
   (Dong et al. 2019, eq. (8));
 * :func:`privacy_profile` -- :math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)`
-  (Dong et al. 2019, Prop. 2.12; Zheng et al. 2020, Prop. 2.3);
+  (Dong et al. 2019, Prop. `ftoDPrep`; Zheng et al. 2020, Prop. 2.3);
 * :func:`tradeoff_from_profile` -- :math:`f(\alpha) = \max\{0,
   \sup_\varepsilon 1 - \delta(\varepsilon) - e^\varepsilon\alpha\}` (Dong et al.
   2019, Prop. 2.8 and App. F; Zheng et al. 2020, Sec. 5.1), for accountants
@@ -36,7 +36,7 @@ def conjugate(f: TradeOff, y: ArrayLike, *, method: str = "auto") -> Any:
 
     Dong et al. (2019), eq. (8). Closed forms where known (e.g.
     :math:`G_\mu^*(y) = y\Phi(-\mu/2 - \log(-y)/\mu) - \Phi(-\mu/2 + \log(-y)/\mu)`
-    for :math:`y < 0`, Dong et al. 2019, proof of Cor. 2.13); otherwise a
+    for :math:`y < 0`, Dong et al. 2019, proof of Cor. `GDPtoDPrep`); otherwise a
     vectorised supremum over the lower convex hull of :math:`f` on the alpha grid,
     refined between grid neighbours.
 
@@ -52,7 +52,7 @@ def privacy_profile(f: TradeOff, eps: ArrayLike, *, method: str = "auto") -> Any
     r""":math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)` for every real
     :math:`\varepsilon`.
 
-    Dong et al. (2019), Prop. 2.12; Zheng et al. (2020), Prop. 2.3 and Lemma 5.1.
+    Dong et al. (2019), Prop. `ftoDPrep`; Zheng et al. (2020), Prop. 2.3 and Lemma 5.1.
     For symmetric :math:`f` and :math:`\varepsilon \ge 0` this is the
     :math:`(\varepsilon, \delta(\varepsilon))`-DP guarantee equivalent to f-DP; for
     asymmetric :math:`f = T(P, Q)` it is :math:`E_{e^\varepsilon}(Q \| P)`, and

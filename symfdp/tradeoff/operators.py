@@ -7,7 +7,8 @@ r"""Operators on trade-off functions.
 * :class:`Subsampled` -- :math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (Def. 4.1),
   with eq. (14) for symmetric :math:`f`;
 * :class:`ScaledByDelta` -- :math:`f \otimes f_{0,\delta}` (eq. (13));
-* :class:`GroupPrivacy` -- :math:`1 - (1-f)^{\circ k}` (Dong et al. 2019, Thm 2.14).
+* :class:`GroupPrivacy` -- :math:`1 - (1-f)^{\circ k}` (Dong et al. 2019,
+  Thm `groupthm`).
 """
 
 from __future__ import annotations
@@ -431,7 +432,7 @@ class ScaledByDelta(TradeOff):
         return self.base.is_symmetric
 
     def inverse(self) -> TradeOff:
-        # (f x g)^{-1} = f^{-1} x g^{-1} (Dong et al. 2019, Prop. 3.1) and
+        # (f x g)^{-1} = f^{-1} x g^{-1} (Dong et al. 2019, Sec. 3.1, property 4) and
         # f_{0,delta} is symmetric.
         return (
             self
@@ -483,11 +484,11 @@ class ScaledByDelta(TradeOff):
 @dataclass(frozen=True)
 class GroupPrivacy(TradeOff):
     r""":math:`1 - (1-f)^{\circ k}`, the guarantee for groups of size :math:`k`
-    (Dong et al. 2019, Thm 2.14 `groupthm`; TARGETS ALG-17).
+    (Dong et al. 2019, Thm `groupthm`; TARGETS ALG-17).
 
     Evaluated by iterating :math:`u \mapsto 1 - f(u)` :math:`k` times from
     :math:`u = \alpha`. For location families the family is closed:
-    :math:`G_\mu \to G_{k\mu}` (Dong et al. 2019, proof of Thm 2.14) and likewise
+    :math:`G_\mu \to G_{k\mu}` (Dong et al. 2019, proof of Thm `groupthm`) and likewise
     :math:`T(\mathrm{Lap}(0,1),\mathrm{Lap}(\mu,1)) \to` Laplace with :math:`k\mu`
     (Prop. A.3); these closed forms are used when the base is one of them (they
     are exact in the tails, where the iteration rounds ``1 - u`` to 0).

@@ -51,8 +51,9 @@ class Gaussian(TradeOff):
         return special.ndtr(special.ndtri(a) + self.mu)
 
     def _profile(self, e: FloatArray) -> FloatArray:
-        # Dong et al. (2019), Cor. 2.13: Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2);
-        # valid for every real e (the hockey-stick divergence of N(mu,1) || N(0,1)).
+        # Dong et al. (2019), Cor. `GDPtoDPrep`:
+        # Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2), valid for every real e (the
+        # hockey-stick divergence of N(mu,1) || N(0,1)).
         return gaussian_privacy_profile(self.mu, e)
 
     def _fixed_point(self) -> float:
