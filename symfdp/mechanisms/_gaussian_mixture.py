@@ -60,6 +60,8 @@ GRID_HALF_WIDTH = 14.0
 GRID_MAX_STEP = 0.25
 #: mu * h bound keeping the strip error exp(-2 pi^2 / (mu h)) below 1e-17.
 GRID_MU_STEP = 0.45
+#: mu * h * sqrt(negative tilt) bound (see :func:`x_grid`).
+GRID_TILT_STEP = 1.4
 #: Relative error bound above which an order is recomputed in extended precision.
 FALLBACK_RTOL = 5e-11
 
@@ -73,7 +75,9 @@ class XGrid:
     step: float
 
 
-def x_grid(mu: float, lo_shift: float = 0.0, hi_shift: float = 0.0) -> XGrid:
+def x_grid(
+    mu: float, lo_shift: float = 0.0, hi_shift: float = 0.0, neg_tilt: float = 0.0
+) -> XGrid:
     r"""Trapezoid nodes :math:`x_i = i h` covering
     :math:`[-W - \text{lo\_shift}, \mu + W + \text{hi\_shift}]`.
 
@@ -83,10 +87,18 @@ def x_grid(mu: float, lo_shift: float = 0.0, hi_shift: float = 0.0) -> XGrid:
     :math:`\max_{d \le D} e^{d^2/2 - 2\pi d/h}`, i.e. :math:`e^{-2\pi^2/h^2}`
     (~1e-137) when :math:`D \ge 2\pi/h` and :math:`e^{D(D/2 - 2\pi/h)}` (below
     1e-18 for :math:`\mu h \le 0.45`) otherwise.
+
+    A negative tilt :math:`(1 - p + p e^{y})^{-\tau}` (``neg_tilt`` :math:`= \tau`)
+    turns the branch points into poles of order :math:`\tau`; along
+    :math:`\operatorname{Im} y = \eta` the integrand grows by up to
+    :math:`\cos(\eta/2)^{-\tau} \approx e^{\tau\eta^2/8}`, and balancing this
+    against :math:`e^{-2\pi d/h}` gives an error :math:`e^{-8\pi^2/(h^2\tau\mu^2)}`,
+    so :math:`h \le 1.4/(\mu\sqrt{\tau})` keeps it below :math:`e^{-40}`.
     """
     h = GRID_MAX_STEP
     if mu > 0:
-        while mu * h > GRID_MU_STEP:
+        h_max = min(GRID_MU_STEP, GRID_TILT_STEP / math.sqrt(max(neg_tilt, 1.0))) / mu
+        while h > h_max:
             h /= 2
     lo = math.floor((-GRID_HALF_WIDTH - lo_shift) / h)
     hi = math.ceil((mu + GRID_HALF_WIDTH + hi_shift) / h)

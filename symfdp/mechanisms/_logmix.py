@@ -15,7 +15,9 @@ overflow range: ``log1p``/``expm1`` when :math:`\ell` is small, ``logaddexp`` wh
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -28,6 +30,18 @@ _SERIES_CUTOFF = 0.5
 _SERIES_TERMS = 30
 
 
+def _flat(fn: Callable[..., FloatArray]) -> Callable[..., FloatArray]:
+    """Evaluate ``fn`` on a flat float64 copy and restore the input's shape."""
+
+    @functools.wraps(fn)
+    def wrapper(x: ArrayLike, *args: float) -> FloatArray:
+        arr = np.asarray(x, dtype=np.float64)
+        return fn(arr.reshape(-1), *args).reshape(arr.shape)
+
+    return wrapper
+
+
+@_flat
 def expm1_minus(x: ArrayLike) -> FloatArray:
     r""":math:`e^x - 1 - x \ge 0`, accurate to full relative precision."""
     x = np.asarray(x, dtype=np.float64)
@@ -45,6 +59,7 @@ def expm1_minus(x: ArrayLike) -> FloatArray:
     return out
 
 
+@_flat
 def log1p_minus(u: ArrayLike) -> FloatArray:
     r""":math:`\log(1+u) - u \le 0` for :math:`u > -1`, full relative precision."""
     u = np.asarray(u, dtype=np.float64)
@@ -62,6 +77,7 @@ def log1p_minus(u: ArrayLike) -> FloatArray:
     return out
 
 
+@_flat
 def xlog1p_minus(u: ArrayLike) -> FloatArray:
     r""":math:`(1+u)\log(1+u) - u \ge 0` for :math:`u \ge -1`, full relative precision.
 
@@ -88,6 +104,7 @@ def _log_q(p: float) -> float:
     return math.log1p(-p) if p < 1 else -math.inf
 
 
+@_flat
 def log_mix(y: ArrayLike, p: float) -> FloatArray:
     r""":math:`\ell(y) = \log(1 - p + p e^{y})`, tail-stable in :math:`y` and :math:`p`.
 
@@ -112,6 +129,7 @@ def log_mix(y: ArrayLike, p: float) -> FloatArray:
     return out
 
 
+@_flat
 def log_mix_inverse(s: ArrayLike, p: float) -> FloatArray:
     r"""Inverse of :func:`log_mix`: :math:`y = \log((e^s - 1 + p)/p)`.
 
@@ -138,6 +156,7 @@ def log_mix_inverse(s: ArrayLike, p: float) -> FloatArray:
     return out
 
 
+@_flat
 def log_mix_remainder(y: ArrayLike, p: float) -> FloatArray:
     r""":math:`F_0(y) = \ell(y) - p y \ge 0`, the non-linear part of :math:`\ell`.
 
@@ -157,6 +176,7 @@ def log_mix_remainder(y: ArrayLike, p: float) -> FloatArray:
     return out
 
 
+@_flat
 def log_mix_slope_minus_p(y: ArrayLike, p: float) -> FloatArray:
     r""":math:`F_1(y) = \ell'(y) - p = pq(e^y - 1)/(q + p e^y)`, no cancellation."""
     y = np.asarray(y, dtype=np.float64)

@@ -133,7 +133,10 @@ class PoissonSubsampled(Mechanism):
         """The base pair when ``p == 1`` (exact reduction), else ``None``."""
         if self.p != 1.0:
             return None
-        return self.base.swapped() if self.pair == "remove" else self.base
+        # A symmetric pair and its swap have the same PLRV law (T determines it).
+        if self.pair == "remove" and not self.base.is_symmetric:
+            return self.base.swapped()
+        return self.base
 
     # ------------------------------------------------------------ output space
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:

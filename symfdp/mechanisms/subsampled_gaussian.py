@@ -101,7 +101,9 @@ class SubsampledGaussian(PoissonSubsampled):
         # (0 < dL/dx < mu), so the grid is widened accordingly.
         s_lo = float(np.min(s, initial=0.0))
         s_hi = float(np.max(s, initial=1.0))
-        grid = x_grid(self.mu, max(-s_lo, 1.0) * self.mu, max(s_hi, 1.0) * self.mu)
+        grid = x_grid(
+            self.mu, max(-s_lo, 1.0) * self.mu, max(s_hi, 1.0) * self.mu, -s_lo
+        )
         y = self.mu * grid.x - self.mu**2 / 2
         return subsampled_cgf_p(y, grid.log_w, self.p, s)
 

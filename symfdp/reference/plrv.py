@@ -68,6 +68,10 @@ def _gaussian_x_rule(mu: mpmath.mpf, dps: int, t_lo: float, t_hi: float) -> Rule
     h = mpmath.pi * mpmath.sqrt(2 / d_ln10)
     if mu > 0:
         h = min(h, 2 * mpmath.pi**2 / (mu * d_ln10))
+        # Negative tilts turn the singularities of log(1-p+pe^y) into poles of
+        # order |t|: the error is ~exp(-8 pi^2 / (h^2 |t| mu^2)).
+        if t_lo < -1:
+            h = min(h, mpmath.pi * mpmath.sqrt(8 / (-t_lo * mu * mu * d_ln10)))
     h *= mpmath.mpf("0.8")
     w_half = mpmath.sqrt(2 * d_ln10) + 4
     lo = -w_half - max(-t_lo, 0) * mu

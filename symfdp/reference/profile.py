@@ -2,7 +2,9 @@ r"""Hockey-stick divergence :math:`\delta(\varepsilon) = \int (q - e^\varepsilon
 by mpmath quadrature (Zheng et al. 2020, Lemma 5.1), for tests and experiments.
 
 Each pair is integrated over its output space with ``mpmath.quad`` (tanh-sinh),
-split at the kinks of the integrand: the point where :math:`L(x) = \varepsilon`
+the integrand scaled to O(1) (``quad`` stops on an absolute error estimate, which
+would accept a wrong deep-tail value such as 1e-91), split at the kinks of the
+integrand: the point where :math:`L(x) = \varepsilon`
 (found in closed form from the monotone structure of :math:`L`) and, for the
 Laplace family, the points :math:`0` and :math:`\mu`. Randomised response is a
 finite sum. Independent of :mod:`symfdp.mechanisms` except for the parameters.
@@ -79,8 +81,9 @@ def privacy_profile(mech: Mechanism, eps: float, dps: int = 30) -> mpmath.mpf:
             qs = list(reversed(ps))
             if swap:
                 ps, qs = qs, ps
-            terms = (max(q - mpmath.exp(e) * p, 0) for p, q in zip(ps, qs, strict=True))
-            return +mpmath.fsum(terms)
+            tol = mpmath.mpf(10) ** (-(dps + GUARD_DIGITS) + 5)
+            diffs = [q - mpmath.exp(e) * p for p, q in zip(ps, qs, strict=True)]
+            return +mpmath.fsum(d for d in diffs if d > tol)
         p_, q_, fam, mu, samp = _pair(kind, params)
         if swap:
             p_, q_ = q_, p_
@@ -94,9 +97,41 @@ def privacy_profile(mech: Mechanism, eps: float, dps: int = 30) -> mpmath.mpf:
                 points.append((y + mu) / 2)
         elif y is not None and mu > 0:
             points.append((y + mu * mu / 2) / mu)
-        points = [*sorted(set(points)), mpmath.mpf("inf")]
+        # Far in a Gaussian tail the integrand decays on the scale 1/|x|: extra
+        # breakpoints around the kink keep tanh-sinh on that scale, and the bulk
+        # of both densities gets breakpoints too.
+        kinks = [x for x in points[1:] if mpmath.isfinite(x)]
+        extra = [mpmath.mpf(c) for c in (-8, -4, -2, 0, 2, 4, 8)]
+        extra += [mu + c for c in (-2, 2, 4, 8)]
+        for x0 in kinks:
+            scale = 1 / max(abs(x0), 1)
+            extra += [x0 + sg * c * scale for c in (0.25, 1, 4, 16) for sg in (1, -1)]
+        points = [*sorted(set(points + extra)), mpmath.mpf("inf")]
+
+        noise = mpmath.mpf(10) ** (-(dps + GUARD_DIGITS) + 5)
+
+        def raw(x: mpmath.mpf) -> mpmath.mpf:
+            # Differences at the rounding level of q + e^eps p are exact zeros
+            # (e.g. Laplace beyond mu at eps = mu).
+            a, b = q_(x), mpmath.exp(e) * p_(x)
+            return a - b if a - b > noise * (a + b) else mpmath.mpf(0)
+
+        # mpmath.quad stops on an *absolute* error estimate, so the integrand is
+        # scaled to O(1) where it is positive (deep-tail deltas are ~1e-90).
+        finite = [x for x in points if mpmath.isfinite(x)]
+        scale = max(raw(x) for x in finite)
+        if scale == 0:
+            scale = max(q_(x) + mpmath.exp(e) * p_(x) for x in (kinks or finite))
 
         def integrand(x: mpmath.mpf) -> mpmath.mpf:
-            return max(q_(x) - mpmath.exp(e) * p_(x), 0)
+            return raw(x) / scale
 
-        return +mpmath.quad(integrand, points)
+        val, err = mpmath.quad(integrand, points, error=True)
+        val, err = val * scale, err * scale
+        if val != 0 and err > mpmath.mpf(10) ** (-dps - 5) * abs(
+            val
+        ):  # pragma: no cover
+            raise ArithmeticError(
+                f"profile quadrature did not converge ({err} vs {val})."
+            )
+        return +val
