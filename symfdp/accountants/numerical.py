@@ -285,7 +285,10 @@ class Numerical(Accountant):
         h = self.step(components)
         n_total = sum(n for _, n in components)
         cut = self.tail_mass / (4 * n_total)
-        grids = [component_grid(m, h, cut, self.lower_origins) for m, _ in components]
+        grids = [
+            component_grid(m, h, cut, self.lower_origins, self.max_fft_size)
+            for m, _ in components
+        ]
         ups = [
             (dominating_pld(m, g), n)
             for (m, n), g in zip(components, grids, strict=True)

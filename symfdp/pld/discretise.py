@@ -72,6 +72,8 @@ from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.pld.cells import cell_masses
 from symfdp.pld.grid import ComponentGrid
 
+#: Relative size of a pull treated as round-off (see barycentric_masses).
+PULL_RTOL = 16 * float(np.finfo(np.float64).eps)
 #: Point masses below this are removed (to +infinity in a dominating measure).
 TINY_MASS = 1e-300
 
@@ -192,6 +194,10 @@ def barycentric_masses(pb: FloatArray, qb: FloatArray, gam: FloatArray) -> Float
     safe = np.where(pos, pb, 1.0)
     vbar = np.where(pos, qb / safe, np.nan)
     pull = qb - gam * pb
+    # A pull within round-off of zero is zero (an atom on its lattice point); the
+    # barycentre condition then holds up to PULL_RTOL * qb, which the round-off
+    # allowance of symfdp.pld.compose covers.
+    pull = np.where(np.abs(pull) <= PULL_RTOL * (qb + gam * pb), 0.0, pull)
     # Deficits borrow x_k from atom k+1, moved down to gam[k].
     gap_up = _shift_up(vbar, np.nan) - gam
     p_next = _shift_up(pb)

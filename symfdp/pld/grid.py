@@ -164,7 +164,11 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
 
 
 def component_grid(
-    m: Mechanism, h: float, tail: float, n_lower_origins: int = 4
+    m: Mechanism,
+    h: float,
+    tail: float,
+    n_lower_origins: int = 4,
+    max_points: int = 2**27,
 ) -> ComponentGrid:
     """Lattice, range and alignment of one component.
 
@@ -174,6 +178,10 @@ def component_grid(
         tail: Q-mass allowed beyond each cut of an unbounded side.
         n_lower_origins: Candidate origins (``origin + j h / n``) tried for the
             dominated measure when no atom pins the lattice.
+        max_points: Largest number of lattice points allowed.
+
+    Raises:
+        ValueError: the lattice would need more than ``max_points`` points.
     """
     lo, hi = _support(m)
     mean, var = _moments_q(m)
@@ -192,6 +200,12 @@ def component_grid(
         origin = 0.0
     k_lo = math.floor((l_lo - origin) / h + 1e-9)
     k_hi = max(math.ceil((l_hi - origin) / h - 1e-9), k_lo)
+    if k_hi - k_lo + 2 > max_points:
+        raise ValueError(
+            f"the privacy loss of {m!r} spans [{l_lo:.4g}, {l_hi:.4g}], "
+            f"{k_hi - k_lo + 1} lattice points at step {h:.3g}: more than "
+            f"max_fft_size={max_points}; use a larger grid_step or eps_rel_tol."
+        )
     if atom_lo or atom_hi or n_lower_origins <= 1:
         lower = (origin,)
     else:
