@@ -65,8 +65,13 @@ def _sech2(u: FloatArray) -> FloatArray:
 
 
 def _logcosh(u: FloatArray) -> FloatArray:
-    a = np.abs(u)
-    return a + np.log1p(np.exp(-2 * a)) - math.log(2)
+    """``log cosh u`` as ``log1p(2 sinh^2(u/2))`` near 0 and as
+    ``|u| + log1p(e^{-2|u|}) - log 2`` beyond (no cancellation in either range)."""
+    a = np.abs(np.asarray(u, dtype=np.float64))
+    small = np.minimum(a, 1.0)
+    near = np.log1p(2 * np.sinh(small / 2) ** 2)
+    far = a + np.log1p(np.exp(-2 * a)) - math.log(2)
+    return np.where(a < 1.0, near, far)
 
 
 @dataclass(frozen=True)

@@ -203,7 +203,8 @@ def plrv_cumulants(
             pw = [a * b for a, b in zip(pw, dev, strict=True)]
             central.append(mpmath.fsum(pw) / tot)
         out = cumulants_from_central(mean, central)
-    return [+x for x in out]
+    with mpmath.workdps(dps + 5):
+        return [+x for x in out]
 
 
 def plrv_total_mass(mech: Mechanism, under: str = "P", dps: int = 30) -> mpmath.mpf:
