@@ -157,7 +157,8 @@ def compose_fft(
         if any(d.inf_mass >= 1.0 for d, _ in parts):
             inf_mass = 1.0
         else:
-            inf_mass = -math.expm1(sum(n * math.log1p(-d.inf_mass) for d, n in parts))
+            keep = sum(n * math.log1p(-d.inf_mass) for d, n in parts)
+            inf_mass = max(0.0, -math.expm1(keep))
     return ComposedPLD(
         h=h,
         t0=t0,

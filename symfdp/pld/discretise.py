@@ -63,7 +63,6 @@ given a cell of its own. Q-mass outside the dual cells is dropped.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,8 +112,11 @@ def dominating_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
     """Connect-the-dots discretisation: a dominating pair (upper bound on delta)."""
     k_lo, l = grid.points()
     z = np.zeros(l.size)
-    cp = cell_masses(m, l, "P")
-    cq = cell_masses(m, l, "Q")
+    edges = l.copy()
+    if grid.atom_hi and l[-1] == grid.support[1]:
+        edges[-1] += grid.margin  # the top atom belongs to the last cell
+    cp = cell_masses(m, edges, "P")
+    cq = cell_masses(m, edges, "Q")
     if l.size > 1:
         width = np.diff(l)
         gam = np.exp(l[:-1])
@@ -139,12 +141,11 @@ def _dual_edges(l: FloatArray, grid: ComponentGrid) -> FloatArray:
     c[1:-1] = (l[:-1] + l[1:]) / 2
     c[-1] = l[-1] + h / 2
     lo, hi = grid.support
-    if grid.atom_lo and l[0] == lo:
-        c[0] = math.nextafter(lo, -math.inf)
-        c[1] = lo if l.size > 1 else c[1]
+    # An atom on an end point gets a cell of its own (width: the round-off margin).
+    if grid.atom_lo and l[0] == lo and l.size > 1:
+        c[1] = lo + grid.margin
     if grid.atom_hi and l[-1] == hi and l.size > 1:
-        c[-2] = math.nextafter(hi, -math.inf)
-        c[-1] = hi
+        c[-2] = hi - grid.margin
     return c
 
 

@@ -73,6 +73,17 @@ class ComponentGrid:
     support: tuple[float, float]
     lower_origins: tuple[float, ...]
 
+    @property
+    def margin(self) -> float:
+        """Width allowed for round-off in a mechanism's location of a support atom.
+
+        The support ends are taken as the atoms' exact positions; CDFs are read
+        this far beyond them so that an atom computed an ulp off is still found
+        on the right side of a cell edge.
+        """
+        scale = max((abs(x) for x in self.support if math.isfinite(x)), default=0.0)
+        return max(1e-9 * self.h, 256 * math.ulp(scale) if scale > 0 else 0.0)
+
     def points(self, origin: float | None = None) -> tuple[int, np.ndarray]:
         """``(k_lo, l)``: the lattice points ``origin + k h`` covering ``[l_lo, l_hi]``.
 
