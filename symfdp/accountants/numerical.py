@@ -17,14 +17,15 @@ Since :math:`\delta(\varepsilon) = E_P[(V - e^{\varepsilon})_+]` and
 :mod:`symfdp.pld.discretise`). Both compositions are computed by one FFT each, and
 the certified bracket is
 
-.. math::  \delta_{lo} = \hat\delta_Y - W_Y - C_Y - E_Y\sqrt{N}, \qquad
-           \delta_{hi} = \hat\delta_Z + m_\infty + W_Z + C_Z
-           + E_Z \sqrt{\#\{t_j > \varepsilon\}},
+.. math::  \delta_{lo} = \hat\delta_Y - W_Y - C_Y - R_Y(N), \qquad
+           \delta_{hi} = \hat\delta_Z + m_\infty + W_Z + C_Z + R_Z(c),
 
 clipped to [0, 1]: :math:`m_\infty = 1 - \prod_i (1 - m_{\infty,i})^{n_i}` is the
 Q-mass at :math:`+\infty`, :math:`W` the Chernoff bound on the mass outside the FFT
-window (:mod:`symfdp.pld.window`), :math:`E` the l2 bound on the FFT round-off and
-:math:`C` the other round-off allowances (:mod:`symfdp.pld.compose`). The
+window (:mod:`symfdp.pld.window`), :math:`R(c) = E_2\sqrt{c} + E_\infty c` the
+bound on the FFT round-off of a sum over :math:`c = \#\{t_j > \varepsilon\}`
+lattice points and :math:`C` the other round-off allowances
+(:mod:`symfdp.pld.compose`). The
 discretisation error itself is second order in :math:`h` for smooth losses: per
 component the variance of :math:`L` is inflated by about :math:`h^2/6` by
 :math:`Z` and deflated by about :math:`h^2/12` by :math:`Y`.
@@ -98,9 +99,11 @@ class NumericalPairCurve:
     ) -> NumericalPairCurve:
         lower = DiscreteProfile.from_masses(low.t0, low.h, low.q)
         upper = DiscreteProfile.from_masses(up.t0, up.h, up.q)
-        slack = low.outside + low.fp_const + low.fft_l2 * math.sqrt(low.size)
+        slack = low.outside + low.fp_const
+        slack += low.fft_l2 * math.sqrt(low.size) + low.fft_linf * low.size
         above = up.size - np.arange(up.size + 1)
-        extra = up.inf_mass + up.outside + up.fp_const + up.fft_l2 * np.sqrt(above)
+        extra = up.inf_mass + up.outside + up.fp_const
+        extra = extra + up.fft_l2 * np.sqrt(above) + up.fft_linf * above
         extra.setflags(write=False)
         return cls(lower, upper, slack, extra, up.inf_mass, info)
 
@@ -306,7 +309,10 @@ class Numerical(Accountant):
             "window": (up.t0, up.t0 + (up.size - 1) * h),
             "inf_mass": up.inf_mass,
             "dropped_mass": sum(n * d.dropped for d, n in lows),
-            "fft_error_l2": (low.fft_l2, up.fft_l2),
+            "fft_error": {
+                "l2": (low.fft_l2, up.fft_l2),
+                "per_point": (low.fft_linf, up.fft_linf),
+            },
         }
         return NumericalPairCurve.from_composed(low, up, info)
 

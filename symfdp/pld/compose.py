@@ -6,30 +6,51 @@ points as :math:`\mathrm{irfft}(\prod_i \mathrm{rfft}(q_i)^{n_i})`. Circular
 convolution folds the mass outside the window back into it; that mass is bounded by
 :mod:`symfdp.pld.window` and enters the bounds as an additive term.
 
-**Round-off.** Powers are taken as :math:`\exp(\sum_i n_i \log \hat A_i)`, only
-where the result does not underflow. With :math:`u = 2^{-53}` and the normwise
-FFT bound :math:`\|\widehat{F x} - F x\|_2 \le \eta \|F x\|_2`,
-:math:`\eta = 8 u \lceil \log_2 N \rceil` (Higham 2002, *Accuracy and Stability of
-Numerical Algorithms*, Thm 24.2: :math:`\eta \approx 6.7u` per radix-2 stage with
-accurate twiddle factors, inflated here for mixed radices), the computed masses
-satisfy
+**Round-off.** A radix-:math:`r` butterfly output is a sum of :math:`r` twiddled
+intermediate values, each bounded in modulus by the l1 norm of the inputs feeding
+it, so the error of every FFT output is bounded *componentwise*,
 
-.. math::  \|\hat q - q\|_2 \le E_2 := \sqrt{2/N}\Bigl(G \sum_i n_i \eta \sqrt N
-           \|q_i\|_2 + \bigl\|\, |\Pi|\, (4u \textstyle\sum_i n_i |\log \hat A_i|
-           + 4u)\bigr\|_2\Bigr) + \eta \|\hat q\|_2,
+.. math::  |\hat A_{k} - A_{k}| \le \eta \|q\|_1, \qquad
+           \eta = 16 u \,(\lceil \log_2 N \rceil + 1),
 
-where :math:`G = \prod_i (m_i + \eta\sqrt N \|q_i\|_2)^{n_i}` bounds the growth of
-the perturbed powers (:math:`m_i = \max(1, \sum_k q_{ik})`). Since
-:math:`0 \le (1 - e^{\varepsilon - t})_+ \le 1`, Cauchy--Schwarz turns this into
-:math:`|\hat\delta(\varepsilon) - \delta(\varepsilon)| \le E_2
-\sqrt{\#\{j : t_j > \varepsilon\}}`; clipping negative round-off to 0 can only
-move the masses towards the (non-negative) exact ones. The small constant
-``fp_const`` covers the suffix sums, the lattice positions and the cell masses:
-:math:`4 N u`, :math:`8u(|t_0| + N h)` and, per component,
-:math:`n_i\, c\,(h\,M_i + 8)` with :math:`c` =
-:data:`CDF_RTOL` the relative accuracy assumed of the mechanism's CDFs (an error in
-a CDF value moves mass by at most one cell, which changes :math:`\delta` by at most
-:math:`h` times that mass).
+(:math:`u = 2^{-53}`; the errors of the butterflies of each level add up; 16u per
+binary level covers radices up to 5 with rounded twiddle factors and the
+real-input post-processing pass; cf. Higham 2002, *Accuracy and Stability of
+Numerical Algorithms*, Sec. 24.1). With :math:`B_{ik} = |\hat A_{ik}| + \eta
+\|q_i\|_1 \ge \max(|A_{ik}|, |\hat A_{ik}|)`, the powers satisfy
+
+.. math::  |\Pi_k(\hat A) - \Pi_k(A)| \le \sum_i n_i \eta \|q_i\|_1
+           B_{ik}^{n_i - 1} \prod_{j \ne i} B_{jk}^{n_j},
+
+which weights the error by the (tiny, for most :math:`k`) modulus of the
+composed spectrum. Powers are evaluated as :math:`\exp(\sum_i n_i \log \hat A_i)`,
+adding at most :math:`4u(\sum_i n_i |\log \hat A_{ik}| + 1)|\hat\Pi_k|`. The
+inverse transform is exact on these spectral errors up to its own componentwise
+error :math:`\eta \|\hat\Pi\|_1 / N` per point (full spectrum). Since the profile
+weights :math:`(1 - e^{\varepsilon - t_j})_+` lie in [0, 1], Parseval and
+Cauchy--Schwarz give, with :math:`c = \#\{j : t_j > \varepsilon\}`,
+
+.. math::  |\hat\delta(\varepsilon) - \delta(\varepsilon)| \le E_2 \sqrt{c}
+           + E_\infty c, \quad E_2 = \sqrt{2/N}\, \|\Delta\Pi\|_2, \quad
+           E_\infty = 2\eta \textstyle\sum_k |\hat\Pi_k| / N;
+
+clipping negative round-off to 0 only moves the masses towards the (non-negative)
+exact ones.
+
+The constant ``fp_const`` covers the suffix sums (:math:`4Nu`), the lattice
+positions (:math:`8u(|t_0| + Nh)`) and the discretisation, :math:`\sum_i n_i
+(4 c + 2 c_b)`: an error :math:`e_j` in a CDF value at a cell edge moves mass
+:math:`e_j` between the two neighbouring cells, and the profile of a single
+component responds to a Q-mass move with weights in [0, 1] that are monotone
+along the lattice (and to a P-mass move with weights :math:`\le e^\varepsilon`
+applied to P-tails, i.e. to at most the Q-tail), so the telescoping sum is at
+most twice the largest error for each law: :math:`4c` with :math:`c` =
+:data:`CDF_RTOL`, the relative accuracy assumed of the mechanism's CDFs (errors
+relative to the smaller of CDF and survival function). :math:`c_b` =
+:data:`symfdp.pld.discretise.PULL_RTOL` is the barycentre tolerance of the
+dominated measure. A per-component perturbation of the profile by at most
+:math:`c` perturbs the composed profile by at most :math:`c` (it is averaged over
+the other components' Q-law), hence the sum over components.
 """
 
 from __future__ import annotations
@@ -42,7 +63,7 @@ import numpy as np
 from scipy import fft as sfft
 
 from symfdp.mechanisms.base import FloatArray
-from symfdp.pld.discretise import DiscretePLD
+from symfdp.pld.discretise import PULL_RTOL, DiscretePLD
 from symfdp.pld.window import Window
 
 #: Unit round-off of float64.
@@ -63,7 +84,9 @@ class ComposedPLD:
         q: Composed Q-masses (round-off clipped to >= 0).
         inf_mass: Q-mass at :math:`+\\infty` (dominating measures).
         outside: Bound on the Q-mass outside the window (folded in by the FFT).
-        fft_l2: :math:`E_2`, the l2 bound on the FFT round-off of ``q``.
+        fft_l2: :math:`E_2`, the l2 bound on the propagated FFT round-off.
+        fft_linf: :math:`E_\\infty`, the per-point bound on the inverse FFT's own
+            round-off.
         fp_const: Constant round-off allowance (suffix sums, positions, CDFs).
         dominating: Whether this is the composition of dominating measures.
     """
@@ -74,6 +97,7 @@ class ComposedPLD:
     inf_mass: float
     outside: float
     fft_l2: float
+    fft_linf: float
     fp_const: float
     dominating: bool
 
@@ -123,35 +147,39 @@ def compose_fft(
             f"max_fft_size={max_size}; use a larger grid_step or eps_rel_tol."
         )
     u = UNIT_ROUNDOFF
-    eta = 8 * u * math.ceil(math.log2(size))
-    log_pi = np.zeros(size // 2 + 1, dtype=np.complex128)
-    abs_log = np.zeros(size // 2 + 1)
-    fwd = 0.0
-    log_growth = 0.0
+    eta = 16 * u * (math.ceil(math.log2(size)) + 1)
+    half = size // 2 + 1
+    log_pi = np.zeros(half, dtype=np.complex128)
+    abs_log = np.zeros(half)
+    log_b = []
     for d, n in parts:
         spec = sfft.rfft(d.q, n=size)
-        norm = _norm(d.q)
-        dev = eta * math.sqrt(size) * norm
-        fwd += n * dev
-        log_growth += n * math.log(max(1.0, float(d.q.sum())) + dev)
+        dev = eta * float(d.q.sum())
         with np.errstate(divide="ignore"):
             lg = np.log(spec)
         log_pi += n * lg
         abs_log += n * np.abs(lg)
+        log_b.append((n, dev, np.log(np.abs(spec) + dev)))
+    # Forward round-off through the powers (componentwise, see module docstring).
+    total_b = sum(n * lb for n, _, lb in log_b)
+    fwd = np.zeros(half)
+    for n, dev, lb in log_b:
+        with np.errstate(under="ignore"):
+            fwd += n * dev * np.exp(total_b - lb)
     live = log_pi.real > _LOG_TINY
     pi = np.zeros_like(log_pi)
     pi[live] = np.exp(log_pi[live])
     mod = np.abs(pi)
-    pow_err = _norm(mod * (4 * u * np.where(live, abs_log, 0.0) + 4 * u))
-    pow_err += math.sqrt(size) * math.exp(_LOG_TINY)
+    pow_err = mod * (4 * u * np.where(live, abs_log, 0.0) + 4 * u)
+    spectral = _norm(fwd + pow_err) + math.sqrt(half) * math.exp(_LOG_TINY)
     raw = sfft.irfft(pi, n=size)
     shift = (first - base) % size
     q = np.maximum(np.roll(raw, -shift), 0.0)
-    fft_l2 = math.sqrt(2.0 / size) * (math.exp(log_growth) * fwd + pow_err)
-    fft_l2 += eta * _norm(raw)
+    fft_l2 = math.sqrt(2.0 / size) * spectral
+    fft_linf = eta * 2.0 * float(mod.sum()) / size
     t0 = origin + first * h
     fp_const = 4 * size * u + 8 * u * (abs(t0) + size * h)
-    fp_const += sum(n * CDF_RTOL * (h * d.q.size + 8) for d, n in parts)
+    fp_const += sum(n for _, n in parts) * (4 * CDF_RTOL + 2 * PULL_RTOL)
     inf_mass = 0.0
     if dominating:
         if any(d.inf_mass >= 1.0 for d, _ in parts):
@@ -166,6 +194,7 @@ def compose_fft(
         inf_mass=inf_mass,
         outside=window.outside,
         fft_l2=fft_l2,
+        fft_linf=fft_linf,
         fp_const=fp_const,
         dominating=dominating,
     )
