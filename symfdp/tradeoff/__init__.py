@@ -23,6 +23,7 @@ from typing import Any
 from symfdp._validation import check_real
 from symfdp.tradeoff._base import TradeOff
 from symfdp.tradeoff.duality import conjugate, privacy_profile, tradeoff_from_profile
+from symfdp.tradeoff.hull import Symmetrized
 from symfdp.tradeoff.interpret import (
     auc,
     compare_mu_star_gamma,
@@ -34,12 +35,10 @@ from symfdp.tradeoff.operators import (
     Inverse,
     Mixture,
     ScaledByDelta,
-    Subsampled,
-    Symmetrized,
     check_tradeoff,
-    subsampled_eps_delta,
 )
 from symfdp.tradeoff.primitives import EpsDelta, Gaussian, Identity, Laplace
+from symfdp.tradeoff.sampling import Subsampled, subsampled_eps_delta
 from symfdp.tradeoff.tabulated import FromPrivacyProfile, Tabulated
 
 
