@@ -83,6 +83,9 @@ class NumericalPairCurve:
         upper_extra: Allowance added to :math:`\hat\delta_Z` on each cell of
             ``upper`` (length ``N + 1``, non-increasing).
         inf_mass: Q-mass of :math:`Z` at :math:`+\infty`.
+        tail_rate: Discretisation round-off per unit of
+            :math:`Q(T > \varepsilon - h)` (:mod:`symfdp.pld.compose`), applied
+            to both bounds through :meth:`tail_allowance`.
         info: Diagnostics (grid step, FFT sizes, allowances).
     """
 
@@ -91,6 +94,7 @@ class NumericalPairCurve:
     lower_slack: float
     upper_extra: FloatArray
     inf_mass: float
+    tail_rate: float = 0.0
     info: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -105,18 +109,33 @@ class NumericalPairCurve:
         extra = up.inf_mass + up.outside + up.fp_const
         extra = extra + up.fft_l2 * np.sqrt(above) + up.fft_linf * above
         extra.setflags(write=False)
-        return cls(lower, upper, slack, extra, up.inf_mass, info)
+        rate = max(low.tail_rate, up.tail_rate)
+        return cls(lower, upper, slack, extra, up.inf_mass, rate, info)
 
     # ------------------------------------------------------------ profile
     def _upper_delta(self, e: FloatArray) -> FloatArray:
         k = self.upper.cell(e)
         return self.upper.delta(e) + self.upper_extra[k]
 
+    def tail_allowance(self, eps: ArrayLike) -> FloatArray:
+        r"""Bound on the discretisation round-off at ``eps``.
+
+        ``tail_rate`` :math:`\times Q(T > \varepsilon - h)`, with
+        :math:`Q(T > x) \le \delta(x - 1)/(1 - e^{-1})` (since
+        :math:`(1 - e^{x - 1 - t})_+ \ge (1 - e^{-1}) 1\{t > x\}`) and
+        :math:`\delta \le \delta_Z + \text{extras} + \text{tail\_rate}`.
+        """
+        e = np.asarray(eps, dtype=np.float64)
+        shifted = e - self.upper.h - 1.0
+        tail = np.minimum(self._upper_delta(shifted) + self.tail_rate, 1.0)
+        return self.tail_rate * tail / -math.expm1(-1.0)
+
     def delta_bounds(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Certified ``(lower, upper)`` bounds on ``delta(eps)``, any real eps."""
         e = np.asarray(eps, dtype=np.float64)
-        lo = np.clip(self.lower.delta(e) - self.lower_slack, 0.0, 1.0)
-        hi = np.clip(self._upper_delta(e), 0.0, 1.0)
+        fp = self.tail_allowance(e)
+        lo = np.clip(self.lower.delta(e) - self.lower_slack - fp, 0.0, 1.0)
+        hi = np.clip(self._upper_delta(e) + fp, 0.0, 1.0)
         return lo, hi
 
     def _estimate(self, e: FloatArray) -> FloatArray:
@@ -177,9 +196,14 @@ class NumericalPairCurve:
         """
         a = np.asarray(alpha, dtype=np.float64)
         cap = 1.0 - a
-        lo = self.upper.tradeoff(a, self.upper_extra)
+        # The allowance is non-increasing in eps: take its value at each cell's
+        # left end (cell 0 extends to -inf: the global maximum).
+        left = self.upper.points - self.upper.h
+        worst = self.tail_rate * (1.0 + self.tail_rate) / -math.expm1(-1.0)
+        fp = np.concatenate(([worst], self.tail_allowance(left)))
+        lo = self.upper.tradeoff(a, self.upper_extra + fp)
         zeros = np.zeros(self.lower.size + 1)
-        slack = self.lower_slack + 8 * self.lower.size * UNIT_ROUNDOFF
+        slack = self.lower_slack + worst + 8 * self.lower.size * UNIT_ROUNDOFF
         hi = self.lower.tradeoff(a, zeros) + slack
         return np.clip(lo, 0.0, cap), np.clip(hi, 0.0, cap)
 

@@ -3,10 +3,14 @@ r"""Masses of the PLRV in grid cells, from the mechanism's CDFs.
 For edges :math:`x_0 < \dots < x_K` the cells are the half-open intervals
 :math:`(x_j, x_{j+1}]`, matching the default conventions of the contract
 (``plrv_cdf`` inclusive, ``plrv_sf`` exclusive), so that an atom on an edge is
-counted exactly once. Each cell mass is a difference of two CDF values, taken from
-the survival function in the upper half of the law and from the CDF in the lower
-half: the absolute error of a difference is then a few ulps of the *smaller* tail,
-so far-tail cells keep their relative precision (STYLE.md, anti-pattern 5).
+counted exactly once. Each cell mass is a difference of two values of one
+non-decreasing function :math:`G`: the CDF in the lower half of the law and one
+minus the survival function in the upper half (the cell where they meet uses
+both, through the exact ``1 - cdf`` of a value above 1/2). The error of :math:`G`
+at an edge is then a few ulps of the *smaller* tail, far-tail cells keep their
+relative precision (STYLE.md, anti-pattern 5), and an error at an edge only moves
+mass between its two cells (total mass is conserved), which is what the
+round-off analysis of :mod:`symfdp.pld.compose` uses.
 """
 
 from __future__ import annotations
@@ -46,6 +50,10 @@ def cell_masses(m: Mechanism, edges: FloatArray, under: Under) -> CellMasses:
     sf = np.asarray(m.plrv_sf(edges, under), dtype=np.float64).reshape(-1)
     upper = sf[:-1] <= 0.5
     cells = np.where(upper, sf[:-1] - sf[1:], cdf[1:] - cdf[:-1])
+    first = int(np.argmax(upper)) if upper.any() else -1
+    if first > 0:
+        # The switch from G = cdf to G = 1 - sf inside one cell.
+        cells[first] = (1.0 - cdf[first]) - sf[first + 1]
     return CellMasses(np.maximum(cells, 0.0), float(cdf[0]), float(sf[-1]))
 
 

@@ -37,20 +37,26 @@ Cauchy--Schwarz give, with :math:`c = \#\{j : t_j > \varepsilon\}`,
 clipping negative round-off to 0 only moves the masses towards the (non-negative)
 exact ones.
 
-The constant ``fp_const`` covers the suffix sums (:math:`4Nu`), the lattice
-positions (:math:`8u(|t_0| + Nh)`) and the discretisation, :math:`\sum_i n_i
-(4 c + 2 c_b)`: an error :math:`e_j` in a CDF value at a cell edge moves mass
-:math:`e_j` between the two neighbouring cells, and the profile of a single
-component responds to a Q-mass move with weights in [0, 1] that are monotone
-along the lattice (and to a P-mass move with weights :math:`\le e^\varepsilon`
-applied to P-tails, i.e. to at most the Q-tail), so the telescoping sum is at
-most twice the largest error for each law: :math:`4c` with :math:`c` =
-:data:`CDF_RTOL`, the relative accuracy assumed of the mechanism's CDFs (errors
-relative to the smaller of CDF and survival function). :math:`c_b` =
-:data:`symfdp.pld.discretise.PULL_RTOL` is the barycentre tolerance of the
-dominated measure. A per-component perturbation of the profile by at most
-:math:`c` perturbs the composed profile by at most :math:`c` (it is averaged over
-the other components' Q-law), hence the sum over components.
+The constant ``fp_const`` covers the suffix sums (:math:`4Nu`) and the lattice
+positions (:math:`8u(|t_0| + Nh)`).
+
+**Discretisation round-off** (``tail_rate``). Cell masses are differences of one
+function (the CDF in the lower half of a law, one minus the survival function in
+the upper half), so an error :math:`e_j` in the value at an edge *moves* mass
+:math:`e_j` between the two neighbouring cells. The profile of one component,
+:math:`\delta_i(e)`, responds to a Q-mass move with weights in [0, 1] that are
+monotone along the lattice and to a P-mass move with weights
+:math:`\le e^{e}` on the edges above :math:`e - h`; the telescoping sums leave at
+most twice the largest edge error above :math:`e - h` for each law. With the
+CDFs accurate to :math:`c` = :data:`CDF_RTOL` relative to the smaller tail,
+:math:`|\Delta\delta_i(e)| \le 2c\, S_{Q,i}(e-h) + 2c\, e^{e} S_{P,i}(e-h) \le
+4 c e^{h} S_{Q,i}(e - h)`, and the barycentre tolerance :math:`c_b` =
+:data:`symfdp.pld.discretise.PULL_RTOL` of the dominated measure adds
+:math:`2 e^{h} c_b S_{Q,i}(e - h)`. Averaging over the other components' Q-law
+turns :math:`S_{Q,i}(\varepsilon - T' - h)` into :math:`Q(T > \varepsilon - h)`,
+so the composed profile is perturbed by at most
+``tail_rate`` :math:`\times\, Q(T > \varepsilon - h)`, with ``tail_rate``
+:math:`= \sum_i n_i e^{h} (4c + 2c_b)`.
 """
 
 from __future__ import annotations
@@ -87,7 +93,8 @@ class ComposedPLD:
         fft_l2: :math:`E_2`, the l2 bound on the propagated FFT round-off.
         fft_linf: :math:`E_\\infty`, the per-point bound on the inverse FFT's own
             round-off.
-        fp_const: Constant round-off allowance (suffix sums, positions, CDFs).
+        fp_const: Constant round-off allowance (suffix sums, positions).
+        tail_rate: Discretisation round-off per unit of :math:`Q(T > \\varepsilon - h)`.
         dominating: Whether this is the composition of dominating measures.
     """
 
@@ -99,6 +106,7 @@ class ComposedPLD:
     fft_l2: float
     fft_linf: float
     fp_const: float
+    tail_rate: float
     dominating: bool
 
     @property
@@ -179,7 +187,7 @@ def compose_fft(
     fft_linf = eta * 2.0 * float(mod.sum()) / size
     t0 = origin + first * h
     fp_const = 4 * size * u + 8 * u * (abs(t0) + size * h)
-    fp_const += sum(n for _, n in parts) * (4 * CDF_RTOL + 2 * PULL_RTOL)
+    tail_rate = sum(n for _, n in parts) * math.exp(h) * (4 * CDF_RTOL + 2 * PULL_RTOL)
     inf_mass = 0.0
     if dominating:
         if any(d.inf_mass >= 1.0 for d, _ in parts):
@@ -196,5 +204,6 @@ def compose_fft(
         fft_l2=fft_l2,
         fft_linf=fft_linf,
         fp_const=fp_const,
+        tail_rate=tail_rate,
         dominating=dominating,
     )
