@@ -1,0 +1,497 @@
+r"""Moment functionals of trade-off functions and the CLT / Berry–Esseen parameters.
+
+Dong et al. (2019), Sec. 3.2, define for a trade-off function :math:`f`
+
+.. math::  \mathrm{kl}(f) = -\int_0^1 \log|f'|, \quad
+           \kappa_2(f) = \int_0^1 \log^2|f'|, \quad
+           \kappa_3(f) = \int_0^1 |\log|f'||^3, \quad
+           \bar\kappa_3(f) = \int_0^1 |\log|f'| + \mathrm{kl}(f)|^3,
+
+and :math:`\chi^2_+(f) = \int_0^1 (|f'| - 1)_+^2` (Thm 5.2, ``mixturerep``).
+
+**Which law and which sign.** For :math:`f = T(P, Q)` the most powerful level-
+:math:`x` test rejects when :math:`L = \log dQ/dP` exceeds its P-quantile, and
+there :math:`|f'(x)| = e^{L}`. As :math:`x` runs uniformly over :math:`[0, 1]`,
+:math:`L` runs through its law **under P**, so
+
+.. math::  \mathrm{kl} = -E_P L = D_{KL}(P\|Q),\ \kappa_2 = E_P L^2,\
+           \kappa_3 = E_P|L|^3,\ \bar\kappa_3 = E_P|L - E_P L|^3,\
+           \chi^2_+ = E_P[(e^L - 1)_+^2],
+
+(``kl(T(P,Q)) = D_KL(P||Q)``, Dong et al. Sec. 3.2; the "shadow" versions of
+Prop. D.3 are the same moments under Q, equal to these for symmetric :math:`f`).
+
+**Mechanisms.** A symmetric mechanism, or a single pair (``pair="add"`` /
+``"remove"``), contributes the functionals of :math:`T(P, Q)` of that pair. A
+``pair="both"`` mechanism contributes those of its trade-off
+:math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (what it is f-DP for; Dong et al.
+Thm 4.2 and eq. (14)). Its loss law under P is the add pair's law restricted to
+:math:`L > 0`, an atom at 0 of mass :math:`1 - P(L>0) - Q(L>0)` (the flat
+segment of :math:`C_p f`) and the reflection of the add pair's Q-law on
+:math:`L > 0` (Lemma G.2's change of variables), hence
+
+.. math::  \mathrm{kl} = E_P[(e^L - 1)L;\,L>0],\quad
+           \kappa_r = E_P[(1 + e^L)|L|^r;\,L>0],\quad
+           \chi^2_+ = E_P[(e^L - 1)^2;\,L>0],
+
+which is Lemma G.3 with :math:`1 + p g = e^L` (e.g. :math:`\mathrm{kl}(C_p f) =
+p\int_0^{x^*} g\log(1+pg)`), and
+:math:`\bar\kappa_3 = E_P[|L + \mathrm{kl}|^3 + e^L|L - \mathrm{kl}|^3;\,L>0]
++ (1 - P(L>0) - Q(L>0))\,\mathrm{kl}^3`. The last term (the flat segment
+:math:`[x^*, f_p(x^*)]` of :math:`C_p f`, of length :math:`(1-p)(1-2x^*)`, where
+:math:`\log|C_p f'| = 0`) is missing from Dong et al.'s ``functionalGmurep``
+expression for :math:`\bar\kappa_3(C_p(G_\mu))`; it is of order :math:`p^6` and
+numerically negligible, but it is part of the definition.
+
+Expectations with indicators and kinks are computed on piecewise Gauss–Legendre
+rules split exactly at the kink (:func:`_pieces`), so they keep ~1e-14 accuracy.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from symfdp._validation import check_array, check_int, check_real
+
+FloatArray = NDArray[np.float64]
+
+#: Berry–Esseen constant used by Dong et al. (2019), Thm 3.4/``berryrep`` [She10].
+BERRY_ESSEEN_CONSTANT = 0.56
+
+#: Composite Gauss–Legendre: panel width (in x or in the base loss) and nodes.
+_PANEL = 0.25
+_PANEL_NODES = 16
+#: Half-width (standard deviations) of Gaussian output spaces.
+_HALF_WIDTH = 16.0
+
+
+@dataclass(frozen=True)
+class MomentFunctionals:
+    """The five functionals of one trade-off function (Dong et al. 2019)."""
+
+    kl: float
+    kappa2: float
+    kappa3: float
+    kappa3_bar: float
+    chi2_plus: float
+
+
+# ---------------------------------------------------------------- quadrature
+@functools.cache
+def _gl(n: int) -> tuple[FloatArray, FloatArray]:
+    return np.polynomial.legendre.leggauss(n)
+
+
+def _panels(a: float, b: float) -> tuple[FloatArray, FloatArray]:
+    """Composite Gauss–Legendre nodes and weights on ``[a, b]``."""
+    if not b > a:
+        return np.empty(0), np.empty(0)
+    k = max(1, math.ceil((b - a) / _PANEL))
+    edges = np.linspace(a, b, k + 1)
+    x, w = _gl(_PANEL_NODES)
+    half = (edges[1:] - edges[:-1])[:, None] / 2
+    mid = (edges[1:] + edges[:-1])[:, None] / 2
+    return (mid + half * x).ravel(), (half * w).ravel()
+
+
+Rule = tuple[FloatArray, FloatArray]  # (loss values, P-weights)
+
+
+def _split(rule: Rule, cuts: list[float]) -> list[Rule]:
+    l, w = rule
+    edges = [-math.inf, *cuts, math.inf]
+    out = []
+    for lo, hi in itertools.pairwise(edges):
+        sel = (l > lo) & (l <= hi)
+        out.append((l[sel], w[sel]))
+    return out
+
+
+def _concat(rules: list[Rule]) -> Rule:
+    return np.concatenate([r[0] for r in rules]), np.concatenate([r[1] for r in rules])
+
+
+def _pieces(m: Any, cuts: list[float]) -> list[Rule]:
+    """Rules for the loss law under P on the intervals between sorted ``cuts``:
+    ``(-inf, c_1], (c_1, c_2], ..., (c_k, inf)``.
+
+    Smooth parts are integrated on Gauss–Legendre panels with an edge exactly at
+    every cut (so kinks of the integrand at the cuts cost no accuracy); atoms
+    are exact nodes.
+    """
+    from symfdp import mechanisms as M
+    from symfdp.mechanisms import _logmix as lm
+
+    cuts = sorted(cuts)
+    if isinstance(m, M.Swapped) or (
+        isinstance(m, M.PoissonSubsampled) and m.pair == "remove" and m.p < 1
+    ):
+        inner = m.base if isinstance(m, M.Swapped) else m.with_pair("add")
+        # L' = -L under P' = Q: weights w e^L, values -L, intervals mirrored.
+        rules = _pieces(inner, [-c for c in reversed(cuts)])
+        return [(-v, w * np.exp(v)) for v, w in reversed(rules)]
+    if isinstance(m, M.PoissonSubsampled):
+        if m.p == 1.0:
+            return _pieces(m.base, cuts)
+        ys = lm.log_mix_inverse(np.array(cuts, dtype=np.float64), m.p)
+        rules = _pieces(m.base, [float(y) for y in ys])
+        return [(lm.log_mix(v, m.p), w) for v, w in rules]
+    if isinstance(m, M.Gaussian):
+        mu = m.mu
+        if mu == 0.0:
+            return _split((np.zeros(1), np.ones(1)), cuts)
+        lo_x, hi_x = -_HALF_WIDTH - mu, mu + _HALF_WIDTH
+        xs = [min(max((c + mu * mu / 2) / mu, lo_x), hi_x) for c in cuts]
+        edges = [lo_x, *xs, hi_x]
+        out = []
+        for a, b in itertools.pairwise(edges):
+            x, w = _panels(a, b)
+            dens = w * np.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+            out.append((mu * x - mu * mu / 2, dens))
+        return out
+    if isinstance(m, M.Laplace):
+        mu = m.mu
+        if mu == 0.0:
+            return _split((np.zeros(1), np.ones(1)), cuts)
+        cs = [min(max(c, -mu), mu) for c in cuts]
+        edges = [-mu, *cs, mu]
+        out = []
+        for a, b in itertools.pairwise(edges):
+            l, w = _panels(a, b)
+            out.append((l, w * np.exp(-(l + mu) / 2) / 4))
+        atoms = (np.array([-mu, mu]), np.array([0.5, 0.5 * math.exp(-mu)]))
+        return [_concat([r, a]) for r, a in zip(out, _split(atoms, cuts), strict=True)]
+    # Atoms and other laws: the mechanism's own rule, split at the cuts.
+    rule = m.plrv_quadrature()
+    return _split((rule.nodes, rule.weights("P")), cuts)
+
+
+def _e(rule: Rule, fn: Callable[[FloatArray], FloatArray]) -> float:
+    l, w = rule
+    return float(w @ fn(l)) if l.size else 0.0
+
+
+# ---------------------------------------------------------------- mechanisms
+def _mechanism_functionals(m: Any) -> MomentFunctionals:
+    both = len(m.pairs) == 2
+    if not both:
+        k = m.cumulants(2, "P")
+        mean = float(k[0])
+        # Within each piece L - 0 and L - mean keep their signs: no kinks.
+        rules = _pieces(m, sorted({0.0, mean}))
+        k3 = sum(_e(r, lambda l: np.abs(l) ** 3) for r in rules)
+        k3b = sum(_e(r, lambda l: np.abs(l - mean) ** 3) for r in rules)
+        chi = sum(
+            _e(r, lambda l: np.where(l > 0, np.expm1(l) ** 2, 0.0)) for r in rules
+        )
+        return MomentFunctionals(-mean, float(k[1] + k[0] ** 2), k3, k3b, chi)
+    add = m.pairs[0]
+    _, hi = _pieces(add, [0.0])
+    kl_v = _e(hi, lambda l: np.expm1(l) * l)
+    k2 = _e(hi, lambda l: (2 + np.expm1(l)) * l**2)
+    k3 = _e(hi, lambda l: (2 + np.expm1(l)) * l**3)
+    mass0 = 1.0 - _e(hi, lambda l: 2 + np.expm1(l))
+    # |L - kl| has a kink at L = kl > 0: split there as well.
+    _, inner, outer = _pieces(add, [0.0, kl_v])
+    k3b = sum(
+        _e(r, lambda l: np.abs(l + kl_v) ** 3 + np.exp(l) * np.abs(l - kl_v) ** 3)
+        for r in (inner, outer)
+    )
+    k3b += max(mass0, 0.0) * kl_v**3
+    chi = _e(hi, lambda l: np.expm1(l) ** 2)
+    return MomentFunctionals(kl_v, k2, k3, k3b, chi)
+
+
+# ---------------------------------------------------------------- trade-offs
+def _fixed_point(f: Callable[[FloatArray], Any]) -> float:
+    fp = getattr(f, "fixed_point", None)
+    if callable(fp):
+        return float(fp())
+    lo, hi = 0.0, 0.5
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if float(np.asarray(f(np.array([mid])))[0]) > mid:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-17:
+            break
+    return 0.5 * (lo + hi)
+
+
+def _slope_numeric(f: Callable[[FloatArray], Any], y: FloatArray) -> FloatArray:
+    r""":math:`|f'(x)|` at :math:`x = \Phi(-y)` by a 5-point stencil in :math:`y`.
+
+    Differentiates :math:`u(y) = \log(1 - f(\Phi(-y)))` (tail-stable through the
+    trade-off's ``_one_minus`` when it has one), then
+    :math:`|f'| = -u'(y)\,e^{u(y)}/\varphi(y)`.
+    """
+    one_minus = getattr(f, "_one_minus", None)
+
+    def u(yy: FloatArray) -> FloatArray:
+        x = special.ndtr(-yy)
+        if callable(one_minus):
+            v = np.asarray(one_minus(x), dtype=np.float64)
+        else:
+            v = 1.0 - np.asarray(f(x), dtype=np.float64)
+        return np.log(v)
+
+    h = 1e-3
+    du = (8 * (u(y + h) - u(y - h)) - (u(y + 2 * h) - u(y - 2 * h))) / (12 * h)
+    return -du * np.exp(u(y) + 0.5 * y * y + 0.5 * math.log(2 * math.pi))
+
+
+def _tradeoff_functionals(
+    f: Callable[[FloatArray], Any],
+    p: float | None,
+    slope: Callable[[FloatArray], FloatArray] | None,
+) -> MomentFunctionals:
+    r"""Dong et al. (2019), Lemma G.2 (``p=None``) and Lemma G.3 (:math:`C_p(f)`).
+
+    Integrals over :math:`[0, x^*]` are taken in :math:`y = \Phi^{-1}(1 - x)`
+    (:math:`dx = \varphi(y)dy`, which resolves the singular slope at 0) on
+    composite Gauss–Legendre panels from :math:`y^* = -\Phi^{-1}(x^*)` to 38
+    (35 with the numerical slope).
+    """
+    x_star = _fixed_point(f)
+    y_star = float(-special.ndtri(x_star))
+    # Beyond y = 35 (x ~ 1e-268) the stencil would reach subnormal x.
+    y, w = _panels(y_star, 38.0 if slope is not None else 35.0)
+    w = w * np.exp(-0.5 * y * y) / math.sqrt(2 * math.pi)
+    a = np.asarray(slope(y) if slope is not None else _slope_numeric(f, y), np.float64)
+    if not np.all(np.isfinite(a)):
+        raise ValueError(
+            "the numerical slope of f is not finite on [0, x*]; pass slope= "
+            "(|f'| as a function of y = Phi^{-1}(1 - x))."
+        )
+    if p is None:
+        la = np.log(a)
+        kl_v = float(w @ ((a - 1) * la))
+        k2 = float(w @ ((a + 1) * la**2))
+        k3 = float(w @ ((a + 1) * la**3))
+        k3b = float(w @ (np.abs(la + kl_v) ** 3 + a * np.abs(la - kl_v) ** 3))
+        chi = float(w @ (a - 1) ** 2)
+        return MomentFunctionals(kl_v, k2, k3, k3b, chi)
+    g = a - 1
+    lg = np.log1p(p * g)
+    kl_v = p * float(w @ (g * lg))
+    k2 = float(w @ ((2 + p * g) * lg**2))
+    k3 = float(w @ ((2 + p * g) * lg**3))
+    flat = (1 - p) * (1 - 2 * x_star)
+    k3b = float(w @ (np.abs(lg + kl_v) ** 3 + (1 + p * g) * np.abs(lg - kl_v) ** 3))
+    k3b += flat * kl_v**3
+    chi = p * p * float(w @ g**2)
+    return MomentFunctionals(kl_v, k2, k3, k3b, chi)
+
+
+# ---------------------------------------------------------------- public API
+def moment_functionals(
+    obj: Any,
+    *,
+    p: float | None = None,
+    slope: Callable[[FloatArray], FloatArray] | None = None,
+) -> MomentFunctionals:
+    r"""kl, kappa2, kappa3, kappa3_bar and chi2_plus of a mechanism or trade-off.
+
+    Args:
+        obj: A :class:`~symfdp.mechanisms.Mechanism` (functionals of its trade-off
+            function; see the module docstring for ``pair="both"``) or a symmetric
+            trade-off callable ``f(alpha)`` with ``f(0) = 1``.
+        p: For a trade-off callable only: return the functionals of
+            :math:`C_p(f)` (Dong et al. 2019, Lemma G.3) instead of :math:`f`.
+        slope: For a trade-off callable only: :math:`|f'(x)|` as a function of
+            :math:`y = \Phi^{-1}(1-x)` (default: numerical differentiation).
+
+    Returns:
+        A :class:`MomentFunctionals`.
+    """
+    from symfdp.mechanisms.base import Mechanism
+
+    if isinstance(obj, Mechanism):
+        if p is not None or slope is not None:
+            raise ValueError("p and slope apply to trade-off callables only.")
+        return _mechanism_functionals(obj)
+    if not callable(obj):
+        raise TypeError(
+            f"obj must be a Mechanism or a trade-off callable. Found {obj!r}."
+        )
+    if p is not None:
+        p = check_real("p", p, 0.0, 1.0, lo_open=True)
+    return _tradeoff_functionals(obj, p, slope)
+
+
+def kl(obj: Any, **kwargs: Any) -> float:
+    r""":math:`\mathrm{kl}(f) = -\int_0^1 \log|f'|` (Dong et al. 2019, Sec. 3.2)."""
+    return moment_functionals(obj, **kwargs).kl
+
+
+def kappa2(obj: Any, **kwargs: Any) -> float:
+    r""":math:`\kappa_2(f) = \int_0^1 \log^2|f'|` (Dong et al. 2019, Sec. 3.2)."""
+    return moment_functionals(obj, **kwargs).kappa2
+
+
+def kappa3(obj: Any, **kwargs: Any) -> float:
+    r""":math:`\kappa_3(f) = \int_0^1 |\log|f'||^3` (Dong et al. 2019, Sec. 3.2)."""
+    return moment_functionals(obj, **kwargs).kappa3
+
+
+def kappa3_bar(obj: Any, **kwargs: Any) -> float:
+    r""":math:`\bar\kappa_3(f) = \int_0^1 |\log|f'| + \mathrm{kl}(f)|^3`
+    (Dong et al. 2019, Sec. 3.2)."""
+    return moment_functionals(obj, **kwargs).kappa3_bar
+
+
+def chi2_plus(obj: Any, **kwargs: Any) -> float:
+    r""":math:`\chi^2_+(f) = \int_0^1 (|f'| - 1)_+^2` (Dong et al. 2019, Thm 5.2)."""
+    return moment_functionals(obj, **kwargs).chi2_plus
+
+
+# ---------------------------------------------------------------- G_mu
+_GMU_NAMES = ("kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus")
+
+
+def _build_gmu_functionals(order: int) -> tuple[Any, tuple[Any, ...]]:
+    """Derivation for :mod:`symfdp.numeric.compile`: the five G_mu closed forms."""
+    from symfdp.symbolic.functionals import gmu_functional_exprs
+    from symfdp.symbolic.symbols import mu
+
+    exprs = gmu_functional_exprs()
+    return [exprs[k] for k in _GMU_NAMES], (mu,)
+
+
+@functools.cache
+def _gmu_evaluator() -> Any:
+    from symfdp.numeric import compile as C
+
+    C.register_derivation(
+        "gmu_functionals",
+        _build_gmu_functionals,
+        depends=("symfdp.symbolic.functionals",),
+    )
+    return C.evaluator("gmu_functionals", 0)
+
+
+def gmu_functionals(mu: float) -> MomentFunctionals:
+    r"""Closed forms for :math:`G_\mu` derived in :mod:`symfdp.symbolic.functionals`
+    (compiled once and cached on disk by :mod:`symfdp.numeric.compile`):
+    :math:`\mathrm{kl} = \mu^2/2`, :math:`\kappa_2 = \mu^2 + \mu^4/4`,
+    :math:`\bar\kappa_3 = 2\sqrt{2/\pi}\mu^3`, :math:`\kappa_3` through
+    :math:`\Phi, \varphi`, and :math:`\chi^2_+` of ``chirep``."""
+    mu = check_real("mu", mu, 0.0)
+    vals = np.asarray(_gmu_evaluator()(mu=mu), dtype=np.float64).reshape(-1)
+    return MomentFunctionals(**dict(zip(_GMU_NAMES, map(float, vals), strict=True)))
+
+
+def chi2_plus_gmu(mu: ArrayLike) -> Any:
+    r""":math:`\chi^2_+(G_\mu) = e^{\mu^2}\Phi(3\mu/2) + 3\Phi(-\mu/2) - 2`, Dong et al.
+    (2019), Lemma ``chirep`` (CF-D17), vectorised.
+
+    The closed form is a difference of O(1) terms equal to ~:math:`\mu^2`, so for
+    :math:`\mu < 0.1` the defining integral
+    :math:`E[(e^{\mu Z - \mu^2/2} - 1)^2;\ Z > \mu/2]` is summed on a
+    Gauss–Legendre rule instead (no cancellation).
+    """
+    m = check_array("mu", mu, 0.0)
+    flat = m.reshape(-1)
+    out = (
+        np.exp(flat * flat) * special.ndtr(1.5 * flat)
+        + 3 * special.ndtr(-0.5 * flat)
+        - 2
+    )
+    small = np.flatnonzero(flat < 0.1)
+    if small.size:
+        y, w = _panels(0.0, 38.0)
+        for idx in small:
+            mm = float(flat[idx])
+            z = y + mm / 2
+            wz = w * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+            out[idx] = float(wz @ np.expm1(mm * z - mm * mm / 2) ** 2)
+    out = out.reshape(m.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+# ---------------------------------------------------------------- CLT / BE
+def noisy_sgd_mu_chi2(p: float, sigma: float, n: int) -> float:
+    r"""NoisySGD CLT parameter of Dong et al. (2019), Cor. ``SGDlimitrep``
+    (Thm 5.2 ``mixturerep`` with :math:`f = G_{1/\sigma}`):
+
+    .. math::  \mu = \sqrt{2}\,c\,\sqrt{\chi^2_+(G_{1/\sigma})}, \qquad
+               c = p\sqrt{n}\ (\,= m\sqrt{T}/n\ \text{in the paper}),
+
+    the limit of :math:`C_p(G_{1/\sigma})^{\otimes n}` (each step symmetrised).
+    """
+    p = check_real("p", p, 0.0, 1.0, lo_open=True)
+    sigma = check_real("sigma", sigma, 0.0, math.inf, lo_open=True)
+    n = check_int("n", n, lo=1)
+    return p * math.sqrt(2 * n * chi2_plus_gmu(1.0 / sigma))
+
+
+def noisy_sgd_mu_exp(p: float, sigma: float, n: int) -> float:
+    r""":math:`\mu = p\sqrt{n(e^{1/\sigma^2} - 1)}`, the CLT limit of
+    :math:`(p G_{1/\sigma} + (1-p)\mathrm{Id})^{\otimes n}` (Bu et al., used by
+    Zheng et al. 2020, Sec. 5.3, and Kaissis et al. 2023, CF-Z19/CF-K6):
+    :math:`e^{\mu^2} - 1 = \chi^2(N(\mu,1)\|N(0,1))`."""
+    p = check_real("p", p, 0.0, 1.0, lo_open=True)
+    sigma = check_real("sigma", sigma, 0.0, math.inf, lo_open=True)
+    n = check_int("n", n, lo=1)
+    return p * math.sqrt(n * math.expm1(1.0 / sigma**2))
+
+
+def berry_esseen_mu_gamma(
+    kl_values: ArrayLike,
+    kappa2_values: ArrayLike,
+    kappa3_bar_values: ArrayLike,
+    counts: ArrayLike | None = None,
+) -> tuple[float, float]:
+    r"""Dong et al. (2019), Thm 3.4 (``berryrep``), for symmetric :math:`f_1..f_n`:
+
+    .. math::  \mu = \frac{2\|\mathrm{kl}\|_1}{\sqrt{\|\kappa_2\|_1
+               - \|\mathrm{kl}\|_2^2}}, \qquad
+               \gamma = \frac{0.56\,\|\bar\kappa_3\|_1}
+               {(\|\kappa_2\|_1 - \|\mathrm{kl}\|_2^2)^{3/2}},
+
+    and for :math:`\gamma < 1/2`, :math:`G_\mu(\alpha+\gamma) - \gamma \le
+    f_1\otimes\cdots\otimes f_n(\alpha) \le G_\mu(\alpha-\gamma) + \gamma`.
+
+    Args:
+        kl_values, kappa2_values, kappa3_bar_values: The functionals of each
+            distinct component.
+        counts: How many times each component occurs (default once each).
+    """
+    kl_v = check_array("kl_values", kl_values, 0.0).reshape(-1)
+    k2 = check_array("kappa2_values", kappa2_values, 0.0).reshape(-1)
+    k3b = check_array("kappa3_bar_values", kappa3_bar_values, 0.0).reshape(-1)
+    n = np.ones_like(kl_v) if counts is None else check_array("counts", counts, 0.0)
+    var = float(n @ k2 - n @ kl_v**2)
+    if not var > 0:
+        raise ValueError(f"kappa2 - kl^2 must be positive. Found {var:g}.")
+    mu = 2 * float(n @ kl_v) / math.sqrt(var)
+    return mu, BERRY_ESSEEN_CONSTANT * float(n @ k3b) / var**1.5
+
+
+def noisy_sgd_berry_esseen(p: float, sigma: float, n: int) -> tuple[float, float]:
+    r"""Dong et al. (2019), Cor. ``SGDBerryrep``: with the functionals of
+    :math:`C_p(G_{1/\sigma})`,
+
+    .. math::  \tilde\mu = \frac{2\sqrt{n}\,\mathrm{kl}}{\sqrt{\kappa_2
+               - \mathrm{kl}^2}}, \qquad \gamma = \frac{0.56}{\sqrt{n}}
+               \frac{\bar\kappa_3}{(\kappa_2 - \mathrm{kl}^2)^{3/2}},
+
+    and NoisySGD is :math:`\max\{G_{\tilde\mu}(\alpha+\gamma) - \gamma, 0\}`-DP.
+    The functionals come from the symmetrised subsampled-Gaussian law (module
+    docstring), i.e. Lemma ``functionalGmurep`` including the flat-segment term.
+    """
+    from symfdp.mechanisms import SubsampledGaussian
+
+    n = check_int("n", n, lo=1)
+    f = moment_functionals(SubsampledGaussian(p=p, sigma=sigma))
+    return berry_esseen_mu_gamma([f.kl], [f.kappa2], [f.kappa3_bar], [n])
