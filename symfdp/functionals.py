@@ -265,32 +265,57 @@ def _tradeoff_functionals(
     x_star = _fixed_point(f)
     y_star = float(-special.ndtri(x_star))
     # Beyond y = 35 (x ~ 1e-268) the stencil would reach subnormal x.
-    y, w = _panels(y_star, 38.0 if slope is not None else 35.0)
-    w = w * np.exp(-0.5 * y * y) / math.sqrt(2 * math.pi)
-    a = np.asarray(slope(y) if slope is not None else _slope_numeric(f, y), np.float64)
-    if not np.all(np.isfinite(a)):
-        raise ValueError(
-            "the numerical slope of f is not finite on [0, x*]; pass slope= "
-            "(|f'| as a function of y = Phi^{-1}(1 - x))."
-        )
-    if p is None:
-        la = np.log(a)
-        kl_v = float(w @ ((a - 1) * la))
-        k2 = float(w @ ((a + 1) * la**2))
-        k3 = float(w @ ((a + 1) * la**3))
-        k3b = float(w @ (np.abs(la + kl_v) ** 3 + a * np.abs(la - kl_v) ** 3))
-        chi = float(w @ (a - 1) ** 2)
-        return MomentFunctionals(kl_v, k2, k3, k3b, chi)
-    g = a - 1
-    lg = np.log1p(p * g)
-    kl_v = p * float(w @ (g * lg))
-    k2 = float(w @ ((2 + p * g) * lg**2))
-    k3 = float(w @ ((2 + p * g) * lg**3))
-    flat = (1 - p) * (1 - 2 * x_star)
-    k3b = float(w @ (np.abs(lg + kl_v) ** 3 + (1 + p * g) * np.abs(lg - kl_v) ** 3))
-    k3b += flat * kl_v**3
-    chi = p * p * float(w @ g**2)
+    y_max = 38.0 if slope is not None else 35.0
+
+    def rule(lo: float, hi: float) -> tuple[FloatArray, ...]:
+        y, w = _panels(lo, hi)
+        w = w * np.exp(-0.5 * y * y) / math.sqrt(2 * math.pi)
+        a = np.asarray(slope(y) if slope is not None else _slope_numeric(f, y), float)
+        if not np.all(np.isfinite(a)):
+            raise ValueError(
+                "the numerical slope of f is not finite on [0, x*]; pass slope= "
+                "(|f'| as a function of y = Phi^{-1}(1 - x))."
+            )
+        # log|f_p'| = log(1 + p g) with g = |f'| - 1 (log|f'| itself when p is None).
+        la = np.log(a) if p is None else np.log1p(p * (a - 1))
+        return y, w, a, la
+
+    y, w, a, la = rule(y_star, y_max)
+    q = 1.0 if p is None else p
+    # |f_p'| = 1 + q g; kl = int (|f_p'| - 1) log|f_p'| (Lemma G.2 applied to f_p
+    # on [0, x*], which is Lemma G.3 for C_p(f)).
+    kl_v = float(w @ (q * (a - 1) * la))
+    k2 = float(w @ ((2 + q * (a - 1)) * la**2))
+    k3 = float(w @ ((2 + q * (a - 1)) * la**3))
+    chi = q * q * float(w @ (a - 1) ** 2)
+    # kappa3_bar has a kink where log|f_p'| = kl: split the panels there (log|f'|
+    # increases in y for a convex f).
+    y_kink = _monotone_crossing(y, la, kl_v)
+    k3b = 0.0
+    for lo, hi in ((y_star, y_kink), (y_kink, y_max)):
+        if hi > lo:
+            _, wk, ak, lk = rule(lo, hi)
+            k3b += float(
+                wk
+                @ (np.abs(lk + kl_v) ** 3 + (1 + q * (ak - 1)) * np.abs(lk - kl_v) ** 3)
+            )
+    if p is not None:
+        # The flat segment [x*, f_p(x*)] of C_p(f), where log|C_p(f)'| = 0.
+        k3b += (1 - p) * (1 - 2 * x_star) * kl_v**3
     return MomentFunctionals(kl_v, k2, k3, k3b, chi)
+
+
+def _monotone_crossing(y: FloatArray, v: FloatArray, level: float) -> float:
+    """First ``y`` where the (increasing) samples ``v`` reach ``level``, by linear
+    interpolation between the bracketing nodes (the exact kink location only
+    matters to the quadrature, which is exact on either side of any split)."""
+    idx = int(np.searchsorted(v, level))
+    if idx <= 0:
+        return float(y[0])
+    if idx >= y.size:
+        return float(y[-1])
+    y0, y1, v0, v1 = y[idx - 1], y[idx], v[idx - 1], v[idx]
+    return float(y0 + (level - v0) * (y1 - y0) / (v1 - v0)) if v1 > v0 else float(y0)
 
 
 # ---------------------------------------------------------------- public API
