@@ -1,0 +1,308 @@
+r"""``CLT``: the GDP limit of a composition (Dong et al. 2019, Secs. 3.2, 3.3, 5.2).
+
+Every form returns the GDP curve :math:`G_\mu` (tensored with :math:`f_{0,\delta_0}`
+for approximate-DP components), so the trade-off, the profile
+:math:`\delta(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2) - e^\varepsilon
+\Phi(-\varepsilon/\mu - \mu/2)` (Dong et al. 2019, Cor. 2.13) and its inverse are
+closed forms. The forms differ only in :math:`\mu`:
+
+``"moments"`` (default, any mechanism)
+    Zheng et al. (2020), eq. (3.4)/(3.5): :math:`\mu_n = (E_Q T_n - E_P T_n) /
+    \sqrt{\mathrm{Var}_P T_n}` from the summed cumulants of the composition (the P
+    variance, as in (3.4) and in the authors' code; TARGETS CF-Z2/CF-Z3). For
+    add/remove adjacency each direction has its own :math:`\mu_n` and the larger
+    one is used (the profile of the curve is the max over the directions, and the
+    family :math:`G_\mu` is ordered). For symmetric mechanisms this equals the
+    Berry-Esseen :math:`\mu` of Dong et al. (2019), Thm 3.5 (``berryrep``), e.g.
+    :math:`2\sqrt{n}\sinh(\varepsilon/2)` for pure DP (Cor. D.7), and it is exact
+    for the Gaussian mechanism.
+
+``"exp"`` (subsampled Gaussian)
+    :math:`\mu^2 = \sum_i n_i p_i^2 (e^{1/\sigma_i^2} - 1)`: the limit of
+    :math:`(p G_{1/\sigma} + (1-p)\mathrm{Id})^{\otimes n}` when :math:`p\sqrt n \to
+    \nu` (Zheng et al. 2020, Sec. 5.3; Bu et al.; Kaissis et al. 2023, footnote;
+    TARGETS CF-Z19/CF-K6).
+
+``"chi2"`` (subsampled Gaussian)
+    :math:`\mu^2 = \sum_i 2 n_i p_i^2 \chi^2_+(G_{1/\sigma_i})` with
+    :math:`\chi^2_+(G_\mu) = e^{\mu^2}\Phi(3\mu/2) + 3\Phi(-\mu/2) - 2`: the
+    NoisySGD limit of :math:`C_p(G_{1/\sigma})^{\otimes T}` (Dong et al. 2019,
+    Cor. ``SGDlimitrep``, :math:`\mu = \sqrt2 c\sqrt{\chi^2_+}` with
+    :math:`c = p\sqrt{T}`, and Lemma ``chirep``; TARGETS CF-D17/CF-D18).
+
+``"dp"`` (pure DP, and :meth:`CLT.compose_eps_delta` for (eps, delta) lists)
+    :math:`\mu^2 = \sum_i n_i \varepsilon_i^2` and
+    :math:`G_\mu \otimes f_{0,\delta_0}` with :math:`\delta_0 = 1 - \prod_i
+    (1-\delta_i)^{n_i}` (Dong et al. 2019, Thm ``DPCLTrep`` and eqs. (11)-(13);
+    TARGETS CF-D10). The theorem states the limit with
+    :math:`1 - e^{-\sum\delta_i}`; the product is the exact value of the
+    :math:`\delta` part at finite :math:`n` (eq. (12)), never smaller. The
+    :math:`\varepsilon` part :math:`\sqrt{\sum\varepsilon_i^2}` is the limit of
+    Thm 3.4 (error :math:`O(1/n)` for :math:`\varepsilon = \mu/\sqrt n`).
+
+In the per-component forms (``"exp"``, ``"chi2"``, ``"dp"``) a composition adds the
+components' :math:`\mu_i^2` (GDP composition, Dong et al. 2019, Cor. 3.3), and an
+exact Gaussian component contributes its own :math:`n_i\mu_i^2`. A component to
+which a form does not apply raises ``ValueError``.
+
+The CLT is an approximation (not a bound): its curve is uncertified.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import special
+
+from symfdp._validation import check_choice, check_int, check_real
+from symfdp.accountants._cumulant_sums import summed_cumulants
+from symfdp.accountants.base import (
+    Accountant,
+    Components,
+    normalize_composition,
+    pair_compositions,
+)
+from symfdp.curve import PairCurve, PrivacyCurve
+from symfdp.functionals import noisy_sgd_mu_chi2, noisy_sgd_mu_exp
+from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.mechanisms.gaussian import (
+    Gaussian,
+    gaussian_privacy_profile,
+    gaussian_tradeoff,
+)
+from symfdp.mechanisms.pure_dp import PureDP
+from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
+from symfdp.numeric.roots import bracketed_newton
+
+FORMS: tuple[str, ...] = ("moments", "exp", "chi2", "dp")
+
+
+@dataclass(frozen=True)
+class GaussianPairCurve:
+    r""":math:`G_\mu \otimes f_{0,\delta_0}` as a :class:`~symfdp.curve.PairCurve`.
+
+    Trade-off :math:`(1-\delta_0) G_\mu(\alpha/(1-\delta_0))` on
+    :math:`[0, 1-\delta_0]` and 0 beyond (Dong et al. 2019, eq. (13)); profile
+    :math:`\delta_0 + (1-\delta_0)\delta_{G_\mu}(\varepsilon)`; with
+    :math:`\delta_0 = 0` this is :math:`G_\mu` itself.
+
+    Attributes:
+        mu: The GDP parameter :math:`\mu \ge 0`.
+        delta0: The :math:`\delta` part :math:`\delta_0 \in [0, 1)`.
+    """
+
+    mu: float
+    delta0: float = 0.0
+    info: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mu", check_real("mu", self.mu, 0.0))
+        object.__setattr__(
+            self, "delta0", check_real("delta0", self.delta0, 0.0, 1.0, hi_open=True)
+        )
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        a = np.asarray(alpha, dtype=np.float64)
+        if self.delta0 == 0.0:
+            return np.asarray(gaussian_tradeoff(self.mu, a), dtype=np.float64)
+        keep = 1.0 - self.delta0
+        inside = a <= keep
+        scaled = np.minimum(np.where(inside, a, 0.0) / keep, 1.0)
+        return np.where(inside, keep * gaussian_tradeoff(self.mu, scaled), 0.0)
+
+    def delta(self, eps: ArrayLike) -> FloatArray:
+        e = np.asarray(eps, dtype=np.float64)
+        base = np.asarray(gaussian_privacy_profile(self.mu, e), dtype=np.float64)
+        return self.delta0 + (1.0 - self.delta0) * base
+
+    def epsilon(self, delta: ArrayLike) -> FloatArray:
+        r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon) \le d`.
+
+        Solves :math:`\log\delta_{G_\mu}(\varepsilon) = \log t`,
+        :math:`t = (d - \delta_0)/(1 - \delta_0)`, by bracketed Newton with
+        :math:`\delta_{G_\mu}' = -e^\varepsilon\Phi(-\varepsilon/\mu - \mu/2)` on
+        :math:`[0, \mu^2/2 + \mu\,\Phi^{-1}(1-t)]` (at the upper end the first
+        term of the profile alone is :math:`t`).
+
+        Raises:
+            ValueError: some ``delta <= delta0`` (no finite epsilon exists).
+        """
+        d = np.asarray(delta, dtype=np.float64)
+        if np.any(d <= self.delta0):
+            raise ValueError(
+                f"delta must exceed delta0 = {self.delta0:.6g} (the delta part of "
+                "the composition); no finite epsilon exists below it. "
+                f"Found {float(np.min(d)):g}."
+            )
+        t = (d - self.delta0) / (1.0 - self.delta0)
+        return gaussian_epsilon(self.mu, t)
+
+
+def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
+    r""":math:`\inf\{\varepsilon \ge 0 : \delta_{G_\mu}(\varepsilon) \le t\}`,
+    vectorised (see :meth:`GaussianPairCurve.epsilon`)."""
+    t = np.asarray(target, dtype=np.float64)
+    out = np.zeros(t.shape)
+    if mu == 0.0:
+        return out
+    at_zero = gaussian_privacy_profile(mu, np.zeros(t.shape)) <= t
+    todo = ~at_zero & (t < 1.0)
+    if not todo.any():
+        return out
+    tt = t[todo]
+    log_t = np.log(tt)
+    hi = mu * mu / 2 + mu * -special.ndtri(tt)
+
+    def fn(e: FloatArray) -> tuple[FloatArray, FloatArray]:
+        with np.errstate(divide="ignore"):
+            d = gaussian_privacy_profile(mu, e)
+            log_d = np.log(d)
+            log_slope = e + special.log_ndtr(-e / mu - mu / 2)
+            return log_d, -np.exp(log_slope - log_d)
+
+    out[todo] = bracketed_newton(
+        fn, log_t, np.zeros(tt.shape), hi, increasing=False, xtol=1e-13, ftol=1e-13
+    )
+    return out
+
+
+def _mu_moments(direction: Components) -> float:
+    r"""Zheng et al. (2020), eq. (3.4): :math:`(K^Q_1 - K^P_1)/\sqrt{K^P_2}`."""
+    k_p = summed_cumulants(direction, 2, "P")
+    k_q = summed_cumulants(direction, 1, "Q")
+    gap = float(k_q[0] - k_p[0])
+    if k_p[1] <= 0.0:
+        if abs(gap) > 0.0:
+            raise FloatingPointError(
+                "zero variance of the privacy loss with a non-zero mean gap; the "
+                "mechanism's cumulants are inconsistent."
+            )
+        return 0.0
+    return max(gap, 0.0) / math.sqrt(float(k_p[1]))
+
+
+def _component_mu2(mechanism: Mechanism, n: int, form: str) -> float:
+    """``n * mu_i^2`` of one component in the per-component forms."""
+    if isinstance(mechanism, Gaussian):
+        return n * mechanism.mu**2
+    if form in ("exp", "chi2") and isinstance(mechanism, SubsampledGaussian):
+        if mechanism.mu == 0.0:
+            return 0.0
+        mu_fn = noisy_sgd_mu_exp if form == "exp" else noisy_sgd_mu_chi2
+        return mu_fn(mechanism.p, mechanism.sigma, n) ** 2
+    if form == "dp" and isinstance(mechanism, PureDP):
+        # Dong et al. (2019), Thm DPCLTrep: sum_i eps_i^2 -> mu^2.
+        return n * mechanism.eps**2
+    applies = {
+        "exp": "SubsampledGaussian",
+        "chi2": "SubsampledGaussian",
+        "dp": "PureDP",
+    }[form]
+    raise ValueError(
+        f"CLT(form={form!r}) applies to {applies} (and exact Gaussian) components "
+        f"only. Found {mechanism!r}; use form='moments' for general mechanisms."
+    )
+
+
+class CLT(Accountant):
+    r"""The Gaussian-DP (CLT) approximation :math:`G_\mu` of a composition.
+
+    Args:
+        form: How :math:`\mu` is computed: ``"moments"`` (default, any
+            mechanism), ``"exp"`` or ``"chi2"`` (subsampled Gaussian), ``"dp"``
+            (pure DP). See the module docstring for the formulas and sources.
+
+    The returned curve is symmetric (:math:`G_\mu`); ``curve.info["mu"]`` holds
+    :math:`\mu`, ``info["form"]`` the form and ``info["delta0"]`` the
+    :math:`\delta` part (``"dp"`` form).
+
+    Example:
+        >>> from symfdp import mechanisms as M
+        >>> curve = CLT().compose(M.Gaussian(mu=0.5), n=4)
+        >>> round(curve.info["mu"], 12)
+        1.0
+    """
+
+    method = "CLT"
+
+    def __init__(self, form: str = "moments") -> None:
+        self.form = check_choice("form", form, FORMS)
+
+    def compose(
+        self,
+        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
+        n: int | None = None,
+    ) -> PrivacyCurve:
+        components = normalize_composition(mechanism, n)
+        if self.form == "moments":
+            per_direction = tuple(_mu_moments(c) for c in pair_compositions(components))
+            mu = max(per_direction)
+        else:
+            mu = math.sqrt(sum(_component_mu2(m, k, self.form) for m, k in components))
+            per_direction = (mu,)
+        return self._curve(mu, 0.0, components, per_direction)
+
+    def compose_eps_delta(
+        self, eps_delta: Sequence[tuple[float, float, int]]
+    ) -> PrivacyCurve:
+        r"""CLT of a composition of :math:`(\varepsilon_i, \delta_i)`-DP mechanisms,
+        each used :math:`n_i` times: :math:`G_\mu \otimes f_{0,\delta_0}` with
+        :math:`\mu^2 = \sum n_i\varepsilon_i^2` and :math:`\delta_0 = 1 - \prod
+        (1-\delta_i)^{n_i}` (Dong et al. 2019, Thm ``DPCLTrep``, eq. (12)).
+
+        Args:
+            eps_delta: ``(eps_i, delta_i, n_i)`` triples with ``eps_i >= 0``,
+                ``0 <= delta_i < 1`` and integer ``n_i >= 1``.
+        """
+        triples = list(eps_delta)
+        if not triples:
+            raise ValueError("eps_delta must contain at least one (eps, delta, n).")
+        mu2 = 0.0
+        log_keep = 0.0
+        for item in triples:
+            if len(item) != 3:
+                raise ValueError(f"each entry must be (eps, delta, n). Found {item!r}.")
+            e = check_real("eps", item[0], 0.0)
+            d = check_real("delta", item[1], 0.0, 1.0, hi_open=True)
+            k = check_int("n", item[2], lo=1)
+            mu2 += k * e * e
+            log_keep += k * math.log1p(-d)
+        delta0 = -math.expm1(log_keep)
+        if delta0 >= 1.0:
+            raise ValueError("the composed delta part rounds to 1; nothing is private.")
+        info = {"n": sum(int(t[2]) for t in triples)}
+        return self._curve(math.sqrt(mu2), delta0, None, (math.sqrt(mu2),), info)
+
+    def _curve(
+        self,
+        mu: float,
+        delta0: float,
+        components: Components | None,
+        per_direction: tuple[float, ...],
+        info: dict[str, Any] | None = None,
+    ) -> PrivacyCurve:
+        details = dict(info) if info is not None else self.describe(components or ())
+        form = self.form if components is not None else "dp"
+        details.update(
+            {"mu": mu, "form": form, "mu_directions": per_direction, "delta0": delta0}
+        )
+        pair: PairCurve = GaussianPairCurve(mu, delta0)
+        return PrivacyCurve(
+            pairs=(pair,), method=self.method, symmetric=True, info=details
+        )
+
+    def compose_pair(self, components: Components) -> PairCurve:
+        """The :math:`G_{\\mu_n}` curve of one direction (``"moments"`` form) or of
+        the per-component forms."""
+        if self.form == "moments":
+            return GaussianPairCurve(_mu_moments(components))
+        mu2 = sum(_component_mu2(m, k, self.form) for m, k in components)
+        return GaussianPairCurve(math.sqrt(mu2))
+
+    def __repr__(self) -> str:
+        return f"CLT(form={self.form!r})"

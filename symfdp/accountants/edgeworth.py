@@ -1,0 +1,634 @@
+r"""``Edgeworth``: the two-sided Edgeworth approximation of Zheng et al. (2020), Sec. 3.
+
+For one composed dominating pair the privacy loss :math:`T_n = \sum_i L_i` has summed
+cumulants :math:`K^P_r`, :math:`K^Q_r` under P and Q (Zheng et al. (2020), eq.
+(A.2); :mod:`symfdp.accountants._cumulant_sums`). With :math:`m_P = K^P_1`,
+:math:`s_P = \sqrt{K^P_2}` (and likewise for Q) the standardised laws are replaced by
+their order-``J`` Edgeworth expansions :math:`\tilde F_P, \tilde F_Q` with
+:math:`\lambda_r = K_r/K_2^{r/2}`
+(:class:`~symfdp.numeric.edgeworth.EdgeworthDistribution`), and
+
+* **trade-off** (eq. (3.5), the two-sided formula): the Neyman–Pearson test
+  rejects when :math:`T_n > \tau`, :math:`\alpha = P_P(T_n > \tau)` and
+
+  .. math::  f(\alpha) = \tilde F_Q\Big(\frac{m_P + s_P\, x(\alpha) - m_Q}{s_Q}\Big),
+             \qquad x(\alpha) = \tilde F_P^{-1}(1 - \alpha),
+
+  where ``inverse="numerical"`` (Method (i)) takes :math:`x` from the tail-stable
+  inverse survival function of :math:`\tilde F_P` (a vectorised bracketed Newton
+  iteration, :meth:`EdgeworthDistribution.isf`) and ``inverse="cornish_fisher"``
+  (Method (ii), eq. (3.9) for ``J = 2``) from the Cornish–Fisher polynomial in
+  :math:`z = \Phi^{-1}(1-\alpha)` (computed as :math:`-\Phi^{-1}(\alpha)`);
+* **profile** (the tail formula, Zheng et al. (2020), Lemma 5.1):
+
+  .. math::  \tilde\delta(\varepsilon) = \tilde S_Q\Big(\frac{\varepsilon -
+             m_Q}{s_Q}\Big) - e^{\varepsilon}\, \tilde S_P\Big(\frac{\varepsilon -
+             m_P}{s_P}\Big),
+
+  computed in log space (:math:`\tilde S = 1 - \tilde F`, tail-stable);
+* :math:`\varepsilon(\delta)`: a vectorised bracketed Newton iteration on
+  :math:`\log\hat\delta` inside brackets read off a table of the profile.
+
+Order 0 is the two-sided normal approximation (:math:`G_\mu` when
+:math:`s_P = s_Q`); for the Gaussian mechanism every :math:`\lambda_r` vanishes and
+every order is exact. Cost: the cumulants (cached per mechanism, so independent of
+``n`` for a homogeneous composition) plus two Edgeworth fits.
+
+**Repair policy** (each repair emits :class:`~symfdp.ApproximationWarning`; changes
+below round-off are not reported):
+
+1. *Invalid CDFs.* Outside its valid interval
+   (:meth:`EdgeworthDistribution.valid_interval`, where the raw expansion has a
+   negative density or leaves [0, 1]) each law uses a normal tail scaled to the
+   mass the expansion leaves there (the documented splice of
+   :mod:`symfdp.numeric.edgeworth`). If the expansion reaches 0 or 1 *before*
+   its density vanishes, the spliced tail carries **no mass**. For the upper tail
+   of the Q-law this makes :math:`\tilde\delta(\varepsilon) = 0` beyond
+   :math:`\varepsilon^* = m_Q + s_Q b_Q`, which is not a privacy guarantee and is
+   anti-conservative whenever the true loss is unbounded: such queries raise a
+   separate, explicit warning, ``info`` records :math:`\varepsilon^*`, and
+   :class:`~symfdp.accountants.Numerical` is the method for that regime. (No
+   conservative splice is attempted: any invented tail mass would be as
+   unfounded as none.)
+2. *Trade-off.* :math:`f` is non-increasing by construction for the numerical
+   inverse. Values above :math:`1 - \alpha` are clipped to it, and the curve is
+   replaced by its greatest convex minorant (the lower convex hull of the clipped
+   curve on :func:`~symfdp.numeric.tabulate.alpha_grid`, evaluated as
+   :math:`\min\{f(\alpha), \text{hull}(\alpha)\}`). Both only lower :math:`f`
+   (less privacy is claimed). :meth:`EdgeworthPairCurve.raw_tradeoff` gives the
+   unrepaired formula (3.5).
+3. *Cornish–Fisher.* The polynomial :math:`x(z)` is used on the maximal interval
+   :math:`[z_-, z_+] \ni 0` where it increases; beyond, it continues with unit
+   slope (the shape of the normal quantile), :math:`x(z) = x(z_\pm) + (z - z_\pm)`,
+   which keeps the quantile increasing and continuous (Zheng et al. (2020),
+   Fig. 3.1: the raw polynomial is non-monotone at the boundary for small ``n``).
+4. *Profile.* Negative values are set to 0. If :math:`\tilde\delta` is not
+   non-increasing, it is replaced by its smallest non-increasing majorant
+   :math:`\hat\delta(\varepsilon) = \sup_{s \ge \varepsilon}\tilde\delta(s)`
+   (conservative: larger delta). The supremum is exact up to the resolution of the
+   local maxima of :math:`\tilde\delta`, located by the sign changes of its
+   closed-form derivative :math:`\tilde\delta'(\varepsilon) = -\tilde q(\varepsilon)
+   + e^\varepsilon(\tilde p(\varepsilon) - \tilde S_P(\varepsilon))` on a grid of
+   :math:`\pm 40` standard deviations and refined by bisection. The exact profile
+   satisfies :math:`\delta' = -e^\varepsilon P_P(L > \varepsilon) \le 0`
+   (the "derivative form"); a profile built from that form alone would use only the
+   P-expansion and give up the two-sided construction, so it is not used.
+
+The profile is the tail formula, not the conjugate :math:`1 + f^*(-e^\varepsilon)` of
+the approximate trade-off: the tail formula thresholds at :math:`\tau = \varepsilon`,
+so it is never larger than the conjugate, and the two agree when the approximate
+likelihood ratio is exact (e.g. the Gaussian mechanism).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from symfdp._validation import check_array, check_choice, check_order
+from symfdp._warnings import ApproximationWarning, warn_approximation
+from symfdp.accountants._cumulant_sums import summed_cumulants
+from symfdp.accountants.base import Accountant, Components
+from symfdp.accountants.clt import GaussianPairCurve
+from symfdp.curve import PairCurve, PrivacyCurve
+from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.numeric.compile import evaluator
+from symfdp.numeric.edgeworth import EdgeworthDistribution
+from symfdp.numeric.roots import bracketed_newton, expand_bracket_up
+from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
+
+INVERSES: tuple[str, ...] = ("numerical", "cornish_fisher")
+#: Repairs that change a trade-off value by less than this are round-off.
+TRADEOFF_TOL: Final = 1e-9
+#: Relative size (w.r.t. the two terms of the tail formula) of a negligible
+#: negative profile value, and of a negligible monotone repair.
+PROFILE_RTOL: Final = 1e-9
+#: Three-point convexity violations below this are round-off (no hull needed).
+_CONVEX_ATOL: Final = 1e-12
+#: Half-width, in standard deviations, and points per side of the profile table.
+_TABLE_SPAN: Final = 40.0
+_TABLE_POINTS: Final = 1201
+_BISECT_STEPS: Final = 24
+#: A spliced tail with less than this fraction of the normal tail mass is empty.
+_EMPTY_RTOL: Final = 1e-9
+_STACK: Final = 5
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence the per-call warnings of EdgeworthDistribution (we emit our own)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ApproximationWarning)
+        yield
+
+
+def _horner(coeffs: FloatArray, x: FloatArray) -> FloatArray:
+    out = np.full(x.shape, coeffs[-1], dtype=np.float64)
+    for c in coeffs[-2::-1]:
+        out = out * x + c
+    return out
+
+
+def _cf_coefficients(lambdas: tuple[float, ...], order: int) -> FloatArray:
+    """Ascending coefficients of the order-``J`` Cornish–Fisher polynomial x(z)."""
+    kwargs = {
+        f"lambda{r}": v for r, v in zip(range(3, order + 3), lambdas, strict=True)
+    }
+    ev = evaluator("cornish_fisher_poly_coeffs", order)
+    return np.atleast_1d(np.asarray(ev(**kwargs), dtype=np.float64))
+
+
+def _increasing_range(coeffs: FloatArray) -> tuple[float, float]:
+    """Maximal interval around 0 on which the polynomial has a positive slope."""
+    slope = np.polynomial.polynomial.polyder(coeffs)
+    if slope.size == 0 or not np.any(slope):
+        return (0.0, 0.0)
+    if _horner(slope, np.array(0.0)) <= 0:
+        return (0.0, 0.0)
+    roots = np.polynomial.polynomial.polyroots(slope) if slope.size > 1 else []
+    real = np.array(
+        [r.real for r in np.atleast_1d(roots) if abs(r.imag) <= 1e-9 * max(1, abs(r))]
+    )
+    lo = float(real[real < 0].max()) if np.any(real < 0) else -math.inf
+    hi = float(real[real > 0].min()) if np.any(real > 0) else math.inf
+    return (lo, hi)
+
+
+@dataclass(frozen=True)
+class _Law:
+    """The Edgeworth law of one side: mean, standard deviation and distribution."""
+
+    mean: float
+    sd: float
+    dist: EdgeworthDistribution
+    interval: tuple[float, float]
+    empty_below: bool  # the spliced lower tail carries no mass
+    empty_above: bool  # the spliced upper tail carries no mass
+
+    @classmethod
+    def fit(cls, cumulants: FloatArray, order: int) -> _Law:
+        with _quiet():
+            dist = EdgeworthDistribution.from_cumulants(cumulants, order)
+            a, b = dist.valid_interval()
+            empty_below = bool(
+                np.isfinite(a) and dist.cdf(a) <= _EMPTY_RTOL * special.ndtr(a)
+            )
+            empty_above = bool(
+                np.isfinite(b) and dist.sf(b) <= _EMPTY_RTOL * special.ndtr(-b)
+            )
+        return cls(
+            float(cumulants[0]),
+            math.sqrt(float(cumulants[1])),
+            dist,
+            (float(a), float(b)),
+            empty_below,
+            empty_above,
+        )
+
+    def standardise(self, t: FloatArray) -> FloatArray:
+        return (t - self.mean) / self.sd
+
+    def outside(self, x: FloatArray) -> NDArray[np.bool_]:
+        return (x < self.interval[0]) | (x > self.interval[1])
+
+
+@dataclass(frozen=True)
+class _ProfileTable:
+    """Local maxima of the raw profile and the repaired profile on a grid."""
+
+    peaks: FloatArray  # sorted locations of local maxima (and grid points)
+    suffix_max: FloatArray  # max of the raw profile at peaks[k:], length + 1
+    grid: FloatArray  # increasing eps >= 0 for the inverse (starts at 0)
+    grid_delta: FloatArray  # repaired profile on ``grid`` (non-increasing)
+
+
+@dataclass(frozen=True)
+class EdgeworthPairCurve:
+    """Two-sided Edgeworth approximation of one composed pair (a ``PairCurve``).
+
+    Build it with :meth:`from_cumulants`. See the module docstring for the formulas
+    and the repair policy.
+
+    Attributes:
+        order: Expansion order ``J``.
+        inverse: ``"numerical"`` or ``"cornish_fisher"``.
+        law_p, law_q: The fitted laws of the loss under P and Q.
+        info: Diagnostics (means, standard deviations, lambdas, valid intervals).
+    """
+
+    order: int
+    inverse: str
+    law_p: _Law
+    law_q: _Law
+    cf: FloatArray
+    cf_range: tuple[float, float]
+    info: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def from_cumulants(
+        cls,
+        cumulants_p: ArrayLike,
+        cumulants_q: ArrayLike,
+        order: int,
+        inverse: str = "numerical",
+    ) -> EdgeworthPairCurve:
+        r"""Fit from the summed cumulants :math:`K_1..K_{J+2}` under P and Q.
+
+        Raises:
+            ValueError: bad ``order``/``inverse``, too few cumulants or a
+                non-positive variance.
+        """
+        order = check_order(order)
+        inverse = check_choice("inverse", inverse, INVERSES)
+        k_p = check_array("cumulants_p", np.atleast_1d(cumulants_p))
+        k_q = check_array("cumulants_q", np.atleast_1d(cumulants_q))
+        law_p = _Law.fit(k_p, order)
+        law_q = _Law.fit(k_q, order)
+        cf = _cf_coefficients(law_p.dist.lambdas, order)
+        cf_range = _increasing_range(cf)
+        info = {
+            "mean_p": law_p.mean,
+            "sd_p": law_p.sd,
+            "mean_q": law_q.mean,
+            "sd_q": law_q.sd,
+            "mu_n": (law_q.mean - law_p.mean) / law_p.sd,
+            "lambdas_p": law_p.dist.lambdas,
+            "lambdas_q": law_q.dist.lambdas,
+            "valid_interval_p": law_p.interval,
+            "valid_interval_q": law_q.interval,
+            "zero_mass_tail_eps": (
+                law_q.mean + law_q.sd * law_q.interval[1] if law_q.empty_above else None
+            ),
+        }
+        if inverse == "cornish_fisher":
+            info["cornish_fisher_monotone_z"] = cf_range
+        return cls(order, inverse, law_p, law_q, cf, cf_range, info)
+
+    # ------------------------------------------------------------ trade-off
+    def _threshold(self, a: FloatArray, repair: bool) -> FloatArray:
+        """Standardised P-threshold x(alpha) with P_P(X > x) = alpha."""
+        if self.inverse == "numerical":
+            with _quiet():
+                return np.asarray(self.law_p.dist.isf(a), dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            z = -special.ndtri(a)
+        finite = np.isfinite(z)
+        zc = np.where(finite, z, 0.0)
+        if repair:
+            lo, hi = self.cf_range
+            inner = np.clip(zc, lo, hi)
+            x = _horner(self.cf, inner) + (zc - inner)
+        else:
+            x = _horner(self.cf, zc)
+        return np.where(finite, x, z)
+
+    def _tradeoff_of_threshold(self, x: FloatArray) -> FloatArray:
+        p, q = self.law_p, self.law_q
+        with np.errstate(invalid="ignore"):
+            y = (p.mean + p.sd * x - q.mean) / q.sd
+        with _quiet():
+            return np.asarray(q.dist.cdf(y), dtype=np.float64)
+
+    def raw_tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        """The unrepaired two-sided formula (3.5) (Cornish–Fisher unrepaired too).
+
+        For studies of the approximation itself (e.g. Zheng et al. (2020),
+        Fig. 3.1); it need not be a trade-off function.
+        """
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        return self._tradeoff_of_threshold(self._threshold(a, repair=False))
+
+    def _clipped(self, a: FloatArray) -> tuple[FloatArray, FloatArray]:
+        x = self._threshold(a, repair=True)
+        beta = self._tradeoff_of_threshold(x)
+        return np.minimum(beta, 1.0 - a), x
+
+    @functools.cached_property
+    def _hull(self) -> tuple[FloatArray, FloatArray] | None:
+        """Lower convex hull of the clipped curve on the alpha grid (None if the
+        tabulated curve is already convex to ``_CONVEX_ATOL``)."""
+        grid = alpha_grid()
+        beta, _ = self._clipped(grid)
+        x0, x1, x2 = grid[:-2], grid[1:-1], grid[2:]
+        chord = beta[:-2] + (beta[2:] - beta[:-2]) * (x1 - x0) / (x2 - x0)
+        if np.all(beta[1:-1] - chord <= _CONVEX_ATOL):
+            return None
+        return lower_convex_hull(grid, beta)
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        """The repaired trade-off (see the module docstring, items 1-3)."""
+        a = np.asarray(alpha, dtype=np.float64)
+        x = self._threshold(a, repair=True)
+        raw = self._tradeoff_of_threshold(x)
+        beta = np.minimum(raw, 1.0 - a)
+        hull = self._hull
+        out = beta if hull is None else np.minimum(beta, np.interp(a, *hull))
+        self._warn_tradeoff(a, x, raw, beta, out)
+        return out
+
+    def _warn_tradeoff(
+        self,
+        a: FloatArray,
+        x: FloatArray,
+        raw: FloatArray,
+        clipped: FloatArray,
+        out: FloatArray,
+    ) -> None:
+        notes = []
+        p, q = self.law_p, self.law_q
+        finite = np.isfinite(x)
+        xs = x[finite]
+        if self.inverse == "cornish_fisher":
+            with np.errstate(divide="ignore"):
+                z = -special.ndtri(a[finite])
+            lo, hi = self.cf_range
+            if np.any((z < lo) | (z > hi)):
+                notes.append(
+                    "the Cornish-Fisher quantile is not monotone beyond z in "
+                    f"[{lo:.4g}, {hi:.4g}] and was continued with unit slope there"
+                )
+        elif np.any(p.outside(xs)):
+            notes.append(self._splice_note("P", p))
+        y = (p.mean + p.sd * xs - q.mean) / q.sd
+        if np.any(q.outside(y)):
+            notes.append(self._splice_note("Q", q))
+        excess = float(np.max(raw - clipped, initial=0.0))
+        if excess > TRADEOFF_TOL:
+            notes.append(f"values above 1 - alpha (by up to {excess:.3g}) were clipped")
+        bend = float(np.max(clipped - out, initial=0.0))
+        if bend > TRADEOFF_TOL:
+            notes.append(
+                "the curve is not convex; it was replaced by its convex minorant "
+                f"(changes up to {bend:.3g})"
+            )
+        if notes:
+            warn_approximation(
+                f"Edgeworth(order={self.order}) trade-off: " + "; ".join(notes) + ". "
+                "accountants.Numerical gives certified values in this regime.",
+                stacklevel=_STACK,
+            )
+
+    def _splice_note(self, side: str, law: _Law) -> str:
+        a, b = law.interval
+        empty = []
+        if law.empty_below:
+            empty.append("below")
+        if law.empty_above:
+            empty.append("above")
+        note = (
+            f"the {side}-law expansion is not a valid CDF outside the standardised "
+            f"interval [{a:.4g}, {b:.4g}] (normal tail spliced there"
+        )
+        if empty:
+            note += f"; the tail {' and '.join(empty)} it carries no mass"
+        return note + ")"
+
+    # ------------------------------------------------------------ profile
+    def _raw_delta(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Tail formula and the larger of its two terms (for tolerances)."""
+        p, q = self.law_p, self.law_q
+        with _quiet():
+            sf_q = np.asarray(q.dist.sf(q.standardise(e)), dtype=np.float64)
+            sf_p = np.asarray(p.dist.sf(p.standardise(e)), dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_a = np.log(sf_q)
+            log_b = e + np.log(sf_p)
+            log_b = np.where(sf_p > 0.0, log_b, -np.inf)
+            top = np.maximum(log_a, log_b)
+            pos = np.exp(log_a) * -np.expm1(log_b - log_a)
+            neg = -np.exp(log_b) * -np.expm1(log_a - log_b)
+            out = np.where(log_b < log_a, pos, neg)
+        out = np.where(np.isneginf(top), 0.0, out)
+        out = np.where(e == np.inf, 0.0, out)
+        scale = np.where(np.isneginf(top), 0.0, np.exp(np.minimum(top, 700.0)))
+        return out, scale
+
+    def _slope_sign(self, e: FloatArray) -> FloatArray:
+        r"""Sign of :math:`\tilde\delta'(\varepsilon) = -\tilde q + e^\varepsilon
+        (\tilde p - \tilde S_P)` (densities of L, i.e. standardised pdf / sd)."""
+        p, q = self.law_p, self.law_q
+        xp, xq = p.standardise(e), q.standardise(e)
+        with _quiet():
+            dens_q = np.asarray(q.dist.pdf(xq), dtype=np.float64) / q.sd
+            dens_p = np.asarray(p.dist.pdf(xp), dtype=np.float64) / p.sd
+            sf_p = np.asarray(p.dist.sf(xp), dtype=np.float64)
+        inner = dens_p - sf_p
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            log_up = e + np.log(np.abs(inner))
+            up = np.sign(inner) * np.exp(np.minimum(log_up, 700.0))
+            up = np.where(inner == 0.0, 0.0, up)
+        return np.sign(up - dens_q)
+
+    @functools.cached_property
+    def _table(self) -> _ProfileTable:
+        p, q = self.law_p, self.law_q
+        z = np.linspace(-_TABLE_SPAN, _TABLE_SPAN, _TABLE_POINTS)
+        grid = np.unique(np.concatenate((p.mean + p.sd * z, q.mean + q.sd * z)))
+        sign = self._slope_sign(grid)
+        grid_raw, _ = self._raw_delta(grid)
+        # Local maxima of the raw profile; those between non-positive values
+        # cannot raise the repaired (clipped) profile and are skipped.
+        rising = np.flatnonzero(
+            (sign[:-1] > 0)
+            & (sign[1:] <= 0)
+            & (np.maximum(grid_raw[:-1], grid_raw[1:]) > 0.0)
+        )
+        peaks = grid
+        if rising.size:
+            lo, hi = grid[rising].copy(), grid[rising + 1].copy()
+            for _ in range(_BISECT_STEPS):
+                mid = 0.5 * (lo + hi)
+                up = self._slope_sign(mid) > 0
+                lo = np.where(up, mid, lo)
+                hi = np.where(up, hi, mid)
+            peaks = np.union1d(grid, 0.5 * (lo + hi))
+        raw, _ = self._raw_delta(peaks)
+        suffix = np.maximum.accumulate(np.maximum(raw, 0.0)[::-1])[::-1]
+        suffix = np.concatenate((suffix, [0.0]))
+        inv_grid = np.concatenate(([0.0], peaks[peaks > 0.0]))
+        inv_raw, _ = self._raw_delta(inv_grid)
+        after = suffix[np.searchsorted(peaks, inv_grid, side="right")]
+        grid_delta = np.clip(np.maximum(inv_raw, after), 0.0, 1.0)
+        return _ProfileTable(peaks, suffix, inv_grid, grid_delta)
+
+    def _delta_parts(self, e: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(repaired, raw, term scale) of the profile at ``e``."""
+        raw, scale = self._raw_delta(e)
+        table = self._table
+        later = table.suffix_max[np.searchsorted(table.peaks, e, side="right")]
+        repaired = np.clip(np.maximum(raw, later), 0.0, 1.0)
+        return repaired, raw, scale
+
+    def delta(self, eps: ArrayLike) -> FloatArray:
+        """The repaired tail-formula profile (module docstring, items 1 and 4)."""
+        e = np.asarray(eps, dtype=np.float64)
+        repaired, raw, scale = self._delta_parts(e)
+        self._warn_delta(e, repaired, raw, scale)
+        return repaired
+
+    def _warn_delta(
+        self, e: FloatArray, repaired: FloatArray, raw: FloatArray, scale: FloatArray
+    ) -> None:
+        notes = []
+        p, q = self.law_p, self.law_q
+        finite = np.isfinite(e)
+        if np.any(p.outside(p.standardise(e[finite]))):
+            notes.append(self._splice_note("P", p))
+        if np.any(q.outside(q.standardise(e[finite]))):
+            notes.append(self._splice_note("Q", q))
+        tol = PROFILE_RTOL * scale
+        if np.any(raw < -tol):
+            notes.append("negative values of the tail formula were set to 0")
+        if np.any(repaired - np.maximum(raw, 0.0) > tol):
+            notes.append(
+                "the tail formula is not non-increasing here; its smallest "
+                "non-increasing majorant was used"
+            )
+        if notes:
+            warn_approximation(
+                f"Edgeworth(order={self.order}) delta(eps): "
+                + "; ".join(notes)
+                + ". accountants.Numerical gives certified values in this regime.",
+                stacklevel=_STACK,
+            )
+        self._warn_empty_tail(e)
+
+    def _warn_empty_tail(self, e: FloatArray) -> None:
+        star = self.info["zero_mass_tail_eps"]
+        if star is not None and np.any(e >= star):
+            warn_approximation(
+                f"Edgeworth(order={self.order}): the expansion of the Q-law of the "
+                f"privacy loss has no mass above eps* = {star:.6g}, so delta(eps) for "
+                "eps >= eps* (and epsilon(delta) near it) is NOT a privacy guarantee "
+                "and is likely too small (anti-conservative). Use "
+                "accountants.Numerical for certified values.",
+                stacklevel=_STACK,
+            )
+
+    # ------------------------------------------------------------ inverse
+    def epsilon(self, delta: ArrayLike) -> FloatArray:
+        r""":math:`\inf\{\varepsilon \ge 0 : \hat\delta(\varepsilon) \le d\}`.
+
+        The repaired profile is tabulated once (the grid of the monotone repair,
+        :math:`\varepsilon \ge 0`); each target is bracketed by ``searchsorted`` and
+        solved by bracketed Newton on :math:`\log\tilde\delta` with the closed-form
+        slope (inside a bracket the repaired and raw profiles coincide).
+        """
+        d = np.asarray(delta, dtype=np.float64)
+        table = self._table
+        out = np.zeros(d.shape)
+        vals = table.grid_delta
+        # vals is non-increasing: j = number of grid points with value > d.
+        j = np.searchsorted(-vals, -d, side="left")
+        todo = j > 0
+        if not todo.any():
+            return out
+        jj = j[todo]
+        dd = d[todo]
+        beyond = jj >= vals.size
+        lo = table.grid[jj - 1]
+        hi = table.grid[np.minimum(jj, vals.size - 1)]
+        if beyond.any():
+            hi = hi.copy()
+            hi[beyond] = expand_bracket_up(
+                lambda x: self._delta_parts(x)[0],
+                dd[beyond],
+                lo[beyond],
+                lo[beyond] + 1.0,
+            )
+        log_d = np.log(dd)
+
+        def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+            value, _ = self._raw_delta(x)
+            with np.errstate(divide="ignore"):
+                log_v = np.log(np.maximum(value, 0.0))
+            return log_v, self._log_slope(x, log_v)
+
+        out[todo] = bracketed_newton(
+            fn, log_d, lo, hi, increasing=False, xtol=1e-12, ftol=1e-10
+        )
+        self._warn_empty_tail(out)
+        return out
+
+    def _log_slope(self, e: FloatArray, log_value: FloatArray) -> FloatArray:
+        r""":math:`(\log\tilde\delta)' = [e^\varepsilon(\tilde p - \tilde S_P) -
+        \tilde q] / \tilde\delta`, with :math:`e^\varepsilon` kept in log space."""
+        p, q = self.law_p, self.law_q
+        xp, xq = p.standardise(e), q.standardise(e)
+        with _quiet():
+            dens_q = np.asarray(q.dist.pdf(xq), dtype=np.float64) / q.sd
+            dens_p = np.asarray(p.dist.pdf(xp), dtype=np.float64) / p.sd
+            sf_p = np.asarray(p.dist.sf(xp), dtype=np.float64)
+        inner = dens_p - sf_p
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            up = np.sign(inner) * np.exp(e + np.log(np.abs(inner)) - log_value)
+            down = np.exp(np.log(dens_q) - log_value)
+            return np.where(inner == 0.0, 0.0, up) - down
+
+
+class Edgeworth(Accountant):
+    r"""Two-sided Edgeworth approximation of order ``J`` (Zheng et al. 2020).
+
+    Args:
+        order: Number of :math:`n^{-1/2}` correction terms (``0`` = two-sided normal
+            approximation; ``2`` = the paper's "degree 2"). Any ``J >= 0``.
+        inverse: ``"numerical"`` (Method (i), default) or ``"cornish_fisher"``
+            (Method (ii)) for :math:`F_P^{-1}`.
+
+    Heterogeneous compositions add cumulants (Zheng et al. (2020), eq. (A.2)). The
+    curve is an approximation, not a bound; see the module docstring for the repair
+    policy and its warnings. ``curve.info["pairs"]`` holds per-direction
+    diagnostics.
+
+    Example:
+        >>> from symfdp import mechanisms as M
+        >>> curve = Edgeworth(order=2).compose(M.Gaussian(mu=1.0), n=4)
+        >>> exact = M.Gaussian(mu=2.0).tradeoff(0.5)
+        >>> bool(abs(curve.tradeoff(0.5) - exact) < 1e-12)
+        True
+
+    Raises:
+        ValueError: ``order`` is not a non-negative integer or ``inverse`` unknown.
+    """
+
+    method = "Edgeworth"
+
+    def __init__(self, order: int = 2, inverse: str = "numerical") -> None:
+        self.order = check_order(order)
+        self.inverse = check_choice("inverse", inverse, INVERSES)
+
+    def compose(
+        self,
+        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
+        n: int | None = None,
+    ) -> PrivacyCurve:
+        curve = super().compose(mechanism, n)
+        curve.info["pairs"] = [dict(getattr(p, "info", {})) for p in curve.pairs]
+        return curve
+
+    def compose_pair(self, components: Components) -> PairCurve:
+        k = self.order + 2
+        k_p = summed_cumulants(components, k, "P")
+        k_q = summed_cumulants(components, k, "Q")
+        if k_p[1] <= 0.0 or k_q[1] <= 0.0:
+            # A loss without variance is a.s. constant: only L = 0 is possible
+            # for a pair of probability measures, i.e. perfect privacy (Id).
+            return GaussianPairCurve(0.0)
+        return EdgeworthPairCurve.from_cumulants(k_p, k_q, self.order, self.inverse)
+
+    def describe(self, components: Components) -> dict[str, Any]:
+        info = super().describe(components)
+        info.update({"order": self.order, "inverse": self.inverse})
+        return info
+
+    def __repr__(self) -> str:
+        return f"Edgeworth(order={self.order}, inverse={self.inverse!r})"
