@@ -44,12 +44,20 @@ below round-off are not reported):
    :mod:`symfdp.numeric.edgeworth`). If the expansion reaches 0 or 1 *before*
    its density vanishes, the spliced tail carries **no mass**. For the upper tail
    of the Q-law this makes :math:`\tilde\delta(\varepsilon) = 0` beyond
-   :math:`\varepsilon^* = m_Q + s_Q b_Q`, which is not a privacy guarantee and is
-   anti-conservative whenever the true loss is unbounded: such queries raise a
-   separate, explicit warning, ``info`` records :math:`\varepsilon^*`, and
-   :class:`~symfdp.accountants.Numerical` is the method for that regime. (No
-   conservative splice is attempted: any invented tail mass would be as
-   unfounded as none.)
+   :math:`\varepsilon^* = m_Q + s_Q b_Q`: not a privacy guarantee, and
+   anti-conservative wherever the true loss can exceed :math:`\varepsilon^*`
+   (decided by the support of the composed loss,
+   :meth:`~symfdp.mechanisms.Mechanism.plrv_support`; for the Laplace pair of
+   Zheng et al. Sec. 5.2 the loss is bounded by :math:`n\theta \le
+   \varepsilon^*` and nothing is lost). Queries in that range raise a separate,
+   explicit warning and ``info["zero_mass_tail_eps"]`` records
+   :math:`\varepsilon^*`. The regime is real for strongly skewed small
+   compositions (e.g. subsampled Gaussian with :math:`\sigma = 0.5`,
+   :math:`p = 10^{-3}`, :math:`n = 3`: order 2 gives
+   :math:`\varepsilon(10^{-5}) = 0` where the certified value is 0.64), and
+   :class:`~symfdp.accountants.Numerical` is the method for it. No conservative
+   splice is attempted: tail mass invented where the expansion has none would be
+   as unfounded as none.
 2. *Trade-off.* :math:`f` is non-increasing by construction for the numerical
    inverse. Values above :math:`1 - \alpha` are clipped to it, and the curve is
    replaced by its greatest convex minorant (the lower convex hull of the clipped
@@ -240,8 +248,13 @@ class EdgeworthPairCurve:
         cumulants_q: ArrayLike,
         order: int,
         inverse: str = "numerical",
+        loss_upper: float = math.inf,
     ) -> EdgeworthPairCurve:
         r"""Fit from the summed cumulants :math:`K_1..K_{J+2}` under P and Q.
+
+        ``loss_upper`` is the upper end of the support of the composed loss (the
+        true profile vanishes beyond it); it only decides whether an empty upper
+        tail of the Q-expansion is reported as anti-conservative.
 
         Raises:
             ValueError: bad ``order``/``inverse``, too few cumulants or a
@@ -268,6 +281,7 @@ class EdgeworthPairCurve:
             "zero_mass_tail_eps": (
                 law_q.mean + law_q.sd * law_q.interval[1] if law_q.empty_above else None
             ),
+            "loss_upper": float(loss_upper),
         }
         if inverse == "cornish_fisher":
             info["cornish_fisher_monotone_z"] = cf_range
@@ -504,13 +518,17 @@ class EdgeworthPairCurve:
 
     def _warn_empty_tail(self, e: FloatArray) -> None:
         star = self.info["zero_mass_tail_eps"]
-        if star is not None and np.any(e >= star):
+        upper = self.info["loss_upper"]
+        if star is None or star >= upper:
+            return
+        if np.any((e >= star) & (e < upper)):
             warn_approximation(
                 f"Edgeworth(order={self.order}): the expansion of the Q-law of the "
-                f"privacy loss has no mass above eps* = {star:.6g}, so delta(eps) for "
-                "eps >= eps* (and epsilon(delta) near it) is NOT a privacy guarantee "
-                "and is likely too small (anti-conservative). Use "
-                "accountants.Numerical for certified values.",
+                f"privacy loss has no mass above eps* = {star:.6g} while the loss "
+                f"itself reaches {upper:.6g}, so delta(eps) for eps >= eps* (and "
+                "epsilon(delta) near it) is NOT a privacy guarantee and is likely "
+                "too small (anti-conservative). Use accountants.Numerical for "
+                "certified values.",
                 stacklevel=_STACK,
             )
 
@@ -531,6 +549,7 @@ class EdgeworthPairCurve:
         j = np.searchsorted(-vals, -d, side="left")
         todo = j > 0
         if not todo.any():
+            self._warn_empty_tail(out)
             return out
         jj = j[todo]
         dd = d[todo]
@@ -623,7 +642,10 @@ class Edgeworth(Accountant):
             # A loss without variance is a.s. constant: only L = 0 is possible
             # for a pair of probability measures, i.e. perfect privacy (Id).
             return GaussianPairCurve(0.0)
-        return EdgeworthPairCurve.from_cumulants(k_p, k_q, self.order, self.inverse)
+        upper = math.fsum(n * m.plrv_support()[1] for m, n in components)
+        return EdgeworthPairCurve.from_cumulants(
+            k_p, k_q, self.order, self.inverse, loss_upper=upper
+        )
 
     def describe(self, components: Components) -> dict[str, Any]:
         info = super().describe(components)
