@@ -44,7 +44,9 @@ class PairCurve(Protocol):
     ``delta`` accepts any real ``eps`` (negative values matter for asymmetric
     pairs); ``tradeoff`` returns the (possibly asymmetric) ``T(P^n, Q^n)``.
     Optional methods, used when present: ``epsilon(delta)`` (a fast inverse),
-    ``delta_bounds(eps)`` and ``tradeoff_bounds(alpha)`` (certified methods).
+    ``delta_bounds(eps)`` and ``tradeoff_bounds(alpha)`` (certified methods), and
+    ``epsilon_bounds(delta)`` (a fast certified inverse; otherwise ``delta_bounds``
+    is inverted by bisection).
     """
 
     def delta(self, eps: FloatArray) -> FloatArray: ...
@@ -148,6 +150,12 @@ class PrivacyCurve:
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
         lows, highs = [], []
         for p in self.pairs:
+            fast = getattr(p, "epsilon_bounds", None)
+            if fast is not None:
+                lo, hi = fast(d)
+                lows.append(np.asarray(lo, np.float64))
+                highs.append(np.asarray(hi, np.float64))
+                continue
             lows.append(invert_profile(lambda e, p=p: p.delta_bounds(e)[0], d))
             highs.append(invert_profile(lambda e, p=p: p.delta_bounds(e)[1], d))
         return (

@@ -62,7 +62,7 @@ from symfdp.accountants.recursion import (
 from symfdp.curve import PairCurve, PrivacyCurve
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.pld.compose import UNIT_ROUNDOFF, ComposedPLD, compose_fft
-from symfdp.pld.discretise import dominated_pld, dominating_pld
+from symfdp.pld.discretise import discretise
 from symfdp.pld.grid import align_step, choose_step, component_grid
 from symfdp.pld.profile import DiscreteProfile
 from symfdp.pld.window import chernoff_window
@@ -182,6 +182,31 @@ class NumericalPairCurve:
                 break
         return eps
 
+    def _cell_allowance(self, profile: DiscreteProfile) -> FloatArray:
+        """:meth:`tail_allowance` at each cell's left end (its maximum on the cell);
+        cell 0 extends to -inf and gets the global maximum."""
+        left = profile.points - profile.h
+        worst = self.tail_rate * (1.0 + self.tail_rate) / -math.expm1(-1.0)
+        return np.concatenate(([worst], self.tail_allowance(left)))
+
+    def epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        r"""Certified bounds on :math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon)
+        \le d\}`, in closed form on the lattices.
+
+        Upper: the first :math:`\varepsilon` where :math:`\delta_{hi}` (with the
+        round-off allowance at its maximum on each cell) is :math:`\le d`; there
+        :math:`\delta \le d`. Lower: the first :math:`\varepsilon` where
+        :math:`\delta_{lo}` (allowance likewise) is :math:`\le d`; before it
+        :math:`\delta > d`. Returns ``inf`` for the upper end when no eps
+        reaches ``d``.
+        """
+        d = np.asarray(delta, dtype=np.float64)
+        up_extra = self.upper_extra + self._cell_allowance(self.upper)
+        hi = self.upper.inverse(d, up_extra)
+        low_extra = -(self.lower_slack + self._cell_allowance(self.lower))
+        lo = self.lower.inverse(d, low_extra)
+        return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
+
     def _core(self, e: FloatArray) -> FloatArray:
         return 0.5 * (self.lower.delta(e) + self.upper.delta(e) + self.inf_mass)
 
@@ -196,12 +221,10 @@ class NumericalPairCurve:
         """
         a = np.asarray(alpha, dtype=np.float64)
         cap = 1.0 - a
-        # The allowance is non-increasing in eps: take its value at each cell's
-        # left end (cell 0 extends to -inf: the global maximum).
-        left = self.upper.points - self.upper.h
+        # The allowance is non-increasing in eps: its value at each cell's left
+        # end bounds it on the cell.
+        lo = self.upper.tradeoff(a, self.upper_extra + self._cell_allowance(self.upper))
         worst = self.tail_rate * (1.0 + self.tail_rate) / -math.expm1(-1.0)
-        fp = np.concatenate(([worst], self.tail_allowance(left)))
-        lo = self.upper.tradeoff(a, self.upper_extra + fp)
         zeros = np.zeros(self.lower.size + 1)
         slack = self.lower_slack + worst + 8 * self.lower.size * UNIT_ROUNDOFF
         hi = self.lower.tradeoff(a, zeros) + slack
@@ -224,13 +247,16 @@ class Numerical(Accountant):
     recursion.
 
     Args:
-        eps_rel_tol: Target relative width of the certified
-            :math:`\varepsilon(\delta)` bracket, used to choose the grid step
-            :math:`h = \sigma_T\sqrt{2\,\mathrm{tol}/n}` from the composed standard
-            deviation :math:`\sigma_T` of the loss (cumulants). The default
-            ``1e-3`` meets it for DP-SGD settings at :math:`\delta = 10^{-5}`; the
-            curve reports the bracket it actually certifies.
-        grid_step: Explicit step :math:`h` (overrides ``eps_rel_tol``).
+        eps_rel_tol: Target width of the certified bracket on
+            :math:`\varepsilon(\delta_{ref})`, relative to
+            :math:`\max(\varepsilon, 1)`. The grid step starts at
+            :math:`h = \sigma_T\sqrt{2\,\mathrm{tol}/n}` (:mod:`symfdp.pld.grid`;
+            :math:`\sigma_T` from the cumulants); if the bracket obtained is wider
+            than the target, the step is shrunk (the width scales as
+            :math:`h^2`) and the composition redone, at most ``refine`` times.
+            The curve reports the bracket it certifies in any case.
+        grid_step: Explicit step :math:`h` (overrides ``eps_rel_tol``, no
+            refinement).
         tail_mass: Total Q-mass allowed to be truncated: a quarter each for the
             components' upper and lower tails and for each side of the FFT window.
             It enters the bounds additively.
@@ -240,6 +266,8 @@ class Numerical(Accountant):
             ``linspace(-6, 6, 100)``).
         rounding: Rounding of the recursion, ``"floor"`` or ``"linear"``.
         lower_origins: Lattice offsets tried for the dominated measure.
+        delta_ref: The delta at which the eps bracket is checked.
+        refine: Largest number of refinements of the step.
         max_fft_size: Largest FFT length allowed (memory guard: 2**27 points use
             about 1 GiB per array).
 
@@ -261,6 +289,8 @@ class Numerical(Accountant):
         eps_grid: ArrayLike | None = None,
         rounding: str = "floor",
         lower_origins: int = 4,
+        delta_ref: float = 1e-5,
+        refine: int = 2,
         max_fft_size: int = 2**27,
     ) -> None:
         self.eps_rel_tol = check_real(
@@ -277,6 +307,10 @@ class Numerical(Accountant):
         self.eps_grid = check_eps_grid(grid)
         self.rounding = check_choice("rounding", rounding, ROUNDINGS)
         self.lower_origins = check_int("lower_origins", lower_origins, lo=1, hi=64)
+        self.delta_ref = check_real(
+            "delta_ref", delta_ref, 0.0, 1.0, lo_open=True, hi_open=True
+        )
+        self.refine = check_int("refine", refine, lo=0, hi=8)
         self.max_fft_size = check_int("max_fft_size", max_fft_size, lo=16)
 
     @property
@@ -309,21 +343,34 @@ class Numerical(Accountant):
         return choose_step(components, self.eps_rel_tol)
 
     def _fft_pair(self, components: Components) -> NumericalPairCurve:
+        """Compose at the rule's step, then check the eps bracket at ``delta_ref``
+        and refine the step (width scales as h^2) at most ``refine`` times."""
         h = self.step(components)
+        pair = self._fft_pair_at(components, h)
+        passes = 0
+        while self.grid_step is None and passes < self.refine:
+            lo, hi = pair.epsilon_bounds(np.array(self.delta_ref))
+            target = self.eps_rel_tol * max(float(lo), 1.0)
+            width = float(hi - lo)
+            if not math.isfinite(width) or width <= target:
+                break
+            shrink = max(0.25, math.sqrt(0.7 * target / width))
+            h = align_step(components, h * shrink)
+            pair = self._fft_pair_at(components, h)
+            passes += 1
+        pair.info["refinements"] = passes
+        return pair
+
+    def _fft_pair_at(self, components: Components, h: float) -> NumericalPairCurve:
         n_total = sum(n for _, n in components)
         cut = self.tail_mass / (4 * n_total)
         grids = [
             component_grid(m, h, cut, self.lower_origins, self.max_fft_size)
             for m, _ in components
         ]
-        ups = [
-            (dominating_pld(m, g), n)
-            for (m, n), g in zip(components, grids, strict=True)
-        ]
-        lows = [
-            (dominated_pld(m, g), n)
-            for (m, n), g in zip(components, grids, strict=True)
-        ]
+        pieces = [discretise(m, g) for (m, _), g in zip(components, grids, strict=True)]
+        ups = [(z, n) for (z, _), (_, n) in zip(pieces, components, strict=True)]
+        lows = [(y, n) for (_, y), (_, n) in zip(pieces, components, strict=True)]
         window = chernoff_window([ups, lows], self.tail_mass / 4)
         up = compose_fft(ups, window, self.max_fft_size)
         low = compose_fft(lows, window, self.max_fft_size)

@@ -16,6 +16,7 @@ round-off analysis of :mod:`symfdp.pld.compose` uses.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,8 +47,28 @@ def cell_masses(m: Mechanism, edges: FloatArray, under: Under) -> CellMasses:
         edges: Increasing cell edges.
         under: ``"P"`` or ``"Q"``.
     """
-    cdf = np.asarray(m.plrv_cdf(edges, under), dtype=np.float64).reshape(-1)
-    sf = np.asarray(m.plrv_sf(edges, under), dtype=np.float64).reshape(-1)
+    return cell_masses_batch(m, [edges], under)[0]
+
+
+def cell_masses_batch(
+    m: Mechanism, edge_sets: Sequence[FloatArray], under: Under
+) -> list[CellMasses]:
+    """:func:`cell_masses` for several edge arrays, with one CDF and one survival
+    function evaluation of the mechanism in all."""
+    sizes = [e.size for e in edge_sets]
+    flat = np.concatenate(edge_sets)
+    cdf_all = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
+    sf_all = np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
+    out = []
+    start = 0
+    for size in sizes:
+        stop = start + size
+        out.append(_from_values(cdf_all[start:stop], sf_all[start:stop]))
+        start = stop
+    return out
+
+
+def _from_values(cdf: FloatArray, sf: FloatArray) -> CellMasses:
     upper = sf[:-1] <= 0.5
     cells = np.where(upper, sf[:-1] - sf[1:], cdf[1:] - cdf[:-1])
     first = int(np.argmax(upper)) if upper.any() else -1

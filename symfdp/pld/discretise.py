@@ -68,7 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
-from symfdp.pld.cells import cell_masses
+from symfdp.pld.cells import CellMasses, cell_masses_batch
 from symfdp.pld.grid import ComponentGrid
 
 #: Relative size of a pull treated as round-off (see barycentric_masses).
@@ -108,15 +108,19 @@ class DiscretePLD:
         return self.origin + (self.k_lo + np.arange(self.q.size)) * self.h
 
 
-def dominating_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
-    """Connect-the-dots discretisation: a dominating pair (upper bound on delta)."""
+def _z_edges(grid: ComponentGrid) -> tuple[int, FloatArray, FloatArray]:
+    """Lattice of the dominating measure and the edges at which CDFs are read."""
     k_lo, l = grid.points()
-    z = np.zeros(l.size)
     edges = l.copy()
     if grid.atom_hi and l[-1] == grid.support[1]:
         edges[-1] += grid.margin  # the top atom belongs to the last cell
-    cp = cell_masses(m, edges, "P")
-    cq = cell_masses(m, edges, "Q")
+    return k_lo, l, edges
+
+
+def _connect_dots(
+    grid: ComponentGrid, k_lo: int, l: FloatArray, cp: CellMasses, cq: CellMasses
+) -> DiscretePLD:
+    z = np.zeros(l.size)
     if l.size > 1:
         width = np.diff(l)
         gam = np.exp(l[:-1])
@@ -131,6 +135,41 @@ def dominating_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
     inf_mass = cq.above + float(z[tiny].sum())
     z[tiny] = 0.0
     return DiscretePLD(grid.h, grid.origin, k_lo, z, inf_mass, 0.0, True)
+
+
+def dominating_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
+    """Connect-the-dots discretisation: a dominating pair (upper bound on delta)."""
+    return discretise(m, grid)[0]
+
+
+def dominated_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
+    """Barycentric-rounding discretisation: a dominated pair (lower bound on delta).
+
+    Tries every candidate origin of ``grid.lower_origins`` and keeps the one that
+    drops the least Q-mass.
+    """
+    return discretise(m, grid)[1]
+
+
+def discretise(m: Mechanism, grid: ComponentGrid) -> tuple[DiscretePLD, DiscretePLD]:
+    """``(dominating, dominated)`` discretisations of one component.
+
+    All CDF values are read in one batch (:func:`symfdp.pld.cells.cell_masses_batch`).
+    The dominated measure is the best over the candidate origins of ``grid``.
+    """
+    k_lo, l, z_edges = _z_edges(grid)
+    lattices = [grid.points(o) for o in grid.lower_origins]
+    duals = [_dual_edges(pts, grid) for _, pts in lattices]
+    cps = cell_masses_batch(m, [z_edges, *duals], "P")
+    cqs = cell_masses_batch(m, [z_edges, *duals], "Q")
+    upper = _connect_dots(grid, k_lo, l, cps[0], cqs[0])
+    lowers = [
+        _barycentric_rounding(grid, origin, kl, pts, cp, cq)
+        for origin, (kl, pts), cp, cq in zip(
+            grid.lower_origins, lattices, cps[1:], cqs[1:], strict=True
+        )
+    ]
+    return upper, min(lowers, key=lambda d: d.dropped)
 
 
 def _dual_edges(l: FloatArray, grid: ComponentGrid) -> FloatArray:
@@ -226,11 +265,14 @@ def barycentric_masses(pb: FloatArray, qb: FloatArray, gam: FloatArray) -> Float
     return np.maximum(own, 0.0) + x + y + _shift_up(down)
 
 
-def _dominated_at(m: Mechanism, grid: ComponentGrid, origin: float) -> DiscretePLD:
-    k_lo, l = grid.points(origin)
-    edges = _dual_edges(l, grid)
-    cp = cell_masses(m, edges, "P")
-    cq = cell_masses(m, edges, "Q")
+def _barycentric_rounding(
+    grid: ComponentGrid,
+    origin: float,
+    k_lo: int,
+    l: FloatArray,
+    cp: CellMasses,
+    cq: CellMasses,
+) -> DiscretePLD:
     pb, qb = cp.cells.copy(), cq.cells.copy()
     gam = np.exp(l)
     lost = cq.below + cq.above + float(qb[pb <= 0.0].sum())
@@ -243,13 +285,3 @@ def _dominated_at(m: Mechanism, grid: ComponentGrid, origin: float) -> DiscreteP
     y[y < TINY_MASS] = 0.0  # dropped (optimistic; avoids subnormals)
     dropped = lost + max(float(qb.sum() - y.sum()), 0.0)
     return DiscretePLD(grid.h, origin, k_lo, y, 0.0, dropped, False)
-
-
-def dominated_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
-    """Barycentric-rounding discretisation: a dominated pair (lower bound on delta).
-
-    Tries every candidate origin of ``grid.lower_origins`` and keeps the one that
-    drops the least Q-mass.
-    """
-    candidates = [_dominated_at(m, grid, o) for o in grid.lower_origins]
-    return min(candidates, key=lambda d: d.dropped)

@@ -20,7 +20,10 @@ subsampled Gaussian) and uses
 .. math::  h = \sigma_T \sqrt{2\,\mathrm{tol} / n}, \qquad
            \sigma_T^2 = \sum_i n_i \mathrm{Var}_Q(L_i),
 
-computed from the mechanisms' cumulants.
+from the mechanisms' cumulants. Losses whose bulk is much narrower than their
+standard deviation (a long tail carries the variance: the subsampled Gaussian
+with small sigma) are rougher at the scale :math:`h` than this rule assumes; the
+accountant checks the bracket it obtains and refines the step then.
 
 **Range.** A component's lattice covers its essential support; an unbounded
 side is cut where the Q-tail mass falls below ``tail`` (the cut mass enters the
@@ -148,11 +151,13 @@ def _tail_cut(
 def choose_step(
     components: Sequence[tuple[Mechanism, int]], eps_rel_tol: float
 ) -> float:
-    r"""The default grid step :math:`h = \sigma_T \sqrt{2\,\mathrm{tol}/n}`.
+    r"""The default grid step :math:`h = \sqrt{2\,\mathrm{tol} \sum_i n_i s_i^2 / n}`.
 
-    Shrunk, when a component's support has atoms at both finite ends, to the
-    largest step that puts both on one lattice (the first such component wins
-    in a heterogeneous composition).
+    :math:`s_i^2 = \mathrm{Var}_Q(L_i)`, so for homogeneous compositions
+    :math:`h = s \sqrt{2\,\mathrm{tol}}` (the module docstring explains the
+    factor). Shrunk, when a component's
+    support has atoms at both finite ends, to the largest step that puts both on
+    one lattice (the first such component wins in a heterogeneous composition).
     """
     n_total = sum(k for _, k in components)
     var = sum(k * _moments_q(m)[1] for m, k in components)
