@@ -195,8 +195,16 @@ def test_laplace_change_point() -> None:
 
 
 @pytest.mark.parametrize("pair", ["add", "remove", "both"])
-def test_subsampled_gaussian_single_step_contains_closed_form(pair: str) -> None:
-    m = M.SubsampledGaussian(sigma=1.0, p=0.05, pair=pair)
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda pair: M.SubsampledGaussian(sigma=1.0, p=0.05, pair=pair),
+        lambda pair: M.SubsampledLaplace(mu=1.0, p=0.1, pair=pair),
+    ],
+    ids=["gaussian", "laplace"],
+)
+def test_subsampled_single_step_contains_closed_form(make, pair: str) -> None:
+    m = make(pair)
     curve = A.Numerical().compose(m, n=1)
     eps = np.linspace(0.0, 3.0, 13)
     lo, hi = curve.delta_bounds(eps)
@@ -211,6 +219,32 @@ def test_dp_sgd_epsilon_bracket_width(n: int) -> None:
     est = curve.epsilon(1e-5)
     assert lo <= est <= hi
     assert (hi - lo) / est <= EPS_REL_WIDTH
+
+
+@pytest.mark.parametrize(("sigma", "p"), [(0.7, 0.01), (0.5, 0.1), (2.0, 0.01)])
+def test_rough_losses_are_refined_to_the_target(sigma: float, p: float) -> None:
+    """Small sigma: the bulk of the loss is much narrower than its sd; the step
+    is refined until the eps bracket meets eps_rel_tol * max(eps, 1)."""
+    curve = A.Numerical().compose(M.SubsampledGaussian(sigma=sigma, p=p), n=2000)
+    lo, hi = curve.epsilon_bounds(1e-5)
+    assert (hi - lo) <= EPS_REL_WIDTH * max(lo, 1.0)
+
+
+def test_fast_epsilon_bounds_agree_with_bisection() -> None:
+    """The closed-form inverse is valid (never tighter than inverting the
+    certified profile bounds by bisection) and nearly as tight."""
+    from symfdp.curve import invert_profile
+
+    pair = (
+        A.Numerical().compose(M.SubsampledGaussian(sigma=1.0, p=0.02), n=300).pairs[0]
+    )
+    d = np.array([1e-2, 1e-4, 1e-6, 1e-8])
+    lo, hi = pair.epsilon_bounds(d)
+    slow_lo = invert_profile(lambda e: pair.delta_bounds(e)[0], d)
+    slow_hi = invert_profile(lambda e: pair.delta_bounds(e)[1], d)
+    assert np.all(lo <= slow_lo + 1e-9) and np.all(hi >= slow_hi - 1e-9)
+    assert np.all(slow_lo - lo <= 1e-6 * (1 + slow_lo))
+    assert np.all(hi - slow_hi <= 1e-6 * (1 + slow_hi))
 
 
 def test_more_composition_never_helps() -> None:
