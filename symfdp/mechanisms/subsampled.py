@@ -365,8 +365,14 @@ class PoissonSubsampled(Mechanism):
           profile of the swapped base pair.
 
         Both follow from :math:`\delta = P_Q(L>\varepsilon) - e^\varepsilon
-        P_P(L>\varepsilon)` by the monotone change of variable (derivation in
-        ``derivations/gdp_sgd_limit.py``); no difference of small numbers is formed.
+        P_P(L>\varepsilon)` by the monotone change of variable: with
+        :math:`b = \ell^{-1}(\varepsilon)`, :math:`\{L > \varepsilon\} =
+        \{L_b > b\}` and :math:`e^\varepsilon - 1 + p = p e^b`, so
+        :math:`\delta = p P_{Q_b}(L_b > b) - p e^b P_{P_b}(L_b > b) = p\,\delta_b(b)`;
+        for the remove pair :math:`\{L' > \varepsilon\} = \{L_b < b'\}`,
+        :math:`b' = \ell^{-1}(-\varepsilon)`, and :math:`1 - (1-p)e^\varepsilon =
+        p e^{\varepsilon + b'}` gives the stated form. No difference of small
+        numbers is formed (the tests compare with mpmath quadrature).
         """
         e = check_array("eps", eps, allow_inf=True)
         ident = self._identity()
