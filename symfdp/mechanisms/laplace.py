@@ -31,6 +31,7 @@ from typing import ClassVar
 import mpmath
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy import special
 
 from symfdp._validation import (
     check_array,
@@ -43,7 +44,7 @@ from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature,
 from symfdp.numeric.moments import EPS
 
 #: Gauss–Legendre nodes on the continuous part (covers E[e^{tL}] for |t| <~ 60).
-_GL_MIN = 48
+_GL_MIN = 64
 _GL_MAX = 512
 
 #: Required relative accuracy of a float64 closed-form evaluation.
@@ -87,8 +88,8 @@ def _eval_terms(terms: tuple[tuple[int, int, int, int], ...], mu: float) -> floa
 
 @functools.cache
 def _gauss_legendre(n: int) -> tuple[FloatArray, FloatArray]:
-    x, w = np.polynomial.legendre.leggauss(n)
-    return x, w
+    x, w = special.roots_legendre(n)
+    return np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
 
 
 def _h_series(b: FloatArray, which: int, terms: int = 30) -> FloatArray:
@@ -199,7 +200,10 @@ class Laplace(Mechanism):
         m = self.mu
         if m == 0.0:
             return PLRVQuadrature(np.zeros(1), np.zeros(1))
-        n = int(min(_GL_MAX, max(_GL_MIN, math.ceil(60 * m))))
+        # Node counts come in powers of two so that the cached rules are reused.
+        n = _GL_MIN
+        while n < min(_GL_MAX, 60 * m):
+            n *= 2
         xi, wi = _gauss_legendre(n)
         l = m * xi
         log_w = np.log(m * wi) - (l + m) / 2 - math.log(4)

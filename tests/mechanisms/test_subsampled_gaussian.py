@@ -131,13 +131,20 @@ def test_p_one_is_exactly_the_gaussian_mechanism() -> None:
         np.testing.assert_array_equal(m.privacy_profile(e), g.privacy_profile(e))
 
 
-@pytest.mark.parametrize("pair", ["add", "remove"])
-@pytest.mark.parametrize(("sigma", "p"), [(1.0, 0.01), (0.5, 0.3), (5.0, 1e-4)])
+@pytest.mark.parametrize(
+    ("sigma", "p", "pair"),
+    [
+        (1.0, 0.01, "add"),
+        (0.5, 0.3, "remove"),
+        (5.0, 1e-4, "add"),
+        (5.0, 1e-4, "remove"),
+    ],
+)
 def test_privacy_profile_matches_hockey_stick_quadrature(
     sigma: float, p: float, pair: str
 ) -> None:
     m = M.SubsampledGaussian(sigma=sigma, p=p, pair=pair)
-    eps = np.array([-1.0, 0.0, 0.005, 0.3, 1.0, 3.0, 6.0])
+    eps = np.array([-1.0, 0.005, 1.0, 6.0])
     ref = np.array([float(RP.privacy_profile(m, e)) for e in eps])
     got = m.privacy_profile(eps)
     np.testing.assert_allclose(got, ref, rtol=RTOL_PROFILE, atol=1e-300)
