@@ -207,6 +207,14 @@ class NumericalPairCurve:
         lo = self.lower.inverse(d, low_extra)
         return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
 
+    def core_epsilon_width(self, delta: ArrayLike) -> FloatArray:
+        """Width of the eps bracket of the two discrete measures alone (no
+        round-off allowances): the discretisation part of the bracket."""
+        d = np.asarray(delta, dtype=np.float64)
+        e_lo = self.lower.inverse(d, np.zeros(self.lower.size + 1))
+        e_hi = self.upper.inverse(d, np.full(self.upper.size + 1, self.inf_mass))
+        return np.maximum(e_hi, 0.0) - np.maximum(e_lo, 0.0)
+
     def _core(self, e: FloatArray) -> FloatArray:
         return 0.5 * (self.lower.delta(e) + self.upper.delta(e) + self.inf_mass)
 
@@ -288,7 +296,7 @@ class Numerical(Accountant):
         method: str = "fft",
         eps_grid: ArrayLike | None = None,
         rounding: str = "floor",
-        lower_origins: int = 4,
+        lower_origins: int = 1,
         delta_ref: float = 1e-5,
         refine: int = 2,
         max_fft_size: int = 2**27,
@@ -344,22 +352,34 @@ class Numerical(Accountant):
 
     def _fft_pair(self, components: Components) -> NumericalPairCurve:
         """Compose at the rule's step, then check the eps bracket at ``delta_ref``
-        and refine the step (width scales as h^2) at most ``refine`` times."""
+        and refine the step at most ``refine`` times.
+
+        The discretisation part of the width scales as :math:`h^2`; the
+        round-off allowances do not shrink with :math:`h` (they grow with the FFT
+        size), so a refinement is made only while the discretisation part exceeds
+        half the target, and the narrowest bracket found is kept.
+        """
         h = self.step(components)
-        pair = self._fft_pair_at(components, h)
+        best = self._fft_pair_at(components, h)
         passes = 0
+        d = np.array(self.delta_ref)
         while self.grid_step is None and passes < self.refine:
-            lo, hi = pair.epsilon_bounds(np.array(self.delta_ref))
+            lo, hi = best.epsilon_bounds(d)
             target = self.eps_rel_tol * max(float(lo), 1.0)
             width = float(hi - lo)
-            if not math.isfinite(width) or width <= target:
+            core = float(best.core_epsilon_width(d))
+            if not math.isfinite(width) or width <= target or core <= 0.5 * target:
                 break
-            shrink = max(0.25, math.sqrt(0.7 * target / width))
+            shrink = max(0.25, math.sqrt(0.5 * target / core))
             h = align_step(components, h * shrink)
-            pair = self._fft_pair_at(components, h)
+            cand = self._fft_pair_at(components, h)
             passes += 1
-        pair.info["refinements"] = passes
-        return pair
+            c_lo, c_hi = cand.epsilon_bounds(d)
+            if float(c_hi - c_lo) >= width:
+                break
+            best = cand
+        best.info["refinements"] = passes
+        return best
 
     def _fft_pair_at(self, components: Components, h: float) -> NumericalPairCurve:
         n_total = sum(n for _, n in components)

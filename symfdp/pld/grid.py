@@ -179,11 +179,48 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
     return h
 
 
+def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
+    r"""Lattice point that is the barycentre of the loss's end cell.
+
+    At a finite end of the support without an atom, the law of :math:`L` can pile
+    up within a cell or two (the subsampled Gaussian near :math:`\log(1-p)`).
+    The dominated measure merges the end cells into one lattice point, which must
+    lie on the near side of their P-barycentre of :math:`V = e^L`; what it cannot
+    balance is lost to first order. This returns the position :math:`x` at which
+    the merged end cell is (just) balanced: for the lower end the first :math:`x`
+    with :math:`Q(L \le x + h/2) - e^x P(L \le x + h/2) \le 0`, for the upper end
+    the last :math:`x` with :math:`Q(L > x - h/2) - e^x P(L > x - h/2) \ge 0`
+    (two vectorised scans of 65 points). Any origin is valid; this one makes
+    the end cell (nearly) lossless.
+    """
+    if up:
+        lo_x, hi_x = end - 2.0 * h, end + 0.5 * h
+    else:
+        lo_x, hi_x = end - 0.5 * h, end + 2.0 * h
+    for _ in range(2):
+        x = np.linspace(lo_x, hi_x, 65)
+        if up:
+            edge = x - h / 2
+            q = np.asarray(m.plrv_sf(edge, "Q"), dtype=np.float64).reshape(-1)
+            p = np.asarray(m.plrv_sf(edge, "P"), dtype=np.float64).reshape(-1)
+            ok = np.flatnonzero((q - np.exp(x) * p >= 0.0) & (p > 0.0))
+            j = int(ok[-1]) if ok.size else 0
+            lo_x, hi_x = x[j], x[min(j + 1, x.size - 1)]
+        else:
+            edge = x + h / 2
+            q = np.asarray(m.plrv_cdf(edge, "Q"), dtype=np.float64).reshape(-1)
+            p = np.asarray(m.plrv_cdf(edge, "P"), dtype=np.float64).reshape(-1)
+            ok = np.flatnonzero((q - np.exp(x) * p <= 0.0) & (p > 0.0))
+            j = int(ok[0]) if ok.size else x.size - 1
+            lo_x, hi_x = x[max(j - 1, 0)], x[j]
+    return float(lo_x if up else hi_x)
+
+
 def component_grid(
     m: Mechanism,
     h: float,
     tail: float,
-    n_lower_origins: int = 4,
+    n_lower_origins: int = 1,
     max_points: int = 2**27,
 ) -> ComponentGrid:
     """Lattice, range and alignment of one component.
@@ -192,8 +229,9 @@ def component_grid(
         m: A single dominating pair.
         h: The common grid step.
         tail: Q-mass allowed beyond each cut of an unbounded side.
-        n_lower_origins: Candidate origins (``origin + j h / n``) tried for the
-            dominated measure when no atom pins the lattice.
+        n_lower_origins: Candidate origins (``base + j h / n``) tried for the
+            dominated measure when no atom pins the lattice; ``base`` is
+            :func:`barycentric_origin` at a finite end of the support.
         max_points: Largest number of lattice points allowed.
 
     Raises:
@@ -222,10 +260,15 @@ def component_grid(
             f"{k_hi - k_lo + 1} lattice points at step {h:.3g}: more than "
             f"max_fft_size={max_points}; use a larger grid_step or eps_rel_tol."
         )
-    if atom_lo or atom_hi or n_lower_origins <= 1:
-        lower = (origin,)
+    if atom_lo or atom_hi:
+        lower: tuple[float, ...] = (origin,)
     else:
-        lower = tuple(origin + j * h / n_lower_origins for j in range(n_lower_origins))
+        base = origin
+        if math.isfinite(lo):
+            base = barycentric_origin(m, lo, h, up=False)
+        elif math.isfinite(hi):
+            base = barycentric_origin(m, hi, h, up=True)
+        lower = tuple(base + j * h / n_lower_origins for j in range(n_lower_origins))
     return ComponentGrid(
         h=h,
         origin=origin,
