@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -129,6 +129,14 @@ class Gaussian(Mechanism):
         if order > 1:
             out[1] = self.mu**2
         return out
+
+    def cumulant_exprs(self, order: int, under: Under = "P") -> list[Any]:
+        """Exact cumulants as SymPy expressions in the symbol ``mu``
+        (:func:`symfdp.symbolic.plrv.gaussian_cumulant_exprs`; imports SymPy)."""
+        from symfdp.symbolic.plrv import gaussian_cumulant_exprs
+
+        order = check_int("order", order, lo=1)
+        return gaussian_cumulant_exprs(order, check_choice("under", under, ("P", "Q")))
 
     def cgf(self, t: ArrayLike, under: Under = "P") -> FloatArray:
         return self.cgf_derivatives(t, under)[0]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import mpmath
 import numpy as np
@@ -224,6 +224,14 @@ class Laplace(Mechanism):
         if under == "Q":
             out = out * (-1.0) ** np.arange(1, order + 1)
         return out
+
+    def cumulant_exprs(self, order: int, under: Under = "P") -> list[Any]:
+        """Exact cumulants as SymPy expressions in the symbol ``mu``
+        (:func:`symfdp.symbolic.plrv.laplace_cumulant_exprs`; imports SymPy)."""
+        from symfdp.symbolic.plrv import laplace_cumulant_exprs
+
+        order = check_int("order", order, lo=1)
+        return laplace_cumulant_exprs(order, check_choice("under", under, ("P", "Q")))
 
     def _cgf_abc(self, b: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         r"""Scaled :math:`F, F', F''` of :math:`F(b) = \cosh b + \mu\sinh(b)/(2b)`.

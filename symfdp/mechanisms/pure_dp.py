@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -157,6 +157,15 @@ class PureDP(Mechanism):
             val = math.fsum(c * tt**a * s2**b for (a, b), c in poly.items())
             out[r - 1] = self.eps**r * val * (1 if under == "P" else (-1) ** r)
         return out
+
+    def cumulant_exprs(self, order: int, under: Under = "P") -> list[Any]:
+        """Exact cumulants as SymPy expressions in the symbol ``eps``
+        (:func:`symfdp.symbolic.plrv.pure_dp_cumulant_exprs`; imports SymPy)."""
+        from symfdp.symbolic.plrv import pure_dp_cumulant_exprs
+
+        order = check_int("order", order, lo=1)
+        under = check_choice("under", under, ("P", "Q"))
+        return list(pure_dp_cumulant_exprs(order, under))
 
     def cgf_derivatives(
         self, t: ArrayLike, under: Under = "P"

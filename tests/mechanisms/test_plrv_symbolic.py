@@ -18,6 +18,7 @@ import sympy as sp
 from symfdp import mechanisms as M
 from symfdp.symbolic import plrv as P
 from symfdp.symbolic.symbols import mu
+from symfdp.symbolic.symbols import mu as MU_SYM
 from tests._tolerances import MP_DPS, RTOL_EVAL
 
 
@@ -91,3 +92,23 @@ def test_bad_order_and_under() -> None:
         P.laplace_cumulant_polys(0)
     with pytest.raises(ValueError, match="under"):
         P.laplace_cgf_expr("R")
+
+
+@pytest.mark.parametrize(
+    ("mech", "sym", "value"),
+    [
+        (M.Gaussian(mu=0.7), MU_SYM, "0.7"),
+        (M.Laplace(0.7), MU_SYM, "0.7"),
+        (M.PureDP(0.7), P.eps, "0.7"),
+    ],
+)
+def test_mechanisms_expose_their_cumulant_expressions(mech, sym, value) -> None:
+    for under in ("P", "Q"):
+        exprs = mech.cumulant_exprs(5, under)
+        vals = [
+            float(sp.sympify(e).subs(sym, sp.Rational(value)).evalf(MP_DPS))
+            for e in exprs
+        ]
+        np.testing.assert_allclose(
+            mech.cumulants(5, under), vals, rtol=RTOL_EVAL, atol=1e-300
+        )
