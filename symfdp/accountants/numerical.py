@@ -44,6 +44,7 @@ reproduce the paper's runtime tables.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -183,11 +184,34 @@ class NumericalPairCurve:
         return eps
 
     def _cell_allowance(self, profile: DiscreteProfile) -> FloatArray:
-        """:meth:`tail_allowance` at each cell's left end (its maximum on the cell);
-        cell 0 extends to -inf and gets the global maximum."""
-        left = profile.points - profile.h
-        worst = self.tail_rate * (1.0 + self.tail_rate) / -math.expm1(-1.0)
-        return np.concatenate(([worst], self.tail_allowance(left)))
+        r""":meth:`tail_allowance` bounded on each cell of ``profile``.
+
+        On cell ``k`` (left end :math:`t_{k-1}`) the allowance is at most its
+        value at :math:`t_{k-1}`, which needs :math:`\delta_{hi}` at
+        :math:`t_{k-1} - h - 1`; the upper profile at the nearest lattice point
+        below that is larger (non-increasing), so index arithmetic suffices.
+        Cell 0 extends to -inf and gets the global maximum.
+        """
+        up = self.upper
+        grid_hi = np.minimum(up.grid_delta(self.upper_extra) + self.tail_rate, 1.0)
+        left = profile.points - profile.h - up.h - 1.0
+        j = np.floor((left - up.t0) / up.h + 1e-9).astype(np.int64)
+        top = min(float(self.upper_extra[-1]) + self.tail_rate, 1.0)
+        vals = np.where(j < 0, 1.0, grid_hi[np.clip(j, 0, up.size - 1)])
+        vals = np.where(j >= up.size, top, vals)
+        worst = self.tail_rate * (1.0 + self.tail_rate)
+        scale = 1.0 / -math.expm1(-1.0)
+        return np.concatenate(([worst], self.tail_rate * vals)) * scale
+
+    @functools.cached_property
+    def _upper_cell_extra(self) -> FloatArray:
+        """All allowances of the upper bound, at their maximum on each cell."""
+        return self.upper_extra + self._cell_allowance(self.upper)
+
+    @functools.cached_property
+    def _lower_cell_extra(self) -> FloatArray:
+        """All allowances of the lower bound (negative), maximal on each cell."""
+        return -(self.lower_slack + self._cell_allowance(self.lower))
 
     def epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
         r"""Certified bounds on :math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon)
@@ -201,10 +225,8 @@ class NumericalPairCurve:
         reaches ``d``.
         """
         d = np.asarray(delta, dtype=np.float64)
-        up_extra = self.upper_extra + self._cell_allowance(self.upper)
-        hi = self.upper.inverse(d, up_extra)
-        low_extra = -(self.lower_slack + self._cell_allowance(self.lower))
-        lo = self.lower.inverse(d, low_extra)
+        hi = self.upper.inverse(d, self._upper_cell_extra)
+        lo = self.lower.inverse(d, self._lower_cell_extra)
         return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
 
     def core_epsilon_width(self, delta: ArrayLike) -> FloatArray:
@@ -231,7 +253,7 @@ class NumericalPairCurve:
         cap = 1.0 - a
         # The allowance is non-increasing in eps: its value at each cell's left
         # end bounds it on the cell.
-        lo = self.upper.tradeoff(a, self.upper_extra + self._cell_allowance(self.upper))
+        lo = self.upper.tradeoff(a, self._upper_cell_extra)
         worst = self.tail_rate * (1.0 + self.tail_rate) / -math.expm1(-1.0)
         zeros = np.zeros(self.lower.size + 1)
         slack = self.lower_slack + worst + 8 * self.lower.size * UNIT_ROUNDOFF

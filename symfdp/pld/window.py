@@ -29,7 +29,7 @@ from symfdp.pld.discretise import DiscretePLD
 
 #: Range of lambda * sd searched, and golden-section iterations.
 _LAM_RANGE = (1e-2, 1e3)
-_GOLDEN_ITER = 40
+_GOLDEN_ITER = 24
 _INV_PHI = (math.sqrt(5.0) - 1.0) / 2.0
 
 
