@@ -55,7 +55,7 @@ TARGET_NOISYSGD_S = 1.0
 TARGET_BETA_ERR = 1e-6
 TARGET_REL_WIDTH = 1e-3
 SIGMA, P, DELTA = 1.0, 0.01, 1e-5
-OUR_TOLS = (1e-3, 1e-4, 1e-5, 1e-6)
+OUR_TOLS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5)
 DP_VDIS = (1e-3, 1e-4)
 PRV_EPS_ERRORS = (1e-1, 1e-2)
 

@@ -121,15 +121,18 @@ class NumericalPairCurve:
     def tail_allowance(self, eps: ArrayLike) -> FloatArray:
         r"""Bound on the discretisation round-off at ``eps``.
 
-        ``tail_rate`` :math:`\times Q(T > \varepsilon - h)`, with
-        :math:`Q(T > x) \le \delta(x - 1)/(1 - e^{-1})` (since
-        :math:`(1 - e^{x - 1 - t})_+ \ge (1 - e^{-1}) 1\{t > x\}`) and
-        :math:`\delta \le \delta_Z + \text{extras} + \text{tail\_rate}`.
+        ``tail_rate`` :math:`\times` a bound on the Q-tail above
+        :math:`\varepsilon - h` of any composition of true, dominated and
+        dominating components (:mod:`symfdp.pld.compose`). All of them are below
+        the all-dominating composition :math:`Z` in the increasing convex order,
+        and :math:`(1 - e^{x - 1 - t})_+ \ge (1 - e^{-1}) 1\{t > x\}`, so the
+        tail is at most :math:`\min\{1, \delta_Z(x - 1)/(1 - e^{-1})\}` with
+        :math:`\delta_Z \le` the upper profile plus its allowances plus
+        ``tail_rate``.
         """
         e = np.asarray(eps, dtype=np.float64)
-        shifted = e - self.upper.h - 1.0
-        tail = np.minimum(self._upper_delta(shifted) + self.tail_rate, 1.0)
-        return self.tail_rate * tail / -math.expm1(-1.0)
+        base = self._upper_delta(e - self.upper.h - 1.0) + self.tail_rate
+        return self.tail_rate * np.minimum(base / -math.expm1(-1.0), 1.0)
 
     def delta_bounds(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Certified ``(lower, upper)`` bounds on ``delta(eps)``, any real eps."""
@@ -193,15 +196,14 @@ class NumericalPairCurve:
         Cell 0 extends to -inf and gets the global maximum.
         """
         up = self.upper
-        grid_hi = np.minimum(up.grid_delta(self.upper_extra) + self.tail_rate, 1.0)
+        grid_hi = up.grid_delta(self.upper_extra) + self.tail_rate
         left = profile.points - profile.h - up.h - 1.0
         j = np.floor((left - up.t0) / up.h + 1e-9).astype(np.int64)
-        top = min(float(self.upper_extra[-1]) + self.tail_rate, 1.0)
+        top = float(self.upper_extra[-1]) + self.tail_rate
         vals = np.where(j < 0, 1.0, grid_hi[np.clip(j, 0, up.size - 1)])
         vals = np.where(j >= up.size, top, vals)
-        worst = self.tail_rate * (1.0 + self.tail_rate)
-        scale = 1.0 / -math.expm1(-1.0)
-        return np.concatenate(([worst], self.tail_rate * vals)) * scale
+        tails = np.minimum(np.concatenate(([1.0], vals)) / -math.expm1(-1.0), 1.0)
+        return self.tail_rate * tails
 
     @functools.cached_property
     def _upper_cell_extra(self) -> FloatArray:
@@ -254,9 +256,8 @@ class NumericalPairCurve:
         # The allowance is non-increasing in eps: its value at each cell's left
         # end bounds it on the cell.
         lo = self.upper.tradeoff(a, self._upper_cell_extra)
-        worst = self.tail_rate * (1.0 + self.tail_rate) / -math.expm1(-1.0)
         zeros = np.zeros(self.lower.size + 1)
-        slack = self.lower_slack + worst + 8 * self.lower.size * UNIT_ROUNDOFF
+        slack = self.lower_slack + self.tail_rate + 8 * self.lower.size * UNIT_ROUNDOFF
         hi = self.lower.tradeoff(a, zeros) + slack
         return np.clip(lo, 0.0, cap), np.clip(hi, 0.0, cap)
 

@@ -52,11 +52,13 @@ CDFs accurate to :math:`c` = :data:`CDF_RTOL` relative to the smaller tail,
 :math:`|\Delta\delta_i(e)| \le 2c\, S_{Q,i}(e-h) + 2c\, e^{e} S_{P,i}(e-h) \le
 4 c e^{h} S_{Q,i}(e - h)`, and the barycentre tolerance :math:`c_b` =
 :data:`symfdp.pld.discretise.PULL_RTOL` of the dominated measure adds
-:math:`2 e^{h} c_b S_{Q,i}(e - h)`. Averaging over the other components' Q-law
-turns :math:`S_{Q,i}(\varepsilon - T' - h)` into :math:`Q(T > \varepsilon - h)`,
-so the composed profile is perturbed by at most
-``tail_rate`` :math:`\times\, Q(T > \varepsilon - h)`, with ``tail_rate``
-:math:`= \sum_i n_i e^{h} (4c + 2c_b)`.
+:math:`2 e^{h} c_b S_{Q,i}(e - h)`. Replacing the components one at a time and
+averaging over the others' Q-law turns :math:`S_{Q,i}(\varepsilon - T' - h)` into
+the Q-tail above :math:`\varepsilon - h` of a composition of true, dominated and
+dominating components, so the composed profile is perturbed by at most
+``tail_rate`` :math:`\times` that tail, with ``tail_rate``
+:math:`= \sum_i n_i e^{h} (4c + 2c_b)`; the accountant bounds the tail by the
+dominating profile (``NumericalPairCurve.tail_allowance``).
 """
 
 from __future__ import annotations

@@ -127,8 +127,13 @@ def _connect_dots(
         span = gam * np.expm1(width) * cp.cells  # (gamma_{k+1} - gamma_k) P_k
         r = np.clip(cq.cells - gam * cp.cells, 0.0, span)
         s = span - r
-        z[:-1] += s / np.expm1(width)
-        z[1:] += r / -np.expm1(-width)
+        down = s / np.expm1(width)
+        up = r / -np.expm1(-width)
+        # Q-mass that round-off left outside the cell's range of V (e.g. a P-mass
+        # rounded to 0) goes to the upper point: pessimistic.
+        up += np.maximum(cq.cells - down - up, 0.0)
+        z[:-1] += down
+        z[1:] += up
     z[0] += cq.below
     # Masses below TINY_MASS go to +infinity (pessimistic; avoids subnormals).
     tiny = z < TINY_MASS
