@@ -167,6 +167,19 @@ def test_heterogeneous_pure_dp_matches_enumeration() -> None:
     assert np.max(hi - lo) < 1e-9
 
 
+@given(
+    mus=st.lists(st.floats(0.05, 2.0), min_size=2, max_size=3, unique=True),
+    counts=st.lists(st.integers(1, 50), min_size=3, max_size=3),
+    eps=st.floats(-2.0, 8.0),
+)
+def test_heterogeneous_gaussian_property(mus, counts, eps: float) -> None:
+    comps = [(M.Gaussian(mu=m), k) for m, k in zip(mus, counts, strict=False)]
+    total = math.sqrt(sum(k * m**2 for m, k in zip(mus, counts, strict=False)))
+    curve = A.Numerical(eps_rel_tol=1e-2).compose(comps)
+    lo, hi = curve.pairs[0].delta_bounds(np.array([eps]))
+    assert contains(lo, gaussian_delta(total, np.array([eps])), hi).all()
+
+
 def test_heterogeneous_gaussian_equals_single_gaussian() -> None:
     comps = [(M.Gaussian(mu=0.3), 40), (M.Gaussian(mu=1.0), 3)]
     curve = A.Numerical().compose(comps)

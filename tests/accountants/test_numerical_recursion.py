@@ -75,3 +75,15 @@ def test_heterogeneous_recursion_runs_in_order() -> None:
     b = zheng_recursion([(g2, 1), (g1, 2)], FINE, "linear")
     # Composition commutes; the two orders differ only by interpolation error.
     assert np.max(np.abs(a - b)) < RECURSION_ATOL
+
+
+def test_heterogeneous_fft_matches_sequential_recursion() -> None:
+    """Heterogeneous FFT composition = composing the steps one after another."""
+    comps = [
+        (M.SubsampledGaussian(sigma=1.0, p=0.2, pair="add"), 4),
+        (M.SubsampledGaussian(sigma=0.8, p=0.5, pair="add"), 2),
+    ]
+    ref = A.Numerical(eps_rel_tol=1e-5).compose(comps).pairs[0]
+    seq = zheng_recursion(comps, FINE, "linear")
+    lo, hi = ref.delta_bounds(FINE)
+    assert np.all(seq >= lo - RECURSION_ATOL) and np.all(seq <= hi + RECURSION_ATOL)
