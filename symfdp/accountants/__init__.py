@@ -19,6 +19,7 @@ _CLASSES = {
     "Edgeworth": "symfdp.accountants.edgeworth",
     "Exact": "symfdp.accountants.exact",
     "Numerical": "symfdp.accountants.numerical",
+    "RDP": "symfdp.accountants.rdp",
     "SaddlePoint": "symfdp.accountants.saddlepoint",
 }
 
