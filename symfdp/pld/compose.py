@@ -187,6 +187,9 @@ def compose_fft(
     raw = sfft.irfft(pi, n=size)
     shift = (first - base) % size
     q = np.maximum(np.roll(raw, -shift), 0.0)
+    # Values below 1e-300 are round-off (E_inf below is far larger): zero them,
+    # which keeps the suffix sums out of subnormal arithmetic.
+    q[q < 1e-300] = 0.0
     fft_l2 = math.sqrt(2.0 / size) * spectral
     fft_linf = eta * 2.0 * float(mod.sum()) / size
     t0 = origin + first * h

@@ -34,8 +34,10 @@ from numpy.typing import ArrayLike
 
 from symfdp.mechanisms.base import FloatArray
 
-#: Largest ``h * block length`` of the blockwise discounted sums (e^{-30} ~ 1e-13).
-_BLOCK_SPAN = 30.0
+#: Largest ``h * block length`` of the blockwise discounted sums: e^{-10} keeps
+#: every product of a mass >= 1e-300 with a discount factor a normal number
+#: (subnormal arithmetic is slow and imprecise).
+_BLOCK_SPAN = 10.0
 
 
 def discounted_suffix_sums(q: FloatArray, h: float) -> FloatArray:
@@ -44,7 +46,7 @@ def discounted_suffix_sums(q: FloatArray, h: float) -> FloatArray:
     Within a block of :math:`B` points starting at :math:`b`,
     :math:`A_k = e^{(k-b)h} \sum_{k \le j < b+B} q_j e^{-(j-b)h} + e^{-(b+B-k)h}
     A_{b+B}`: a reverse cumulative sum of non-negative terms (relative error
-    :math:`O(Bu)`), with :math:`Bh \le 30` so that no significant term
+    :math:`O(Bu)`), with :math:`Bh \le 10` so that no term
     underflows. The blocks are chained from the top.
     """
     n = q.size

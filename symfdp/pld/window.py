@@ -52,7 +52,10 @@ class _Part:
         """``n * log sum_k q_k e^{lam l_k}`` (log-sum-exp, no overflow)."""
         a = lam * self.points + self.logq
         top = float(a.max())
-        return self.n * (top + math.log(float(np.exp(a - top).sum())))
+        # Terms below e^-700 are raised to it (an over-estimate of K, so the
+        # window stays valid) to keep the arithmetic out of subnormals.
+        rel = np.maximum(a - top, -700.0)
+        return self.n * (top + math.log(float(np.exp(rel).sum())))
 
 
 def _parts(parts: Sequence[tuple[DiscretePLD, int]]) -> list[_Part]:
@@ -108,8 +111,9 @@ def chernoff_window(
     for p in fams[0]:
         w = np.exp(p.logq - p.logq.max())
         w /= w.sum()
-        mean = float(w @ p.points)
-        var += p.n * float(w @ (p.points - mean) ** 2)
+        # Plain sums: no BLAS call (its thread start-up dominates at this size).
+        mean = float(np.sum(w * p.points))
+        var += p.n * float(np.sum(w * (p.points - mean) ** 2))
     if var <= 0.0 or triv_hi <= triv_lo:
         return Window(triv_lo, triv_hi, 0.0)
     sd = math.sqrt(var)
