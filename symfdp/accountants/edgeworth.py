@@ -60,8 +60,8 @@ below round-off are not reported):
    as unfounded as none.
 2. *Trade-off.* :math:`f` is non-increasing by construction for the numerical
    inverse. Values above :math:`1 - \alpha` are clipped to it, and the curve is
-   replaced by its greatest convex minorant (the lower convex hull of the clipped
-   curve on :func:`~symfdp.numeric.tabulate.alpha_grid`, evaluated as
+   replaced by its greatest convex minorant (of the clipped curve tabulated on
+   :func:`~symfdp.numeric.tabulate.alpha_grid`, evaluated as
    :math:`\min\{f(\alpha), \text{hull}(\alpha)\}`). Both only lower :math:`f`
    (less privacy is claimed). :meth:`EdgeworthPairCurve.raw_tradeoff` gives the
    unrepaired formula (3.5).
@@ -101,6 +101,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
+from scipy.optimize import isotonic_regression
 
 from symfdp._validation import check_array, check_choice, check_order
 from symfdp._warnings import ApproximationWarning, warn_approximation
@@ -112,7 +113,7 @@ from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.compile import evaluator
 from symfdp.numeric.edgeworth import EdgeworthDistribution
 from symfdp.numeric.roots import bracketed_newton, expand_bracket_up
-from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
+from symfdp.numeric.tabulate import alpha_grid
 
 INVERSES: tuple[str, ...] = ("numerical", "cornish_fisher")
 #: Repairs that change a trade-off value by less than this are round-off.
@@ -125,7 +126,7 @@ _CONVEX_ATOL: Final = 1e-12
 #: Half-width, in standard deviations, and points per side of the profile table.
 _TABLE_SPAN: Final = 40.0
 _TABLE_POINTS: Final = 1201
-_BISECT_STEPS: Final = 24
+_BISECT_STEPS: Final = 20
 #: A spliced tail with less than this fraction of the normal tail mass is empty.
 _EMPTY_RTOL: Final = 1e-9
 _STACK: Final = 5
@@ -328,15 +329,24 @@ class EdgeworthPairCurve:
 
     @functools.cached_property
     def _hull(self) -> tuple[FloatArray, FloatArray] | None:
-        """Lower convex hull of the clipped curve on the alpha grid (None if the
-        tabulated curve is already convex to ``_CONVEX_ATOL``)."""
+        """Greatest convex minorant of the clipped curve on the alpha grid (None if
+        the tabulated curve is already convex to ``_CONVEX_ATOL``).
+
+        Its slopes are the weighted isotonic regression of the secant slopes, with
+        the interval lengths as weights (the slope of the greatest convex minorant
+        of a cumulative sum diagram; Barlow et al. 1972), computed by SciPy's
+        pool-adjacent-violators in C.
+        """
         grid = alpha_grid()
         beta, _ = self._clipped(grid)
         x0, x1, x2 = grid[:-2], grid[1:-1], grid[2:]
         chord = beta[:-2] + (beta[2:] - beta[:-2]) * (x1 - x0) / (x2 - x0)
         if np.all(beta[1:-1] - chord <= _CONVEX_ATOL):
             return None
-        return lower_convex_hull(grid, beta)
+        width = np.diff(grid)
+        slopes = isotonic_regression(np.diff(beta) / width, weights=width).x
+        hull = beta[0] + np.concatenate(([0.0], np.cumsum(slopes * width)))
+        return grid, np.maximum(hull, 0.0)
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         """The repaired trade-off (see the module docstring, items 1-3)."""
@@ -407,12 +417,26 @@ class EdgeworthPairCurve:
         return note + ")"
 
     # ------------------------------------------------------------ profile
-    def _raw_delta(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Tail formula and the larger of its two terms (for tolerances)."""
+    def _terms(
+        self, e: FloatArray, densities: bool = True
+    ) -> tuple[FloatArray, FloatArray, FloatArray | None, FloatArray | None]:
+        """Survival functions (and densities) of L under Q and P at ``e``."""
         p, q = self.law_p, self.law_q
+        xp, xq = p.standardise(e), q.standardise(e)
         with _quiet():
-            sf_q = np.asarray(q.dist.sf(q.standardise(e)), dtype=np.float64)
-            sf_p = np.asarray(p.dist.sf(p.standardise(e)), dtype=np.float64)
+            sf_q = np.asarray(q.dist.sf(xq), dtype=np.float64)
+            sf_p = np.asarray(p.dist.sf(xp), dtype=np.float64)
+            if not densities:
+                return sf_q, sf_p, None, None
+            dens_q = np.asarray(q.dist.pdf(xq), dtype=np.float64) / q.sd
+            dens_p = np.asarray(p.dist.pdf(xp), dtype=np.float64) / p.sd
+        return sf_q, sf_p, dens_q, dens_p
+
+    @staticmethod
+    def _tail_formula(
+        e: FloatArray, sf_q: FloatArray, sf_p: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Tail formula and the larger of its two terms (for tolerances)."""
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             log_a = np.log(sf_q)
             log_b = e + np.log(sf_p)
@@ -426,20 +450,33 @@ class EdgeworthPairCurve:
         scale = np.where(np.isneginf(top), 0.0, np.exp(np.minimum(top, 700.0)))
         return out, scale
 
-    def _slope_sign(self, e: FloatArray) -> FloatArray:
-        r"""Sign of :math:`\tilde\delta'(\varepsilon) = -\tilde q + e^\varepsilon
-        (\tilde p - \tilde S_P)` (densities of L, i.e. standardised pdf / sd)."""
-        p, q = self.law_p, self.law_q
-        xp, xq = p.standardise(e), q.standardise(e)
-        with _quiet():
-            dens_q = np.asarray(q.dist.pdf(xq), dtype=np.float64) / q.sd
-            dens_p = np.asarray(p.dist.pdf(xp), dtype=np.float64) / p.sd
-            sf_p = np.asarray(p.dist.sf(xp), dtype=np.float64)
+    @staticmethod
+    def _slope_terms(
+        e: FloatArray, sf_p: FloatArray, dens_p: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""Sign and log-magnitude of :math:`e^\varepsilon(\tilde p - \tilde S_P)`,
+        the first term of :math:`\tilde\delta'(\varepsilon) = e^\varepsilon
+        (\tilde p - \tilde S_P) - \tilde q` (densities of L: standardised pdf / sd)."""
         inner = dens_p - sf_p
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             log_up = e + np.log(np.abs(inner))
-            up = np.sign(inner) * np.exp(np.minimum(log_up, 700.0))
-            up = np.where(inner == 0.0, 0.0, up)
+        return np.sign(inner), log_up
+
+    def _raw_delta(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
+        sf_q, sf_p, _, _ = self._terms(e, densities=False)
+        return self._tail_formula(e, sf_q, sf_p)
+
+    def _slope_sign(self, e: FloatArray) -> FloatArray:
+        r"""Sign of :math:`\tilde\delta'(\varepsilon)`."""
+        _, sf_p, dens_q, dens_p = self._terms(e)
+        return self._sign_of_slope(e, sf_p, dens_q, dens_p)
+
+    def _sign_of_slope(
+        self, e: FloatArray, sf_p: FloatArray, dens_q: Any, dens_p: Any
+    ) -> FloatArray:
+        sign, log_up = self._slope_terms(e, sf_p, dens_p)
+        with np.errstate(over="ignore", invalid="ignore"):
+            up = np.where(sign == 0.0, 0.0, sign * np.exp(np.minimum(log_up, 700.0)))
         return np.sign(up - dens_q)
 
     @functools.cached_property
@@ -447,8 +484,9 @@ class EdgeworthPairCurve:
         p, q = self.law_p, self.law_q
         z = np.linspace(-_TABLE_SPAN, _TABLE_SPAN, _TABLE_POINTS)
         grid = np.unique(np.concatenate((p.mean + p.sd * z, q.mean + q.sd * z)))
-        sign = self._slope_sign(grid)
-        grid_raw, _ = self._raw_delta(grid)
+        sf_q, sf_p, dens_q, dens_p = self._terms(grid)
+        grid_raw, _ = self._tail_formula(grid, sf_q, sf_p)
+        sign = self._sign_of_slope(grid, sf_p, dens_q, dens_p)
         # Local maxima of the raw profile; those between non-positive values
         # cannot raise the repaired (clipped) profile and are skipped.
         rising = np.flatnonzero(
@@ -456,7 +494,7 @@ class EdgeworthPairCurve:
             & (sign[1:] <= 0)
             & (np.maximum(grid_raw[:-1], grid_raw[1:]) > 0.0)
         )
-        peaks = grid
+        peaks, raw = grid, grid_raw
         if rising.size:
             lo, hi = grid[rising].copy(), grid[rising + 1].copy()
             for _ in range(_BISECT_STEPS):
@@ -464,12 +502,17 @@ class EdgeworthPairCurve:
                 up = self._slope_sign(mid) > 0
                 lo = np.where(up, mid, lo)
                 hi = np.where(up, hi, mid)
-            peaks = np.union1d(grid, 0.5 * (lo + hi))
-        raw, _ = self._raw_delta(peaks)
+            tops = 0.5 * (lo + hi)
+            top_raw, _ = self._raw_delta(tops)
+            peaks = np.concatenate((grid, tops))
+            order = np.argsort(peaks, kind="stable")
+            peaks, raw = peaks[order], np.concatenate((grid_raw, top_raw))[order]
         suffix = np.maximum.accumulate(np.maximum(raw, 0.0)[::-1])[::-1]
         suffix = np.concatenate((suffix, [0.0]))
-        inv_grid = np.concatenate(([0.0], peaks[peaks > 0.0]))
-        inv_raw, _ = self._raw_delta(inv_grid)
+        positive = peaks > 0.0
+        zero_raw, _ = self._raw_delta(np.zeros(1))
+        inv_grid = np.concatenate(([0.0], peaks[positive]))
+        inv_raw = np.concatenate((zero_raw, raw[positive]))
         after = suffix[np.searchsorted(peaks, inv_grid, side="right")]
         grid_delta = np.clip(np.maximum(inv_raw, after), 0.0, 1.0)
         return _ProfileTable(peaks, suffix, inv_grid, grid_delta)
@@ -567,31 +610,20 @@ class EdgeworthPairCurve:
         log_d = np.log(dd)
 
         def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-            value, _ = self._raw_delta(x)
-            with np.errstate(divide="ignore"):
+            sf_q, sf_p, dens_q, dens_p = self._terms(x)
+            value, _ = self._tail_formula(x, sf_q, sf_p)
+            sign, log_up = self._slope_terms(x, sf_p, dens_p)
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
                 log_v = np.log(np.maximum(value, 0.0))
-            return log_v, self._log_slope(x, log_v)
+                up = np.where(sign == 0.0, 0.0, sign * np.exp(log_up - log_v))
+                slope = up - np.exp(np.log(dens_q) - log_v)
+            return log_v, slope
 
         out[todo] = bracketed_newton(
             fn, log_d, lo, hi, increasing=False, xtol=1e-12, ftol=1e-10
         )
         self._warn_empty_tail(out)
         return out
-
-    def _log_slope(self, e: FloatArray, log_value: FloatArray) -> FloatArray:
-        r""":math:`(\log\tilde\delta)' = [e^\varepsilon(\tilde p - \tilde S_P) -
-        \tilde q] / \tilde\delta`, with :math:`e^\varepsilon` kept in log space."""
-        p, q = self.law_p, self.law_q
-        xp, xq = p.standardise(e), q.standardise(e)
-        with _quiet():
-            dens_q = np.asarray(q.dist.pdf(xq), dtype=np.float64) / q.sd
-            dens_p = np.asarray(p.dist.pdf(xp), dtype=np.float64) / p.sd
-            sf_p = np.asarray(p.dist.sf(xp), dtype=np.float64)
-        inner = dens_p - sf_p
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            up = np.sign(inner) * np.exp(e + np.log(np.abs(inner)) - log_value)
-            down = np.exp(np.log(dens_q) - log_value)
-            return np.where(inner == 0.0, 0.0, up) - down
 
 
 class Edgeworth(Accountant):
