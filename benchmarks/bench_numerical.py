@@ -356,6 +356,11 @@ def main() -> None:
             f"    {p['peer']:<16}{k + '=' + format(v, 'g'):<26}{p['eps']:>11.6f}"
             f"{p['stated_error']:>11.2e}{p['seconds']:>9.4f}{ours_s}"
         )
+    hh = b["head_to_head_interleaved"]
+    print(
+        f"    round robin: ours {hh['ours_default']:.4f} s vs dp-accounting (vdi "
+        f"1e-3) {hh['dp_accounting_vdi_1e-3']:.4f} s, ratio {hh['ratio']:.2f}"
+    )
     print(
         f"(c) DP-SGD n={c['n']}: rel. width {c['rel_width']:.2e}, "
         f"{c['seconds']:.3f} s, peak RSS {c['peak_rss_mib']:.0f} MiB"
