@@ -23,7 +23,12 @@ The accountant :class:`symfdp.accountants.Numerical` assembles them.
 from __future__ import annotations
 
 from symfdp.pld.compose import ComposedPLD, compose_fft
-from symfdp.pld.discretise import DiscretePLD, dominated_pld, dominating_pld
+from symfdp.pld.discretise import (
+    DiscretePLD,
+    discretise,
+    dominated_pld,
+    dominating_pld,
+)
 from symfdp.pld.grid import ComponentGrid, choose_step, component_grid
 from symfdp.pld.profile import DiscreteProfile
 
@@ -35,6 +40,7 @@ __all__ = [
     "choose_step",
     "component_grid",
     "compose_fft",
+    "discretise",
     "dominated_pld",
     "dominating_pld",
 ]

@@ -58,7 +58,14 @@ balanced, so the total Q-mass is kept up to the slack of the conservative steps)
 A lowest (highest) dual cell whose barycentre lies above (below) its point cannot
 be balanced from outside; it is merged with its neighbours into the nearest
 lattice point where it can, unless it holds an atom on the lattice, which is then
-given a cell of its own. Q-mass outside the dual cells is dropped.
+given a cell of its own; at a finite support end without an atom the lattice is
+shifted so that the merged end cell is balanced
+(:func:`symfdp.pld.grid.barycentric_origin`). Q-mass outside the dual cells is
+dropped. Pulls within :data:`PULL_RTOL` of zero (atoms on their points, up to
+round-off) count as balanced; :mod:`symfdp.pld.compose` accounts for that.
+
+Both measures are built from the same batch of CDF values
+(:func:`discretise`); each may sit on its own lattice origin.
 """
 
 from __future__ import annotations
