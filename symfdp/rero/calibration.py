@@ -1,0 +1,167 @@
+r"""Noise calibration for a target ReRo bound.
+
+The noise multiplier :math:`\sigma` of an ``n``-fold (subsampled) Gaussian
+mechanism such that :math:`\gamma = 1 - f(\kappa)` of its add pair equals a
+target (Kaissis et al. 2023, Thm 1 and Cor. 2-3). :math:`\gamma` decreases as
+:math:`\sigma` grows (a noisier Gaussian is a garbling of a less noisy one), so
+the root is found by :func:`symfdp.calibrate.noise_for` on a bracket in
+:math:`\log\sigma`.
+
+* Gaussian mechanism (``p = 1``) and no accountant: Cor. 2 inverted in closed
+  form, :math:`\sqrt{N}/\sigma = \Phi^{-1}(\gamma) - \Phi^{-1}(\kappa)`.
+* ``accountant=None`` otherwise: two stages, as in :mod:`symfdp.calibrate` but
+  with the fast stage ``Edgeworth(order=4)`` (the paper's method; its cost is
+  independent of ``n``) followed by ``Numerical()`` (certified ground truth) on
+  a narrow bracket around the first root, widened until it brackets.
+* any other accountant: used for the whole search.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any, Final
+
+from scipy import special
+
+from symfdp._validation import check_choice, check_int, check_real
+from symfdp._warnings import ApproximationWarning
+from symfdp.mechanisms.base import Mechanism
+
+#: Default search range of sigma. symfdp.calibrate starts at 0.1; here at 0.2,
+#: because the subsampled-Gaussian cumulants that the Edgeworth stage needs are
+#: not finite at sigma = 0.1 (mu = 10). A target needing less noise raises the
+#: "unreachable" ValueError; pass a wider ``sigma_bracket`` with an accountant.
+SIGMA_BRACKET: Final = (0.2, 100.0)
+#: Relative half-width of the first bracket of the certified stage.
+_REFINE_WIDTH: Final = 0.02
+MECHANISMS: Final = ("subsampled-gaussian", "gaussian")
+
+
+def _factory(
+    mechanism: str | Callable[[float], Mechanism], p: float, pair: str
+) -> Callable[[float], Mechanism]:
+    from symfdp import mechanisms as M
+
+    if callable(mechanism):
+        return mechanism
+    name = check_choice("mechanism", mechanism, MECHANISMS)
+    if name == "gaussian":
+        if p != 1.0:
+            raise ValueError(
+                "p must be 1 for mechanism='gaussian'; use "
+                f"mechanism='subsampled-gaussian' for p < 1. Found {p:g}."
+            )
+        return lambda sigma: M.Gaussian(sigma=sigma)
+    return lambda sigma: M.SubsampledGaussian(p=p, sigma=sigma, pair=pair)
+
+
+def sigma_for_gamma(
+    target_gamma: float,
+    kappa: float,
+    p: float = 1.0,
+    n: int = 1,
+    accountant: Any = None,
+    mechanism: str | Callable[[float], Mechanism] = "subsampled-gaussian",
+    *,
+    symmetric: bool = False,
+    sigma_bracket: tuple[float, float] = SIGMA_BRACKET,
+    rtol: float = 1e-6,
+) -> float:
+    r"""The noise multiplier :math:`\sigma` whose ReRo bound at ``kappa`` is
+    ``target_gamma``.
+
+    Args:
+        target_gamma: Target :math:`\gamma \in (\kappa, 1)` (every mechanism has
+            :math:`\gamma \ge \kappa`, with equality only for infinite noise).
+        kappa: Prior :math:`\kappa \in (0, 1)`.
+        p: Sampling probability in (0, 1].
+        n: Number of compositions, >= 1.
+        accountant: An accountant, or ``None`` (closed form for the Gaussian
+            mechanism, else Edgeworth(4) then Numerical; module docstring).
+        mechanism: ``"subsampled-gaussian"`` (default), ``"gaussian"`` or a
+            callable ``sigma -> Mechanism`` (it should describe the add pair,
+            or both pairs with ``symmetric=True``).
+        symmetric: Calibrate the symmetrised curve's :math:`\gamma` (both pairs,
+            as in the paper's Fig. 1e) instead of the add pair's.
+        sigma_bracket: ``(lo, hi)``, the search range of :math:`\sigma`.
+        rtol: Relative tolerance on :math:`\sigma`.
+
+    Raises:
+        ValueError: bad arguments, or the target is not reached inside
+            ``sigma_bracket``.
+
+    Example:
+        >>> round(sigma_for_gamma(0.389085, 0.1, mechanism="gaussian"), 4)
+        1.0
+    """
+    from symfdp import accountants as A
+    from symfdp.calibrate import noise_for
+    from symfdp.rero.bounds import gamma
+
+    kappa = check_real("kappa", kappa, 0.0, 1.0, lo_open=True, hi_open=True)
+    target = check_real(
+        "target_gamma", target_gamma, kappa, 1.0, lo_open=True, hi_open=True
+    )
+    p = check_real("p", p, 0.0, 1.0, lo_open=True)
+    n = check_int("n", n, lo=1)
+    symmetric = bool(symmetric)
+    gaussian = mechanism == "gaussian" or (
+        mechanism == "subsampled-gaussian" and p == 1.0
+    )
+    if gaussian and (accountant is None or isinstance(accountant, A.Exact)):
+        # Kaissis et al. (2023), Cor. 2: gamma = Phi(Phi^{-1}(kappa) + sqrt(N)/sigma).
+        mu_total = float(special.ndtri(target) - special.ndtri(kappa))
+        sigma = math.sqrt(n) / mu_total
+        lo, hi = sigma_bracket
+        if not lo <= sigma <= hi:
+            raise ValueError(
+                f"the target gamma = {target:g} needs sigma = {sigma:.6g}, outside "
+                f"sigma_bracket [{lo:g}, {hi:g}]."
+            )
+        return sigma
+    pair = "both" if symmetric else "add"
+
+    def target_fn(curve: Any) -> float:
+        return float(gamma(curve, kappa, symmetric=symmetric))
+
+    options = {"sigma_bracket": sigma_bracket, "rtol": rtol, "what": "gamma"}
+    if accountant is not None:
+        return noise_for(
+            target_fn, target, p, n, accountant, mechanism, pair, **options
+        )
+    make = _factory(mechanism, p, pair)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ApproximationWarning)
+            guess = noise_for(
+                target_fn,
+                target,
+                p,
+                n,
+                A.Edgeworth(order=4),
+                mechanism,
+                pair,
+                sigma_bracket=sigma_bracket,
+                rtol=1e-4,
+                what="gamma",
+            )
+    except (ValueError, FloatingPointError):
+        # The expansion left its valid range: solve with Numerical throughout.
+        return noise_for(
+            target_fn, target, p, n, A.Numerical(), mechanism, pair, **options
+        )
+    numerical = A.Numerical()
+
+    def value(sigma: float) -> float:
+        return target_fn(numerical.compose(make(sigma), n))
+
+    lo = max(guess * (1 - _REFINE_WIDTH), sigma_bracket[0])
+    hi = min(guess * (1 + _REFINE_WIDTH), sigma_bracket[1])
+    while value(lo) < target and lo > sigma_bracket[0]:
+        lo = max(lo / 2, sigma_bracket[0])
+    while value(hi) > target and hi < sigma_bracket[1]:
+        hi = min(hi * 2, sigma_bracket[1])
+    options["sigma_bracket"] = (lo, hi)
+    return noise_for(target_fn, target, p, n, numerical, mechanism, pair, **options)
