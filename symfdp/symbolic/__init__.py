@@ -10,6 +10,7 @@ Submodules, each with one job:
 - :mod:`~symfdp.symbolic.hermite`: probabilists' Hermite polynomials :math:`He_k`.
 - :mod:`~symfdp.symbolic.edgeworth`: Edgeworth CDF/PDF of any order.
 - :mod:`~symfdp.symbolic.cornish_fisher`: Cornish–Fisher quantile of any order.
+- :mod:`~symfdp.symbolic.saddlepoint`: saddle-point accountant formulas.
 
 The package imports nothing heavy: ``import symfdp.symbolic`` does not import SymPy
 (the numeric layer locates these modules without loading them); each submodule is
@@ -29,6 +30,7 @@ _SUBMODULES = frozenset(
         "functionals",
         "hermite",
         "plrv",
+        "saddlepoint",
         "symbols",
     }
 )
