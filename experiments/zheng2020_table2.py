@@ -72,8 +72,9 @@ SPEC = Spec(
         "measured at every n, including 500: nothing is extrapolated.",
         "'Constant' is read as a fitted log-log slope of time vs n within +-0.25 of "
         "0 (Edgeworth at n = 1 is ~2.5x slower than at larger n: its curve needs "
-        "the convex-minorant repair there); 'Numerical grows' (n N integrations) as an affine fit t = a + b n with "
-        "b > 0 and R^2 >= 0.95 plus a log-log slope in [0.7, 1.3] over n >= 50. The "
+        "the convex-minorant repair there); 'Numerical grows' (n N integrations) "
+        "as an affine fit t = a + b n with b > 0 and R^2 >= 0.95 plus a log-log "
+        "slope in [0.7, 1.3] over n >= 50. The "
         "ratio t(500)/t(1) ('three orders of magnitude'; 398 in the published "
         "table) depends on how the fixed cost compares with the cost per step and "
         "is reported, not checked. Absolute times ('more than two hours') are not "
