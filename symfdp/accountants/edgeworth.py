@@ -74,10 +74,12 @@ below round-off are not reported):
    non-increasing, it is replaced by its smallest non-increasing majorant
    :math:`\hat\delta(\varepsilon) = \sup_{s \ge \varepsilon}\tilde\delta(s)`
    (conservative: larger delta). The supremum is exact up to the resolution of the
-   local maxima of :math:`\tilde\delta`, located by the sign changes of its
-   closed-form derivative :math:`\tilde\delta'(\varepsilon) = -\tilde q(\varepsilon)
-   + e^\varepsilon(\tilde p(\varepsilon) - \tilde S_P(\varepsilon))` on a grid of
-   :math:`\pm 40` standard deviations and refined by bisection. The exact profile
+   local maxima of :math:`\tilde\delta`, located on a grid of :math:`\pm 40`
+   standard deviations of either law (spacing 1/15) by the sign changes of the
+   closed-form derivative :math:`\tilde\delta'(\varepsilon) = -\tilde
+   q(\varepsilon) + e^\varepsilon(\tilde p(\varepsilon) - \tilde
+   S_P(\varepsilon))` and by discrete local maxima, then refined by golden-section
+   search; a wiggle narrower than the grid spacing could be missed. The exact profile
    satisfies :math:`\delta' = -e^\varepsilon P_P(L > \varepsilon) \le 0`
    (the "derivative form"); a profile built from that form alone would use only the
    P-expansion and give up the two-sided construction, so it is not used.
@@ -93,7 +95,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -126,7 +128,7 @@ _CONVEX_ATOL: Final = 1e-12
 #: Half-width, in standard deviations, and points per side of the profile table.
 _TABLE_SPAN: Final = 40.0
 _TABLE_POINTS: Final = 1201
-_BISECT_STEPS: Final = 20
+_GOLDEN_STEPS: Final = 30
 #: A spliced tail with less than this fraction of the normal tail mass is empty.
 _EMPTY_RTOL: Final = 1e-9
 _STACK: Final = 5
@@ -138,6 +140,27 @@ def _quiet() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ApproximationWarning)
         yield
+
+
+def _golden_max(
+    fn: Callable[[FloatArray], FloatArray], lo: FloatArray, hi: FloatArray
+) -> FloatArray:
+    """Vectorised golden-section search for a maximiser of ``fn`` in each
+    ``[lo, hi]`` (a fixed number of steps: the bracket shrinks by 0.618 each)."""
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    a, b = lo.copy(), hi.copy()
+    c = b - ratio * (b - a)
+    d = a + ratio * (b - a)
+    fc, fd = fn(c), fn(d)
+    for _ in range(_GOLDEN_STEPS):
+        left = fc >= fd
+        b = np.where(left, d, b)
+        a = np.where(left, a, c)
+        new = np.where(left, b - ratio * (b - a), a + ratio * (b - a))
+        f_new = fn(new)
+        c, d = np.where(left, new, d), np.where(left, c, new)
+        fc, fd = np.where(left, f_new, fd), np.where(left, fc, f_new)
+    return np.where(fc >= fd, c, d)
 
 
 def _horner(coeffs: FloatArray, x: FloatArray) -> FloatArray:
@@ -466,11 +489,6 @@ class EdgeworthPairCurve:
         sf_q, sf_p, _, _ = self._terms(e, densities=False)
         return self._tail_formula(e, sf_q, sf_p)
 
-    def _slope_sign(self, e: FloatArray) -> FloatArray:
-        r"""Sign of :math:`\tilde\delta'(\varepsilon)`."""
-        _, sf_p, dens_q, dens_p = self._terms(e)
-        return self._sign_of_slope(e, sf_p, dens_q, dens_p)
-
     def _sign_of_slope(
         self, e: FloatArray, sf_p: FloatArray, dens_q: Any, dens_p: Any
     ) -> FloatArray:
@@ -487,22 +505,22 @@ class EdgeworthPairCurve:
         sf_q, sf_p, dens_q, dens_p = self._terms(grid)
         grid_raw, _ = self._tail_formula(grid, sf_q, sf_p)
         sign = self._sign_of_slope(grid, sf_p, dens_q, dens_p)
-        # Local maxima of the raw profile; those between non-positive values
-        # cannot raise the repaired (clipped) profile and are skipped.
-        rising = np.flatnonzero(
-            (sign[:-1] > 0)
-            & (sign[1:] <= 0)
-            & (np.maximum(grid_raw[:-1], grid_raw[1:]) > 0.0)
+        # Local maxima of the raw profile: cells where the slope changes sign from
+        # + to -, and grid points above both neighbours (a maximum between the
+        # neighbours even if the slope signs missed it). Maxima of non-positive
+        # values cannot raise the repaired (clipped) profile and are skipped.
+        k = np.arange(1, grid.size - 1)
+        bump = k[(grid_raw[k] > grid_raw[k - 1]) & (grid_raw[k] >= grid_raw[k + 1])]
+        turn = np.flatnonzero((sign[:-1] > 0) & (sign[1:] <= 0))
+        lo = np.concatenate((grid[bump - 1], grid[turn]))
+        hi = np.concatenate((grid[bump + 1], grid[turn + 1]))
+        top = np.concatenate(
+            (grid_raw[bump], np.maximum(grid_raw[turn], grid_raw[turn + 1]))
         )
+        keep = top > 0.0
         peaks, raw = grid, grid_raw
-        if rising.size:
-            lo, hi = grid[rising].copy(), grid[rising + 1].copy()
-            for _ in range(_BISECT_STEPS):
-                mid = 0.5 * (lo + hi)
-                up = self._slope_sign(mid) > 0
-                lo = np.where(up, mid, lo)
-                hi = np.where(up, hi, mid)
-            tops = 0.5 * (lo + hi)
+        if keep.any():
+            tops = _golden_max(lambda x: self._raw_delta(x)[0], lo[keep], hi[keep])
             top_raw, _ = self._raw_delta(tops)
             peaks = np.concatenate((grid, tops))
             order = np.argsort(peaks, kind="stable")
