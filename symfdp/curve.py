@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from symfdp._validation import check_array, scalar_or_array
 from symfdp._warnings import warn_approximation
 from symfdp.numeric.roots import expand_bracket_up, monotone_bisect
-from symfdp.numeric.tabulate import alpha_grid, convex_minorant, tabulated_inverse
+from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
 
 FloatArray = NDArray[np.float64]
 
@@ -164,12 +164,37 @@ class PrivacyCurve:
         )
 
     def tradeoff_bounds(self, alpha: ArrayLike) -> tuple[Any, Any]:
-        """Certified ``(lower, upper)`` bounds on the symmetrised trade-off."""
+        """Certified ``(lower, upper)`` bounds on the (symmetrised) trade-off.
+
+        For a symmetric composition the pair's own pointwise bounds are returned.
+        Otherwise both bounds are symmetrised (min{f, f^{-1}}** is monotone in f,
+        so bounds on f give bounds on it): the lower bound from the step function
+        that is certified between grid points (f non-increasing: f(x) >=
+        f_lo(alpha_{k+1}) on [alpha_k, alpha_{k+1}]), the upper bound from chords
+        (f convex: f <= the chord of its upper bounds).
+        """
         self._require_certified("tradeoff_bounds")
         a = check_array("alpha", alpha, 0.0, 1.0)
-        lo = self._symmetrised(a, lambda p, x: p.tradeoff_bounds(x)[0])
-        hi = self._symmetrised(a, lambda p, x: p.tradeoff_bounds(x)[1])
-        return scalar_or_array(lo), scalar_or_array(hi)
+        if self.symmetric:
+            lo, hi = self.pairs[0].tradeoff_bounds(a)  # type: ignore[attr-defined]
+            lo = np.clip(np.asarray(lo, np.float64), 0.0, 1.0 - a)
+            hi = np.clip(np.asarray(hi, np.float64), 0.0, 1.0 - a)
+            return scalar_or_array(lo), scalar_or_array(hi)
+        grid = alpha_grid()
+        lows, highs = [], []
+        for pair in self.pairs:
+            lo, hi = pair.tradeoff_bounds(grid)  # type: ignore[attr-defined]
+            lows.append(self._tabulate(grid, lo))
+            highs.append(self._tabulate(grid, hi))
+        lower_points = [
+            convex_lower_bound_points(grid, lo, hi)
+            for lo, hi in zip(lows, highs, strict=True)
+        ]
+        upper_points = [(grid, hi) for hi in highs]
+        return (
+            scalar_or_array(_symmetric_hull(a, lower_points)),
+            scalar_or_array(_symmetric_hull(a, upper_points)),
+        )
 
     def _require_certified(self, what: str) -> None:
         if not self.certified:
@@ -196,19 +221,17 @@ class PrivacyCurve:
             return scalar_or_array(np.clip(beta, 0.0, 1.0 - a))
         return scalar_or_array(self._symmetrised(a, lambda p, x: p.tradeoff(x)))
 
-    def _symmetrised(self, a: FloatArray, evaluate) -> FloatArray:
+    def _tabulate(self, grid: FloatArray, beta: Any) -> FloatArray:
+        beta = _finite_or_raise(np.asarray(beta, np.float64), "trade-off", self.method)
+        return np.minimum.accumulate(np.clip(beta, 0.0, 1.0 - grid))
+
+    def _symmetrised(self, a: FloatArray, evaluate: Any) -> FloatArray:
+        r"""Evaluate :math:`\min\{f_1, f_1^{-1}, f_2, f_2^{-1}\}^{**}` at ``a``,
+        each pair's curve tabulated on :func:`alpha_grid` (see
+        :func:`_symmetric_hull`)."""
         grid = alpha_grid()
-        candidates = []
-        for pair in self.pairs:
-            beta = np.asarray(evaluate(pair, grid), dtype=np.float64)
-            beta = _finite_or_raise(beta, "trade-off", self.method)
-            beta = np.minimum.accumulate(np.clip(beta, 0.0, 1.0 - grid))
-            candidates.append(beta)
-            if not self.symmetric:
-                candidates.append(tabulated_inverse(grid, beta, grid))
-        lower = np.min(candidates, axis=0)
-        hull = convex_minorant(grid, lower)
-        return np.clip(np.interp(a, grid, hull), 0.0, 1.0 - a)
+        points = [(grid, self._tabulate(grid, evaluate(p, grid))) for p in self.pairs]
+        return _symmetric_hull(a, points)
 
     def mu_star_gamma(self) -> tuple[float, float]:
         r"""The (mu*, gamma) interpreter of Zheng et al. (2020), Sec. 4.
@@ -247,3 +270,60 @@ def invert_profile(delta_fn, target: FloatArray) -> FloatArray:
         delta_fn, target, zeros, np.ones_like(target), limit=EPS_SEARCH_LIMIT
     )
     return monotone_bisect(delta_fn, target, zeros, hi, xtol=1e-12, rtol=1e-13)
+
+
+def _symmetric_hull(a: FloatArray, points: list[tuple[FloatArray, FloatArray]]) -> Any:
+    r"""The convex minorant of a family of curves and their inverses, at ``a``.
+
+    The graph of :math:`f^{-1}` is the reflection of the graph of :math:`f` in the
+    diagonal, and the convex minorant of a pointwise minimum is the lower convex
+    hull of the union of the epigraphs. For piecewise-linear curves through the
+    given vertices it is therefore the lower hull of all vertices together with
+    their reflections: no inverse has to be interpolated (Dong et al. 2019,
+    Def. 4.1 and App. F, :math:`\min\{f, f^{-1}\}^{**}`).
+    """
+    xs = [np.concatenate([x, y]) for x, y in points]
+    ys = [np.concatenate([y, x]) for x, y in points]
+    x = np.concatenate([*xs, [0.0, 1.0]])
+    y = np.concatenate([*ys, [1.0, 0.0]])
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    first = np.concatenate(([True], np.diff(x) > 0))  # lowest y per abscissa
+    xv, yv = lower_convex_hull(x[first], y[first])
+    return np.clip(np.interp(a, xv, yv), 0.0, 1.0 - a)
+
+
+def convex_lower_bound_points(
+    x: FloatArray, lo: FloatArray, hi: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    r"""Vertices of a certified lower bound of a convex non-increasing function.
+
+    Given bounds ``lo_k <= f(x_k) <= hi_k`` on a grid, convexity gives, for
+    :math:`x \ge x_k`, :math:`f(x) \ge f(x_k) + s_k (x - x_k)` with the secant
+    slope :math:`s_k \ge (lo_k - hi_{k-1}) / (x_k - x_{k-1})`, and monotonicity
+    gives :math:`f(x) \ge lo_{k+1}` on :math:`[x_k, x_{k+1}]`. The maximum of the
+    two is piecewise linear with vertices :math:`(x_k, lo_k)` and the kink where
+    the secant line meets :math:`lo_{k+1}`; its error is second order in the
+    grid step when the bounds are tight.
+
+    Returns:
+        ``(xv, yv)``: the vertices, a valid lower bound when joined linearly.
+    """
+    x = np.asarray(x, np.float64)
+    lo = np.asarray(lo, np.float64)
+    hi = np.asarray(hi, np.float64)
+    dx_prev = np.diff(x)[:-1]
+    slope = np.minimum((lo[1:-1] - hi[:-2]) / dx_prev, 0.0)  # s_k for k = 1..m-2
+    slope = np.concatenate(([-np.inf], slope))  # no secant before the first point
+    xk, xk1 = x[:-1], x[1:]
+    lok, lok1 = lo[:-1], lo[1:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        run = np.where(slope < 0, (lok - lok1) / -slope, np.inf)
+    x_kink = np.minimum(xk + run, xk1)
+    finite = np.isfinite(slope)
+    secant = lok + np.where(finite, slope, 0.0) * (x_kink - xk)
+    y_kink = np.maximum(lok1, np.where(finite, secant, lok1))
+    xv = np.concatenate([xk, x_kink, x[-1:]])
+    yv = np.concatenate([lok, y_kink, lo[-1:]])
+    order = np.argsort(xv, kind="stable")
+    return xv[order], yv[order]
