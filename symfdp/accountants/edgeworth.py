@@ -79,10 +79,12 @@ below round-off are not reported):
    closed-form derivative :math:`\tilde\delta'(\varepsilon) = -\tilde
    q(\varepsilon) + e^\varepsilon(\tilde p(\varepsilon) - \tilde
    S_P(\varepsilon))` and by discrete local maxima, then refined by golden-section
-   search; a wiggle narrower than the grid spacing could be missed. The exact profile
-   satisfies :math:`\delta' = -e^\varepsilon P_P(L > \varepsilon) \le 0`
-   (the "derivative form"); a profile built from that form alone would use only the
-   P-expansion and give up the two-sided construction, so it is not used.
+   search; the ends of the valid intervals (kinks, where a spliced density jumps)
+   are grid nodes. A smooth wiggle narrower than the grid spacing could be
+   missed. The exact profile satisfies :math:`\delta' = -e^\varepsilon P_P(L >
+   \varepsilon) \le 0` (the "derivative form"); a profile built from that form
+   alone would use only the P-expansion and give up the two-sided construction,
+   so it is not used.
 
 The profile is the tail formula, not the conjugate :math:`1 + f^*(-e^\varepsilon)` of
 the approximate trade-off: the tail formula thresholds at :math:`\tau = \varepsilon`,
@@ -501,7 +503,11 @@ class EdgeworthPairCurve:
     def _table(self) -> _ProfileTable:
         p, q = self.law_p, self.law_q
         z = np.linspace(-_TABLE_SPAN, _TABLE_SPAN, _TABLE_POINTS)
-        grid = np.unique(np.concatenate((p.mean + p.sd * z, q.mean + q.sd * z)))
+        # The ends of the valid intervals are kinks of the profile (the density
+        # of a law jumps there): local maxima can sit on them, so they are nodes.
+        ends = np.array([law.mean + law.sd * np.array(law.interval) for law in (p, q)])
+        ends = ends[np.isfinite(ends)]
+        grid = np.unique(np.concatenate((p.mean + p.sd * z, q.mean + q.sd * z, ends)))
         sf_q, sf_p, dens_q, dens_p = self._terms(grid)
         grid_raw, _ = self._tail_formula(grid, sf_q, sf_p)
         sign = self._sign_of_slope(grid, sf_p, dens_q, dens_p)
