@@ -291,18 +291,25 @@ def test_bounded_loss_needs_no_anti_conservative_warning() -> None:
 
 @given(
     mu=st.floats(0.05, 2.0),
+    p=st.floats(1e-3, 0.5),
     n=st.integers(1, 60),
     order=st.integers(0, 4),
-    subsampled=st.booleans(),
+    kind=st.sampled_from(["laplace", "subsampled-laplace", "subsampled-gaussian"]),
 )
 def test_profile_and_tradeoff_are_valid(
-    mu: float, n: int, order: int, subsampled: bool
+    mu: float, p: float, n: int, order: int, kind: str
 ) -> None:
-    """Whatever the regime: no NaN, delta in [0, 1] and non-increasing, f in
-    [0, 1 - alpha] and non-increasing, epsilon inverts delta."""
-    m = M.SubsampledLaplace(p=0.3, mu=mu) if subsampled else M.Laplace(mu=mu)
+    """Whatever the regime (including strongly skewed subsampled pairs at small n):
+    no NaN, delta in [0, 1] and non-increasing, f in [0, 1 - alpha] and
+    non-increasing, epsilon inverts delta."""
+    if kind == "laplace":
+        m = M.Laplace(mu=mu)
+    elif kind == "subsampled-laplace":
+        m = M.SubsampledLaplace(p=p, mu=mu)
+    else:
+        m = M.SubsampledGaussian(p=p, mu=mu)
     curve = A.Edgeworth(order=order).compose(m, n)
-    eps = np.linspace(0.0, 3.0 * n * mu + 1.0, 301)
+    eps = np.linspace(0.0, 3.0 * n * mu * mu + 3.0 * math.sqrt(n) * mu + 1.0, 2001)
     alpha = np.linspace(0.0, 1.0, 201)
     d = quiet(curve.delta, eps)
     beta = quiet(curve.tradeoff, alpha)
