@@ -53,6 +53,22 @@ def compute(params: dict[str, Any]) -> Result:
 
     beta_eps = f(alpha)
     symmetric_gap = np.max(np.abs(T.inverse(f)(alpha) - beta_eps))
+    # Slopes and intercepts of the two non-trivial pieces, from finite differences
+    # of the evaluated curve away from the kinks (x* and 1 - delta).
+    eps, delta = params["eps"], params["delta"]
+    x_kink = T.fixed_point(f)
+    xs_l = np.array([0.25, 0.75]) * x_kink
+    xs_r = x_kink + np.array([0.25, 0.75]) * (1 - delta - x_kink)
+    slope_l = float(np.diff(f(xs_l))[0] / np.diff(xs_l)[0])
+    slope_r = float(np.diff(f(xs_r))[0] / np.diff(xs_r)[0])
+    icpt_y = float(f(xs_l[0]) - slope_l * xs_l[0])  # beta-intercept of the steep line
+    icpt_x = float(xs_r[0] - f(xs_r[0]) / slope_r)  # alpha-intercept of the flat one
+    shape_err = max(
+        abs(slope_l + np.exp(eps)) / np.exp(eps),
+        abs(slope_r + np.exp(-eps)) / np.exp(-eps),
+        abs(icpt_y - (1 - delta)),
+        abs(icpt_x - (1 - delta)),
+    )
     claims = (
         claim_close(
             "mu3-fixed-point",
@@ -75,6 +91,17 @@ def compute(params: dict[str, Any]) -> Result:
             f"max |f^-1 - f| = {symmetric_gap:.1e}",
             symmetric_gap < 1e-9,
             "max over the alpha grid of |f^{-1}(alpha) - f(alpha)| < 1e-9",
+        ),
+        claim_holds(
+            "f-eps-delta-slopes",
+            "f_{eps,delta} is piecewise linear with (nontrivial) slopes -e^{+-eps} "
+            "and intercepts 1 - delta (Fig. 3 left)",
+            "slopes -e^{+-eps}, intercepts 1 - delta",
+            f"slopes {slope_l:.6f}, {slope_r:.6f}; intercepts {icpt_y:.6f} "
+            f"(beta), {icpt_x:.6f} (alpha); max error {shape_err:.1e}",
+            shape_err < 1e-9,
+            "difference quotients on each piece equal -e^{eps} and -e^{-eps} "
+            "(relative) and the lines meet the axes at 1 - delta, to 1e-9",
         ),
     )
     return Result({"data": table, "fixed_points": fp_table}, claims)
