@@ -73,15 +73,15 @@ below round-off are not reported):
 4. *Profile.* Negative values are set to 0. If :math:`\tilde\delta` is not
    non-increasing, it is replaced by its smallest non-increasing majorant
    :math:`\hat\delta(\varepsilon) = \sup_{s \ge \varepsilon}\tilde\delta(s)`
-   (conservative: larger delta). The supremum is exact up to the resolution of the
-   local maxima of :math:`\tilde\delta`, located on a grid of :math:`\pm 40`
-   standard deviations of either law (spacing 1/15) by the sign changes of the
-   closed-form derivative :math:`\tilde\delta'(\varepsilon) = -\tilde
-   q(\varepsilon) + e^\varepsilon(\tilde p(\varepsilon) - \tilde
-   S_P(\varepsilon))` and by discrete local maxima, then refined by golden-section
-   search; the ends of the valid intervals (kinks, where a spliced density jumps)
-   are grid nodes. A smooth wiggle narrower than the grid spacing could be
-   missed. The exact profile satisfies :math:`\delta' = -e^\varepsilon P_P(L >
+   (conservative: larger delta). The supremum is exact up to the resolution of
+   the local maxima of :math:`\tilde\delta`: they are located on a grid of
+   :math:`\pm 40` standard deviations of either law (spacing 1/15) by the sign
+   changes of the closed-form derivative :math:`\tilde\delta'(\varepsilon) =
+   -\tilde q(\varepsilon) + e^\varepsilon(\tilde p(\varepsilon) - \tilde
+   S_P(\varepsilon))` and refined by regula falsi; the ends of the valid
+   intervals (kinks, where a spliced density jumps and a maximum can sit) are
+   grid nodes. A smooth wiggle narrower than the grid spacing could be missed.
+   The exact profile satisfies :math:`\delta' = -e^\varepsilon P_P(L >
    \varepsilon) \le 0` (the "derivative form"); a profile built from that form
    alone would use only the P-expansion and give up the two-sided construction,
    so it is not used.
@@ -130,7 +130,8 @@ _CONVEX_ATOL: Final = 1e-12
 #: Half-width, in standard deviations, and points per side of the profile table.
 _TABLE_SPAN: Final = 40.0
 _TABLE_POINTS: Final = 1201
-_GOLDEN_STEPS: Final = 30
+_ROOT_STEPS: Final = 60
+_ROOT_RTOL: Final = 1e-9
 #: A spliced tail with less than this fraction of the normal tail mass is empty.
 _EMPTY_RTOL: Final = 1e-9
 _STACK: Final = 5
@@ -144,25 +145,30 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-def _golden_max(
+def _falsi_root(
     fn: Callable[[FloatArray], FloatArray], lo: FloatArray, hi: FloatArray
 ) -> FloatArray:
-    """Vectorised golden-section search for a maximiser of ``fn`` in each
-    ``[lo, hi]`` (a fixed number of steps: the bracket shrinks by 0.618 each)."""
-    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    """Vectorised Illinois regula falsi for ``fn(lo) > 0 >= fn(hi)``; returns the
+    root to ``_ROOT_RTOL`` of each bracket's width (bisection fallback)."""
     a, b = lo.copy(), hi.copy()
-    c = b - ratio * (b - a)
-    d = a + ratio * (b - a)
-    fc, fd = fn(c), fn(d)
-    for _ in range(_GOLDEN_STEPS):
-        left = fc >= fd
-        b = np.where(left, d, b)
-        a = np.where(left, a, c)
-        new = np.where(left, b - ratio * (b - a), a + ratio * (b - a))
-        f_new = fn(new)
-        c, d = np.where(left, new, d), np.where(left, c, new)
-        fc, fd = np.where(left, f_new, fd), np.where(left, fc, f_new)
-    return np.where(fc >= fd, c, d)
+    fa, fb = fn(a), fn(b)
+    side = np.zeros(a.shape)
+    width = b - a
+    for _ in range(_ROOT_STEPS):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            x = (a * fb - b * fa) / (fb - fa)
+        x = np.where(np.isfinite(x) & (x > a) & (x < b), x, 0.5 * (a + b))
+        fx = fn(x)
+        right = fx > 0  # the root lies in [x, b]
+        a, fa = np.where(right, x, a), np.where(right, fx, fa)
+        b, fb = np.where(right, b, x), np.where(right, fb, fx)
+        # Illinois: halve the value kept twice in a row on the same side.
+        fb = np.where(right & (side > 0), 0.5 * fb, fb)
+        fa = np.where(~right & (side < 0), 0.5 * fa, fa)
+        side = np.where(right, 1.0, -1.0)
+        if np.all(b - a <= _ROOT_RTOL * width):
+            break
+    return 0.5 * (a + b)
 
 
 def _horner(coeffs: FloatArray, x: FloatArray) -> FloatArray:
@@ -491,6 +497,15 @@ class EdgeworthPairCurve:
         sf_q, sf_p, _, _ = self._terms(e, densities=False)
         return self._tail_formula(e, sf_q, sf_p)
 
+    def _slope_value(self, e: FloatArray) -> FloatArray:
+        r""":math:`\tilde\delta'(\varepsilon)` (the first term capped at
+        :math:`e^{700}`)."""
+        _, sf_p, dens_q, dens_p = self._terms(e)
+        sign, log_up = self._slope_terms(e, sf_p, dens_p)
+        with np.errstate(over="ignore", invalid="ignore"):
+            up = np.where(sign == 0.0, 0.0, sign * np.exp(np.minimum(log_up, 700.0)))
+        return up - dens_q
+
     def _sign_of_slope(
         self, e: FloatArray, sf_p: FloatArray, dens_q: Any, dens_p: Any
     ) -> FloatArray:
@@ -511,22 +526,18 @@ class EdgeworthPairCurve:
         sf_q, sf_p, dens_q, dens_p = self._terms(grid)
         grid_raw, _ = self._tail_formula(grid, sf_q, sf_p)
         sign = self._sign_of_slope(grid, sf_p, dens_q, dens_p)
-        # Local maxima of the raw profile: cells where the slope changes sign from
-        # + to -, and grid points above both neighbours (a maximum between the
-        # neighbours even if the slope signs missed it). Maxima of non-positive
-        # values cannot raise the repaired (clipped) profile and are skipped.
-        k = np.arange(1, grid.size - 1)
-        bump = k[(grid_raw[k] > grid_raw[k - 1]) & (grid_raw[k] >= grid_raw[k + 1])]
-        turn = np.flatnonzero((sign[:-1] > 0) & (sign[1:] <= 0))
-        lo = np.concatenate((grid[bump - 1], grid[turn]))
-        hi = np.concatenate((grid[bump + 1], grid[turn + 1]))
-        top = np.concatenate(
-            (grid_raw[bump], np.maximum(grid_raw[turn], grid_raw[turn + 1]))
+        # Interior local maxima of the raw profile: cells where the slope changes
+        # sign from + to - (kinks are nodes, so a maximum there is a node value).
+        # Maxima of non-positive values cannot raise the repaired (clipped)
+        # profile and are skipped.
+        turn = np.flatnonzero(
+            (sign[:-1] > 0)
+            & (sign[1:] <= 0)
+            & (np.maximum(grid_raw[:-1], grid_raw[1:]) > 0.0)
         )
-        keep = top > 0.0
         peaks, raw = grid, grid_raw
-        if keep.any():
-            tops = _golden_max(lambda x: self._raw_delta(x)[0], lo[keep], hi[keep])
+        if turn.size:
+            tops = _falsi_root(self._slope_value, grid[turn], grid[turn + 1])
             top_raw, _ = self._raw_delta(tops)
             peaks = np.concatenate((grid, tops))
             order = np.argsort(peaks, kind="stable")
