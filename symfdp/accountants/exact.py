@@ -1,0 +1,279 @@
+r"""``Exact``: closed-form compositions, certified with zero-width bounds.
+
+* **Gaussian** mechanisms (any mix of :math:`G_{\mu_i}` with counts):
+  :math:`G_{\mu_1}\otimes\cdots = G_{\sqrt{\sum_i n_i\mu_i^2}}` (Dong et al. 2019,
+  Cor. 3.3), with :math:`\delta(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2) -
+  e^\varepsilon\Phi(-\varepsilon/\mu - \mu/2)` (Cor. 2.13).
+* **Pure DP** (randomised response, :math:`f_{\varepsilon,0}`), homogeneous: the
+  KOV representation :math:`f_{\varepsilon,0}^{\otimes n} = T(B(n, p_\varepsilon),
+  B(n, q_\varepsilon))`, :math:`p_\varepsilon = 1/(1+e^\varepsilon)`,
+  :math:`q_\varepsilon = e^\varepsilon/(1+e^\varepsilon)` (Dong et al. 2019,
+  Sec. 3.3, Thm 3.4): the number :math:`k` of "+" outcomes is a sufficient
+  statistic, :math:`L = \varepsilon(2k - n)`, and
+
+  .. math::  \delta(\varepsilon') = \sum_k (Q_k - e^{\varepsilon'}P_k)_+
+             = \sum_k Q_k\,(1 - e^{\varepsilon' - L_k})_+
+
+  is summed term by term from log-probabilities (no cancellation). The trade-off
+  is the piecewise-linear Neyman–Pearson curve through the vertices
+  :math:`(P[K \ge j], Q[K < j])` (ALG-9). Heterogeneous pure DP convolves the
+  binomial laws of the distinct :math:`\varepsilon_i` exactly (fine when they are
+  few distinct values).
+* A **single mechanism** (``n = 1``) uses the mechanism's own closed forms
+  (``privacy_profile``, ``tradeoff``).
+
+Anything else raises ``ValueError`` naming the mechanisms without a closed form.
+Atoms whose P- and Q-probabilities are both below :math:`e^{-745}` (the float64
+underflow) are dropped; this is the only approximation, below every
+representable :math:`\delta`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import special, stats
+
+from symfdp.accountants.base import Accountant, Components
+from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.mechanisms.gaussian import (
+    Gaussian,
+    gaussian_privacy_profile,
+    gaussian_tradeoff,
+)
+from symfdp.mechanisms.pure_dp import PureDP
+from symfdp.mechanisms.subsampled import PoissonSubsampled
+from symfdp.mechanisms.swapped import Swapped
+
+#: Log-probability below which an atom is dropped (float64 underflow).
+LOG_TINY: Final = -745.0
+#: Largest number of atoms of an exact heterogeneous pure-DP convolution.
+MAX_ATOMS: Final = 2_000_000
+#: Entries per chunk of the (eps x atoms) profile sums.
+_CHUNK: Final = 4_000_000
+
+
+class _Certified:
+    """Zero-width certified bounds from the exact values."""
+
+    def delta(self, eps: ArrayLike) -> FloatArray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:  # pragma: no cover
+        raise NotImplementedError
+
+    def delta_bounds(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        d = self.delta(eps)
+        return d, d
+
+    def tradeoff_bounds(self, alpha: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        f = self.tradeoff(alpha)
+        return f, f
+
+
+@dataclass(frozen=True)
+class GaussianPairCurve(_Certified):
+    r""":math:`G_\mu` with :math:`\mu = \sqrt{\sum_i n_i\mu_i^2}` (Dong et al. 2019,
+    Cor. 3.3)."""
+
+    mu: float
+
+    def delta(self, eps: ArrayLike) -> FloatArray:
+        e = np.asarray(eps, dtype=np.float64)
+        return np.asarray(gaussian_privacy_profile(self.mu, e), dtype=np.float64)
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        a = np.asarray(alpha, dtype=np.float64)
+        return np.asarray(gaussian_tradeoff(self.mu, a), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class DiscretePairCurve(_Certified):
+    r"""Exact profile and trade-off of a finite privacy-loss law.
+
+    Attributes:
+        loss: Distinct loss values :math:`L_a`, in decreasing order.
+        log_q: :math:`\log Q(L = L_a)`.
+        log_p: :math:`\log P(L = L_a)` (:math:`= \log Q(L = L_a) - L_a`).
+    """
+
+    loss: FloatArray
+    log_q: FloatArray
+    log_p: FloatArray
+    info: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def from_atoms(
+        cls, loss: FloatArray, log_q: FloatArray, log_p: FloatArray
+    ) -> DiscretePairCurve:
+        """Sort by decreasing loss, merge equal losses, drop underflowing atoms."""
+        loss, log_q, log_p = (
+            np.asarray(a, dtype=np.float64) for a in (loss, log_q, log_p)
+        )
+        keep = (log_q > LOG_TINY) | (log_p > LOG_TINY)
+        loss, log_q, log_p = loss[keep], log_q[keep], log_p[keep]
+        order = np.argsort(-loss, kind="stable")
+        loss, log_q, log_p = loss[order], log_q[order], log_p[order]
+        uniq, start = np.unique(-loss, return_index=True)
+        if uniq.size < loss.size:
+            log_q = np.logaddexp.reduceat(log_q, start)
+            log_p = np.logaddexp.reduceat(log_p, start)
+            loss = -uniq
+        for arr in (loss, log_q, log_p):
+            arr.setflags(write=False)
+        return cls(loss, log_q, log_p, {"atoms": int(loss.size)})
+
+    def delta(self, eps: ArrayLike) -> FloatArray:
+        r""":math:`\sum_a Q_a (1 - e^{\varepsilon - L_a})_+`, chunked over eps."""
+        e = np.asarray(eps, dtype=np.float64)
+        flat = e.reshape(-1)
+        out = np.empty(flat.shape)
+        step = max(1, _CHUNK // max(self.loss.size, 1))
+        for i in range(0, flat.size, step):
+            ee = flat[i : i + step, None]
+            gap = np.minimum(ee - self.loss[None, :], 0.0)
+            with np.errstate(invalid="ignore"):
+                terms = np.exp(self.log_q[None, :]) * -np.expm1(gap)
+            out[i : i + step] = np.where(np.isnan(terms), 0.0, terms).sum(axis=1)
+        return np.clip(out, 0.0, 1.0).reshape(e.shape)
+
+    def vertices(self) -> tuple[FloatArray, FloatArray]:
+        r"""Neyman–Pearson vertices :math:`(\alpha_j, \beta_j) = (P[\text{top } j],
+        Q[\text{rest}])`, :math:`j = 0..A`; :math:`\beta` summed from the tail."""
+        p = np.exp(self.log_p)
+        q = np.exp(self.log_q)
+        alpha = np.concatenate(([0.0], np.cumsum(p)))
+        beta = np.concatenate((np.cumsum(q[::-1])[::-1], [0.0]))
+        return np.minimum(alpha, 1.0), np.minimum(beta, 1.0)
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        """The piecewise-linear Neyman–Pearson curve (randomised tests)."""
+        a = np.asarray(alpha, dtype=np.float64)
+        xs, ys = self.vertices()
+        xs = np.maximum.accumulate(xs)
+        return np.interp(a, xs, ys, right=0.0)
+
+
+@dataclass(frozen=True)
+class ClosedFormPairCurve(_Certified):
+    """A single mechanism's own closed forms (``n = 1``)."""
+
+    mechanism: Mechanism
+
+    def delta(self, eps: ArrayLike) -> FloatArray:
+        e = np.asarray(eps, dtype=np.float64)
+        return np.asarray(self.mechanism.privacy_profile(e), dtype=np.float64)
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        a = np.asarray(alpha, dtype=np.float64)
+        return np.asarray(self.mechanism.tradeoff(a), dtype=np.float64)
+
+
+def _law_of(m: Mechanism) -> Mechanism:
+    """The Gaussian or pure-DP pair with the same privacy-loss law, if any.
+
+    A swapped symmetric pair has its base's law; Poisson subsampling with
+    ``p = 1`` is its base pair.
+    """
+    if isinstance(m, Swapped) and m.base.is_symmetric:
+        return _law_of(m.base)
+    if isinstance(m, PoissonSubsampled) and m.p == 1.0 and m.base.is_symmetric:
+        return _law_of(m.base)
+    return m
+
+
+def _has_closed_form(m: Mechanism) -> bool:
+    return type(m).tradeoff is not Mechanism.tradeoff
+
+
+def binomial_atoms(eps0: float, n: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    r"""Loss values and Q- and P-log-probabilities of
+    :math:`f_{\varepsilon_0,0}^{\otimes n}`.
+
+    The number :math:`k` of "+" outcomes is :math:`B(n, q_\varepsilon)` under Q and
+    :math:`B(n, p_\varepsilon)` under P, and :math:`L = \varepsilon_0(2k - n)`
+    (KOV; Dong et al. 2019, Sec. 3.3). Both laws are evaluated from
+    :math:`p_\varepsilon = 1/(1+e^{\varepsilon_0})` (``n - k`` is
+    :math:`B(n, p_\varepsilon)` under Q), which stays exact for large
+    :math:`\varepsilon_0`.
+    """
+    k = np.arange(n + 1, dtype=np.float64)
+    p_eps = float(special.expit(-eps0))
+    log_q = np.asarray(stats.binom.logpmf(n - k, n, p_eps), dtype=np.float64)
+    log_p = np.asarray(stats.binom.logpmf(k, n, p_eps), dtype=np.float64)
+    return eps0 * (2.0 * k - n), log_q, log_p
+
+
+def pure_dp_pair(groups: list[tuple[float, int]]) -> DiscretePairCurve:
+    """Exact composition of pure-DP mechanisms given as ``(eps_i, n_i)`` groups."""
+    loss, log_q, log_p = np.zeros(1), np.zeros(1), np.zeros(1)
+    for eps0, n in groups:
+        l_g, q_g, p_g = binomial_atoms(eps0, n)
+        keep = (q_g > LOG_TINY) | (p_g > LOG_TINY)
+        l_g, q_g, p_g = l_g[keep], q_g[keep], p_g[keep]
+        if loss.size * l_g.size > MAX_ATOMS:
+            raise ValueError(
+                f"exact pure-DP composition needs more than {MAX_ATOMS} atoms for "
+                f"these {len(groups)} distinct epsilons; use accountants.Numerical()."
+            )
+        loss = (loss[:, None] + l_g[None, :]).reshape(-1)
+        log_q = (log_q[:, None] + q_g[None, :]).reshape(-1)
+        log_p = (log_p[:, None] + p_g[None, :]).reshape(-1)
+        keep = (log_q > LOG_TINY) | (log_p > LOG_TINY)
+        loss, log_q, log_p = loss[keep], log_q[keep], log_p[keep]
+    return DiscretePairCurve.from_atoms(loss, log_q, log_p)
+
+
+class Exact(Accountant):
+    r"""Closed-form accountant (certified, zero-width bounds).
+
+    Example:
+        >>> from symfdp import mechanisms as M
+        >>> curve = Exact().compose(M.PureDP(eps=10 ** -0.5), n=10)
+        >>> round(curve.epsilon(1e-3), 2)
+        2.89
+    """
+
+    method = "Exact"
+    certified = True
+
+    def compose_pair(self, components: Components) -> _Certified:
+        laws = [(_law_of(m), n) for m, n in components]
+        if all(isinstance(m, Gaussian) for m, _ in laws):
+            mu = math.sqrt(math.fsum(n * m.mu**2 for m, n in laws))  # type: ignore[attr-defined]
+            return GaussianPairCurve(mu)
+        if all(isinstance(m, PureDP) for m, _ in laws):
+            groups: dict[float, int] = {}
+            for m, n in laws:
+                groups[m.eps] = groups.get(m.eps, 0) + n  # type: ignore[attr-defined]
+            return pure_dp_pair(sorted(groups.items()))
+        if len(components) == 1 and components[0][1] == 1:
+            m = components[0][0]
+            if _has_closed_form(m):
+                return ClosedFormPairCurve(m)
+        missing = [
+            f"{m!r} (n={n})"
+            for (m, n), (law, _) in zip(components, laws, strict=True)
+            if not isinstance(law, (Gaussian, PureDP))
+        ]
+        raise ValueError(
+            "accountants.Exact has closed forms only for compositions of Gaussian "
+            "mechanisms, compositions of pure-DP mechanisms, and a single mechanism "
+            f"(n=1) with a closed-form trade-off. No closed form for: "
+            f"{', '.join(missing) or 'this mix of Gaussian and pure-DP mechanisms'}. "
+            "Use accountants.Numerical() (certified) instead."
+        )
+
+    def describe(self, components: Components) -> dict[str, Any]:
+        info = super().describe(components)
+        laws = [(_law_of(m), n) for m, n in components]
+        if all(isinstance(m, Gaussian) for m, _ in laws):
+            info["mu"] = math.sqrt(math.fsum(n * m.mu**2 for m, n in laws))  # type: ignore[attr-defined]
+        return info
+
+    def __repr__(self) -> str:
+        return "Exact()"
