@@ -115,6 +115,8 @@ CONVERSIONS: Final = ("classic", "improved")
 #: Half-width (in standard deviations of X) added around the mass of the
 #: trapezoid integrand; the neglected tails are below exp(-HALF_WIDTH**2 / 2).
 _HALF_WIDTH: Final = 40.0
+#: Points of alpha per (alpha x orders) block of the trade-off evaluation.
+_CHUNK: Final = 8192
 
 
 # ----------------------------------------------------------------- per step
@@ -416,7 +418,14 @@ class RDPPairCurve:
         :math:`1 - \delta(0) - x` for ``"improved"``), clipped at 0.
         """
         x = np.asarray(alpha, dtype=np.float64)
-        flat = x.reshape(-1)[:, None]
+        flat = x.reshape(-1)
+        out = np.empty_like(flat)
+        for i in range(0, flat.size, _CHUNK):  # bounded (alpha x orders) memory
+            out[i : i + _CHUNK] = self._tradeoff_flat(flat[i : i + _CHUNK])
+        return out.reshape(x.shape)
+
+    def _tradeoff_flat(self, flat_alpha: FloatArray) -> FloatArray:
+        flat = flat_alpha[:, None]
         a, log_c = self.orders[None, :], self._log_c()[None, :]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             log_x, log_1mx = np.log(flat), np.log1p(-flat)
@@ -428,12 +437,13 @@ class RDPPairCurve:
             log_v = np.minimum((log_1mx - np.log(a) - log_c) / (a - 1.0), 0.0)
             right = np.exp(log_v + log_1mx) - np.exp(log_c + a * log_v)
             right = np.where(flat == 1.0, 0.0, right)
-        best = np.maximum(np.nanmax(left, axis=1), np.nanmax(right, axis=1))
+        left = np.where(np.isnan(left), -np.inf, left)
+        right = np.where(np.isnan(right), -np.inf, right)
+        best = np.maximum(np.max(left, axis=1), np.max(right, axis=1))
         if self.conversion == "improved":
             d0 = float(self.delta(np.array(0.0)))
-            best = np.maximum(best, 1.0 - d0 - flat[:, 0])
-        out = np.clip(best, 0.0, 1.0 - flat[:, 0])
-        return out.reshape(x.shape)
+            best = np.maximum(best, 1.0 - d0 - flat_alpha)
+        return np.clip(best, 0.0, 1.0 - flat_alpha)
 
     def family(self, eps: ArrayLike) -> Any:
         """:class:`~symfdp.tradeoff.FromPrivacyProfile` of ``(eps, delta(eps))``."""
