@@ -139,7 +139,11 @@ def compute(params: dict[str, Any]) -> Result:
         above = g >= f_ma(alpha) - 1e-12
         frac = float(np.mean(above))
         bad = tiny[gdp(tiny) < f_ma(tiny) - 1e-12]
-        where = f"alpha < {bad.max():.1e}" if bad.size else "nowhere (alpha >= 1e-12)"
+        where = (
+            f"below only for alpha < {bad.max():.1e}"
+            if bad.size
+            else "never below (log grid down to alpha = 1e-12)"
+        )
         delta_g = float(T.privacy_profile(gdp, eps_ma))
         gap = float(np.max(f_num - g))
         over = float(np.max(g - num_hi))
@@ -174,7 +178,7 @@ def compute(params: dict[str, Any]) -> Result:
                 "(f_{eps_MA, 1e-5}) over almost all alpha",
                 "above, almost everywhere",
                 f"G_mu >= f_MA on {100 * frac:.1f}% of the grid (mu = {mu:.4f}); "
-                f"below only for {where}; delta_G(eps_MA) = {delta_g:.2e}",
+                f"{where}; delta_G(eps_MA) = {delta_g:.2e}",
                 frac >= params["almost_all"],
                 "fraction of the uniform alpha grid with G_mu(alpha) >= "
                 "f_{eps_MA,1e-5}(alpha) is >= 0.95",
