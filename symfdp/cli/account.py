@@ -1,14 +1,554 @@
-"""`symfdp account` (not yet available)."""
+"""`symfdp account`: the privacy of a training run (or any composition) in one line.
+
+``symfdp account --sigma 1.1 --sample-rate 0.004 --steps 60000 --delta 1e-5``
+prints, for each chosen method, epsilon(delta), the certified bracket where the
+method has one, the GDP summary mu* and the runtime. DP-SGD users may give
+``--epochs E --dataset-size N --batch-size B`` instead of ``--sample-rate`` and
+``--steps``: then sample_rate = B/N and steps = ceil(E*N/B) (printed).
+
+mu* is the parameter of the Gaussian trade-off G_mu that meets the method's
+trade-off curve on the diagonal, the mu* of the (mu*, gamma) interpreter of Zheng
+et al. (2020), Sec. 4, computed from delta(0) (:func:`symfdp.training.mu_star`);
+for ``clt`` it is the CLT's mu itself.
+"""
 
 from __future__ import annotations
 
 import argparse
+import decimal
+import json
+import math
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+#: Methods of ``--method`` (``all`` runs each that applies), in display order.
+METHOD_CHOICES = ("edgeworth", "saddlepoint", "numerical", "clt", "berry-esseen")
+EXTRA_METHODS = ("exact",)
+MECHANISMS = (
+    "subsampled-gaussian",
+    "gaussian",
+    "laplace",
+    "pure-dp",
+    "subsampled-laplace",
+)
+SUBSAMPLED = ("subsampled-gaussian", "subsampled-laplace")
+#: Which of --sigma / --mu / --eps each mechanism takes (first = preferred).
+MECHANISM_PARAMS = {
+    "subsampled-gaussian": ("sigma", "mu"),
+    "gaussian": ("sigma", "mu"),
+    "laplace": ("mu",),
+    "pure-dp": ("eps",),
+    "subsampled-laplace": ("mu",),
+}
+MU_NOTE = (
+    "mu*: GDP parameter of the G_mu meeting the curve on the diagonal "
+    "(Zheng et al. 2020, Sec. 4)"
+)
+
+
+# ----------------------------------------------------------------- parsing
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be finite. Found {text!r}.")
+    return value
+
+
+def _integer(text: str) -> int:
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value.denominator != 1:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}")
+    return int(value)
+
+
+def _exact(text: str) -> Fraction:
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags that describe a run: steps and sampling, or epochs/dataset/batch."""
+    g = p.add_argument_group("the run (give --sample-rate/--steps or the DP-SGD form)")
+    g.add_argument(
+        "--sample-rate",
+        "-p",
+        type=_number,
+        metavar="P",
+        help="Poisson sampling probability in (0, 1] (subsampled mechanisms)",
+    )
+    g.add_argument(
+        "--steps", "-n", type=_integer, metavar="N", help="number of compositions"
+    )
+    g.add_argument(
+        "--epochs", type=_exact, metavar="E", help="epochs (with the next two)"
+    )
+    g.add_argument("--dataset-size", type=_integer, metavar="N", help="dataset size")
+    g.add_argument("--batch-size", type=_integer, metavar="B", help="expected batch")
+    p.add_argument(
+        "--pair",
+        choices=("add", "remove", "both"),
+        default=None,
+        help="adjacency of subsampled mechanisms (default both: add/remove)",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("account", help="(not yet available)")
+    p = sub.add_parser(
+        "account",
+        help="epsilon(delta), mu* and runtime of a composition (e.g. DP-SGD)",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    p.add_argument(
+        "--mechanism",
+        "-m",
+        choices=MECHANISMS,
+        default="subsampled-gaussian",
+        help="the per-step mechanism (default subsampled-gaussian)",
+    )
+    g = p.add_argument_group("mechanism parameters")
+    g.add_argument(
+        "--sigma", type=_number, help="noise multiplier (Gaussian mechanisms)"
+    )
+    g.add_argument("--mu", type=_number, help="effect size (Gaussian, Laplace)")
+    g.add_argument("--eps", type=_number, help="epsilon of one pure-DP step")
+    add_run_arguments(p)
+    p.add_argument("--delta", "-d", type=_number, required=True, help="target delta")
+    p.add_argument(
+        "--method",
+        choices=(*METHOD_CHOICES, *EXTRA_METHODS, "all"),
+        default="saddlepoint",
+        help="accountant (default saddlepoint); 'all' runs every method",
+    )
+    p.add_argument(
+        "--order",
+        "-J",
+        type=_integer,
+        default=None,
+        help="order of the Edgeworth expansion (default 2) or of the "
+        "saddle-point estimate (1 or 2, default 2)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--plot",
+        metavar="OUT.png",
+        help="draw every computed method's trade-off curve (and OUT.csv beside it)",
+    )
     p.set_defaults(run=run)
 
 
+# ----------------------------------------------------------------- the run
+@dataclass
+class Run:
+    """A validated command line: mechanism, composition length, sampling."""
+
+    mechanism: str
+    params: dict[str, float]
+    steps: int
+    sample_rate: float | None
+    pair: str | None
+    derived: dict[str, Any] | None = None
+
+    def build(self) -> Any:
+        """The mechanism object of one step."""
+        from symfdp.mechanisms import REGISTRY
+
+        kwargs: dict[str, Any] = dict(self.params)
+        if self.sample_rate is not None:
+            kwargs["p"] = self.sample_rate
+            kwargs["pair"] = self.pair or "both"
+        return REGISTRY[self.mechanism](**kwargs)
+
+    def describe(self) -> str:
+        parts = [f"{k}={v:g}" for k, v in self.params.items()]
+        if self.sample_rate is not None:
+            parts += [
+                f"sample_rate={self.sample_rate:g}",
+                f"pair={self.pair or 'both'}",
+            ]
+        steps = "1 step" if self.steps == 1 else f"{self.steps} steps"
+        return f"{self.mechanism}({', '.join(parts)}) x {steps}"
+
+
+def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True):
+    """Validate the run flags (all user errors raise UsageError, one line)."""
+    from symfdp.cli import UsageError
+
+    subsampled = mechanism in SUBSAMPLED
+    chosen: dict[str, float] = {}
+    if params:
+        allowed = MECHANISM_PARAMS[mechanism]
+        given = [k for k in ("sigma", "mu", "eps") if getattr(args, k) is not None]
+        extra = [k for k in given if k not in allowed]
+        if extra:
+            raise UsageError(
+                f"--{extra[0]} does not apply to {mechanism}; it takes "
+                + " or ".join(f"--{k}" for k in allowed)
+                + "."
+            )
+        if not given:
+            raise UsageError(
+                f"{mechanism} needs " + " or ".join(f"--{k}" for k in allowed) + "."
+            )
+        if len(given) > 1:
+            raise UsageError(f"give one of --{given[0]} and --{given[1]}, not both.")
+        name = given[0]
+        value = float(getattr(args, name))
+        if name == "sigma" and value <= 0:
+            raise UsageError(f"--sigma must be > 0. Found {value:g}.")
+        if name in ("mu", "eps") and value < 0:
+            raise UsageError(f"--{name} must be >= 0. Found {value:g}.")
+        chosen[name] = value
+    epoch_flags = {
+        "--epochs": args.epochs,
+        "--dataset-size": args.dataset_size,
+        "--batch-size": args.batch_size,
+    }
+    given_epoch = [k for k, v in epoch_flags.items() if v is not None]
+    if args.pair is not None and not subsampled:
+        raise UsageError(
+            f"--pair applies to subsampled mechanisms only; {mechanism} is symmetric."
+        )
+    derived = None
+    if given_epoch:
+        if not subsampled:
+            raise UsageError(
+                f"{given_epoch[0]} applies to subsampled mechanisms only "
+                f"(not {mechanism}); give --steps."
+            )
+        clash = [
+            k
+            for k, v in (("--sample-rate", args.sample_rate), ("--steps", args.steps))
+            if v is not None
+        ]
+        if clash:
+            raise UsageError(
+                f"{clash[0]} conflicts with {given_epoch[0]}: give either "
+                "--sample-rate and --steps, or --epochs, --dataset-size and "
+                "--batch-size."
+            )
+        missing = [k for k, v in epoch_flags.items() if v is None]
+        if missing:
+            raise UsageError(
+                f"{', '.join(given_epoch)} needs {' and '.join(missing)} too "
+                "(--epochs, --dataset-size and --batch-size go together)."
+            )
+        epochs, size, batch = args.epochs, args.dataset_size, args.batch_size
+        if epochs <= 0:
+            raise UsageError(f"--epochs must be > 0. Found {float(epochs):g}.")
+        if size < 1:
+            raise UsageError(f"--dataset-size must be >= 1. Found {size}.")
+        if not 1 <= batch <= size:
+            raise UsageError(
+                f"--batch-size must lie in [1, --dataset-size = {size}]. Found {batch}."
+            )
+        sample_rate = batch / size
+        steps = math.ceil(epochs * size / batch)
+        derived = {
+            "epochs": float(epochs),
+            "dataset_size": size,
+            "batch_size": batch,
+            "rule": "sample_rate = batch_size/dataset_size, "
+            "steps = ceil(epochs*dataset_size/batch_size)",
+        }
+    else:
+        sample_rate = args.sample_rate
+        steps = args.steps
+        if subsampled and sample_rate is None:
+            raise UsageError(
+                f"{mechanism} needs --sample-rate (or --epochs, --dataset-size and "
+                "--batch-size)."
+            )
+        if not subsampled and sample_rate is not None:
+            raise UsageError(
+                f"--sample-rate applies to subsampled mechanisms only (not "
+                f"{mechanism})."
+            )
+        if steps is None:
+            raise UsageError(
+                "give --steps (or --epochs, --dataset-size and --batch-size)."
+            )
+    if sample_rate is not None and not 0 < sample_rate <= 1:
+        raise UsageError(f"--sample-rate must lie in (0, 1]. Found {sample_rate:g}.")
+    if steps < 1:
+        raise UsageError(f"--steps must be >= 1. Found {steps}.")
+    return Run(mechanism, chosen, int(steps), sample_rate, args.pair, derived)
+
+
+def derived_line(run: Run) -> str | None:
+    """The DP-SGD conversion, spelled out, or None."""
+    if run.derived is None:
+        return None
+    d = run.derived
+    return (
+        f"sample_rate = batch_size/dataset_size = {d['batch_size']}/"
+        f"{d['dataset_size']} = {run.sample_rate:.6g}; steps = "
+        f"ceil(epochs*dataset_size/batch_size) = ceil({d['epochs']:g}*"
+        f"{d['dataset_size']}/{d['batch_size']}) = {run.steps}"
+    )
+
+
+# ----------------------------------------------------------------- methods
+@dataclass
+class Result:
+    """One method's answer."""
+
+    method: str
+    epsilon: float | None = None
+    epsilon_bounds: tuple[float, float] | None = None
+    mu_star: float | None = None
+    mu_star_bounds: tuple[float, float] | None = None
+    guarantee: str = ""
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    curve: Any = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "guarantee": self.guarantee,
+            "epsilon": self.epsilon,
+            "epsilon_bounds": list(self.epsilon_bounds)
+            if self.epsilon_bounds
+            else None,
+            "mu_star": self.mu_star,
+            "mu_star_bounds": list(self.mu_star_bounds)
+            if self.mu_star_bounds
+            else None,
+            "seconds": self.seconds,
+            "warnings": self.warnings,
+            "error": self.error,
+        }
+
+
+def methods_for(args: argparse.Namespace, run: Run) -> list[str]:
+    from symfdp.cli import UsageError
+
+    if args.method != "all":
+        if args.order is not None and args.method not in ("edgeworth", "saddlepoint"):
+            raise UsageError(
+                f"--order applies to edgeworth and saddlepoint, not {args.method}."
+            )
+        return [args.method]
+    methods = list(METHOD_CHOICES)
+    closed_form = run.mechanism in ("gaussian", "pure-dp") or (
+        run.mechanism == "laplace" and run.steps == 1
+    )
+    if closed_form:
+        methods.append("exact")
+    return methods
+
+
+def options_for(method: str, args: argparse.Namespace) -> dict[str, Any]:
+    from symfdp.cli import UsageError
+
+    if args.order is None:
+        return {}
+    if method == "edgeworth":
+        return {"order": args.order}
+    if method == "saddlepoint" and args.method == "saddlepoint":
+        if args.order not in (1, 2):
+            raise UsageError(
+                f"--order for saddlepoint must be 1 or 2. Found {args.order}."
+            )
+        return {"order": args.order}
+    return {}
+
+
+def account_one(
+    method: str, mechanism: Any, steps: int, delta: float, options: dict[str, Any]
+) -> Result:
+    """Compose, then mu*, epsilon(delta) and the certified brackets; timed (the
+    module imports excluded), with the warnings kept. A ``ValueError`` after
+    composing (e.g. no finite epsilon certified) is recorded in ``Result.error``;
+    one while composing is raised.
+    """
+    from symfdp.training import GUARANTEES, make_accountant, mu_star
+
+    result = Result(method=method, guarantee=GUARANTEES[method])
+    accountant = make_accountant(method, **options)  # imports happen here, untimed
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.perf_counter()
+        curve = accountant.compose(mechanism, steps)
+        result.curve = curve
+        try:
+            result.mu_star = float(mu_star(curve))
+            if curve.certified:
+                mlo, mhi = mu_star(curve, bounds=True)
+                result.mu_star_bounds = (float(mlo), float(mhi))
+            result.epsilon = float(curve.epsilon(delta))
+            if curve.certified:
+                lo, hi = curve.epsilon_bounds(delta)
+                result.epsilon_bounds = (float(lo), float(hi))
+        except (ValueError, FloatingPointError) as exc:
+            result.error = str(exc).splitlines()[0]
+        result.seconds = time.perf_counter() - start
+    seen: dict[str, None] = {}
+    for w in caught:
+        seen.setdefault(f"{w.category.__name__}: {str(w.message).splitlines()[0]}")
+    result.warnings = list(seen)
+    return result
+
+
+# ----------------------------------------------------------------- output
+def _round(x: float, digits: int, rounding: str) -> str:
+    """``x`` to ``digits`` significant digits, rounded down or up (for brackets)."""
+    if not math.isfinite(x):
+        return str(x)
+    with decimal.localcontext() as ctx:
+        ctx.prec = digits
+        ctx.rounding = rounding
+        return str(+decimal.Decimal(x))
+
+
+def format_table(results: list[Result]) -> list[str]:
+    lines = [
+        f"{'method':<13}{'epsilon':>10}  {'certified bracket':<24}{'mu*':>9}"
+        f"{'time':>10}"
+    ]
+    for r in results:
+        eps = "-" if r.epsilon is None else f"{r.epsilon:.6g}"
+        if r.epsilon_bounds is not None:
+            lo = _round(r.epsilon_bounds[0], 6, decimal.ROUND_FLOOR)
+            hi = _round(r.epsilon_bounds[1], 6, decimal.ROUND_CEILING)
+            bracket = f"[{lo}, {hi}]"
+        else:
+            bracket = {"bound": "(upper bound)"}.get(r.guarantee, "")
+        mu = "-" if r.mu_star is None else f"{r.mu_star:.4g}"
+        ms = f"{1e3 * r.seconds:.0f} ms" if r.seconds < 10 else f"{r.seconds:.1f} s"
+        lines.append(f"{r.method:<13}{eps:>10}  {bracket:<24}{mu:>9}{ms:>10}")
+        if r.error:
+            lines.append(f"{'':13}{r.error}")
+    return lines
+
+
+def check_plot_path(path: str) -> Any:
+    """The ``--plot`` target as a Path; its directory must exist."""
+    from pathlib import Path
+
+    from symfdp.cli import UsageError
+
+    out = Path(path)
+    if out.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise UsageError(f"--plot must name a .png, .pdf or .svg file. Found {path!r}.")
+    if not out.parent.is_dir():
+        raise UsageError(f"--plot: directory {out.parent} does not exist.")
+    return out
+
+
+def write_plot(path: str, results: list[Result], title: str, delta: float) -> str:
+    """Overlay the methods' trade-off curves (left) and privacy profiles on a log
+    axis (right); write ``path`` and the data as a tidy CSV beside it."""
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    from symfdp import plotting
+
+    out = check_plot_path(path)
+    curves = [(r.method, r.curve) for r in results if r.curve is not None]
+    if not curves:
+        raise ValueError("--plot: no method produced a curve.")
+    finite = [r.epsilon for r in results if r.epsilon is not None]
+    top = 1.3 * max(finite) if finite and max(finite) > 0 else 10.0
+    alpha = plotting.default_alpha_grid()
+    eps = np.linspace(0.0, top, 240)
+    fig = Figure(figsize=(9.0, 4.2), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    rows: list[tuple[str, str, np.ndarray, np.ndarray]] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # already reported with the numbers
+        for k, (method, curve) in enumerate(curves):
+            color = f"C{k}"
+            plotting.plot_tradeoff(
+                curve,
+                ax=left,
+                alpha=alpha,
+                label=method,
+                color=color,
+                identity=k == len(curves) - 1,
+            )
+            plotting.plot_privacy_profile(
+                curve, ax=right, eps=eps, label=method, color=color
+            )
+            rows.append(("tradeoff", method, alpha, curve.tradeoff(alpha)))
+            rows.append(("profile", method, eps, curve.delta(eps)))
+    right.axhline(delta, color="0.5", lw=0.8, ls=":")
+    right.annotate(f"delta = {delta:g}", (0.0, delta), fontsize=8, va="bottom")
+    fig.suptitle(title, fontsize=9)
+    fig.savefig(out, dpi=150)
+    csv = out.with_suffix(".csv")
+    with open(csv, "w", encoding="utf-8") as fh:
+        fh.write("panel,method,x,y\n")
+        for panel, method, x, y in rows:
+            for xi, yi in zip(x, np.asarray(y, dtype=np.float64), strict=True):
+                fh.write(f"{panel},{method},{float(xi)!r},{float(yi)!r}\n")
+    return str(csv)
+
+
 def run(args: argparse.Namespace) -> int:
-    raise SystemExit("symfdp account is not available yet")
+    from symfdp.cli import UsageError
+
+    if not 0 < args.delta < 1:
+        raise UsageError(f"--delta must lie in (0, 1). Found {args.delta:g}.")
+    spec = resolve_run(args, args.mechanism)
+    if args.plot:
+        check_plot_path(args.plot)
+    methods = methods_for(args, spec)
+    options = {m: options_for(m, args) for m in methods}
+    mechanism = spec.build()
+    results: list[Result] = []
+    for method in methods:
+        try:
+            result = account_one(
+                method, mechanism, spec.steps, args.delta, options[method]
+            )
+        except (ValueError, FloatingPointError) as exc:
+            result = Result(method=method, error=str(exc).splitlines()[0])
+        if result.error and len(methods) == 1:
+            raise ValueError(f"{method}: {result.error}")
+        results.append(result)
+    plot_csv = None
+    title = f"{spec.describe()}, delta={args.delta:g}"
+    if args.plot:
+        plot_csv = write_plot(args.plot, results, title, args.delta)
+    if args.json:
+        payload = {
+            "mechanism": spec.mechanism,
+            "parameters": spec.params,
+            "sample_rate": spec.sample_rate,
+            "steps": spec.steps,
+            "pair": (spec.pair or "both") if spec.sample_rate is not None else None,
+            "delta": args.delta,
+            "derived": spec.derived,
+            "mu_star_definition": MU_NOTE,
+            "results": [r.as_json() for r in results],
+            "plot": args.plot,
+            "plot_data": plot_csv,
+        }
+        print(json.dumps(payload, indent=2))
+        return 0
+    print(title)
+    line = derived_line(spec)
+    if line:
+        print(line)
+    print("\n".join(format_table(results)))
+    print(MU_NOTE)
+    for r in results:
+        for w in r.warnings:
+            print(f"symfdp: warning ({r.method}): {w}", file=sys.stderr)
+    if args.plot:
+        print(f"wrote {args.plot} and {plot_csv}")
+    return 0
