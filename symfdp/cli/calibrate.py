@@ -1,14 +1,230 @@
-"""`symfdp calibrate` (not yet available)."""
+"""`symfdp calibrate`: the noise multiplier sigma that reaches a privacy target.
+
+``symfdp calibrate --target-eps 3 --delta 1e-5 --sample-rate 0.004 --steps 60000``
+prints sigma and the epsilon it achieves; ``--target-mu M`` calibrates the GDP
+summary mu* instead (see ``symfdp account``). The run is given as in ``symfdp
+account`` (``--sample-rate/--steps`` or ``--epochs/--dataset-size/--batch-size``).
+With ``--method auto`` (default) the saddle-point accountant locates sigma and the
+certified numerical accountant refines it (:mod:`symfdp.calibrate`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import decimal
+import json
+import sys
+import time
+import warnings
+from typing import Any
+
+from symfdp.cli.account import (
+    MU_NOTE,
+    _integer,
+    _number,
+    _round,
+    add_run_arguments,
+    derived_line,
+    resolve_run,
+)
+
+METHODS = ("auto", "saddlepoint", "edgeworth", "numerical", "clt", "exact")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("calibrate", help="(not yet available)")
+    p = sub.add_parser(
+        "calibrate",
+        help="noise multiplier sigma for a target epsilon (or mu*)",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    p.add_argument(
+        "--mechanism",
+        "-m",
+        choices=("subsampled-gaussian", "gaussian"),
+        default="subsampled-gaussian",
+        help="the per-step mechanism (default subsampled-gaussian)",
+    )
+    t = p.add_argument_group("the target (one of)")
+    t.add_argument("--target-eps", type=_number, metavar="EPS", help="epsilon at delta")
+    t.add_argument("--target-mu", type=_number, metavar="MU", help="GDP mu*")
+    p.add_argument("--delta", "-d", type=_number, help="delta (with --target-eps)")
+    add_run_arguments(p)
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default="auto",
+        help="accountant of the search (default auto: saddlepoint, then numerical)",
+    )
+    p.add_argument(
+        "--order",
+        "-J",
+        type=_integer,
+        default=None,
+        help="order of edgeworth (default 2) or saddlepoint (1 or 2)",
+    )
+    p.add_argument(
+        "--sigma-range",
+        type=_number,
+        nargs=2,
+        metavar=("LO", "HI"),
+        default=(0.1, 100.0),
+        help="search range of sigma (default 0.1 100)",
+    )
+    p.add_argument(
+        "--rtol", type=_number, default=1e-6, help="relative tolerance on sigma"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
 
+def _target(args: argparse.Namespace) -> tuple[str, float]:
+    from symfdp.cli import UsageError
+
+    if (args.target_eps is None) == (args.target_mu is None):
+        raise UsageError("give exactly one of --target-eps and --target-mu.")
+    if args.delta is not None and not 0 < args.delta < 1:
+        raise UsageError(f"--delta must lie in (0, 1). Found {args.delta:g}.")
+    if args.target_eps is not None:
+        if args.delta is None:
+            raise UsageError("--target-eps needs --delta.")
+        if args.target_eps <= 0:
+            raise UsageError(f"--target-eps must be > 0. Found {args.target_eps:g}.")
+        return "eps", float(args.target_eps)
+    if args.target_mu <= 0:
+        raise UsageError(f"--target-mu must be > 0. Found {args.target_mu:g}.")
+    return "mu", float(args.target_mu)
+
+
+def _accountant(args: argparse.Namespace) -> Any:
+    from symfdp.cli import UsageError
+    from symfdp.training import make_accountant
+
+    if args.order is not None and args.method not in ("edgeworth", "saddlepoint"):
+        raise UsageError(
+            f"--order applies to edgeworth and saddlepoint, not {args.method}."
+        )
+    if args.method == "auto":
+        return None
+    options = {} if args.order is None else {"order": args.order}
+    return make_accountant(args.method, **options)
+
+
 def run(args: argparse.Namespace) -> int:
-    raise SystemExit("symfdp calibrate is not available yet")
+    from symfdp import accountants as A
+    from symfdp import calibrate as C
+    from symfdp import mechanisms as M
+    from symfdp.training import mu_star
+
+    kind, target = _target(args)
+    spec = resolve_run(args, args.mechanism, params=False)
+    accountant = _accountant(args)
+    lo, hi = args.sigma_range
+    p = 1.0 if spec.sample_rate is None else spec.sample_rate
+    pair = spec.pair or "both"
+    common = {"sigma_bracket": (lo, hi), "rtol": args.rtol}
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            # The search visits extreme sigmas (the bracket ends), where the
+            # approximations warn; only the answer's own warnings are reported.
+            warnings.simplefilter("ignore")
+            if kind == "eps":
+                sigma = C.sigma_for_epsilon(
+                    target,
+                    args.delta,
+                    p,
+                    spec.steps,
+                    accountant,
+                    args.mechanism,
+                    pair,
+                    **common,
+                )
+            else:
+                sigma = C.noise_for(
+                    lambda curve: mu_star(curve),
+                    target,
+                    p,
+                    spec.steps,
+                    accountant,
+                    args.mechanism,
+                    pair,
+                    what="mu*",
+                    **common,
+                )
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("sigma_bracket", "--sigma-range")) from None
+    seconds = time.perf_counter() - start
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # What sigma achieves, by the accountant that had the last word.
+        final = accountant if accountant is not None else A.Numerical()
+        mechanism = (
+            M.Gaussian(sigma=sigma)
+            if args.mechanism == "gaussian"
+            else M.SubsampledGaussian(p=p, sigma=sigma, pair=pair)
+        )
+        curve = final.compose(mechanism, spec.steps)
+        achieved: dict[str, Any] = {"method": final_name(args.method)}
+        achieved["mu_star"] = float(mu_star(curve))
+        if args.delta is not None:
+            achieved["delta"] = args.delta
+            achieved["epsilon"] = float(curve.epsilon(args.delta))
+            if curve.certified:
+                b = curve.epsilon_bounds(args.delta)
+                achieved["epsilon_bounds"] = [float(b[0]), float(b[1])]
+    notes = list(
+        dict.fromkeys(
+            f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught
+        )
+    )
+    title = (
+        f"{args.mechanism}"
+        + (f"(sample_rate={p:g}, pair={pair})" if args.mechanism != "gaussian" else "")
+        + (" x 1 step" if spec.steps == 1 else f" x {spec.steps} steps")
+    )
+    goal = (
+        f"target eps = {target:g} at delta = {args.delta:g}"
+        if kind == "eps"
+        else f"target mu* = {target:g}"
+    )
+    if args.json:
+        payload = {
+            "mechanism": args.mechanism,
+            "sample_rate": p,
+            "steps": spec.steps,
+            "pair": pair if args.mechanism != "gaussian" else None,
+            "derived": spec.derived,
+            "target": {"kind": kind, "value": target, "delta": args.delta},
+            "method": args.method,
+            "sigma": sigma,
+            "achieved": achieved,
+            "seconds": seconds,
+            "warnings": notes,
+            "mu_star_definition": MU_NOTE,
+        }
+        print(json.dumps(payload, indent=2))
+        return 0
+    print(f"{title}; {goal}")
+    line = derived_line(spec)
+    if line:
+        print(line)
+    print(f"sigma = {sigma:.6g}")
+    parts = []
+    if "epsilon" in achieved:
+        text = f"eps({args.delta:g}) = {achieved['epsilon']:.6g}"
+        if "epsilon_bounds" in achieved:
+            b = achieved["epsilon_bounds"]
+            lo = _round(b[0], 6, decimal.ROUND_FLOOR)
+            hi = _round(b[1], 6, decimal.ROUND_CEILING)
+            text += f", certified bracket [{lo}, {hi}]"
+        parts.append(text)
+    parts.append(f"mu* = {achieved['mu_star']:.4g}")
+    print(f"achieves {'; '.join(parts)} ({achieved['method']}); {seconds:.2f} s")
+    for note in notes:
+        print(f"symfdp: warning: {note}", file=sys.stderr)
+    return 0
+
+
+def final_name(method: str) -> str:
+    """The accountant whose numbers are reported."""
+    return "numerical, after a saddlepoint search" if method == "auto" else method
