@@ -40,13 +40,13 @@ SPEC = Spec(
         "c": 3.0,
         "n_alpha": 100,
         "alpha_min": 1e-7,
-        "repeats": 7,
+        "repeats": 9,
         "min_sample_seconds": 0.02,
         "flat_slope": 0.25,
         "r2_min": 0.95,
         "speedup_min": 1000.0,
     },
-    quick={"ns": [2, 6, 10], "repeats": 3, "min_sample_seconds": 0.005},
+    quick={"ns": [2, 6, 10], "repeats": 5, "min_sample_seconds": 0.01},
     notes=(
         "Each entry is the best over `repeats` samples of the mean CPU time "
         "(time.process_time, robust to other jobs sharing the machine; the paper "
