@@ -42,14 +42,14 @@ SPEC = Spec(
         "p_power": 0.25,
         "n_alpha": 100,
         "alpha_min": 1e-7,
-        "repeats": 5,
+        "repeats": 7,
         "min_sample_seconds": 0.02,
         "flat_slope": 0.25,
         "r2_min": 0.95,
         "linear_slope": [0.7, 1.3],
         "speedup_min": 1000.0,
     },
-    quick={"ns": [1, 100, 500], "repeats": 2, "min_sample_seconds": 0.005},
+    quick={"ns": [1, 100, 500], "repeats": 4, "min_sample_seconds": 0.01},
     notes=(
         "Each entry is the best over `repeats` samples of the mean CPU time "
         "(time.process_time, robust to other jobs sharing the machine; the paper "
