@@ -262,7 +262,11 @@ class EdgeworthPairCurve:
         order: Expansion order ``J``.
         inverse: ``"numerical"`` or ``"cornish_fisher"``.
         law_p, law_q: The fitted laws of the loss under P and Q.
-        info: Diagnostics (means, standard deviations, lambdas, valid intervals).
+        cf: Ascending coefficients of the Cornish–Fisher quantile :math:`x(z)` of
+            the P-law (used with ``inverse="cornish_fisher"``).
+        cf_range: The interval :math:`[z_-, z_+]` on which :math:`x(z)` increases.
+        info: Diagnostics (means, standard deviations, lambdas, valid intervals,
+            ``zero_mass_tail_eps``, ``loss_upper``).
     """
 
     order: int
