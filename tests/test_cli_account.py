@@ -1,0 +1,294 @@
+"""`symfdp account` and `symfdp calibrate`: numbers, JSON, plots and user errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import warnings
+
+import pytest
+from scipy import optimize, special
+
+from symfdp import accountants as A
+from symfdp import mechanisms as M
+from symfdp.cli import main
+
+DPSGD = ["--sigma", "1", "--sample-rate", "0.01", "--steps", "1000", "--delta", "1e-5"]
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _json(capsys, *argv: str) -> dict:
+    code, out, _ = _run(capsys, *argv, "--json")
+    assert code == 0
+    return json.loads(out)
+
+
+def gaussian_epsilon(mu: float, delta: float) -> float:
+    """eps(delta) of G_mu from Dong et al. (2019), Cor. 2.13, solved here."""
+
+    def profile(eps: float) -> float:
+        return special.ndtr(-eps / mu + mu / 2) - math.exp(eps) * special.ndtr(
+            -eps / mu - mu / 2
+        )
+
+    return optimize.brentq(lambda e: profile(e) - delta, 0.0, 100.0, xtol=1e-14)
+
+
+def test_numerical_eps_lies_in_its_certified_bracket(capsys):
+    data = _json(capsys, "account", *DPSGD, "--method", "numerical")
+    (row,) = data["results"]
+    lo, hi = row["epsilon_bounds"]
+    assert lo <= row["epsilon"] <= hi
+    assert hi - lo < 1e-3 * row["epsilon"]
+    # The same bracket as the library's, computed here independently of the CLI.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        curve = A.Numerical().compose(M.SubsampledGaussian(sigma=1.0, p=0.01), 1000)
+    assert [lo, hi] == [float(x) for x in curve.epsilon_bounds(1e-5)]
+    assert row["guarantee"] == "certified" and row["error"] is None
+    assert data["steps"] == 1000 and data["sample_rate"] == 0.01
+    assert data["pair"] == "both"
+
+
+def test_text_output_shows_eps_bracket_mu_and_time(capsys):
+    code, out, err = _run(capsys, "account", *DPSGD, "--method", "numerical")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith("subsampled-gaussian(sigma=1, sample_rate=0.01")
+    row = lines[2].split()
+    assert row[0] == "numerical"
+    eps, lo, hi = float(row[1]), float(row[2].strip("[,")), float(row[3].strip("]"))
+    assert lo <= eps <= hi
+    assert row[-1] == "ms"
+    assert "mu*" in lines[1] and lines[-1].startswith("mu*:")
+
+
+def test_all_methods_each_answer(capsys):
+    data = _json(capsys, "account", *DPSGD, "--method", "all")
+    rows = {r["method"]: r for r in data["results"]}
+    assert list(rows) == [
+        "edgeworth",
+        "saddlepoint",
+        "numerical",
+        "clt",
+        "berry-esseen",
+    ]
+    lo, hi = rows["numerical"]["epsilon_bounds"]
+    for name in ("edgeworth", "saddlepoint", "clt"):
+        assert rows[name]["epsilon"] > 0 and rows[name]["epsilon_bounds"] is None
+        assert rows[name]["seconds"] >= 0
+    # Each approximation is within 10% of the certified answer here; the CLT
+    # underestimates (Zheng et al. 2020, Sec. 5.3).
+    for name in ("edgeworth", "saddlepoint"):
+        assert abs(rows[name]["epsilon"] / hi - 1) < 0.1
+    assert rows["clt"]["epsilon"] < lo
+    # Berry-Esseen certifies no finite epsilon at this delta: reported, not fatal.
+    assert rows["berry-esseen"]["epsilon"] is None
+    assert "no finite epsilon" in rows["berry-esseen"]["error"]
+    assert rows["berry-esseen"]["mu_star"] > rows["numerical"]["mu_star"]
+
+
+def test_gaussian_exact_matches_closed_form(capsys):
+    """4 steps of G_{0.5} are G_1: eps from Cor. 2.13 and mu* = 1."""
+    data = _json(
+        capsys, "account", "--mechanism", "gaussian", "--mu", "0.5", "--steps", "4",
+        "--delta", "1e-5", "--method", "all",
+    )  # fmt: skip
+    rows = {r["method"]: r for r in data["results"]}
+    assert "exact" in rows
+    ref = gaussian_epsilon(1.0, 1e-5)
+    assert rows["exact"]["epsilon"] == pytest.approx(ref, rel=1e-9)
+    assert rows["clt"]["epsilon"] == pytest.approx(ref, rel=1e-9)
+    assert rows["exact"]["mu_star"] == pytest.approx(1.0, rel=1e-12)
+    lo, hi = rows["numerical"]["epsilon_bounds"]
+    assert lo <= ref <= hi
+
+
+def test_pure_dp_numerical_bracket_contains_exact(capsys):
+    data = _json(
+        capsys, "account", "--mechanism", "pure-dp", "--eps", "0.1", "--steps", "100",
+        "--delta", "1e-5", "--method", "all",
+    )  # fmt: skip
+    rows = {r["method"]: r for r in data["results"]}
+    lo, hi = rows["numerical"]["epsilon_bounds"]
+    assert lo <= rows["exact"]["epsilon"] <= hi
+
+
+def test_epochs_form_is_sample_rate_and_steps(capsys):
+    epochs = _json(
+        capsys, "account", "--sigma", "1.1", "--epochs", "3", "--dataset-size",
+        "60000", "--batch-size", "256", "--delta", "1e-5", "--method", "clt",
+    )  # fmt: skip
+    # 3 * 60000 / 256 = 703.125 steps, rounded up.
+    assert epochs["steps"] == 704
+    assert epochs["sample_rate"] == 256 / 60000
+    assert epochs["derived"]["batch_size"] == 256
+    direct = _json(
+        capsys, "account", "--sigma", "1.1", "--sample-rate", repr(256 / 60000),
+        "--steps", "704", "--delta", "1e-5", "--method", "clt",
+    )  # fmt: skip
+    assert epochs["results"][0]["epsilon"] == direct["results"][0]["epsilon"]
+    code, out, _ = _run(
+        capsys, "account", "--sigma", "1.1", "--epochs", "3", "--dataset-size",
+        "60000", "--batch-size", "256", "--delta", "1e-5", "--method", "clt",
+    )  # fmt: skip
+    assert code == 0
+    assert (
+        "steps = ceil(epochs*dataset_size/batch_size) = ceil(3*60000/256) = 704" in out
+    )
+
+
+def test_fractional_epochs_are_exact(capsys):
+    # 0.1 * 1000 / 100 = 1 exactly (a float product would give 1.0000000000000002).
+    data = _json(
+        capsys, "account", "--sigma", "1", "--epochs", "0.1", "--dataset-size",
+        "1000", "--batch-size", "100", "--delta", "1e-5", "--method", "clt",
+    )  # fmt: skip
+    assert data["steps"] == 1
+
+
+def test_order_and_pair_reach_the_accountant(capsys):
+    data = _json(capsys, "account", *DPSGD, "--method", "edgeworth", "--order", "4")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = A.Edgeworth(order=4).compose(
+            M.SubsampledGaussian(sigma=1.0, p=0.01), 1000
+        )
+    assert data["results"][0]["epsilon"] == float(ref.epsilon(1e-5))
+    add = _json(capsys, "account", *DPSGD, "--method", "numerical", "--pair", "add")
+    both = _json(capsys, "account", *DPSGD, "--method", "numerical")
+    assert add["pair"] == "add"
+    assert (
+        add["results"][0]["epsilon_bounds"][0]
+        <= both["results"][0]["epsilon_bounds"][1]
+    )
+
+
+def test_plot_writes_png_and_csv(capsys, tmp_path):
+    out = tmp_path / "curves.png"
+    code, text, _ = _run(
+        capsys, "account", *DPSGD, "--method", "all", "--plot", str(out)
+    )
+    assert code == 0 and f"wrote {out}" in text
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    lines = (tmp_path / "curves.csv").read_text().splitlines()
+    assert lines[0] == "panel,method,x,y"
+    methods = {line.split(",")[1] for line in lines[1:]}
+    assert methods == {"edgeworth", "saddlepoint", "numerical", "clt", "berry-esseen"}
+
+
+USER_ERRORS = [
+    (["account", *DPSGD[:-2]], "--delta"),  # missing delta
+    (["account", "--sigma", "1", "--sample-rate", "1.5", "--steps", "10",
+      "--delta", "1e-5"], "--sample-rate must lie in (0, 1]"),
+    (["account", *DPSGD, "--epochs", "3"], "conflicts with --epochs"),
+    (["account", "--sigma", "1", "--epochs", "3", "--dataset-size", "100",
+      "--delta", "1e-5"], "needs --batch-size"),
+    (["account", "--sigma", "1", "--epochs", "3", "--dataset-size", "100",
+      "--batch-size", "10", "--steps", "3", "--delta", "1e-5"], "conflicts"),
+    (["account", "--sigma", "1", "--epochs", "3", "--dataset-size", "10",
+      "--batch-size", "100", "--delta", "1e-5"], "--batch-size must lie"),
+    (["account", "--sigma", "1", "--sample-rate", "0.1", "--delta", "1e-5"],
+     "give --steps"),
+    (["account", "--sample-rate", "0.1", "--steps", "3", "--delta", "1e-5"],
+     "needs --sigma or --mu"),
+    (["account", "--sigma", "1", "--mu", "1", "--sample-rate", "0.1", "--steps",
+      "3", "--delta", "1e-5"], "not both"),
+    (["account", "--sigma", "0", "--sample-rate", "0.1", "--steps", "3",
+      "--delta", "1e-5"], "--sigma must be > 0"),
+    (["account", "--sigma", "one", "--sample-rate", "0.1", "--steps", "3",
+      "--delta", "1e-5"], "not a number"),
+    (["account", *DPSGD[:-1], "1.5"], "--delta must lie in (0, 1)"),
+    (["account", "--sigma", "1", "--sample-rate", "0.1", "--steps", "2.5",
+      "--delta", "1e-5"], "not an integer"),
+    (["account", "--mechanism", "gaussian", "--sigma", "1", "--sample-rate",
+      "0.1", "--steps", "3", "--delta", "1e-5"], "subsampled mechanisms only"),
+    (["account", "--mechanism", "laplace", "--sigma", "1", "--steps", "3",
+      "--delta", "1e-5"], "it takes --mu"),
+    (["account", "--mechanism", "gaussian", "--mu", "1", "--steps", "3",
+      "--delta", "1e-5", "--pair", "add"], "--pair applies"),
+    (["account", *DPSGD, "--method", "clt", "--order", "3"], "--order applies"),
+    (["account", *DPSGD, "--method", "saddlepoint", "--order", "3"], "1 or 2"),
+    (["account", *DPSGD, "--method", "edgeworth", "--order", "99"], "order"),
+    (["account", *DPSGD, "--method", "rdp"], "invalid choice"),
+    (["account", *DPSGD, "--method", "berry-esseen"], "no finite epsilon"),
+    (["account", *DPSGD, "--plot", "/nonexistent-dir/x.png"], "does not exist"),
+    (["account", *DPSGD, "--plot", "x.txt"], ".png"),
+    (["calibrate", "--target-eps", "3", "--sample-rate", "0.01", "--steps", "10"],
+     "needs --delta"),
+    (["calibrate", "--target-eps", "3", "--target-mu", "1", "--delta", "1e-5",
+      "--sample-rate", "0.01", "--steps", "10"], "exactly one"),
+    (["calibrate", "--target-eps", "-1", "--delta", "1e-5", "--sample-rate",
+      "0.01", "--steps", "10"], "--target-eps must be > 0"),
+    (["calibrate", "--target-eps", "1e-3", "--delta", "1e-5", "--sample-rate",
+      "0.01", "--steps", "1000", "--method", "clt"], "--sigma-range"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "fragment"), USER_ERRORS)
+def test_user_errors_print_one_line_and_exit_2(capsys, argv, fragment):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("symfdp: error: ")
+    assert fragment in lines[0]
+
+
+def test_user_error_in_a_real_process_has_no_traceback():
+    proc = subprocess.run(
+        [sys.executable, "-m", "symfdp", "account", "--sigma", "1", "--sample-rate",
+         "2", "--steps", "10", "--delta", "1e-5"],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        "symfdp: error: --sample-rate must lie in (0, 1]. Found 2."
+    )
+
+
+# ---------------------------------------------------------------- calibrate
+def test_calibrate_gaussian_reaches_the_closed_form_target(capsys):
+    data = _json(
+        capsys, "calibrate", "--mechanism", "gaussian", "--steps", "1",
+        "--target-eps", "1", "--delta", "1e-5", "--method", "exact",
+    )  # fmt: skip
+    sigma = data["sigma"]
+    assert gaussian_epsilon(1.0 / sigma, 1e-5) == pytest.approx(1.0, rel=1e-5)
+    assert data["achieved"]["epsilon"] == pytest.approx(1.0, rel=1e-5)
+
+
+def test_calibrate_default_is_certified_and_hits_the_target(capsys):
+    code, out, _ = _run(
+        capsys, "calibrate", "--target-eps", "2", "--delta", "1e-5",
+        "--sample-rate", "0.01", "--steps", "1000",
+    )  # fmt: skip
+    assert code == 0
+    sigma = float(out.splitlines()[1].split("=")[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        curve = A.Numerical().compose(M.SubsampledGaussian(sigma=sigma, p=0.01), 1000)
+    lo, hi = curve.epsilon_bounds(1e-5)
+    # sigma is printed to 6 digits; eps moves by ~1e-5 relative within that.
+    assert lo * (1 - 1e-4) <= 2.0 <= hi * (1 + 1e-4)
+    assert "certified bracket" in out
+
+
+def test_calibrate_mu_target(capsys):
+    data = _json(
+        capsys, "calibrate", "--target-mu", "0.5", "--sample-rate", "0.01",
+        "--steps", "1000", "--method", "clt",
+    )  # fmt: skip
+    # CLT (moments) mu of the composition at the calibrated sigma.
+    curve = A.CLT().compose(M.SubsampledGaussian(sigma=data["sigma"], p=0.01), 1000)
+    assert curve.info["mu"] == pytest.approx(0.5, rel=1e-5)
+    assert data["achieved"]["mu_star"] == pytest.approx(0.5, rel=1e-5)
