@@ -78,9 +78,11 @@ below round-off are not reported):
    :math:`\pm 40` standard deviations of either law (spacing 1/15) by the sign
    changes of the closed-form derivative :math:`\tilde\delta'(\varepsilon) =
    -\tilde q(\varepsilon) + e^\varepsilon(\tilde p(\varepsilon) - \tilde
-   S_P(\varepsilon))` and refined by regula falsi; the ends of the valid
-   intervals (kinks, where a spliced density jumps and a maximum can sit) are
-   grid nodes. A smooth wiggle narrower than the grid spacing could be missed.
+   S_P(\varepsilon))` and refined by regula falsi (unless the cell's values are
+   below half the largest value to its right, when it cannot matter); the ends
+   of the valid intervals (kinks, where a spliced density jumps and a maximum
+   can sit) are grid nodes. A smooth wiggle narrower than the grid spacing could
+   be missed.
    The exact profile satisfies :math:`\delta' = -e^\varepsilon P_P(L >
    \varepsilon) \le 0` (the "derivative form"); a profile built from that form
    alone would use only the P-expansion and give up the two-sided construction,
@@ -534,10 +536,13 @@ class EdgeworthPairCurve:
         # sign from + to - (kinks are nodes, so a maximum there is a node value).
         # Maxima of non-positive values cannot raise the repaired (clipped)
         # profile and are skipped.
+        # A cell whose larger end value is below half the largest value to its
+        # right cannot change the majorant unless it hides a wiggle the grid does
+        # not resolve anyway, so it is not refined.
+        ends = np.maximum(grid_raw[:-1], grid_raw[1:])
+        right = np.concatenate((np.maximum.accumulate(grid_raw[::-1])[::-1][2:], [0.0]))
         turn = np.flatnonzero(
-            (sign[:-1] > 0)
-            & (sign[1:] <= 0)
-            & (np.maximum(grid_raw[:-1], grid_raw[1:]) > 0.0)
+            (sign[:-1] > 0) & (sign[1:] <= 0) & (ends > 0.0) & (ends > 0.5 * right)
         )
         peaks, raw = grid, grid_raw
         if turn.size:
