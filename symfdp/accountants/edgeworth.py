@@ -79,7 +79,8 @@ below round-off are not reported):
    changes of the closed-form derivative :math:`\tilde\delta'(\varepsilon) =
    -\tilde q(\varepsilon) + e^\varepsilon(\tilde p(\varepsilon) - \tilde
    S_P(\varepsilon))` and refined by regula falsi (unless the cell's values are
-   below half the largest value to its right, when it cannot matter); the ends
+   below half the largest value to its right, when it cannot matter, or below
+   :math:`10^{-250}`); the ends
    of the valid intervals (kinks, where a spliced density jumps and a maximum
    can sit) are grid nodes. A smooth wiggle narrower than the grid spacing could
    be missed.
@@ -136,6 +137,8 @@ _ROOT_STEPS: Final = 60
 _ROOT_RTOL: Final = 1e-9
 #: A spliced tail with less than this fraction of the normal tail mass is empty.
 _EMPTY_RTOL: Final = 1e-9
+#: Profile values below this are round-off in the far tails, never refined.
+_NEGLIGIBLE_DELTA: Final = 1e-250
 _STACK: Final = 5
 
 
@@ -538,11 +541,15 @@ class EdgeworthPairCurve:
         # profile and are skipped.
         # A cell whose larger end value is below half the largest value to its
         # right cannot change the majorant unless it hides a wiggle the grid does
-        # not resolve anyway, so it is not refined.
+        # not resolve anyway, so it is not refined; nor are maxima far below any
+        # delta of interest (far-tail round-off).
         ends = np.maximum(grid_raw[:-1], grid_raw[1:])
         right = np.concatenate((np.maximum.accumulate(grid_raw[::-1])[::-1][2:], [0.0]))
         turn = np.flatnonzero(
-            (sign[:-1] > 0) & (sign[1:] <= 0) & (ends > 0.0) & (ends > 0.5 * right)
+            (sign[:-1] > 0)
+            & (sign[1:] <= 0)
+            & (ends > _NEGLIGIBLE_DELTA)
+            & (ends > 0.5 * right)
         )
         peaks, raw = grid, grid_raw
         if turn.size:
