@@ -295,7 +295,11 @@ class Numerical(Accountant):
             Sec. 5.1; not certified).
         eps_grid: Eps grid of the recursion (default: the paper's
             ``linspace(-6, 6, 100)``).
-        rounding: Rounding of the recursion, ``"floor"`` or ``"linear"``.
+        rounding: Rounding of the recursion: ``"linear"`` (default; the
+            authors' code interpolates) or ``"floor"`` (the rule printed in Sec.
+            5.1; on the paper's 100-point eps grid its bias accumulates with n,
+            e.g. a sup error of 0.67 in beta at n = 100 for the NoisySGD
+            experiment, against 0.016 with linear interpolation).
         lower_origins: Lattice offsets tried for the dominated measure.
         delta_ref: The delta at which the eps bracket is checked.
         refine: Largest number of refinements of the step.
@@ -318,7 +322,7 @@ class Numerical(Accountant):
         tail_mass: float = 1e-15,
         method: str = "fft",
         eps_grid: ArrayLike | None = None,
-        rounding: str = "floor",
+        rounding: str = "linear",
         lower_origins: int = 1,
         delta_ref: float = 1e-5,
         refine: int = 2,

@@ -63,7 +63,7 @@ def lookup(
 def zheng_recursion(
     components: Sequence[tuple[Mechanism, int]],
     eps_grid: FloatArray,
-    rounding: str = "floor",
+    rounding: str = "linear",
     *,
     progress: bool | None = None,
 ) -> FloatArray:

@@ -44,7 +44,11 @@ def test_linear_recursion_matches_certified_bracket(m, n: int) -> None:
 @pytest.mark.parametrize(("m", "n"), CASES)
 def test_floor_recursion_is_pessimistic(m, n: int) -> None:
     ref = A.Numerical(eps_rel_tol=1e-5).compose(m, n=n).pairs[0]
-    pair = A.Numerical(method="recursion", eps_grid=FINE).compose(m, n=n).pairs[0]
+    pair = (
+        A.Numerical(method="recursion", eps_grid=FINE, rounding="floor")
+        .compose(m, n=n)
+        .pairs[0]
+    )
     lo, _ = ref.delta_bounds(FINE)
     assert np.all(pair.delta(FINE) >= lo - QUADRATURE_ATOL)
     alpha = alpha_grid()
