@@ -304,7 +304,7 @@ def plot_mu_star_gamma(
             a,
             beta,
             color=color,
-            label=rf"{name}: $\mu^*={mu:.3g}$, $\gamma={gamma:.3g}$",
+            label=rf"{name}: $\mu^*={mu:.4g}$, $\gamma={gamma:.4g}$",
         )
         if shade:
             ax.fill_between(a, 0.0, beta, color=color, alpha=0.15, lw=0)
@@ -312,8 +312,13 @@ def plot_mu_star_gamma(
             a_star = float(special.ndtr(-mu / 2.0))
             # G_mu(alpha) = Phi(-Phi^{-1}(alpha) - mu), Dong et al. (2019), eq. (6).
             g = special.ndtr(-special.ndtri(a) - mu)
-            ax.plot(a, g, color=color, ls="--", lw=1.0, label=rf"$G_{{{mu:.3g}}}$")
+            ax.plot(a, g, color=color, ls="--", lw=1.0, label="_nolegend_")
             ax.plot([a_star], [a_star], "o", color=color, ms=4)
     _finish_unit_axes(ax)
-    ax.legend(loc="upper right")
+    ax.legend(
+        loc="upper right",
+        fontsize="small",
+        title=r"dashed: $G_{\mu^*}$",
+        title_fontsize="small",
+    )
     return ax

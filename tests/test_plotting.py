@@ -103,7 +103,7 @@ def test_mu_star_gamma_picture_for_gmu():
     labels = [ln.get_label() for ln in ax.get_lines()]
     # gamma = AUC(G_mu) = Phi(-mu/sqrt 2) (closed form, Dong et al. 2019).
     gamma = special.ndtr(-mu / math.sqrt(2))
-    assert any(f"mu^*={mu:.3g}" in s and f"gamma={gamma:.3g}" in s for s in labels)
+    assert any(f"mu^*={mu:.4g}" in s and f"gamma={gamma:.4g}" in s for s in labels)
     (marker,) = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
     x, y = marker.get_data()
     a_star = special.ndtr(-mu / 2)
