@@ -30,7 +30,7 @@ Modules (one job each):
 Example:
     >>> from symfdp import accountants as A, mechanisms as M, rero
     >>> round(rero.gamma_gaussian(0.1, 1.0), 6)
-    0.389085
+    0.389144
     >>> curve = rero.add_pair_curve(M.SubsampledGaussian(sigma=1.0, p=0.01), 1000,
     ...                             A.Edgeworth(order=4))
     >>> round(float(rero.gamma(curve, 0.1)), 3)

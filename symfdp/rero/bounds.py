@@ -129,7 +129,7 @@ def gamma(source: Source, kappa: ArrayLike, *, symmetric: bool = False) -> Any:
     Example:
         >>> from symfdp import tradeoff as T
         >>> round(gamma(T.Gaussian(1.0), 0.1), 6)
-        0.389085
+        0.389144
     """
     from symfdp.tradeoff import TradeOff
 

@@ -93,7 +93,7 @@ def sigma_for_gamma(
             ``sigma_bracket``.
 
     Example:
-        >>> round(sigma_for_gamma(0.389085, 0.1, mechanism="gaussian"), 4)
+        >>> round(sigma_for_gamma(0.389144, 0.1, mechanism="gaussian"), 4)
         1.0
     """
     from symfdp import accountants as A
