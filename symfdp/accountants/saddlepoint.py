@@ -67,10 +67,16 @@ factor :math:`(s/(1+s))^s`, :math:`s = -1 - t_*`, is used.
 Repairs (each with an :class:`~symfdp.ApproximationWarning`; nothing returns
 NaN):
 
-* the saddle point lies beyond :math:`|t| \le` ``T_CAP`` (only near the
-  support's ends, where the tilted law is degenerate): the contour integral is
-  replaced by the Chernoff bound :math:`e^{K(t) - \varepsilon t}(t/(1+t))^t/(1+t)`
-  at the cap, a rigorous upper bound on it;
+* the saddle point lies beyond the last saddle point searched. The grid of
+  saddle points grows in :math:`s` (:math:`s = t`, or :math:`-1 - t` on the lower
+  side) while :math:`s \le 64` and beyond only while the tilted law stays away
+  from a finite end of the support (its mean more than ten of its standard
+  deviations from it; typical of short compositions of subsampled mechanisms,
+  whose loss is bounded on one side), the estimate is above
+  :math:`e^{-700}` and :math:`s \le` ``S_MAX``. Beyond it the contour integral is
+  replaced by the Chernoff bound :math:`e^{K(t) - \varepsilon t}(s/(1+s))^s/(1+s)`
+  at the last point, a rigorous upper bound on it (the warning is skipped when
+  that bound is below :math:`e^{-690}`);
 * an estimate above that Chernoff bound at :math:`t_*` (small compositions) is
   lowered to it;
 * an estimate outside :math:`[\max(0, 1 - e^{\varepsilon + K(-1)}), 1]` is
@@ -97,14 +103,20 @@ from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.compile import evaluator, register_derivation
 from symfdp.numeric.roots import monotone_bisect
 
-#: Largest tilt searched, in s = t (upper side) or s = -1 - t (lower side).
-T_CAP: Final = 64.0
-#: Stages of the saddle-point grid in s (extended only as far as needed).
-_STAGES: Final = (
-    np.geomspace(1e-4, 4.0, 97),
-    np.geomspace(4.0, 16.0, 13)[1:],
-    np.geomspace(16.0, T_CAP, 13)[1:],
-)
+#: The saddle-point grid in s (s = t on the upper side, s = -1 - t on the lower):
+#: a first stage, then stages of 12 points per factor 4, added only as needed,
+#: up to ``S_MAX``.
+_FIRST_STAGE: Final = np.geomspace(1e-4, 4.0, 97)
+_STAGE_POINTS: Final = 12
+#: Largest s ever searched.
+S_MAX: Final = 4.0**11
+#: Up to this s the grid grows regardless of degeneracy.
+S_FREE: Final = 64.0
+#: Beyond S_FREE, the tilted mean must stay this many tilted standard deviations
+#: away from a finite end of the support for the grid to grow.
+DEGENERATE_SD: Final = 10.0
+#: The grid stops growing where the estimate falls below e^LOG_NEGLIGIBLE.
+LOG_NEGLIGIBLE: Final = -700.0
 #: Relative step at which the safeguarded Newton iterations stop.
 _RTOL: Final = 1e-14
 _MAX_ITER: Final = 100
@@ -234,7 +246,7 @@ class SaddlePointPairCurve:
         self.order = order
         self.symmetric = symmetric
         # One CGF call gives the split point and the first stage of the upper grid.
-        s0 = _STAGES[0]
+        s0 = _FIRST_STAGE
         k0, k1, k2 = self._cgf(np.concatenate(([-1.0, -0.5], s0)))
         #: log E_Q[e^{-L}] = log P(q > 0) (0 for mutually continuous pairs).
         self.log_p_mass = float(min(k0[0], 0.0))
@@ -247,7 +259,6 @@ class SaddlePointPairCurve:
         #: Essential support of the composed loss.
         self.support = (lo, hi)
         self._grids = {"upper": _pack(s0, "upper", k0[2:], k1[2:], k2[2:])}
-        self._stage = {"upper": 1}
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
             "support": self.support,
@@ -274,13 +285,29 @@ class SaddlePointPairCurve:
     # ------------------------------------------------------------ grid
     def _grid(self, side: str) -> dict[str, FloatArray]:
         if side not in self._grids:
-            self._grids[side] = self._at(_STAGES[0], side)
-            self._stage[side] = 1
+            self._grids[side] = self._at(_FIRST_STAGE, side)
         return self._grids[side]
 
-    def _extend(self, side: str, small_s: bool) -> bool:
-        """Extend the grid of ``side`` towards small or large ``s``; False at the
-        end (``s < 1e-12`` or ``T_CAP``)."""
+    def _degenerate(self, vals: dict[str, FloatArray], side: str) -> bool:
+        """Whether the tilted law at the grid's last point (``s >= S_FREE``) is
+        pressed against a finite end of the support: its mean within
+        ``DEGENERATE_SD`` of its standard deviations of the end. There the saddle
+        point runs off to infinity as eps approaches the end, and the CGF gets
+        costly to evaluate at such tilts."""
+        s, m, v = float(vals["s"][-1]), float(vals["m"][-1]), float(vals["v"][-1])
+        end = self.support[1] if side == "upper" else self.support[0]
+        if s < S_FREE or not math.isfinite(end):
+            return False
+        return abs(end - m) < DEGENERATE_SD * math.sqrt(max(v, 0.0))
+
+    def _extend(self, side: str, small_s: bool, limit: float = S_MAX) -> bool:
+        """Extend the grid of ``side`` towards small or large ``s``.
+
+        Returns False when it cannot grow: ``s < 1e-12`` at the small end; at the
+        large end ``limit`` (default ``S_MAX``), a degenerate tilted law
+        (:meth:`_degenerate`) or a negligible estimate (below
+        ``e^LOG_NEGLIGIBLE``).
+        """
         grid = self._grid(side)
         if small_s:
             if grid["s"][0] < 1e-12:
@@ -288,11 +315,15 @@ class SaddlePointPairCurve:
             new = self._at(grid["s"][0] * np.geomspace(1e-4, 1.0, 9)[:-1], side)
             grid = {k: np.concatenate((new[k], grid[k])) for k in grid}
         else:
-            stage = self._stage[side]
-            if stage >= len(_STAGES):
+            last = {k: v[-1:] for k, v in grid.items()}
+            s_end = float(last["s"][0])
+            if s_end >= limit or self._degenerate(last, side):
                 return False
-            new = self._at(_STAGES[stage], side)
-            self._stage[side] = stage + 1
+            log1, log2, _ = self._log_integrals(last, side, np.zeros(1, bool), False)
+            if min(log1[0], log2[0]) < LOG_NEGLIGIBLE:
+                return False
+            stage = np.geomspace(s_end, 4.0 * s_end, _STAGE_POINTS + 1)[1:]
+            new = self._at(stage, side)
             grid = {k: np.concatenate((grid[k], new[k])) for k in grid}
         self._grids[side] = grid
         return True
@@ -322,8 +353,8 @@ class SaddlePointPairCurve:
 
         Returns:
             The CGF values at the saddle points (``eps`` set to the input) and
-            the mask of entries whose saddle point lies beyond ``T_CAP`` (their
-            values are taken at the cap).
+            the mask of entries whose saddle point lies beyond the grid (their
+            values are taken at its last point).
         """
         sg = _sign(side)
         grid = self._grid_covering(side, float(eps.min()), float(eps.max()))
@@ -376,12 +407,13 @@ class SaddlePointPairCurve:
         over1 = (log1 > log_c + 1e-12) & ~capped
         over2 = (log2 > log_c + 1e-12) & ~capped
         if warn:
-            if capped.any():
+            if (capped & (log_c > -690.0)).any():
                 warn_approximation(
-                    "SaddlePoint: the saddle point lies beyond |t| = T_CAP (the "
-                    "tilted law is degenerate near the end of the support); the "
-                    "contour integral was replaced by the Chernoff bound "
-                    "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the cap, an upper bound.",
+                    "SaddlePoint: the saddle point lies beyond the searched range "
+                    "(the tilted law is degenerate near the end of the support); "
+                    "the contour integral was replaced by the Chernoff bound "
+                    "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the last saddle point, an "
+                    "upper bound.",
                     stacklevel=5,
                 )
             if (over2 if self.order == 2 else over1).any():
@@ -597,9 +629,11 @@ class SaddlePointPairCurve:
         capped = ~found
         if capped.any():
             warn_approximation(
-                "SaddlePoint: epsilon(delta) needs a saddle point beyond t = T_CAP; "
-                "it was bounded with the Chernoff bound at the cap (an upper bound "
-                "on epsilon, capped at the end of the support).",
+                "SaddlePoint: epsilon(delta) needs a saddle point beyond the "
+                "searched range (degenerate tilted law near the end of the "
+                "support); it was bounded with the Chernoff bound at the last "
+                "saddle point (an upper bound on epsilon, capped at the end of the "
+                "support).",
                 stacklevel=4,
             )
             kk, t, s = g["K"][-1], g["t"][-1], gs[-1]
@@ -642,15 +676,21 @@ class SaddlePointPairCurve:
     # ------------------------------------------------------------ trade-off
     def profile_table(self) -> tuple[FloatArray, FloatArray]:
         r"""``(eps, delta)`` at the images :math:`\varepsilon(s)` of 240 log-spaced
-        saddle points per side (no root solving: :math:`\varepsilon(s)` is explicit
-        and the estimate is evaluated there directly), plus 0, the split point and
-        the support's ends; computed once per pair."""
+        saddle points per side, up to the end of the extended grid (no root
+        solving: :math:`\varepsilon(s)` is explicit and the estimate is evaluated
+        there directly), plus 0, the split point and the support's ends; computed
+        once per pair."""
         if "table" not in self._grids:
-            s = np.geomspace(1e-3, T_CAP, 240)
             eps_parts, delta_parts = [], []
             sides = ("upper",) if self.symmetric else _SIDES
+            # Tilts beyond ~32 standard deviations of the loss add nothing visible.
+            sd0 = math.sqrt(max(float(self._grid("upper")["v"][0]), 1e-300))
+            limit = 32.0 * max(1.0, 1.0 / sd0)
             for side in sides:
-                vals = self._at(s, side)
+                while self._extend(side, small_s=False, limit=limit):
+                    pass
+                s_end = float(self._grid(side)["s"][-1])
+                vals = self._at(np.geomspace(1e-3, max(s_end, 1.0), 240), side)
                 e = vals["eps"]
                 keep = (
                     (e >= self.eps_split) if side == "upper" else (e < self.eps_split)
@@ -717,8 +757,8 @@ class SaddlePoint(Accountant):
     Example:
         >>> from symfdp import mechanisms as M
         >>> curve = SaddlePoint().compose(M.Gaussian(mu=0.5), n=16)
-        >>> abs(curve.delta(1.0) - float(M.Gaussian(mu=2.0).privacy_profile(1.0)))
-        ...     < 1e-12
+        >>> exact = float(M.Gaussian(mu=2.0).privacy_profile(1.0))
+        >>> abs(curve.delta(1.0) / exact - 1) < 1e-12
         True
     """
 
