@@ -1,0 +1,271 @@
+r"""Noise calibration: the noise multiplier that reaches a privacy target.
+
+Privacy is monotone in the noise: every composed privacy quantity used here
+(:math:`\varepsilon(\delta)`, the GDP parameter :math:`\mu`, a reconstruction
+bound :math:`\gamma`) does not increase when :math:`\sigma` grows. So the
+calibrated :math:`\sigma` is the root of ``target_fn(curve(sigma)) = target`` on an
+explicit bracket in :math:`\log\sigma`, found by Brent's method; the bracket ends
+are evaluated first, and a target outside their range raises ``ValueError``.
+
+Accountant. With ``accountant=None`` (default) the search runs in two stages:
+``SaddlePoint()`` (fast, its cost independent of ``n``) locates the root, then
+``Numerical()`` (certified ground truth) solves again on a narrow bracket around
+it (widened until it brackets the root), so the returned :math:`\sigma` is exact
+for the numerical accountant. Any other accountant is used for the whole search.
+
+Functions:
+    :func:`sigma_for_epsilon` (a target :math:`\varepsilon` at :math:`\delta`),
+    :func:`sigma_for_mu` (a target :math:`\mu`) and the generic :func:`noise_for`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Final
+
+from scipy import optimize
+
+from symfdp._validation import check_choice, check_int, check_real
+from symfdp.curve import PrivacyCurve
+from symfdp.mechanisms.base import Mechanism
+
+#: Names accepted for ``mechanism`` (a callable ``sigma -> Mechanism`` also works).
+MECHANISMS: Final = ("subsampled-gaussian", "gaussian")
+PAIRS: Final = ("add", "remove", "both")
+#: Default search bracket for sigma.
+SIGMA_BRACKET: Final = (0.1, 100.0)
+#: Half-width (relative) of the first refinement bracket of the two-stage search.
+_REFINE_WIDTH: Final = 0.05
+
+TargetFn = Callable[[PrivacyCurve], float]
+
+
+def _factory(
+    mechanism: str | Callable[[float], Mechanism], p: float, pair: str
+) -> Callable[[float], Mechanism]:
+    from symfdp import mechanisms as M
+
+    if callable(mechanism):
+        return mechanism
+    name = check_choice("mechanism", mechanism, MECHANISMS)
+    if name == "gaussian":
+        if p != 1.0:
+            raise ValueError(
+                "p must be 1 for mechanism='gaussian' (it has no subsampling); use "
+                f"mechanism='subsampled-gaussian' for p < 1. Found {p:g}."
+            )
+        return lambda sigma: M.Gaussian(sigma=sigma)
+    return lambda sigma: M.SubsampledGaussian(p=p, sigma=sigma, pair=pair)
+
+
+def _check_bracket(bracket: Any) -> tuple[float, float]:
+    try:
+        lo, hi = bracket
+    except (TypeError, ValueError) as exc:
+        raise TypeError("sigma_bracket must be a pair (lo, hi).") from exc
+    lo = check_real("sigma_bracket[0]", lo, 0.0, math.inf, lo_open=True)
+    hi = check_real("sigma_bracket[1]", hi, lo, math.inf, lo_open=True)
+    return lo, hi
+
+
+def _solve(
+    value: Callable[[float], float],
+    target: float,
+    lo: float,
+    hi: float,
+    rtol: float,
+    what: str,
+) -> float:
+    """Root of ``value(sigma) = target`` for a non-increasing ``value`` on
+    ``[lo, hi]``, in ``log sigma``."""
+    v_lo, v_hi = value(lo), value(hi)
+    if v_lo < v_hi:
+        raise ValueError(
+            f"{what} increases with sigma between {lo:g} ({v_lo:.6g}) and {hi:g} "
+            f"({v_hi:.6g}); the privacy target is not monotone in the noise here."
+        )
+    if target > v_lo:
+        raise ValueError(
+            f"the target {what} = {target:g} is unreachable in sigma_bracket "
+            f"[{lo:g}, {hi:g}]: even sigma = {lo:g} gives {what} = {v_lo:.6g}; "
+            "lower the bracket's lower end."
+        )
+    if target < v_hi:
+        raise ValueError(
+            f"the target {what} = {target:g} is unreachable in sigma_bracket "
+            f"[{lo:g}, {hi:g}]: sigma = {hi:g} still gives {what} = {v_hi:.6g}; "
+            "raise the bracket's upper end."
+        )
+    if v_lo == target:
+        return lo
+    if v_hi == target:
+        return hi
+    root, res = optimize.brentq(
+        lambda x: value(math.exp(x)) - target,
+        math.log(lo),
+        math.log(hi),
+        xtol=rtol,
+        rtol=1e-15,
+        full_output=True,
+    )
+    if not res.converged:  # pragma: no cover - brentq raises first
+        raise RuntimeError(f"noise calibration did not converge: {res.flag}.")
+    return math.exp(root)
+
+
+def _refine(
+    value: Callable[[float], float],
+    target: float,
+    guess: float,
+    outer: tuple[float, float],
+    rtol: float,
+    what: str,
+) -> float:
+    """Solve again around ``guess``: widen ``guess * (1 -+ w)`` until bracketing."""
+    w = _REFINE_WIDTH
+    lo, hi = max(guess * (1 - w), outer[0]), min(guess * (1 + w), outer[1])
+    while True:
+        v_lo, v_hi = value(lo), value(hi)
+        ok_lo = v_lo >= target or lo <= outer[0]
+        ok_hi = v_hi <= target or hi >= outer[1]
+        if ok_lo and ok_hi:
+            return _solve(value, target, lo, hi, rtol, what)
+        if not ok_lo:
+            lo = max(lo / 2, outer[0])
+        if not ok_hi:
+            hi = min(hi * 2, outer[1])
+
+
+def noise_for(
+    target_fn: TargetFn,
+    target: float,
+    p: float,
+    n: int,
+    accountant: Any = None,
+    mechanism: str | Callable[[float], Mechanism] = "subsampled-gaussian",
+    pair: str = "both",
+    *,
+    sigma_bracket: tuple[float, float] = SIGMA_BRACKET,
+    rtol: float = 1e-6,
+    what: str = "privacy value",
+) -> float:
+    r"""The noise multiplier :math:`\sigma` with ``target_fn(curve) == target``.
+
+    ``target_fn`` maps the :class:`~symfdp.curve.PrivacyCurve` of the
+    ``n``-fold composition of ``mechanism(sigma)`` to a number that does not
+    increase with :math:`\sigma` (an :math:`\varepsilon`, a :math:`\mu`, a
+    reconstruction bound :math:`\gamma`).
+
+    Args:
+        target_fn: ``curve -> float``, non-increasing in the noise.
+        target: The value to reach.
+        p: Sampling probability in (0, 1] (1 for ``mechanism="gaussian"``).
+        n: Number of compositions, >= 1.
+        accountant: An accountant instance; ``None`` for the two-stage search
+            (SaddlePoint, then Numerical; see the module docstring).
+        mechanism: ``"subsampled-gaussian"`` (default), ``"gaussian"``, or a
+            callable ``sigma -> Mechanism``.
+        pair: Adjacency of the subsampled mechanism: ``"add"``, ``"remove"`` or
+            ``"both"``.
+        sigma_bracket: ``(lo, hi)``, the search range of :math:`\sigma`.
+        rtol: Relative tolerance on :math:`\sigma`.
+        what: Name of the quantity, for error messages.
+
+    Raises:
+        ValueError: bad arguments, or ``target`` is not reached inside
+            ``sigma_bracket`` (the message says which end to move).
+    """
+    from symfdp import accountants as A
+
+    target = check_real("target", target, allow_inf=False)
+    p = check_real("p", p, 0.0, 1.0, lo_open=True)
+    n = check_int("n", n, lo=1)
+    check_choice("pair", pair, PAIRS)
+    rtol = check_real("rtol", rtol, 0.0, 0.1, lo_open=True)
+    bracket = _check_bracket(sigma_bracket)
+    if not callable(target_fn):
+        raise TypeError(f"target_fn must be callable. Found {target_fn!r}.")
+    make = _factory(mechanism, p, pair)
+
+    def value_with(acc: Any) -> Callable[[float], float]:
+        return lambda sigma: float(target_fn(acc.compose(make(sigma), n)))
+
+    if accountant is not None:
+        return _solve(value_with(accountant), target, *bracket, rtol, what)
+    guess = _solve(value_with(A.SaddlePoint()), target, *bracket, 1e-4, what)
+    return _refine(value_with(A.Numerical()), target, guess, bracket, rtol, what)
+
+
+def sigma_for_epsilon(
+    target_eps: float,
+    delta: float,
+    p: float,
+    n: int,
+    accountant: Any = None,
+    mechanism: str | Callable[[float], Mechanism] = "subsampled-gaussian",
+    pair: str = "both",
+    **kwargs: Any,
+) -> float:
+    r"""The :math:`\sigma` whose ``n``-fold composition has
+    :math:`\varepsilon(\delta) =` ``target_eps``.
+
+    Args:
+        target_eps: Target :math:`\varepsilon > 0`.
+        delta: :math:`\delta \in (0, 1)`.
+        p, n, accountant, mechanism, pair, **kwargs: As in :func:`noise_for`.
+
+    Example:
+        >>> from symfdp import accountants as A
+        >>> s = sigma_for_epsilon(1.0, 1e-5, p=1.0, n=1, accountant=A.Exact(),
+        ...                       mechanism="gaussian")
+        >>> round(s, 4)
+        3.7306
+    """
+    target_eps = check_real("target_eps", target_eps, 0.0, math.inf, lo_open=True)
+    delta = check_real("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+    return noise_for(
+        lambda curve: curve.epsilon(delta),
+        target_eps,
+        p,
+        n,
+        accountant,
+        mechanism,
+        pair,
+        what="epsilon",
+        **kwargs,
+    )
+
+
+def curve_mu(curve: PrivacyCurve) -> float:
+    r"""The GDP parameter of a curve: ``curve.info["mu"]`` when the accountant
+    reports one (Exact for Gaussian compositions, CLT), else the :math:`\mu^*` of
+    the (mu*, gamma) interpreter, :math:`\Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*)`
+    at the fixed point :math:`\alpha^*` of the trade-off (Zheng et al. 2020,
+    Sec. 4), which equals :math:`\mu` for :math:`G_\mu`."""
+    mu = curve.info.get("mu")
+    if mu is not None:
+        return float(mu)
+    return float(curve.mu_star_gamma()[0])
+
+
+def sigma_for_mu(
+    target_mu: float,
+    p: float,
+    n: int,
+    accountant: Any = None,
+    mechanism: str | Callable[[float], Mechanism] = "subsampled-gaussian",
+    pair: str = "both",
+    **kwargs: Any,
+) -> float:
+    r"""The :math:`\sigma` whose ``n``-fold composition has GDP parameter
+    ``target_mu`` (as measured by :func:`curve_mu`).
+
+    Args:
+        target_mu: Target :math:`\mu > 0`.
+        p, n, accountant, mechanism, pair, **kwargs: As in :func:`noise_for`.
+    """
+    target_mu = check_real("target_mu", target_mu, 0.0, math.inf, lo_open=True)
+    return noise_for(
+        curve_mu, target_mu, p, n, accountant, mechanism, pair, what="mu", **kwargs
+    )
