@@ -19,6 +19,7 @@ import decimal
 import json
 import math
 import sys
+import textwrap
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -431,7 +432,14 @@ def format_table(results: list[Result]) -> list[str]:
         ms = f"{1e3 * r.seconds:.0f} ms" if r.seconds < 10 else f"{r.seconds:.1f} s"
         lines.append(f"{r.method:<13}{eps:>10}  {bracket:<24}{mu:>9}{ms:>10}")
         if r.error:
-            lines.append(f"{'':13}{r.error}")
+            lines.append(
+                textwrap.fill(
+                    r.error,
+                    width=88,
+                    initial_indent=" " * 13 + "note: ",
+                    subsequent_indent=" " * 19,
+                )
+            )
     return lines
 
 
