@@ -292,3 +292,19 @@ def test_calibrate_mu_target(capsys):
     curve = A.CLT().compose(M.SubsampledGaussian(sigma=data["sigma"], p=0.01), 1000)
     assert curve.info["mu"] == pytest.approx(0.5, rel=1e-5)
     assert data["achieved"]["mu_star"] == pytest.approx(0.5, rel=1e-5)
+
+
+def test_closed_pipe_ends_quietly():
+    """``symfdp account ... | head``: the reader is gone before the command
+    writes, so the write fails with EPIPE; no traceback, status 141."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "symfdp", "account", *DPSGD, "--method", "clt",
+         "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader goes away at once
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "Traceback" not in err
+    assert proc.returncode == 141
