@@ -18,6 +18,7 @@ import functools
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import isotonic_regression
 
 FloatArray = NDArray[np.float64]
 
@@ -58,12 +59,12 @@ def tabulated_inverse(t: ArrayLike, f: ArrayLike, at: ArrayLike) -> FloatArray:
 
 
 def lower_convex_hull(x: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Vertices of the lower convex hull of points with increasing ``x``.
+    """Vertices of the lower convex hull of points with strictly increasing ``x``.
 
-    Andrew's monotone chain, vectorised by repeated removal of every vertex that
-    lies on or above the chord of its neighbours; each pass is a NumPy
-    operation, and a pass removes at least one vertex, so the number of passes
-    is bounded by the number of removed points (a few for smooth curves).
+    The slopes of the greatest convex minorant of a piecewise-linear function are
+    the weighted isotonic (non-decreasing) regression of its secant slopes, the
+    weights being the interval lengths (the "cumulative sum diagram" of isotonic
+    regression); SciPy's pool-adjacent-violators solves it in linear time.
 
     Returns:
         ``(xv, yv)``, the hull vertices in increasing ``x``, containing the first
@@ -73,27 +74,15 @@ def lower_convex_hull(x: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArra
     yv = np.asarray(y, dtype=np.float64)
     if xv.size <= 2:
         return xv.copy(), yv.copy()
-    while xv.size > 2:
-        # Cross product sign of (p_{i-1}, p_i, p_{i+1}); <= 0 means p_i is not
-        # strictly below the chord, so it is not a vertex of the lower hull.
-        dx1 = xv[1:-1] - xv[:-2]
-        dy1 = yv[1:-1] - yv[:-2]
-        dx2 = xv[2:] - xv[:-2]
-        dy2 = yv[2:] - yv[:-2]
-        cross = dx2 * dy1 - dy2 * dx1
-        scale = np.abs(dx2 * dy1) + np.abs(dy2 * dx1)
-        bad = cross >= -1e-15 * scale
-        if not bad.any():
-            break
-        # Removing two adjacent vertices at once can remove a true vertex, so
-        # drop only local maxima of the "badness" (no two adjacent removals).
-        idx = np.flatnonzero(bad)
-        drop = np.ones(idx.size, dtype=bool)
-        drop[1:] = np.diff(idx) > 1
-        keep = np.ones(xv.size, dtype=bool)
-        keep[idx[drop] + 1] = False
-        xv, yv = xv[keep], yv[keep]
-    return xv, yv
+    dx = np.diff(xv)
+    if np.any(dx <= 0):
+        raise ValueError("lower_convex_hull needs strictly increasing x.")
+    slopes = isotonic_regression(np.diff(yv) / dx, weights=dx).x
+    # PAVA gives every pooled block one identical slope; a vertex is a point where
+    # the pooled slope changes. Vertices are original points, returned with their
+    # original values (no re-accumulation of slopes).
+    keep = np.concatenate(([True], np.diff(slopes) != 0, [True]))
+    return xv[keep], yv[keep]
 
 
 def convex_minorant(x: ArrayLike, y: ArrayLike) -> FloatArray:
