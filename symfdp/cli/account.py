@@ -106,6 +106,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``account`` subcommand and its flags to ``sub``."""
     p = sub.add_parser(
         "account",
         help="epsilon(delta), mu* and runtime of a composition (e.g. DP-SGD)",
@@ -172,6 +173,7 @@ class Run:
         return REGISTRY[self.mechanism](**kwargs)
 
     def describe(self) -> str:
+        """One line: mechanism, parameters, sampling and number of steps."""
         parts = [f"{k}={v:g}" for k, v in self.params.items()]
         if self.sample_rate is not None:
             parts += [
@@ -317,6 +319,7 @@ class Result:
     curve: Any = None
 
     def as_json(self) -> dict[str, Any]:
+        """The result as plain JSON data (the curve itself is left out)."""
         return {
             "method": self.method,
             "guarantee": self.guarantee,
@@ -335,6 +338,8 @@ class Result:
 
 
 def methods_for(args: argparse.Namespace, run: Run) -> list[str]:
+    """The methods to run: the one asked for, or with ``all`` every method that
+    applies (``exact`` only where a closed form exists)."""
     from symfdp.cli import UsageError
 
     if args.method != "all":
@@ -353,6 +358,8 @@ def methods_for(args: argparse.Namespace, run: Run) -> list[str]:
 
 
 def options_for(method: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Accountant options from the flags: ``--order`` goes to edgeworth, and to
+    saddlepoint when it is the only method."""
     from symfdp.cli import UsageError
 
     if args.order is None:
@@ -416,6 +423,8 @@ def _round(x: float, digits: int, rounding: str) -> str:
 
 
 def format_table(results: list[Result]) -> list[str]:
+    """The text table, one row per method; certified brackets are rounded
+    outwards so that the printed bracket still contains the exact value."""
     lines = [
         f"{'method':<13}{'epsilon':>10}  {'certified bracket':<24}{'mu*':>9}"
         f"{'time':>10}"
@@ -507,6 +516,7 @@ def write_plot(path: str, results: list[Result], title: str, delta: float) -> st
 
 
 def run(args: argparse.Namespace) -> int:
+    """Execute ``symfdp account``; returns the exit status."""
     from symfdp.cli import UsageError
 
     if not 0 < args.delta < 1:

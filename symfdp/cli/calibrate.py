@@ -32,6 +32,7 @@ METHODS = ("auto", "saddlepoint", "edgeworth", "numerical", "clt", "exact")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``calibrate`` subcommand and its flags to ``sub``."""
     p = sub.add_parser(
         "calibrate",
         help="noise multiplier sigma for a target epsilon (or mu*)",
@@ -110,6 +111,7 @@ def _accountant(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Execute ``symfdp calibrate``; returns the exit status."""
     from symfdp import accountants as A
     from symfdp import calibrate as C
     from symfdp import mechanisms as M
