@@ -91,6 +91,7 @@ eps; nothing depends on the number of compositions.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -161,11 +162,20 @@ register_derivation(
 )
 
 
-def _log_delta1(K, eps, t, v) -> FloatArray:
+def _log_delta1(
+    K: FloatArray, eps: FloatArray, t: FloatArray, v: FloatArray
+) -> FloatArray:
     return np.asarray(evaluator("saddlepoint_log_delta1", 0)(K=K, eps=eps, t=t, v=v))
 
 
-def _delta2_log_terms(side: str, K, eps, t, m, v) -> FloatArray:
+def _delta2_log_terms(
+    side: str,
+    K: FloatArray,
+    eps: FloatArray,
+    t: FloatArray,
+    m: FloatArray,
+    v: FloatArray,
+) -> FloatArray:
     ev = evaluator(f"saddlepoint_delta2_log_terms_{side}", 0)
     return np.asarray(ev(K=K, eps=eps, t=t, m=m, v=v))
 
@@ -195,8 +205,27 @@ def _pack(
     return {"s": s, "t": _tilt(s, side), "K": k, "m": m, "v": v, "eps": eps}
 
 
+def _log_delta_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray:
+    r""":math:`d\log\hat\delta_1/ds` along the saddle points of the upper side.
+
+    With :math:`\varepsilon(s) = K'(s) - 1/s - 1/(1+s)` and
+    :math:`Q = s^2(1+s)^2K'' + s^2 + (1+s)^2` it is
+    :math:`1/s + 1/(1+s) - sF''(s) - Q'/(2Q)`, where ``v3`` is the third
+    derivative of K; it also serves as the slope for :math:`\hat\delta_2`.
+    """
+    a = s * (1.0 + s)
+    q = a * a * v + s * s + (1.0 + s) ** 2
+    dq = 2 * a * (1 + 2 * s) * v + a * a * v3 + 4 * s + 2
+    curv = v + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
+    return 1.0 / s + 1.0 / (1.0 + s) - s * curv - 0.5 * dq / q
+
+
 def _newton(
-    fn, lo: FloatArray, hi: FloatArray, x0: FloatArray, gtol: float = 0.0
+    fn: Callable[[FloatArray], tuple[FloatArray, FloatArray]],
+    lo: FloatArray,
+    hi: FloatArray,
+    x0: FloatArray,
+    gtol: float = 0.0,
 ) -> FloatArray:
     """Safeguarded Newton for an increasing ``g`` with ``g(lo) <= 0 <= g(hi)``.
 
@@ -655,29 +684,27 @@ class SaddlePointPairCurve:
             i = idx[solve]
             s_lo, s_hi = gs[i - 1], gs[i]
             target = log_d[solve]
-            # Start from the log-log interpolation of the grid.
-            w = (gl[i - 1] - target) / (gl[i - 1] - gl[i])
-            x0 = np.exp(np.log(s_lo) + np.clip(w, 0.01, 0.99) * np.log(s_hi / s_lo))
+            # First step for free: Newton from the grid's right end, with K''' from
+            # the grid's own divided difference (g is increasing and convex here).
+            v3_grid = (g["v"][i] - g["v"][i - 1]) / (s_hi - s_lo)
+            slope_hi = _log_delta_slope(s_hi, g["v"][i], v3_grid)
+            x0 = s_hi - (target - gl[i]) / -slope_hi
+            bad = ~((x0 > s_lo) & (x0 < s_hi))
+            x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
             last: dict[str, Any] = {}
             h = 1e-5
 
             def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-                # d log(delta_hat_1)/ds = 1/s + 1/(1+s) - s F'' - Q'/(2Q), with
-                # Q = s^2(1+s)^2 K'' + s^2 + (1+s)^2; K''' by a forward difference
-                # of K'' (one vectorised CGF call evaluates both points).
+                # K''' by a forward difference of K'' (one vectorised CGF call
+                # evaluates both points).
                 both = self._at(np.concatenate((x, x * (1.0 + h))), "upper")
                 vals = {k: val[: x.size] for k, val in both.items()}
                 last.update(vals)
-                v = vals["v"]
-                v3 = (both["v"][x.size :] - v) / (x * h)
-                a = x * (1.0 + x)
-                q = a * a * v + x * x + (1.0 + x) ** 2
-                dq = 2 * a * (1 + 2 * x) * v + a * a * v3 + 4 * x + 2
-                curv = v + 1.0 / x**2 + 1.0 / (1.0 + x) ** 2
-                slope = 1.0 / x + 1.0 / (1.0 + x) - x * curv - 0.5 * dq / q
+                v3 = (both["v"][x.size :] - vals["v"]) / (x * h)
+                slope = _log_delta_slope(x, vals["v"], v3)
                 return target - self._upper_log_delta(vals), -slope
 
-            s = _newton(fn, s_lo, s_hi, x0, gtol=1e-11)
+            s = _newton(fn, s_lo, s_hi, x0, gtol=1e-10)
             vals = last if np.array_equal(last["s"], s) else self._at(s, "upper")
             self._upper_log_delta(vals, warn=True)
             eps[solve] = vals["eps"]
