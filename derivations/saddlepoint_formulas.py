@@ -2,6 +2,8 @@
 
 Proves, exactly with SymPy:
 
+* CF-S2, the slides' DP-SGD pair, holds only after correcting two misprints
+  (swapped mixture weights; the exponent's clipping-norm scaling);
 * the kernel transforms behind CF-S3, for t > 0 and (complementary kernel) t < -1;
 * CF-S4: F' = 0 is the printed saddle-point equation and F'' is as printed;
 * CF-S5 as printed equals e^F / sqrt(2 pi F''), on both sides (t > 0, t < -1), and
@@ -59,6 +61,39 @@ def main() -> int:
     report.check(
         "(1 - y)_+ = (1 - y) + (y - 1)_+ (the lower-side representation)",
         sp.simplify(split.rewrite(sp.Piecewise)) == 0,
+    )
+
+    # ---------------------------------------------------------------- CF-S2
+    # The DP-SGD pair as printed: P = p N(0, s^2 C^2) + (1-p) N(C, s^2 C^2),
+    # Q = N(0, s^2 C^2), L = log(1 - p + p e^{C(2X - C)/(2 s^2)}) = log dP/dQ.
+    p_, c_, sig = sp.symbols("p C sigma", positive=True)
+    x = sp.Symbol("x", real=True)
+
+    def normal(mean: sp.Expr) -> sp.Expr:
+        return sp.exp(-((x - mean) ** 2) / (2 * sig**2 * c_**2))
+
+    printed_l = sp.log(1 - p_ + p_ * sp.exp(c_ * (2 * x - c_) / (2 * sig**2)))
+    as_printed = sp.log((p_ * normal(0) + (1 - p_) * normal(c_)) / normal(0))
+    corrected = sp.log(((1 - p_) * normal(0) + p_ * normal(c_)) / normal(0))
+    corrected_l = sp.log(1 - p_ + p_ * sp.exp((2 * x - c_) / (2 * sig**2 * c_)))
+    point = {p_: sp.Rational(1, 10), c_: 1, sig: 1, x: sp.Rational(3, 10)}
+    gap = (as_printed - printed_l).subs(point).evalf(30)
+    report.check(
+        "CF-S2 as printed is inconsistent even for C = 1: its L is not log dP/dQ "
+        "of its P (difference at p = 0.1, x = 0.3)",
+        abs(gap) > sp.Rational(1, 100),
+        f"{gap:.6f}",
+    )
+    report.check(
+        "CF-S2 corrected: P = (1-p) N(0, s^2 C^2) + p N(C, s^2 C^2) has "
+        "L = log(1 - p + p e^{(2X - C)/(2 s^2 C)})",
+        sp.simplify(sp.exp(corrected) - sp.exp(corrected_l)) == 0,
+    )
+    report.misprint(
+        "CF-S2 (DP-SGD pair): mixture weights swapped; exponent C(2X-C)/(2 s^2) "
+        "holds only for C = 1 (noise N(0, s^2 C^2) gives (2X-C)/(2 s^2 C))",
+        "P = p N(0, s^2C^2) + (1-p) N(C, s^2C^2), L = log(1-p+p e^{C(2X-C)/(2s^2)})",
+        "P = (1-p) N(0, s^2C^2) + p N(C, s^2C^2), L = log(1-p+p e^{(2X-C)/(2s^2C)})",
     )
 
     # ---------------------------------------------------------------- CF-S4
