@@ -31,6 +31,7 @@ LOG_INVISIBLE = 0.01
 #: Memory of the paper's machine (64 GB), bytes.
 PAPER_MEMORY = 64e9
 #: One day, seconds.
+WEEK = 7 * 86400.0
 DAY = 86_400.0
 
 SPEC = Spec(
@@ -188,6 +189,13 @@ def _claims(params: dict, c: dict, s_needed: int, t_quad: float) -> tuple:
         f"{n}: {s / DAY:.3g} days (ours {g:.2f} s)"
         for n, s, g in zip(c["panel"], c["gt_paper_seconds"], c["gt_s"], strict=True)
     )
+    imagenet = np.array([str(n).startswith("ImageNet") for n in c["panel"]])
+    days_cifar = ", ".join(
+        f"{n}: {s / DAY:.3g} days"
+        for n, s, keep in zip(c["panel"], c["gt_paper_seconds"], ~imagenet, strict=True)
+        if keep
+    )
+    n_week_cifar = WEEK / (params["gt_grid_points"] * t_quad)
     return (
         claim_holds(
             "ew-clt-identical",
@@ -213,13 +221,31 @@ def _claims(params: dict, c: dict, s_needed: int, t_quad: float) -> tuple:
             "measured run)",
         ),
         claim_holds(
-            "gt-weeks",
-            "The numerical ground truth 'would take on the order of weeks'",
+            "gt-weeks-imagenet",
+            "The numerical ground truth 'would take on the order of weeks' "
+            "(ImageNet-scale panels)",
             "order of weeks",
             f"G N x {t_quad * 1e3:.0f} ms per 25-digit mp.quad: {days}",
-            bool(np.all(c["gt_paper_seconds"] >= DAY)),
-            "extrapolated cost of G = 1000 x N mpmath integrations >= 1 day in every "
-            "panel (the order of weeks within a factor of 7)",
+            bool(np.all(c["gt_paper_seconds"][imagenet] >= WEEK)),
+            "extrapolated single-core cost of G = 1000 x N mpmath integrations "
+            ">= 1 week in both ImageNet panels",
+        ),
+        claim_holds(
+            "gt-weeks-cifar",
+            "The numerical ground truth 'would take on the order of weeks' "
+            "(CIFAR-10 panels)",
+            "order of weeks",
+            f"{days_cifar} (needs N >= {n_week_cifar:,.0f} steps for a week)",
+            bool(np.all(c["gt_paper_seconds"][~imagenet] >= WEEK)),
+            "extrapolated single-core cost of G = 1000 x N mpmath integrations "
+            ">= 1 week in both CIFAR-10 panels",
+            source_error=(
+                "for the CIFAR-10 panels the paper's own cost model (G = 1000 grid "
+                "points x N steps of 25-digit integrations) gives days, not weeks, at "
+                "the step counts on record for these runs (875 in the jax_privacy "
+                "config; 2,500 in the TAN reference setting); a week needs an order "
+                "of magnitude more steps. The statement holds for the ImageNet panels."
+            ),
         ),
     )
 
