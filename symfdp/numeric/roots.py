@@ -8,12 +8,17 @@ failure raises instead of returning an unconverged value (STYLE.md, anti-pattern
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 FloatArray = NDArray[np.float64]
 ArrayFn = Callable[[FloatArray], FloatArray]
+
+#: Default relative tolerance on ``|f - target|`` in :func:`bracketed_newton`:
+#: four units of double-precision round-off.
+ROUNDOFF_RTOL: Final = 4.0 * float(np.finfo(np.float64).eps)
 
 
 def expand_bracket_up(
@@ -102,40 +107,120 @@ def bracketed_newton(
     *,
     increasing: bool = True,
     xtol: float = 1e-12,
-    ftol: float = 1e-15,
+    xatol: float = 0.0,
+    ftol: ArrayLike = 0.0,
+    frtol: float = ROUNDOFF_RTOL,
+    x0: ArrayLike | None = None,
+    geometric: bool = False,
+    check_bracket: bool = True,
     max_iter: int = 100,
 ) -> FloatArray:
-    """Safeguarded Newton iteration for a monotone function on explicit brackets.
+    r"""Safeguarded Newton iteration for a monotone function on explicit brackets.
 
-    Each step takes the Newton update when it stays strictly inside the current
-    bracket and bisects otherwise; the bracket shrinks every step, so the
-    iteration cannot diverge. ``fn_and_derivative(x)`` returns ``(f(x), f'(x))``.
+    Solves ``f(x) = target`` per entry, for ``f`` non-decreasing (``increasing``)
+    or non-increasing on ``[lo, hi]``; ``fn_and_derivative(x)`` returns
+    ``(f(x), f'(x))`` for a whole array (``f'`` may be approximate). With
+    :math:`g = f - \text{target}`, an entry stops at the first of:
+
+    * :math:`|g| \le` ``ftol`` (absolute; scalar or per entry) or
+      :math:`|g| \le` ``frtol`` :math:`\cdot\max(|f|, |\text{target}|)`: ``g`` is
+      at the round-off level of ``f``;
+    * the Newton step from ``x`` is at most ``xtol * |x| + xatol``; ``x`` (the
+      evaluated point) is returned, within about one step of the root (about
+      ``k`` steps when ``f'`` is only accurate to a factor ``k``);
+    * the bracket is at most ``xtol * |x| + xatol`` wide.
+
+    Safeguard (Press et al., *Numerical Recipes*, 3rd ed., Sec. 9.4, ``rtsafe``):
+    the Newton update is taken only when it lies strictly inside the current
+    bracket and is at most half the step taken two iterations earlier; otherwise
+    the bracket is bisected (at the geometric mean when ``geometric`` and
+    ``0 < lo``, ``hi > 4 lo``). The iterate never leaves the bracket and the step
+    halves at least every other iteration, so the iteration converges for any
+    monotone ``f``, also with a poor derivative or noise in ``g`` above 1 ulp.
+
+    Args:
+        fn_and_derivative: ``x -> (f(x), f'(x))``, elementwise over an array.
+        target: Values to solve for; ``lo``, ``hi`` (and ``x0``) broadcast to it.
+        lo, hi: The brackets: ``g(lo) <= 0 <= g(hi)`` for increasing ``f``.
+        increasing: Whether ``f`` is non-decreasing (else non-increasing).
+        xtol: Relative step / bracket tolerance in ``x``.
+        xatol: Absolute step / bracket tolerance in ``x``.
+        ftol: Absolute tolerance on ``|g|``.
+        frtol: Relative tolerance on ``|g|`` (default four units of round-off).
+        x0: Starting points (the bracket's midpoint where missing or outside).
+        geometric: Bisect wide positive brackets geometrically.
+        check_bracket: Evaluate ``f`` at both ends first and raise if ``target``
+            is not bracketed (two extra evaluations; switch off when the caller
+            guarantees the bracket).
+        max_iter: Iteration limit.
 
     Raises:
         ValueError: the target is not bracketed by ``[lo, hi]``.
-        RuntimeError: the iteration did not converge in ``max_iter`` steps.
+        RuntimeError: an entry did not converge in ``max_iter`` steps.
     """
     target = np.asarray(target, dtype=np.float64)
     lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), target.shape).copy()
     hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), target.shape).copy()
+    atol = np.broadcast_to(np.asarray(ftol, dtype=np.float64), target.shape)
     sign = 1.0 if increasing else -1.0
-    f_lo, _ = fn_and_derivative(lo)
-    f_hi, _ = fn_and_derivative(hi)
-    g_lo = sign * (f_lo - target)
-    g_hi = sign * (f_hi - target)
-    if np.any(g_lo > ftol) or np.any(g_hi < -ftol):
-        raise ValueError("bracketed_newton: the target is not bracketed by [lo, hi].")
-    x = 0.5 * (lo + hi)
+    abs_target = np.abs(target)
+
+    def tolerance(f: FloatArray) -> FloatArray:
+        scale = np.where(np.isfinite(f), np.maximum(np.abs(f), abs_target), 0.0)
+        return np.maximum(atol, frtol * scale)
+
+    if check_bracket:
+        f_lo, _ = fn_and_derivative(lo)
+        f_hi, _ = fn_and_derivative(hi)
+        bad = (sign * (f_lo - target) > tolerance(f_lo)) | (
+            sign * (f_hi - target) < -tolerance(f_hi)
+        )
+        if np.any(bad):
+            raise ValueError(
+                "bracketed_newton: the target is not bracketed by [lo, hi] "
+                f"({int(bad.sum())} of {bad.size} entries)."
+            )
+
+    def bisect(a: FloatArray, b: FloatArray) -> FloatArray:
+        if not geometric:
+            return 0.5 * (a + b)
+        wide = (a > 0) & (b > 4 * a)
+        gmean = np.sqrt(np.where(wide, a, 1.0)) * np.sqrt(np.where(wide, b, 1.0))
+        return np.where(wide, gmean, 0.5 * (a + b))
+
+    x = bisect(lo, hi)
+    if x0 is not None:
+        start = np.broadcast_to(np.asarray(x0, dtype=np.float64), target.shape)
+        x = np.where((start >= lo) & (start <= hi), start, x)
+    # |step| of the last two iterations (rtsafe's dx and dxold).
+    step_last = np.abs(hi - lo)
+    step_before = step_last.copy()
+    active = np.ones(target.shape, dtype=bool)
     for _ in range(max_iter):
         f, df = fn_and_derivative(x)
+        f = np.asarray(f, dtype=np.float64)
         g = sign * (f - target)
-        lo = np.where(g < 0, x, lo)
-        hi = np.where(g > 0, x, hi)
-        converged = (np.abs(g) <= ftol) | (hi - lo <= xtol * np.maximum(1.0, np.abs(x)))
-        if converged.all():
+        lo = np.where(active & (g < 0), x, lo)
+        hi = np.where(active & (g > 0), x, hi)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            step = (f - target) / np.asarray(df, dtype=np.float64)
+        newton = x - step
+        xscale = xtol * np.abs(x) + xatol
+        in_bracket = np.isfinite(newton) & (newton >= lo) & (newton <= hi)
+        done = np.abs(g) <= tolerance(f)
+        done |= in_bracket & (np.abs(step) <= xscale)
+        done |= hi - lo <= xscale
+        active &= ~done
+        if not active.any():
             return x
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = x - (f - target) / df
-        inside = np.isfinite(step) & (step > lo) & (step < hi)
-        x = np.where(converged, x, np.where(inside, step, 0.5 * (lo + hi)))
-    raise RuntimeError(f"bracketed Newton did not converge in {max_iter} iterations.")
+        take = in_bracket & (newton > lo) & (newton < hi)
+        take &= np.abs(step) <= 0.5 * step_before
+        new = np.where(take, newton, bisect(lo, hi))
+        step_before = np.where(active, step_last, step_before)
+        step_last = np.where(active, np.abs(new - x), step_last)
+        x = np.where(active, new, x)
+    raise RuntimeError(
+        f"bracketed Newton did not converge in {max_iter} iterations "
+        f"({int(active.sum())} of {active.size} entries; widest remaining bracket "
+        f"{float(np.max(np.where(active, hi - lo, 0.0))):.3g})."
+    )
