@@ -1,0 +1,265 @@
+r"""The saddle-point equation of a composed pair and its grid of saddle points.
+
+:class:`SaddleGrid` sums the component CGFs under Q, keeps per side a grid of
+saddle points in the tilt variable :math:`s` (:math:`t = s` on the upper side,
+:math:`t = -1 - s` on the lower side) grown by need, and solves
+:math:`F'_\varepsilon(t) = 0`, i.e. :math:`K'(t) = \varepsilon + 1/t + 1/(1+t)`
+(CF-S4), for any :math:`\varepsilon` by safeguarded Newton on a grid bracket.
+Along the grid :math:`\varepsilon(s) = K'(t(s)) \mp (1/s + 1/(1+s))` is explicit,
+which the accountant uses to avoid root solving where it can. See
+:mod:`symfdp.accountants.saddlepoint` for the mathematics.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+import numpy as np
+
+from symfdp.accountants._saddlepoint_formulas import log_integrals
+from symfdp.accountants.base import Components
+from symfdp.mechanisms.base import FloatArray
+
+#: The saddle-point grid in s (s = t on the upper side, s = -1 - t on the lower):
+#: a first stage, then stages of 12 points per factor 4, added only as needed,
+#: up to ``S_MAX``.
+FIRST_STAGE: Final = np.geomspace(1e-4, 4.0, 97)
+STAGE_POINTS: Final = 12
+#: Largest s ever searched.
+S_MAX: Final = 4.0**11
+#: Up to this s the grid grows regardless of degeneracy.
+S_FREE: Final = 64.0
+#: Beyond S_FREE, the tilted mean must stay this many tilted standard deviations
+#: away from a finite end of the support for the grid to grow.
+DEGENERATE_SD: Final = 10.0
+#: The grid stops growing where the estimate falls below e^LOG_NEGLIGIBLE.
+LOG_NEGLIGIBLE: Final = -700.0
+#: Relative step at which the Newton iterations stop.
+RTOL: Final = 1e-14
+MAX_ITER: Final = 100
+SIDES: Final = ("upper", "lower")
+
+
+def sign(side: str) -> float:
+    """+1 on the upper side, -1 on the lower side."""
+    return 1.0 if side == "upper" else -1.0
+
+
+def tilt(s: FloatArray, side: str) -> FloatArray:
+    """t = s (upper side) or t = -1 - s (lower side)."""
+    return s if side == "upper" else -1.0 - s
+
+
+def pack(
+    s: FloatArray, side: str, k: FloatArray, m: FloatArray, v: FloatArray
+) -> dict[str, FloatArray]:
+    r"""Values at the saddle point ``t(s)``, with the ``eps`` solving
+    :math:`F'_\varepsilon(t) = 0` there: :math:`\varepsilon = K'(t) - 1/t - 1/(1+t)`,
+    i.e. :math:`K'(t) \mp (1/s + 1/(1+s))`."""
+    eps = m - sign(side) * (1.0 / s + 1.0 / (1.0 + s))
+    return {"s": s, "t": tilt(s, side), "K": k, "m": m, "v": v, "eps": eps}
+
+
+class SaddleGrid:
+    r"""CGF sum, grids of saddle points and the saddle-point solver of one pair.
+
+    Args:
+        components: ``((mechanism, n), ...)`` of single dominating pairs.
+        symmetric: Whether every component is symmetric (the split point is 0).
+
+    Attributes:
+        log_p_mass: :math:`K(-1) = \log E_Q[e^{-L}] = \log P(q > 0)` (0 for
+            mutually continuous pairs).
+        eps_split: The split point :math:`\varepsilon_{mid} = K'(-1/2)` between
+            the lower and upper sides.
+        support: Essential support ``(lo, hi)`` of the composed loss.
+    """
+
+    def __init__(self, components: Components, symmetric: bool) -> None:
+        self.components = components
+        # One CGF call gives the split point and the first stage of the upper grid.
+        s0 = FIRST_STAGE
+        k0, k1, k2 = self.cgf(np.concatenate(([-1.0, -0.5], s0)))
+        self.log_p_mass = float(min(k0[0], 0.0))
+        self.eps_split = 0.0 if symmetric else float(k1[1])
+        lo = hi = 0.0
+        for m, n in components:
+            a, b = m.plrv_support()
+            lo, hi = lo + n * a, hi + n * b
+        self.support = (lo, hi)
+        self._grids = {"upper": pack(s0, "upper", k0[2:], k1[2:], k2[2:])}
+
+    # ------------------------------------------------------------ CGF
+    def cgf(self, t: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(K, K', K'')`` of the composed loss under Q, summed over components.
+
+        Tilts are evaluated in groups of similar magnitude (factors of 4 in
+        ``1 + |t|``): a mechanism's quadrature for a large tilt costs more, and a
+        mixed call would make every entry pay for the largest.
+        """
+        t = np.asarray(t, dtype=np.float64)
+        flat = t.reshape(-1)
+        k0, k1, k2 = np.zeros(flat.shape), np.zeros(flat.shape), np.zeros(flat.shape)
+        level = np.floor(np.log(1.0 + np.abs(flat)) / math.log(4.0))
+        level = np.where(level < 3, 0, level)  # |t| < 63: one group
+        for lv in np.unique(level):
+            idx = np.flatnonzero(level == lv)
+            tt = flat[idx]
+            for m, n in self.components:
+                a, b, c = m.cgf_derivatives(tt, "Q")
+                k0[idx] += n * np.asarray(a, dtype=np.float64)
+                k1[idx] += n * np.asarray(b, dtype=np.float64)
+                k2[idx] += n * np.asarray(c, dtype=np.float64)
+        return k0.reshape(t.shape), k1.reshape(t.shape), k2.reshape(t.shape)
+
+    def at(self, s: Any, side: str) -> dict[str, FloatArray]:
+        """CGF values at ``t(s)`` and the saddle-consistent ``eps(s)``."""
+        s = np.asarray(s, dtype=np.float64)
+        return pack(s, side, *self.cgf(tilt(s, side)))
+
+    # ------------------------------------------------------------ grid
+    def grid(self, side: str) -> dict[str, FloatArray]:
+        """The current grid of ``side`` (its first stage on first use)."""
+        if side not in self._grids:
+            self._grids[side] = self.at(FIRST_STAGE, side)
+        return self._grids[side]
+
+    def degenerate(self, vals: dict[str, FloatArray], side: str) -> bool:
+        """Whether the tilted law at the grid's last point (``s >= S_FREE``) is
+        pressed against a finite end of the support: its mean within
+        ``DEGENERATE_SD`` of its standard deviations of the end. There the saddle
+        point runs off to infinity as eps approaches the end, and the CGF gets
+        costly to evaluate at such tilts."""
+        s, m, v = float(vals["s"][-1]), float(vals["m"][-1]), float(vals["v"][-1])
+        end = self.support[1] if side == "upper" else self.support[0]
+        if s < S_FREE or not math.isfinite(end):
+            return False
+        return abs(end - m) < DEGENERATE_SD * math.sqrt(max(v, 0.0))
+
+    def extend(self, side: str, small_s: bool, limit: float = S_MAX) -> bool:
+        """Extend the grid of ``side`` towards small or large ``s``.
+
+        Returns False when it cannot grow: ``s < 1e-12`` at the small end; at the
+        large end ``limit`` (default ``S_MAX``), a degenerate tilted law
+        (:meth:`degenerate`) or a negligible estimate (below
+        ``e^LOG_NEGLIGIBLE``).
+        """
+        grid = self.grid(side)
+        if small_s:
+            if grid["s"][0] < 1e-12:
+                return False
+            new = self.at(grid["s"][0] * np.geomspace(1e-4, 1.0, 9)[:-1], side)
+            grid = {k: np.concatenate((new[k], grid[k])) for k in grid}
+        else:
+            last = {k: v[-1:] for k, v in grid.items()}
+            s_end = float(last["s"][0])
+            if s_end >= limit or self.degenerate(last, side):
+                return False
+            log1, log2, _ = log_integrals(last, side, np.zeros(1, bool), 2, False)
+            if min(log1[0], log2[0]) < LOG_NEGLIGIBLE:
+                return False
+            stage = np.geomspace(s_end, 4.0 * s_end, STAGE_POINTS + 1)[1:]
+            new = self.at(stage, side)
+            grid = {k: np.concatenate((grid[k], new[k])) for k in grid}
+        self._grids[side] = grid
+        return True
+
+    def covering(self, side: str, lo: float, hi: float) -> dict[str, FloatArray]:
+        """The grid of ``side`` extended until its eps range covers [lo, hi] or
+        cannot be extended further."""
+        up = side == "upper"
+        while True:
+            g = self.grid(side)
+            e_min, e_max = (
+                (g["eps"][0], g["eps"][-1]) if up else (g["eps"][-1], g["eps"][0])
+            )
+            if e_min > lo and self.extend(side, small_s=up):
+                continue
+            if e_max < hi and self.extend(side, small_s=not up):
+                continue
+            return self.grid(side)
+
+    # ------------------------------------------------------------ saddle point
+    def solve(self, eps: FloatArray, side: str) -> tuple[dict[str, FloatArray], Any]:
+        r"""Solve :math:`F'_\varepsilon(t) = 0` for every ``eps`` on ``side``.
+
+        In :math:`s` (:math:`t = s` or :math:`-1 - s`) the function
+        :math:`g(s) = \pm(\varepsilon(s) - \varepsilon)` is increasing with
+        :math:`g' = F''`; the grid of :math:`\varepsilon(s)` brackets each root.
+
+        Returns:
+            The CGF values at the saddle points (``eps`` set to the input) and
+            the mask of entries whose saddle point lies beyond the grid (their
+            values are taken at its last point).
+        """
+        sg = sign(side)
+        grid = self.covering(side, float(eps.min()), float(eps.max()))
+        order = np.argsort(grid["eps"])
+        ge, gs = grid["eps"][order], grid["s"][order]
+        k = np.clip(np.searchsorted(ge, eps), 1, ge.size - 1)
+        lo = np.minimum(gs[k - 1], gs[k])
+        hi = np.maximum(gs[k - 1], gs[k])
+        if side == "upper":
+            capped, tiny = eps > ge[-1], eps < ge[0]
+        else:
+            capped, tiny = eps < ge[0], eps > ge[-1]
+        s_cap, s_min = float(grid["s"].max()), float(grid["s"].min())
+        s = np.where(capped, s_cap, np.sqrt(lo * hi))
+        free = ~capped
+        if free.any():
+            e_f = eps[free]
+            lo_f = np.where(tiny[free], 1e-300, lo[free])
+            hi_f = np.where(tiny[free], s_min, hi[free])
+
+            def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+                _, m, v = self.cgf(tilt(x, side))
+                val = sg * (m - e_f) - 1.0 / x - 1.0 / (1.0 + x)
+                # A residual at the rounding level of its terms counts as a root.
+                noise = 1e-15 * (np.abs(m) + np.abs(e_f) + 1.0 / x + 1.0)
+                val = np.where(np.abs(val) <= noise, 0.0, val)
+                return val, v + 1.0 / x**2 + 1.0 / (1.0 + x) ** 2
+
+            s = s.copy()
+            s[free] = newton(g, lo_f, hi_f, np.sqrt(lo_f * hi_f))
+        vals = self.at(s, side)
+        vals["eps"] = eps
+        return vals, capped
+
+
+def newton(
+    fn: Any,
+    lo: FloatArray,
+    hi: FloatArray,
+    x0: FloatArray,
+    gtol: float = 0.0,
+) -> FloatArray:
+    """Safeguarded Newton for an increasing ``g`` with ``g(lo) <= 0 <= g(hi)``.
+
+    ``fn(x) -> (g, dg)`` (``dg`` may be approximate). A step leaving the current
+    bracket is replaced by bisection (geometric for wide positive brackets).
+    Stops per entry when the step or the bracket is below ``RTOL`` relative, or
+    when ``|g| <= gtol``.
+
+    Raises:
+        RuntimeError: no convergence in ``MAX_ITER`` steps.
+    """
+    lo, hi, x = lo.copy(), hi.copy(), x0.copy()
+    active = np.ones(x.shape, dtype=bool)
+    for _ in range(MAX_ITER):
+        g, dg = fn(x)
+        lo = np.where(active & (g <= 0), x, lo)
+        hi = np.where(active & (g >= 0), x, hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = x - g / dg
+        wide = (lo > 0) & (hi > 4 * lo)
+        mid = np.where(wide, np.sqrt(lo * np.where(wide, hi, 1.0)), 0.5 * (lo + hi))
+        inside = np.isfinite(step) & (step > lo) & (step < hi)
+        new = np.where(inside, step, mid)
+        done = (np.abs(g) <= gtol) | (np.abs(new - x) <= RTOL * np.abs(x))
+        done |= hi - lo <= RTOL * np.abs(hi)
+        active &= ~done
+        x = np.where(active, new, x)
+        if not active.any():
+            return x
+    raise RuntimeError(f"saddle-point Newton did not converge in {MAX_ITER} steps.")

@@ -1,0 +1,193 @@
+r"""Saddle-point estimates at given saddle points, and their CF-S7 error bound.
+
+The closed forms of :math:`\hat\delta_1` (CF-S5) and of the two Gaussian terms of
+:math:`\hat\delta_2` (CF-S6) are derived in :mod:`symfdp.symbolic.saddlepoint`
+and compiled here; :func:`log_integrals` evaluates them with the Chernoff cap and
+the precision fallback, and :func:`third_abs_moment` / :func:`log_error_bound`
+give the CF-S7 bound. The formulas, the sign conventions and the repairs are
+described in :mod:`symfdp.accountants.saddlepoint`.
+
+Every function takes the values at the saddle points as a dict ``vals`` with
+arrays ``s`` (the tilt variable), ``t`` (the tilt), ``K``, ``m`` (= K'), ``v``
+(= K'') and ``eps``, as built by :mod:`symfdp.accountants._saddlepoint_equation`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import numpy as np
+
+from symfdp._warnings import warn_approximation
+from symfdp.accountants.base import Components
+from symfdp.mechanisms.base import FloatArray
+from symfdp.numeric.compile import evaluator, register_derivation
+
+_DEPS: Final = ("symfdp.symbolic.saddlepoint", "symfdp.symbolic.symbols")
+#: Below this log of the Chernoff bound, capped points are not worth a warning.
+LOG_WARN_FLOOR: Final = -690.0
+
+
+# ----------------------------------------------------------------- derivations
+def _check_order_zero(order: int) -> None:
+    if order != 0:
+        raise ValueError(f"saddle-point formulas take order 0. Found {order}.")
+
+
+def _build_log_delta1(order: int) -> tuple[Any, tuple[Any, ...]]:
+    from symfdp.symbolic import saddlepoint as S
+
+    _check_order_zero(order)
+    return S.log_delta1_expr(), (S.K, S.eps, S.t, S.v)
+
+
+def _build_delta2_upper(order: int) -> tuple[Any, tuple[Any, ...]]:
+    from symfdp.symbolic import saddlepoint as S
+
+    _check_order_zero(order)
+    return S.delta2_log_terms_expr("upper"), (S.K, S.eps, S.t, S.m, S.v)
+
+
+def _build_delta2_lower(order: int) -> tuple[Any, tuple[Any, ...]]:
+    from symfdp.symbolic import saddlepoint as S
+
+    _check_order_zero(order)
+    return S.delta2_log_terms_expr("lower"), (S.K, S.eps, S.t, S.m, S.v)
+
+
+register_derivation("saddlepoint_log_delta1", _build_log_delta1, depends=_DEPS)
+register_derivation(
+    "saddlepoint_delta2_log_terms_upper", _build_delta2_upper, depends=_DEPS
+)
+register_derivation(
+    "saddlepoint_delta2_log_terms_lower", _build_delta2_lower, depends=_DEPS
+)
+
+
+def log_delta1(K: FloatArray, eps: FloatArray, t: FloatArray, v: FloatArray) -> Any:
+    r""":math:`\log\hat\delta_1` (CF-S5), compiled."""
+    return np.asarray(evaluator("saddlepoint_log_delta1", 0)(K=K, eps=eps, t=t, v=v))
+
+
+def delta2_log_terms(
+    side: str,
+    K: FloatArray,
+    eps: FloatArray,
+    t: FloatArray,
+    m: FloatArray,
+    v: FloatArray,
+) -> Any:
+    r"""The logs of the two Gaussian terms whose difference is
+    :math:`\hat\delta_2` (CF-S6) on ``side``, compiled; shape ``(2, ...)``."""
+    ev = evaluator(f"saddlepoint_delta2_log_terms_{side}", 0)
+    return np.asarray(ev(K=K, eps=eps, t=t, m=m, v=v))
+
+
+# ----------------------------------------------------------------- kernels
+def log_kernel_max(s: FloatArray) -> FloatArray:
+    r""":math:`\log[(s/(1+s))^s/(1+s)] = s\log s - (1+s)\log(1+s)`."""
+    return s * np.log(s) - (1.0 + s) * np.log1p(s)
+
+
+def log_delta_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray:
+    r""":math:`d\log\hat\delta_1/ds` along the saddle points of the upper side.
+
+    With :math:`\varepsilon(s) = K'(s) - 1/s - 1/(1+s)` and
+    :math:`Q = s^2(1+s)^2K'' + s^2 + (1+s)^2` it is
+    :math:`1/s + 1/(1+s) - sF''(s) - Q'/(2Q)`, where ``v3`` is the third
+    derivative of K; it also serves as the slope for :math:`\hat\delta_2`.
+    """
+    a = s * (1.0 + s)
+    q = a * a * v + s * s + (1.0 + s) ** 2
+    dq = 2 * a * (1 + 2 * s) * v + a * a * v3 + 4 * s + 2
+    curv = v + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
+    return 1.0 / s + 1.0 / (1.0 + s) - s * curv - 0.5 * dq / q
+
+
+# ----------------------------------------------------------------- estimates
+def log_integrals(
+    vals: dict[str, FloatArray], side: str, capped: Any, order: int, warn: bool
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    r"""``(log I_1, log I_2, log C)``: the two approximations of the contour
+    integral and the Chernoff bound, at the given points, with the repairs of
+    :mod:`symfdp.accountants.saddlepoint` applied (``order`` selects which
+    estimate's repairs are reported when ``warn``)."""
+    kk, eps, t, m, v, s = (vals[k] for k in ("K", "eps", "t", "m", "v", "s"))
+    log_c = kk - eps * t + log_kernel_max(s)
+    log1 = log_delta1(kk, eps, t, v)
+    la, lb = delta2_log_terms(side, kk, eps, t, m, v)
+    gap = lb - la
+    lost = ~(gap < -1e-8)
+    log2 = np.where(lost, log1, la + np.log(-np.expm1(np.where(lost, -1.0, gap))))
+    capped = np.asarray(capped, dtype=bool)
+    over1 = (log1 > log_c + 1e-12) & ~capped
+    over2 = (log2 > log_c + 1e-12) & ~capped
+    if warn:
+        if (capped & (log_c > LOG_WARN_FLOOR)).any():
+            warn_approximation(
+                "SaddlePoint: the saddle point lies beyond the searched range "
+                "(the tilted law is degenerate near the end of the support); "
+                "the contour integral was replaced by the Chernoff bound "
+                "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the last saddle point, an "
+                "upper bound.",
+                stacklevel=5,
+            )
+        if (over2 if order == 2 else over1).any():
+            warn_approximation(
+                "SaddlePoint: the estimate exceeded the Chernoff bound "
+                "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the saddle point (too few "
+                "compositions for the approximation); lowered to that bound.",
+                stacklevel=5,
+            )
+        if order == 2 and (lost & ~capped).any():
+            warn_approximation(
+                "SaddlePoint: the two Gaussian terms of delta_hat_2 agree to 8 "
+                "digits (degenerate tilted law); delta_hat_1 used instead.",
+                stacklevel=5,
+            )
+    log1 = np.where(capped | over1, log_c, log1)
+    log2 = np.where(capped | over2, log_c, log2)
+    return log1, log2, log_c
+
+
+# ----------------------------------------------------------------- error bound
+def third_abs_moment(components: Components, t: Any) -> FloatArray:
+    r""":math:`P_t = \sum_i n_i E|\tilde L_i - E\tilde L_i|^3` under the tilted
+    laws :math:`\propto e^{tl}\,dQ_{L_i}(l)`, from each mechanism's quadrature
+    rule (CF-S7). Warns when a rule does not resolve the tilted law (its mean
+    differs from :math:`K_i'(t)` by more than :math:`10^{-6}` standard
+    deviations)."""
+    tt = np.asarray(t, dtype=np.float64).reshape(-1)
+    total = np.zeros(tt.shape)
+    for m, n in components:
+        rule = m.plrv_quadrature()
+        keep = np.isfinite(rule.nodes)
+        nodes = rule.nodes[keep]
+        logw = (rule.log_weights + rule.nodes)[keep]
+        a = logw[None, :] + tt[:, None] * nodes[None, :]
+        a = a - a.max(axis=1, keepdims=True)
+        w = np.exp(a)
+        w /= w.sum(axis=1, keepdims=True)
+        mean = w @ nodes
+        total += n * (w * np.abs(nodes[None, :] - mean[:, None]) ** 3).sum(axis=1)
+        _, k1, k2 = m.cgf_derivatives(tt, "Q")
+        sd = np.sqrt(np.maximum(np.asarray(k2, dtype=np.float64), 0.0))
+        if np.any(np.abs(mean - k1) > 1e-6 * sd + 1e-12):
+            warn_approximation(
+                f"SaddlePoint: the quadrature rule of {m!r} does not resolve its "
+                "tilted law at the saddle point; the CF-S7 error bound there is "
+                "approximate.",
+                stacklevel=5,
+            )
+    return total.reshape(np.shape(t))
+
+
+def log_error_bound(vals: dict[str, FloatArray], p3: FloatArray) -> FloatArray:
+    r"""Log of the CF-S7 bound as printed (constant 1):
+    :math:`K(t) - \varepsilon t + s\log(s/(1+s)) + \log P_t - \tfrac32\log K''`,
+    with :math:`s = t` (upper side) or :math:`-1 - t` (lower side)."""
+    kk, ee, t, v, s = (vals[k] for k in ("K", "eps", "t", "v", "s"))
+    with np.errstate(divide="ignore"):
+        return (
+            kk - ee * t + s * (np.log(s) - np.log1p(s)) + np.log(p3) - 1.5 * np.log(v)
+        )

@@ -1,0 +1,306 @@
+r"""``SaddlePointPairCurve``: the saddle-point curve of one composed pair.
+
+It answers :math:`\delta(\varepsilon)` for real :math:`\varepsilon`, its CF-S7
+error bound, :math:`\varepsilon(\delta)` and the trade-off, from a
+:class:`~symfdp.accountants._saddlepoint_equation.SaddleGrid` (saddle points),
+the compiled estimates of :mod:`~symfdp.accountants._saddlepoint_formulas` and
+the branch choice of :mod:`~symfdp.accountants._saddlepoint_branches`. The
+mathematics is in :mod:`symfdp.accountants.saddlepoint`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from symfdp._warnings import warn_approximation
+from symfdp.accountants import _saddlepoint_branches as B
+from symfdp.accountants import _saddlepoint_formulas as F
+from symfdp.accountants._saddlepoint_equation import SIDES, SaddleGrid, newton
+from symfdp.accountants.base import Components
+from symfdp.mechanisms.base import FloatArray
+from symfdp.numeric.roots import monotone_bisect
+
+
+class SaddlePointPairCurve:
+    r"""Saddle-point approximation of one composed pair (``PairCurve``).
+
+    Args:
+        components: ``((mechanism, n), ...)`` of single dominating pairs.
+        order: 1 or 2: the point estimate is :math:`\hat\delta_1` or
+            :math:`\hat\delta_2`.
+        symmetric: Whether every component is symmetric (the split point is then
+            0 and the trade-off is built from :math:`\varepsilon \ge 0`).
+    """
+
+    def __init__(self, components: Components, order: int, symmetric: bool) -> None:
+        self.components = components
+        self.order = order
+        self.symmetric = symmetric
+        self._saddles = SaddleGrid(components, symmetric)
+        #: log E_Q[e^{-L}] = log P(q > 0) (0 for mutually continuous pairs).
+        self.log_p_mass = self._saddles.log_p_mass
+        #: The split point eps_mid = K'(-1/2) between the lower and upper sides.
+        self.eps_split = self._saddles.eps_split
+        #: Essential support of the composed loss.
+        self.support = self._saddles.support
+        self._table: tuple[FloatArray, FloatArray] | None = None
+        self.info: dict[str, Any] = {
+            "eps_split": self.eps_split,
+            "support": self.support,
+            "order": order,
+        }
+
+    # ------------------------------------------------------------ estimates
+    def _estimates(self, eps: FloatArray, side: str, warn: bool = True) -> dict:
+        vals, capped = self._saddles.solve(eps, side)
+        log1, log2, log_c = F.log_integrals(vals, side, capped, self.order, warn)
+        d1 = B.from_integral(log1, eps, side, self.log_p_mass)
+        d2 = B.from_integral(log2, eps, side, self.log_p_mass)
+        chosen = B.repair(d2 if self.order == 2 else d1, eps, self.log_p_mass, warn)
+        return {
+            "vals": vals,
+            "capped": capped,
+            "d1": d1,
+            "d2": d2,
+            "delta": chosen,
+            "log_c": log_c,
+        }
+
+    def _regions(self, e: FloatArray) -> dict[str, Any]:
+        return B.regions(e, self.support, self.eps_split)
+
+    def delta(self, eps: ArrayLike) -> FloatArray:
+        r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``."""
+        e = np.asarray(eps, dtype=np.float64)
+        flat = e.reshape(-1)
+        out = np.zeros(flat.shape)
+        reg = self._regions(flat)
+        out[reg["full"]] = B.below_support(flat[reg["full"]], self.log_p_mass)
+        for side in SIDES:
+            if reg[side].any():
+                out[reg[side]] = self._estimates(flat[reg[side]], side)["delta"]
+        return out.reshape(e.shape)
+
+    def delta_estimates(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        r"""Both estimates :math:`(\hat\delta_1, \hat\delta_2)` (unrepaired except
+        for the Chernoff cap), for real ``eps``."""
+        e = np.asarray(eps, dtype=np.float64)
+        flat = e.reshape(-1)
+        d1, d2 = np.zeros(flat.shape), np.zeros(flat.shape)
+        reg = self._regions(flat)
+        full = B.below_support(flat[reg["full"]], self.log_p_mass)
+        d1[reg["full"]] = d2[reg["full"]] = full
+        for side in SIDES:
+            if reg[side].any():
+                est = self._estimates(flat[reg[side]], side)
+                d1[reg[side]], d2[reg[side]] = est["d1"], est["d2"]
+        return d1.reshape(e.shape), d2.reshape(e.shape)
+
+    # ------------------------------------------------------------ error bound
+    def third_abs_moment(self, t: ArrayLike) -> FloatArray:
+        r""":math:`P_t = \sum_i n_i E|\tilde L_i - E\tilde L_i|^3` under the tilted
+        laws :math:`\propto e^{tl}\,dQ_{L_i}(l)`, from each mechanism's quadrature
+        rule (CF-S7). Warns when a rule does not resolve the tilted law (its mean
+        differs from :math:`K_i'(t)` by more than :math:`10^{-6}` standard
+        deviations)."""
+        return F.third_abs_moment(self.components, t)
+
+    def delta_error_bound(self, eps: ArrayLike) -> FloatArray:
+        r"""The CF-S7 bound on :math:`|\delta(\varepsilon) - \hat\delta_2(\varepsilon)|`
+        as printed (constant 1; see :mod:`symfdp.accountants.saddlepoint`), for
+        real ``eps``.
+
+        For ``order=1`` the bound on :math:`|\delta - \hat\delta_1|` is this plus
+        :math:`|\hat\delta_1 - \hat\delta_2|`. Where the saddle point lies beyond the
+        cap the Chernoff bound (which dominates both :math:`\delta` and the repaired
+        estimate) is returned. Zero where :math:`\delta` is known exactly. It bounds
+        the error of an asymptotic approximation; it is not a certified bracket.
+        """
+        e = np.asarray(eps, dtype=np.float64)
+        flat = e.reshape(-1)
+        out = np.zeros(flat.shape)
+        reg = self._regions(flat)
+        for side in SIDES:
+            if not reg[side].any():
+                continue
+            est = self._estimates(flat[reg[side]], side)
+            vals = est["vals"]
+            log_b = F.log_error_bound(vals, self.third_abs_moment(vals["t"]))
+            bound = np.where(est["capped"], np.exp(est["log_c"]), np.exp(log_b))
+            if self.order == 1:
+                bound = bound + np.abs(est["d1"] - est["d2"])
+            out[reg[side]] = bound
+        return out.reshape(e.shape)
+
+    # ------------------------------------------------------------ epsilon
+    def epsilon(self, delta: ArrayLike) -> FloatArray:
+        r""":math:`\inf\{\varepsilon \ge 0 : \hat\delta(\varepsilon) \le d\}`.
+
+        Solved in the saddle-point variable :math:`s` on the upper side, where
+        :math:`\varepsilon(s) = K'(s) - 1/s - 1/(1+s)` is explicit, so each Newton
+        step costs one CGF evaluation (:math:`d\log\hat\delta/ds \approx
+        -sF''(s)`). Answers below the split point (asymmetric pairs with
+        :math:`\varepsilon_{mid} > 0`) are found by bisection on ``delta``.
+        """
+        d = np.asarray(delta, dtype=np.float64)
+        flat = d.reshape(-1)
+        out = np.zeros(flat.shape)
+        if self.support[1] <= 0.0 or flat.size == 0:
+            return out.reshape(d.shape)
+        e_lo = max(0.0, self.eps_split)
+        if e_lo >= self.support[1]:
+            return out.reshape(d.shape)
+        eps, below = self._invert_upper(flat, e_lo)
+        out[~below] = eps[~below]
+        if below.any() and self.eps_split > 0.0:
+            lo = np.zeros(int(below.sum()))
+            out[below] = monotone_bisect(
+                self.delta, flat[below], lo, np.full_like(lo, self.eps_split)
+            )
+        return out.reshape(d.shape)
+
+    def _upper_log_delta(self, vals: dict, warn: bool = False) -> FloatArray:
+        """log of the chosen estimate at saddle-consistent points ``vals``."""
+        shape = np.shape(vals["s"])
+        log1, log2, _ = F.log_integrals(
+            vals, "upper", np.zeros(shape, bool), self.order, warn
+        )
+        return log2 if self.order == 2 else log1
+
+    def _invert_upper(self, d: FloatArray, e_lo: float) -> tuple[FloatArray, Any]:
+        """Upper-side inverse; returns ``(eps, below)`` with ``below`` marking
+        targets whose answer lies below ``e_lo``."""
+        saddles = self._saddles
+        log_d = np.log(d)
+        saddles.covering("upper", e_lo, e_lo)
+        while True:
+            g = saddles.grid("upper")
+            gl = self._upper_log_delta(g)
+            if gl[-1] <= log_d.min() or not saddles.extend("upper", False):
+                break
+        ge, gs = g["eps"], g["s"]
+        j0 = max(int(np.searchsorted(ge, e_lo)) - 1, 0)
+        ok = gl[None, j0:] <= log_d[:, None]
+        found = ok.any(axis=1)
+        idx = j0 + np.argmax(ok, axis=1)
+        eps = np.zeros(d.shape)
+        below = found & (idx == j0)
+        capped = ~found
+        if capped.any():
+            warn_approximation(
+                "SaddlePoint: epsilon(delta) needs a saddle point beyond the "
+                "searched range (degenerate tilted law near the end of the "
+                "support); it was bounded with the Chernoff bound at the last "
+                "saddle point (an upper bound on epsilon, capped at the end of the "
+                "support).",
+                stacklevel=4,
+            )
+            kk, t, s = g["K"][-1], g["t"][-1], gs[-1]
+            eps_c = (kk + F.log_kernel_max(np.array(s)) - log_d[capped]) / t
+            eps[capped] = np.minimum(np.maximum(eps_c, ge[-1]), self.support[1])
+        solve = found & ~below
+        if solve.any():
+            i = idx[solve]
+            s_lo, s_hi = gs[i - 1], gs[i]
+            target = log_d[solve]
+            # First step for free: Newton from the grid's right end, with K''' from
+            # the grid's own divided difference (g is increasing and convex here).
+            v3_grid = (g["v"][i] - g["v"][i - 1]) / (s_hi - s_lo)
+            slope_hi = F.log_delta_slope(s_hi, g["v"][i], v3_grid)
+            x0 = s_hi - (target - gl[i]) / -slope_hi
+            bad = ~((x0 > s_lo) & (x0 < s_hi))
+            x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
+            last: dict[str, Any] = {}
+            h = 1e-5
+
+            def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+                # K''' by a forward difference of K'' (one vectorised CGF call
+                # evaluates both points).
+                both = saddles.at(np.concatenate((x, x * (1.0 + h))), "upper")
+                vals = {k: val[: x.size] for k, val in both.items()}
+                last.update(vals)
+                v3 = (both["v"][x.size :] - vals["v"]) / (x * h)
+                slope = F.log_delta_slope(x, vals["v"], v3)
+                return target - self._upper_log_delta(vals), -slope
+
+            s = newton(fn, s_lo, s_hi, x0, gtol=1e-10)
+            vals = last if np.array_equal(last["s"], s) else saddles.at(s, "upper")
+            self._upper_log_delta(vals, warn=True)
+            eps[solve] = vals["eps"]
+            below[solve] = vals["eps"] < e_lo
+        return eps, below
+
+    # ------------------------------------------------------------ trade-off
+    def profile_table(self) -> tuple[FloatArray, FloatArray]:
+        r"""``(eps, delta)`` at the images :math:`\varepsilon(s)` of 240 log-spaced
+        saddle points per side, up to the end of the extended grid (no root
+        solving: :math:`\varepsilon(s)` is explicit and the estimate is evaluated
+        there directly), plus 0, the split point and the support's ends; computed
+        once per pair."""
+        if self._table is None:
+            saddles = self._saddles
+            eps_parts, delta_parts = [], []
+            sides = ("upper",) if self.symmetric else SIDES
+            # Tilts beyond ~32 standard deviations of the loss add nothing visible.
+            sd0 = math.sqrt(max(float(saddles.grid("upper")["v"][0]), 1e-300))
+            limit = 32.0 * max(1.0, 1.0 / sd0)
+            for side in sides:
+                while saddles.extend(side, small_s=False, limit=limit):
+                    pass
+                s_end = float(saddles.grid(side)["s"][-1])
+                vals = saddles.at(np.geomspace(1e-3, max(s_end, 1.0), 240), side)
+                e = vals["eps"]
+                keep = (
+                    (e >= self.eps_split) if side == "upper" else (e < self.eps_split)
+                )
+                lo, hi = self.support
+                keep &= (e > lo) & (e < hi)
+                vals = {k: v[keep] for k, v in vals.items()}
+                log1, log2, _ = F.log_integrals(
+                    vals, side, np.zeros(int(keep.sum()), bool), self.order, False
+                )
+                d = B.from_integral(
+                    log2 if self.order == 2 else log1, e[keep], side, self.log_p_mass
+                )
+                eps_parts.append(e[keep])
+                delta_parts.append(B.repair(d, e[keep], self.log_p_mass, False))
+            extra = [
+                0.0,
+                self.eps_split,
+                *(b for b in self.support if math.isfinite(b)),
+            ]
+            extra_e = np.array(extra)
+            eps_parts.append(extra_e)
+            delta_parts.append(self.delta(extra_e))
+            eps = np.concatenate(eps_parts)
+            delta = np.concatenate(delta_parts)
+            eps, idx = np.unique(eps, return_index=True)
+            delta = delta[idx]
+            if self.symmetric:
+                delta, eps = delta[eps >= 0.0], eps[eps >= 0.0]
+            self._table = (eps, delta)
+        return self._table
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        r""":math:`f(\alpha) = \max\{0, \max_k 1 - \hat\delta(\varepsilon_k)
+        - e^{\varepsilon_k}\alpha\}` over :meth:`profile_table` (Dong et al.
+        2019, Prop. 2.8): the upper envelope of the supporting lines, with the
+        mirrored lines for symmetric compositions. Each line is exact for the
+        estimated profile; between the 240 saddle points per side the envelope
+        is not refined."""
+        from symfdp import tradeoff as T
+
+        a = np.asarray(alpha, dtype=np.float64)
+        eps, delta = self.profile_table()
+
+        def lookup(x: FloatArray) -> FloatArray:
+            return np.interp(x, eps, delta)
+
+        out = T.tradeoff_from_profile(
+            lookup, a, eps, symmetric=self.symmetric, refine=False
+        )
+        return np.asarray(out, dtype=np.float64).reshape(a.shape)
