@@ -4,7 +4,8 @@ r"""The saddle-point equation of a composed pair and its grid of saddle points.
 saddle points in the tilt variable :math:`s` (:math:`t = s` on the upper side,
 :math:`t = -1 - s` on the lower side) grown by need, and solves
 :math:`F'_\varepsilon(t) = 0`, i.e. :math:`K'(t) = \varepsilon + 1/t + 1/(1+t)`
-(CF-S4), for any :math:`\varepsilon` by safeguarded Newton on a grid bracket.
+(CF-S4), for any :math:`\varepsilon` by safeguarded Newton on a grid bracket
+(:func:`~symfdp.numeric.roots.bracketed_newton`).
 Along the grid :math:`\varepsilon(s) = K'(t(s)) \mp (1/s + 1/(1+s))` is explicit,
 which the accountant uses to avoid root solving where it can. See
 :mod:`symfdp.accountants.saddlepoint` for the mathematics.
@@ -20,6 +21,7 @@ import numpy as np
 from symfdp.accountants._saddlepoint_formulas import log_integrals
 from symfdp.accountants.base import Components
 from symfdp.mechanisms.base import FloatArray
+from symfdp.numeric.roots import bracketed_newton
 
 #: The saddle-point grid in s (s = t on the upper side, s = -1 - t on the lower):
 #: a first stage, then stages of 12 points per factor 4, added only as needed,
@@ -35,7 +37,7 @@ S_FREE: Final = 64.0
 DEGENERATE_SD: Final = 10.0
 #: The grid stops growing where the estimate falls below e^LOG_NEGLIGIBLE.
 LOG_NEGLIGIBLE: Final = -700.0
-#: Relative step at which the Newton iterations stop.
+#: Relative step (or bracket width) at which the Newton iterations stop.
 RTOL: Final = 1e-14
 MAX_ITER: Final = 100
 SIDES: Final = ("upper", "lower")
@@ -215,51 +217,24 @@ class SaddleGrid:
             def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
                 _, m, v = self.cgf(tilt(x, side))
                 val = sg * (m - e_f) - 1.0 / x - 1.0 / (1.0 + x)
-                # A residual at the rounding level of its terms counts as a root.
+                # A residual at the rounding level of its terms (which cancel)
+                # counts as a root.
                 noise = 1e-15 * (np.abs(m) + np.abs(e_f) + 1.0 / x + 1.0)
                 val = np.where(np.abs(val) <= noise, 0.0, val)
                 return val, v + 1.0 / x**2 + 1.0 / (1.0 + x) ** 2
 
             s = s.copy()
-            s[free] = newton(g, lo_f, hi_f, np.sqrt(lo_f * hi_f))
+            s[free] = bracketed_newton(
+                g,
+                np.zeros(lo_f.shape),
+                lo_f,
+                hi_f,
+                xtol=RTOL,
+                x0=np.sqrt(lo_f * hi_f),
+                geometric=True,
+                check_bracket=False,
+                max_iter=MAX_ITER,
+            )
         vals = self.at(s, side)
         vals["eps"] = eps
         return vals, capped
-
-
-def newton(
-    fn: Any,
-    lo: FloatArray,
-    hi: FloatArray,
-    x0: FloatArray,
-    gtol: float = 0.0,
-) -> FloatArray:
-    """Safeguarded Newton for an increasing ``g`` with ``g(lo) <= 0 <= g(hi)``.
-
-    ``fn(x) -> (g, dg)`` (``dg`` may be approximate). A step leaving the current
-    bracket is replaced by bisection (geometric for wide positive brackets).
-    Stops per entry when the step or the bracket is below ``RTOL`` relative, or
-    when ``|g| <= gtol``.
-
-    Raises:
-        RuntimeError: no convergence in ``MAX_ITER`` steps.
-    """
-    lo, hi, x = lo.copy(), hi.copy(), x0.copy()
-    active = np.ones(x.shape, dtype=bool)
-    for _ in range(MAX_ITER):
-        g, dg = fn(x)
-        lo = np.where(active & (g <= 0), x, lo)
-        hi = np.where(active & (g >= 0), x, hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = x - g / dg
-        wide = (lo > 0) & (hi > 4 * lo)
-        mid = np.where(wide, np.sqrt(lo * np.where(wide, hi, 1.0)), 0.5 * (lo + hi))
-        inside = np.isfinite(step) & (step > lo) & (step < hi)
-        new = np.where(inside, step, mid)
-        done = (np.abs(g) <= gtol) | (np.abs(new - x) <= RTOL * np.abs(x))
-        done |= hi - lo <= RTOL * np.abs(hi)
-        active &= ~done
-        x = np.where(active, new, x)
-        if not active.any():
-            return x
-    raise RuntimeError(f"saddle-point Newton did not converge in {MAX_ITER} steps.")

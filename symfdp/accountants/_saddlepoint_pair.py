@@ -19,10 +19,15 @@ from numpy.typing import ArrayLike
 from symfdp._warnings import warn_approximation
 from symfdp.accountants import _saddlepoint_branches as B
 from symfdp.accountants import _saddlepoint_formulas as F
-from symfdp.accountants._saddlepoint_equation import SIDES, SaddleGrid, newton
+from symfdp.accountants._saddlepoint_equation import (
+    MAX_ITER,
+    RTOL,
+    SIDES,
+    SaddleGrid,
+)
 from symfdp.accountants.base import Components
 from symfdp.mechanisms.base import FloatArray
-from symfdp.numeric.roots import monotone_bisect
+from symfdp.numeric.roots import bracketed_newton, monotone_bisect
 
 
 class SaddlePointPairCurve:
@@ -225,9 +230,23 @@ class SaddlePointPairCurve:
                 last.update(vals)
                 v3 = (both["v"][x.size :] - vals["v"]) / (x * h)
                 slope = F.log_delta_slope(x, vals["v"], v3)
-                return target - self._upper_log_delta(vals), -slope
+                return self._upper_log_delta(vals), slope
 
-            s = newton(fn, s_lo, s_hi, x0, gtol=1e-10)
+            # log delta is decreasing in s; |log delta - target| <= 1e-10 is a
+            # relative accuracy of 1e-10 in delta.
+            s = bracketed_newton(
+                fn,
+                target,
+                s_lo,
+                s_hi,
+                increasing=False,
+                xtol=RTOL,
+                ftol=1e-10,
+                x0=x0,
+                geometric=True,
+                check_bracket=False,
+                max_iter=MAX_ITER,
+            )
             vals = last if np.array_equal(last["s"], s) else saddles.at(s, "upper")
             self._upper_log_delta(vals, warn=True)
             eps[solve] = vals["eps"]
