@@ -41,6 +41,8 @@ LOG_NEGLIGIBLE: Final = -700.0
 RTOL: Final = 1e-14
 MAX_ITER: Final = 100
 SIDES: Final = ("upper", "lower")
+#: Relative step of the forward difference giving K''' from K''.
+K3_STEP: Final = 1e-5
 
 
 def sign(side: str) -> float:
@@ -120,6 +122,17 @@ class SaddleGrid:
         s = np.asarray(s, dtype=np.float64)
         return pack(s, side, *self.cgf(tilt(s, side)))
 
+    def at_with_k3(self, s: Any, side: str) -> dict[str, FloatArray]:
+        """:meth:`at` plus ``k3``, the third derivative of K at ``t(s)``, by a
+        forward difference of K'' (one CGF call evaluates both points)."""
+        s = np.asarray(s, dtype=np.float64)
+        t = tilt(s, side)
+        k, m, v = self.cgf(np.concatenate((t, t * (1.0 + K3_STEP))))
+        size = s.size
+        vals = pack(s, side, k[:size], m[:size], v[:size])
+        vals["k3"] = (v[size:] - v[:size]) / (t * K3_STEP)
+        return vals
+
     # ------------------------------------------------------------ grid
     def grid(self, side: str) -> dict[str, FloatArray]:
         """The current grid of ``side`` (its first stage on first use)."""
@@ -183,25 +196,32 @@ class SaddleGrid:
             return self.grid(side)
 
     # ------------------------------------------------------------ saddle point
-    def solve(self, eps: FloatArray, side: str) -> tuple[dict[str, FloatArray], Any]:
+    def solve(
+        self, eps: FloatArray, side: str, k3: bool = False
+    ) -> tuple[dict[str, FloatArray], Any]:
         r"""Solve :math:`F'_\varepsilon(t) = 0` for every ``eps`` on ``side``.
 
         In :math:`s` (:math:`t = s` or :math:`-1 - s`) the function
         :math:`g(s) = \pm(\varepsilon(s) - \varepsilon)` is increasing with
         :math:`g' = F''`; the grid of :math:`\varepsilon(s)` brackets each root.
+        The CGF values of the last Newton step are kept, so one CGF call after
+        the iteration serves the capped entries and, with ``k3``, the third
+        derivative of K (a forward difference of K'' at relative step
+        ``K3_STEP``).
 
         Returns:
-            The CGF values at the saddle points (``eps`` set to the input) and
-            the mask of entries whose saddle point lies beyond the grid (their
-            values are taken at its last point).
+            The CGF values at the saddle points (``eps`` set to the input; with
+            ``k3`` also ``k3``, 0 at capped entries) and the mask of entries whose
+            saddle point lies beyond the grid (their values are taken at its last
+            point).
         """
         sg = sign(side)
         grid = self.covering(side, float(eps.min()), float(eps.max()))
         order = np.argsort(grid["eps"])
         ge, gs = grid["eps"][order], grid["s"][order]
-        k = np.clip(np.searchsorted(ge, eps), 1, ge.size - 1)
-        lo = np.minimum(gs[k - 1], gs[k])
-        hi = np.maximum(gs[k - 1], gs[k])
+        j = np.clip(np.searchsorted(ge, eps), 1, ge.size - 1)
+        lo = np.minimum(gs[j - 1], gs[j])
+        hi = np.maximum(gs[j - 1], gs[j])
         if side == "upper":
             capped, tiny = eps > ge[-1], eps < ge[0]
         else:
@@ -209,13 +229,17 @@ class SaddleGrid:
         s_cap, s_min = float(grid["s"].max()), float(grid["s"].min())
         s = np.where(capped, s_cap, np.sqrt(lo * hi))
         free = ~capped
+        cgf = [np.zeros(eps.shape) for _ in range(3)]
+        known = np.zeros(eps.shape, dtype=bool)
         if free.any():
             e_f = eps[free]
             lo_f = np.where(tiny[free], 1e-300, lo[free])
             hi_f = np.where(tiny[free], s_min, hi[free])
+            last: dict[str, Any] = {}
 
             def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-                _, m, v = self.cgf(tilt(x, side))
+                kk, m, v = self.cgf(tilt(x, side))
+                last.update(x=x, values=(kk, m, v))
                 val = sg * (m - e_f) - 1.0 / x - 1.0 / (1.0 + x)
                 # A residual at the rounding level of its terms (which cancel)
                 # counts as a root.
@@ -235,6 +259,19 @@ class SaddleGrid:
                 check_bracket=False,
                 max_iter=MAX_ITER,
             )
-        vals = self.at(s, side)
+            if np.array_equal(last["x"], s[free]):
+                for out, val in zip(cgf, last["values"], strict=True):
+                    out[free] = val
+                known[free] = True
+        t = tilt(s, side)
+        shifted = t[free] * (1.0 + K3_STEP) if k3 else np.zeros(0)
+        values = self.cgf(np.concatenate((t[~known], shifted)))
+        size = int((~known).sum())
+        for out, val in zip(cgf, values, strict=True):
+            out[~known] = val[:size]
+        vals = pack(s, side, *cgf)
         vals["eps"] = eps
+        if k3:
+            vals["k3"] = np.zeros(eps.shape)
+            vals["k3"][free] = (values[2][size:] - cgf[2][free]) / (t[free] * K3_STEP)
         return vals, capped

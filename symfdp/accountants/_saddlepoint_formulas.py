@@ -3,13 +3,15 @@ r"""Saddle-point estimates at given saddle points, and their CF-S7 error bound.
 The closed forms of :math:`\hat\delta_1` (CF-S5) and of the two Gaussian terms of
 :math:`\hat\delta_2` (CF-S6) are derived in :mod:`symfdp.symbolic.saddlepoint`
 and compiled here; :func:`log_integrals` evaluates them with the Chernoff cap and
-the precision fallback, and :func:`third_abs_moment` / :func:`log_error_bound`
-give the CF-S7 bound. The formulas, the sign conventions and the repairs are
+the precision fallback, :func:`third_abs_moment` / :func:`log_error_bound`
+give the CF-S7 bound, and :func:`skewness` / :func:`warn_if_skewed` the validity
+check. The formulas, the sign conventions and the repairs are
 described in :mod:`symfdp.accountants.saddlepoint`.
 
 Every function takes the values at the saddle points as a dict ``vals`` with
 arrays ``s`` (the tilt variable), ``t`` (the tilt), ``K``, ``m`` (= K'), ``v``
-(= K'') and ``eps``, as built by :mod:`symfdp.accountants._saddlepoint_equation`.
+(= K''), ``eps`` and, for the validity check, ``k3`` (= K'''), as built by
+:mod:`symfdp.accountants._saddlepoint_equation`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from symfdp.numeric.compile import evaluator, register_derivation
 _DEPS: Final = ("symfdp.symbolic.saddlepoint", "symfdp.symbolic.symbols")
 #: Below this log of the Chernoff bound, capped points are not worth a warning.
 LOG_WARN_FLOOR: Final = -690.0
+#: Validity threshold on the skewness |K'''(t)|/K''(t)^{3/2} of the tilted
+#: loss sum at the saddle point (see :func:`warn_if_skewed`).
+SKEWNESS_MAX: Final = 1.0
 
 
 # ----------------------------------------------------------------- derivations
@@ -190,4 +195,38 @@ def log_error_bound(vals: dict[str, FloatArray], p3: FloatArray) -> FloatArray:
     with np.errstate(divide="ignore"):
         return (
             kk - ee * t + s * (np.log(s) - np.log1p(s)) + np.log(p3) - 1.5 * np.log(v)
+        )
+
+
+# ----------------------------------------------------------------- validity
+def skewness(vals: dict[str, FloatArray]) -> FloatArray:
+    r""":math:`|\lambda_3| = |K'''(t)|/K''(t)^{3/2}`, the skewness of the tilted
+    loss sum (the law :math:`\propto e^{tl}\,dQ_L(l)`) at the saddle points."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam3 = np.abs(vals["k3"]) / vals["v"] ** 1.5
+    return np.where(np.isfinite(lam3), lam3, 0.0)
+
+
+def warn_if_skewed(skew: float, what: str, stacklevel: int = 7) -> None:
+    r"""One :class:`~symfdp.ApproximationWarning` when ``skew`` (the largest
+    :func:`skewness` at the evaluated points) exceeds ``SKEWNESS_MAX``.
+
+    Both estimates replace the tilted loss sum by a normal law with its mean and
+    variance (CF-S5, CF-S6); their error is driven by its non-normality, which
+    the CF-S7 bound measures with :math:`P_t/K''^{3/2} \ge |\lambda_3|`. Over
+    DP-SGD settings (sigma in {0.65, 1, 2}, p in {1e-3, 1e-2, 0.1}, n in
+    {10, ..., 1e4}, add and remove pairs, delta in {1e-3, 1e-5, 1e-8}) measured
+    against Numerical's certified brackets, every point with
+    :math:`|\lambda_3| > 1` had a relative error of delta above 10%, every point
+    below at most 8.3% (eps: at most 1.3%).
+    """
+    if skew > SKEWNESS_MAX:
+        warn_approximation(
+            f"SaddlePoint: {what} is outside the approximation's valid range: "
+            "the tilted privacy loss at the saddle point is far from normal "
+            f"(skewness {skew:.3g} > {SKEWNESS_MAX:g}), so delta may be off by 10% "
+            "or more. This is the regime of few effective compositions, e.g. the "
+            "add pair of a subsampled mechanism with a small expected number of "
+            "samples n*p. Use accountants.Numerical for certified values.",
+            stacklevel=stacklevel,
         )

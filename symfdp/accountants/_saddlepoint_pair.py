@@ -53,6 +53,7 @@ class SaddlePointPairCurve:
         #: Essential support of the composed loss.
         self.support = self._saddles.support
         self._table: tuple[FloatArray, FloatArray] | None = None
+        self._table_skew = 0.0
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
             "support": self.support,
@@ -60,13 +61,18 @@ class SaddlePointPairCurve:
         }
 
     # ------------------------------------------------------------ estimates
-    def _estimates(self, eps: FloatArray, side: str, warn: bool = True) -> dict:
-        vals, capped = self._saddles.solve(eps, side)
+    def _estimates(
+        self, eps: FloatArray, side: str, warn: bool = True, check: bool = False
+    ) -> dict:
+        """Saddle points, both estimates and the chosen (repaired) one at ``eps``
+        on ``side``; with ``check`` also ``skew``, the largest skewness of the
+        tilted loss sum over the points (see :meth:`_skew`)."""
+        vals, capped = self._saddles.solve(eps, side, k3=check)
         log1, log2, log_c = F.log_integrals(vals, side, capped, self.order, warn)
         d1 = B.from_integral(log1, eps, side, self.log_p_mass)
         d2 = B.from_integral(log2, eps, side, self.log_p_mass)
         chosen = B.repair(d2 if self.order == 2 else d1, eps, self.log_p_mass, warn)
-        return {
+        est = {
             "vals": vals,
             "capped": capped,
             "d1": d1,
@@ -74,21 +80,51 @@ class SaddlePointPairCurve:
             "delta": chosen,
             "log_c": log_c,
         }
+        if check:
+            log_i = log2 if self.order == 2 else log1
+            est["skew"] = self._skew(vals, log_i, chosen, capped)
+        return est
+
+    @staticmethod
+    def _skew(
+        vals: dict[str, FloatArray], log_i: FloatArray, delta: FloatArray, skip: Any
+    ) -> float:
+        """The largest skewness of the tilted loss sum over the points whose
+        contour integral is at least a tenth of the estimate (on the lower side
+        the exact part 1 - e^{eps + K(-1)} can dominate, and then the integral's
+        error hardly matters), leaving out ``skip`` (capped points, which warn on
+        their own)."""
+        counts = ~np.asarray(skip, dtype=bool) & (np.exp(log_i) >= 0.1 * delta)
+        return float(np.max(F.skewness(vals), where=counts, initial=0.0))
 
     def _regions(self, e: FloatArray) -> dict[str, Any]:
         return B.regions(e, self.support, self.eps_split)
 
     def delta(self, eps: ArrayLike) -> FloatArray:
-        r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``."""
+        r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``.
+
+        Warns once (:func:`~symfdp.accountants._saddlepoint_formulas.warn_if_skewed`)
+        when the approximation is outside its valid range at any of the points.
+        """
+        out, skew = self._delta(eps, check=True)
+        F.warn_if_skewed(skew, "delta(eps)")
+        return out
+
+    def _delta(self, eps: ArrayLike, check: bool) -> tuple[FloatArray, float]:
+        """:meth:`delta` without the validity warning, and the largest skewness
+        (``check``; else 0)."""
         e = np.asarray(eps, dtype=np.float64)
         flat = e.reshape(-1)
         out = np.zeros(flat.shape)
+        skew = 0.0
         reg = self._regions(flat)
         out[reg["full"]] = B.below_support(flat[reg["full"]], self.log_p_mass)
         for side in SIDES:
             if reg[side].any():
-                out[reg[side]] = self._estimates(flat[reg[side]], side)["delta"]
-        return out.reshape(e.shape)
+                est = self._estimates(flat[reg[side]], side, check=check)
+                out[reg[side]] = est["delta"]
+                skew = max(skew, est.get("skew", 0.0))
+        return out.reshape(e.shape), skew
 
     def delta_estimates(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
         r"""Both estimates :math:`(\hat\delta_1, \hat\delta_2)` (unrepaired except
@@ -150,6 +186,9 @@ class SaddlePointPairCurve:
         step costs one CGF evaluation (:math:`d\log\hat\delta/ds \approx
         -sF''(s)`). Answers below the split point (asymmetric pairs with
         :math:`\varepsilon_{mid} > 0`) are found by bisection on ``delta``.
+        Warns once when the approximation is outside its valid range at any of
+        the answers (the skewness comes with the last Newton step: no extra
+        CGF evaluation).
         """
         d = np.asarray(delta, dtype=np.float64)
         flat = d.reshape(-1)
@@ -159,13 +198,18 @@ class SaddlePointPairCurve:
         e_lo = max(0.0, self.eps_split)
         if e_lo >= self.support[1]:
             return out.reshape(d.shape)
-        eps, below = self._invert_upper(flat, e_lo)
+        eps, below, skew = self._invert_upper(flat, e_lo)
         out[~below] = eps[~below]
         if below.any() and self.eps_split > 0.0:
             lo = np.zeros(int(below.sum()))
             out[below] = monotone_bisect(
-                self.delta, flat[below], lo, np.full_like(lo, self.eps_split)
+                lambda x: self._delta(x, check=False)[0],
+                flat[below],
+                lo,
+                np.full_like(lo, self.eps_split),
             )
+            skew = max(skew, self._delta(out[below], check=True)[1])
+        F.warn_if_skewed(skew, "epsilon(delta)")
         return out.reshape(d.shape)
 
     def _upper_log_delta(self, vals: dict, warn: bool = False) -> FloatArray:
@@ -176,9 +220,12 @@ class SaddlePointPairCurve:
         )
         return log2 if self.order == 2 else log1
 
-    def _invert_upper(self, d: FloatArray, e_lo: float) -> tuple[FloatArray, Any]:
-        """Upper-side inverse; returns ``(eps, below)`` with ``below`` marking
-        targets whose answer lies below ``e_lo``."""
+    def _invert_upper(
+        self, d: FloatArray, e_lo: float
+    ) -> tuple[FloatArray, Any, float]:
+        """Upper-side inverse; returns ``(eps, below, skew)`` with ``below``
+        marking targets whose answer lies below ``e_lo`` and ``skew`` the largest
+        skewness of the tilted loss sum at the solved saddle points."""
         saddles = self._saddles
         log_d = np.log(d)
         saddles.covering("upper", e_lo, e_lo)
@@ -195,6 +242,7 @@ class SaddlePointPairCurve:
         eps = np.zeros(d.shape)
         below = found & (idx == j0)
         capped = ~found
+        skew = 0.0
         if capped.any():
             warn_approximation(
                 "SaddlePoint: epsilon(delta) needs a saddle point beyond the "
@@ -229,6 +277,7 @@ class SaddlePointPairCurve:
                 vals = {k: val[: x.size] for k, val in both.items()}
                 last.update(vals)
                 v3 = (both["v"][x.size :] - vals["v"]) / (x * h)
+                last["k3"] = v3
                 slope = F.log_delta_slope(x, vals["v"], v3)
                 return self._upper_log_delta(vals), slope
 
@@ -247,11 +296,13 @@ class SaddlePointPairCurve:
                 check_bracket=False,
                 max_iter=MAX_ITER,
             )
-            vals = last if np.array_equal(last["s"], s) else saddles.at(s, "upper")
-            self._upper_log_delta(vals, warn=True)
-            eps[solve] = vals["eps"]
-            below[solve] = vals["eps"] < e_lo
-        return eps, below
+            if not np.array_equal(last["s"], s):
+                last = saddles.at_with_k3(s, "upper")
+            log_i = self._upper_log_delta(last, warn=True)
+            eps[solve] = last["eps"]
+            below[solve] = last["eps"] < e_lo
+            skew = self._skew(last, log_i, np.exp(log_i), below[solve])
+        return eps, below, skew
 
     # ------------------------------------------------------------ trade-off
     def profile_table(self) -> tuple[FloatArray, FloatArray]:
@@ -263,6 +314,7 @@ class SaddlePointPairCurve:
         if self._table is None:
             saddles = self._saddles
             eps_parts, delta_parts = [], []
+            skew = 0.0
             sides = ("upper",) if self.symmetric else SIDES
             # Tilts beyond ~32 standard deviations of the loss add nothing visible.
             sd0 = math.sqrt(max(float(saddles.grid("upper")["v"][0]), 1e-300))
@@ -272,6 +324,8 @@ class SaddlePointPairCurve:
                     pass
                 s_end = float(saddles.grid(side)["s"][-1])
                 vals = saddles.at(np.geomspace(1e-3, max(s_end, 1.0), 240), side)
+                # K''' along the table by differences of K'' (no CGF call).
+                vals["k3"] = np.gradient(vals["v"], vals["t"])
                 e = vals["eps"]
                 keep = (
                     (e >= self.eps_split) if side == "upper" else (e < self.eps_split)
@@ -282,11 +336,13 @@ class SaddlePointPairCurve:
                 log1, log2, _ = F.log_integrals(
                     vals, side, np.zeros(int(keep.sum()), bool), self.order, False
                 )
-                d = B.from_integral(
-                    log2 if self.order == 2 else log1, e[keep], side, self.log_p_mass
-                )
+                log_i = log2 if self.order == 2 else log1
+                d = B.from_integral(log_i, e[keep], side, self.log_p_mass)
+                d = B.repair(d, e[keep], self.log_p_mass, False)
+                no_skip = np.zeros(d.shape, bool)
+                skew = max(skew, self._skew(vals, log_i, d, no_skip))
                 eps_parts.append(e[keep])
-                delta_parts.append(B.repair(d, e[keep], self.log_p_mass, False))
+                delta_parts.append(d)
             extra = [
                 0.0,
                 self.eps_split,
@@ -294,7 +350,7 @@ class SaddlePointPairCurve:
             ]
             extra_e = np.array(extra)
             eps_parts.append(extra_e)
-            delta_parts.append(self.delta(extra_e))
+            delta_parts.append(self._delta(extra_e, check=False)[0])
             eps = np.concatenate(eps_parts)
             delta = np.concatenate(delta_parts)
             eps, idx = np.unique(eps, return_index=True)
@@ -302,6 +358,7 @@ class SaddlePointPairCurve:
             if self.symmetric:
                 delta, eps = delta[eps >= 0.0], eps[eps >= 0.0]
             self._table = (eps, delta)
+            self._table_skew = skew
         return self._table
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
@@ -310,7 +367,8 @@ class SaddlePointPairCurve:
         2019, Prop. 2.8): the upper envelope of the supporting lines, with the
         mirrored lines for symmetric compositions. Each line is exact for the
         estimated profile; between the 240 saddle points per side the envelope
-        is not refined."""
+        is not refined. Warns once when the approximation is outside its valid
+        range at any point of the table."""
         from symfdp import tradeoff as T
 
         a = np.asarray(alpha, dtype=np.float64)
@@ -322,4 +380,5 @@ class SaddlePointPairCurve:
         out = T.tradeoff_from_profile(
             lookup, a, eps, symmetric=self.symmetric, refine=False
         )
+        F.warn_if_skewed(self._table_skew, "tradeoff(alpha)", stacklevel=5)
         return np.asarray(out, dtype=np.float64).reshape(a.shape)
