@@ -54,6 +54,30 @@ def test_million_identical_steps_equal_one_shot_compose(method):
     assert acc.get_mu() == mu_star(one_shot)
 
 
+def test_default_is_certified_and_the_saddle_point_warns_where_it_is_off():
+    """The default method is numerical (as for ``symfdp account``): its estimate
+    is the one-shot compose estimate and lies in its certified bracket. After 100
+    steps of sigma = 1, p = 0.01 the saddle point is ~22% high (the add pair's
+    tilted loss is far from normal) and says so."""
+    from symfdp.cli import account
+
+    assert symfdp.training.DEFAULT_METHOD == account.DEFAULT_METHOD == "numerical"
+    acc = TrainingAccountant()
+    assert acc.method == "numerical"
+    acc.step(noise_multiplier=1.0, sample_rate=0.01, num_steps=100)
+    lo, hi = acc.get_epsilon_bounds(DELTA)
+    eps = acc.get_epsilon(DELTA)
+    assert lo <= eps <= hi
+    one_shot = A.Numerical().compose(M.SubsampledGaussian(sigma=1.0, p=0.01), 100)
+    assert eps == float(one_shot.epsilon(DELTA))
+    fast = TrainingAccountant.from_state_dict(
+        {**acc.state_dict(), "method": "saddlepoint"}
+    )
+    with pytest.warns(symfdp.ApproximationWarning, match="valid range"):
+        eps_fast = fast.get_epsilon(DELTA)
+    assert eps_fast > 1.1 * hi
+
+
 def test_heterogeneous_history_is_run_length_encoded_and_order_free():
     a, b = (1.0, 0.01), (2.0, 0.02)
     acc = TrainingAccountant(method="saddlepoint", pair="both")
@@ -246,7 +270,7 @@ def test_constructor_validation_and_names():
     with pytest.raises(ValueError, match="delta"):
         TrainingAccountant().get_epsilon(0.0)
     with pytest.raises(ValueError, match="certified"):
-        TrainingAccountant().get_epsilon_bounds(DELTA)
+        TrainingAccountant(method="saddlepoint").get_epsilon_bounds(DELTA)
 
 
 # ---------------------------------------------------------------- mu*
