@@ -21,12 +21,14 @@ Functions:
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any, Final
 
 from scipy import optimize
 
 from symfdp._validation import check_choice, check_int, check_real
+from symfdp._warnings import ApproximationWarning
 from symfdp.curve import PrivacyCurve
 from symfdp.mechanisms.base import Mechanism
 
@@ -193,7 +195,11 @@ def noise_for(
 
     if accountant is not None:
         return _solve(value_with(accountant), target, *bracket, rtol, what)
-    guess = _solve(value_with(A.SaddlePoint()), target, *bracket, 1e-4, what)
+    with warnings.catch_warnings():
+        # Only locates the root: Numerical solves again, so the saddle point's
+        # validity warnings would be noise here.
+        warnings.simplefilter("ignore", ApproximationWarning)
+        guess = _solve(value_with(A.SaddlePoint()), target, *bracket, 1e-4, what)
     return _refine(value_with(A.Numerical()), target, guess, bracket, rtol, what)
 
 
