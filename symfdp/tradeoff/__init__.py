@@ -9,18 +9,27 @@ objects here are small, immutable descriptions evaluated on arrays::
     f(np.linspace(0, 1, 5)); f.privacy_profile([0.5, 1.0]); f.fixed_point()
     T.mu_star_gamma(f)                            # Zheng et al. (2020), Sec. 4
 
-Classes: :class:`Gaussian`, :class:`EpsDelta`, :class:`Laplace`,
-:class:`Identity`, :class:`Mixture`, :class:`Inverse`, :class:`Symmetrized`,
-:class:`Subsampled`, :class:`ScaledByDelta`, :class:`GroupPrivacy`,
-:class:`Tabulated`, :class:`FromPrivacyProfile`.
+Classes: :class:`TradeOff` (the base), :class:`Gaussian`, :class:`EpsDelta`,
+:class:`Laplace`, :class:`Identity`, :class:`Mixture`, :class:`Inverse`,
+:class:`Symmetrized`, :class:`Subsampled`, :class:`ScaledByDelta`,
+:class:`GroupPrivacy`, :class:`Tabulated`, :class:`FromPrivacyProfile`.
+
+Functions: :func:`inverse`, :func:`symmetrize`, :func:`subsample`,
+:func:`subsampled_eps_delta`, :func:`group_privacy`, :func:`compose_gaussian`,
+:func:`conjugate`, :func:`privacy_profile`, :func:`tradeoff_from_profile`,
+:func:`fixed_point`, :func:`auc`, :func:`mu_star_gamma`,
+:func:`compare_mu_star_gamma`.
+
+These names (``__all__``) are the whole public namespace; ``dir()`` lists only
+them, and the submodules are implementation detail.
 """
 
 from __future__ import annotations
 
-import math
-from typing import Any
+import math as _math
+from typing import Any as _Any
 
-from symfdp._validation import check_real
+from symfdp._validation import check_real as _check_real
 from symfdp.tradeoff._base import TradeOff
 from symfdp.tradeoff.duality import conjugate, privacy_profile, tradeoff_from_profile
 from symfdp.tradeoff.hull import Symmetrized
@@ -35,8 +44,8 @@ from symfdp.tradeoff.operators import (
     Inverse,
     Mixture,
     ScaledByDelta,
-    check_tradeoff,
 )
+from symfdp.tradeoff.operators import check_tradeoff as _check_tradeoff
 from symfdp.tradeoff.primitives import EpsDelta, Gaussian, Identity, Laplace
 from symfdp.tradeoff.sampling import Subsampled, subsampled_eps_delta
 from symfdp.tradeoff.tabulated import FromPrivacyProfile, Tabulated
@@ -47,18 +56,18 @@ def inverse(f: TradeOff) -> TradeOff:
 
     Dong et al. (2019), eq. (4).
     """
-    return check_tradeoff("f", f).inverse()
+    return _check_tradeoff("f", f).inverse()
 
 
 def symmetrize(f: TradeOff) -> TradeOff:
     r""":math:`\min\{f, f^{-1}\}^{**}` (``f`` itself when it is symmetric)."""
-    f = check_tradeoff("f", f)
+    f = _check_tradeoff("f", f)
     return f if f.is_symmetric else Symmetrized(f)
 
 
 def subsample(f: TradeOff, p: float) -> TradeOff:
     r"""The sampling operator :math:`C_p(f)`, Dong et al. (2019), Def. 4.1."""
-    return Subsampled(check_tradeoff("f", f), p)
+    return Subsampled(_check_tradeoff("f", f), p)
 
 
 def group_privacy(f: TradeOff, k: int) -> TradeOff:
@@ -66,11 +75,11 @@ def group_privacy(f: TradeOff, k: int) -> TradeOff:
 
     In closed form for :math:`G_\mu` (:math:`G_{k\mu}`) and the Laplace family.
     """
-    g = GroupPrivacy(check_tradeoff("f", f), k)
+    g = GroupPrivacy(_check_tradeoff("f", f), k)
     return g.closed_form if g.closed_form is not None else g
 
 
-def compose_gaussian(*mus: Any) -> Gaussian:
+def compose_gaussian(*mus: _Any) -> Gaussian:
     r""":math:`G_{\mu_1} \otimes \cdots \otimes G_{\mu_n} = G_{\sqrt{\mu_1^2 + \cdots
     + \mu_n^2}}`, Dong et al. (2019), Cor. 3.3.
 
@@ -78,9 +87,9 @@ def compose_gaussian(*mus: Any) -> Gaussian:
         *mus: Each a number :math:`\mu_i \ge 0` or a :class:`Gaussian`.
     """
     values = [
-        m.mu if isinstance(m, Gaussian) else check_real("mu", m, 0.0) for m in mus
+        m.mu if isinstance(m, Gaussian) else _check_real("mu", m, 0.0) for m in mus
     ]
-    return Gaussian(math.hypot(*values))
+    return Gaussian(_math.hypot(*values))
 
 
 __all__ = [
@@ -111,3 +120,7 @@ __all__ = [
     "symmetrize",
     "tradeoff_from_profile",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
