@@ -19,7 +19,6 @@ Certified methods (``Numerical``, ``Exact``) also supply lower and upper bounds.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -105,17 +104,25 @@ class PrivacyCurve:
         r"""Privacy profile :math:`\delta(\varepsilon)`, the max over the pairs.
 
         Args:
-            eps: One or more :math:`\varepsilon \ge 0`.
+            eps: One or more real :math:`\varepsilon` (negative values are
+                meaningful for asymmetric pairs; :math:`\delta(-\infty) = 1`).
 
         Returns:
             A float for scalar input, else an array of the input's shape.
         """
-        e = check_array("eps", eps, 0.0, math.inf, allow_inf=True)
+        e = check_array("eps", eps, allow_inf=True)
         return scalar_or_array(self._delta(e))
 
     def _delta(self, e: FloatArray) -> FloatArray:
-        vals = np.max([np.asarray(p.delta(e), dtype=np.float64) for p in self.pairs], 0)
-        return _clip_unit(vals, "delta(eps)", self.method)
+        # delta(+inf) = P_Q(L = +inf) = 0 and delta(-inf) = 1 for every mechanism
+        # in symfdp (finite privacy loss); the pairs see finite eps only.
+        finite = np.isfinite(e)
+        vals = np.where(e < 0, 1.0, 0.0)
+        if finite.any():
+            ef = e[finite]
+            per_pair = [np.asarray(p.delta(ef), dtype=np.float64) for p in self.pairs]
+            vals[finite] = _clip_unit(np.max(per_pair, 0), "delta(eps)", self.method)
+        return vals
 
     def epsilon(self, delta: ArrayLike) -> Any:
         r""":math:`\varepsilon(\delta) = \inf\{\varepsilon\ge 0: \delta(\varepsilon)
@@ -136,9 +143,9 @@ class PrivacyCurve:
 
     # ------------------------------------------------------------- bounds
     def delta_bounds(self, eps: ArrayLike) -> tuple[Any, Any]:
-        """Certified ``(lower, upper)`` bounds on ``delta(eps)``."""
+        """Certified ``(lower, upper)`` bounds on ``delta(eps)``, eps real."""
         self._require_certified("delta_bounds")
-        e = check_array("eps", eps, 0.0, math.inf, allow_inf=True)
+        e = check_array("eps", eps, allow_inf=True)
         lows, highs = zip(*(p.delta_bounds(e) for p in self.pairs), strict=True)
         lo = np.clip(np.max(np.asarray(lows, np.float64), 0), 0.0, 1.0)
         hi = np.clip(np.max(np.asarray(highs, np.float64), 0), 0.0, 1.0)

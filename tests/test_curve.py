@@ -97,9 +97,23 @@ def test_validation_and_scalars() -> None:
     with pytest.raises(ValueError, match="delta"):
         curve.epsilon(1.5)
     with pytest.raises(ValueError, match="eps"):
-        curve.delta(-1.0)
+        curve.delta(np.nan)
+    assert curve.delta([-np.inf, np.inf]).tolist() == [1.0, 0.0]
     with pytest.raises(ValueError, match="alpha"):
         curve.tradeoff(np.array([0.5, np.nan]))
     approx = A.CLT().compose(M.Gaussian(mu=1.0), 4)
     with pytest.raises(NotImplementedError, match="certified"):
         approx.delta_bounds(1.0)
+
+
+def test_negative_eps_symmetric_identity() -> None:
+    # For a symmetric pair, delta(-e) = 1 - e^{-e} + e^{-e} delta(e): the profile of
+    # the swapped pair at -eps (Zheng et al. 2020, Lemma 5.1 applied to (Q, P)).
+    curve = A.Exact().compose(M.Gaussian(mu=1.5), 3)
+    eps = np.array([0.1, 0.7, 2.0])
+    lhs = curve.delta(-eps)
+    rhs = 1 - np.exp(-eps) + np.exp(-eps) * curve.delta(eps)
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-12)
+    lo, hi = curve.delta_bounds(-eps)
+    np.testing.assert_allclose(lo, lhs, rtol=1e-12)
+    np.testing.assert_allclose(hi, lhs, rtol=1e-12)
