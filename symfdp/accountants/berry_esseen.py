@@ -1,4 +1,4 @@
-r"""``BerryEsseen``: the certified lower bound of Dong et al. (2019), Thm 3.4.
+r"""``BerryEsseen``: the certified lower bound of Dong et al. (2019), Sec. 3.2 (``berryrep``).
 
 For symmetric trade-off functions :math:`f_1, \dots, f_n` (Dong et al. 2019,
 Thm ``berryrep``; TARGETS CF-D8)
@@ -212,7 +212,7 @@ def _symmetric_component(mechanism: Mechanism) -> Mechanism:
 
 class BerryEsseen(Accountant):
     r"""Certified lower bound :math:`\max\{G_\mu(\alpha+\gamma)-\gamma, 0\}` on the
-    trade-off of a composition (Dong et al. 2019, Thm 3.4; Cor. ``SGDBerryrep``).
+    trade-off of a composition (Dong et al. 2019, Sec. 3.2 ``berryrep``; Cor. ``SGDBerryrep``).
 
     ``curve.info`` holds ``mu``, ``gamma`` and ``vacuous`` (``gamma >= 1/2``). The
     curve's ``delta`` is an upper bound on the true profile (module docstring).
@@ -265,7 +265,7 @@ class BerryEsseen(Accountant):
         if gamma >= 0.5:
             warn_approximation(
                 f"BerryEsseen: gamma = {gamma:.4g} >= 1/2, so the Berry-Esseen "
-                "bound of Dong et al. (2019), Thm 3.4, is vacuous here; the trivial "
+                "bound of Dong et al. (2019), Sec. 3.2, is vacuous here; the trivial "
                 "lower bound f >= 0 (delta = 1) is returned. Use "
                 "accountants.Numerical.",
                 stacklevel=4,
