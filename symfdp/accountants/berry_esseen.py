@@ -1,4 +1,4 @@
-r"""``BerryEsseen``: the certified lower bound of Dong et al. (2019), Sec. 3.2 (``berryrep``).
+r"""``BerryEsseen``: the certified lower bound of Dong et al. (2019), ``berryrep``.
 
 For symmetric trade-off functions :math:`f_1, \dots, f_n` (Dong et al. 2019,
 Thm ``berryrep``; TARGETS CF-D8)
@@ -212,7 +212,8 @@ def _symmetric_component(mechanism: Mechanism) -> Mechanism:
 
 class BerryEsseen(Accountant):
     r"""Certified lower bound :math:`\max\{G_\mu(\alpha+\gamma)-\gamma, 0\}` on the
-    trade-off of a composition (Dong et al. 2019, Sec. 3.2 ``berryrep``; Cor. ``SGDBerryrep``).
+    trade-off of a composition (Dong et al. 2019, Sec. 3.2 ``berryrep``; Cor.
+    ``SGDBerryrep``).
 
     ``curve.info`` holds ``mu``, ``gamma`` and ``vacuous`` (``gamma >= 1/2``). The
     curve's ``delta`` is an upper bound on the true profile (module docstring).
