@@ -1,16 +1,109 @@
-"""Find and load the experiment modules in ``experiments/``."""
+"""Find and load the experiment modules in ``experiments/``.
+
+Files whose names start with an underscore are not experiments but helper
+modules shared by them (``experiments/_zheng.py``, ...). An experiment imports
+one by its plain name (``import _zheng``). While an experiment is loaded, the
+helpers of its directory (and only they) are importable by name; each is
+executed anew from its source and forgotten after the load, so an edited helper
+is never served from a stale cache (in memory or as bytecode) and the helpers of
+two experiment directories never meet. A helper must therefore be imported at
+module level (by the experiment or by another helper), not inside a function.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 
 from symfdp.reproduce.paths import experiments_dir
 from symfdp.reproduce.spec import Spec
 
 REQUIRED = ("SPEC", "compute", "plot")
+
+#: Attribute of a loaded experiment module: the helper files it imported.
+HELPERS_ATTR = "__experiment_helpers__"
+
+
+class _SourceLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the file's current source on every load: no bytecode cache is
+    read or written (a cached ``.pyc`` is keyed on whole-second mtimes)."""
+
+    def get_code(self, fullname: str) -> CodeType:
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+def _file_spec(name: str, path: Path) -> importlib.machinery.ModuleSpec:
+    spec = importlib.util.spec_from_file_location(
+        name, path, loader=_SourceLoader(name, str(path))
+    )
+    if spec is None or spec.loader is None:  # pragma: no cover
+        raise ImportError(f"cannot import {path}")
+    return spec
+
+
+class _HelperFinder(importlib.abc.MetaPathFinder):
+    """Resolves the helper names of one experiments directory to its files."""
+
+    def __init__(self, directory: Path, names: Sequence[str]) -> None:
+        self.directory = directory
+        self.names = frozenset(names)
+
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.names:
+            return None
+        return _file_spec(fullname, self.directory / f"{fullname}.py")
+
+
+def helper_names(directory: Path) -> list[str]:
+    """Module names of the helper files (``_*.py``) in an experiments directory."""
+    return sorted(p.stem for p in directory.glob("_*.py"))
+
+
+@contextlib.contextmanager
+def _helpers_importable(directory: Path) -> Iterator[dict[str, ModuleType]]:
+    """Make the helpers of ``directory`` importable by plain name, freshly.
+
+    Yields a dict that, on exit, holds the helper modules that were imported
+    (name -> module). Entries of ``sys.modules`` under a helper's name are set
+    aside during the load and restored afterwards.
+
+    Raises:
+        ValueError: a helper's name is that of a standard-library module.
+    """
+    names = helper_names(directory)
+    clash = sorted(set(names) & sys.stdlib_module_names)
+    if clash:
+        raise ValueError(
+            f"helper module name(s) {', '.join(clash)} in {directory} shadow the "
+            "standard library; rename them."
+        )
+    saved = {n: sys.modules.pop(n) for n in names if n in sys.modules}
+    finder = _HelperFinder(directory, names)
+    sys.meta_path.insert(0, finder)
+    loaded: dict[str, ModuleType] = {}
+    try:
+        yield loaded
+    finally:
+        sys.meta_path.remove(finder)
+        for n in names:
+            module = sys.modules.pop(n, None)
+            if module is not None:
+                loaded[n] = module
+        sys.modules.update(saved)
+
+
+def helper_files(module: ModuleType) -> tuple[Path, ...]:
+    """The helper files (``experiments/_*.py``) an experiment module imported."""
+    return tuple(getattr(module, HELPERS_ATTR, ()))
 
 
 def load_module(path: Path) -> ModuleType:
@@ -23,16 +116,18 @@ def load_module(path: Path) -> ModuleType:
     # Always execute the file anew: a module edited since the last load (or a
     # different file with the same name) must not be served from a stale cache.
     name = f"symfdp_experiment_{path.stem}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:  # pragma: no cover
-        raise ImportError(f"cannot import {path}")
+    spec = _file_spec(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with _helpers_importable(path.parent) as helpers:
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
     except BaseException:
         del sys.modules[name]
         raise
+    setattr(
+        module, HELPERS_ATTR, tuple(Path(helpers[n].__file__) for n in sorted(helpers))
+    )
     missing = [attr for attr in REQUIRED if not hasattr(module, attr)]
     if missing:
         raise ValueError(f"{path.name} lacks {', '.join(missing)}.")

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 import symfdp
-from symfdp.reproduce.discovery import load_module
+from symfdp.reproduce.discovery import helper_files, load_module
 from symfdp.reproduce.paths import matplotlibrc, repo_root
 from symfdp.reproduce.spec import Result, Table
 
@@ -53,19 +53,25 @@ class RunOutcome:
 
 
 def spec_hash(module: Any, quick: bool) -> str:
-    """Hash of what determines a result: id, parameters, mode, code."""
+    """Hash of what determines a result: id, parameters, mode, code.
+
+    The code is the module's file and the helper files (``experiments/_*.py``)
+    it imported, so an edited helper invalidates the results that use it.
+    """
     source = Path(module.__file__).read_bytes()
-    payload = json.dumps(
-        {
-            "id": module.SPEC.id,
-            "params": module.SPEC.resolved(quick),
-            "quick": quick,
-            "module_sha256": hashlib.sha256(source).hexdigest(),
-            "symfdp": symfdp.__version__,
-        },
-        sort_keys=True,
-        default=str,
-    )
+    content: dict[str, Any] = {
+        "id": module.SPEC.id,
+        "params": module.SPEC.resolved(quick),
+        "quick": quick,
+        "module_sha256": hashlib.sha256(source).hexdigest(),
+        "symfdp": symfdp.__version__,
+    }
+    helpers = helper_files(module)
+    if helpers:  # (absent otherwise, so earlier hashes stay valid)
+        content["helpers_sha256"] = {
+            p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in helpers
+        }
+    payload = json.dumps(content, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
