@@ -19,6 +19,7 @@ import math
 import time
 from typing import Any
 
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
@@ -128,20 +129,8 @@ def _t_terms(lam3: float, lam4: float) -> tuple[float, float]:
 
 def compute(params: dict[str, Any]) -> Result:
     tol_s = params["slope_tol"]
-    rows: dict[str, list[Any]] = {
-        "study": [],
-        "quantity": [],
-        "alpha": [],
-        "n": [],
-        "value": [],
-    }
-
-    def add(study: str, quantity: str, alpha: float, n: int, value: float) -> None:
-        rows["study"].append(study)
-        rows["quantity"].append(quantity)
-        rows["alpha"].append(alpha)
-        rows["n"].append(n)
-        rows["value"].append(value)
+    rows = _tables.Rows("study", "quantity", "alpha", "n", "value")
+    add = rows.add
 
     # ---------------------------------------------------------- family L
     alphas = np.asarray(params["alphas"], dtype=float)
@@ -235,7 +224,7 @@ def compute(params: dict[str, Any]) -> Result:
 
     table = {
         k: np.asarray(v, dtype=float if k in ("alpha", "n", "value") else str)
-        for k, v in rows.items()
+        for k, v in rows.columns.items()
     }
     slopes = {
         "study": np.array(
