@@ -10,14 +10,14 @@ Laplace problem Lap(0,1)^n vs Lap(3/sqrt(n),1)^n for n = 1, 2, 3, 4.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+import _tables
+import _zheng
 import matplotlib.pyplot as plt
 import numpy as np
 
 from symfdp import accountants as A
-from symfdp import mechanisms as M
 from symfdp.reproduce import Result, Spec, claim_holds
 
 SPEC = Spec(
@@ -63,13 +63,12 @@ LINES = {
 
 
 def compute(params: dict[str, Any]) -> Result:
-    a0 = params["alpha_min"]
-    alpha = np.linspace(a0, 1.0 - a0, params["n_alpha"])
+    alpha = _zheng.authors_alpha_grid(params["n_alpha"], params["alpha_min"])
     edge = (alpha < params["boundary"]) | (alpha > 1.0 - params["boundary"])
-    rows: dict[str, list[Any]] = {"n": [], "method": [], "alpha": [], "beta": []}
+    rows = _tables.Rows("n", "method", "alpha", "beta")
     stats: dict[int, dict[str, float]] = {}
     for n in params["ns"]:
-        mech = M.Laplace(mu=params["c"] / math.sqrt(n))
+        mech = _zheng.laplace(params, n)
         inv = A.Edgeworth(order=2, inverse="numerical").compose(mech, n)
         cf = A.Edgeworth(order=2, inverse="cornish_fisher").compose(mech, n)
         curves = {
@@ -78,10 +77,7 @@ def compute(params: dict[str, Any]) -> Result:
             "Cornish-Fisher (repaired)": np.asarray(cf.tradeoff(alpha)),
         }
         for name, beta in curves.items():
-            rows["n"] += [n] * alpha.size
-            rows["method"] += [name] * alpha.size
-            rows["alpha"] += list(alpha)
-            rows["beta"] += list(beta)
+            rows.add(n=n, method=name, alpha=alpha, beta=beta)
         gap = np.abs(curves["Cornish-Fisher"] - curves["Edgeworth inverse"])
         stats[n] = {
             "boundary_dev": float(gap[edge].max()),
@@ -91,14 +87,8 @@ def compute(params: dict[str, Any]) -> Result:
                 np.sum(np.diff(curves["Edgeworth inverse"]) > 1e-12)
             ),
         }
-    table = {k: np.asarray(v) for k, v in rows.items()}
-    stat_table = {
-        "n": np.array(list(stats), dtype=float),
-        **{
-            key: np.array([stats[n][key] for n in stats], dtype=float)
-            for key in next(iter(stats.values()))
-        },
-    }
+    table = rows.table()
+    stat_table = _tables.keyed_table(stats)
     small = params["small_ns"]
     unstable = all(
         stats[n]["boundary_dev"] >= params["ratio"] * stats[n]["middle_dev"]

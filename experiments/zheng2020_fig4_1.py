@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import _zheng
 import matplotlib.pyplot as plt
 import numpy as np
 
 from symfdp import accountants as A
-from symfdp import mechanisms as M
 from symfdp import tradeoff as T
 from symfdp.reproduce import Result, Spec, claim_holds
 
@@ -53,9 +53,7 @@ SPEC = Spec(
 
 
 def _curve(params: dict[str, Any], n: int) -> Any:
-    p = params["p0"] / n ** params["p_power"]
-    mech = M.SubsampledGaussian(sigma=params["sigma"], p=p, pair="add")
-    return A.Edgeworth(order=2).compose(mech, n)
+    return A.Edgeworth(order=2).compose(_zheng.noisy_sgd(params, n), n)
 
 
 def compute(params: dict[str, Any]) -> Result:

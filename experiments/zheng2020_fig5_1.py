@@ -10,14 +10,12 @@ this figure (the dual view is zheng2020-fig5.2).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+import _zheng
 import matplotlib.pyplot as plt
-import numpy as np
 
 from symfdp import accountants as A
-from symfdp import mechanisms as M
 from symfdp.reproduce import Result, Spec, claim_holds
 
 SPEC = Spec(
@@ -48,55 +46,18 @@ SPEC = Spec(
     ),
 )
 
-COLOURS = {"Numerical": "k", "Edgeworth": "r", "CLT": "b"}
-STYLES = {"Numerical": "-", "Edgeworth": "-", "CLT": "--"}
-WIDTHS = {"Numerical": 2.6, "Edgeworth": 1.5, "CLT": 1.5}
-
 
 def compute(params: dict[str, Any]) -> Result:
-    a0 = params["alpha_min"]
-    alpha = np.linspace(a0, 1.0 - a0, params["n_alpha"])
-    rows: dict[str, list[Any]] = {"n": [], "method": [], "alpha": [], "beta": []}
-    errors: dict[int, dict[str, float]] = {}
-    widths: dict[int, float] = {}
-    mus: dict[int, float] = {}
-    for n in params["ns"]:
-        theta = params["c"] / math.sqrt(n)
-        mech = M.Laplace(mu=theta)
-        num = A.Numerical().compose(mech, n)
-        lo, hi = num.tradeoff_bounds(alpha)
-        curves = {
-            "Numerical": np.asarray(num.tradeoff(alpha)),
-            "Edgeworth": np.asarray(
-                A.Edgeworth(order=2).compose(mech, n).tradeoff(alpha)
-            ),
-        }
-        clt = A.CLT().compose(mech, n)
-        curves["CLT"] = np.asarray(clt.tradeoff(alpha))
-        curves["Numerical lower"] = np.asarray(lo)
-        curves["Numerical upper"] = np.asarray(hi)
-        mus[n] = float(clt.info["mu"])
-        widths[n] = float(np.max(hi - lo))
-        for name, beta in curves.items():
-            rows["n"] += [n] * alpha.size
-            rows["method"] += [name] * alpha.size
-            rows["alpha"] += list(alpha)
-            rows["beta"] += list(beta)
-        ref = curves["Numerical"]
-        errors[n] = {
-            f"{stat}_{m}": float(fn(np.abs(curves[m] - ref)))
-            for m in ("Edgeworth", "CLT")
-            for stat, fn in (("mean", np.mean), ("sup", np.max))
-        }
-    table = {k: np.asarray(v) for k, v in rows.items()}
-    err_table = {
-        "n": np.array(list(errors), dtype=float),
-        **{
-            key: np.array([errors[n][key] for n in errors])
-            for key in next(iter(errors.values()))
-        },
-        "numerical_bracket_width": np.array([widths[n] for n in errors]),
-    }
+    alpha = _zheng.authors_alpha_grid(params["n_alpha"], params["alpha_min"])
+    cmp = _zheng.compare_methods(
+        params["ns"],
+        lambda n: _zheng.laplace(params, n),
+        alpha,
+        symmetric=True,
+        clt=A.CLT(),
+    )
+    errors, widths = cmp.errors, cmp.widths
+    mus = {n: float(clt.info["mu"]) for n, clt in cmp.clt.items()}
 
     ok = all(e["mean_Edgeworth"] < e["mean_CLT"] for e in errors.values())
     ours = "; ".join(
@@ -117,29 +78,19 @@ def compute(params: dict[str, Any]) -> Result:
         ),
     )
     info = {"mu_n_clt": mus, "numerical_bracket_width": widths, "errors": errors}
-    return Result({"data": table, "errors": err_table}, claims, info)
+    tables = {"data": cmp.data_table(), "errors": cmp.errors_table()}
+    return Result(tables, claims, info)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     data = tables["data"]
     ns = params["ns"]
-    cols = 2
-    rows = math.ceil(len(ns) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(7.2, 3.6 * rows), squeeze=False)
+    fig, axes = _zheng.panel_axes(len(ns), cols=2, width=7.2, row_height=3.6)
     for ax, n in zip(axes.ravel(), ns, strict=False):
         # As in the authors' figure, a zoom on the corner where the curves differ.
         inset = ax.inset_axes([0.4, 0.4, 0.54, 0.54])
         for target in (ax, inset):
-            for name in ("Numerical", "Edgeworth", "CLT"):
-                sel = (data["method"] == name) & (data["n"] == n)
-                target.plot(
-                    data["alpha"][sel],
-                    data["beta"][sel],
-                    color=COLOURS[name],
-                    ls=STYLES[name],
-                    lw=WIDTHS[name],
-                    label=name,
-                )
+            _zheng.plot_methods(target, data, n)
         inset.set(xlim=(0, 0.3), ylim=(0, 0.3))
         inset.tick_params(labelsize=7)
         ax.indicate_inset_zoom(inset, edgecolor="0.5")
@@ -151,8 +102,6 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
             xlabel=r"type I error $\alpha$",
             ylabel=r"type II error $\beta$",
         )
-    for ax in axes.ravel()[len(ns) :]:
-        ax.set_visible(False)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles[:3], labels[:3], loc="lower center", ncol=3)
     fig.suptitle(

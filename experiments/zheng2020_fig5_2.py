@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _tables
+import _zheng
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -130,28 +132,18 @@ def compute(params: dict[str, Any]) -> Result:
     s_lo, s_hi, s_k = params["eps_search"]
     eps_search = np.linspace(s_lo, s_hi, int(s_k))
     e_lo, e_hi = params["eps_error"]
-    a0 = params["alpha_min"]
-    alpha = np.linspace(a0, 1.0 - a0, params["n_alpha_primal"])
+    alpha = _zheng.authors_alpha_grid(params["n_alpha_primal"], params["alpha_min"])
 
-    rows: dict[str, list[Any]] = {"n": [], "method": [], "eps": [], "delta": []}
-    cp_rows: dict[str, list[Any]] = {
-        "n": [],
-        "method": [],
-        "tau": [],
-        "eps_tau": [],
-        "n_theta": [],
-    }
+    rows = _tables.Rows("n", "method", "eps", "delta")
+    cp_rows = _tables.Rows("n", "method", "tau", "eps_tau", "n_theta")
     errors: dict[int, dict[str, float]] = {}
     gaps: dict[int, tuple[float, float]] = {}
     for n in params["ns"]:
-        theta = params["c"] / math.sqrt(n)
-        mech = M.Laplace(mu=theta)
+        mech = _zheng.laplace(params, n)
+        theta = mech.mu
         prof = _profiles(mech, n, eps_plot)
         for name, d in prof.items():
-            rows["n"] += [n] * eps_plot.size
-            rows["method"] += [name] * eps_plot.size
-            rows["eps"] += list(eps_plot)
-            rows["delta"] += list(d)
+            rows.add(n=n, method=name, eps=eps_plot, delta=d)
         sel = (eps_plot >= e_lo) & (eps_plot <= e_hi)
         ref = prof["Numerical"][sel]
         errors[n] = {
@@ -168,19 +160,11 @@ def compute(params: dict[str, Any]) -> Result:
             for tau in [*params["taus"], params["tau_visual"]]:
                 below = d <= tau
                 cp = float(eps_search[np.argmax(below)]) if below.any() else math.inf
-                cp_rows["n"].append(n)
-                cp_rows["method"].append(name)
-                cp_rows["tau"].append(tau)
-                cp_rows["eps_tau"].append(cp)
-                cp_rows["n_theta"].append(n * theta)
-    table = {k: np.asarray(v) for k, v in rows.items()}
-    cps = {k: np.asarray(v) for k, v in cp_rows.items()}
+                cp_rows.add(n=n, method=name, tau=tau, eps_tau=cp, n_theta=n * theta)
+    table = rows.table()
+    cps = cp_rows.table()
     err_table = {
-        "n": np.array(list(errors), dtype=float),
-        **{
-            key: np.array([errors[n][key] for n in errors])
-            for key in next(iter(errors.values()))
-        },
+        **_tables.keyed_table(errors),
         "primal_gap_ew_clt": np.array([gaps[n][0] for n in errors]),
         "dual_gap_ew_clt": np.array([gaps[n][1] for n in errors]),
     }

@@ -11,13 +11,14 @@ outside the CLT's assumption) "CLT significantly deviates Numerical" while
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+import _zheng
 import matplotlib.pyplot as plt
 import numpy as np
 
 from symfdp import accountants as A
-from symfdp import mechanisms as M
 from symfdp import tradeoff as T
 from symfdp.reproduce import Result, Spec, claim_holds
 
@@ -57,86 +58,27 @@ SPEC = Spec(
     ),
 )
 
-COLOURS = {"Numerical": "k", "Edgeworth": "r", "CLT": "b"}
-STYLES = {"Numerical": "-", "Edgeworth": "-", "CLT": "--"}
-WIDTHS = {"Numerical": 2.6, "Edgeworth": 1.5, "CLT": 1.5}
-
-
-def _p(params: dict[str, Any], n: int) -> float:
-    return params["p0"] / n ** params["p_power"]
-
 
 def compute(params: dict[str, Any]) -> Result:
-    a0 = params["alpha_min"]
-    alpha = np.linspace(a0, 1.0 - a0, params["n_alpha"])
+    alpha = _zheng.authors_alpha_grid(params["n_alpha"], params["alpha_min"])
     sigma = params["sigma"]
-    rows: dict[str, list[Any]] = {"n": [], "method": [], "alpha": [], "beta": []}
-    errors: dict[int, dict[str, float]] = {}
-    widths: dict[int, float] = {}
-    for n in params["ns"]:
-        mech = M.SubsampledGaussian(sigma=sigma, p=_p(params, n), pair="add")
-        num = A.Numerical().compose(mech, n)
-        lo, hi = num.pairs[0].tradeoff_bounds(alpha)
-        curves = {
-            "Numerical": np.asarray(num.tradeoff(alpha, symmetric=False)),
-            "Edgeworth": np.asarray(
-                A.Edgeworth(order=2).compose(mech, n).tradeoff(alpha, symmetric=False)
-            ),
-            "CLT": np.asarray(A.CLT(form="exp").compose(mech, n).tradeoff(alpha)),
-            "Numerical lower": np.asarray(lo),
-            "Numerical upper": np.asarray(hi),
-        }
-        widths[n] = float(np.max(hi - lo))
-        for name, beta in curves.items():
-            rows["n"] += [n] * alpha.size
-            rows["method"] += [name] * alpha.size
-            rows["alpha"] += list(alpha)
-            rows["beta"] += list(beta)
-        ref = curves["Numerical"]
-        errors[n] = {
-            f"{stat}_{m}": float(fn(np.abs(curves[m] - ref)))
-            for m in ("Edgeworth", "CLT")
-            for stat, fn in (("mean", np.mean), ("sup", np.max))
-        }
-    table = {k: np.asarray(v) for k, v in rows.items()}
-    err_table = {
-        "n": np.array(list(errors), dtype=float),
-        **{
-            key: np.array([errors[n][key] for n in errors])
-            for key in next(iter(errors.values()))
-        },
-        "numerical_bracket_width": np.array([widths[n] for n in errors]),
-    }
+    cmp = _zheng.compare_methods(
+        params["ns"],
+        lambda n: _zheng.noisy_sgd(params, n),
+        alpha,
+        symmetric=False,
+        clt=A.CLT(form="exp"),
+    )
 
     # Lemma C.1 at n = 1: g = p G_{1/sigma} + (1-p) Id, inside the certified bracket.
-    p1 = _p(params, 1)
-    mech1 = M.SubsampledGaussian(sigma=sigma, p=p1, pair="add")
+    p1 = _zheng.sampling_rate(params, 1)
+    mech1 = _zheng.noisy_sgd(params, 1)
     lo1, hi1 = A.Numerical().compose(mech1, 1).pairs[0].tradeoff_bounds(alpha)
     exact1 = p1 * np.asarray(T.Gaussian(1.0 / sigma)(alpha)) + (1 - p1) * (1 - alpha)
     slack = float(np.max(np.maximum(lo1 - exact1, exact1 - hi1)))
 
-    e = errors
-    close = all(
-        v["sup_Edgeworth"] <= params["close_sup"]
-        and v["mean_Edgeworth"] <= params["close_mean"]
-        for v in e.values()
-    )
-    deviate = all(
-        v["sup_CLT"] >= params["deviate_sup"]
-        and v["sup_CLT"] >= params["deviate_ratio"] * v["sup_Edgeworth"]
-        for v in e.values()
-    )
-    better = all(
-        v["sup_Edgeworth"] < v["sup_CLT"] and v["mean_Edgeworth"] < v["mean_CLT"]
-        for v in e.values()
-    )
-
-    def fmt(key: str) -> str:
-        return "; ".join(
-            f"n={n}: EW {v[f'{key}_Edgeworth']:.4f}, CLT {v[f'{key}_CLT']:.4f}"
-            for n, v in e.items()
-        )
-
+    e = cmp.errors
+    fmt = functools.partial(_zheng.error_summary, e)
     claims = (
         claim_holds(
             "ew-nearly-perfect",
@@ -144,7 +86,7 @@ def compute(params: dict[str, Any]) -> Result:
             "Numerical (Fig. 5.3, raw g)",
             "Edgeworth nearly coincides with Numerical for n = 5 and 500",
             f"sup: {fmt('sup')} | mean: {fmt('mean')}",
-            close,
+            _zheng.ew_close(e, params),
             f"sup_alpha |EW - Num| <= {params['close_sup']:g} and mean_alpha "
             f"|EW - Num| <= {params['close_mean']:g} for every n",
         ),
@@ -154,7 +96,7 @@ def compute(params: dict[str, Any]) -> Result:
             "theoretical guarantees: CLT significantly deviates Numerical",
             "CLT visibly off Numerical for n = 5 and 500",
             f"sup: {fmt('sup')}",
-            deviate,
+            _zheng.clt_deviates(e, params),
             f"sup_alpha |CLT - Num| >= {params['deviate_sup']:g} and >= "
             f"{params['deviate_ratio']:g} x sup_alpha |EW - Num| for every n",
         ),
@@ -163,7 +105,7 @@ def compute(params: dict[str, Any]) -> Result:
             "Edgeworth is closer to Numerical than CLT (Fig. 5.3 panels)",
             "Edgeworth closer than CLT for n = 5 and 500",
             f"mean: {fmt('mean')}",
-            better,
+            _zheng.ew_beats_clt(e),
             "both sup and mean over alpha of |EW - Num| below those of |CLT - Num|, "
             "every n",
         ),
@@ -178,38 +120,20 @@ def compute(params: dict[str, Any]) -> Result:
             "grid, [lower, upper] the certified Numerical bracket at n = 1",
         ),
     )
-    info = {"errors": errors, "numerical_bracket_width": widths}
-    return Result({"data": table, "errors": err_table}, claims, info)
+    info = {"errors": e, "numerical_bracket_width": cmp.widths}
+    tables = {"data": cmp.data_table(), "errors": cmp.errors_table()}
+    return Result(tables, claims, info)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
-    data = tables["data"]
-    ns = params["ns"]
-    fig, axes = plt.subplots(1, len(ns), figsize=(3.7 * len(ns), 4.0), squeeze=False)
-    for ax, n in zip(axes[0], ns, strict=True):
-        for name in ("Numerical", "Edgeworth", "CLT"):
-            sel = (data["method"] == name) & (data["n"] == n)
-            ax.plot(
-                data["alpha"][sel],
-                data["beta"][sel],
-                color=COLOURS[name],
-                ls=STYLES[name],
-                lw=WIDTHS[name],
-                label=name,
-            )
-        p = params["p0"] / n ** params["p_power"]
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            title=f"$n = {n}$, $p = {p:.3g}$",
-            xlabel=r"$\alpha$",
-            ylabel=r"$f(\alpha)$",
-        )
-        ax.legend(loc="upper right")
-    fig.suptitle(
-        r"$(pG_{1/\sigma} + (1-p)\,\mathrm{Id})^{\otimes n}$, $p = 0.5/n^{1/4}$, "
-        rf"$\sigma = {params['sigma']:g}$"
+    return _zheng.noisy_sgd_figure(
+        tables["data"],
+        params,
+        cols=len(params["ns"]),
+        width=3.7 * len(params["ns"]),
+        row_height=4.0,
+        suptitle=r"$(pG_{1/\sigma} + (1-p)\,\mathrm{Id})^{\otimes n}$, "
+        r"$p = 0.5/n^{1/4}$, "
+        rf"$\sigma = {params['sigma']:g}$",
+        legend_everywhere=True,
     )
-    fig.tight_layout()
-    return fig

@@ -9,14 +9,14 @@ difference between CLT and the other two remains large even when n = 500".
 
 from __future__ import annotations
 
-import math
+import functools
 from typing import Any
 
+import _zheng
 import matplotlib.pyplot as plt
 import numpy as np
 
 from symfdp import accountants as A
-from symfdp import mechanisms as M
 from symfdp.reproduce import Result, Spec, claim_holds
 
 SPEC = Spec(
@@ -55,67 +55,22 @@ SPEC = Spec(
     ),
 )
 
-COLOURS = {"Numerical": "k", "Edgeworth": "r", "CLT": "b"}
-STYLES = {"Numerical": "-", "Edgeworth": "-", "CLT": "--"}
-WIDTHS = {"Numerical": 2.6, "Edgeworth": 1.5, "CLT": 1.5}
-
 
 def compute(params: dict[str, Any]) -> Result:
-    a0 = params["alpha_min"]
-    alpha = np.linspace(a0, 1.0 - a0, params["n_alpha"])
-    rows: dict[str, list[Any]] = {"n": [], "method": [], "alpha": [], "beta": []}
-    errors: dict[int, dict[str, float]] = {}
-    widths: dict[int, float] = {}
-    for n in params["ns"]:
-        p = params["p0"] / n ** params["p_power"]
-        mech = M.SubsampledGaussian(sigma=params["sigma"], p=p, pair="add")
-        num = A.Numerical().compose(mech, n)
-        lo, hi = num.tradeoff_bounds(alpha)
-        curves = {
-            "Numerical": np.asarray(num.tradeoff(alpha, symmetric=True)),
-            "Edgeworth": np.asarray(
-                A.Edgeworth(order=2).compose(mech, n).tradeoff(alpha, symmetric=True)
-            ),
-            "CLT": np.asarray(A.CLT(form="exp").compose(mech, n).tradeoff(alpha)),
-            "Numerical lower": np.asarray(lo),
-            "Numerical upper": np.asarray(hi),
-        }
-        widths[n] = float(np.max(hi - lo))
-        for name, beta in curves.items():
-            rows["n"] += [n] * alpha.size
-            rows["method"] += [name] * alpha.size
-            rows["alpha"] += list(alpha)
-            rows["beta"] += list(beta)
-        ref = curves["Numerical"]
-        errors[n] = {
-            f"{stat}_{m}": float(fn(np.abs(curves[m] - ref)))
-            for m in ("Edgeworth", "CLT")
-            for stat, fn in (("mean", np.mean), ("sup", np.max))
-        }
-        errors[n]["sup_CLT_vs_Edgeworth"] = float(
+    alpha = _zheng.authors_alpha_grid(params["n_alpha"], params["alpha_min"])
+    cmp = _zheng.compare_methods(
+        params["ns"],
+        lambda n: _zheng.noisy_sgd(params, n),
+        alpha,
+        symmetric=True,
+        clt=A.CLT(form="exp"),
+    )
+    for n, curves in cmp.curves.items():
+        cmp.errors[n]["sup_CLT_vs_Edgeworth"] = float(
             np.max(np.abs(curves["CLT"] - curves["Edgeworth"]))
         )
-    table = {k: np.asarray(v) for k, v in rows.items()}
-    err_table = {
-        "n": np.array(list(errors), dtype=float),
-        **{
-            key: np.array([errors[n][key] for n in errors])
-            for key in next(iter(errors.values()))
-        },
-        "numerical_bracket_width": np.array([widths[n] for n in errors]),
-    }
 
-    e = errors
-    close = all(
-        v["sup_Edgeworth"] <= params["close_sup"]
-        and v["mean_Edgeworth"] <= params["close_mean"]
-        for v in e.values()
-    )
-    deviate = all(
-        v["sup_CLT"] >= params["deviate_sup"]
-        and v["sup_CLT"] >= params["deviate_ratio"] * v["sup_Edgeworth"]
-        for v in e.values()
-    )
+    e = cmp.errors
     n_max = max(params["ns"])
     last = e[n_max]
     large = (
@@ -123,29 +78,24 @@ def compute(params: dict[str, Any]) -> Result:
         and last["sup_CLT_vs_Edgeworth"] >= params["deviate_sup"]
     )
 
-    def fmt(key: str) -> str:
-        return "; ".join(
-            f"n={n}: EW {v[f'{key}_Edgeworth']:.4f}, CLT {v[f'{key}_CLT']:.4f}"
-            for n, v in e.items()
-        )
-
+    fmt = functools.partial(_zheng.error_summary, e)
     claims = (
         claim_holds(
             "ew-very-close",
             "Obviously, Edgeworth is very close to Numerical for all the cases",
             "Edgeworth nearly coincides with Numerical in all six panels",
             f"sup: {fmt('sup')} | mean: {fmt('mean')}",
-            close,
+            _zheng.ew_close(e, params),
             f"sup_alpha |EW - Num| <= {params['close_sup']:g} and mean_alpha "
             f"|EW - Num| <= {params['close_mean']:g} for every n (Numerical "
-            f"brackets narrower than {max(widths.values()):.1e})",
+            f"brackets narrower than {max(cmp.widths.values()):.1e})",
         ),
         claim_holds(
             "clt-deviates",
             "CLT significantly deviates Numerical (p = 0.5/n^{1/4}: no CLT guarantee)",
             "CLT visibly off Numerical in all six panels",
             f"sup: {fmt('sup')}",
-            deviate,
+            _zheng.clt_deviates(e, params),
             f"sup_alpha |CLT - Num| >= {params['deviate_sup']:g} and >= "
             f"{params['deviate_ratio']:g} x sup_alpha |EW - Num| for every n",
         ),
@@ -164,42 +114,18 @@ def compute(params: dict[str, Any]) -> Result:
             f"sup_alpha |CLT - EW| >= {params['deviate_sup']:g}",
         ),
     )
-    info = {"errors": errors, "numerical_bracket_width": widths}
-    return Result({"data": table, "errors": err_table}, claims, info)
+    info = {"errors": e, "numerical_bracket_width": cmp.widths}
+    tables = {"data": cmp.data_table(), "errors": cmp.errors_table()}
+    return Result(tables, claims, info)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
-    data = tables["data"]
-    ns = params["ns"]
-    cols = 3
-    rows = math.ceil(len(ns) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(10.0, 3.5 * rows), squeeze=False)
-    for ax, n in zip(axes.ravel(), ns, strict=False):
-        for name in ("Numerical", "Edgeworth", "CLT"):
-            sel = (data["method"] == name) & (data["n"] == n)
-            ax.plot(
-                data["alpha"][sel],
-                data["beta"][sel],
-                color=COLOURS[name],
-                ls=STYLES[name],
-                lw=WIDTHS[name],
-                label=name,
-            )
-        p = params["p0"] / n ** params["p_power"]
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            title=f"$n = {n}$, $p = {p:.3g}$",
-            xlabel=r"$\alpha$",
-            ylabel=r"$f(\alpha)$",
-        )
-    for ax in axes.ravel()[len(ns) :]:
-        ax.set_visible(False)
-    axes[0, 0].legend(loc="upper right")
-    fig.suptitle(
-        r"$\min\{g, g^{-1}\}^{**}$, $g = (pG_{1/\sigma} + (1-p)\,\mathrm{Id})"
-        rf"^{{\otimes n}}$, $p = 0.5/n^{{1/4}}$, $\sigma = {params['sigma']:g}$"
+    return _zheng.noisy_sgd_figure(
+        tables["data"],
+        params,
+        cols=3,
+        width=10.0,
+        row_height=3.5,
+        suptitle=r"$\min\{g, g^{-1}\}^{**}$, $g = (pG_{1/\sigma} + (1-p)\,\mathrm{Id})"
+        rf"^{{\otimes n}}$, $p = 0.5/n^{{1/4}}$, $\sigma = {params['sigma']:g}$",
     )
-    fig.tight_layout()
-    return fig
