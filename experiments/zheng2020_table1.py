@@ -12,12 +12,11 @@ seconds (hardware and implementation differ).
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable
 from typing import Any
 
+import _fits
+import _zheng_runtime
 import matplotlib.pyplot as plt
-import numpy as np
 
 from symfdp import accountants as A
 from symfdp import mechanisms as M
@@ -82,124 +81,31 @@ SPEC = Spec(
     ),
 )
 
-METHODS = ("CLT", "Edgeworth", "Numerical (FFT)", "Numerical (recursion)")
-
-
-def _best_time(fn: Callable[[], Any], repeats: int, min_seconds: float) -> float:
-    """Best over ``repeats`` samples of the mean CPU time of ``fn`` (timeit style).
-
-    CPU time of the process, not wall time: the machine is shared, and preemption
-    by other jobs would otherwise be counted.
-    """
-    start = time.process_time()
-    fn()
-    once = max(time.process_time() - start, 1e-7)
-    number = max(1, math.ceil(min_seconds / once))
-    best = math.inf
-    for _ in range(repeats):
-        start = time.process_time()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.process_time() - start) / number)
-    return best
-
-
-def _accountant(method: str) -> Any:
-    return {
-        "CLT": A.CLT(),
-        "Edgeworth": A.Edgeworth(order=2),
-        "Numerical (FFT)": A.Numerical(),
-        # The authors' code interpolates linearly between eps grid points.
-        "Numerical (recursion)": A.Numerical(method="recursion", rounding="linear"),
-    }[method]
-
-
-def _slope(ns: list[int], t: list[float]) -> float:
-    return float(np.polyfit(np.log(ns), np.log(t), 1)[0])
-
-
-def _affine(ns: list[int], t: list[float]) -> tuple[float, float, float]:
-    x, y = np.asarray(ns, float), np.asarray(t)
-    b, a = np.polyfit(x, y, 1)
-    resid = y - (a + b * x)
-    r2 = 1.0 - float(np.sum(resid**2) / np.sum((y - y.mean()) ** 2))
-    return float(a), float(b), r2
-
 
 def compute(params: dict[str, Any]) -> Result:
-    a0 = params["alpha_min"]
-    alpha = np.linspace(a0, 1.0 - a0, params["n_alpha"])
-    reps, min_s = params["repeats"], params["min_sample_seconds"]
     ns = list(params["ns"])
-
-    def run(acc: Any, mech: Any, n: int) -> Callable[[], Any]:
-        return lambda: acc.compose(mech, n).tradeoff(alpha)
-
-    warm = M.Laplace(mu=0.77)
-    for method in METHODS:
-        run(_accountant(method), warm, 3)()
-
-    ours: dict[str, dict[int, float]] = {m: {} for m in METHODS}
-    ours["cumulants"] = {}
-    ours["Numerical (recursion, fixed theta)"] = {}
+    slope = _fits.loglog_slope
     fixed = M.Laplace(mu=params["c"] / math.sqrt(max(ns)))
-    accuracy: dict[str, dict[int, float]] = {}
-    counter = iter(range(1, 10**6))
-    for n in ns:
-        theta = params["c"] / math.sqrt(n)
-        mech = M.Laplace(mu=theta)
-        # Fresh (slightly perturbed, hence uncached) mechanisms for the cumulants.
-        ours["cumulants"][n] = _best_time(
-            lambda theta=theta: [
-                M.Laplace(mu=theta * (1 + 1e-12 * next(counter))).cumulants(4, u)
-                for u in ("P", "Q")
-            ],
-            reps,
-            min_s,
-        )
-        run(A.CLT(), mech, n)()  # cumulants computed up front, as the paper does
-        run(A.Edgeworth(order=2), mech, n)()
-        for method in METHODS:
-            ours[method][n] = _best_time(run(_accountant(method), mech, n), reps, min_s)
-        ours["Numerical (recursion, fixed theta)"][n] = _best_time(
-            run(_accountant("Numerical (recursion)"), fixed, n), reps, min_s
-        )
-        fft = np.asarray(
-            _accountant("Numerical (FFT)").compose(mech, n).tradeoff(alpha)
-        )
-        for rounding in ("linear", "floor"):
-            rec = A.Numerical(method="recursion", rounding=rounding).compose(mech, n)
-            gap = np.abs(np.asarray(rec.tradeoff(alpha)) - fft)
-            accuracy.setdefault(f"sup_{rounding}", {})[n] = float(gap.max())
-            accuracy.setdefault(f"mean_{rounding}", {})[n] = float(gap.mean())
-
-    rows: dict[str, list[Any]] = {
-        "method": [],
-        "n": [],
-        "published_s": [],
-        "ours_s": [],
-    }
-    paper_name = {"Numerical (recursion)": "Numerical"}
-    for method, by_n in ours.items():
-        pub = PUBLISHED.get(paper_name.get(method, method), {})
-        for n, t in by_n.items():
-            rows["method"].append(method)
-            rows["n"].append(n)
-            rows["published_s"].append(pub.get(n, math.nan))
-            rows["ours_s"].append(t)
-    table = {k: np.asarray(v) for k, v in rows.items()}
-    acc_table = {
-        "n": np.asarray(ns, dtype=float),
-        **{
-            f"{key}_recursion_vs_fft": np.array([v[n] for n in ns])
-            for key, v in accuracy.items()
+    ours, accuracy = _zheng_runtime.measure(
+        params,
+        lambda n, bump: M.Laplace(mu=params["c"] / math.sqrt(n) * (1 + bump)),
+        M.Laplace(mu=0.77),
+        clt=A.CLT,
+        symmetric=True,
+        extra={
+            "Numerical (recursion, fixed theta)": lambda n: (
+                "Numerical (recursion)",
+                fixed,
+            )
         },
-    }
+    )
+    table = _zheng_runtime.runtime_table(ours, PUBLISHED)
+    acc_table = _zheng_runtime.accuracy_table(ns, accuracy)
 
     tclt, tew = list(ours["CLT"].values()), list(ours["Edgeworth"].values())
-    s_clt, s_ew = _slope(ns, tclt), _slope(ns, tew)
+    s_clt, s_ew = slope(ns, tclt), slope(ns, tew)
     rec_fixed = list(ours["Numerical (recursion, fixed theta)"].values())
-    a, b, r2 = _affine(ns, rec_fixed)
+    a, b, r2 = _fits.affine_fit(ns, rec_fixed)
     rec_paper = list(ours["Numerical (recursion)"].values())
     n_max = max(ns)
     speedup = PUBLISHED["Numerical"][n_max] / ours["Numerical (FFT)"][n_max]
@@ -209,25 +115,20 @@ def compute(params: dict[str, Any]) -> Result:
     pub_ns = list(PUBLISHED["CLT"])
     fl = params["flat_slope"]
 
-    def ratio(t: list[float]) -> float:
-        return max(t) / min(t)
-
     claims = (
         claim_holds(
             "clt-constant",
             "CLT takes constant computing time",
-            f"CLT seconds {pub_clt} (log-log slope {_slope(pub_ns, pub_clt):.2f})",
-            f"slope {s_clt:.2f}, max/min {ratio(tclt):.2f}, "
-            f"{min(tclt):.1e}-{max(tclt):.1e} s",
+            f"CLT seconds {pub_clt} (log-log slope {slope(pub_ns, pub_clt):.2f})",
+            _zheng_runtime.flat_summary(tclt, s_clt),
             abs(s_clt) <= fl,
             f"|log-log slope of time vs n| <= {fl:g}",
         ),
         claim_holds(
             "ew-constant",
             "The runtime of Edgeworth is also invariant of the composition number",
-            f"Edgeworth seconds {pub_ew} (slope {_slope(pub_ns, pub_ew):.2f})",
-            f"slope {s_ew:.2f}, max/min {ratio(tew):.2f}, "
-            f"{min(tew):.1e}-{max(tew):.1e} s (cumulants, computed once: "
+            f"Edgeworth seconds {pub_ew} (slope {slope(pub_ns, pub_ew):.2f})",
+            _zheng_runtime.flat_summary(tew, s_ew) + " (cumulants, computed once: "
             f"{max(ours['cumulants'].values()):.1e} s)",
             abs(s_ew) <= fl,
             f"|log-log slope of time vs n| <= {fl:g}",
@@ -235,9 +136,9 @@ def compute(params: dict[str, Any]) -> Result:
         claim_holds(
             "numerical-linear",
             "Numerical's runtime grows linearly as the number of compositions",
-            f"Numerical seconds {pub_num} (slope {_slope(pub_ns, pub_num):.2f})",
+            f"Numerical seconds {pub_num} (slope {slope(pub_ns, pub_num):.2f})",
             f"recursion, theta fixed: t = {a:.2e} + {b:.2e} n s, R^2 = {r2:.3f}, "
-            f"log-log slope {_slope(ns, rec_fixed):.2f}; with theta = 3/sqrt(n): "
+            f"log-log slope {slope(ns, rec_fixed):.2f}; with theta = 3/sqrt(n): "
             + ", ".join(f"{t:.1e}" for t in rec_paper)
             + " s",
             b > 0 and r2 >= params["r2_min"],
@@ -264,47 +165,8 @@ def compute(params: dict[str, Any]) -> Result:
     return Result({"data": table, "accuracy": acc_table}, claims, info)
 
 
-STYLE = {
-    "CLT": {"color": "b", "marker": "o"},
-    "Edgeworth": {"color": "r", "marker": "s"},
-    "Numerical (FFT)": {"color": "k", "marker": "^"},
-    "Numerical (recursion)": {"color": "purple", "marker": "v"},
-    "Numerical (recursion, fixed theta)": {"color": "purple", "marker": "x", "ls": ":"},
-    "cumulants": {"color": "orange", "marker": "d", "ls": ":"},
-}
-
-
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
-    data = tables["data"]
-    fig, ax = plt.subplots(figsize=(6.6, 4.6))
-    for method, style in STYLE.items():
-        sel = data["method"] == method
-        if not sel.any():
-            continue
-        style = {"ls": "-", **style}
-        ax.plot(data["n"][sel], data["ours_s"][sel], label=f"{method} (ours)", **style)
-    published_rows = (
-        ("CLT", "CLT", "b"),
-        ("Edgeworth", "Edgeworth", "r"),
-        ("Numerical (recursion)", "Numerical", "k"),
-    )
-    for method, label, colour in published_rows:
-        sel = data["method"] == method
-        ax.plot(
-            data["n"][sel],
-            data["published_s"][sel],
-            color=colour,
-            ls="--",
-            marker="o",
-            mfc="none",
-            label=f"{label} (published)",
-        )
-    ax.set(
-        yscale="log",
-        xlabel="number of compositions $n$",
-        ylabel="seconds (ours: CPU, published: wall)",
+    return _zheng_runtime.runtime_figure(
+        tables["data"],
         title=r"Table 1: Lap$(0,1)^{\otimes n}$ vs Lap$(3/\sqrt{n},1)^{\otimes n}$",
     )
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
-    return fig

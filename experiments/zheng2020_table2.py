@@ -11,13 +11,12 @@ speed-up, not absolute seconds (hardware and implementation differ).
 
 from __future__ import annotations
 
-import math
-import time
-from collections.abc import Callable
 from typing import Any
 
+import _fits
+import _zheng
+import _zheng_runtime
 import matplotlib.pyplot as plt
-import numpy as np
 
 from symfdp import accountants as A
 from symfdp import mechanisms as M
@@ -89,127 +88,33 @@ SPEC = Spec(
     ),
 )
 
-METHODS = ("CLT", "Edgeworth", "Numerical (FFT)", "Numerical (recursion)")
-
-
-def _best_time(fn: Callable[[], Any], repeats: int, min_seconds: float) -> float:
-    """Best over ``repeats`` samples of the mean CPU time of ``fn`` (timeit style).
-
-    CPU time of the process, not wall time: the machine is shared, and preemption
-    by other jobs would otherwise be counted.
-    """
-    start = time.process_time()
-    fn()
-    once = max(time.process_time() - start, 1e-7)
-    number = max(1, math.ceil(min_seconds / once))
-    best = math.inf
-    for _ in range(repeats):
-        start = time.process_time()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.process_time() - start) / number)
-    return best
-
-
-def _accountant(method: str) -> Any:
-    return {
-        "CLT": A.CLT(form="exp"),
-        "Edgeworth": A.Edgeworth(order=2),
-        "Numerical (FFT)": A.Numerical(),
-        # The authors' code interpolates linearly between eps grid points.
-        "Numerical (recursion)": A.Numerical(method="recursion", rounding="linear"),
-    }[method]
-
-
-def _slope(ns: list[int], t: list[float]) -> float:
-    return float(np.polyfit(np.log(ns), np.log(t), 1)[0])
-
-
-def _affine(ns: list[int], t: list[float]) -> tuple[float, float, float]:
-    x, y = np.asarray(ns, float), np.asarray(t)
-    b, a = np.polyfit(x, y, 1)
-    resid = y - (a + b * x)
-    r2 = 1.0 - float(np.sum(resid**2) / np.sum((y - y.mean()) ** 2))
-    return float(a), float(b), r2
-
 
 def compute(params: dict[str, Any]) -> Result:
-    a0 = params["alpha_min"]
-    alpha = np.linspace(a0, 1.0 - a0, params["n_alpha"])
-    reps, min_s = params["repeats"], params["min_sample_seconds"]
     ns = list(params["ns"])
+    slope = _fits.loglog_slope
     sigma = params["sigma"]
 
-    def mechanism(n: int, bump: float = 0.0) -> M.SubsampledGaussian:
-        p = params["p0"] / n ** params["p_power"]
+    def mechanism(n: int, bump: float) -> M.SubsampledGaussian:
+        p = _zheng.sampling_rate(params, n)
         return M.SubsampledGaussian(sigma=sigma, p=p * (1 + bump), pair="add")
 
-    def run(acc: Any, mech: Any, n: int) -> Callable[[], Any]:
-        return lambda: acc.compose(mech, n).tradeoff(alpha, symmetric=False)
-
-    warm = M.SubsampledGaussian(sigma=sigma, p=0.3, pair="add")
-    for method in METHODS:
-        run(_accountant(method), warm, 3)()
-
-    ours: dict[str, dict[int, float]] = {m: {} for m in METHODS}
-    ours["cumulants"] = {}
-    accuracy: dict[str, dict[int, float]] = {}
-    counter = iter(range(1, 10**6))
-    for n in ns:
-        mech = mechanism(n)
-        # Fresh (slightly perturbed, hence uncached) mechanisms for the cumulants.
-        ours["cumulants"][n] = _best_time(
-            lambda n=n: [
-                mechanism(n, 1e-12 * next(counter)).cumulants(4, u) for u in ("P", "Q")
-            ],
-            reps,
-            min_s,
-        )
-        run(A.CLT(form="exp"), mech, n)()  # cumulants up front, as the paper does
-        run(A.Edgeworth(order=2), mech, n)()
-        for method in METHODS:
-            ours[method][n] = _best_time(run(_accountant(method), mech, n), reps, min_s)
-        fft = np.asarray(
-            _accountant("Numerical (FFT)")
-            .compose(mech, n)
-            .tradeoff(alpha, symmetric=False)
-        )
-        for rounding in ("linear", "floor"):
-            rec = A.Numerical(method="recursion", rounding=rounding).compose(mech, n)
-            gap = np.abs(np.asarray(rec.tradeoff(alpha, symmetric=False)) - fft)
-            accuracy.setdefault(f"sup_{rounding}", {})[n] = float(gap.max())
-            accuracy.setdefault(f"mean_{rounding}", {})[n] = float(gap.mean())
-
-    rows: dict[str, list[Any]] = {
-        "method": [],
-        "n": [],
-        "published_s": [],
-        "ours_s": [],
-    }
-    paper_name = {"Numerical (recursion)": "Numerical"}
-    for method, by_n in ours.items():
-        pub = PUBLISHED.get(paper_name.get(method, method), {})
-        for n, t in by_n.items():
-            rows["method"].append(method)
-            rows["n"].append(n)
-            rows["published_s"].append(pub.get(n, math.nan))
-            rows["ours_s"].append(t)
-    table = {k: np.asarray(v) for k, v in rows.items()}
-    acc_table = {
-        "n": np.asarray(ns, dtype=float),
-        **{
-            f"{key}_recursion_vs_fft": np.array([v[n] for n in ns])
-            for key, v in accuracy.items()
-        },
-    }
+    ours, accuracy = _zheng_runtime.measure(
+        params,
+        mechanism,
+        M.SubsampledGaussian(sigma=sigma, p=0.3, pair="add"),
+        clt=lambda: A.CLT(form="exp"),
+        symmetric=False,
+    )
+    table = _zheng_runtime.runtime_table(ours, PUBLISHED)
+    acc_table = _zheng_runtime.accuracy_table(ns, accuracy)
 
     tclt, tew = list(ours["CLT"].values()), list(ours["Edgeworth"].values())
     tcum = list(ours["cumulants"].values())
-    s_clt, s_ew = _slope(ns, tclt), _slope(ns, tew)
+    s_clt, s_ew = slope(ns, tclt), slope(ns, tew)
     rec = list(ours["Numerical (recursion)"].values())
-    a, b, r2 = _affine(ns, rec)
+    a, b, r2 = _fits.affine_fit(ns, rec)
     big = [k for k, n in enumerate(ns) if n >= 50]
-    s_rec = _slope([ns[k] for k in big], [rec[k] for k in big])
+    s_rec = slope([ns[k] for k in big], [rec[k] for k in big])
     lo, hi = params["linear_slope"]
     n_min, n_max = min(ns), max(ns)
     speedup = PUBLISHED["Numerical"][n_max] / ours["Numerical (FFT)"][n_max]
@@ -220,16 +125,12 @@ def compute(params: dict[str, Any]) -> Result:
     within = max(t + c for t, c in zip(tew, tcum, strict=True))
     within_clt = max(t + c for t, c in zip(tclt, tcum, strict=True))
 
-    def ratio(t: list[float]) -> float:
-        return max(t) / min(t)
-
     claims = (
         claim_holds(
             "clt-constant",
             "The runtime of CLT remains constant for all the runs",
-            f"CLT seconds {pub['CLT']} (slope {_slope(pub_ns, pub['CLT']):.2f})",
-            f"slope {s_clt:.2f}, max/min {ratio(tclt):.2f}, "
-            f"{min(tclt):.1e}-{max(tclt):.1e} s",
+            f"CLT seconds {pub['CLT']} (slope {slope(pub_ns, pub['CLT']):.2f})",
+            _zheng_runtime.flat_summary(tclt, s_clt),
             abs(s_clt) <= fl,
             f"|log-log slope of time vs n| <= {fl:g}",
         ),
@@ -237,9 +138,8 @@ def compute(params: dict[str, Any]) -> Result:
             "ew-constant",
             "The runtime of Edgeworth remains constant for all the runs",
             f"Edgeworth seconds {pub['Edgeworth']} (slope "
-            f"{_slope(pub_ns, pub['Edgeworth']):.2f})",
-            f"slope {s_ew:.2f}, max/min {ratio(tew):.2f}, "
-            f"{min(tew):.1e}-{max(tew):.1e} s",
+            f"{slope(pub_ns, pub['Edgeworth']):.2f})",
+            _zheng_runtime.flat_summary(tew, s_ew),
             abs(s_ew) <= fl,
             f"|log-log slope of time vs n| <= {fl:g}",
         ),
@@ -257,7 +157,7 @@ def compute(params: dict[str, Any]) -> Result:
             "Numerical is not scalable; its runtime has grown three orders of "
             "magnitude from n = 1 to n = 500 (n N numerical integrations)",
             f"Numerical seconds {pub['Numerical']} (ratio n=500/n=1: {pub_ratio:.0f}; "
-            f"slope {_slope(pub_ns, pub['Numerical']):.2f})",
+            f"slope {slope(pub_ns, pub['Numerical']):.2f})",
             f"recursion: t = {a:.2e} + {b:.2e} n s, R^2 = {r2:.3f}, log-log slope "
             f"over n >= 50: {s_rec:.2f}, ratio n={n_max}/n={n_min}: "
             f"{rec[-1] / rec[0]:.0f} (fixed cost {a:.1e} s vs {b:.1e} s per step)",
@@ -281,52 +181,14 @@ def compute(params: dict[str, Any]) -> Result:
         "seconds": ours,
         "recursion_fit": {"a": a, "b": b, "r2": r2, "loglog_slope_n_ge_50": s_rec},
         "recursion_vs_fft": accuracy,
-        "fft_loglog_slope": _slope(ns, list(ours["Numerical (FFT)"].values())),
+        "fft_loglog_slope": slope(ns, list(ours["Numerical (FFT)"].values())),
     }
     return Result({"data": table, "accuracy": acc_table}, claims, info)
 
 
-STYLE = {
-    "CLT": {"color": "b", "marker": "o"},
-    "Edgeworth": {"color": "r", "marker": "s"},
-    "Numerical (FFT)": {"color": "k", "marker": "^"},
-    "Numerical (recursion)": {"color": "purple", "marker": "v"},
-    "cumulants": {"color": "orange", "marker": "d", "ls": ":"},
-}
-
-
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
-    data = tables["data"]
-    fig, ax = plt.subplots(figsize=(6.6, 4.6))
-    for method, style in STYLE.items():
-        sel = data["method"] == method
-        if not sel.any():
-            continue
-        style = {"ls": "-", **style}
-        ax.plot(data["n"][sel], data["ours_s"][sel], label=f"{method} (ours)", **style)
-    published_rows = (
-        ("CLT", "CLT", "b"),
-        ("Edgeworth", "Edgeworth", "r"),
-        ("Numerical (recursion)", "Numerical", "k"),
-    )
-    for method, label, colour in published_rows:
-        sel = data["method"] == method
-        ax.plot(
-            data["n"][sel],
-            data["published_s"][sel],
-            color=colour,
-            ls="--",
-            marker="o",
-            mfc="none",
-            label=f"{label} (published)",
-        )
-    ax.set(
-        xscale="log",
-        yscale="log",
-        xlabel="number of compositions $n$",
-        ylabel="seconds (ours: CPU, published: wall)",
+    return _zheng_runtime.runtime_figure(
+        tables["data"],
         title=r"Table 2: $(pG_1 + (1-p)\,\mathrm{Id})^{\otimes n}$, $p = 0.5/n^{1/4}$",
+        log_n=True,
     )
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
-    return fig
