@@ -23,6 +23,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import _fits
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import special
@@ -184,10 +185,6 @@ def _cgf(mech: Any, n: int):
         return n * np.asarray(a), n * np.asarray(b), n * np.asarray(c)
 
     return k
-
-
-def _slope(x: Any, y: Any) -> float:
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
 def _resolved(lo: np.ndarray, hi: np.ndarray, w: float) -> np.ndarray:
@@ -502,8 +499,8 @@ def _rate(params: dict[str, Any], ref_acc: Any) -> tuple[dict, list, list]:
             ok = False
             parts.append(f"b={b:g}: fewer than 3 resolved points")
             continue
-        s_abs = _slope(nn, err[use])
-        s_rel = _slope(nn, err[use] / mid[use])
+        s_abs = _fits.loglog_slope(nn, err[use])
+        s_rel = _fits.loglog_slope(nn, err[use] / mid[use])
         ok &= s_abs <= lim
         parts.append(
             f"b={b:g}: slope {s_abs:+.2f} (abs), {s_rel:+.2f} (rel) on "

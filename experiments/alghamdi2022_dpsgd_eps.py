@@ -17,11 +17,12 @@ direction, symfdp's ``pair="remove"``, is shown beside it.
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from collections.abc import Callable
 from typing import Any
 
+import _fits
+import _timing
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -102,21 +103,6 @@ SPEC = Spec(
 METHODS = ("SaddlePoint (order 1)", "SaddlePoint (order 2)", "Numerical")
 
 
-def _best_time(fn: Callable[[], Any], repeats: int, min_seconds: float) -> float:
-    """Best over ``repeats`` samples of the mean CPU time of ``fn`` (timeit style)."""
-    start = time.process_time()
-    fn()
-    once = max(time.process_time() - start, 1e-7)
-    number = max(1, math.ceil(min_seconds / once))
-    best = math.inf
-    for _ in range(repeats):
-        start = time.process_time()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.process_time() - start) / number)
-    return best
-
-
 def _quiet(fn: Callable[[], Any]) -> Callable[[], Any]:
     def run() -> Any:
         with warnings.catch_warnings():
@@ -124,10 +110,6 @@ def _quiet(fn: Callable[[], Any]) -> Callable[[], Any]:
             return fn()
 
     return run
-
-
-def _slope(x: Any, y: Any) -> float:
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
 def _pair_rows(
@@ -228,7 +210,7 @@ def compute(params: dict[str, Any]) -> Result:
             fn = _quiet(lambda acc=acc, n=n: acc.compose(mech, n).epsilon(delta))
             trows["method"].append(name)
             trows["n"].append(n)
-            trows["cpu_s"].append(_best_time(fn, reps, min_s))
+            trows["cpu_s"].append(_timing.best_cpu_time(fn, reps, min_s))
             size = math.nan
             if name == "Numerical":
                 curve = acc.compose(mech, n)
@@ -310,7 +292,7 @@ def compute(params: dict[str, Any]) -> Result:
     flat_parts, flat_ok = [], True
     for k in (1, 2):
         t = times(f"SaddlePoint (order {k})")
-        s, ratio = _slope(nn, t), float(t.max() / t.min())
+        s, ratio = _fits.loglog_slope(nn, t), float(t.max() / t.min())
         ok = abs(s) < params["flat_slope"] or ratio < params["flat_ratio"]
         flat_ok &= ok
         flat_parts.append(
@@ -332,9 +314,9 @@ def compute(params: dict[str, Any]) -> Result:
     g0 = params["grow_from_n"]
     sel = nn >= g0
     t_num = times("Numerical")
-    s_num = _slope(nn[sel], t_num[sel])
+    s_num = _fits.loglog_slope(nn[sel], t_num[sel])
     size = ttable["fft_size"][ttable["method"] == "Numerical"]
-    s_size = _slope(nn[sel], size[sel])
+    s_size = _fits.loglog_slope(nn[sel], size[sel])
     t_sp = times("SaddlePoint (order 2)")
     claims.append(
         claim_holds(

@@ -23,6 +23,7 @@ import math
 import warnings
 from typing import Any
 
+import _fits
 import matplotlib.pyplot as plt
 import mpmath as mp
 import numpy as np
@@ -98,10 +99,6 @@ SPEC = Spec(
         "gamma (Numerical, both pairs).",
     ),
 )
-
-
-def _slope(x: Any, y: Any) -> float:
-    return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y)), 1)[0])
 
 
 def _quiet(fn: Any) -> Any:
@@ -288,19 +285,19 @@ def compute(params: dict[str, Any]) -> Result:
 
 
 def _claims(params: dict, clt: dict, ew: dict, mc: dict, thm: dict) -> tuple:
-    s_clt = _slope(clt["n"], clt["clt"])
-    s_ew = {j: _slope(ew["n"], e) for j, e in ew["errors"].items()}
+    s_clt = _fits.loglog_slope(clt["n"], clt["clt"])
+    s_ew = {j: _fits.loglog_slope(ew["n"], e) for j, e in ew["errors"].items()}
     above = min(np.asarray(ew["errors"][4]) / np.asarray(ew["width"]))
-    s_diff = _slope(clt["n"], clt["clt_ew0"])
+    s_diff = _fits.loglog_slope(clt["n"], clt["clt_ew0"])
     within = all(
         d <= max(a, b)
         for d, a, b in zip(clt["clt_ew0"], clt["clt"], clt["ew0"], strict=True)
     )
     samples = np.asarray(params["mc_samples"], float)
     kappas = np.asarray(params["mc_kappas"])
-    s_mc = [_slope(samples, mc["spread"][:, k]) for k in range(kappas.size)]
+    s_mc = [_fits.loglog_slope(samples, mc["spread"][:, k]) for k in range(kappas.size)]
     rel = mc["spread"] / mc["gt"][None, :] * np.sqrt(kappas[None, :] * samples[:, None])
-    s_n = _slope(params["mc_ns"], mc["by_n"])
+    s_n = _fits.loglog_slope(params["mc_ns"], mc["by_n"])
     reps = params["mc_reps"]
     se_mean = mc["spread"][-1] / math.sqrt(reps)
     bias = mc["mean"][-1] - mc["gt"]

@@ -19,6 +19,7 @@ import math
 import time
 from typing import Any
 
+import _fits
 import _tables
 import matplotlib.pyplot as plt
 import numpy as np
@@ -96,10 +97,6 @@ SPEC = Spec(
 )
 
 
-def _fit(ns: list[int], errors: list[float]) -> float:
-    return float(np.polyfit(np.log(ns), np.log(errors), 1)[0])
-
-
 def _fit_corrected(ns: list[int], errors: list[float]) -> float:
     """Slope r of log e = c - r log n + b n^{-1/2} (least squares); returns -r."""
     x = np.asarray(ns, dtype=float)
@@ -147,8 +144,8 @@ def compute(params: dict[str, Any]) -> Result:
             add("laplace", "Numerical bracket", a, n, float(res["width"][j]))
     e_clt, e_ew = np.array(lap["clt"]), np.array(lap["ew"])
     w_lap = np.array(lap["width"])
-    s_clt = [_fit(lap_ns, list(e_clt[:, j])) for j in range(alphas.size)]
-    s_ew = [_fit(lap_ns, list(e_ew[:, j])) for j in range(alphas.size)]
+    s_clt = [_fits.loglog_slope(lap_ns, list(e_clt[:, j])) for j in range(alphas.size)]
+    s_ew = [_fits.loglog_slope(lap_ns, list(e_ew[:, j])) for j in range(alphas.size)]
     lap_bracket = float(np.max(w_lap / e_ew))
     lap_ok = (
         all(s <= -1.5 + tol_s for s in s_ew)
@@ -173,7 +170,10 @@ def compute(params: dict[str, Any]) -> Result:
         add("generic", "Edgeworth sup error", math.nan, n, sup_ew[-1])
         add("generic", "Numerical bracket", math.nan, n, float(res["width"].max()))
     r_clt, r_ew = _fit_corrected(gen_ns, sup_clt), _fit_corrected(gen_ns, sup_ew)
-    p_clt, p_ew = _fit(gen_ns, sup_clt), _fit(gen_ns, sup_ew)
+    p_clt, p_ew = (
+        _fits.loglog_slope(gen_ns, sup_clt),
+        _fits.loglog_slope(gen_ns, sup_ew),
+    )
     gen_ok = (
         abs(r_ew + 1.5) <= tol_s
         and abs(r_clt + 0.5) <= tol_s
@@ -191,7 +191,10 @@ def compute(params: dict[str, Any]) -> Result:
         t2s.append(t2)
         add("iid", "sup |T1|", math.nan, n, t1)
         add("iid", "sup |T2|", math.nan, n, t2)
-    s_t1, s_t2 = _fit(params["iid_ns"], t1s), _fit(params["iid_ns"], t2s)
+    s_t1, s_t2 = (
+        _fits.loglog_slope(params["iid_ns"], t1s),
+        _fits.loglog_slope(params["iid_ns"], t2s),
+    )
 
     # ---------------------------------------------------------- cost
     alpha100 = np.linspace(1e-7, 1 - 1e-7, 100)
@@ -219,8 +222,8 @@ def compute(params: dict[str, Any]) -> Result:
             cost_fft.append(best["Numerical (FFT)"])
             fft_ns.append(n)
             add("cost", "Numerical (FFT) seconds", math.nan, n, cost_fft[-1])
-    s_cost = _fit(params["cost_ns"], cost_ew)
-    s_fft = _fit(fft_ns, cost_fft) if len(fft_ns) > 1 else math.nan
+    s_cost = _fits.loglog_slope(params["cost_ns"], cost_ew)
+    s_fft = _fits.loglog_slope(fft_ns, cost_fft) if len(fft_ns) > 1 else math.nan
 
     table = {
         k: np.asarray(v, dtype=float if k in ("alpha", "n", "value") else str)
