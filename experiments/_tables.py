@@ -5,7 +5,7 @@ An experiment's table is a dict of equal-length 1-D columns, one row per point
 e.g. one curve at a time: the array-valued entries of a block give its rows and
 the scalar entries (numbers, strings) are repeated on each of them.
 :func:`keyed_table` turns per-key records (``{n: {"sup": ..., ...}}``) into
-columns.
+columns, and :func:`select` reads a table's rows back by their labels.
 """
 
 from __future__ import annotations
@@ -60,6 +60,15 @@ class Rows:
     def table(self) -> Table:
         """The columns as NumPy arrays."""
         return {name: np.asarray(column) for name, column in self.columns.items()}
+
+
+def select(table: Table, *columns: str, **where: Any) -> tuple[np.ndarray, ...]:
+    """The ``columns`` of the rows where every ``column == value`` of ``where``
+    holds, e.g. ``select(data, "alpha", "beta", curve="f")``."""
+    keep = np.ones(len(next(iter(table.values()))), dtype=bool)
+    for name, value in where.items():
+        keep &= table[name] == value
+    return tuple(table[c][keep] for c in columns)
 
 
 def keyed_table(records: Mapping[Any, Mapping[str, float]], key: str = "n") -> Table:

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import _diagrams
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -57,11 +60,9 @@ def compute(params: dict[str, Any]) -> Result:
         "f1": T.Gaussian(d1)(alpha),
         "f2": T.Gaussian(d2)(alpha),
     }
-    rows: dict[str, list[Any]] = {"curve": [], "alpha": [], "beta": []}
+    rows = _tables.Rows("curve", "alpha", "beta")
     for name, beta in curves.items():
-        rows["curve"] += [name] * alpha.size
-        rows["alpha"] += list(alpha)
-        rows["beta"] += list(beta)
+        rows.add(name, alpha, beta)
     closed = max(abs(d1 - np.hypot(m, a1)), abs(d2 - np.hypot(m, a2)))
     assumption = bool(np.all(curves["f1y"] >= curves["f2y"]))
     conclusion = bool(np.all(curves["f1"] >= curves["f2"]))
@@ -98,61 +99,7 @@ def compute(params: dict[str, Any]) -> Result:
             "f_i <= f_i^y at every grid point",
         ),
     )
-    return Result(
-        {"data": {k: np.asarray(v) for k, v in rows.items()}},
-        claims,
-        {"d1": d1, "d2": d2},
-    )
-
-
-def _diagram(
-    ax: Any, nodes: dict[str, tuple[float, float, str]], solid, dashed
-) -> None:
-    """Boxes at ``nodes``; solid arrows = (random) maps, dashed = trade-offs."""
-    for x, y, text in nodes.values():
-        ax.text(
-            x,
-            y,
-            text,
-            ha="center",
-            va="center",
-            fontsize=10,
-            bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.6"},
-        )
-    for a, b in solid:
-        (xa, ya, _), (xb, yb, _) = nodes[a], nodes[b]
-        ax.annotate(
-            "",
-            xy=(xb, yb),
-            xytext=(xa, ya),
-            arrowprops={"arrowstyle": "->", "lw": 1.2, "shrinkA": 14, "shrinkB": 14},
-        )
-    for a, b, text, side in dashed:
-        (xa, ya, _), (xb, yb, _) = nodes[a], nodes[b]
-        ax.annotate(
-            "",
-            xy=(xb, yb),
-            xytext=(xa, ya),
-            arrowprops={
-                "arrowstyle": "<->",
-                "lw": 1.0,
-                "ls": "--",
-                "color": "C3",
-                "shrinkA": 12,
-                "shrinkB": 12,
-            },
-        )
-        ax.text(
-            0.5 * (xa + xb) + side,
-            0.5 * (ya + yb),
-            text,
-            color="C3",
-            ha="center",
-            va="center",
-            fontsize=8,
-        )
-    ax.set(xlim=(0, 1), ylim=(0, 1))
-    ax.axis("off")
+    return Result({"data": rows.table()}, claims, {"d1": d1, "d2": d2})
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
@@ -166,7 +113,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         "K1": (0.55, 0.28, r"$K_1(y)$"),
         "K2": (0.88, 0.12, r"$K_2(y)$"),
     }
-    _diagram(
+    _diagrams.draw_diagram(
         axes[0, 0],
         left,
         [("y1", "K1p"), ("y1", "K2p"), ("y0", "K1"), ("y0", "K2")],
@@ -174,6 +121,8 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
             ("K1", "K1p", "$f_1^y$\n(harder)", -0.11),
             ("K2", "K2p", "$f_2^y$\n(easier)", -0.11),
         ],
+        fontsize=10,
+        clip=False,
     )
     axes[0, 0].set_title("assumption: $f_1^y \\geq f_2^y$ for every $y$")
     right = {
@@ -184,7 +133,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         "K1": (0.55, 0.28, r"$K_1(P)$"),
         "K2": (0.88, 0.12, r"$K_2(P)$"),
     }
-    _diagram(
+    _diagrams.draw_diagram(
         axes[0, 1],
         right,
         [("P1", "K1p"), ("P1", "K2p"), ("P0", "K1"), ("P0", "K2")],
@@ -192,12 +141,13 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
             ("K1", "K1p", "$f_1$\n(harder)", -0.11),
             ("K2", "K2p", "$f_2$\n(easier)", -0.11),
         ],
+        fontsize=10,
+        clip=False,
     )
     axes[0, 1].set_title("conclusion: $f_1 \\geq f_2$")
 
-    def sel(name: str) -> tuple[np.ndarray, np.ndarray]:
-        s = data["curve"] == name
-        return data["alpha"][s], data["beta"][s]
+    def sel(name: str) -> tuple[np.ndarray, ...]:
+        return _tables.select(data, "alpha", "beta", curve=name)
 
     p = params
     axes[1, 0].plot(*sel("f1y"), color="C0", label=rf"$f_1^y=G_{{{p['a1']:g}}}$")
@@ -208,14 +158,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     axes[1, 1].plot(*sel("f2y"), color="C1", ls=":", lw=0.9, label=r"$f_2^y$")
     for ax in axes[1]:
         ax.plot([0, 1], [1, 0], color="0.8", lw=0.6, ls=":")
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            xlabel="type I error",
-            ylabel="type II error",
-        )
-        ax.legend(loc="upper right")
+        _style.unit_square(ax)
     axes[1, 0].set_title(rf"$K_i(y)=N(by,1)$, $K_i'(y)=N(by+a_i,1)$, $b={p['b']:g}$")
     axes[1, 1].set_title(rf"$P=N(0,1)$, $P'=N({p['m']:g},1)$")
     return fig

@@ -19,6 +19,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _diagrams
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -77,12 +80,10 @@ def compute(params: dict[str, Any]) -> Result:
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
     eps = np.linspace(0.0, 12.0, params["n_eps"])
     lap = M.Laplace(mu=params["lap_mu"])
-    rows: dict[str, list[Any]] = {"curve": [], "alpha": [], "beta": []}
+    rows = _tables.Rows("curve", "alpha", "beta")
 
     def add(name: str, beta: np.ndarray) -> None:
-        rows["curve"] += [name] * alpha.size
-        rows["alpha"] += list(alpha)
-        rows["beta"] += list(beta)
+        rows.add(name, alpha, beta)
 
     results = {}
     for key, mu in (("f", params["mu_f"]), ("f_tilde", params["mu_f_tilde"])):
@@ -144,63 +145,13 @@ def compute(params: dict[str, Any]) -> Result:
             "intersect at every alpha",
         ),
     )
-    return Result({"data": {k: np.asarray(v) for k, v in rows.items()}}, claims)
-
-
-def _diagram(
-    ax: Any, nodes: dict[str, tuple[float, float, str]], solid, dashed
-) -> None:
-    """Boxes at ``nodes``; solid arrows = (random) maps, dashed = trade-offs."""
-    for x, y, text in nodes.values():
-        ax.text(
-            x,
-            y,
-            text,
-            ha="center",
-            va="center",
-            fontsize=10,
-            bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.6"},
-        )
-    for a, b in solid:
-        (xa, ya, _), (xb, yb, _) = nodes[a], nodes[b]
-        ax.annotate(
-            "",
-            xy=(xb, yb),
-            xytext=(xa, ya),
-            arrowprops={"arrowstyle": "->", "lw": 1.2, "shrinkA": 14, "shrinkB": 14},
-        )
-    for a, b, text, side in dashed:
-        (xa, ya, _), (xb, yb, _) = nodes[a], nodes[b]
-        ax.annotate(
-            "",
-            xy=(xb, yb),
-            xytext=(xa, ya),
-            arrowprops={
-                "arrowstyle": "<->",
-                "lw": 1.0,
-                "ls": "--",
-                "color": "C3",
-                "shrinkA": 12,
-                "shrinkB": 12,
-            },
-        )
-        ax.text(
-            0.5 * (xa + xb) + side,
-            0.5 * (ya + yb),
-            text,
-            color="C3",
-            ha="center",
-            va="center",
-            fontsize=8,
-        )
-    ax.set(xlim=(0, 1), ylim=(0, 1))
-    ax.axis("off")
+    return Result({"data": rows.table()}, claims)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     data = tables["data"]
     fig, axes = plt.subplots(2, 2, figsize=(7.5, 7.2))
-    _diagram(
+    _diagrams.draw_diagram(
         axes[0, 0],
         {
             "y1": (0.12, 0.8, r"$y$"),
@@ -212,9 +163,11 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         },
         [("y1", "Q"), ("y1", "Qt"), ("y0", "P"), ("y0", "Pt")],
         [("P", "Q", "$T(P,Q)$", -0.12), ("Pt", "Qt", r"$T(\tilde P,\tilde Q)$", -0.14)],
+        fontsize=10,
+        clip=False,
     )
     axes[0, 0].set_title(r"algorithms ignoring $y$")
-    _diagram(
+    _diagrams.draw_diagram(
         axes[0, 1],
         {
             "Qp": (0.1, 0.8, r"$Q'$"),
@@ -229,12 +182,13 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
             ("PP", "QQ", r"$f\otimes g$", -0.11),
             ("PtP", "QtQ", r"$\tilde f\otimes g$", -0.12),
         ],
+        fontsize=10,
+        clip=False,
     )
     axes[0, 1].set_title(r"joint laws: products")
 
-    def sel(name: str) -> tuple[np.ndarray, np.ndarray]:
-        s = data["curve"] == name
-        return data["alpha"][s], data["beta"][s]
+    def sel(name: str) -> tuple[np.ndarray, ...]:
+        return _tables.select(data, "alpha", "beta", curve=name)
 
     p = params
     axes[1, 0].plot(*sel("f_single"), color="C0", label=rf"$f=G_{{{p['mu_f']:g}}}$")
@@ -253,14 +207,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     axes[1, 1].plot(*sel("f_tilde_product"), color="C1", label=r"$\tilde f\otimes g$")
     for ax in axes[1]:
         ax.plot([0, 1], [1, 0], color="0.8", lw=0.6, ls=":")
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            xlabel="type I error",
-            ylabel="type II error",
-        )
-        ax.legend(loc="upper right")
+        _style.unit_square(ax)
     axes[1, 0].set_title(r"$f\geq\tilde f$")
     axes[1, 1].set_title(r"$f\otimes g\geq\tilde f\otimes g$")
     return fig

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import _diagrams
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import special
@@ -92,16 +95,14 @@ def compute(params: dict[str, Any]) -> Result:
             np.linspace(-10, 10, 801),
         )
     )
-    rows: dict[str, list[Any]] = {"curve": [], "alpha": [], "beta": []}
+    rows = _tables.Rows("curve", "alpha", "beta")
     for name, beta in (
         ("f", T.Gaussian(mu1)(alpha)),
         ("g", T.Gaussian(mu2)(alpha)),
         ("f_tensor_g", T.Gaussian(mu)(alpha)),
         ("composition", f_adapt),
     ):
-        rows["curve"] += [name] * alpha.size
-        rows["alpha"] += list(alpha)
-        rows["beta"] += list(beta)
+        rows.add(name, alpha, beta)
     curve_gap = float(np.min(f_adapt - T.Gaussian(mu)(alpha)))
 
     claims = (
@@ -128,60 +129,7 @@ def compute(params: dict[str, Any]) -> Result:
             "to 1e-12",
         ),
     )
-    return Result({"data": {k: np.asarray(v) for k, v in rows.items()}}, claims)
-
-
-def _diagram(
-    ax: Any, nodes: dict[str, tuple[float, float, str]], solid, dashed
-) -> None:
-    """Boxes at ``nodes``; solid arrows = (random) maps, dashed = trade-offs.
-
-    Arrows are clipped at the boxes (``patchA``/``patchB``).
-    """
-    boxes = {}
-    for key, (x, y, text) in nodes.items():
-        boxes[key] = ax.text(
-            x,
-            y,
-            text,
-            ha="center",
-            va="center",
-            fontsize=9,
-            bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.6"},
-        )
-    ax.figure.canvas.draw()  # the box patches get their extents here
-
-    def arrow(a: str, b: str, **props: Any) -> None:
-        (xa, ya, _), (xb, yb, _) = nodes[a], nodes[b]
-        ax.annotate(
-            "",
-            xy=(xb, yb),
-            xytext=(xa, ya),
-            arrowprops={
-                "patchA": boxes[a].get_bbox_patch(),
-                "patchB": boxes[b].get_bbox_patch(),
-                "shrinkA": 2,
-                "shrinkB": 2,
-                **props,
-            },
-        )
-
-    for a, b in solid:
-        arrow(a, b, arrowstyle="->", lw=1.2)
-    for a, b, text, side in dashed:
-        arrow(a, b, arrowstyle="<->", lw=1.0, ls="--", color="C3")
-        (xa, ya, _), (xb, yb, _) = nodes[a], nodes[b]
-        ax.text(
-            0.5 * (xa + xb) + side,
-            0.5 * (ya + yb),
-            text,
-            color="C3",
-            ha="center",
-            va="center",
-            fontsize=8,
-        )
-    ax.set(xlim=(0, 1), ylim=(0, 1))
-    ax.axis("off")
+    return Result({"data": rows.table()}, claims)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
@@ -190,7 +138,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     ax_l = fig.add_subplot(2, 2, 1)
     ax_r = fig.add_subplot(2, 2, 2)
     ax_c = fig.add_subplot(2, 1, 2)
-    _diagram(
+    _diagrams.draw_diagram(
         ax_l,
         {
             "y1": (0.1, 0.8, r"$y$"),
@@ -204,7 +152,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         [("M2", "M2p", r"$T(\cdots)\geq g$", -0.13), ("Q", "Qp", "$g$", -0.06)],
     )
     ax_l.set_title(r"fixed $y$: $T(M_2(S,y),M_2(S',y))\geq g$")
-    _diagram(
+    _diagrams.draw_diagram(
         ax_r,
         {
             "M1p": (0.1, 0.8, r"$M_1(S')$"),
@@ -219,9 +167,8 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     )
     ax_r.set_title(r"Lemma C.1: $T(M(S),M(S'))\geq f\otimes g$")
 
-    def sel(name: str) -> tuple[np.ndarray, np.ndarray]:
-        s = data["curve"] == name
-        return data["alpha"][s], data["beta"][s]
+    def sel(name: str) -> tuple[np.ndarray, ...]:
+        return _tables.select(data, "alpha", "beta", curve=name)
 
     p = params
     ax_c.plot(*sel("f"), color="0.6", lw=1, label=rf"$f=G_{{{p['mu1']:g}}}$")
@@ -233,12 +180,6 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         label=r"adaptive $M$: $M_2(S,y)=N(\mu_2 x/(1+y^2)+by,1)$",
     )
     ax_c.plot([0, 1], [1, 0], color="0.8", lw=0.6, ls=":")
-    ax_c.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
-        aspect="equal",
-        xlabel="type I error",
-        ylabel="type II error",
-    )
+    _style.unit_square(ax_c, legend=None)
     ax_c.legend(loc="upper left", bbox_to_anchor=(1.03, 1.0))
     return fig

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import _diagrams
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -68,14 +70,11 @@ def compute(params: dict[str, Any]) -> Result:
     g_left = T.Mixture(base, p)
     g_right = T.inverse(g_left)
     x_star = T.fixed_point(base)
-    rows: dict[str, list[Any]] = {"panel": [], "curve": [], "alpha": [], "beta": []}
-    marks: dict[str, list[Any]] = {"panel": [], "x_bar": [], "g_x_bar": []}
+    rows = _tables.Rows("panel", "curve", "alpha", "beta")
+    marks = _tables.Rows("panel", "x_bar", "g_x_bar")
 
     def add(panel: str, curve: str, beta: np.ndarray) -> None:
-        rows["panel"] += [panel] * alpha.size
-        rows["curve"] += [curve] * alpha.size
-        rows["alpha"] += list(alpha)
-        rows["beta"] += list(beta)
+        rows.add(panel, curve, alpha, beta)
 
     # ---------------------------------------------------------------- left
     xb = _x_bar(g_left, params["fd_step"])
@@ -87,9 +86,7 @@ def compute(params: dict[str, Any]) -> Result:
     add("left", "g", g)
     add("left", "g_inv", gi)
     add("left", "symm", hull)
-    marks["panel"].append("left")
-    marks["x_bar"].append(xb)
-    marks["g_x_bar"].append(gxb)
+    marks.add("left", xb, gxb)
     left_case = xb <= gxb
     xb_err_left = abs(xb - x_star)
 
@@ -101,9 +98,7 @@ def compute(params: dict[str, Any]) -> Result:
     add("right", "g", g2)
     add("right", "g_inv", g2i)
     add("right", "symm", symm)
-    marks["panel"].append("right")
-    marks["x_bar"].append(xb_r)
-    marks["g_x_bar"].append(gxb_r)
+    marks.add("right", xb_r, gxb_r)
     right_case = xb_r > gxb_r
     xb_err_right = abs(xb_r - float(g_left(x_star)))
     first = alpha <= gxb_r
@@ -154,22 +149,13 @@ def compute(params: dict[str, Any]) -> Result:
             "is symmetric (s(s(x)) = x where s > 0, to 1e-9) and convex",
         ),
     )
-    tables = {
-        "data": {k: np.asarray(v) for k, v in rows.items()},
-        "marks": {k: np.asarray(v) for k, v in marks.items()},
-    }
-    return Result(tables, claims)
+    return Result({"data": rows.table(), "marks": marks.table()}, claims)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
-    data, marks = tables["data"], tables["marks"]
-    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.9))
-    for ax, panel in zip(axes, ("left", "right"), strict=True):
+    marks = tables["marks"]
 
-        def sel(curve: str, panel: str = panel) -> tuple[np.ndarray, np.ndarray]:
-            s = (data["panel"] == panel) & (data["curve"] == curve)
-            return data["alpha"][s], data["beta"][s]
-
+    def draw(ax: Any, panel: str, sel: Any) -> None:
         ax.plot(*sel("g"), color="C0", ls="--", label="$f$")
         ax.plot(*sel("g_inv"), color="C2", ls="--", label="$f^{-1}$")
         ax.plot(*sel("symm"), color="k", lw=1.8, label=r"$\mathrm{Symm}(f)$")
@@ -187,16 +173,5 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
             xytext=(6, 6),
             fontsize=8,
         )
-        ax.plot([0, 1], [0, 1], color="0.8", lw=0.6)
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            xlabel="type I error",
-            ylabel="type II error",
-            title=r"$\bar x\leq f(\bar x)$"
-            if panel == "left"
-            else r"$\bar x>f(\bar x)$",
-        )
-        ax.legend(loc="upper right")
-    return fig
+
+    return _diagrams.symm_panels(tables["data"], draw)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import _diagrams
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -66,7 +68,7 @@ def compute(params: dict[str, Any]) -> Result:
         "left": (g_left, x_star),
         "right": (T.inverse(g_left), float(g_left(x_star))),
     }
-    rows: dict[str, list[Any]] = {"panel": [], "curve": [], "alpha": [], "beta": []}
+    rows = _tables.Rows("panel", "curve", "alpha", "beta")
     env_err, symm_err, case_ok = {}, {}, {}
     for panel, (g, xb) in cases.items():
         gxb = float(g(xb))
@@ -95,10 +97,7 @@ def compute(params: dict[str, Any]) -> Result:
             ("f_env_inv", env_inv),
             ("symm", target),
         ):
-            rows["panel"] += [panel] * alpha.size
-            rows["curve"] += [name] * alpha.size
-            rows["alpha"] += list(alpha)
-            rows["beta"] += list(beta)
+            rows.add(panel, name, alpha, beta)
 
     claims = (
         claim_holds(
@@ -122,32 +121,14 @@ def compute(params: dict[str, Any]) -> Result:
             "equal to 1e-4 (tabulated inverse on the grid) in both panels",
         ),
     )
-    return Result({"data": {k: np.asarray(v) for k, v in rows.items()}}, claims)
+    return Result({"data": rows.table()}, claims)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
-    data = tables["data"]
-    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.9))
-    for ax, panel in zip(axes, ("left", "right"), strict=True):
-
-        def sel(curve: str, panel: str = panel) -> tuple[np.ndarray, np.ndarray]:
-            s = (data["panel"] == panel) & (data["curve"] == curve)
-            return data["alpha"][s], data["beta"][s]
-
+    def draw(ax: Any, panel: str, sel: Any) -> None:
         ax.plot(*sel("g"), color="C0", ls="--", lw=1, label="$f$")
         ax.plot(*sel("f_env"), color="C3", label=r"$f_{\mathrm{env}}$")
         ax.plot(*sel("f_env_inv"), color="C2", label=r"$f_{\mathrm{env}}^{-1}$")
         ax.plot(*sel("symm"), color="k", lw=1.0, ls=":", label=r"$\mathrm{Symm}(f)$")
-        ax.plot([0, 1], [0, 1], color="0.8", lw=0.6)
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            xlabel="type I error",
-            ylabel="type II error",
-            title=r"$\bar x\leq f(\bar x)$"
-            if panel == "left"
-            else r"$\bar x>f(\bar x)$",
-        )
-        ax.legend(loc="upper right")
-    return fig
+
+    return _diagrams.symm_panels(tables["data"], draw)
