@@ -270,12 +270,22 @@ def invert_profile(delta_fn, target: FloatArray) -> FloatArray:
 
     Assumes ``delta_fn`` is non-increasing (true for every exact profile and
     enforced by the repairs of the approximations).
+
+    Raises:
+        ValueError: the profile stays above a target up to ``EPS_SEARCH_LIMIT``.
     """
     target = np.asarray(target, dtype=np.float64)
     zeros = np.zeros_like(target)
-    hi = expand_bracket_up(
-        delta_fn, target, zeros, np.ones_like(target), limit=EPS_SEARCH_LIMIT
-    )
+    try:
+        hi = expand_bracket_up(
+            delta_fn, target, zeros, np.ones_like(target), limit=EPS_SEARCH_LIMIT
+        )
+    except RuntimeError:
+        raise ValueError(
+            f"epsilon(delta) lies above the search limit {EPS_SEARCH_LIMIT:g} for "
+            f"delta = {float(np.min(target)):g}: the profile is still above it "
+            "there. Such an epsilon carries no privacy; compare a larger delta."
+        ) from None
     return monotone_bisect(delta_fn, target, zeros, hi, xtol=1e-12, rtol=1e-13)
 
 

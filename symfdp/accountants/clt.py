@@ -145,7 +145,27 @@ class GaussianPairCurve:
 
 def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
     r""":math:`\inf\{\varepsilon \ge 0 : \delta_{G_\mu}(\varepsilon) \le t\}`,
-    vectorised (see :meth:`GaussianPairCurve.epsilon`)."""
+    vectorised (see :meth:`GaussianPairCurve.epsilon`).
+
+    Solved for :math:`u = \varepsilon/\mu` with :math:`w = u - \mu/2`, where the
+    profile (Dong et al. 2019, Cor. 2.13) reads
+
+    .. math::  \delta = \Phi(-w) - \tfrac12 e^{-w^2/2}
+               \operatorname{erfcx}\bigl((w + \mu)/\sqrt2\bigr),
+
+    since :math:`e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2) = e^{\mu^2/2 + \mu
+    w}\Phi(-w-\mu)` and :math:`\Phi(-x) = \tfrac12 e^{-x^2/2}
+    \operatorname{erfcx}(x/\sqrt2)`: the exponents cancel exactly, so no term
+    of size :math:`\mu^2` is formed and every :math:`\mu` (up to the float
+    range of :math:`\varepsilon`) keeps full precision. Bracketed Newton on
+    :math:`\log\delta` (targets :math:`t \le 1/2`) or on :math:`\log(1 - \delta)
+    = \log(\Phi(w) + \tfrac12 e^{-w^2/2}\operatorname{erfcx}(\cdot))` (targets
+    near 1, whose distance to 1 then keeps its relative precision) in
+    :math:`u \in [0, \mu/2 + \Phi^{-1}(1-t)]` (at the upper end the first term
+    alone is :math:`t`; the end is widened by a few ulps of :math:`\mu/2`, the
+    rounding of :math:`w`), with :math:`d\delta/du = -\mu
+    e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)`.
+    """
     t = np.asarray(target, dtype=np.float64)
     out = np.zeros(t.shape)
     if mu == 0.0:
@@ -155,19 +175,43 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
     if not todo.any():
         return out
     tt = t[todo]
-    log_t = np.log(tt)
-    hi = mu * mu / 2 + mu * -special.ndtri(tt)
+    hi = mu / 2 + -special.ndtri(tt) + 8e-16 * mu
+    upper = tt > 0.5
 
-    def fn(e: FloatArray) -> tuple[FloatArray, FloatArray]:
-        with np.errstate(divide="ignore"):
-            d = gaussian_privacy_profile(mu, e)
-            log_d = np.log(d)
-            log_slope = e + special.log_ndtr(-e / mu - mu / 2)
-            return log_d, -np.exp(log_slope - log_d)
+    def parts(u: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        w = u - mu / 2
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            log_b = -0.5 * w * w + np.log(special.erfcx((w + mu) / math.sqrt(2)) / 2)
+            return w, special.log_ndtr(-w), log_b
 
-    out[todo] = bracketed_newton(
-        fn, log_t, np.zeros(tt.shape), hi, increasing=False, xtol=1e-13, ftol=1e-13
-    )
+    def log_delta(u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        _, log_a, log_b = parts(u)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            log_d = log_a + np.log1p(-np.exp(np.minimum(log_b - log_a, 0.0)))
+            return log_d, -mu * np.exp(log_b - log_d)
+
+    def log_complement(u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        w, _, log_b = parts(u)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            log_c = np.logaddexp(special.log_ndtr(w), log_b)
+            return log_c, mu * np.exp(log_b - log_c)
+
+    u = np.zeros(tt.shape)
+    for fn, sel, target, rising in (
+        (log_delta, ~upper, np.log(tt[~upper]), False),
+        (log_complement, upper, np.log1p(-tt[upper]), True),
+    ):
+        if sel.any():
+            u[sel] = bracketed_newton(
+                fn,
+                target,
+                np.zeros(target.shape),
+                hi[sel],
+                increasing=rising,
+                xtol=1e-14,
+                ftol=1e-13,
+            )
+    out[todo] = mu * u
     return out
 
 

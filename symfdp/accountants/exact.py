@@ -90,6 +90,17 @@ class GaussianPairCurve(_Certified):
         a = np.asarray(alpha, dtype=np.float64)
         return np.asarray(gaussian_tradeoff(self.mu, a), dtype=np.float64)
 
+    def epsilon(self, delta: ArrayLike) -> FloatArray:
+        r"""The exact inverse of the profile, for any :math:`\mu` (no search
+        limit: :math:`\varepsilon \approx \mu^2/2` grows without bound)."""
+        from symfdp.accountants.clt import gaussian_epsilon
+
+        return gaussian_epsilon(self.mu, np.asarray(delta, dtype=np.float64))
+
+    def epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        eps = self.epsilon(delta)
+        return eps, eps
+
 
 @dataclass(frozen=True)
 class DiscretePairCurve(_Certified):
@@ -140,6 +151,27 @@ class DiscretePairCurve(_Certified):
                 terms = np.exp(self.log_q[None, :]) * -np.expm1(gap)
             out[i : i + step] = np.where(np.isnan(terms), 0.0, terms).sum(axis=1)
         return np.clip(out, 0.0, 1.0).reshape(e.shape)
+
+    def epsilon(self, delta: ArrayLike) -> FloatArray:
+        r""":math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le d\}` by
+        bisection on :math:`[0, \max_a L_a]` (:math:`\delta` vanishes at the
+        largest loss, so the bracket holds for every :math:`d > 0`)."""
+        from symfdp.numeric.roots import monotone_bisect
+
+        d = np.asarray(delta, dtype=np.float64)
+        top = max(float(self.loss[0]), 0.0) if self.loss.size else 0.0
+        return monotone_bisect(
+            self.delta,
+            d,
+            np.zeros(d.shape),
+            np.full(d.shape, top),
+            xtol=1e-12,
+            rtol=1e-13,
+        )
+
+    def epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        eps = self.epsilon(delta)
+        return eps, eps
 
     def vertices(self) -> tuple[FloatArray, FloatArray]:
         r"""Neyman–Pearson vertices :math:`(\alpha_j, \beta_j) = (P[\text{top } j],

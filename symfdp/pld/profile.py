@@ -168,8 +168,11 @@ class DiscreteProfile:
         best = np.full(a.shape, 1.0 - self.suffix[0] - extra[0])
         for jj in (j - 1, j, j + 1, np.full_like(j, n - 1)):
             jj = np.clip(jj, 0, n - 1)
+            # e^{t} alpha as exp(t + log alpha): e^{t} overflows beyond t = 709,
+            # and inf * 0 would lose the alpha = 0 end (where the sup is 1 -
+            # delta at the top of the lattice).
             with np.errstate(over="ignore", invalid="ignore"):
-                val = 1.0 - grid[jj] - np.exp(t[jj]) * a
+                val = 1.0 - grid[jj] - np.exp(t[jj] + log_a)
             val = np.where(np.isnan(val), -np.inf, val)
             best = np.maximum(best, val)
         return best
