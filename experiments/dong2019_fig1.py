@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -65,13 +67,8 @@ SPEC = Spec(
 
 
 def compute(params: dict[str, Any]) -> Result:
-    rows: dict[str, list[Any]] = {"panel": [], "curve": [], "alpha": [], "beta": []}
-
-    def add(panel: str, curve: str, a: np.ndarray, b: np.ndarray) -> None:
-        rows["panel"] += [panel] * a.size
-        rows["curve"] += [curve] * a.size
-        rows["alpha"] += list(a)
-        rows["beta"] += list(b)
+    rows = _tables.Rows("panel", "curve", "alpha", "beta")
+    add = rows.add
 
     # ---------------------------------------------------------------- left
     n, mu, delta = params["n"], params["mu"], params["delta"]
@@ -154,16 +151,15 @@ def compute(params: dict[str, Any]) -> Result:
         ),
     )
     info = {"mu_sgd": mu_sgd, "eps_ma": eps_ma, "steps": steps, "eps_star": eps_star}
-    return Result({"data": {k: np.asarray(v) for k, v in rows.items()}}, claims, info)
+    return Result({"data": rows.table()}, claims, info)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     data = tables["data"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.7))
 
-    def sel(panel: str, curve: str) -> tuple[np.ndarray, np.ndarray]:
-        m = (data["panel"] == panel) & (data["curve"] == curve)
-        return data["alpha"][m], data["beta"][m]
+    def sel(panel: str, curve: str) -> tuple[np.ndarray, ...]:
+        return _tables.select(data, "alpha", "beta", panel=panel, curve=curve)
 
     left.plot(*sel("left", "composition"), color="C3", label="composition ($n=10$)")
     left.plot(*sel("left", "CLT"), color="C0", ls="--", label="CLT $G_1$")
@@ -176,12 +172,5 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     right.set_title(rf"MNIST, $\sigma={params['sigma']:g}$, {params['epochs']} epochs")
     for ax in (left, right):
         ax.plot([0, 1], [1, 0], color="0.7", lw=0.8, ls=":")
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            xlabel="type I error",
-            ylabel="type II error",
-        )
-        ax.legend(loc="upper right")
+        _style.unit_square(ax)
     return fig

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -60,16 +62,12 @@ def _tex(spec: list[Any]) -> str:
 def compute(params: dict[str, Any]) -> Result:
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
     f = T.Gaussian(params["f_mu"])(alpha)
-    rows: dict[str, list[Any]] = {"curve": [], "alpha": [], "beta": []}
-    rows["curve"] += ["f"] * alpha.size
-    rows["alpha"] += list(alpha)
-    rows["beta"] += list(f)
+    rows = _tables.Rows("curve", "alpha", "beta")
+    rows.add("f", alpha, f)
     satisfies, valid = [], []
     for spec in params["examples"]:
         beta = _example(spec)(alpha)
-        rows["curve"] += [_label(spec)] * alpha.size
-        rows["alpha"] += list(alpha)
-        rows["beta"] += list(beta)
+        rows.add(_label(spec), alpha, beta)
         satisfies.append(bool(np.all(beta >= f - 1e-12)))
         valid.append(
             bool(
@@ -102,7 +100,7 @@ def compute(params: dict[str, Any]) -> Result:
             "on the grid",
         ),
     )
-    return Result({"data": {k: np.asarray(v) for k, v in rows.items()}}, claims)
+    return Result({"data": rows.table()}, claims)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
@@ -121,12 +119,5 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
             label=rf"$T(M(S),M(S'))={_tex(spec)}$",
         )
     ax.plot([0, 1], [1, 0], color="0.7", lw=0.8, ls=":")
-    ax.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
-        aspect="equal",
-        xlabel="type I error",
-        ylabel="type II error",
-    )
-    ax.legend(loc="upper right")
+    _style.unit_square(ax)
     return fig

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -31,21 +33,15 @@ def compute(params: dict[str, Any]) -> Result:
     alpha = np.union1d(
         np.linspace(0.0, 1.0, params["n_alpha"]), np.logspace(-6, -2, 50)
     )
-    data: dict[str, list] = {"curve": [], "param": [], "alpha": [], "beta": []}
+    rows = _tables.Rows("curve", "param", "alpha", "beta")
     fixed: dict[float, float] = {}
     for mu in params["mus"]:
         g = T.Gaussian(mu)
-        data["curve"] += ["G_mu"] * alpha.size
-        data["param"] += [mu] * alpha.size
-        data["alpha"] += list(alpha)
-        data["beta"] += list(g(alpha))
+        rows.add("G_mu", mu, alpha, g(alpha))
         fixed[mu] = T.fixed_point(g)
     f = T.EpsDelta(params["eps"], params["delta"])
-    data["curve"] += ["f_eps_delta"] * alpha.size
-    data["param"] += [params["eps"]] * alpha.size
-    data["alpha"] += list(alpha)
-    data["beta"] += list(f(alpha))
-    table = {k: np.asarray(v) for k, v in data.items()}
+    rows.add("f_eps_delta", params["eps"], alpha, f(alpha))
+    table = rows.table()
     fp_table = {
         "mu": np.array(list(fixed)),
         "alpha_star": np.array(list(fixed.values())),
@@ -129,11 +125,5 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     right.legend()
     for ax in (left, right):
         ax.plot([0, 1], [0, 1], color="0.7", lw=0.8, ls=":")
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            xlabel=r"type I error $\alpha$",
-            ylabel=r"type II error $\beta$",
-            aspect="equal",
-        )
+        _style.unit_square(ax, _style.SYMBOLS, legend=None)
     return fig

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import special
@@ -62,19 +64,14 @@ def compute(params: dict[str, Any]) -> Result:
     f = T.Gaussian(mu)
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
     fa = f(alpha)
-    rows: dict[str, list[Any]] = {"curve": [], "eps": [], "alpha": [], "beta": []}
-
-    def add(curve: str, eps: float, a: np.ndarray, b: np.ndarray) -> None:
-        rows["curve"] += [curve] * a.size
-        rows["eps"] += [eps] * a.size
-        rows["alpha"] += list(a)
-        rows["beta"] += list(b)
+    rows = _tables.Rows("curve", "eps", "alpha", "beta")
+    add = rows.add
 
     add("f", 0.0, alpha, fa)
     eps = np.asarray(params["eps"], dtype=float)
     delta = _delta(mu, eps)
     profile_gap = float(np.max(np.abs(delta - np.asarray(T.privacy_profile(f, eps)))))
-    touch = {"eps": [], "alpha_t": [], "beta_t": []}
+    touch = _tables.Rows("eps", "alpha_t", "beta_t")
     below, tangent, mirror = 0.0, 0.0, 0.0
     for e, d in zip(eps, delta, strict=True):
         line = 1 - d - np.exp(e) * alpha
@@ -93,11 +90,8 @@ def compute(params: dict[str, Any]) -> Result:
             mirror,
             float(np.max(np.abs((1 - d - y) / np.exp(e) - np.exp(-e) * (1 - d - y)))),
         )
-        for key, val in (("eps", e), ("alpha_t", a_t), ("beta_t", b_t)):
-            touch[key].append(val)
-        touch["eps"].append(e)
-        touch["alpha_t"].append(b_t)
-        touch["beta_t"].append(a_t)
+        touch.add(e, a_t, b_t)
+        touch.add(e, b_t, a_t)
 
     grid = np.linspace(0.0, params["family_eps_max"], params["family_size"])
     d_grid = _delta(mu, grid)
@@ -149,8 +143,8 @@ def compute(params: dict[str, Any]) -> Result:
         ),
     )
     tables = {
-        "data": {k: np.asarray(v) for k, v in rows.items()},
-        "touch": {k: np.asarray(v) for k, v in touch.items()},
+        "data": rows.table(),
+        "touch": touch.table(),
     }
     return Result(tables, claims)
 
@@ -182,12 +176,5 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         label=rf"only $\delta\leq{params['small_delta']:g}$",
     )
     ax.plot([0, 1], [0, 1], color="0.8", lw=0.6)
-    ax.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
-        aspect="equal",
-        xlabel="type I error",
-        ylabel="type II error",
-    )
-    ax.legend(loc="upper right")
+    _style.unit_square(ax)
     return fig

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -93,13 +95,8 @@ def _composition(n: int, mu: float, n_alpha: int) -> tuple[Any, np.ndarray, np.n
 
 
 def compute(params: dict[str, Any]) -> Result:
-    rows: dict[str, list[Any]] = {"panel": [], "curve": [], "alpha": [], "beta": []}
-
-    def add(panel: str, curve: str, a: np.ndarray, b: np.ndarray) -> None:
-        rows["panel"] += [panel] * a.size
-        rows["curve"] += [curve] * a.size
-        rows["alpha"] += list(a)
-        rows["beta"] += list(b)
+    rows = _tables.Rows("panel", "curve", "alpha", "beta")
+    add = rows.add
 
     # ---------------------------------------------------------------- left
     dl = params["left_delta"]
@@ -227,7 +224,7 @@ def compute(params: dict[str, Any]) -> Result:
     )
     info = {"eps_star": eps_star, "rate": rate}
     return Result(
-        {"data": {k: np.asarray(v) for k, v in rows.items()}, "rate": rate},
+        {"data": rows.table(), "rate": rate},
         claims,
         info,
     )
@@ -237,9 +234,8 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     data = tables["data"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.7))
 
-    def sel(panel: str, curve: str) -> tuple[np.ndarray, np.ndarray]:
-        m = (data["panel"] == panel) & (data["curve"] == curve)
-        return data["alpha"][m], data["beta"][m]
+    def sel(panel: str, curve: str) -> tuple[np.ndarray, ...]:
+        return _tables.select(data, "alpha", "beta", panel=panel, curve=curve)
 
     left.plot(
         *sel("left", "f"), color="C0", label=rf"$f = G_{{{params['left_mu']:g}}}$"
@@ -275,12 +271,5 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     right.set_title(rf"$n={params['n']}$, $\varepsilon=1/\sqrt{{n}}$")
     for ax in (left, right):
         ax.plot([0, 1], [1, 0], color="0.7", lw=0.8, ls=":")
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            xlabel=r"type I error",
-            ylabel=r"type II error",
-            aspect="equal",
-        )
-        ax.legend(loc="upper right")
+        _style.unit_square(ax)
     return fig

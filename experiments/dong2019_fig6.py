@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -72,13 +74,10 @@ def _printed_eq15(eps: float, delta: float, p: float) -> T.TradeOff:
 
 def compute(params: dict[str, Any]) -> Result:
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
-    rows: dict[str, list[Any]] = {"panel": [], "curve": [], "alpha": [], "beta": []}
+    rows = _tables.Rows("panel", "curve", "alpha", "beta")
 
     def add(panel: str, curve: str, b: np.ndarray) -> None:
-        rows["panel"] += [panel] * alpha.size
-        rows["curve"] += [curve] * alpha.size
-        rows["alpha"] += list(alpha)
-        rows["beta"] += list(b)
+        rows.add(panel, curve, alpha, b)
 
     # ---------------------------------------------------------------- left
     f = T.Gaussian(params["mu"])
@@ -234,7 +233,7 @@ def compute(params: dict[str, Any]) -> Result:
         ),
     )
     tables = {
-        "data": {k: np.asarray(v) for k, v in rows.items()},
+        "data": rows.table(),
         "triangle": {"alpha": verts[:, 0], "beta": verts[:, 1]},
         "left_marks": {
             "x": np.array([x_star, y_star]),
@@ -248,9 +247,8 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     data = tables["data"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.8))
 
-    def sel(panel: str, curve: str) -> tuple[np.ndarray, np.ndarray]:
-        m = (data["panel"] == panel) & (data["curve"] == curve)
-        return data["alpha"][m], data["beta"][m]
+    def sel(panel: str, curve: str) -> tuple[np.ndarray, ...]:
+        return _tables.select(data, "alpha", "beta", panel=panel, curve=curve)
 
     left.plot(*sel("left", "f"), color="k", lw=1.2, label=r"$f=G_{1.8}$")
     left.plot(*sel("left", "f_p"), color="C0", ls="--", label=r"$f_p$")
@@ -274,12 +272,5 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     )
     for ax in (left, right):
         ax.plot([0, 1], [0, 1], color="0.8", lw=0.6)
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            xlabel="type I error",
-            ylabel="type II error",
-        )
-        ax.legend(loc="upper right")
+        _style.unit_square(ax)
     return fig

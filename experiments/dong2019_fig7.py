@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -92,17 +94,17 @@ def compute(params: dict[str, Any]) -> Result:
     p = m / n
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
     tiny = np.geomspace(1e-12, 1e-1, 600)
-    rows: dict[str, list[Any]] = {"setting": [], "curve": [], "alpha": [], "beta": []}
-    summary: dict[str, list[Any]] = {
-        "setting": [],
-        "sigma": [],
-        "epochs": [],
-        "steps": [],
-        "mu": [],
-        "eps_ma": [],
-        "eps_num_lo": [],
-        "eps_num_hi": [],
-    }
+    rows = _tables.Rows("setting", "curve", "alpha", "beta")
+    summary = _tables.Rows(
+        "setting",
+        "sigma",
+        "epochs",
+        "steps",
+        "mu",
+        "eps_ma",
+        "eps_num_lo",
+        "eps_num_hi",
+    )
     claims = []
     alternatives: dict[str, dict[str, float]] = {}
     for k, (_lr, sigma, _clip, epochs) in enumerate(params["settings"], start=1):
@@ -120,21 +122,8 @@ def compute(params: dict[str, Any]) -> Result:
         eps_lo, eps_hi = (float(e) for e in num.epsilon_bounds(delta))
         g = gdp(alpha)
         for curve, beta in (("GDP", g), ("MA", f_ma(alpha)), ("Numerical", f_num)):
-            rows["setting"] += [k] * alpha.size
-            rows["curve"] += [curve] * alpha.size
-            rows["alpha"] += list(alpha)
-            rows["beta"] += list(beta)
-        for key, val in (
-            ("setting", k),
-            ("sigma", sigma),
-            ("epochs", epochs),
-            ("steps", steps),
-            ("mu", mu),
-            ("eps_ma", eps_ma),
-            ("eps_num_lo", eps_lo),
-            ("eps_num_hi", eps_hi),
-        ):
-            summary[key].append(val)
+            rows.add(k, curve, alpha, beta)
+        summary.add(k, sigma, epochs, steps, mu, eps_ma, eps_lo, eps_hi)
 
         above = g >= f_ma(alpha) - 1e-12
         frac = float(np.mean(above))
@@ -196,8 +185,8 @@ def compute(params: dict[str, Any]) -> Result:
             ),
         ]
     tables = {
-        "data": {k: np.asarray(v) for k, v in rows.items()},
-        "summary": {k: np.asarray(v) for k, v in summary.items()},
+        "data": rows.table(),
+        "summary": summary.table(),
     }
     return Result(tables, tuple(claims), {"alternatives": alternatives})
 
@@ -208,9 +197,8 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     fig, axes = plt.subplots(1, len(ks), figsize=(3.4 * len(ks), 3.6))
     for ax, k, i in zip(np.atleast_1d(axes), ks, range(len(ks)), strict=True):
 
-        def sel(curve: str, k: int = k) -> tuple[np.ndarray, np.ndarray]:
-            s = (data["setting"] == k) & (data["curve"] == curve)
-            return data["alpha"][s], data["beta"][s]
+        def sel(curve: str, k: int = k) -> tuple[np.ndarray, ...]:
+            return _tables.select(data, "alpha", "beta", setting=k, curve=curve)
 
         ax.plot(*sel("GDP"), color="C3", label=rf"GDP, $\mu={summary['mu'][i]:.2f}$")
         ax.plot(
@@ -221,15 +209,11 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         )
         ax.plot(*sel("Numerical"), color="k", ls=":", lw=1.2, label="exact (Numerical)")
         ax.plot([0, 1], [1, 0], color="0.7", lw=0.8, ls=":")
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            xlabel="type I error",
-            ylabel="type II error" if i == 0 else "",
+        _style.unit_square(
+            ax,
+            ("type I error", "type II error" if i == 0 else ""),
             title=(
                 rf"$\sigma={summary['sigma'][i]:g}$, {int(summary['epochs'][i])} epochs"
             ),
         )
-        ax.legend(loc="upper right")
     return fig

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy.spatial import cKDTree
@@ -80,7 +81,7 @@ def compute(params: dict[str, Any]) -> Result:
     lap = T.Laplace(k * eps)(alpha)
     lib = T.GroupPrivacy(T.EpsDelta(eps, 0.0), k)(alpha)
 
-    rows: dict[str, list[Any]] = {"curve": [], "alpha": [], "beta": []}
+    rows = _tables.Rows("curve", "alpha", "beta")
     for name, b in (
         ("f_eps0", f1),
         ("f", f),
@@ -89,9 +90,7 @@ def compute(params: dict[str, Any]) -> Result:
         ("group_k", g),
         ("laplace", lap),
     ):
-        rows["curve"] += [name] * alpha.size
-        rows["alpha"] += list(alpha)
-        rows["beta"] += list(b)
+        rows.add(name, alpha, b)
 
     assoc = float(np.max(np.abs(g_iter - g)))
     lib_gap = float(np.max(np.abs(lib - g)))
@@ -142,7 +141,7 @@ def compute(params: dict[str, Any]) -> Result:
             "Hausdorff distance between the two graphs <= 0.01",
         ),
     )
-    return Result({"data": {k_: np.asarray(v) for k_, v in rows.items()}}, claims)
+    return Result({"data": rows.table()}, claims)
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
@@ -150,9 +149,8 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     fig, axes = plt.subplots(1, 3, figsize=(10.5, 3.6))
     fig.subplots_adjust(wspace=0.35)
 
-    def sel(curve: str) -> tuple[np.ndarray, np.ndarray]:
-        m = data["curve"] == curve
-        return data["alpha"][m], data["beta"][m]
+    def sel(curve: str) -> tuple[np.ndarray, ...]:
+        return _tables.select(data, "alpha", "beta", curve=curve)
 
     eps, k = params["eps"], params["k"]
     axes[0].plot(*sel("f_eps0"), color="0.5", label=rf"$f_{{{eps:g},0}}$")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _style
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import stats
@@ -165,12 +166,5 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     lo = math.exp(-mu) / 2
     ax.plot([lo, 0.5], [0.5, lo], "ko", ms=4, label="junctions")
     ax.plot([0, 1], [1, 0], color="0.8", lw=0.6, ls=":")
-    ax.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
-        aspect="equal",
-        xlabel="type I error",
-        ylabel="type II error",
-    )
-    ax.legend(loc="upper right")
+    _style.unit_square(ax)
     return fig
