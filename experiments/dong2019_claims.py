@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _group_privacy
 import matplotlib.pyplot as plt
 import mpmath as mp
 import numpy as np
@@ -64,18 +65,6 @@ SPEC = Spec(
         "of this paper.",
     ),
 )
-
-
-def _rr(eps: float, x: np.ndarray) -> np.ndarray:
-    """f_{eps,0}, Dong et al. (2019), eq. (5)."""
-    return np.maximum(0.0, np.maximum(1 - np.exp(eps) * x, np.exp(-eps) * (1 - x)))
-
-
-def _group(eps: float, k: int, x: np.ndarray) -> np.ndarray:
-    u = np.array(x, dtype=float, copy=True)
-    for _ in range(k):
-        u = 1 - _rr(eps, u)
-    return 1 - u
 
 
 def _mp_gap(mu: float, k: int, alpha: float) -> tuple[mp.mpf, mp.mpf]:
@@ -182,11 +171,15 @@ def compute(params: dict[str, Any]) -> Result:
     eps = mu / k
     lap = T.Laplace(mu)
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
-    gap = np.abs(_group(eps, k, alpha) - lap(alpha))
+    gap = np.abs(_group_privacy.group_tradeoff(eps, k, alpha) - lap(alpha))
     i = int(np.argmax(gap))
     h = 1.0 / (params["n_alpha"] - 1)
     res = optimize.minimize_scalar(
-        lambda x: -abs(float(_group(eps, k, np.array([x]))[0] - lap(x))),
+        lambda x: (
+            -abs(
+                float(_group_privacy.group_tradeoff(eps, k, np.array([x]))[0] - lap(x))
+            )
+        ),
         bounds=(max(alpha[i] - h, 0.0), min(alpha[i] + h, 1.0)),
         method="bounded",
         options={"xatol": 1e-14},
@@ -198,7 +191,9 @@ def compute(params: dict[str, Any]) -> Result:
     coarse = {}
     for npts in params["coarse_grids"]:
         ag = np.linspace(0.0, 1.0, npts)
-        coarse[npts] = float(np.max(np.abs(_group(eps, k, ag) - lap(ag))))
+        coarse[npts] = float(
+            np.max(np.abs(_group_privacy.group_tradeoff(eps, k, ag) - lap(ag)))
+        )
     claims.append(
         claim_holds(
             "group-within-0.005",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import _group_privacy
 import _tables
 import matplotlib.pyplot as plt
 import numpy as np
@@ -41,19 +42,6 @@ SPEC = Spec(
 )
 
 
-def _rr(eps: float, x: np.ndarray) -> np.ndarray:
-    """f_{eps,0} (Dong et al. 2019, eq. (5))."""
-    return np.maximum(0.0, np.maximum(1 - np.exp(eps) * x, np.exp(-eps) * (1 - x)))
-
-
-def _group(eps: float, k: int, x: np.ndarray) -> np.ndarray:
-    """1 - (1 - f_{eps,0})^{ok}: iterate u -> 1 - f(u)."""
-    u = x.copy()
-    for _ in range(k):
-        u = 1 - _rr(eps, u)
-    return 1 - u
-
-
 def _graph(alpha: np.ndarray, beta: np.ndarray, n: int) -> np.ndarray:
     """The graph {(alpha, beta)} resampled uniformly in arc length."""
     s = np.concatenate(([0.0], np.cumsum(np.hypot(np.diff(alpha), np.diff(beta)))))
@@ -68,16 +56,18 @@ def _hausdorff(a: np.ndarray, b: np.ndarray) -> float:
 def compute(params: dict[str, Any]) -> Result:
     eps, k = params["eps"], params["k"]
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
-    f1 = _rr(eps, alpha)
-    f = _group(eps, k // 2, alpha)  # f = 1 - (1 - f_{eps,0})^{o2}
+    f1 = _group_privacy.pure_dp_tradeoff(eps, alpha)
+    f = _group_privacy.group_tradeoff(
+        eps, k // 2, alpha
+    )  # f = 1 - (1 - f_{eps,0})^{o2}
     one_minus_f = 1 - f
-    twice = 1 - _group(eps, k // 2, 1 - f)  # (1 - f) o (1 - f)
+    twice = 1 - _group_privacy.group_tradeoff(eps, k // 2, 1 - f)  # (1 - f) o (1 - f)
     # 1 - (1 - f)^{o2}, iterating the tabulated f itself (not f_{eps,0}).
     u = alpha.copy()
     for _ in range(2):
         u = 1 - np.interp(u, alpha, f)
     g_iter = 1 - u
-    g = _group(eps, k, alpha)
+    g = _group_privacy.group_tradeoff(eps, k, alpha)
     lap = T.Laplace(k * eps)(alpha)
     lib = T.GroupPrivacy(T.EpsDelta(eps, 0.0), k)(alpha)
 
@@ -97,7 +87,16 @@ def compute(params: dict[str, Any]) -> Result:
     # Lemma A.4: a symmetric trade-off function.
     # Symmetric: g o g = id wherever g > 0 (g is strictly decreasing there).
     pos = alpha[g > 0]
-    sym = float(np.max(np.abs(_group(eps, k, _group(eps, k, pos)) - pos)))
+    sym = float(
+        np.max(
+            np.abs(
+                _group_privacy.group_tradeoff(
+                    eps, k, _group_privacy.group_tradeoff(eps, k, pos)
+                )
+                - pos
+            )
+        )
+    )
     convex = float(np.min(np.diff(g, 2)))
     vertical = float(np.max(np.abs(g - lap)))
     haus = _hausdorff(
