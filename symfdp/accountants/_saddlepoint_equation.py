@@ -20,7 +20,7 @@ import numpy as np
 
 from symfdp.accountants._saddlepoint_formulas import log_integrals
 from symfdp.accountants.base import Components
-from symfdp.mechanisms.base import FloatArray
+from symfdp.mechanisms.base import FloatArray, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton
 
 #: The saddle-point grid in s (s = t on the upper side, s = -1 - t on the lower):
@@ -157,8 +157,10 @@ class SaddleGrid:
 
         Returns False when it cannot grow: ``s < 1e-12`` at the small end; at the
         large end ``limit`` (default ``S_MAX``), a degenerate tilted law
-        (:meth:`degenerate`) or a negligible estimate (below
-        ``e^LOG_NEGLIGIBLE``).
+        (:meth:`degenerate`), a negligible estimate (below
+        ``e^LOG_NEGLIGIBLE``) or a tilt whose CGF quadrature would exceed the
+        mechanism's memory guard (:class:`~symfdp.mechanisms.QuadratureLimitError`;
+        points beyond are then capped, with the capped-point warning).
         """
         grid = self.grid(side)
         if small_s:
@@ -175,7 +177,14 @@ class SaddleGrid:
             if min(log1[0], log2[0]) < LOG_NEGLIGIBLE:
                 return False
             stage = np.geomspace(s_end, 4.0 * s_end, STAGE_POINTS + 1)[1:]
-            new = self.at(stage, side)
+            # The extra point covers the K''' difference step beyond the stage
+            # (solve() evaluates there), so every later CGF call on this grid
+            # stays within a rule the mechanism can build.
+            probe = np.append(stage, stage[-1] * (1.0 + 2.0 * K3_STEP))
+            try:
+                new = {k: v[:-1] for k, v in self.at(probe, side).items()}
+            except QuadratureLimitError:
+                return False
             grid = {k: np.concatenate((grid[k], new[k])) for k in grid}
         self._grids[side] = grid
         return True

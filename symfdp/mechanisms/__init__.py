@@ -5,7 +5,12 @@
 
 from __future__ import annotations
 
-from symfdp.mechanisms.base import Mechanism, Param, PLRVQuadrature
+from symfdp.mechanisms.base import (
+    Mechanism,
+    Param,
+    PLRVQuadrature,
+    QuadratureLimitError,
+)
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.laplace import Laplace
 from symfdp.mechanisms.pure_dp import PureDP
@@ -28,6 +33,7 @@ __all__ = [
     "Param",
     "PoissonSubsampled",
     "PureDP",
+    "QuadratureLimitError",
     "SubsampledGaussian",
     "SubsampledLaplace",
     "Swapped",

@@ -76,7 +76,11 @@ class XGrid:
 
 
 def x_grid(
-    mu: float, lo_shift: float = 0.0, hi_shift: float = 0.0, neg_tilt: float = 0.0
+    mu: float,
+    lo_shift: float = 0.0,
+    hi_shift: float = 0.0,
+    neg_tilt: float = 0.0,
+    max_points: int | None = None,
 ) -> XGrid:
     r"""Trapezoid nodes :math:`x_i = i h` covering
     :math:`[-W - \text{lo\_shift}, \mu + W + \text{hi\_shift}]`.
@@ -94,6 +98,9 @@ def x_grid(
     :math:`\cos(\eta/2)^{-\tau} \approx e^{\tau\eta^2/8}`, and balancing this
     against :math:`e^{-2\pi d/h}` gives an error :math:`e^{-8\pi^2/(h^2\tau\mu^2)}`,
     so :math:`h \le 1.4/(\mu\sqrt{\tau})` keeps it below :math:`e^{-40}`.
+
+    Raises:
+        QuadratureLimitError: the grid would have more than ``max_points`` nodes.
     """
     h = GRID_MAX_STEP
     if mu > 0:
@@ -102,6 +109,15 @@ def x_grid(
             h /= 2
     lo = math.floor((-GRID_HALF_WIDTH - lo_shift) / h)
     hi = math.ceil((mu + GRID_HALF_WIDTH + hi_shift) / h)
+    if max_points is not None and hi - lo + 1 > max_points:
+        from symfdp.mechanisms.base import QuadratureLimitError
+
+        raise QuadratureLimitError(
+            f"the subsampled-Gaussian quadrature for mu = {mu:g} at this tilt "
+            f"(x in [{lo * h:.4g}, {hi * h:.4g}], step {h:.3g}) needs "
+            f"{hi - lo + 1} nodes, more than {max_points}: the saddle point lies "
+            "too far in the tail. accountants.Numerical serves this regime."
+        )
     x = np.arange(lo, hi + 1, dtype=np.float64) * h
     log_w = -0.5 * x * x - 0.5 * math.log(2 * math.pi) + math.log(h)
     return XGrid(x, log_w, h)

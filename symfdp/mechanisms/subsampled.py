@@ -287,9 +287,37 @@ class PoissonSubsampled(Mechanism):
         k0, k1, k2 = self._add_cgf_p(s)
         return scalar_or_array(k0), scalar_or_array(k1), scalar_or_array(k2)
 
+    def _tilted_base_rule(self, s: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Base nodes and log P-weights that resolve the add-pair law tilted by
+        every entry of ``s`` (default: the base rule)."""
+        return self._base_rule()
+
     def _add_cgf_p(self, s: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        nodes, log_w = self._base_rule()
+        nodes, log_w = self._tilted_base_rule(s)
         return subsampled_cgf_p(nodes, log_w, self.p, s)
+
+    def tilted_abs_moment3(
+        self, t: ArrayLike, under: Under = "Q"
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""Mean and third absolute central moment of the tilted loss, on the rule
+        of :meth:`_tilted_base_rule` (which follows the tilt). Add pair: the
+        law under Q tilted by :math:`t` is the P-law tilted by :math:`s = t + 1`;
+        remove pair (:math:`L' = -L`): :math:`s = 1 - t` under P', :math:`-t`
+        under Q'."""
+        from symfdp.mechanisms.base import tilted_abs_moment3
+
+        under = _check_under(under)
+        ts = check_array("t", t)
+        ident = self._identity()
+        if ident is not None:
+            return ident.tilted_abs_moment3(ts, under)
+        if self.pair == "remove":
+            s = (1.0 if under == "P" else 0.0) - ts
+        else:
+            s = ts + (0.0 if under == "P" else 1.0)
+        nodes, log_w = self._tilted_base_rule(s)
+        mean, m3 = tilted_abs_moment3(lm.log_mix(nodes, self.p), log_w, s)
+        return (-mean if self.pair == "remove" else mean), m3
 
     def expect(self, fn: Any, under: Under = "P") -> Any:
         ident = self._identity()

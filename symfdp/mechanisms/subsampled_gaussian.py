@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from scipy import special
 
 from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms._gaussian_mixture import (
@@ -25,10 +26,12 @@ from symfdp.mechanisms._gaussian_mixture import (
 )
 from symfdp.mechanisms.base import FloatArray, Pair, Param, PLRVQuadrature, Under
 from symfdp.mechanisms.gaussian import Gaussian
-from symfdp.mechanisms.subsampled import PoissonSubsampled, subsampled_cgf_p
+from symfdp.mechanisms.subsampled import PoissonSubsampled
 
 #: Default quadrature rule: moments up to this order and |t| up to this value.
 _RULE_ORDER = 12
+#: Largest tilted rule (nodes): about 100 MB of work arrays per CGF call.
+MAX_RULE_POINTS = 2**22
 
 
 @dataclass(frozen=True, init=False, repr=False)
@@ -96,16 +99,33 @@ class SubsampledGaussian(PoissonSubsampled):
         grid = x_grid(self.mu, 2 * self.mu, (_RULE_ORDER + 1) * self.mu)
         return self.mu * grid.x - self.mu**2 / 2, grid.log_w
 
-    def _add_cgf_p(self, s: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        # The tilted density e^{sL(x)} phi(x) is shifted by at most |s| mu in x
-        # (0 < dL/dx < mu), so the grid is widened accordingly.
+    def _tilted_base_rule(self, s: FloatArray) -> tuple[FloatArray, FloatArray]:
+        r"""Trapezoid rule in :math:`x` following the add-pair P-law tilted by
+        every entry of ``s``.
+
+        The tilted log-density is :math:`g(x) = s\,\ell(y) - x^2/2`,
+        :math:`y = \mu x - \mu^2/2`, with :math:`g'(x) = s\mu\sigma(y) - x` and
+        :math:`\sigma(y) = pe^y/(1-p+pe^y) \in (0, 1)`. For :math:`s > 0` the
+        mode moves right by at most :math:`s\mu`. For :math:`s < 0`, :math:`g` is
+        concave with :math:`g'' \le -1` (:math:`\ell` is convex), its mode
+        :math:`x^* = s\mu\sigma(y^*) < 0` has :math:`y^* < -\mu^2/2`, hence
+        :math:`|x^*| < |s|\mu\sigma(-\mu^2/2)`, and the density falls below
+        :math:`e^{-(x - x^*)^2/2}` times its peak: the grid reaches that far
+        left, not :math:`|s|\mu` (a tilt of :math:`-4^{11}` at
+        :math:`p = 10^{-7}` would otherwise ask for 10^8 nodes).
+
+        Raises:
+            QuadratureLimitError: the rule would exceed :data:`MAX_RULE_POINTS`.
+        """
         s_lo = float(np.min(s, initial=0.0))
         s_hi = float(np.max(s, initial=1.0))
+        mu = self.mu
+        reach = float(special.expit(math.log(self.p) - self._log_q - mu * mu / 2))
+        lo_shift = mu + max(-s_lo, 0.0) * mu * reach
         grid = x_grid(
-            self.mu, max(-s_lo, 1.0) * self.mu, max(s_hi, 1.0) * self.mu, -s_lo
+            mu, lo_shift, max(s_hi, 1.0) * mu, -s_lo, max_points=MAX_RULE_POINTS
         )
-        y = self.mu * grid.x - self.mu**2 / 2
-        return subsampled_cgf_p(y, grid.log_w, self.p, s)
+        return mu * grid.x - mu * mu / 2, grid.log_w
 
     # ------------------------------------------------------------ cumulants
     def _add_cumulants(self, order: int, under: Under) -> FloatArray:

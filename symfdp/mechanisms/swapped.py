@@ -86,6 +86,14 @@ class Swapped(Mechanism):
         k, k1, k2 = self.base.cgf_derivatives(shift - np.asarray(t, np.float64), "P")
         return k, -k1, k2
 
+    def tilted_abs_moment3(
+        self, t: ArrayLike, under: Under = "Q"
+    ) -> tuple[FloatArray, FloatArray]:
+        """``L' = -L`` and ``P' = Q``: the law under ``under`` tilted by ``t`` is
+        the base law under the other measure tilted by ``-t``, reflected."""
+        mean, m3 = self.base.tilted_abs_moment3(-np.asarray(t, float), _other(under))
+        return -np.asarray(mean), m3
+
     def expect(self, fn, under: Under = "P"):
         return self.base.expect(lambda l: fn(-l), _other(under))
 
