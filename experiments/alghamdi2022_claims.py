@@ -20,21 +20,22 @@ numerically. The slides' :math:`K_L(t)` is then ``n * m.cgf(t, under="Q")``.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
+import _approx
 import _fits
+import _spa
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import special
 
-from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.numeric.roots import monotone_bisect
 from symfdp.reproduce import Result, Spec, claim_holds
 
-SLIDES = "add"  # the slides' DP-SGD pair in symfdp's naming (see the docstring)
+SLIDES = _spa.SLIDES_PAIR  # the slides' DP-SGD pair (see the docstring)
 
 SPEC = Spec(
     id="alghamdi2022-claims",
@@ -187,19 +188,6 @@ def _cgf(mech: Any, n: int):
     return k
 
 
-def _resolved(lo: np.ndarray, hi: np.ndarray, w: float) -> np.ndarray:
-    mid = 0.5 * (lo + hi)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (mid > 0) & ((hi - lo) / np.where(mid > 0, mid, 1.0) <= w)
-
-
-def _recorded(fn: Any) -> tuple[Any, int]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ApproximationWarning)
-        out = fn()
-    return out, sum(issubclass(w.category, ApproximationWarning) for w in caught)
-
-
 # ----------------------------------------------------------------- sections
 def _direction(params: dict[str, Any]) -> tuple[dict, list]:
     sigma, p = params["dir_sigma"], params["p"]
@@ -238,23 +226,18 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
     eps = np.linspace(e_lo, e_hi, params["n_eps_all"])
     d_lo, d_hi = params["deltas_all"]
     deltas = np.geomspace(d_lo, d_hi, params["n_deltas_all"])
-    rows: dict[str, list[Any]] = {
-        k: []
-        for k in (
-            "sigma",
-            "n",
-            "eps",
-            "delta_hat_1",
-            "delta_hat_2",
-            "cf_s7_bound",
-            "num_lo",
-            "num_hi",
-            "resolved",
-        )
-    }
-    erows: dict[str, list[Any]] = {
-        k: [] for k in ("sigma", "n", "delta", "eps_order1", "eps_order2")
-    }
+    rows = _tables.Rows(
+        "sigma",
+        "n",
+        "eps",
+        "delta_hat_1",
+        "delta_hat_2",
+        "cf_s7_bound",
+        "num_lo",
+        "num_hi",
+        "resolved",
+    )
+    erows = _tables.Rows("sigma", "n", "delta", "eps_order1", "eps_order2")
     problems: list[str] = []
     summary, n_warn, worst = [], 0, 0.0
     floor = np.maximum(-np.expm1(eps), 0.0)
@@ -263,10 +246,10 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
         mech = M.SubsampledGaussian(sigma=sigma, p=params["p"], pair=SLIDES)
         eps_of = {}
         for order in (1, 2):
-            curve, w = _recorded(
+            curve, w = _approx.recorded(
                 lambda o=order, m=mech, k=n: A.SaddlePoint(order=o).compose(m, k)
             )
-            (d, e, back), w2 = _recorded(
+            (d, e, back), w2 = _approx.recorded(
                 lambda c=curve: (
                     c.pairs[0].delta(eps),
                     c.epsilon(deltas),
@@ -291,19 +274,11 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
             if inv > 1e-6:
                 problems.append(f"{tag}: delta(eps(d)) off by {inv:.1e}")
             summary.append(f"{tag}: eps(1e-15) = {e[0]:.3f}, inverse err {inv:.0e}")
-        for key, col in (
-            ("sigma", np.full(deltas.size, sigma)),
-            ("n", np.full(deltas.size, n)),
-            ("delta", deltas),
-            ("eps_order1", eps_of[1]),
-            ("eps_order2", eps_of[2]),
-        ):
-            erows[key] += list(col)
-        pair = A.SaddlePoint(order=2).compose(mech, n).pairs[0]
-        d1, d2 = pair.delta_estimates(eps)
-        bound = pair.delta_error_bound(eps)
-        lo, hi = ref_acc.compose(mech, n).pairs[0].delta_bounds(eps)
-        res = _resolved(lo, hi, params["resolved_width"])
+        erows.add(
+            sigma=sigma, n=n, delta=deltas, eps_order1=eps_of[1], eps_order2=eps_of[2]
+        )
+        d1, d2, bound, lo, hi = _spa.estimates_and_bracket(mech, n, eps, ref_acc)
+        res = _spa.resolved(lo, hi, params["resolved_width"])
         mid = 0.5 * (lo + hi)
         rel = np.abs(d2[res] / mid[res] - 1.0)
         i = int(np.argmax(rel))
@@ -313,18 +288,17 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
             f"{eps[res][i]:.2f} over {int(res.sum())} resolved eps in "
             f"[{eps[res].min():.1f}, {eps[res].max():.1f}]"
         )
-        for key, col in (
-            ("sigma", np.full(eps.size, sigma)),
-            ("n", np.full(eps.size, n)),
-            ("eps", eps),
-            ("delta_hat_1", d1),
-            ("delta_hat_2", d2),
-            ("cf_s7_bound", bound),
-            ("num_lo", lo),
-            ("num_hi", hi),
-            ("resolved", res.astype(int)),
-        ):
-            rows[key] += list(col)
+        rows.add(
+            sigma=sigma,
+            n=n,
+            eps=eps,
+            delta_hat_1=d1,
+            delta_hat_2=d2,
+            cf_s7_bound=bound,
+            num_lo=lo,
+            num_hi=hi,
+            resolved=res.astype(int),
+        )
     val = [s for s in summary if "order" in s]
     acc = [s for s in summary if "order" not in s]
     claims = [
@@ -352,28 +326,25 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
             f"{params['resolved_width']:g}), both settings",
         ),
     ]
-    table = {k: np.asarray(v) for k, v in rows.items()}
-    etable = {k: np.asarray(v) for k, v in erows.items()}
+    table = rows.table()
+    etable = erows.table()
     return table, etable, claims, acc
 
 
 def _moments(params: dict[str, Any]) -> tuple[dict, list]:
-    rows: dict[str, list[Any]] = {
-        k: []
-        for k in (
-            "sigma",
-            "n",
-            "eps",
-            "t_star",
-            "t_ma",
-            "ma_bound",
-            "exp_at_tstar",
-            "delta_hat_1",
-            "delta_hat_2",
-            "delta_hat_1_cf_s5",
-            "rdp",
-        )
-    }
+    rows = _tables.Rows(
+        "sigma",
+        "n",
+        "eps",
+        "t_star",
+        "t_ma",
+        "ma_bound",
+        "exp_at_tstar",
+        "delta_hat_1",
+        "delta_hat_2",
+        "delta_hat_1_cf_s5",
+        "rdp",
+    )
     consist, rdp_gap, ratio_lo, ratio_hi, below = 0.0, 0.0, np.inf, 0.0, True
     parts = []
     orders = 1.0 + np.geomspace(1e-2, 1e2, 1000)
@@ -416,20 +387,19 @@ def _moments(params: dict[str, Any]) -> tuple[dict, list]:
             f"e^(K(t*)-eps t*)/MA {np.min(at_star / ma):.2f}-"
             f"{np.max(at_star / ma):.2f}"
         )
-        for key, col in (
-            ("sigma", np.full(eps.size, sigma)),
-            ("n", np.full(eps.size, n)),
-            ("eps", eps),
-            ("t_star", t_s),
-            ("t_ma", t_m),
-            ("ma_bound", ma),
-            ("exp_at_tstar", at_star),
-            ("delta_hat_1", d1),
-            ("delta_hat_2", d2),
-            ("delta_hat_1_cf_s5", d1_formula),
-            ("rdp", rdp),
-        ):
-            rows[key] += list(col)
+        rows.add(
+            sigma=sigma,
+            n=n,
+            eps=eps,
+            t_star=t_s,
+            t_ma=t_m,
+            ma_bound=ma,
+            exp_at_tstar=at_star,
+            delta_hat_1=d1,
+            delta_hat_2=d2,
+            delta_hat_1_cf_s5=d1_formula,
+            rdp=rdp,
+        )
     claim = claim_holds(
         "ma-corrected",
         "Both are 'corrected' versions of moments accountant",
@@ -446,7 +416,7 @@ def _moments(params: dict[str, Any]) -> tuple[dict, list]:
         "eps of the grid (the correction lowers the bound); (iii) MA equals A.RDP "
         "classic to 1e-3 (same accountant)",
     )
-    return {k: np.asarray(v) for k, v in rows.items()}, [claim]
+    return rows.table(), [claim]
 
 
 def _rate(params: dict[str, Any], ref_acc: Any) -> tuple[dict, list, list]:
@@ -454,37 +424,23 @@ def _rate(params: dict[str, Any], ref_acc: Any) -> tuple[dict, list, list]:
     mech = M.SubsampledGaussian(sigma=sigma, p=params["p"], pair=SLIDES)
     kappa = mech.cumulants(2, under="Q")  # the slides' E[L], var(L) per step
     bs = np.asarray(params["rate_bs"], dtype=float)
-    rows: dict[str, list[Any]] = {
-        k: []
-        for k in (
-            "b",
-            "n",
-            "eps",
-            "num_lo",
-            "num_hi",
-            "delta_hat_1",
-            "delta_hat_2",
-            "cf_s7_bound",
-        )
-    }
+    rows = _tables.Rows(
+        "b", "n", "eps", "num_lo", "num_hi", "delta_hat_1", "delta_hat_2", "cf_s7_bound"
+    )
     for n in params["rate_ns"]:
         eps = n * kappa[0] + bs * n * kappa[1]
-        pair = A.SaddlePoint(order=2).compose(mech, n).pairs[0]
-        d1, d2 = pair.delta_estimates(eps)
-        bound = pair.delta_error_bound(eps)
-        lo, hi = ref_acc.compose(mech, n).pairs[0].delta_bounds(eps)
-        for key, col in (
-            ("b", bs),
-            ("n", np.full(bs.size, n)),
-            ("eps", eps),
-            ("num_lo", lo),
-            ("num_hi", hi),
-            ("delta_hat_1", d1),
-            ("delta_hat_2", d2),
-            ("cf_s7_bound", bound),
-        ):
-            rows[key] += list(col)
-    table = {k: np.asarray(v) for k, v in rows.items()}
+        d1, d2, bound, lo, hi = _spa.estimates_and_bracket(mech, n, eps, ref_acc)
+        rows.add(
+            b=bs,
+            n=n,
+            eps=eps,
+            num_lo=lo,
+            num_hi=hi,
+            delta_hat_1=d1,
+            delta_hat_2=d2,
+            cf_s7_bound=bound,
+        )
+    table = rows.table()
     fit_from = params["rate_fit_from"]
     lim = params["rate_theory"] + params["rate_tol"]
     ok, parts = True, []
@@ -534,18 +490,12 @@ def _rate(params: dict[str, Any], ref_acc: Any) -> tuple[dict, list, list]:
 
 
 def _cfs7(params: dict[str, Any], works: dict, rate_points: list) -> tuple[dict, list]:
-    rows: dict[str, list[Any]] = {
-        k: [] for k in ("source", "eps", "error_cert", "bound", "decisive")
-    }
+    rows = _tables.Rows("source", "eps", "error_cert", "bound", "decisive")
 
     def add(source: str, e, d2, lo, hi, bd) -> None:
         err = np.maximum(np.abs(d2 - lo), np.abs(d2 - hi))
         decisive = (hi - lo) <= 0.1 * bd
-        rows["source"] += [source] * np.size(e)
-        rows["eps"] += list(np.atleast_1d(e))
-        rows["error_cert"] += list(np.atleast_1d(err))
-        rows["bound"] += list(np.atleast_1d(bd))
-        rows["decisive"] += list(np.atleast_1d(decisive).astype(int))
+        rows.add(source, e, err, bd, decisive.astype(int))
 
     sel = works["eps"] >= 0
     for sigma in np.unique(works["sigma"]):
@@ -560,7 +510,7 @@ def _cfs7(params: dict[str, Any], works: dict, rate_points: list) -> tuple[dict,
         )
     arr = np.asarray(rate_points)
     add(f"rate points, sigma={params['rate_sigma']:g}", *arr.T)
-    table = {k: np.asarray(v) for k, v in rows.items()}
+    table = rows.table()
     dec = table["decisive"] == 1
     holds = table["error_cert"][dec] <= table["bound"][dec]
     loose = table["bound"][dec] / np.maximum(table["error_cert"][dec], 1e-300)
@@ -596,7 +546,7 @@ def _cfs7(params: dict[str, Any], works: dict, rate_points: list) -> tuple[dict,
     ex = params["extreme"]
     m_ex = M.SubsampledGaussian(sigma=ex["sigma"], p=ex["p"], pair=SLIDES)
     e_ex = np.array([ex["eps"]])
-    (pair_ex, lib_ex), n_warn = _recorded(
+    (pair_ex, lib_ex), n_warn = _approx.recorded(
         lambda: (lambda pr: (pr, pr.delta_error_bound(e_ex)))(
             A.SaddlePoint(order=2).compose(m_ex, ex["n"]).pairs[0]
         )
@@ -656,30 +606,27 @@ def _direct_bound(
 
 def _weak_spot(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list]:
     sigma, p, delta = params["dir_sigma"], params["p"], params["dir_delta"]
-    rows: dict[str, list[Any]] = {
-        k: [] for k in ("pair", "n", "eps_sp1", "eps_sp2", "eps_lo", "eps_hi", "warned")
-    }
+    rows = _tables.Rows("pair", "n", "eps_sp1", "eps_sp2", "eps_lo", "eps_hi", "warned")
     for pair in ("add", "remove"):
         mech = M.SubsampledGaussian(sigma=sigma, p=p, pair=pair)
         for n in params["dir_ns"]:
             lo, hi = ref_acc.compose(mech, n).epsilon_bounds(delta)
-            (e1, e2), w = _recorded(
+            (e1, e2), w = _approx.recorded(
                 lambda n=n, mech=mech: tuple(
                     float(A.SaddlePoint(order=o).compose(mech, n).epsilon(delta))
                     for o in (1, 2)
                 )
             )
-            for key, val in (
-                ("pair", pair),
-                ("n", n),
-                ("eps_sp1", e1),
-                ("eps_sp2", e2),
-                ("eps_lo", float(lo)),
-                ("eps_hi", float(hi)),
-                ("warned", int(w > 0)),
-            ):
-                rows[key].append(val)
-    table = {k: np.asarray(v) for k, v in rows.items()}
+            rows.add(
+                pair=pair,
+                n=n,
+                eps_sp1=e1,
+                eps_sp2=e2,
+                eps_lo=float(lo),
+                eps_hi=float(hi),
+                warned=int(w > 0),
+            )
+    table = rows.table()
     mid = 0.5 * (table["eps_lo"] + table["eps_hi"])
     dev = np.maximum(table["eps_sp1"], table["eps_sp2"]) / mid - 1.0
     add = table["pair"] == "add"
@@ -709,27 +656,19 @@ def _weak_spot(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list]:
     # anti-conservative).
     d_lo, d_hi = params["dir_delta_eps"]
     eps = np.linspace(d_lo, d_hi, 31)
-    drows: dict[str, list[Any]] = {
-        k: [] for k in ("n", "eps", "delta_hat_2", "num_lo", "num_hi", "resolved")
-    }
+    drows = _tables.Rows("n", "eps", "delta_hat_2", "num_lo", "num_hi", "resolved")
     mech = M.SubsampledGaussian(sigma=sigma, p=p, pair="add")
     worst = {}
     for n in params["dir_delta_ns"]:
         d2 = A.SaddlePoint(order=2).compose(mech, n).pairs[0].delta_estimates(eps)[1]
         lo, hi = ref_acc.compose(mech, n).pairs[0].delta_bounds(eps)
-        res = _resolved(lo, hi, params["resolved_width"])
+        res = _spa.resolved(lo, hi, params["resolved_width"])
         under = np.where(res & (d2 < lo), d2 / np.where(lo > 0, lo, 1.0) - 1.0, 0.0)
         j = int(np.argmin(under))
         worst[n] = (float(under[j]), float(eps[j]))
-        for key, col in (
-            ("n", np.full(eps.size, n)),
-            ("eps", eps),
-            ("delta_hat_2", d2),
-            ("num_lo", lo),
-            ("num_hi", hi),
-            ("resolved", res.astype(int)),
-        ):
-            drows[key] += list(col)
+        drows.add(
+            n=n, eps=eps, delta_hat_2=d2, num_lo=lo, num_hi=hi, resolved=res.astype(int)
+        )
     lim = params["dir_under"]
     claims.append(
         claim_holds(
@@ -747,7 +686,7 @@ def _weak_spot(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list]:
             f"certified lower end) < -{lim:g}",
         )
     )
-    return table, {k: np.asarray(v) for k, v in drows.items()}, claims
+    return table, drows.table(), claims
 
 
 # ----------------------------------------------------------------- compute
