@@ -61,10 +61,13 @@ below round-off are not reported):
 2. *Trade-off.* :math:`f` is non-increasing by construction for the numerical
    inverse. Values above :math:`1 - \alpha` are clipped to it, and the curve is
    replaced by its greatest convex minorant (of the clipped curve tabulated on
-   :func:`~symfdp.numeric.tabulate.alpha_grid`, evaluated as
-   :math:`\min\{f(\alpha), \text{hull}(\alpha)\}`). Both only lower :math:`f`
-   (less privacy is claimed). :meth:`EdgeworthPairCurve.raw_tradeoff` gives the
-   unrepaired formula (3.5).
+   :func:`~symfdp.numeric.tabulate.alpha_grid`, evaluated by linear
+   interpolation, so the result is exactly convex; :math:`\min\{f(\alpha),
+   \text{hull}(\alpha)\}` would not be, next to the ends of the hull's bridges).
+   Both only lower :math:`f` at the grid points (less privacy is claimed); in
+   between, the interpolated hull can exceed the curve by the interpolation
+   error, of order (grid step)^2 :math:`f''`.
+   :meth:`EdgeworthPairCurve.raw_tradeoff` gives the unrepaired formula (3.5).
 3. *Cornish–Fisher.* The polynomial :math:`x(z)` is used on the maximal interval
    :math:`[z_-, z_+] \ni 0` where it increases; beyond, it continues with unit
    slope (the shape of the normal quantile), :math:`x(z) = x(z_\pm) + (z - z_\pm)`,
@@ -156,7 +159,8 @@ def _falsi_root(
     """Vectorised Illinois regula falsi for ``fn(lo) > 0 >= fn(hi)``; returns the
     root to ``_ROOT_RTOL`` of each bracket's width (bisection fallback)."""
     a, b = lo.copy(), hi.copy()
-    fa, fb = fn(a), fn(b)
+    fab = fn(np.concatenate((a, b)))
+    fa, fb = fab[: a.size], fab[a.size :]
     side = np.zeros(a.shape)
     width = b - a
     for _ in range(_ROOT_STEPS):
@@ -370,15 +374,22 @@ class EdgeworthPairCurve:
     @functools.cached_property
     def _hull(self) -> tuple[FloatArray, FloatArray] | None:
         """Greatest convex minorant of the clipped curve on the alpha grid (None if
-        the tabulated curve is already convex to ``_CONVEX_ATOL``).
+        the tabulated curve is already convex to ``_CONVEX_ATOL``)."""
+        grid = alpha_grid()
+        beta, _ = self._clipped(grid)
+        return self._hull_of(grid, beta)
+
+    @staticmethod
+    def _hull_of(
+        grid: FloatArray, beta: FloatArray
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """The hull of the clipped curve ``beta`` tabulated on ``grid``.
 
         Its slopes are the weighted isotonic regression of the secant slopes, with
         the interval lengths as weights (the slope of the greatest convex minorant
         of a cumulative sum diagram; Barlow et al. 1972), computed by SciPy's
         pool-adjacent-violators in C.
         """
-        grid = alpha_grid()
-        beta, _ = self._clipped(grid)
         x0, x1, x2 = grid[:-2], grid[1:-1], grid[2:]
         chord = beta[:-2] + (beta[2:] - beta[:-2]) * (x1 - x0) / (x2 - x0)
         if np.all(beta[1:-1] - chord <= _CONVEX_ATOL):
@@ -391,11 +402,22 @@ class EdgeworthPairCurve:
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         """The repaired trade-off (see the module docstring, items 1-3)."""
         a = np.asarray(alpha, dtype=np.float64)
-        x = self._threshold(a, repair=True)
-        raw = self._tradeoff_of_threshold(x)
+        if "_hull" in self.__dict__:
+            x = self._threshold(a, repair=True)
+            raw = self._tradeoff_of_threshold(x)
+        else:
+            # First call: the hull's grid and ``a`` share one inverse (elementwise,
+            # so every value is the one a separate evaluation gives).
+            grid = alpha_grid()
+            x_all = self._threshold(np.concatenate((a.ravel(), grid)), repair=True)
+            raw_all = self._tradeoff_of_threshold(x_all)
+            x = x_all[: a.size].reshape(a.shape)
+            raw = raw_all[: a.size].reshape(a.shape)
+            beta_grid = np.minimum(raw_all[a.size :], 1.0 - grid)
+            self.__dict__["_hull"] = self._hull_of(grid, beta_grid)
         beta = np.minimum(raw, 1.0 - a)
         hull = self._hull
-        out = beta if hull is None else np.minimum(beta, np.interp(a, *hull))
+        out = beta if hull is None else np.interp(a, *hull)
         self._warn_tradeoff(a, x, raw, beta, out)
         return out
 
@@ -460,17 +482,18 @@ class EdgeworthPairCurve:
     def _terms(
         self, e: FloatArray, densities: bool = True
     ) -> tuple[FloatArray, FloatArray, FloatArray | None, FloatArray | None]:
-        """Survival functions (and densities) of L under Q and P at ``e``."""
+        """Survival functions (and densities) of L under Q and P at ``e``.
+
+        The laws' ``sf``/``pdf`` values, computed together and without their
+        splice warnings (the profile reports the splice itself).
+        """
         p, q = self.law_p, self.law_q
-        xp, xq = p.standardise(e), q.standardise(e)
-        with _quiet():
-            sf_q = np.asarray(q.dist.sf(xq), dtype=np.float64)
-            sf_p = np.asarray(p.dist.sf(xp), dtype=np.float64)
-            if not densities:
-                return sf_q, sf_p, None, None
-            dens_q = np.asarray(q.dist.pdf(xq), dtype=np.float64) / q.sd
-            dens_p = np.asarray(p.dist.pdf(xp), dtype=np.float64) / p.sd
-        return sf_q, sf_p, dens_q, dens_p
+        e = np.asarray(e, dtype=np.float64)
+        sf_q, pdf_q = q.dist._sf_and_pdf(np.asarray(q.standardise(e)), densities)
+        sf_p, pdf_p = p.dist._sf_and_pdf(np.asarray(p.standardise(e)), densities)
+        if pdf_q is None or pdf_p is None:
+            return sf_q, sf_p, None, None
+        return sf_q, sf_p, pdf_q / q.sd, pdf_p / p.sd
 
     @staticmethod
     def _tail_formula(
@@ -552,16 +575,20 @@ class EdgeworthPairCurve:
             & (ends > 0.5 * right)
         )
         peaks, raw = grid, grid_raw
+        # The raw profile at eps = 0 (first node of the inverse's grid) and at the
+        # refined maxima, in one evaluation.
         if turn.size:
             tops = _falsi_root(self._slope_value, grid[turn], grid[turn + 1])
-            top_raw, _ = self._raw_delta(tops)
+            extra_raw, _ = self._raw_delta(np.concatenate((tops, [0.0])))
+            top_raw, zero_raw = extra_raw[:-1], extra_raw[-1:]
             peaks = np.concatenate((grid, tops))
             order = np.argsort(peaks, kind="stable")
             peaks, raw = peaks[order], np.concatenate((grid_raw, top_raw))[order]
         suffix = np.maximum.accumulate(np.maximum(raw, 0.0)[::-1])[::-1]
         suffix = np.concatenate((suffix, [0.0]))
         positive = peaks > 0.0
-        zero_raw, _ = self._raw_delta(np.zeros(1))
+        if not turn.size:
+            zero_raw, _ = self._raw_delta(np.zeros(1))
         inv_grid = np.concatenate(([0.0], peaks[positive]))
         inv_raw = np.concatenate((zero_raw, raw[positive]))
         after = suffix[np.searchsorted(peaks, inv_grid, side="right")]

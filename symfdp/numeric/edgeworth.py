@@ -32,6 +32,7 @@ exactly the standard normal.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable
@@ -45,7 +46,7 @@ from numpy.typing import ArrayLike, NDArray
 from symfdp._validation import check_array, check_order, check_real, scalar_or_array
 from symfdp._warnings import warn_approximation
 from symfdp.numeric.compile import evaluator, normal_pdf
-from symfdp.numeric.roots import bracketed_newton, monotone_bisect
+from symfdp.numeric.roots import ROUNDOFF_RTOL
 
 FloatArray = NDArray[np.float64]
 
@@ -58,15 +59,35 @@ _GRID: Final = 257
 _ROOT_IMAG_TOL: Final = 1e-7
 _EPS: Final = float(np.finfo(np.float64).eps)
 _TRIM_REL: Final = 1e-100
+#: Bisection of the valid interval's ends: stop below max(_BISECT_XTOL,
+#: _BISECT_RTOL |x|), at most _BISECT_MAX_ITER halvings.
+_BISECT_XTOL: Final = 1e-13
+_BISECT_RTOL: Final = 4e-16
+_BISECT_MAX_ITER: Final = 200
+#: Halvings whose midpoints are evaluated together (2**depth - 1 points per call).
+_BISECT_DEPTH: Final = 8
+#: Quantile Newton iteration: relative x tolerance and iteration limit.
+_NEWTON_XTOL: Final = 1e-14
+_NEWTON_MAX_ITER: Final = 100
 
 
 def _horner(coeffs: FloatArray, x: FloatArray) -> FloatArray:
     """Polynomial with ascending ``coeffs`` at ``x`` (Horner, in place)."""
-    out = np.full(x.shape, coeffs[-1], dtype=np.float64)
-    for c in coeffs[-2::-1]:
+    out = np.empty(np.shape(x))
+    if len(coeffs) == 1:
+        out.fill(coeffs[0])
+        return out
+    np.multiply(coeffs[-1], x, out=out)
+    out += coeffs[-2]
+    for c in coeffs[-3::-1]:
         out *= x
         out += c
     return out
+
+
+def _clip(x: FloatArray) -> FloatArray:
+    """``np.clip(x, -X_CLIP, X_CLIP)`` (the same values, less call overhead)."""
+    return np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
 
 
 @dataclass(frozen=True)
@@ -180,18 +201,10 @@ class EdgeworthDistribution:
     def pdf(self, x: ArrayLike) -> Any:
         """The (repaired) density: ``phi*q`` inside, scaled normal tails outside."""
         xs = check_array("x", x, allow_inf=True)
-        fit = self._fit
-        xc = np.clip(xs, -X_CLIP, X_CLIP)
-        out = np.array(normal_pdf(xc) * _horner(fit.q, xc), dtype=np.float64)
+        xc = _clip(xs)
         below, above = self._splice_masks(xs, "pdf", stacklevel=5)
-        with np.errstate(divide="ignore", over="ignore", under="ignore"):
-            if below is not None:
-                scale = math.exp(fit.log_fa - float(special.log_ndtr(fit.a)))
-                out[below] = scale * normal_pdf(xs[below])
-            if above is not None:
-                scale = math.exp(fit.log_sb - float(special.log_ndtr(-fit.b)))
-                out[above] = scale * normal_pdf(xs[above])
-        return scalar_or_array(np.maximum(out, 0.0))
+        out = self._density(xs, below, above, xc, normal_pdf(xc))
+        return scalar_or_array(out)
 
     def ppf(self, u: ArrayLike) -> Any:
         """The quantile function, the inverse of :meth:`cdf` (vectorised Newton).
@@ -242,11 +255,7 @@ class EdgeworthDistribution:
     def _splice_masks(
         self, xs: FloatArray, what: str, stacklevel: int
     ) -> tuple[NDArray[np.bool_] | None, NDArray[np.bool_] | None]:
-        fit = self._fit
-        below = xs < fit.a if fit.a > -np.inf else None
-        above = xs > fit.b if fit.b < np.inf else None
-        below = below if below is not None and below.any() else None
-        above = above if above is not None and above.any() else None
+        below, above = self._masks(xs)
         if below is not None or above is not None:
             self._warn_splice(what, below, above, stacklevel)
         return below, above
@@ -271,36 +280,132 @@ class EdgeworthDistribution:
             stacklevel=stacklevel,
         )
 
+    def _masks(
+        self, xs: FloatArray
+    ) -> tuple[NDArray[np.bool_] | None, NDArray[np.bool_] | None]:
+        """Where ``xs`` lies below ``a`` and above ``b`` (None where nowhere)."""
+        fit = self._fit
+        below = xs < fit.a if fit.a > -np.inf else None
+        above = xs > fit.b if fit.b < np.inf else None
+        below = below if below is not None and below.any() else None
+        above = above if above is not None and above.any() else None
+        return below, above
+
     def _tail(self, xs: FloatArray, lower: bool) -> FloatArray:
-        """F(x) (``lower``) or 1 - F(x), with the splice outside (a, b).
+        """F(x) (``lower``) or 1 - F(x), with the splice outside (a, b)."""
+        if self._is_normal:
+            return np.asarray(special.ndtr(xs if lower else -xs), dtype=np.float64)
+        xc = _clip(xs)
+        below, above = self._splice_masks(xs, "cdf" if lower else "sf", stacklevel=6)
+        corr = normal_pdf(xc) * _horner(self._fit.r, xc)
+        return self._tail_values(xs, lower, below, above, corr)
+
+    def _tail_values(
+        self,
+        xs: FloatArray,
+        lower: bool,
+        below: NDArray[np.bool_] | None,
+        above: NDArray[np.bool_] | None,
+        corr: FloatArray,
+    ) -> FloatArray:
+        """F(x) (``lower``) or 1 - F(x), given the splice masks and ``phi R``.
 
         The smaller of F and 1 - F is computed directly (F = Phi(x) - phi R for
         x <= 0, 1 - F = Phi(-x) + phi R for x > 0) and the other as its complement.
         """
         fit = self._fit
-        if self._is_normal:
-            return np.asarray(special.ndtr(xs if lower else -xs), dtype=np.float64)
-        xc = np.clip(xs, -X_CLIP, X_CLIP)
-        corr = normal_pdf(xc) * _horner(fit.r, xc)
         neg = xs <= 0
         small = special.ndtr(-np.abs(xs)) + np.where(neg, -corr, corr)
         if lower:
             out = np.array(np.where(neg, small, 1.0 - small), dtype=np.float64)
         else:
             out = np.array(np.where(neg, 1.0 - small, small), dtype=np.float64)
-        below, above = self._splice_masks(xs, "cdf" if lower else "sf", stacklevel=6)
-        with np.errstate(divide="ignore", over="ignore", under="ignore"):
-            if below is not None:
-                log_f = (
-                    fit.log_fa + special.log_ndtr(xs[below]) - special.log_ndtr(fit.a)
-                )
-                out[below] = np.exp(log_f) if lower else -np.expm1(log_f)
-            if above is not None:
-                log_s = (
-                    fit.log_sb + special.log_ndtr(-xs[above]) - special.log_ndtr(-fit.b)
-                )
-                out[above] = -np.expm1(log_s) if lower else np.exp(log_s)
-        return np.clip(out, 0.0, 1.0)
+        if below is not None or above is not None:
+            with np.errstate(divide="ignore", over="ignore", under="ignore"):
+                if below is not None:
+                    log_f = (
+                        fit.log_fa
+                        + special.log_ndtr(xs[below])
+                        - special.log_ndtr(fit.a)
+                    )
+                    out[below] = np.exp(log_f) if lower else -np.expm1(log_f)
+                if above is not None:
+                    log_s = (
+                        fit.log_sb
+                        + special.log_ndtr(-xs[above])
+                        - special.log_ndtr(-fit.b)
+                    )
+                    out[above] = -np.expm1(log_s) if lower else np.exp(log_s)
+        return out.clip(0.0, 1.0)
+
+    def _density(
+        self,
+        xs: FloatArray,
+        below: NDArray[np.bool_] | None,
+        above: NDArray[np.bool_] | None,
+        xc: FloatArray,
+        phi: FloatArray,
+        q_values: FloatArray | None = None,
+    ) -> FloatArray:
+        """The repaired density given the splice masks, ``xc`` (clipped ``xs``),
+        ``phi = normal_pdf(xc)`` and optionally ``q(xc)``."""
+        fit = self._fit
+        if q_values is None:
+            q_values = _horner(fit.q, xc)
+        out = np.array(phi * q_values, dtype=np.float64)
+        if below is not None or above is not None:
+            with np.errstate(divide="ignore", over="ignore", under="ignore"):
+                if below is not None:
+                    scale = math.exp(fit.log_fa - float(special.log_ndtr(fit.a)))
+                    out[below] = scale * normal_pdf(xs[below])
+                if above is not None:
+                    scale = math.exp(fit.log_sb - float(special.log_ndtr(-fit.b)))
+                    out[above] = scale * normal_pdf(xs[above])
+        return np.maximum(out, 0.0)
+
+    def _sf_and_pdf(
+        self, xs: FloatArray, densities: bool = True
+    ) -> tuple[FloatArray, FloatArray | None]:
+        """``(sf(xs), pdf(xs))`` (or ``(sf(xs), None)``) as arrays, for internal
+        callers: the same values, without input validation beyond NaN and without
+        the splice warnings (the caller reports the splice itself), and with
+        :math:`\\phi` and the two polynomials evaluated once.
+
+        Raises:
+            ValueError: ``xs`` contains NaN (as :meth:`sf` would).
+        """
+        if np.isnan(xs).any():
+            raise ValueError("x must not contain NaN.")
+        below, above = self._masks(xs)
+        xc = _clip(xs)
+        phi = normal_pdf(xc)
+        rq = self._stacked
+        if rq is None or self._is_normal:
+            sf = self._tail_sf_plain(xs, below, above, xc, phi)
+            pdf = self._density(xs, below, above, xc, phi) if densities else None
+            return sf, pdf
+        poly = _horner_stacked(rq, xc)
+        sf = self._tail_values(xs, False, below, above, phi * poly[0])
+        pdf = self._density(xs, below, above, xc, phi, poly[1]) if densities else None
+        return sf, pdf
+
+    def _tail_sf_plain(
+        self,
+        xs: FloatArray,
+        below: NDArray[np.bool_] | None,
+        above: NDArray[np.bool_] | None,
+        xc: FloatArray,
+        phi: FloatArray,
+    ) -> FloatArray:
+        if self._is_normal:
+            return np.asarray(special.ndtr(-xs), dtype=np.float64)
+        return self._tail_values(
+            xs, False, below, above, phi * _horner(self._fit.r, xc)
+        )
+
+    @functools.cached_property
+    def _stacked(self) -> FloatArray | None:
+        return _stacked_coeffs(self._fit)
 
     def _invert(self, log_p: FloatArray, log_q: FloatArray, what: str) -> FloatArray:
         """x with log F(x) = log_p, where log_q = log(1 - p) is the same level."""
@@ -328,70 +433,255 @@ class EdgeworthDistribution:
                 what, below if has_below else None, above if has_above else None, 5
             )
         if inside.any():
-            # Solve on the side where the level is not close to 1 (log accuracy).
-            use_f = inside & (log_p <= math.log(0.5))
-            use_s = inside & ~use_f
-            if use_f.any():
-                out[use_f] = self._solve(log_p[use_f], lower=True)
-            if use_s.any():
-                out[use_s] = self._solve(log_q[use_s], lower=False)
+            # Solve on the side where the level is not close to 1 (log accuracy):
+            # log F(x) = log p (lower) or log(1 - F(x)) = log(1 - p), both sides
+            # in one vectorised iteration.
+            lower = (log_p <= math.log(0.5))[inside]
+            target = np.where(lower, log_p[inside], log_q[inside])
+            lo, hi = _brackets(fit, target, lower)
+            out[inside] = _solve_log_tails(fit, target, lo, hi, lower)
         return out
-
-    def _solve(self, target: FloatArray, lower: bool) -> FloatArray:
-        fit = self._fit
-        grid_vals = fit.log_f_grid if lower else fit.log_s_grid[::-1]
-        idx = np.searchsorted(grid_vals, target, side="left")
-        idx = np.clip(idx, 1, len(fit.grid) - 1)
-        if lower:
-            lo, hi = fit.grid[idx - 1], fit.grid[idx]
-        else:
-            rev = len(fit.grid) - 1 - idx
-            lo, hi = fit.grid[rev], fit.grid[rev + 1]
-        fn = _log_f_and_slope(fit) if lower else _log_s_and_slope(fit)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            # Stop at a few ulps of log F (relative accuracy of F itself), with a
-            # relative x tolerance as the safety net.
-            ftol = 8 * _EPS * np.maximum(1.0, np.abs(target))
-            return bracketed_newton(
-                fn, target, lo, hi, increasing=lower, xtol=1e-14, ftol=ftol
-            )
 
 
 def _f_raw(fit: _Fit, x: FloatArray) -> FloatArray:
-    xc = np.clip(x, -X_CLIP, X_CLIP)
+    """The raw expansion :math:`F_J(x) = \\Phi(x) - \\phi(x)R(x)`."""
+    xc = _clip(x)
     return special.ndtr(x) - normal_pdf(xc) * _horner(fit.r, xc)
 
 
 def _s_raw(fit: _Fit, x: FloatArray) -> FloatArray:
-    xc = np.clip(x, -X_CLIP, X_CLIP)
+    """The raw :math:`1 - F_J(x) = \\Phi(-x) + \\phi(x)R(x)`."""
+    xc = _clip(x)
     return special.ndtr(-x) + normal_pdf(xc) * _horner(fit.r, xc)
 
 
-def _log_f_and_slope(
+def _raw_tails(fit: _Fit, x: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(_f_raw(fit, x), _s_raw(fit, x))`` with the correction computed once."""
+    xc = _clip(x)
+    corr = normal_pdf(xc) * _horner(fit.r, xc)
+    return special.ndtr(x) - corr, special.ndtr(-x) + corr
+
+
+def _brackets(
+    fit: _Fit, target: FloatArray, lower: NDArray[np.bool_]
+) -> tuple[FloatArray, FloatArray]:
+    """Grid cells holding the solutions of log F = target (``lower``) or
+    log(1 - F) = target (else), read off the tabulated fit by ``searchsorted``."""
+    last = len(fit.grid) - 1
+    idx_f = np.searchsorted(fit.log_f_grid, target, side="left")
+    idx_s = np.searchsorted(fit.log_s_grid[::-1], target, side="left")
+    # F increases along the grid, 1 - F decreases: the S-cell is mirrored.
+    idx_f = np.minimum(np.maximum(idx_f, 1), last)
+    idx_s = np.minimum(np.maximum(idx_s, 1), last)
+    hi_idx = np.where(lower, idx_f, last + 1 - idx_s)
+    return fit.grid[hi_idx - 1], fit.grid[hi_idx]
+
+
+def _stacked_coeffs(fit: _Fit) -> FloatArray | None:
+    """Ascending coefficients of R and q as ``(len(q), 2)``, R padded with
+    leading zeros, for evaluating both in one Horner pass; None if R is longer
+    or q constant.
+
+    A padded leading zero gives ``0 x + c = c`` (up to the sign of a zero, which
+    cannot reach :math:`\\Phi \\mp \\phi R`), so both rows equal
+    :func:`_horner` of R and q.
+    """
+    if len(fit.r) > len(fit.q) or len(fit.q) < 2:
+        return None
+    r = np.concatenate((fit.r, np.zeros(len(fit.q) - len(fit.r))))
+    return np.stack((r, fit.q), axis=1)
+
+
+def _horner_stacked(rq: FloatArray, x: FloatArray) -> FloatArray:
+    """``(R(x), q(x))`` as a ``(2, *x.shape)`` array from :func:`_stacked_coeffs`
+    (Horner in place; the same operations as :func:`_horner`, row by row)."""
+    rq = rq.reshape(rq.shape + (1,) * np.ndim(x))
+    out = rq[-1] * x
+    out += rq[-2]
+    for c in rq[-3::-1]:
+        out *= x
+        out += c
+    return out
+
+
+def _log_tails_and_slopes(
     fit: _Fit,
-) -> Callable[[FloatArray], tuple[FloatArray, FloatArray]]:
-    def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-        f = np.maximum(_f_raw(fit, x), 0.0)
-        dens = normal_pdf(x) * _horner(fit.q, x)
-        return np.log(f), dens / f
+    rq: FloatArray | None,
+    x: FloatArray,
+    sign: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
+    r"""``(log F(x), f/F)`` where ``sign = 1``, ``(log(1 - F(x)), -f/(1 - F))``
+    where ``sign = -1``.
 
-    return fn
+    Raw expansion, :math:`F = \Phi(x) - \phi(x)R(x)` and :math:`1 - F =
+    \Phi(-x) + \phi(x)R(x)` clipped at 0, :math:`f = \phi(x)q(x)`: the same
+    floating-point operations as :func:`_f_raw`/:func:`_s_raw` and ``normal_pdf
+    * _horner(q)`` (``x`` lies in the fit's grid, within ``X_CLIP``, so no
+    clipping is needed; ``a - (-c)`` is ``a + c`` in IEEE arithmetic).
+    """
+    pdf = normal_pdf(x)
+    if rq is None:
+        corr = pdf * _horner(fit.r, x)
+        dens = pdf * _horner(fit.q, x)
+    else:
+        corr, dens = pdf * _horner_stacked(rq, x)
+    tail = np.maximum(special.ndtr(sign * x) - sign * corr, 0.0)
+    return np.log(tail), sign * dens / tail
 
 
-def _log_s_and_slope(
+def _solve_log_tails(
     fit: _Fit,
-) -> Callable[[FloatArray], tuple[FloatArray, FloatArray]]:
-    def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-        s = np.maximum(_s_raw(fit, x), 0.0)
-        dens = normal_pdf(x) * _horner(fit.q, x)
-        return np.log(s), -dens / s
+    target: FloatArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    lower: NDArray[np.bool_],
+) -> FloatArray:
+    r"""Solve :math:`\log F(x) = t` (``lower``) or :math:`\log(1 - F(x)) = t` on
+    grid cells ``[lo, hi]`` by safeguarded Newton.
 
-    return fn
+    The iteration of :func:`symfdp.numeric.roots.bracketed_newton` (bracket check,
+    rtsafe safeguard and stopping rule) with ``xtol = 1e-14`` and ``ftol`` a few
+    ulps of :math:`\log F`, ``8 eps max(1, |t|)`` (relative accuracy of F
+    itself): every entry takes the same steps and returns the same ``x``.
+    Specialised for speed: both tails in one pass (:math:`g = \pm(\log F - t)`),
+    converged entries leave the working set, and :math:`\Phi`, :math:`\phi`
+    and the two polynomials are evaluated once per step.
+
+    Raises:
+        ValueError: a target is not bracketed by its cell.
+        RuntimeError: an entry did not converge in ``_NEWTON_MAX_ITER`` steps.
+    """
+    sign = np.where(lower, 1.0, -1.0)
+    atol = 8 * _EPS * np.maximum(1.0, np.abs(target))
+    abs_target = np.abs(target)
+    rq = _stacked_coeffs(fit)
+    out = np.empty(target.shape)
+
+    def tolerance(
+        f: FloatArray, atol: FloatArray, abs_target: FloatArray
+    ) -> FloatArray:
+        scale = np.where(np.isfinite(f), np.maximum(np.abs(f), abs_target), 0.0)
+        return np.maximum(atol, ROUNDOFF_RTOL * scale)
+
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        ends, _ = _log_tails_and_slopes(
+            fit, rq, np.concatenate((lo, hi)), np.concatenate((sign, sign))
+        )
+        f_lo, f_hi = ends[: lo.size], ends[lo.size :]
+        bad = (sign * (f_lo - target) > tolerance(f_lo, atol, abs_target)) | (
+            sign * (f_hi - target) < -tolerance(f_hi, atol, abs_target)
+        )
+        if np.any(bad):
+            raise ValueError(
+                "EdgeworthDistribution: a quantile level is not bracketed by its "
+                f"grid cell ({int(bad.sum())} of {bad.size} entries)."
+            )
+        x = 0.5 * (lo + hi)
+        step_last = np.abs(hi - lo)
+        step_before = step_last
+        where = np.arange(target.size)
+        # Entries stop at their first convergence (their x is recorded then);
+        # they keep iterating, unused, until the working set is compacted.
+        pending = np.ones(target.size, dtype=bool)
+        for _ in range(_NEWTON_MAX_ITER):
+            f, df = _log_tails_and_slopes(fit, rq, x, sign)
+            diff = f - target
+            g = sign * diff
+            lo = np.where(g < 0, x, lo)
+            hi = np.where(g > 0, x, hi)
+            step = diff / df
+            newton = x - step
+            abs_step = np.abs(step)
+            xscale = _NEWTON_XTOL * np.abs(x)
+            # lo, hi are finite: the comparisons are False for a non-finite step.
+            done = np.abs(g) <= tolerance(f, atol, abs_target)
+            done |= (newton >= lo) & (newton <= hi) & (abs_step <= xscale)
+            done |= hi - lo <= xscale
+            done &= pending
+            if done.any():
+                out[where[done]] = x[done]
+                pending &= ~done
+                if not pending.any():
+                    return out
+            take = (newton > lo) & (newton < hi) & (abs_step <= 0.5 * step_before)
+            new = np.where(take, newton, 0.5 * (lo + hi))
+            step_before = step_last
+            step_last = np.abs(new - x)
+            x = new
+            if 2 * np.count_nonzero(pending) <= pending.size:
+                keep = pending
+                where, x, lo, hi = where[keep], x[keep], lo[keep], hi[keep]
+                sign, target, atol = sign[keep], target[keep], atol[keep]
+                abs_target, pending = abs_target[keep], pending[keep]
+                step_last, step_before = step_last[keep], step_before[keep]
+    raise RuntimeError(
+        "EdgeworthDistribution: the quantile iteration did not converge in "
+        f"{_NEWTON_MAX_ITER} steps ({np.count_nonzero(pending)} of {out.size} "
+        "entries)."
+    )
+
+
+def _bisect(
+    fn: Callable[[FloatArray], FloatArray], lo: float, hi: float, decreasing: bool
+) -> float:
+    """The end of a bisection for the sign change of a monotone ``fn`` on ``[lo, hi]``.
+
+    The smallest ``x`` (to ``max(_BISECT_XTOL, _BISECT_RTOL |x|)``) with
+    ``fn(x) <= 0`` for a non-increasing ``fn`` (``fn(x) >= 0`` for a
+    non-decreasing one): the iterates and the result of
+    :func:`symfdp.numeric.roots.monotone_bisect` with target 0, bit for bit, but
+    the midpoints of ``_BISECT_DEPTH`` halvings ahead (the binary tree of the
+    possible brackets) are evaluated in one vectorised call.
+
+    Raises:
+        RuntimeError: no convergence within ``_BISECT_MAX_ITER`` halvings.
+    """
+
+    def ok(values: FloatArray) -> NDArray[np.bool_]:
+        return values <= 0.0 if decreasing else values >= 0.0
+
+    if ok(fn(np.array(lo))):
+        hi = lo
+    steps = 0
+    while True:
+        # Midpoints of every bracket reachable in the next _BISECT_DEPTH halvings,
+        # level by level: at each level the brackets are the cells between
+        # consecutive points (the children of bracket i are 2i and 2i + 1).
+        points, levels = np.array([lo, hi]), []
+        for _ in range(_BISECT_DEPTH):
+            left = points[:-1]
+            mids = left + 0.5 * (points[1:] - left)
+            levels.append(mids)
+            finer = np.empty(points.size + mids.size)
+            finer[0::2], finer[1::2] = points, mids
+            points = finer
+        good = ok(fn(np.concatenate(levels)))
+        node = start = 0
+        for mids in levels:
+            if not hi - lo > max(_BISECT_XTOL, _BISECT_RTOL * abs(hi)):
+                return hi
+            if steps == _BISECT_MAX_ITER:
+                raise RuntimeError(
+                    f"bisection did not converge in {_BISECT_MAX_ITER} iterations."
+                )
+            if good[start + node]:
+                hi, node = float(mids[node]), 2 * node
+            else:
+                lo, node = float(mids[node]), 2 * node + 1
+            start += mids.size
+            steps += 1
 
 
 def _coeffs(name: str, lams: tuple[float, ...], order: int) -> FloatArray:
+    """Coefficients from the compiled evaluator ``name`` (its generated function
+    called directly with 0-d arrays, as ``Evaluator.__call__`` does, without its
+    keyword checks and broadcasting)."""
     kwargs = {f"lambda{r}": v for r, v in zip(range(3, order + 3), lams, strict=True)}
-    return np.atleast_1d(np.asarray(evaluator(name, order)(**kwargs), dtype=np.float64))
+    ev = evaluator(name, order)
+    if set(ev.args) != set(kwargs):
+        return np.atleast_1d(np.asarray(ev(**kwargs), dtype=np.float64))  # raises
+    args = [np.asarray(kwargs[a], dtype=np.float64) for a in ev.args]
+    return np.atleast_1d(np.array(ev.fn(*args), dtype=np.float64))
 
 
 def _fit(lams: tuple[float, ...], order: int) -> _Fit:
@@ -411,17 +701,19 @@ def _fit(lams: tuple[float, ...], order: int) -> _Fit:
         proto = _Fit(r, q, cf, -np.inf, np.inf, -np.inf, -np.inf, *([np.empty(0)] * 3))
         interval = (-np.inf, np.inf)
     a, b = interval
+    f_ab, s_ab = _raw_tails(proto, np.array([a, b]))
     with np.errstate(divide="ignore"):
-        log_fa = float(np.log(max(float(_f_raw(proto, np.array(a))), 0.0)))
-        log_sb = float(np.log(max(float(_s_raw(proto, np.array(b))), 0.0)))
+        log_fa = float(np.log(max(float(f_ab[0]), 0.0)))
+        log_sb = float(np.log(max(float(s_ab[1]), 0.0)))
     if a == -np.inf:
         log_fa = -np.inf
     if b == np.inf:
         log_sb = -np.inf
     grid = np.linspace(max(a, -X_BRACKET), min(b, X_BRACKET), _GRID)
+    f_grid, s_grid = _raw_tails(proto, grid)
     with np.errstate(divide="ignore", under="ignore"):
-        log_f_grid = np.log(np.maximum(_f_raw(proto, grid), 0.0))
-        log_s_grid = np.log(np.maximum(_s_raw(proto, grid), 0.0))
+        log_f_grid = np.log(np.maximum(f_grid, 0.0))
+        log_s_grid = np.log(np.maximum(s_grid, 0.0))
     # Rounding can break monotonicity by an ulp on flat stretches; searchsorted
     # only needs sorted values, and Newton re-checks the bracket exactly.
     log_f_grid = np.maximum.accumulate(log_f_grid)
@@ -451,35 +743,62 @@ def _valid_interval(fit: _Fit) -> tuple[float, float] | None:
         ].real
     )
     ends = np.concatenate(([-np.inf], real, [np.inf]))
+    pieces = [(float(lo), float(hi)) for lo, hi in itertools.pairwise(ends) if hi > lo]
+    probes = np.array([_probe(lo, hi) for lo, hi in pieces])
+    positive = _horner(fit.q, probes) > 0
+    # The pieces where q > 0 (F increases), shrunk to where 0 <= F <= 1; the
+    # end values every piece needs are computed in one call.
+    candidates = [piece for piece, pos in zip(pieces, positive, strict=True) if pos]
+    if not candidates:
+        return None
+    lo_c = np.array([max(lo, -X_BRACKET) for lo, _ in candidates])
+    hi_c = np.array([min(hi, X_BRACKET) for _, hi in candidates])
+    lo_f = np.array([lo if np.isfinite(lo) else 0.0 for lo, _ in candidates])
+    hi_f = np.array([hi if np.isfinite(hi) else 0.0 for _, hi in candidates])
+    f_ends, _ = _raw_tails(fit, np.concatenate((hi_c, lo_f)))
+    _, s_ends = _raw_tails(fit, np.concatenate((lo_c, hi_f)))
+    k = len(candidates)
     best: tuple[float, float] | None = None
     best_mass = -1.0
-    for lo, hi in itertools.pairwise(ends):
-        if hi <= lo:
-            continue
-        probe = (
-            0.5 * (lo + hi)
-            if np.isfinite(lo) and np.isfinite(hi)
-            else (
-                hi - 1.0 if np.isfinite(hi) else (lo + 1.0 if np.isfinite(lo) else 0.0)
-            )
+    for i, (lo, hi) in enumerate(candidates):
+        piece = _restrict_to_unit(
+            fit, lo, hi, f_ends[i], s_ends[i], f_ends[k + i], s_ends[k + i]
         )
-        if _horner(fit.q, np.array(probe)) <= 0:
-            continue
-        piece = _restrict_to_unit(fit, float(lo), float(hi))
         if piece is None:
             continue
         if piece[0] < 0.0 < piece[1]:
             return piece
-        mass = float(_f_raw(fit, np.array(piece[1]))) - float(
-            _f_raw(fit, np.array(piece[0]))
-        )
+        f_piece = _f_raw(fit, np.array(piece))
+        mass = float(f_piece[1]) - float(f_piece[0])
         if mass > best_mass:
             best, best_mass = piece, mass
     return best
 
 
-def _restrict_to_unit(fit: _Fit, lo: float, hi: float) -> tuple[float, float] | None:
-    """Shrink (lo, hi), where F increases, to the part where 0 <= F <= 1."""
+def _probe(lo: float, hi: float) -> float:
+    """A point inside the piece ``(lo, hi)`` between roots of q."""
+    if np.isfinite(lo) and np.isfinite(hi):
+        return 0.5 * (lo + hi)
+    if np.isfinite(hi):
+        return hi - 1.0
+    return lo + 1.0 if np.isfinite(lo) else 0.0
+
+
+def _restrict_to_unit(
+    fit: _Fit,
+    lo: float,
+    hi: float,
+    f_hi_c: float,
+    s_lo_c: float,
+    f_lo: float,
+    s_hi: float,
+) -> tuple[float, float] | None:
+    """Shrink (lo, hi), where F increases, to the part where 0 <= F <= 1.
+
+    ``f_hi_c``, ``s_lo_c``: F at ``min(hi, X_BRACKET)`` and 1 - F at
+    ``max(lo, -X_BRACKET)``; ``f_lo``, ``s_hi``: F at ``lo`` and 1 - F at ``hi``
+    (unused where these are infinite).
+    """
     lo_c = max(lo, -X_BRACKET)
     hi_c = min(hi, X_BRACKET)
 
@@ -489,14 +808,10 @@ def _restrict_to_unit(fit: _Fit, lo: float, hi: float) -> tuple[float, float] | 
     def s(x: FloatArray) -> FloatArray:
         return _s_raw(fit, x)
 
-    if float(f(np.array(hi_c))) <= 0.0 or float(s(np.array(lo_c))) <= 0.0:
+    if f_hi_c <= 0.0 or s_lo_c <= 0.0:
         return None
-    if np.isfinite(lo) and float(f(np.array(lo))) < 0.0:
-        lo = float(
-            monotone_bisect(f, 0.0, np.array(lo), np.array(hi_c), decreasing=False)
-        )
-    if np.isfinite(hi) and float(s(np.array(hi))) < 0.0:
-        hi = float(
-            monotone_bisect(s, 0.0, np.array(lo_c), np.array(hi), decreasing=True)
-        )
+    if np.isfinite(lo) and f_lo < 0.0:
+        lo = _bisect(f, lo, hi_c, decreasing=False)
+    if np.isfinite(hi) and s_hi < 0.0:
+        hi = _bisect(s, lo_c, hi, decreasing=True)
     return (lo, hi) if hi > lo else None
