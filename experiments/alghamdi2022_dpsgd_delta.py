@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import _spa
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -20,7 +22,7 @@ from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.reproduce import Result, Spec, claim_holds
 
-PAIRS = {"add": "slides (symfdp add)", "remove": "other direction (symfdp remove)"}
+PAIRS = _spa.PAIR_LABELS
 
 SPEC = Spec(
     id="alghamdi2022-dpsgd-delta",
@@ -64,28 +66,19 @@ SPEC = Spec(
 )
 
 
-def _resolved_end(lo: np.ndarray, hi: np.ndarray, w: float) -> int:
-    """Number of leading grid points whose bracket relative width is <= ``w``."""
-    mid = 0.5 * (lo + hi)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ok = (mid > 0) & ((hi - lo) / mid <= w)
-    bad = np.flatnonzero(~ok)
-    return int(bad[0]) if bad.size else lo.size
-
-
 def compute(params: dict[str, Any]) -> Result:
-    rows: dict[str, list[Any]] = {
-        "pair": [],
-        "sigma": [],
-        "n": [],
-        "eps": [],
-        "delta_hat_1": [],
-        "delta_hat_2": [],
-        "cf_s7_bound": [],
-        "num_lo": [],
-        "num_hi": [],
-        "resolved": [],
-    }
+    rows = _tables.Rows(
+        "pair",
+        "sigma",
+        "n",
+        "eps",
+        "delta_hat_1",
+        "delta_hat_2",
+        "cf_s7_bound",
+        "num_lo",
+        "num_hi",
+        "resolved",
+    )
     claims = []
     ref_acc = A.Numerical(eps_rel_tol=params["ref_eps_rel_tol"])
     tol = params["track_rtol"]
@@ -94,25 +87,10 @@ def compute(params: dict[str, Any]) -> Result:
         eps = np.linspace(0.0, st["eps_max"], params["n_eps"])
         for pair, label in PAIRS.items():
             mech = M.SubsampledGaussian(sigma=sigma, p=params["p"], pair=pair)
-            curve = A.SaddlePoint(order=2).compose(mech, n).pairs[0]
-            d1, d2 = curve.delta_estimates(eps)
-            bound = curve.delta_error_bound(eps)
-            lo, hi = ref_acc.compose(mech, n).pairs[0].delta_bounds(eps)
-            k_end = _resolved_end(lo, hi, params["resolved_width"])
+            d1, d2, bound, lo, hi = _spa.estimates_and_bracket(mech, n, eps, ref_acc)
+            k_end = _spa.resolved_end(lo, hi, params["resolved_width"])
             res = np.arange(eps.size) < k_end
-            for key, col in (
-                ("pair", [label] * eps.size),
-                ("sigma", np.full(eps.size, sigma)),
-                ("n", np.full(eps.size, n)),
-                ("eps", eps),
-                ("delta_hat_1", d1),
-                ("delta_hat_2", d2),
-                ("cf_s7_bound", bound),
-                ("num_lo", lo),
-                ("num_hi", hi),
-                ("resolved", res.astype(int)),
-            ):
-                rows[key] += list(col)
+            rows.add(label, sigma, n, eps, d1, d2, bound, lo, hi, res.astype(int))
 
             mid = 0.5 * (lo + hi)
             rel1 = d1[res] / mid[res] - 1.0
@@ -142,8 +120,7 @@ def compute(params: dict[str, Any]) -> Result:
                     f"{params['resolved_width']:g}",
                 )
             )
-    table = {k: np.asarray(v) for k, v in rows.items()}
-    return Result({"data": table}, tuple(claims))
+    return Result({"data": rows.table()}, tuple(claims))
 
 
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:

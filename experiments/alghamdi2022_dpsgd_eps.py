@@ -16,17 +16,18 @@ direction, symfdp's ``pair="remove"``, is shown beside it.
 
 from __future__ import annotations
 
+import functools
 import math
-import warnings
-from collections.abc import Callable
 from typing import Any
 
+import _approx
 import _fits
+import _spa
+import _tables
 import _timing
 import matplotlib.pyplot as plt
 import numpy as np
 
-from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.reproduce import Result, Spec, claim_holds
@@ -103,28 +104,13 @@ SPEC = Spec(
 METHODS = ("SaddlePoint (order 1)", "SaddlePoint (order 2)", "Numerical")
 
 
-def _quiet(fn: Callable[[], Any]) -> Callable[[], Any]:
-    def run() -> Any:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ApproximationWarning)
-            return fn()
-
-    return run
-
-
 def _pair_rows(
     mech: Any, ns: list[int], delta: float, ref_acc: Any, pair: str
-) -> tuple[dict[str, list[Any]], dict[str, dict[int, Any]]]:
+) -> tuple[_tables.Rows, dict[str, dict[int, Any]]]:
     """eps(delta) of every method at every n for one pair."""
-    rows: dict[str, list[Any]] = {
-        "pair": [],
-        "method": [],
-        "n": [],
-        "eps": [],
-        "eps_lo": [],
-        "eps_hi": [],
-        "approx_warning": [],
-    }
+    rows = _tables.Rows(
+        "pair", "method", "n", "eps", "eps_lo", "eps_hi", "approx_warning"
+    )
     vals: dict[str, dict[int, Any]] = {
         "ref": {},
         "sp1": {},
@@ -134,10 +120,7 @@ def _pair_rows(
     }
 
     def add(method: str, n: int, eps: float, lo: float, hi: float, warned: bool):
-        for key, val in zip(
-            rows, (pair, method, n, eps, lo, hi, int(warned)), strict=True
-        ):
-            rows[key].append(val)
+        rows.add(pair, method, n, eps, lo, hi, int(warned))
 
     for n in ns:
         lo, hi = (float(x) for x in ref_acc.compose(mech, n).epsilon_bounds(delta))
@@ -145,10 +128,12 @@ def _pair_rows(
         add("Numerical", n, 0.5 * (lo + hi), lo, hi, False)
         vals["warned"][n] = False
         for order in (1, 2):
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ApproximationWarning)
-                e = float(A.SaddlePoint(order=order).compose(mech, n).epsilon(delta))
-            warned = any(issubclass(w.category, ApproximationWarning) for w in caught)
+            e, n_warn = _approx.recorded(
+                lambda order=order, n=n: float(
+                    A.SaddlePoint(order=order).compose(mech, n).epsilon(delta)
+                )
+            )
+            warned = n_warn > 0
             vals["warned"][n] |= warned
             vals[f"sp{order}"][n] = e
             add(f"SaddlePoint (order {order})", n, e, e, e, warned)
@@ -190,11 +175,11 @@ def compute(params: dict[str, Any]) -> Result:
     reps, min_s = params["repeats"], params["min_sample_seconds"]
     ref_acc = A.Numerical(eps_rel_tol=params["ref_eps_rel_tol"])
 
-    rows, vals = _pair_rows(mech, ns, delta, ref_acc, "slides (symfdp add)")
+    rows, vals = _pair_rows(mech, ns, delta, ref_acc, _spa.PAIR_LABELS[params["pair"]])
     rows_o, vals_o = _pair_rows(
-        other, ns, delta, ref_acc, "other direction (symfdp remove)"
+        other, ns, delta, ref_acc, _spa.PAIR_LABELS[params["other_pair"]]
     )
-    table = {k: np.asarray(rows[k] + rows_o[k]) for k in rows}
+    table = {k: np.asarray(rows.columns[k] + rows_o.columns[k]) for k in rows.columns}
 
     # Runtime: compose + epsilon(delta), each accountant as a user calls it.
     timed = {
@@ -203,11 +188,14 @@ def compute(params: dict[str, Any]) -> Result:
         "Numerical": A.Numerical(),
     }
     for acc in timed.values():
-        _quiet(lambda acc=acc: acc.compose(mech, 50).epsilon(delta))()
+        _approx.quietly(lambda acc=acc: acc.compose(mech, 50).epsilon(delta))
     trows: dict[str, list[Any]] = {"method": [], "n": [], "cpu_s": [], "fft_size": []}
     for n in ns:
         for name, acc in timed.items():
-            fn = _quiet(lambda acc=acc, n=n: acc.compose(mech, n).epsilon(delta))
+            fn = functools.partial(
+                _approx.quietly,
+                lambda acc=acc, n=n: acc.compose(mech, n).epsilon(delta),
+            )
             trows["method"].append(name)
             trows["n"].append(n)
             trows["cpu_s"].append(_timing.best_cpu_time(fn, reps, min_s))
@@ -371,7 +359,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     from matplotlib.ticker import LogLocator, ScalarFormatter
 
     data, rt = tables["data"], tables["runtime"]
-    main = data["pair"] == "slides (symfdp add)"
+    main = data["pair"] == _spa.PAIR_LABELS[params["pair"]]
     oth = ~main
     fig, (ax, dx, bx) = plt.subplots(1, 3, figsize=(14, 4.2))
     for method in (
