@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import _group_privacy
+import _pure_dp
 import matplotlib.pyplot as plt
 import mpmath as mp
 import numpy as np
@@ -171,14 +171,12 @@ def compute(params: dict[str, Any]) -> Result:
     eps = mu / k
     lap = T.Laplace(mu)
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
-    gap = np.abs(_group_privacy.group_tradeoff(eps, k, alpha) - lap(alpha))
+    gap = np.abs(_pure_dp.group_tradeoff(eps, k, alpha) - lap(alpha))
     i = int(np.argmax(gap))
     h = 1.0 / (params["n_alpha"] - 1)
     res = optimize.minimize_scalar(
         lambda x: (
-            -abs(
-                float(_group_privacy.group_tradeoff(eps, k, np.array([x]))[0] - lap(x))
-            )
+            -abs(float(_pure_dp.group_tradeoff(eps, k, np.array([x]))[0] - lap(x)))
         ),
         bounds=(max(alpha[i] - h, 0.0), min(alpha[i] + h, 1.0)),
         method="bounded",
@@ -192,7 +190,7 @@ def compute(params: dict[str, Any]) -> Result:
     for npts in params["coarse_grids"]:
         ag = np.linspace(0.0, 1.0, npts)
         coarse[npts] = float(
-            np.max(np.abs(_group_privacy.group_tradeoff(eps, k, ag) - lap(ag)))
+            np.max(np.abs(_pure_dp.group_tradeoff(eps, k, ag) - lap(ag)))
         )
     claims.append(
         claim_holds(

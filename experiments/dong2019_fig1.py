@@ -13,9 +13,9 @@ that is derived from the moments accountant (MA)". One of the Fig. 7 settings.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+import _pure_dp
 import _style
 import _tables
 import matplotlib.pyplot as plt
@@ -72,10 +72,7 @@ def compute(params: dict[str, Any]) -> Result:
 
     # ---------------------------------------------------------------- left
     n, mu, delta = params["n"], params["mu"], params["delta"]
-    comp = A.Exact().compose(M.PureDP(eps=mu / math.sqrt(n)), n=n)
-    kinks = comp.pairs[0].vertices()[0]
-    alpha = np.union1d(np.linspace(0, 1, params["n_alpha"]), kinks[kinks <= 1])
-    f = np.asarray(comp.tradeoff(alpha))
+    comp, alpha, f = _pure_dp.clt_composition(n, mu, params["n_alpha"])
     g = T.Gaussian(mu)(alpha)
     eps_star = float(comp.epsilon(delta))
     fed = T.EpsDelta(eps_star, delta)(alpha)

@@ -14,16 +14,14 @@ the pointwise sense"; "c ~ 0.1 for mu = 1" (Thm 3.4); the CLT approximation is
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+import _pure_dp
 import _style
 import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 
-from symfdp import accountants as A
-from symfdp import mechanisms as M
 from symfdp import tradeoff as T
 from symfdp.reproduce import Result, Spec, claim_close, claim_holds
 
@@ -85,15 +83,6 @@ def _smallest_c(n: int, alpha: np.ndarray, f: np.ndarray) -> float:
     return hi
 
 
-def _composition(n: int, mu: float, n_alpha: int) -> tuple[Any, np.ndarray, np.ndarray]:
-    curve = A.Exact().compose(M.PureDP(eps=mu / math.sqrt(n)), n=n)
-    kinks = curve.pairs[0].vertices()[0]
-    alpha = np.union1d(
-        np.linspace(0.0, 1.0, n_alpha), kinks[(kinks >= 0) & (kinks <= 1)]
-    )
-    return curve, alpha, np.asarray(curve.tradeoff(alpha))
-
-
 def compute(params: dict[str, Any]) -> Result:
     rows = _tables.Rows("panel", "curve", "alpha", "beta")
     add = rows.add
@@ -140,7 +129,7 @@ def compute(params: dict[str, Any]) -> Result:
 
     # ---------------------------------------------------------------- right
     n, mu, delta = params["n"], params["mu"], params["delta"]
-    curve, alpha, f = _composition(n, mu, params["n_alpha"])
+    curve, alpha, f = _pure_dp.clt_composition(n, mu, params["n_alpha"])
     g = T.Gaussian(mu)(alpha)
     eps_star = float(curve.epsilon(delta))
     fed = T.EpsDelta(eps_star, delta)(alpha)
@@ -153,7 +142,7 @@ def compute(params: dict[str, Any]) -> Result:
 
     rate: dict[str, list[float]] = {"n": [], "n_sup": [], "c_min": []}
     for m in params["rate_ns"]:
-        _, am, fm = _composition(m, mu, params["n_alpha"])
+        _, am, fm = _pure_dp.clt_composition(m, mu, params["n_alpha"])
         rate["n"].append(m)
         rate["n_sup"].append(m * float(np.max(np.abs(fm - T.Gaussian(mu)(am)))))
         rate["c_min"].append(_smallest_c(m, am, fm))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import _group_privacy
+import _pure_dp
 import _tables
 import matplotlib.pyplot as plt
 import numpy as np
@@ -56,18 +56,16 @@ def _hausdorff(a: np.ndarray, b: np.ndarray) -> float:
 def compute(params: dict[str, Any]) -> Result:
     eps, k = params["eps"], params["k"]
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
-    f1 = _group_privacy.pure_dp_tradeoff(eps, alpha)
-    f = _group_privacy.group_tradeoff(
-        eps, k // 2, alpha
-    )  # f = 1 - (1 - f_{eps,0})^{o2}
+    f1 = _pure_dp.pure_dp_tradeoff(eps, alpha)
+    f = _pure_dp.group_tradeoff(eps, k // 2, alpha)  # f = 1 - (1 - f_{eps,0})^{o2}
     one_minus_f = 1 - f
-    twice = 1 - _group_privacy.group_tradeoff(eps, k // 2, 1 - f)  # (1 - f) o (1 - f)
+    twice = 1 - _pure_dp.group_tradeoff(eps, k // 2, 1 - f)  # (1 - f) o (1 - f)
     # 1 - (1 - f)^{o2}, iterating the tabulated f itself (not f_{eps,0}).
     u = alpha.copy()
     for _ in range(2):
         u = 1 - np.interp(u, alpha, f)
     g_iter = 1 - u
-    g = _group_privacy.group_tradeoff(eps, k, alpha)
+    g = _pure_dp.group_tradeoff(eps, k, alpha)
     lap = T.Laplace(k * eps)(alpha)
     lib = T.GroupPrivacy(T.EpsDelta(eps, 0.0), k)(alpha)
 
@@ -90,9 +88,7 @@ def compute(params: dict[str, Any]) -> Result:
     sym = float(
         np.max(
             np.abs(
-                _group_privacy.group_tradeoff(
-                    eps, k, _group_privacy.group_tradeoff(eps, k, pos)
-                )
+                _pure_dp.group_tradeoff(eps, k, _pure_dp.group_tradeoff(eps, k, pos))
                 - pos
             )
         )
