@@ -24,6 +24,10 @@ PAIR_LABELS = {
 }
 
 
+#: Table columns of :func:`estimates_and_bracket`'s results, in its order.
+ESTIMATE_COLUMNS = ("delta_hat_1", "delta_hat_2", "cf_s7_bound", "num_lo", "num_hi")
+
+
 def estimates_and_bracket(
     mech: Any, n: int, eps: np.ndarray, ref_acc: Any
 ) -> tuple[np.ndarray, ...]:

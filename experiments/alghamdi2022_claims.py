@@ -226,17 +226,7 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
     eps = np.linspace(e_lo, e_hi, params["n_eps_all"])
     d_lo, d_hi = params["deltas_all"]
     deltas = np.geomspace(d_lo, d_hi, params["n_deltas_all"])
-    rows = _tables.Rows(
-        "sigma",
-        "n",
-        "eps",
-        "delta_hat_1",
-        "delta_hat_2",
-        "cf_s7_bound",
-        "num_lo",
-        "num_hi",
-        "resolved",
-    )
+    rows = _tables.Rows("sigma", "n", "eps", *_spa.ESTIMATE_COLUMNS, "resolved")
     erows = _tables.Rows("sigma", "n", "delta", "eps_order1", "eps_order2")
     problems: list[str] = []
     summary, n_warn, worst = [], 0, 0.0
@@ -277,7 +267,8 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
         erows.add(
             sigma=sigma, n=n, delta=deltas, eps_order1=eps_of[1], eps_order2=eps_of[2]
         )
-        d1, d2, bound, lo, hi = _spa.estimates_and_bracket(mech, n, eps, ref_acc)
+        estimates = _spa.estimates_and_bracket(mech, n, eps, ref_acc)
+        _, d2, _, lo, hi = estimates
         res = _spa.resolved(lo, hi, params["resolved_width"])
         mid = 0.5 * (lo + hi)
         rel = np.abs(d2[res] / mid[res] - 1.0)
@@ -288,17 +279,7 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
             f"{eps[res][i]:.2f} over {int(res.sum())} resolved eps in "
             f"[{eps[res].min():.1f}, {eps[res].max():.1f}]"
         )
-        rows.add(
-            sigma=sigma,
-            n=n,
-            eps=eps,
-            delta_hat_1=d1,
-            delta_hat_2=d2,
-            cf_s7_bound=bound,
-            num_lo=lo,
-            num_hi=hi,
-            resolved=res.astype(int),
-        )
+        rows.add(sigma, n, eps, *estimates, res.astype(int))
     val = [s for s in summary if "order" in s]
     acc = [s for s in summary if "order" not in s]
     claims = [

@@ -67,18 +67,7 @@ SPEC = Spec(
 
 
 def compute(params: dict[str, Any]) -> Result:
-    rows = _tables.Rows(
-        "pair",
-        "sigma",
-        "n",
-        "eps",
-        "delta_hat_1",
-        "delta_hat_2",
-        "cf_s7_bound",
-        "num_lo",
-        "num_hi",
-        "resolved",
-    )
+    rows = _tables.Rows("pair", "sigma", "n", "eps", *_spa.ESTIMATE_COLUMNS, "resolved")
     claims = []
     ref_acc = A.Numerical(eps_rel_tol=params["ref_eps_rel_tol"])
     tol = params["track_rtol"]
@@ -87,10 +76,11 @@ def compute(params: dict[str, Any]) -> Result:
         eps = np.linspace(0.0, st["eps_max"], params["n_eps"])
         for pair, label in PAIRS.items():
             mech = M.SubsampledGaussian(sigma=sigma, p=params["p"], pair=pair)
-            d1, d2, bound, lo, hi = _spa.estimates_and_bracket(mech, n, eps, ref_acc)
+            estimates = _spa.estimates_and_bracket(mech, n, eps, ref_acc)
+            d1, d2, _, lo, hi = estimates
             k_end = _spa.resolved_end(lo, hi, params["resolved_width"])
             res = np.arange(eps.size) < k_end
-            rows.add(label, sigma, n, eps, d1, d2, bound, lo, hi, res.astype(int))
+            rows.add(label, sigma, n, eps, *estimates, res.astype(int))
 
             mid = 0.5 * (lo + hi)
             rel1 = d1[res] / mid[res] - 1.0
