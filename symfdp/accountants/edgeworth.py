@@ -61,13 +61,10 @@ below round-off are not reported):
 2. *Trade-off.* :math:`f` is non-increasing by construction for the numerical
    inverse. Values above :math:`1 - \alpha` are clipped to it, and the curve is
    replaced by its greatest convex minorant (of the clipped curve tabulated on
-   :func:`~symfdp.numeric.tabulate.alpha_grid`, evaluated by linear
-   interpolation, so the result is exactly convex; :math:`\min\{f(\alpha),
-   \text{hull}(\alpha)\}` would not be, next to the ends of the hull's bridges).
-   Both only lower :math:`f` at the grid points (less privacy is claimed); in
-   between, the interpolated hull can exceed the curve by the interpolation
-   error, of order (grid step)^2 :math:`f''`.
-   :meth:`EdgeworthPairCurve.raw_tradeoff` gives the unrepaired formula (3.5).
+   :func:`~symfdp.numeric.tabulate.alpha_grid`, evaluated as
+   :math:`\min\{f(\alpha), \text{hull}(\alpha)\}`). Both only lower :math:`f`
+   (less privacy is claimed). :meth:`EdgeworthPairCurve.raw_tradeoff` gives the
+   unrepaired formula (3.5).
 3. *Cornish–Fisher.* The polynomial :math:`x(z)` is used on the maximal interval
    :math:`[z_-, z_+] \ni 0` where it increases; beyond, it continues with unit
    slope (the shape of the normal quantile), :math:`x(z) = x(z_\pm) + (z - z_\pm)`,
@@ -417,7 +414,7 @@ class EdgeworthPairCurve:
             self.__dict__["_hull"] = self._hull_of(grid, beta_grid)
         beta = np.minimum(raw, 1.0 - a)
         hull = self._hull
-        out = beta if hull is None else np.interp(a, *hull)
+        out = beta if hull is None else np.minimum(beta, np.interp(a, *hull))
         self._warn_tradeoff(a, x, raw, beta, out)
         return out
 
