@@ -61,10 +61,14 @@ below round-off are not reported):
 2. *Trade-off.* :math:`f` is non-increasing by construction for the numerical
    inverse. Values above :math:`1 - \alpha` are clipped to it, and the curve is
    replaced by its greatest convex minorant (of the clipped curve tabulated on
-   :func:`~symfdp.numeric.tabulate.alpha_grid`, evaluated as
-   :math:`\min\{f(\alpha), \text{hull}(\alpha)\}`). Both only lower :math:`f`
-   (less privacy is claimed). :meth:`EdgeworthPairCurve.raw_tradeoff` gives the
-   unrepaired formula (3.5).
+   :func:`~symfdp.numeric.tabulate.alpha_grid`), evaluated as the lower convex
+   hull of that hull's nodes together with the curve at the queried
+   :math:`\alpha`: exactly convex over the queried points (the pointwise
+   :math:`\min\{f, \text{hull}\}` is not, next to the ends of the hull's
+   bridges), equal to :math:`f` wherever :math:`f` is convex, and dependent on
+   the other queried points only next to bridge ends, by the grid's resolution.
+   Both only lower :math:`f` (less privacy is claimed).
+   :meth:`EdgeworthPairCurve.raw_tradeoff` gives the unrepaired formula (3.5).
 3. *Cornish–Fisher.* The polynomial :math:`x(z)` is used on the maximal interval
    :math:`[z_-, z_+] \ni 0` where it increases; beyond, it continues with unit
    slope (the shape of the normal quantile), :math:`x(z) = x(z_\pm) + (z - z_\pm)`,
@@ -120,7 +124,7 @@ from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.compile import evaluator
 from symfdp.numeric.edgeworth import EdgeworthDistribution
 from symfdp.numeric.roots import bracketed_newton, expand_bracket_up
-from symfdp.numeric.tabulate import alpha_grid
+from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
 
 INVERSES: tuple[str, ...] = ("numerical", "cornish_fisher")
 #: Repairs that change a trade-off value by less than this are round-off.
@@ -140,6 +144,20 @@ _EMPTY_RTOL: Final = 1e-9
 #: Profile values below this are round-off in the far tails, never refined.
 _NEGLIGIBLE_DELTA: Final = 1e-250
 _STACK: Final = 5
+
+
+def _convex_through(
+    a: FloatArray, beta: FloatArray, grid: FloatArray, hull: FloatArray
+) -> FloatArray:
+    """Lower convex hull of the tabulated hull's nodes and the points
+    ``(a, beta)``, evaluated at ``a`` (a convex minorant of both)."""
+    x = np.concatenate((grid, a.ravel()))
+    y = np.concatenate((hull, beta.ravel()))
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    first = np.concatenate(([True], np.diff(x) > 0))  # lowest value per abscissa
+    xv, yv = lower_convex_hull(x[first], y[first])
+    return np.interp(a, xv, yv)
 
 
 @contextmanager
@@ -414,7 +432,7 @@ class EdgeworthPairCurve:
             self.__dict__["_hull"] = self._hull_of(grid, beta_grid)
         beta = np.minimum(raw, 1.0 - a)
         hull = self._hull
-        out = beta if hull is None else np.minimum(beta, np.interp(a, *hull))
+        out = beta if hull is None else _convex_through(a, beta, *hull)
         self._warn_tradeoff(a, x, raw, beta, out)
         return out
 
