@@ -20,10 +20,11 @@
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
+import _approx
 import _fits
+import _tables
 import matplotlib.pyplot as plt
 import mpmath as mp
 import numpy as np
@@ -33,7 +34,6 @@ from symfdp import accountants as A
 from symfdp import calibrate, rero
 from symfdp import mechanisms as M
 from symfdp import tradeoff as T
-from symfdp._warnings import ApproximationWarning
 from symfdp.mechanisms.gaussian import gaussian_privacy_profile
 from symfdp.reproduce import Result, Spec, claim_holds
 
@@ -101,14 +101,8 @@ SPEC = Spec(
 )
 
 
-def _quiet(fn: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ApproximationWarning)
-        return fn()
-
-
 # ----------------------------------------------------------------- rates
-def _clt_rate(params: dict[str, Any], rows: dict[str, list]) -> dict[str, Any]:
+def _clt_rate(params: dict[str, Any], rows: _tables.Rows) -> dict[str, Any]:
     kappa, sigma = params["kappa"], params["clt_sigma"]
     out: dict[str, list] = {"n": [], "clt": [], "ew0": [], "clt_ew0": [], "width": []}
     for n in params["clt_ns"]:
@@ -121,10 +115,7 @@ def _clt_rate(params: dict[str, Any], rows: dict[str, list]) -> dict[str, Any]:
         clt = rero.gamma(rero.add_pair_curve(m, n, A.CLT(form="exp")), kappa)
         ew0 = rero.gamma(rero.add_pair_curve(m, n, A.Edgeworth(order=0)), kappa)
         for name, g in (("CLT", clt), ("EW0", ew0)):
-            rows["study"].append("clt-rate")
-            rows["method"].append(name)
-            rows["x"].append(float(n))
-            rows["error"].append(abs(g - gt))
+            rows.add("clt-rate", name, float(n), abs(g - gt))
         out["n"].append(n)
         out["clt"].append(abs(clt - gt))
         out["ew0"].append(abs(ew0 - gt))
@@ -133,7 +124,7 @@ def _clt_rate(params: dict[str, Any], rows: dict[str, list]) -> dict[str, Any]:
     return out
 
 
-def _ew_rate(params: dict[str, Any], rows: dict[str, list]) -> dict[str, Any]:
+def _ew_rate(params: dict[str, Any], rows: _tables.Rows) -> dict[str, Any]:
     kappa = params["kappa"]
     m = M.SubsampledGaussian(sigma=params["ew_sigma"], p=params["ew_p"])
     errs: dict[int, list] = {j: [] for j in (0, 2, 4)}
@@ -144,21 +135,18 @@ def _ew_rate(params: dict[str, Any], rows: dict[str, list]) -> dict[str, Any]:
         )
         widths.append(hi - lo)
         for j in errs:
-            g = _quiet(
+            g = _approx.quietly(
                 lambda j=j, n=n: rero.gamma(
                     rero.add_pair_curve(m, n, A.Edgeworth(order=j)), kappa
                 )
             )
             errs[j].append(abs(g - 0.5 * (lo + hi)))
-            rows["study"].append("ew-rate")
-            rows["method"].append(f"EW{j}")
-            rows["x"].append(float(n))
-            rows["error"].append(errs[j][-1])
+            rows.add("ew-rate", f"EW{j}", float(n), errs[j][-1])
     return {"n": params["ew_ns"], "errors": errs, "width": widths}
 
 
 # ----------------------------------------------------------------- Monte Carlo
-def _mc(params: dict[str, Any], rows: dict[str, list]) -> dict[str, Any]:
+def _mc(params: dict[str, Any], rows: _tables.Rows) -> dict[str, Any]:
     kappas = np.asarray(params["mc_kappas"])
     sigma, p, n = params["mc_sigma"], params["mc_p"], params["mc_n"]
     gt_curve = rero.add_pair_curve(M.SubsampledGaussian(sigma=sigma, p=p), n)
@@ -177,10 +165,7 @@ def _mc(params: dict[str, Any], rows: dict[str, list]) -> dict[str, Any]:
         spread.append(est.std(axis=0, ddof=1))
         mean.append(est.mean(axis=0))
         for k, kap in enumerate(kappas):
-            rows["study"].append(f"mc-S (kappa={kap:g})")
-            rows["method"].append("MC std")
-            rows["x"].append(float(s))
-            rows["error"].append(float(spread[-1][k]))
+            rows.add(f"mc-S (kappa={kap:g})", "MC std", float(s), float(spread[-1][k]))
     by_n = []
     s_n = params["mc_s_for_n"]
     for steps in params["mc_ns"]:
@@ -194,10 +179,7 @@ def _mc(params: dict[str, Any], rows: dict[str, list]) -> dict[str, Any]:
             ]
         )
         by_n.append(float(est.std(ddof=1)))
-        rows["study"].append("mc-N")
-        rows["method"].append("MC std")
-        rows["x"].append(float(steps))
-        rows["error"].append(by_n[-1])
+        rows.add("mc-N", "MC std", float(steps), by_n[-1])
     return {"gt": gt, "spread": np.array(spread), "mean": np.array(mean), "by_n": by_n}
 
 
@@ -251,7 +233,7 @@ def _theorem(params: dict[str, Any]) -> dict[str, Any]:
     )
     # Less noise: direct gamma calibration vs the (eps, 1e-5) route of Thm 1.
     n, pp, delta = params["thm_n"], params["thm_p"], params["thm_delta"]
-    s_direct = _quiet(lambda: rero.sigma_for_gamma(target, kappa, p=pp, n=n))
+    s_direct = _approx.quietly(lambda: rero.sigma_for_gamma(target, kappa, p=pp, n=n))
     eps_needed = math.log((target - delta) / kappa)
     s_route = calibrate.sigma_for_epsilon(
         eps_needed,
@@ -268,12 +250,12 @@ def _theorem(params: dict[str, Any]) -> dict[str, Any]:
 
 # ----------------------------------------------------------------- compute
 def compute(params: dict[str, Any]) -> Result:
-    rows: dict[str, list] = {"study": [], "method": [], "x": [], "error": []}
+    rows = _tables.Rows("study", "method", "x", "error")
     clt = _clt_rate(params, rows)
     ew = _ew_rate(params, rows)
     mc = _mc(params, rows)
     thm = _theorem(params)
-    data = {k: np.asarray(v) for k, v in rows.items()}
+    data = rows.table()
     claims = _claims(params, clt, ew, mc, thm)
     info = {
         "clt_widths": clt["width"],

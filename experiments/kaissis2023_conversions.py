@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _tables
 import matplotlib.pyplot as plt
 import mpmath as mp
 import numpy as np
@@ -118,13 +119,8 @@ def mp_gm_delta(eps: float, sigma: float, d2: float) -> float:
 
 # ----------------------------------------------------------------- compute
 def compute(params: dict[str, Any]) -> Result:
-    rows: dict[str, list] = {"check": [], "setting": [], "printed": [], "reference": []}
-
-    def add(check: str, setting: str, printed: float, reference: float) -> None:
-        rows["check"].append(check)
-        rows["setting"].append(setting)
-        rows["printed"].append(printed)
-        rows["reference"].append(reference)
+    rows = _tables.Rows("check", "setting", "printed", "reference")
+    add = rows.add
 
     # LM: basic composition eps = N mu1, certified as the pure-DP eps.
     n_lm, mu_lm = params["lm"]
@@ -207,7 +203,7 @@ def compute(params: dict[str, Any]) -> Result:
         add("CLT gamma (footnote)", f"N={n}, p={p:.4g}", foot, 0.5 * (lo + hi))
         clt.append((n, main, foot, lo, hi))
 
-    data = {k: np.asarray(v) for k, v in rows.items()}
+    data = rows.table()
     claims = _claims(params, data, lm_hi, lm_lo, certified, gm_exact, clt)
     info = {"lm_delta_bounds": [lm_hi, lm_lo], "slm_certified": certified}
     return Result({"data": data}, claims, info)

@@ -25,13 +25,15 @@ import time
 import warnings
 from typing import Any
 
+import _kaissis
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import optimize
 
 from symfdp import accountants as A
-from symfdp import calibrate, rero
 from symfdp import mechanisms as M
+from symfdp import rero
 from symfdp._warnings import ApproximationWarning
 from symfdp.mechanisms.gaussian import gaussian_privacy_profile
 from symfdp.reproduce import Result, Spec, claim_holds
@@ -222,22 +224,10 @@ def _panels_a_to_d(params: dict[str, Any]) -> tuple[dict, dict, dict]:
     kappa, n = params["kappa"], params["n_steps"]
     h = 0.05
     kappas = np.array([kappa, kappa * (1 - h), kappa * (1 + h)])
-    rows: dict[str, list] = {
-        k: [] for k in ("panel", "method", "mu", "gamma", "lo", "hi")
-    }
-    var_rows: dict[str, list] = {
-        k: []
-        for k in (
-            "panel",
-            "mu",
-            "gt",
-            "ew_err",
-            "clt_err",
-            "mc_err",
-            "mc_hw",
-            "mc_hw_paper_S",
-        )
-    }
+    rows = _tables.Rows("panel", "method", "mu", "gamma", "lo", "hi")
+    var_rows = _tables.Rows(
+        "panel", "mu", "gt", "ew_err", "clt_err", "mc_err", "mc_hw", "mc_hw_paper_S"
+    )
     info: dict[str, Any] = {}
     for spec in _panels(params):
         label = spec["panel"]
@@ -275,24 +265,21 @@ def _panels_a_to_d(params: dict[str, Any]) -> tuple[dict, dict, dict]:
             ("CLT", spec["grid"], clt, clt, clt),
             ("MC", spec["grid"][on_mc], mc.gamma, mc.ci_low, mc.ci_high),
         ):
-            rows["panel"] += [label] * g.size
-            rows["method"] += [method] * g.size
-            rows["mu"] += list(x)
-            rows["gamma"] += list(g)
-            rows["lo"] += list(a)
-            rows["hi"] += list(b)
+            rows.add(label, method, x, g, a, b)
         mc_err = np.full(gt.size, np.nan)
         mc_hw = np.full(gt.size, np.nan)
         mc_err[on_mc] = _distance(mc.gamma, lo[on_mc], hi[on_mc])
         mc_hw[on_mc] = 0.5 * (mc.ci_high - mc.ci_low)
-        var_rows["panel"] += [label] * gt.size
-        var_rows["mu"] += list(spec["grid"])
-        var_rows["gt"] += list(gt)
-        var_rows["ew_err"] += list(_distance(ew, lo, hi))
-        var_rows["clt_err"] += list(_distance(clt, lo, hi))
-        var_rows["mc_err"] += list(mc_err)
-        var_rows["mc_hw"] += list(mc_hw)
-        var_rows["mc_hw_paper_S"] += list(hw_paper)
+        var_rows.add(
+            label,
+            spec["grid"],
+            gt,
+            _distance(ew, lo, hi),
+            _distance(clt, lo, hi),
+            mc_err,
+            mc_hw,
+            hw_paper,
+        )
         info[label] = {
             "mechanism": spec["name"],
             "grid_end": float(spec["grid"][-1]),
@@ -306,8 +293,8 @@ def _panels_a_to_d(params: dict[str, Any]) -> tuple[dict, dict, dict]:
             ),
         }
     info["eps_max"] = _eps_max(params)
-    data = {k: np.asarray(v) for k, v in rows.items()}
-    variance = {k: np.asarray(v) for k, v in var_rows.items()}
+    data = rows.table()
+    variance = var_rows.table()
     return data, variance, info
 
 
@@ -332,12 +319,12 @@ def _eps_max(params: dict[str, Any]) -> dict[str, float]:
 
 
 # ----------------------------------------------------------------- panel e
-def _panel_e(params: dict[str, Any]) -> tuple[dict, dict]:
+def _panel_e(params: dict[str, Any]) -> tuple[_tables.Rows, dict]:
     p = params["e_batch"] / params["e_dataset"]
     n, sigma = params["e_steps"], params["e_sigma"]
     kappa = np.logspace(-7, -1, params["e_kappa_points"])
     m = M.SubsampledGaussian(sigma=sigma, p=p, pair="both")
-    out: dict[str, list] = {"panel": [], "curve": [], "p": [], "kappa": [], "gamma": []}
+    out = _tables.Rows("panel", "curve", "p", "kappa", "gamma")
     seconds = {}
     for name, acc in (
         ("EW4", A.Edgeworth(order=4)),
@@ -347,16 +334,12 @@ def _panel_e(params: dict[str, Any]) -> tuple[dict, dict]:
         t0 = time.perf_counter()
         g = rero.gamma(acc.compose(m, n), kappa, symmetric=True)
         seconds[name] = time.perf_counter() - t0
-        out["panel"] += ["e"] * kappa.size
-        out["curve"] += [name] * kappa.size
-        out["p"] += [p] * kappa.size
-        out["kappa"] += list(kappa)
-        out["gamma"] += list(g)
+        out.add("e", name, p, kappa, g)
     return out, {"p": p, "N": n, "sigma": sigma, "seconds": seconds}
 
 
 # ----------------------------------------------------------------- panel f
-def _panel_f(params: dict[str, Any], out: dict[str, list]) -> dict[str, Any]:
+def _panel_f(params: dict[str, Any], out: _tables.Rows) -> dict[str, Any]:
     n, eps, delta = params["f_steps"], params["f_eps"], params["f_delta"]
     kappa = np.logspace(
         math.log10(params["f_kappa_min"]),
@@ -366,26 +349,13 @@ def _panel_f(params: dict[str, Any], out: dict[str, list]) -> dict[str, Any]:
     kappa = np.union1d(kappa, [params["kappa"]])
     info: dict[str, Any] = {}
     for p in params["f_ps"]:
-        sigma = calibrate.sigma_for_epsilon(
-            eps,
-            delta,
-            p=p,
-            n=n,
-            accountant=A.Numerical(),
-            pair="both",
-            rtol=1e-8,
-            sigma_bracket=tuple(params["f_sigma_bracket"]),
-        )
+        sigma = _kaissis.calibrated_sigma(eps, delta, p, n, params["f_sigma_bracket"])
         m = M.SubsampledGaussian(sigma=sigma, p=p, pair="both")
         curve = A.Numerical().compose(m, n)
         add = rero.gamma(curve, kappa)
         remove = rero.gamma(lambda a, c=curve: c.pairs[1].tradeoff(a), kappa)
         for name, g in (("add", add), ("remove", remove)):
-            out["panel"] += ["f"] * kappa.size
-            out["curve"] += [name] * kappa.size
-            out["p"] += [p] * kappa.size
-            out["kappa"] += list(kappa)
-            out["gamma"] += list(g)
+            out.add("f", name, p, kappa, g)
         at = int(np.argmin(np.abs(kappa - params["kappa"])))
         info[f"p={p:g}"] = {
             "sigma": sigma,
@@ -403,7 +373,7 @@ def compute(params: dict[str, Any]) -> Result:
     curves, info_e = _panel_e(params)
     info_f = _panel_f(params, curves)
     info.update({"e": info_e, "f": info_f})
-    kcurves = {k: np.asarray(v) for k, v in curves.items()}
+    kcurves = curves.table()
     claims = _claims(params, variance, kcurves, info)
     return Result(
         {"data": data, "mc_variance": variance, "kappa_curves": kcurves}, claims, info

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from typing import Any
 
+import _approx
+import _tables
 import matplotlib.pyplot as plt
 import mpmath as mp
 import numpy as np
@@ -23,7 +24,6 @@ import numpy as np
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp import rero
-from symfdp._warnings import ApproximationWarning
 from symfdp.reproduce import Result, Spec, claim_holds
 
 #: Largest |log10(CLT / EW)| that is invisible on log axes (2.3 %).
@@ -98,26 +98,23 @@ def _quad_seconds(repeats: int) -> float:
 
 def compute(params: dict[str, Any]) -> Result:
     kappa = np.logspace(-7, -1, params["kappa_points"])
-    cols: dict[str, list] = {"panel": [], "curve": [], "kappa": [], "gamma": []}
-    cost: dict[str, list] = {
-        k: []
-        for k in (
-            "panel",
-            "p",
-            "N",
-            "sigma",
-            "eps_1e-5",
-            "ew_s",
-            "gt_s",
-            "max_log_gap",
-            "ew_vs_gt",
-            "clt_vs_gt",
-            "mc_s_per_sample",
-            "mc_bytes_needed",
-            "mc_seconds_needed",
-            "gt_paper_seconds",
-        )
-    }
+    cols = _tables.Rows("panel", "curve", "kappa", "gamma")
+    cost = _tables.Rows(
+        "panel",
+        "p",
+        "N",
+        "sigma",
+        "eps_1e-5",
+        "ew_s",
+        "gt_s",
+        "max_log_gap",
+        "ew_vs_gt",
+        "clt_vs_gt",
+        "mc_s_per_sample",
+        "mc_bytes_needed",
+        "mc_seconds_needed",
+        "gt_paper_seconds",
+    )
     t_quad = _quad_seconds(params["quad_repeats"])
     rero.monte_carlo_gamma(0.1, mu=1.0, samples=10, seed=0)  # warm the lazy imports
     s_needed = math.ceil(params["kept_needed"] / 1e-7)
@@ -131,17 +128,14 @@ def compute(params: dict[str, Any]) -> Result:
             ("GT", A.Numerical()),
         ):
             t0 = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ApproximationWarning)
-                curve = acc.compose(m, n)
-                gammas[label] = np.asarray(rero.gamma(curve, kappa, symmetric=True))
+            curve = _approx.quietly(lambda acc=acc, m=m, n=n: acc.compose(m, n))
+            gammas[label] = np.asarray(
+                _approx.quietly(lambda c=curve: rero.gamma(c, kappa, symmetric=True))
+            )
             seconds[label] = time.perf_counter() - t0
             if label == "GT":
                 eps = float(curve.epsilon(1e-5))
-            cols["panel"] += [name] * kappa.size
-            cols["curve"] += [label] * kappa.size
-            cols["kappa"] += list(kappa)
-            cols["gamma"] += list(gammas[label])
+            cols.add(name, label, kappa, gammas[label])
         probe = rero.monte_carlo_gamma(
             0.1, sigma=sigma, p=p, n=n, samples=params["mc_probe_samples"], seed=0
         )
@@ -165,10 +159,9 @@ def compute(params: dict[str, Any]) -> Result:
             "mc_seconds_needed": per_sample * s_needed,
             "gt_paper_seconds": params["gt_grid_points"] * n * t_quad,
         }
-        for k, v in row.items():
-            cost[k].append(v)
-    data = {k: np.asarray(v) for k, v in cols.items()}
-    costs = {k: np.asarray(v) for k, v in cost.items()}
+        cost.add(**row)
+    data = cols.table()
+    costs = cost.table()
     claims = _claims(params, costs, s_needed, t_quad)
     info = {"seconds_per_mpmath_quad": t_quad, "mc_samples_needed": s_needed}
     return Result({"data": data, "costs": costs}, claims, info)

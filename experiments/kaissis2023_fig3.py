@@ -19,6 +19,8 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import optimize
@@ -90,20 +92,11 @@ def _crossings(f: Any, g: Any, eps: np.ndarray) -> list[float]:
 def compute(params: dict[str, Any]) -> Result:
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
     eps = np.linspace(0.0, params["eps_max"], params["n_eps"])
-    table: dict[str, list] = {"p": [], "curve": [], "alpha": [], "beta": []}
-    profiles: dict[str, list] = {"p": [], "eps": [], "delta": []}
-    summary: dict[str, list] = {
-        k: []
-        for k in (
-            "p",
-            "sigma",
-            "eps_check",
-            "gamma_add",
-            "gamma_remove",
-            "asym",
-            "touch",
-        )
-    }
+    table = _tables.Rows("p", "curve", "alpha", "beta")
+    profiles = _tables.Rows("p", "eps", "delta")
+    summary = _tables.Rows(
+        "p", "sigma", "eps_check", "gamma_add", "gamma_remove", "asym", "touch"
+    )
     sym, prof = {}, {}
     line = T.EpsDelta(params["eps"], params["delta"])
     for p in params["ps"]:
@@ -116,40 +109,33 @@ def compute(params: dict[str, Any]) -> Result:
             "sym": T.Subsampled(T.Gaussian(mu), p),
         }
         for name, f in curves.items():
-            table["p"] += [p] * alpha.size
-            table["curve"] += [name] * alpha.size
-            table["alpha"] += list(alpha)
-            table["beta"] += list(f(alpha))
+            table.add(p, name, alpha, f(alpha))
         m = M.SubsampledGaussian(sigma=sigma, p=p, pair="both")
         prof[p] = m.privacy_profile
         sym[p] = curves["sym"](alpha)
-        profiles["p"] += [p] * eps.size
-        profiles["eps"] += list(eps)
-        profiles["delta"] += list(m.privacy_profile(eps))
-        summary["p"].append(p)
-        summary["sigma"].append(sigma)
-        summary["eps_check"].append(
-            float(A.Exact().compose(m, params["n_steps"]).epsilon(params["delta"]))
-        )
-        summary["gamma_add"].append(float(rero.gamma(add, params["kappa"])))
-        summary["gamma_remove"].append(
-            float(rero.gamma(curves["remove"], params["kappa"]))
-        )
-        summary["asym"].append(
-            float(np.max(np.abs(add(alpha) - curves["remove"](alpha))))
-        )
+        profiles.add(p, eps, m.privacy_profile(eps))
         # The tangency with f_{eps,delta} sits at tiny alpha (~5e-7 for p = 0.1):
         # a log grid away from alpha = 1, where both curves vanish trivially.
         a_log = np.logspace(-12, -0.5, 20001)
-        summary["touch"].append(float(np.min(curves["sym"](a_log) - line(a_log))))
+        summary.add(
+            p=p,
+            sigma=sigma,
+            eps_check=float(
+                A.Exact().compose(m, params["n_steps"]).epsilon(params["delta"])
+            ),
+            gamma_add=float(rero.gamma(add, params["kappa"])),
+            gamma_remove=float(rero.gamma(curves["remove"], params["kappa"])),
+            asym=float(np.max(np.abs(add(alpha) - curves["remove"](alpha)))),
+            touch=float(np.min(curves["sym"](a_log) - line(a_log))),
+        )
     crossings = {
         (a, b): _crossings(prof[a], prof[b], eps)
         for a, b in combinations(params["ps"], 2)
     }
     tables = {
-        "data": {k: np.asarray(v) for k, v in table.items()},
-        "profiles": {k: np.asarray(v) for k, v in profiles.items()},
-        "summary": {k: np.asarray(v) for k, v in summary.items()},
+        "data": table.table(),
+        "profiles": profiles.table(),
+        "summary": summary.table(),
     }
     claims = _claims(params, tables["summary"], sym, crossings)
     info = {"crossings": {f"{a}-{b}": v for (a, b), v in crossings.items()}}
@@ -260,13 +246,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         ]
     )
     left.plot(a, line, color="0.6", lw=0.9, label=r"$f_{4,10^{-5}}$")
-    left.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
-        aspect="equal",
-        xlabel=r"type I error $\alpha$",
-        ylabel=r"type II error $\beta$",
-    )
+    _style.unit_square(left, _style.SYMBOLS, legend=None)
     left.set_title(
         "$N=1$, $\\sigma$ for $(4, 10^{-5})$-DP: trade-off curves", fontsize=10
     )

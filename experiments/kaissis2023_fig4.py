@@ -18,12 +18,14 @@ import math
 from itertools import combinations
 from typing import Any
 
+import _kaissis
+import _style
+import _tables
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import optimize
 
 from symfdp import accountants as A
-from symfdp import calibrate
 from symfdp import mechanisms as M
 from symfdp import tradeoff as T
 from symfdp.mechanisms.gaussian import gaussian_privacy_profile
@@ -82,31 +84,14 @@ def compute(params: dict[str, Any]) -> Result:
     alpha = np.linspace(0.0, 1.0, params["n_alpha"])
     mu_t = _mu_tilde(eps0, delta0)
     g_clt = T.Gaussian(mu_t)(alpha)
-    prof_t: dict[str, list] = {"p": [], "eps": [], "delta": []}
-    trade: dict[str, list] = {"p": [], "curve": [], "alpha": [], "beta": []}
-    summ: dict[str, list] = {
-        k: []
-        for k in (
-            "p",
-            "sigma",
-            "sigma_clt",
-            "eps_check",
-            "conv_vs_clt",
-            "add_vs_remove",
-        )
-    }
+    prof_t = _tables.Rows("p", "eps", "delta")
+    trade = _tables.Rows("p", "curve", "alpha", "beta")
+    summ = _tables.Rows(
+        "p", "sigma", "sigma_clt", "eps_check", "conv_vs_clt", "add_vs_remove"
+    )
     profiles, converted = {}, {}
     for p in params["ps"]:
-        sigma = calibrate.sigma_for_epsilon(
-            eps0,
-            delta0,
-            p=p,
-            n=n,
-            accountant=A.Numerical(),
-            pair="both",
-            rtol=1e-8,
-            sigma_bracket=tuple(params["sigma_bracket"]),
-        )
+        sigma = _kaissis.calibrated_sigma(eps0, delta0, p, n, params["sigma_bracket"])
         # Kaissis et al. (2023), footnote of App. 4.4 (Bu et al.): the sigma of mu~.
         sigma_clt = 1.0 / math.sqrt(math.log1p(mu_t**2 / (n * p * p)))
         curve = A.Numerical().compose(M.SubsampledGaussian(sigma=sigma, p=p), n)
@@ -117,29 +102,26 @@ def compute(params: dict[str, Any]) -> Result:
         converted[p] = np.asarray(conv)
         add = np.asarray(curve.pairs[0].tradeoff(alpha))
         remove = np.asarray(curve.pairs[1].tradeoff(alpha))
-        prof_t["p"] += [p] * eps.size
-        prof_t["eps"] += list(eps)
-        prof_t["delta"] += list(profiles[p])
+        prof_t.add(p, eps, profiles[p])
         for name, beta in (
             ("CLT", g_clt),
             ("numerical (f_eps,delta)", converted[p]),
             ("numerical add", add),
             ("numerical remove", remove),
         ):
-            trade["p"] += [p] * alpha.size
-            trade["curve"] += [name] * alpha.size
-            trade["alpha"] += list(alpha)
-            trade["beta"] += list(beta)
-        summ["p"].append(p)
-        summ["sigma"].append(sigma)
-        summ["sigma_clt"].append(sigma_clt)
-        summ["eps_check"].append(float(curve.epsilon(delta0)))
-        summ["conv_vs_clt"].append(float(np.max(np.abs(converted[p] - g_clt))))
-        summ["add_vs_remove"].append(float(np.max(np.abs(add - remove))))
+            trade.add(p, name, alpha, beta)
+        summ.add(
+            p,
+            sigma,
+            sigma_clt,
+            float(curve.epsilon(delta0)),
+            float(np.max(np.abs(converted[p] - g_clt))),
+            float(np.max(np.abs(add - remove))),
+        )
     tables = {
-        "data": {k: np.asarray(v) for k, v in trade.items()},
-        "profiles": {k: np.asarray(v) for k, v in prof_t.items()},
-        "summary": {k: np.asarray(v) for k, v in summ.items()},
+        "data": trade.table(),
+        "profiles": prof_t.table(),
+        "summary": summ.table(),
     }
     claims = _claims(params, tables["summary"], profiles, converted)
     return Result(tables, claims, {"mu_tilde": mu_t})
@@ -260,13 +242,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         f"privacy profiles (Numerical), $N={params['n_steps']}$", fontsize=10
     )
     left.legend(fontsize=8)
-    right.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
-        aspect="equal",
-        xlabel=r"type I error $\alpha$",
-        ylabel=r"type II error $\beta$",
-    )
+    _style.unit_square(right, _style.SYMBOLS, legend=None)
     right.set_title(
         "CLT ($G_{\\tilde\\mu}$) and $f_{\\varepsilon,\\delta}$ conversions",
         fontsize=10,

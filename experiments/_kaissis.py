@@ -1,0 +1,26 @@
+"""Shared settings of the Kaissis et al. (2023) experiments."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from symfdp import accountants as A
+from symfdp import calibrate
+
+
+def calibrated_sigma(
+    eps: float, delta: float, p: float, n: int, bracket: Sequence[float]
+) -> float:
+    """The noise multiplier sigma of n SGM steps at sampling rate p that is
+    (eps, delta)-DP for both adjacency pairs, calibrated with the certified
+    Numerical accountant (relative tolerance 1e-8, searched in ``bracket``)."""
+    return calibrate.sigma_for_epsilon(
+        eps,
+        delta,
+        p=p,
+        n=n,
+        accountant=A.Numerical(),
+        pair="both",
+        rtol=1e-8,
+        sigma_bracket=tuple(bracket),
+    )
