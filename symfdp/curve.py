@@ -75,6 +75,31 @@ def _clip_unit(values: FloatArray, what: str, method: str) -> FloatArray:
     return np.clip(values, 0.0, 1.0)
 
 
+def _profile_floor(
+    eps: FloatArray, values: FloatArray, method: str, certified: bool
+) -> FloatArray:
+    r"""Raise a profile to :math:`\max\{\delta(\varepsilon), 1 - e^\varepsilon\}`.
+
+    Every dominating pair has :math:`\delta(\varepsilon) = E_Q[(1 - e^{\varepsilon -
+    L})_+] \ge 1 - e^\varepsilon E_Q[e^{-L}] \ge 1 - e^\varepsilon`; a profile
+    below it is the dual of a curve with :math:`f(1) > 0`. Approximations that
+    fall below it are raised to it (conservative) with a warning; a certified
+    estimate (whose bracket contains the truth, hence the floor's side of it) is
+    raised silently.
+    """
+    floor = -np.expm1(np.minimum(eps, 0.0))
+    short = float(np.max(floor - values, initial=0.0))
+    if short > 1e-12 and not certified:
+        warn_approximation(
+            f"{method}: delta(eps) fell below 1 - e^eps (by up to {short:.3g}), "
+            "which no dominating pair allows; raised to it. The approximation is "
+            "outside its valid regime here; accountants.Numerical gives certified "
+            "values.",
+            stacklevel=4,
+        )
+    return np.maximum(values, floor)
+
+
 @dataclass(frozen=True)
 class PrivacyCurve:
     """Privacy of an n-fold (possibly heterogeneous) composition.
@@ -103,6 +128,10 @@ class PrivacyCurve:
     def delta(self, eps: ArrayLike) -> Any:
         r"""Privacy profile :math:`\delta(\varepsilon)`, the max over the pairs.
 
+        Values are clipped to :math:`[\max(0, 1 - e^\varepsilon), 1]`, the range
+        of every dominating pair's profile (with an ApproximationWarning when an
+        approximation leaves it).
+
         Args:
             eps: One or more real :math:`\varepsilon` (negative values are
                 meaningful for asymmetric pairs; :math:`\delta(-\infty) = 1`).
@@ -121,7 +150,12 @@ class PrivacyCurve:
         if finite.any():
             ef = e[finite]
             per_pair = [np.asarray(p.delta(ef), dtype=np.float64) for p in self.pairs]
-            vals[finite] = _clip_unit(np.max(per_pair, 0), "delta(eps)", self.method)
+            vals[finite] = _profile_floor(
+                ef,
+                _clip_unit(np.max(per_pair, 0), "delta(eps)", self.method),
+                self.method,
+                self.certified,
+            )
         return vals
 
     def epsilon(self, delta: ArrayLike) -> Any:
