@@ -261,16 +261,32 @@ class NumericalPairCurve:
         hi = self.lower.tradeoff(a, zeros) + slack
         return np.clip(lo, 0.0, cap), np.clip(hi, 0.0, cap)
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        """Point estimate: the average of the two measures' exact trade-offs."""
-        a = np.asarray(alpha, dtype=np.float64)
-        lo, hi = self.tradeoff_bounds(a)
+    def _core_tradeoff(self, a: FloatArray) -> FloatArray:
+        """The average of the two measures' exact trade-offs."""
         inf_extra = np.full(self.upper.size + 1, self.inf_mass)
-        core = 0.5 * (
+        return 0.5 * (
             self.lower.tradeoff(a, np.zeros(self.lower.size + 1))
             + self.upper.tradeoff(a, inf_extra)
         )
-        return np.clip(core, lo, hi)
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        r"""Point estimate: :math:`\max\{g(\alpha) - \alpha\, g(1),
+        f_{lo}(\alpha)\}` with :math:`g` the average of the two measures' exact
+        trade-offs and :math:`f_{lo}` the certified lower bound.
+
+        The dominated measure drops Q-mass, so its curve (and :math:`g`) ends at
+        :math:`g(1) > 0`, while every trade-off function has :math:`f(1) = 0`.
+        Subtracting the linear term keeps :math:`g` convex and non-increasing,
+        and a convex function with :math:`g(0) \le 1` and :math:`g(1) = 0` lies
+        below :math:`1 - \alpha`; the maximum with the (convex) lower bound stays
+        convex. The estimate is thus a trade-off function inside the bracket
+        (:math:`g \le f_Y \le` the upper bound), with no clipping that would
+        break convexity.
+        """
+        a = np.asarray(alpha, dtype=np.float64)
+        lo, _ = self.tradeoff_bounds(a)
+        end = float(self._core_tradeoff(np.ones(1))[0])
+        return np.maximum(self._core_tradeoff(a) - a * end, lo)
 
 
 class Numerical(Accountant):
