@@ -172,7 +172,9 @@ def compose_fft(
     for (spec, dev, n), lb in zip(specs, log_b, strict=True):
         with np.errstate(divide="ignore"):
             lg = np.log(spec[live])
-        log_pi += n * lg
+        # Real and imaginary parts scaled separately: n * (-inf + 0j) as a
+        # complex product would form 0 * inf = nan for a vanishing spectrum.
+        log_pi += n * lg.real + 1j * (n * lg.imag)
         abs_log += n * np.abs(lg)
         # Forward round-off through the powers (componentwise, module docstring).
         with np.errstate(under="ignore"):
