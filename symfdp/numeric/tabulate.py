@@ -58,6 +58,10 @@ def tabulated_inverse(t: ArrayLike, f: ArrayLike, at: ArrayLike) -> FloatArray:
     return np.interp(np.asarray(at, dtype=np.float64), fk[::-1], tk[::-1])
 
 
+#: Largest secant slope magnitude used by :func:`lower_convex_hull`.
+_SLOPE_CAP = 1e300
+
+
 def lower_convex_hull(x: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Vertices of the lower convex hull of points with strictly increasing ``x``.
 
@@ -77,7 +81,11 @@ def lower_convex_hull(x: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArra
     dx = np.diff(xv)
     if np.any(dx <= 0):
         raise ValueError("lower_convex_hull needs strictly increasing x.")
-    slopes = isotonic_regression(np.diff(yv) / dx, weights=dx).x
+    # Points closer than ~1e-300 (e.g. reflections of values near 0) would give
+    # slopes beyond float64; clipping keeps them the steepest, and finite.
+    with np.errstate(over="ignore"):
+        secants = np.clip(np.diff(yv) / dx, -_SLOPE_CAP, _SLOPE_CAP)
+    slopes = isotonic_regression(secants, weights=dx).x
     # PAVA gives every pooled block one identical slope; a vertex is a point where
     # the pooled slope changes. Vertices are original points, returned with their
     # original values (no re-accumulation of slopes).
