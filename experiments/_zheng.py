@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import _style
 import _tables
 import matplotlib.pyplot as plt
 import numpy as np
@@ -220,16 +221,12 @@ def noisy_sgd_figure(
     fig, axes = panel_axes(len(ns), cols, width, row_height)
     for ax, n in zip(axes.ravel(), ns, strict=False):
         plot_methods(ax, data, n)
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
+        _style.unit_square(
+            ax,
+            (r"$\alpha$", r"$f(\alpha)$"),
+            legend="upper right" if legend_everywhere else None,
             title=f"$n = {n}$, $p = {sampling_rate(params, n):.3g}$",
-            xlabel=r"$\alpha$",
-            ylabel=r"$f(\alpha)$",
         )
-        if legend_everywhere:
-            ax.legend(loc="upper right")
     if not legend_everywhere:
         axes[0, 0].legend(loc="upper right")
     fig.suptitle(suptitle)

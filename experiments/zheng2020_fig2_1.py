@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import _style
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy import special
@@ -140,14 +141,10 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         r"$1-\delta(\varepsilon)$", (one_minus, 0), xytext=(one_minus - 0.1, 0.04)
     )
     ax.plot([0, 1], [0, 1], color="0.7", lw=0.8, ls=":")
-    ax.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
-        aspect="equal",
-        xlabel=r"type I error $\alpha$",
-        ylabel=r"type II error $\beta$",
+    _style.unit_square(
+        ax,
+        _style.SYMBOLS,
         title=rf"supporting lines at $\varepsilon = {eps:g}$, "
         rf"$\delta = {float(pts['delta'][0]):.3f}$",
     )
-    ax.legend(loc="upper right")
     return fig

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import _style
 import _zheng
 import matplotlib.pyplot as plt
 import numpy as np
@@ -171,13 +172,6 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         r"$f^{(2)}_{\mathtt{EW}}$ is more private than $f^{(1)}_{\mathtt{EW}}$"
     )
     for ax in (left, right):
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            xlabel=r"type I error $\alpha$",
-            ylabel=r"type II error $\beta$",
-        )
-        ax.legend(loc="upper right")
+        _style.unit_square(ax, _style.SYMBOLS)
     fig.tight_layout()
     return fig

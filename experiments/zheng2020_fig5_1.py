@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import _style
 import _zheng
 import matplotlib.pyplot as plt
 
@@ -94,14 +95,7 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         inset.set(xlim=(0, 0.3), ylim=(0, 0.3))
         inset.tick_params(labelsize=7)
         ax.indicate_inset_zoom(inset, edgecolor="0.5")
-        ax.set(
-            xlim=(0, 1),
-            ylim=(0, 1),
-            aspect="equal",
-            title=f"$n = {n}$",
-            xlabel=r"type I error $\alpha$",
-            ylabel=r"type II error $\beta$",
-        )
+        _style.unit_square(ax, _style.SYMBOLS, legend=None, title=f"$n = {n}$")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles[:3], labels[:3], loc="lower center", ncol=3)
     fig.suptitle(
