@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from symfdp import accountants as A
 from symfdp import calibrate
 
 
 def calibrated_sigma(
-    eps: float, delta: float, p: float, n: int, bracket: Sequence[float]
+    eps: float,
+    delta: float,
+    p: float,
+    n: int,
+    bracket: Sequence[float],
+    **tolerances: Any,
 ) -> float:
     """The noise multiplier sigma of n SGM steps at sampling rate p that is
     (eps, delta)-DP for both adjacency pairs, calibrated with the certified
-    Numerical accountant (relative tolerance 1e-8, searched in ``bracket``)."""
+    Numerical accountant and searched in ``bracket``; ``tolerances`` (e.g.
+    ``rtol``) go to ``calibrate.sigma_for_epsilon``."""
     return calibrate.sigma_for_epsilon(
         eps,
         delta,
@@ -21,6 +28,6 @@ def calibrated_sigma(
         n=n,
         accountant=A.Numerical(),
         pair="both",
-        rtol=1e-8,
         sigma_bracket=tuple(bracket),
+        **tolerances,
     )

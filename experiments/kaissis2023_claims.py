@@ -24,6 +24,7 @@ from typing import Any
 
 import _approx
 import _fits
+import _kaissis
 import _tables
 import matplotlib.pyplot as plt
 import mpmath as mp
@@ -31,8 +32,8 @@ import numpy as np
 from scipy import optimize, special
 
 from symfdp import accountants as A
-from symfdp import calibrate, rero
 from symfdp import mechanisms as M
+from symfdp import rero
 from symfdp import tradeoff as T
 from symfdp.mechanisms.gaussian import gaussian_privacy_profile
 from symfdp.reproduce import Result, Spec, claim_holds
@@ -235,15 +236,7 @@ def _theorem(params: dict[str, Any]) -> dict[str, Any]:
     n, pp, delta = params["thm_n"], params["thm_p"], params["thm_delta"]
     s_direct = _approx.quietly(lambda: rero.sigma_for_gamma(target, kappa, p=pp, n=n))
     eps_needed = math.log((target - delta) / kappa)
-    s_route = calibrate.sigma_for_epsilon(
-        eps_needed,
-        delta,
-        p=pp,
-        n=n,
-        accountant=A.Numerical(),
-        pair="both",
-        sigma_bracket=(0.3, 30.0),
-    )
+    s_route = _kaissis.calibrated_sigma(eps_needed, delta, pp, n, (0.3, 30.0))
     out["less_noise"] = (s_direct, s_route, eps_needed)
     return out
 

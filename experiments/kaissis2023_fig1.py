@@ -349,7 +349,9 @@ def _panel_f(params: dict[str, Any], out: _tables.Rows) -> dict[str, Any]:
     kappa = np.union1d(kappa, [params["kappa"]])
     info: dict[str, Any] = {}
     for p in params["f_ps"]:
-        sigma = _kaissis.calibrated_sigma(eps, delta, p, n, params["f_sigma_bracket"])
+        sigma = _kaissis.calibrated_sigma(
+            eps, delta, p, n, params["f_sigma_bracket"], rtol=1e-8
+        )
         m = M.SubsampledGaussian(sigma=sigma, p=p, pair="both")
         curve = A.Numerical().compose(m, n)
         add = rero.gamma(curve, kappa)

@@ -91,7 +91,9 @@ def compute(params: dict[str, Any]) -> Result:
     )
     profiles, converted = {}, {}
     for p in params["ps"]:
-        sigma = _kaissis.calibrated_sigma(eps0, delta0, p, n, params["sigma_bracket"])
+        sigma = _kaissis.calibrated_sigma(
+            eps0, delta0, p, n, params["sigma_bracket"], rtol=1e-8
+        )
         # Kaissis et al. (2023), footnote of App. 4.4 (Bu et al.): the sigma of mu~.
         sigma_clt = 1.0 / math.sqrt(math.log1p(mu_t**2 / (n * p * p)))
         curve = A.Numerical().compose(M.SubsampledGaussian(sigma=sigma, p=p), n)
