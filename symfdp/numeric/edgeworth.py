@@ -64,8 +64,8 @@ _TRIM_REL: Final = 1e-100
 _BISECT_XTOL: Final = 1e-13
 _BISECT_RTOL: Final = 4e-16
 _BISECT_MAX_ITER: Final = 200
-#: Halvings whose midpoints are evaluated together (2**depth - 1 points per call).
-_BISECT_DEPTH: Final = 8
+#: Points of the coarse table that starts the bisection's path prediction.
+_BISECT_TABLE: Final = 33
 #: Quantile Newton iteration: relative x tolerance and iteration limit.
 _NEWTON_XTOL: Final = 1e-14
 _NEWTON_MAX_ITER: Final = 100
@@ -629,9 +629,15 @@ def _bisect(
     The smallest ``x`` (to ``max(_BISECT_XTOL, _BISECT_RTOL |x|)``) with
     ``fn(x) <= 0`` for a non-increasing ``fn`` (``fn(x) >= 0`` for a
     non-decreasing one): the iterates and the result of
-    :func:`symfdp.numeric.roots.monotone_bisect` with target 0, bit for bit, but
-    the midpoints of ``_BISECT_DEPTH`` halvings ahead (the binary tree of the
-    possible brackets) are evaluated in one vectorised call.
+    :func:`symfdp.numeric.roots.monotone_bisect` with target 0, bit for bit.
+
+    The bisection's path is predicted from an estimate ``r`` of the sign change
+    (a midpoint is kept as the upper end iff it lies at or above ``r``) and the
+    predicted midpoints are evaluated in one vectorised call; the steps are then
+    taken with the evaluated signs, and a new prediction (secant through the
+    current bracket's ends) starts after the first step that went otherwise.
+    Every step is decided by ``fn`` itself, so ``r`` only affects the cost: a
+    few calls instead of one per halving.
 
     Raises:
         RuntimeError: no convergence within ``_BISECT_MAX_ITER`` halvings.
@@ -640,36 +646,54 @@ def _bisect(
     def ok(values: FloatArray) -> NDArray[np.bool_]:
         return values <= 0.0 if decreasing else values >= 0.0
 
-    if ok(fn(np.array(lo))):
-        hi = lo
+    def done(lo: float, hi: float) -> bool:
+        return not hi - lo > max(_BISECT_XTOL, _BISECT_RTOL * abs(hi))
+
+    # A coarse table (its ends are lo and hi) gives fn(lo) and a first estimate.
+    table = np.linspace(lo, hi, _BISECT_TABLE)
+    values = fn(table)
+    signs = ok(values)
+    if signs[0]:
+        return lo
+    i = int(np.argmax(signs)) if signs.any() else len(table) - 1
+    a, b, f_a, f_b = float(table[i - 1]), float(table[i]), values[i - 1], values[i]
+    f_lo, f_hi = values[0], values[-1]
+    predicted: list[tuple[float, bool]] = []
     steps = 0
     while True:
-        # Midpoints of every bracket reachable in the next _BISECT_DEPTH halvings,
-        # level by level: at each level the brackets are the cells between
-        # consecutive points (the children of bracket i are 2i and 2i + 1).
-        points, levels = np.array([lo, hi]), []
-        for _ in range(_BISECT_DEPTH):
-            left = points[:-1]
-            mids = left + 0.5 * (points[1:] - left)
-            levels.append(mids)
-            finer = np.empty(points.size + mids.size)
-            finer[0::2], finer[1::2] = points, mids
-            points = finer
-        good = ok(fn(np.concatenate(levels)))
-        node = start = 0
-        for mids in levels:
-            if not hi - lo > max(_BISECT_XTOL, _BISECT_RTOL * abs(hi)):
-                return hi
-            if steps == _BISECT_MAX_ITER:
-                raise RuntimeError(
-                    f"bisection did not converge in {_BISECT_MAX_ITER} iterations."
-                )
-            if good[start + node]:
-                hi, node = float(mids[node]), 2 * node
-            else:
-                lo, node = float(mids[node]), 2 * node + 1
-            start += mids.size
-            steps += 1
+        if steps == _BISECT_MAX_ITER:
+            raise RuntimeError(
+                f"bisection did not converge in {_BISECT_MAX_ITER} iterations."
+            )
+        if done(lo, hi):
+            return hi
+        if not predicted:
+            # Secant estimate of the sign change through (a, f_a), (b, f_b).
+            with np.errstate(all="ignore"):
+                r = float(a - f_a * (b - a) / (f_b - f_a))
+            if not lo < r < hi:
+                r = 0.5 * (lo + hi)
+            mids, p_lo, p_hi = [], lo, hi
+            while not done(p_lo, p_hi):
+                mid = p_lo + 0.5 * (p_hi - p_lo)
+                mids.append(mid)
+                if mid >= r:
+                    p_hi = mid
+                else:
+                    p_lo = mid
+            mid_values = fn(np.array(mids))
+            predicted = list(zip(mids, mid_values, strict=True))[::-1]
+            guesses = [m >= r for m in mids][::-1]
+        mid, value = predicted.pop()
+        good = bool(ok(value))
+        if good:
+            hi, f_hi = mid, value
+        else:
+            lo, f_lo = mid, value
+        steps += 1
+        if good != guesses.pop():
+            predicted = []
+            a, b, f_a, f_b = lo, hi, f_lo, f_hi
 
 
 def _coeffs(name: str, lams: tuple[float, ...], order: int) -> FloatArray:
