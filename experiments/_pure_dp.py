@@ -8,7 +8,8 @@ r"""Pure-DP trade-offs f_{eps,0} in the Dong et al. (2019) experiments.
   they compare against;
 * :func:`clt_composition`: the exact n-fold composition of f_{mu/sqrt(n),0}
   (the set-up of Fig. 5 right and Fig. 1 left), on an alpha grid that contains
-  the kinks of the piecewise-linear curve.
+  the kinks of the piecewise-linear curve, and :func:`clt_setup`: it beside its
+  CLT limit G_mu and its tightest (eps, delta) guarantee at a given delta.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from symfdp import accountants as A
 from symfdp import mechanisms as M
+from symfdp import tradeoff as T
 
 
 def pure_dp_tradeoff(eps: float, x: Any) -> np.ndarray:
@@ -48,3 +50,19 @@ def clt_composition(
         np.linspace(0.0, 1.0, n_alpha), kinks[(kinks >= 0) & (kinks <= 1)]
     )
     return curve, alpha, np.asarray(curve.tradeoff(alpha))
+
+
+def clt_setup(
+    n: int, mu: float, delta: float, n_alpha: int
+) -> tuple[np.ndarray, dict[str, np.ndarray], float]:
+    """(alpha, curves, eps*) of the CLT set-up: ``curves`` holds "composition"
+    (f_{mu/sqrt(n),0}^{(x)n}), "CLT" (G_mu) and "eps_delta" (f_{eps*,delta}, eps*
+    the composition's eps(delta))."""
+    curve, alpha, f = clt_composition(n, mu, n_alpha)
+    eps_star = float(curve.epsilon(delta))
+    curves = {
+        "composition": f,
+        "CLT": T.Gaussian(mu)(alpha),
+        "eps_delta": T.EpsDelta(eps_star, delta)(alpha),
+    }
+    return alpha, curves, eps_star

@@ -72,13 +72,10 @@ def compute(params: dict[str, Any]) -> Result:
 
     # ---------------------------------------------------------------- left
     n, mu, delta = params["n"], params["mu"], params["delta"]
-    comp, alpha, f = _pure_dp.clt_composition(n, mu, params["n_alpha"])
-    g = T.Gaussian(mu)(alpha)
-    eps_star = float(comp.epsilon(delta))
-    fed = T.EpsDelta(eps_star, delta)(alpha)
-    add("left", "composition", alpha, f)
-    add("left", "CLT", alpha, g)
-    add("left", "eps_delta", alpha, fed)
+    alpha, curves, eps_star = _pure_dp.clt_setup(n, mu, delta, params["n_alpha"])
+    for name, beta in curves.items():
+        add("left", name, alpha, beta)
+    f, g, fed = curves["composition"], curves["CLT"], curves["eps_delta"]
     sup_clt = float(np.max(np.abs(f - g)))
     sup_ed = float(np.max(f - fed))
 

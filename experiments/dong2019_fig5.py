@@ -129,13 +129,10 @@ def compute(params: dict[str, Any]) -> Result:
 
     # ---------------------------------------------------------------- right
     n, mu, delta = params["n"], params["mu"], params["delta"]
-    curve, alpha, f = _pure_dp.clt_composition(n, mu, params["n_alpha"])
-    g = T.Gaussian(mu)(alpha)
-    eps_star = float(curve.epsilon(delta))
-    fed = T.EpsDelta(eps_star, delta)(alpha)
-    add("right", "composition", alpha, f)
-    add("right", "CLT", alpha, g)
-    add("right", "eps_delta", alpha, fed)
+    alpha, curves, eps_star = _pure_dp.clt_setup(n, mu, delta, params["n_alpha"])
+    for name, beta in curves.items():
+        add("right", name, alpha, beta)
+    f, g, fed = curves["composition"], curves["CLT"], curves["eps_delta"]
     sup_clt = float(np.max(np.abs(f - g)))
     sup_ed = float(np.max(f - fed))
     below = float(np.min(f - fed))  # the (eps, delta) curve is a lower bound
