@@ -189,22 +189,20 @@ def compute(params: dict[str, Any]) -> Result:
     }
     for acc in timed.values():
         _approx.quietly(lambda acc=acc: acc.compose(mech, 50).epsilon(delta))
-    trows: dict[str, list[Any]] = {"method": [], "n": [], "cpu_s": [], "fft_size": []}
+    trows = _tables.Rows("method", "n", "cpu_s", "fft_size")
     for n in ns:
         for name, acc in timed.items():
             fn = functools.partial(
                 _approx.quietly,
                 lambda acc=acc, n=n: acc.compose(mech, n).epsilon(delta),
             )
-            trows["method"].append(name)
-            trows["n"].append(n)
-            trows["cpu_s"].append(_timing.best_cpu_time(fn, reps, min_s))
+            seconds = _timing.best_cpu_time(fn, reps, min_s)
             size = math.nan
             if name == "Numerical":
                 curve = acc.compose(mech, n)
                 size = float(max(q["fft_size"] for q in curve.info["pairs"]))
-            trows["fft_size"].append(size)
-    ttable = {k: np.asarray(v) for k, v in trows.items()}
+            trows.add(name, n, seconds, size)
+    ttable = trows.table()
 
     # ---------------------------------------------------------------- claims
     n0, n1 = params["n0"], params["n1"]
