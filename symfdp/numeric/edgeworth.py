@@ -316,27 +316,40 @@ class EdgeworthDistribution:
         fit = self._fit
         neg = xs <= 0
         small = special.ndtr(-np.abs(xs)) + np.where(neg, -corr, corr)
+        # np.where returns a new (writable, also 0-d) array.
         if lower:
-            out = np.array(np.where(neg, small, 1.0 - small), dtype=np.float64)
+            out = np.where(neg, small, 1.0 - small)
         else:
-            out = np.array(np.where(neg, 1.0 - small, small), dtype=np.float64)
+            out = np.where(neg, 1.0 - small, small)
         if below is not None or above is not None:
             with np.errstate(divide="ignore", over="ignore", under="ignore"):
                 if below is not None:
-                    log_f = (
-                        fit.log_fa
-                        + special.log_ndtr(xs[below])
-                        - special.log_ndtr(fit.a)
-                    )
+                    log_f = fit.log_fa + special.log_ndtr(xs[below]) - self._log_ndtr_a
                     out[below] = np.exp(log_f) if lower else -np.expm1(log_f)
                 if above is not None:
                     log_s = (
-                        fit.log_sb
-                        + special.log_ndtr(-xs[above])
-                        - special.log_ndtr(-fit.b)
+                        fit.log_sb + special.log_ndtr(-xs[above]) - self._log_ndtr_mb
                     )
                     out[above] = -np.expm1(log_s) if lower else np.exp(log_s)
         return out.clip(0.0, 1.0)
+
+    @functools.cached_property
+    def _log_ndtr_a(self) -> np.float64:
+        return special.log_ndtr(self._fit.a)
+
+    @functools.cached_property
+    def _log_ndtr_mb(self) -> np.float64:
+        return special.log_ndtr(-self._fit.b)
+
+    @functools.cached_property
+    def _pdf_scale_below(self) -> float:
+        """Density factor of the spliced lower tail, F_J(a) / Phi(a)."""
+        return math.exp(self._fit.log_fa - float(self._log_ndtr_a))
+
+    @functools.cached_property
+    def _pdf_scale_above(self) -> float:
+        """Density factor of the spliced upper tail, (1 - F_J(b)) / Phi(-b)."""
+        return math.exp(self._fit.log_sb - float(self._log_ndtr_mb))
 
     def _density(
         self,
@@ -352,15 +365,14 @@ class EdgeworthDistribution:
         fit = self._fit
         if q_values is None:
             q_values = _horner(fit.q, xc)
-        out = np.array(phi * q_values, dtype=np.float64)
+        out = phi * q_values
         if below is not None or above is not None:
+            out = np.array(out, dtype=np.float64)  # writable, also for 0-d input
             with np.errstate(divide="ignore", over="ignore", under="ignore"):
                 if below is not None:
-                    scale = math.exp(fit.log_fa - float(special.log_ndtr(fit.a)))
-                    out[below] = scale * normal_pdf(xs[below])
+                    out[below] = self._pdf_scale_below * normal_pdf(xs[below])
                 if above is not None:
-                    scale = math.exp(fit.log_sb - float(special.log_ndtr(-fit.b)))
-                    out[above] = scale * normal_pdf(xs[above])
+                    out[above] = self._pdf_scale_above * normal_pdf(xs[above])
         return np.maximum(out, 0.0)
 
     def _sf_and_pdf(
