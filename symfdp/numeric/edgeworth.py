@@ -658,9 +658,6 @@ def _bisect(
     def ok(values: FloatArray) -> NDArray[np.bool_]:
         return values <= 0.0 if decreasing else values >= 0.0
 
-    def done(lo: float, hi: float) -> bool:
-        return not hi - lo > max(_BISECT_XTOL, _BISECT_RTOL * abs(hi))
-
     # A coarse table (its ends are lo and hi) gives fn(lo) and a first estimate.
     table = np.linspace(lo, hi, _BISECT_TABLE)
     values = fn(table)
@@ -668,44 +665,52 @@ def _bisect(
     if signs[0]:
         return lo
     i = int(np.argmax(signs)) if signs.any() else len(table) - 1
-    a, b, f_a, f_b = float(table[i - 1]), float(table[i]), values[i - 1], values[i]
-    f_lo, f_hi = values[0], values[-1]
-    predicted: list[tuple[float, bool]] = []
+    a, b = float(table[i - 1]), float(table[i])
+    f_a, f_b, f_lo, f_hi = (float(v) for v in values[[i - 1, i, 0, -1]])
+    xtol, rtol = _BISECT_XTOL, _BISECT_RTOL
+    mids: list[float] = []
+    mid_values: list[float] = []
+    mid_good: list[bool] = []
+    guesses: list[bool] = []
+    k = 0  # next unused prediction
     steps = 0
     while True:
         if steps == _BISECT_MAX_ITER:
             raise RuntimeError(
                 f"bisection did not converge in {_BISECT_MAX_ITER} iterations."
             )
-        if done(lo, hi):
+        if not hi - lo > max(xtol, rtol * abs(hi)):
             return hi
-        if not predicted:
+        if k == len(mids):
             # Secant estimate of the sign change through (a, f_a), (b, f_b).
-            with np.errstate(all="ignore"):
-                r = float(a - f_a * (b - a) / (f_b - f_a))
+            r = a - f_a * (b - a) / (f_b - f_a) if f_b != f_a else lo
             if not lo < r < hi:
                 r = 0.5 * (lo + hi)
             mids, p_lo, p_hi = [], lo, hi
-            while not done(p_lo, p_hi):
+            while p_hi - p_lo > max(xtol, rtol * abs(p_hi)):
                 mid = p_lo + 0.5 * (p_hi - p_lo)
                 mids.append(mid)
                 if mid >= r:
                     p_hi = mid
                 else:
                     p_lo = mid
-            mid_values = fn(np.array(mids))
-            predicted = list(zip(mids, mid_values, strict=True))[::-1]
-            guesses = [m >= r for m in mids][::-1]
-        mid, value = predicted.pop()
-        good = bool(ok(value))
+            evaluated = fn(np.array(mids))
+            mid_values = evaluated.tolist()
+            mid_good = ok(evaluated).tolist()
+            guesses = [m >= r for m in mids]
+            k = 0
+        mid, good = mids[k], mid_good[k]
         if good:
-            hi, f_hi = mid, value
+            hi, f_hi = mid, mid_values[k]
         else:
-            lo, f_lo = mid, value
+            lo, f_lo = mid, mid_values[k]
         steps += 1
-        if good != guesses.pop():
-            predicted = []
+        if good != guesses[k]:
+            # The path leaves the prediction: predict again from this bracket.
+            mids, k = [], 0
             a, b, f_a, f_b = lo, hi, f_lo, f_hi
+        else:
+            k += 1
 
 
 def _coeffs(name: str, lams: tuple[float, ...], order: int) -> FloatArray:
