@@ -652,12 +652,13 @@ class EdgeworthPairCurve:
             )
         self._warn_empty_tail(e)
 
-    def _warn_empty_tail(self, e: FloatArray) -> None:
+    def _warn_empty_tail(self, e: FloatArray, atol: float = 0.0) -> None:
+        """Warn when some ``e`` is at least ``eps* - atol`` (below the loss's end)."""
         star = self.info["zero_mass_tail_eps"]
         upper = self.info["loss_upper"]
         if star is None or star >= upper:
             return
-        if np.any((e >= star) & (e < upper)):
+        if np.any((e >= star - atol) & (e < upper)):
             warn_approximation(
                 f"Edgeworth(order={self.order}): the expansion of the Q-law of the "
                 f"privacy loss has no mass above eps* = {star:.6g} while the loss "
@@ -715,7 +716,10 @@ class EdgeworthPairCurve:
         out[todo] = bracketed_newton(
             fn, log_d, lo, hi, increasing=False, xtol=1e-12, ftol=1e-10
         )
-        self._warn_empty_tail(out)
+        # A target below the profile's last positive values converges onto the
+        # cut-off eps* from below (to the solver's tolerance): warn there too.
+        star = self.info["zero_mass_tail_eps"]
+        self._warn_empty_tail(out, 1e-9 * max(1.0, abs(star or 0.0)))
         return out
 
 
