@@ -19,6 +19,7 @@ Certified methods (``Numerical``, ``Exact``) also supply lower and upper bounds.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -98,6 +99,97 @@ def _profile_floor(
             stacklevel=4,
         )
     return np.maximum(values, floor)
+
+
+class BoundedLossPair:
+    r"""A pair curve repaired into the range its composed loss allows.
+
+    When the composed privacy loss :math:`T` lies in :math:`[a, b]` under Q (the
+    sums of the components' supports), then for every real :math:`\varepsilon`
+
+    .. math::  (1 - e^{\varepsilon - a})_+ \le \delta(\varepsilon)
+               = E_Q[(1 - e^{\varepsilon - T})_+] \le (1 - e^{\varepsilon - b})_+,
+
+    (the integrand is increasing in :math:`T`), so :math:`\varepsilon(\delta)
+    \le b`, and :math:`\delta(b) = 0` together with the same bound for the
+    swapped pair (loss :math:`-T \le -a`) give :math:`f(\alpha) \ge \max\{1 -
+    e^{b}\alpha, e^{a}(1 - \alpha)\}` (Dong et al. 2019, Prop. 2.4 at
+    :math:`\varepsilon = b`; :math:`f_{\varepsilon,0}` for :math:`a = -b`).
+    Asymptotic methods (CLT, Edgeworth, saddle point) can leave this range for few
+    compositions of a mechanism with bounded loss (e.g. CLT gives
+    :math:`\varepsilon(10^{-15}) = 414` for one Laplace step of :math:`\mu = 20`,
+    whose loss never exceeds 20); their values are clipped into it, with an
+    :class:`~symfdp.ApproximationWarning` when ``warn``. For upper-bound methods
+    (RDP, Berry–Esseen) the clipped value is still a valid bound, only tighter,
+    and nothing is reported.
+
+    Every other attribute is the wrapped pair's.
+    """
+
+    def __init__(
+        self, pair: Any, lo: float, hi: float, method: str, warn: bool = True
+    ) -> None:
+        self._pair = pair
+        self.loss_range = (float(lo), float(hi))
+        self._method = method
+        self._warn = warn
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pair, name)
+
+    def __repr__(self) -> str:
+        return f"BoundedLossPair({self._pair!r}, loss_range={self.loss_range})"
+
+    def _report(self, what: str) -> None:
+        if self._warn:
+            a, b = self.loss_range
+            warn_approximation(
+                f"{self._method}: {what} left the range allowed by the composed "
+                f"privacy loss, which lies in [{a:.6g}, {b:.6g}]; clipped into it. "
+                "The approximation is outside its valid regime here (too few "
+                "compositions for a loss of bounded support); accountants.Numerical "
+                "gives certified values.",
+                stacklevel=6,
+            )
+
+    def delta(self, eps: ArrayLike) -> FloatArray:
+        e = np.asarray(eps, dtype=np.float64)
+        d = np.asarray(self._pair.delta(e), dtype=np.float64)
+        a, b = self.loss_range
+        with np.errstate(over="ignore"):
+            top = -np.expm1(np.minimum(e - b, 0.0))
+            floor = np.maximum(-np.expm1(e - a), 0.0)
+        if np.any(d > top + 1e-12) or np.any(d < floor - 1e-12):
+            self._report("delta(eps)")
+        return np.clip(d, floor, top)
+
+    def epsilon(self, delta: ArrayLike) -> FloatArray:
+        d = np.asarray(delta, dtype=np.float64)
+        fast = getattr(self._pair, "epsilon", None)
+        if fast is None:
+            eps = invert_profile(lambda e: np.asarray(self._pair.delta(e)), d)
+        else:
+            eps = np.asarray(fast(d), dtype=np.float64)
+        # The inverse of the clipped profile: delta <= (1 - e^{eps - b})_+ reaches
+        # d at b + log(1 - d), and delta >= 1 - e^{eps - a} stays above d below
+        # a + log(1 - d).
+        a, b = self.loss_range
+        cap = b + np.log1p(-d)
+        if np.any(eps > cap + 1e-12 * np.maximum(np.abs(cap), 1.0)):
+            self._report("epsilon(delta)")
+        return np.maximum(np.minimum(eps, cap), np.maximum(a + np.log1p(-d), 0.0))
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        x = np.asarray(alpha, dtype=np.float64)
+        beta = np.asarray(self._pair.tradeoff(x), dtype=np.float64)
+        a, b = self.loss_range
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            upper = 1.0 - np.exp(b + np.log(x)) if b < math.inf else -np.inf
+            floor = np.maximum(upper, np.exp(a) * (1.0 - x))
+        floor = np.minimum(floor, 1.0 - x)
+        if np.any(beta < floor - 1e-12):
+            self._report("the trade-off")
+        return np.maximum(beta, floor)
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,13 @@ in both unchanged.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from symfdp._validation import check_int
-from symfdp.curve import PairCurve, PrivacyCurve
+from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
 from symfdp.mechanisms.base import Mechanism
 
 #: A normalised composition: distinct pair mechanisms with their counts.
@@ -79,6 +80,26 @@ def pair_compositions(components: Components) -> tuple[Components, ...]:
     )
 
 
+def loss_range(components: Components) -> tuple[float, float]:
+    """``(a, b)``: the range of the composed loss, the sums of the supports."""
+    lo = math.fsum(n * m.plrv_support()[0] for m, n in components)
+    hi = math.fsum(n * m.plrv_support()[1] for m, n in components)
+    return (lo if not math.isnan(lo) else -math.inf), (
+        hi if not math.isnan(hi) else math.inf
+    )
+
+
+def symmetric_loss_bound(components: Components) -> float:
+    r""":math:`B^* = \max_k \max(b_k, -a_k)` over the directions: a symmetrised
+    curve of the composition is :math:`f_{B^*,0}`-DP (see
+    :class:`~symfdp.curve.BoundedLossPair`)."""
+    out = 0.0
+    for c in pair_compositions(components):
+        a, b = loss_range(c)
+        out = max(out, b, -a)
+    return out
+
+
 class Accountant(ABC):
     """Base class: subclasses implement :meth:`compose_pair`."""
 
@@ -100,7 +121,7 @@ class Accountant(ABC):
         directions = pair_compositions(components)
         if symmetric:
             directions = directions[:1]
-        pairs = tuple(self.compose_pair(c) for c in directions)
+        pairs = tuple(self._bounded(self.compose_pair(c), c) for c in directions)
         return PrivacyCurve(
             pairs=pairs,
             method=self.method,
@@ -111,6 +132,19 @@ class Accountant(ABC):
 
     #: Whether the curves carry certified bounds.
     certified: ClassVar[bool] = False
+    #: Whether leaving the range allowed by the loss's support is an error of the
+    #: method (warned) or the looseness of a bound (silently tightened).
+    warns_out_of_range: ClassVar[bool] = True
+
+    def _bounded(self, pair: PairCurve, components: Components) -> PairCurve:
+        """``pair`` clipped into the range its loss support allows
+        (:class:`~symfdp.curve.BoundedLossPair`); certified pairs as they are."""
+        if self.certified:
+            return pair
+        lo, hi = loss_range(components)
+        if lo == -math.inf and hi == math.inf:
+            return pair
+        return BoundedLossPair(pair, lo, hi, self.method, self.warns_out_of_range)
 
     @abstractmethod
     def compose_pair(self, components: Components) -> PairCurve:

@@ -66,8 +66,9 @@ from symfdp.accountants.base import (
     Components,
     normalize_composition,
     pair_compositions,
+    symmetric_loss_bound,
 )
-from symfdp.curve import PairCurve, PrivacyCurve
+from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
 from symfdp.functionals import noisy_sgd_mu_chi2, noisy_sgd_mu_exp
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import (
@@ -336,6 +337,10 @@ class CLT(Accountant):
             {"mu": mu, "form": form, "mu_directions": per_direction, "delta0": delta0}
         )
         pair: PairCurve = GaussianPairCurve(mu, delta0)
+        if components is not None:
+            bound = symmetric_loss_bound(components)
+            if bound < math.inf:
+                pair = BoundedLossPair(pair, -bound, bound, self.method)
         return PrivacyCurve(
             pairs=(pair,), method=self.method, symmetric=True, info=details
         )

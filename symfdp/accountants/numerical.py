@@ -53,6 +53,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._validation import check_choice, check_int, check_real
+from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import Accountant, Components
 from symfdp.accountants.recursion import (
     PAPER_EPS_GRID,
@@ -383,6 +384,12 @@ class Numerical(Accountant):
         return curve
 
     def compose_pair(self, components: Components) -> PairCurve:
+        if summed_cumulants(components, 2, "Q")[1] <= 0.0:
+            # A loss without variance is a.s. 0 (Id): exact, zero-width bounds
+            # (the lattice rules assume a spread-out loss).
+            from symfdp.accountants.exact import GaussianPairCurve
+
+            return GaussianPairCurve(0.0)
         if self._method == "recursion":
             return recursion_pair(components, self.eps_grid, self.rounding)
         return self._fft_pair(components)

@@ -88,8 +88,9 @@ from symfdp.accountants.base import (
     Components,
     normalize_composition,
     pair_compositions,
+    symmetric_loss_bound,
 )
-from symfdp.curve import PrivacyCurve
+from symfdp.curve import BoundedLossPair, PrivacyCurve
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.pure_dp import PureDP
@@ -475,6 +476,7 @@ class RDP(Accountant):
     """
 
     method = "rdp"
+    warns_out_of_range = False
 
     def __init__(
         self, orders: Sequence[float] | None = None, conversion: str = "classic"
@@ -514,7 +516,11 @@ class RDP(Accountant):
         components = normalize_composition(mechanism, n)
         rdp = self.renyi(components)
         rdp.setflags(write=False)
-        pair = RDPPairCurve(self.orders, rdp, self.conversion)
+        pair: Any = RDPPairCurve(self.orders, rdp, self.conversion)
+        bound = symmetric_loss_bound(components)
+        if bound < math.inf:
+            # A tighter valid bound where the loss is bounded (pure DP).
+            pair = BoundedLossPair(pair, -bound, bound, self.method, warn=False)
         info = self.describe(components)
         info.update(orders=self.orders, rdp=rdp, conversion=self.conversion)
         return PrivacyCurve(

@@ -120,6 +120,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._saddlepoint_equation import (
     DEGENERATE_SD,
     LOG_NEGLIGIBLE,
@@ -129,6 +130,7 @@ from symfdp.accountants._saddlepoint_equation import (
 from symfdp.accountants._saddlepoint_formulas import SKEWNESS_MAX
 from symfdp.accountants._saddlepoint_pair import SaddlePointPairCurve
 from symfdp.accountants.base import Accountant, Components
+from symfdp.accountants.clt import GaussianPairCurve
 from symfdp.curve import PrivacyCurve
 from symfdp.mechanisms.base import Mechanism
 
@@ -168,7 +170,11 @@ class SaddlePoint(Accountant):
             raise ValueError(f"order must be 1 or 2. Found {order!r}.")
         self.order = int(order)
 
-    def compose_pair(self, components: Components) -> SaddlePointPairCurve:
+    def compose_pair(self, components: Components) -> Any:
+        if summed_cumulants(components, 2, "Q")[1] <= 0.0:
+            # A loss without variance is a.s. 0 (perfect privacy, Id); the
+            # saddle-point equation has no solution there.
+            return GaussianPairCurve(0.0)
         symmetric = all(m.is_symmetric for m, _ in components)
         return SaddlePointPairCurve(components, self.order, symmetric)
 
@@ -178,7 +184,7 @@ class SaddlePoint(Accountant):
         n: int | None = None,
     ) -> PrivacyCurve:
         curve = super().compose(mechanism, n)
-        curve.info["pairs"] = [p.info for p in curve.pairs]
+        curve.info["pairs"] = [getattr(p, "info", {}) for p in curve.pairs]
         curve.info["error_bound"] = (
             "pairs[k].delta_error_bound(eps): the CF-S7 bound on the error of the "
             "approximation (asymptotic, not certified)"
