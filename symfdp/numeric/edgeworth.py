@@ -367,12 +367,14 @@ class EdgeworthDistribution:
             q_values = _horner(fit.q, xc)
         out = phi * q_values
         if below is not None or above is not None:
+            # normal_pdf(xs) = phi: the clipping at X_CLIP only touches values
+            # that underflow to 0 either way.
             out = np.array(out, dtype=np.float64)  # writable, also for 0-d input
-            with np.errstate(divide="ignore", over="ignore", under="ignore"):
+            with np.errstate(over="ignore"):
                 if below is not None:
-                    out[below] = self._pdf_scale_below * normal_pdf(xs[below])
+                    out[below] = self._pdf_scale_below * phi[below]
                 if above is not None:
-                    out[above] = self._pdf_scale_above * normal_pdf(xs[above])
+                    out[above] = self._pdf_scale_above * phi[above]
         return np.maximum(out, 0.0)
 
     def _sf_and_pdf(
