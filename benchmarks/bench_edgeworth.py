@@ -1,10 +1,15 @@
 """Benchmark ``A.Edgeworth`` (and ``A.CLT``) against peers measured in the same run.
 
-Run: ``python benchmarks/bench_edgeworth.py`` (writes
-``benchmarks/results/edgeworth.json`` and prints a summary). Times are medians over
+Run: ``python benchmarks/bench_edgeworth.py [--out PATH]`` (writes
+``benchmarks/results/edgeworth.json``, or ``PATH``, and prints a summary; the
+git commit of the checkout is recorded). Times are medians over
 repeats after a warm-up; the minimum over the repeats (timeit's estimator of the
 intrinsic cost, robust to other jobs on a shared machine) is recorded beside it and
-decides the targets. The load average before and after the run is recorded.
+decides the targets. ``REPEATS`` (100) is large enough for the minimum to find
+uninterrupted runs on a loaded 2-core machine (each repeat takes a few
+milliseconds, about one scheduler time slice); the garbage collector is paused
+while timing, as ``timeit`` does. The load average before and after the run is
+recorded.
 
 (a) Trade-off, order 2, 1000 alphas (``linspace(0, 1, 1000)``), "after cumulants":
     the per-mechanism cumulants are cached (as in any second call), so the time is
@@ -26,11 +31,14 @@ decides the targets. The load average before and after the run is recorded.
 
 from __future__ import annotations
 
+import argparse
+import gc
 import json
 import math
 import os
 import platform
 import statistics
+import subprocess
 import time
 import warnings
 from collections.abc import Callable
@@ -48,7 +56,7 @@ from symfdp import mechanisms as M
 from symfdp.accountants._cumulant_sums import mechanism_cumulants
 
 OUT = Path(__file__).resolve().parent / "results" / "edgeworth.json"
-REPEATS = 15
+REPEATS = 100
 TARGET_TRADEOFF_S = 0.005
 TARGET_EPS_S = 0.010
 SIGMA, P, DELTA = 1.0, 0.01, 1e-5
@@ -63,12 +71,21 @@ _LAST_MIN: list[float] = [math.nan]
 
 
 def median_time(fn: Callable[[], Any], repeats: int = REPEATS) -> tuple[float, Any]:
+    """Median over ``repeats`` timed calls after a warm-up, with the garbage
+    collector paused as ``timeit`` does (the minimum goes to ``_LAST_MIN``)."""
     out = fn()  # warm-up
     times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            out = fn()
+            times.append(time.perf_counter() - t0)
+    finally:
+        if enabled:
+            gc.enable()
     _LAST_MIN[0] = min(times)
     return statistics.median(times), out
 
@@ -244,7 +261,28 @@ def peers_section(ours: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def git_commit() -> str:
+    """The checkout's commit (``+dirty`` with uncommitted changes), or "unknown"."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "symfdp"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return "unknown"
+    return (sha or "unknown") + ("+dirty" if dirty else "")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT, help="result JSON path")
+    out_path = parser.parse_args().out
     load_before = os.getloadavg()
     tradeoff = tradeoff_section()
     eps_cases = [epsilon_case(n) for n in EPS_NS]
@@ -259,6 +297,8 @@ def main() -> None:
             "numpy": np.__version__,
             "scipy": scipy.__version__,
             "symfdp": getattr(symfdp, "__version__", "dev"),
+            "symfdp_path": str(Path(symfdp.__file__).resolve().parent),
+            "git_commit": git_commit(),
             "cpu_count": os.cpu_count(),
         },
         "tradeoff_1000_alphas": tradeoff,
@@ -266,8 +306,8 @@ def main() -> None:
         "peers_dp_sgd_n1e4": peers_section(ours),
     }
     result["machine"]["loadavg_before_after"] = [load_before, os.getloadavg()]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(result, indent=2) + "\n")
     for case in tradeoff["pair_curve"]:
         print(
             f"tradeoff {case['mechanism']:>24} n={case['n']:>9}: fit+curve "
