@@ -5,7 +5,8 @@ Layout of ``results/<id>/``: ``data.csv`` (+ ``<table>.csv``), ``figure.png``,
 private temporary directory next to the target and moved into place at the end,
 ``manifest.json`` last, so an interrupted or concurrent run never leaves a
 half-written result that a later run trusts: a result directory counts only if
-its manifest exists and its spec hash matches.
+its manifest exists, its spec hash matches and every file it lists has the
+sha256 recorded in it (:func:`is_current`).
 """
 
 from __future__ import annotations
@@ -155,14 +156,35 @@ def read_table(path: Path) -> Table:
 
 
 # ----------------------------------------------------------------- running
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def is_current(out_dir: Path, digest: str) -> bool:
-    """Whether ``out_dir`` holds a complete result for this spec hash."""
-    manifest = out_dir / "manifest.json"
-    if not all((out_dir / f).exists() for f in OUTPUT_FILES):
-        return False
+    """Whether ``out_dir`` holds a complete result for this spec hash: the
+    manifest parses, records ``digest``, and lists every output file with the
+    sha256 the file has now (a truncated, missing or replaced file, or a
+    manifest from an older format, makes the result untrusted)."""
     try:
-        return json.loads(manifest.read_text()).get("spec_hash") == digest
-    except (OSError, json.JSONDecodeError):
+        manifest = json.loads((out_dir / "manifest.json").read_text())
+        files = manifest["files"]
+        if manifest.get("spec_hash") != digest or not isinstance(files, dict):
+            return False
+        required = set(OUTPUT_FILES) - {"manifest.json"}
+        if not required <= set(files):
+            return False
+        return all(_sha256(out_dir / name) == h for name, h in files.items())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def trusted_result(out_dir: Path, path: Path) -> bool:
+    """Whether ``out_dir`` holds a current result of the experiment at ``path``
+    in the mode (quick or full) its manifest records."""
+    try:
+        quick = json.loads((out_dir / "manifest.json").read_text())["quick"]
+        return is_current(out_dir, spec_hash(load_module(path), bool(quick)))
+    except Exception:
         return False
 
 
@@ -199,8 +221,11 @@ def run_experiment(
     final = results_root / sid
     digest = spec_hash(module, quick)
     if not force and is_current(final, digest):
-        claims = json.loads((final / "claims.json").read_text())
-        return RunOutcome(sid, "skipped", 0.0, claims)
+        try:
+            claims = json.loads((final / "claims.json").read_text())
+            return RunOutcome(sid, "skipped", 0.0, claims)
+        except (OSError, ValueError):
+            pass  # replaced by a concurrent run just now: compute it again
     results_root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{sid}.tmp-", dir=results_root))
     started = dt.datetime.now(dt.timezone.utc)
@@ -241,6 +266,7 @@ def run_experiment(
             "wall_seconds": round(seconds, 3),
             "warnings": sorted({f"{w.category.__name__}: {w.message}" for w in caught}),
             "info": result.info,
+            "files": {p.name: _sha256(p) for p in sorted(tmp.iterdir())},
         }
         (tmp / "manifest.json").write_text(
             json.dumps(manifest, indent=2, default=str) + "\n"
@@ -248,7 +274,10 @@ def run_experiment(
         _move_into_place(tmp, final)
         return RunOutcome(sid, "ran", seconds, claims)
     except Exception:
-        shutil.rmtree(tmp, ignore_errors=True)
         return RunOutcome(
             sid, "error", time.monotonic() - start, error=traceback.format_exc()
         )
+    finally:
+        # Gone after a successful move; removed after an error or an interrupt
+        # (KeyboardInterrupt); a killed process leaves it, and nothing reads it.
+        shutil.rmtree(tmp, ignore_errors=True)
