@@ -1,11 +1,27 @@
-"""``results/REPORT.md``: one row per claim, with links to the figures."""
+"""``results/REPORT.md``: one row per claim, with links to the figures.
+
+Several ``symfdp reproduce`` processes may share one results directory: the
+report is written under an exclusive lock on the directory (``flock``, where the
+platform has it) and atomically (temporary file + rename), and it covers the
+experiments of the run together with every other experiment that has a current
+result in the directory, so the last report written lists them all.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import os
+import secrets
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+try:  # POSIX only; elsewhere reports are written without the lock.
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
 
 
 def _cell(text: Any) -> str:
@@ -26,12 +42,54 @@ def collect(results_root: Path, ids: list[str]) -> list[dict[str, Any]]:
     return entries
 
 
-def write_report(results_root: Path, ids: list[str], errors: dict[str, str]) -> Path:
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``folder`` (a no-op without fcntl)."""
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def write_report(
+    results_root: Path,
+    ids: list[str],
+    errors: dict[str, str],
+    registry: Mapping[str, Path] | None = None,
+) -> Path:
     """Write ``REPORT.md`` for ``ids`` (and the errors of experiments that failed).
+
+    Args:
+        results_root: The results directory.
+        ids: The experiments of this run.
+        errors: Tracebacks of the experiments of this run that failed.
+        registry: All experiment ids and module paths; when given, every other
+            experiment with a current result in ``results_root``
+            (:func:`~symfdp.reproduce.runner.trusted_result`) is reported too,
+            in registry order.
 
     Returns:
         The path of the report.
     """
+    with _locked(results_root):
+        if registry is not None:
+            from symfdp.reproduce.runner import trusted_result
+
+            ours = set(ids)
+            ids = [
+                sid
+                for sid, path in registry.items()
+                if sid in ours or trusted_result(results_root / sid, path)
+            ] + [sid for sid in ids if sid not in registry]
+        return _write(results_root, ids, errors)
+
+
+def _write(results_root: Path, ids: list[str], errors: dict[str, str]) -> Path:
     entries = collect(results_root, ids)
     counts = {"PASS": 0, "FAIL": 0, "FAIL (source)": 0}
     for entry in entries:
@@ -83,7 +141,14 @@ def write_report(results_root: Path, ids: list[str], errors: dict[str, str]) -> 
             last = err.strip().splitlines()[-1] if err.strip() else "unknown error"
             lines.append(f"- **{sid}**: `{_cell(last)}`")
     path = results_root / "REPORT.md"
-    tmp = path.with_name(f".REPORT.md.tmp-{id(lines)}")
-    tmp.write_text("\n".join(lines) + "\n")
-    tmp.replace(path)
+    # A name no other process uses, created with the usual permissions.
+    tmp = results_root / f".REPORT.md.{os.getpid()}.{secrets.token_hex(8)}.tmp"
+    try:
+        with open(tmp, "x", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return path
