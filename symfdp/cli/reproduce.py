@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import signal
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Iterator
+from multiprocessing.connection import wait
 from pathlib import Path
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,11 +34,63 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _run_one(path: str, out: str, quick: bool, force: bool):
+def _run_one(path: str, out: str, quick: bool, force: bool, conn: Any) -> None:
+    """Worker: run one experiment and send its outcome back."""
     os.environ.setdefault("SYMFDP_PROGRESS", "0")
     from symfdp.reproduce.runner import run_experiment
 
-    return run_experiment(Path(path), Path(out), quick=quick, force=force)
+    conn.send(run_experiment(Path(path), Path(out), quick=quick, force=force))
+    conn.close()
+
+
+def _died(sid: str, exitcode: int | None) -> Any:
+    from symfdp.reproduce.runner import RunOutcome
+
+    how = f"exit status {exitcode}"
+    if exitcode is not None and exitcode < 0:
+        try:
+            how = f"signal {signal.Signals(-exitcode).name}"
+        except ValueError:
+            how = f"signal {-exitcode}"
+    return RunOutcome(
+        sid,
+        "error",
+        error=f"the process running {sid} died ({how}) before reporting a result; "
+        "e.g. killed, or out of memory. Nothing it wrote is trusted.",
+    )
+
+
+def _run_all(
+    tasks: list[tuple[str, str]], out: Path, quick: bool, force: bool, jobs: int
+) -> Iterator[Any]:
+    """Run ``(id, module path)`` tasks, at most ``jobs`` at a time, one fresh
+    process each (spawned), yielding outcomes as they finish.
+
+    A process that dies without reporting (killed, out of memory) is an error of
+    its own experiment only; the others carry on.
+    """
+    ctx = multiprocessing.get_context("spawn")
+    todo = list(tasks)
+    running: dict[Any, tuple[str, Any]] = {}  # connection -> (id, process)
+    while todo or running:
+        while todo and len(running) < jobs:
+            sid, path = todo.pop(0)
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(
+                target=_run_one, args=(path, str(out), quick, force, send)
+            )
+            proc.start()
+            send.close()
+            running[recv] = (sid, proc)
+        for conn in wait(list(running)):
+            sid, proc = running.pop(conn)  # type: ignore[call-overload]
+            try:
+                outcome = conn.recv()
+            except (EOFError, OSError):
+                outcome = None
+            conn.close()
+            proc.join()
+            yield outcome if outcome is not None else _died(sid, proc.exitcode)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,32 +129,25 @@ def run(args: argparse.Namespace) -> int:
     start = time.monotonic()
     outcomes = []
     jobs = min(args.jobs, len(ids))
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = {
-            pool.submit(
-                _run_one, str(registry[sid]), str(out), args.quick, args.force
-            ): sid
-            for sid in ids
-        }
-        for k, fut in enumerate(as_completed(futures), 1):
-            outcome = fut.result()
-            outcomes.append(outcome)
-            n_claims = len(outcome.claims)
-            n_fail = len(outcome.failed_claims)
-            if outcome.status == "error":
-                verdict = "ERROR"
-            else:
-                verdict = "PASS" if n_fail == 0 else f"{n_fail} FAIL"
-            print(
-                f"[{k}/{len(ids)}] {outcome.id:28s} {outcome.status:8s} "
-                f"{verdict:8s} {n_claims:3d} claims {outcome.seconds:7.1f}s",
-                flush=True,
-            )
+    tasks = [(sid, str(registry[sid])) for sid in ids]
+    runs = _run_all(tasks, out, args.quick, args.force, jobs)
+    for k, outcome in enumerate(runs, 1):
+        outcomes.append(outcome)
+        n_claims = len(outcome.claims)
+        n_fail = len(outcome.failed_claims)
+        if outcome.status == "error":
+            verdict = "ERROR"
+        else:
+            verdict = "PASS" if n_fail == 0 else f"{n_fail} FAIL"
+        print(
+            f"[{k}/{len(ids)}] {outcome.id:28s} {outcome.status:8s} "
+            f"{verdict:8s} {n_claims:3d} claims {outcome.seconds:7.1f}s",
+            flush=True,
+        )
     errors = {o.id: o.error for o in outcomes if o.status == "error"}
     for sid, err in errors.items():
         print(f"\n--- {sid} failed:\n{err}", file=sys.stderr)
-    report = write_report(out, ids, errors)
+    report = write_report(out, ids, errors, registry)
     failed = sum(len(o.failed_claims) for o in outcomes)
     total = sum(len(o.claims) for o in outcomes)
     print(
