@@ -11,7 +11,7 @@ import pytest
 
 from symfdp.cli import main
 from symfdp.reproduce import Result, Spec, claim_close, claim_holds
-from symfdp.reproduce.discovery import discover, helper_files, load_module
+from symfdp.reproduce.discovery import discover, load_module, shared_module_files
 from symfdp.reproduce.runner import read_table, run_experiment, spec_hash, write_table
 
 TOY = """
@@ -139,7 +139,7 @@ def test_spec_resolved() -> None:
     assert spec.resolved(True) == {"n": 0} and spec.resolved(False) == {"n": 1}
 
 
-HELPED = """
+SHARING = """
 import numpy as np
 import matplotlib.pyplot as plt
 import _toy_shared
@@ -160,85 +160,94 @@ def plot(tables, params):
 """
 
 
-# A helper may itself import another helper (at module level).
+# A shared module may itself import another (at module level).
 SHARED = "import _toy_scale\n\ndef transform(x):\n    return _toy_scale.K * x\n"
 
 
 @pytest.fixture
-def helped_dir(toy_dir: Path) -> Path:
-    (toy_dir / "toy_fig2.py").write_text(textwrap.dedent(HELPED))
+def shared_dir(toy_dir: Path) -> Path:
+    (toy_dir / "toy_fig2.py").write_text(textwrap.dedent(SHARING))
     (toy_dir / "_toy_shared.py").write_text(SHARED)
     (toy_dir / "_toy_scale.py").write_text("K = 1.0\n")
     return toy_dir
 
 
-def test_experiment_imports_helper_module(helped_dir: Path) -> None:
+def test_experiment_imports_shared_module(shared_dir: Path) -> None:
     import sys
 
     path_before = list(sys.path)
-    # discovery skips the helpers themselves
-    assert list(discover(helped_dir)) == ["toy-fig1", "toy-fig2"]
-    module = load_module(helped_dir / "toy_fig2.py")
+    # discovery skips the shared modules themselves
+    assert list(discover(shared_dir)) == ["toy-fig1", "toy-fig2"]
+    module = load_module(shared_dir / "toy_fig2.py")
     np.testing.assert_array_equal(
         module.compute({"k": 3}).tables["data"]["y"], [0, 1, 2]
     )
-    assert [p.name for p in helper_files(module)] == ["_toy_scale.py", "_toy_shared.py"]
-    assert helper_files(load_module(helped_dir / "toy_fig1.py")) == ()
-    # sys.path and sys.modules are as before: helpers do not leak
+    assert [p.name for p in shared_module_files(module)] == [
+        "_toy_scale.py",
+        "_toy_shared.py",
+    ]
+    assert shared_module_files(load_module(shared_dir / "toy_fig1.py")) == ()
+    # sys.path and sys.modules are as before: shared modules do not leak
     assert sys.path == path_before
     assert "_toy_shared" not in sys.modules and "_toy_scale" not in sys.modules
 
 
-def test_edited_helper_is_reloaded_and_invalidates_results(
-    helped_dir: Path, tmp_path: Path
+def test_edited_shared_module_is_reloaded_and_invalidates_results(
+    shared_dir: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "results"
-    path = helped_dir / "toy_fig2.py"
+    path = shared_dir / "toy_fig2.py"
     assert run_experiment(path, out).status == "ran"
     assert run_experiment(path, out).status == "skipped"
     hash_before = spec_hash(load_module(path), quick=False)
-    # Editing a helper imported indirectly changes the spec hash and the result.
-    (helped_dir / "_toy_scale.py").write_text("K = 2.0\n")
+    # Editing a shared module imported indirectly changes the spec hash and the result.
+    (shared_dir / "_toy_scale.py").write_text("K = 2.0\n")
     assert spec_hash(load_module(path), quick=False) != hash_before
     again = run_experiment(path, out)
     assert again.status == "ran"
     assert read_table(out / "toy-fig2" / "data.csv")["y"].tolist() == [0.0, 2.0, 4.0]
-    # A helper nobody imports does not touch the hash.
-    (helped_dir / "_unused.py").write_text("X = 1\n")
+    # A shared module nobody imports does not touch the hash.
+    (shared_dir / "_unused.py").write_text("X = 1\n")
     assert run_experiment(path, out).status == "skipped"
 
 
-def test_helper_does_not_clobber_a_module_of_the_same_name(helped_dir: Path) -> None:
+def test_shared_module_does_not_clobber_a_module_of_the_same_name(
+    shared_dir: Path,
+) -> None:
     import sys
     import types
 
     foreign = types.ModuleType("_toy_scale")
     sys.modules["_toy_scale"] = foreign
     try:
-        module = load_module(helped_dir / "toy_fig2.py")
+        module = load_module(shared_dir / "toy_fig2.py")
         assert sys.modules["_toy_scale"] is foreign  # restored after the load
-        assert module._toy_shared._toy_scale is not foreign  # the helper was used
+        assert (
+            module._toy_shared._toy_scale is not foreign
+        )  # the shared module was used
     finally:
         del sys.modules["_toy_scale"]
 
 
-def test_helper_shadowing_the_standard_library_is_refused(helped_dir: Path) -> None:
-    (helped_dir / "_json.py").write_text("X = 1\n")
+def test_shared_module_shadowing_the_standard_library_is_refused(
+    shared_dir: Path,
+) -> None:
+    (shared_dir / "_json.py").write_text("X = 1\n")
     with pytest.raises(ValueError, match="_json"):
-        load_module(helped_dir / "toy_fig2.py")
+        load_module(shared_dir / "toy_fig2.py")
 
 
-def test_no_stale_bytecode(helped_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_stale_bytecode(shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
     # Bytecode caches are keyed on whole-second mtimes and sizes: an edit that
     # keeps both must still be seen, so nothing is cached as bytecode.
     monkeypatch.setattr("sys.dont_write_bytecode", False)
-    scale = helped_dir / "_toy_scale.py"
+    scale = shared_dir / "_toy_scale.py"
     stat = scale.stat()
-    load_module(helped_dir / "toy_fig2.py")
+    load_module(shared_dir / "toy_fig2.py")
     scale.write_text("K = 7.0\n")  # same size
     os.utime(scale, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    module = load_module(helped_dir / "toy_fig2.py")
+    module = load_module(shared_dir / "toy_fig2.py")
     assert module.compute({"k": 2}).tables["data"]["y"].tolist() == [0.0, 7.0]
-    assert not list(helped_dir.rglob("*.pyc"))
+    assert not list(shared_dir.rglob("*.pyc"))

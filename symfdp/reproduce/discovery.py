@@ -1,13 +1,14 @@
 """Find and load the experiment modules in ``experiments/``.
 
-Files whose names start with an underscore are not experiments but helper
-modules shared by them (``experiments/_zheng.py``, ...). An experiment imports
-one by its plain name (``import _zheng``). While an experiment is loaded, the
-helpers of its directory (and only they) are importable by name; each is
-executed anew from its source and forgotten after the load, so an edited helper
-is never served from a stale cache (in memory or as bytecode) and the helpers of
-two experiment directories never meet. A helper must therefore be imported at
-module level (by the experiment or by another helper), not inside a function.
+Files whose names start with an underscore are not experiments but modules
+shared by them (``experiments/_zheng.py``, ...). An experiment imports one by
+its plain name (``import _zheng``). While an experiment is loaded, the shared
+modules of its directory (and only they) are importable by name; each is
+executed anew from its source and forgotten after the load, so an edited shared
+module is never served from a stale cache (in memory or as bytecode) and the
+shared modules of two experiment directories never meet. A shared module must
+therefore be imported at module level (by the experiment or by another shared
+module), not inside a function.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from symfdp.reproduce.spec import Spec
 
 REQUIRED = ("SPEC", "compute", "plot")
 
-#: Attribute of a loaded experiment module: the helper files it imported.
-HELPERS_ATTR = "__experiment_helpers__"
+#: Attribute of a loaded experiment module: the shared module files it imported.
+SHARED_ATTR = "__experiment_shared_modules__"
 
 
 class _SourceLoader(importlib.machinery.SourceFileLoader):
@@ -48,8 +49,8 @@ def _file_spec(name: str, path: Path) -> importlib.machinery.ModuleSpec:
     return spec
 
 
-class _HelperFinder(importlib.abc.MetaPathFinder):
-    """Resolves the helper names of one experiments directory to its files."""
+class _SharedModuleFinder(importlib.abc.MetaPathFinder):
+    """Resolves the shared module names of one experiments directory to its files."""
 
     def __init__(self, directory: Path, names: Sequence[str]) -> None:
         self.directory = directory
@@ -63,31 +64,31 @@ class _HelperFinder(importlib.abc.MetaPathFinder):
         return _file_spec(fullname, self.directory / f"{fullname}.py")
 
 
-def helper_names(directory: Path) -> list[str]:
-    """Module names of the helper files (``_*.py``) in an experiments directory."""
+def shared_module_names(directory: Path) -> list[str]:
+    """Names of the shared modules (files ``_*.py``) of an experiments directory."""
     return sorted(p.stem for p in directory.glob("_*.py"))
 
 
 @contextlib.contextmanager
-def _helpers_importable(directory: Path) -> Iterator[dict[str, ModuleType]]:
-    """Make the helpers of ``directory`` importable by plain name, freshly.
+def _shared_modules_importable(directory: Path) -> Iterator[dict[str, ModuleType]]:
+    """Make the shared modules of ``directory`` importable by plain name, freshly.
 
-    Yields a dict that, on exit, holds the helper modules that were imported
-    (name -> module). Entries of ``sys.modules`` under a helper's name are set
+    Yields a dict that, on exit, holds the shared modules that were imported
+    (name -> module). Entries of ``sys.modules`` under a shared module's name are set
     aside during the load and restored afterwards.
 
     Raises:
-        ValueError: a helper's name is that of a standard-library module.
+        ValueError: a shared module's name is that of a standard-library module.
     """
-    names = helper_names(directory)
+    names = shared_module_names(directory)
     clash = sorted(set(names) & sys.stdlib_module_names)
     if clash:
         raise ValueError(
-            f"helper module name(s) {', '.join(clash)} in {directory} shadow the "
+            f"shared module name(s) {', '.join(clash)} in {directory} shadow the "
             "standard library; rename them."
         )
     saved = {n: sys.modules.pop(n) for n in names if n in sys.modules}
-    finder = _HelperFinder(directory, names)
+    finder = _SharedModuleFinder(directory, names)
     sys.meta_path.insert(0, finder)
     loaded: dict[str, ModuleType] = {}
     try:
@@ -101,9 +102,9 @@ def _helpers_importable(directory: Path) -> Iterator[dict[str, ModuleType]]:
         sys.modules.update(saved)
 
 
-def helper_files(module: ModuleType) -> tuple[Path, ...]:
-    """The helper files (``experiments/_*.py``) an experiment module imported."""
-    return tuple(getattr(module, HELPERS_ATTR, ()))
+def shared_module_files(module: ModuleType) -> tuple[Path, ...]:
+    """The shared module files (``experiments/_*.py``) an experiment module imported."""
+    return tuple(getattr(module, SHARED_ATTR, ()))
 
 
 def load_module(path: Path) -> ModuleType:
@@ -120,13 +121,13 @@ def load_module(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        with _helpers_importable(path.parent) as helpers:
+        with _shared_modules_importable(path.parent) as shared:
             spec.loader.exec_module(module)  # type: ignore[union-attr]
     except BaseException:
         del sys.modules[name]
         raise
     setattr(
-        module, HELPERS_ATTR, tuple(Path(helpers[n].__file__) for n in sorted(helpers))
+        module, SHARED_ATTR, tuple(Path(shared[n].__file__) for n in sorted(shared))
     )
     missing = [attr for attr in REQUIRED if not hasattr(module, attr)]
     if missing:

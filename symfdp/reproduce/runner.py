@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 import symfdp
-from symfdp.reproduce.discovery import helper_files, load_module
+from symfdp.reproduce.discovery import load_module, shared_module_files
 from symfdp.reproduce.paths import matplotlibrc, repo_root
 from symfdp.reproduce.spec import Result, Table
 
@@ -56,8 +56,8 @@ class RunOutcome:
 def spec_hash(module: Any, quick: bool) -> str:
     """Hash of what determines a result: id, parameters, mode, code.
 
-    The code is the module's file and the helper files (``experiments/_*.py``)
-    it imported, so an edited helper invalidates the results that use it.
+    The code is the module's file and the shared module files (``experiments/_*.py``)
+    it imported, so an edited shared module invalidates the results that use it.
     """
     source = Path(module.__file__).read_bytes()
     content: dict[str, Any] = {
@@ -67,10 +67,10 @@ def spec_hash(module: Any, quick: bool) -> str:
         "module_sha256": hashlib.sha256(source).hexdigest(),
         "symfdp": symfdp.__version__,
     }
-    helpers = helper_files(module)
-    if helpers:  # (absent otherwise, so earlier hashes stay valid)
-        content["helpers_sha256"] = {
-            p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in helpers
+    shared = shared_module_files(module)
+    if shared:  # (absent otherwise, so earlier hashes stay valid)
+        content["shared_modules_sha256"] = {
+            p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in shared
         }
     payload = json.dumps(content, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
