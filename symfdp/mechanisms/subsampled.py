@@ -173,9 +173,29 @@ class PoissonSubsampled(Mechanism):
             return self._add_cdf(-ls, _other(under), inclusive=inclusive)
         return self._add_sf(ls, under, inclusive=inclusive)
 
+    def _to_base(self, s: FloatArray) -> FloatArray:
+        r""":math:`\ell^{-1}(s)`, consistent with :meth:`plrv_support` at the ends.
+
+        The support ends are :math:`\ell(b)` for the base's ends :math:`b`, where
+        atoms sit (Laplace, pure DP); the round trip
+        :math:`\ell^{-1}(\ell(b))` can miss :math:`b` by an ulp, which put a
+        whole atom on the wrong side of the support end (e.g. ``mu = 1 - 2e-16``,
+        ``p = 0.04``: ``P(L > sup L) = 0.197``). So :math:`s = \ell(b)` maps to
+        :math:`b` exactly and :math:`s \gtrless \ell(b)` to the same side of
+        :math:`b`.
+        """
+        y = lm.log_mix_inverse(s, self.p)
+        for b in self.base.plrv_support():
+            if math.isfinite(b):
+                e = float(lm.log_mix(np.array(b), self.p))
+                y = np.where(s == e, b, y)
+                y = np.where((s > e) & (y <= b), np.nextafter(b, math.inf), y)
+                y = np.where((s < e) & (y >= b), np.nextafter(b, -math.inf), y)
+        return y
+
     def _add_cdf(self, s: FloatArray, under: Under, *, inclusive: bool) -> FloatArray:
         # P(L <= s) = P_b(L_b <= ell^{-1}(s)); ell is strictly increasing.
-        y = lm.log_mix_inverse(s, self.p)
+        y = self._to_base(s)
         cp = np.asarray(self.base.plrv_cdf(y, "P", inclusive=inclusive), np.float64)
         if under == "P":
             return scalar_or_array(cp)
@@ -183,7 +203,7 @@ class PoissonSubsampled(Mechanism):
         return scalar_or_array(self._q * cp + self.p * cq)
 
     def _add_sf(self, s: FloatArray, under: Under, *, inclusive: bool) -> FloatArray:
-        y = lm.log_mix_inverse(s, self.p)
+        y = self._to_base(s)
         sp_ = np.asarray(self.base.plrv_sf(y, "P", inclusive=inclusive), np.float64)
         if under == "P":
             return scalar_or_array(sp_)
