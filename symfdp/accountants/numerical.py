@@ -180,8 +180,10 @@ class NumericalPairCurve:
             if not move.any():
                 break
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                x_new = np.exp(eps) + gap / slope
-                step = np.where(move, np.log(x_new) - eps, 0.0)
+                # The step log(e^eps + gap/slope) - eps, in log space: e^eps
+                # itself overflows beyond eps ~ 709 (epsilon was inf there).
+                log_ratio = np.log(gap) - np.log(slope) - eps
+                step = np.where(move, np.logaddexp(0.0, log_ratio), 0.0)
             eps = eps + np.maximum(step, 0.0)
             if np.all(np.abs(step) <= 1e-13 * np.maximum(1.0, np.abs(eps))):
                 break
