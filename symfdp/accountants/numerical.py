@@ -53,8 +53,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._validation import check_choice, check_int, check_real
+from symfdp._warnings import warn_approximation
 from symfdp.accountants._cumulant_sums import summed_cumulants
-from symfdp.accountants.base import Accountant, Components
+from symfdp.accountants.base import Accountant, Components, loss_range
 from symfdp.accountants.recursion import (
     PAPER_EPS_GRID,
     ROUNDINGS,
@@ -63,6 +64,7 @@ from symfdp.accountants.recursion import (
 )
 from symfdp.curve import PairCurve, PrivacyCurve
 from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.numeric.roots import monotone_bisect
 from symfdp.pld.compose import UNIT_ROUNDOFF, ComposedPLD, compose_fft
 from symfdp.pld.discretise import discretise
 from symfdp.pld.grid import align_step, choose_step, component_grid
@@ -70,6 +72,27 @@ from symfdp.pld.profile import DiscreteProfile
 from symfdp.pld.window import chernoff_window
 
 METHODS: tuple[str, ...] = ("fft", "recursion")
+#: Levels of the nested discretisation round-off bound (NumericalPairCurve.
+#: tail_allowance); each multiplies the remainder by about tail_rate.
+_NEST = 3
+#: Largest number of tilted compositions per query (each costs two FFTs).
+_MAX_TILTS = 4
+_ADVICE = (
+    "Smaller deltas need a smaller tail_mass (truncation) and, for long "
+    "compositions, accept a wider bracket (FFT round-off); accountants.RDP gives "
+    "a (looser) upper bound at any delta."
+)
+
+
+def _worst(lo: FloatArray, hi: FloatArray, flagged: Any) -> str:
+    """The relatively widest flagged bracket, formatted."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(np.isfinite(hi), (hi - lo) / np.abs(hi), np.inf)
+    rel = np.where(flagged, np.nan_to_num(rel, nan=np.inf), -np.inf)
+    i = int(np.argmax(rel))
+    return f"{float(lo.flat[i]):.4g}, {float(hi.flat[i]):.4g}"
+
+
 #: Cap on Newton steps of the eps inverse (it converges in a few).
 _NEWTON_STEPS = 60
 
@@ -98,10 +121,22 @@ class NumericalPairCurve:
     inf_mass: float
     tail_rate: float = 0.0
     info: dict[str, Any] = field(default_factory=dict, compare=False)
+    sources: Any = field(default=None, compare=False, repr=False)
+    eps_rel_tol: float = 1e-3
+    loss_range: tuple[float, float] = (-math.inf, math.inf)
+    _tilts: dict[float, Any] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     @classmethod
     def from_composed(
-        cls, low: ComposedPLD, up: ComposedPLD, info: dict[str, Any]
+        cls,
+        low: ComposedPLD,
+        up: ComposedPLD,
+        info: dict[str, Any],
+        sources: Any = None,
+        eps_rel_tol: float = 1e-3,
+        loss_range: tuple[float, float] = (-math.inf, math.inf),
     ) -> NumericalPairCurve:
         lower = DiscreteProfile.from_masses(low.t0, low.h, low.q)
         upper = DiscreteProfile.from_masses(up.t0, up.h, up.q)
@@ -112,7 +147,18 @@ class NumericalPairCurve:
         extra = extra + up.fft_l2 * np.sqrt(above) + up.fft_linf * above
         extra.setflags(write=False)
         rate = max(low.tail_rate, up.tail_rate)
-        return cls(lower, upper, slack, extra, up.inf_mass, rate, info)
+        return cls(
+            lower,
+            upper,
+            slack,
+            extra,
+            up.inf_mass,
+            rate,
+            info,
+            sources,
+            eps_rel_tol,
+            loss_range,
+        )
 
     # ------------------------------------------------------------ profile
     def _upper_delta(self, e: FloatArray) -> FloatArray:
@@ -128,28 +174,161 @@ class NumericalPairCurve:
         the all-dominating composition :math:`Z` in the increasing convex order,
         and :math:`(1 - e^{x - 1 - t})_+ \ge (1 - e^{-1}) 1\{t > x\}`, so the
         tail is at most :math:`\min\{1, \delta_Z(x - 1)/(1 - e^{-1})\}` with
-        :math:`\delta_Z \le` the upper profile plus its allowances plus
-        ``tail_rate``.
+        :math:`\delta_Z \le` the upper profile plus its allowances plus this
+        allowance at :math:`x - 1`: the recursion is unrolled ``_NEST`` levels
+        deep and closed with ``tail_rate`` (a single level left an absolute
+        floor ``tail_rate``:math:`^2/(1 - e^{-1})`, 2e-13 at n = 1e7, that
+        swamped small deltas).
         """
         e = np.asarray(eps, dtype=np.float64)
-        base = self._upper_delta(e - self.upper.h - 1.0) + self.tail_rate
-        return self.tail_rate * np.minimum(base / -math.expm1(-1.0), 1.0)
+        return self._allowance(e, self.upper, self.upper_extra, _NEST)
+
+    def _allowance(
+        self, e: FloatArray, up: DiscreteProfile, extra: FloatArray, depth: int
+    ) -> FloatArray:
+        """The nested allowance of :meth:`tail_allowance` with the dominating
+        profile ``up`` and its allowances ``extra`` (per cell)."""
+        r = self.tail_rate
+        if depth == 0 or r == 0.0:
+            return np.full(np.shape(e), r)
+        x = e - up.h - 1.0
+        inner = self._allowance(x, up, extra, depth - 1)
+        base = up.delta(x) + extra[up.cell(x)] + inner
+        return r * np.minimum(base / -math.expm1(-1.0), 1.0)
+
+    def _tilted_tail_allowance(self, e: FloatArray, z: Any, up_extra: Any) -> Any:
+        """:meth:`tail_allowance` with the tail bounded by a tilted dominating
+        profile (``inf`` where it is not usable, giving the cap ``tail_rate``)."""
+        return self._allowance(e, z.profile, up_extra, _NEST)
 
     def delta_bounds(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """Certified ``(lower, upper)`` bounds on ``delta(eps)``, any real eps."""
-        e = np.asarray(eps, dtype=np.float64)
+        """Certified ``(lower, upper)`` bounds on ``delta(eps)``, any real eps.
+
+        Where the bracket of the plain FFT is wider than ``10 eps_rel_tol``
+        (relative) in the upper tail, it is intersected with the brackets of
+        tilted compositions (:meth:`_refine_delta`); both are certified, so
+        their intersection is.
+        """
+        return self._delta_bounds_and_core(np.asarray(eps, dtype=np.float64))[:2]
+
+    def _plain_delta_bounds(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
         fp = self.tail_allowance(e)
         lo = np.clip(self.lower.delta(e) - self.lower_slack - fp, 0.0, 1.0)
         hi = np.clip(self._upper_delta(e) + fp, 0.0, 1.0)
         return lo, hi
 
+    def _delta_bounds_and_core(
+        self, e: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        lo, hi = self._plain_delta_bounds(e)
+        # The exact range allowed by the loss's support (curve.BoundedLossPair):
+        # delta vanishes above the largest composed loss b.
+        a, b = self.loss_range
+        with np.errstate(over="ignore"):
+            hi = np.minimum(hi, -np.expm1(np.minimum(e - b, 0.0)))
+            lo = np.maximum(lo, np.maximum(-np.expm1(e - a), 0.0))
+        lo = np.minimum(lo, hi)
+        core = self._core(e)
+        wide = self._delta_wide(lo, hi, 10.0)
+        if wide.any() and self.sources is not None:
+            lo, hi, core = self._refine_delta(e, lo, hi, core, wide)
+        return lo, hi, core
+
+    def _truncation_floor(self) -> float:
+        """The additive part of the bracket no FFT can remove: the mass at
+        +infinity and outside the window (set by ``tail_mass``)."""
+        window = self.sources[2] if self.sources is not None else None
+        return self.inf_mass + (window.outside if window is not None else 0.0)
+
+    def _delta_wide(self, lo: FloatArray, hi: FloatArray, factor: float) -> Any:
+        """Entries whose bracket is wider than ``factor * eps_rel_tol`` relative,
+        above ``factor`` times the truncation floor (below it the width is
+        mostly that floor, which ``tail_mass`` sets)."""
+        floor = factor * self._truncation_floor()
+        return (hi - lo > factor * self.eps_rel_tol * hi) & (hi > floor)
+
     def _estimate(self, e: FloatArray) -> FloatArray:
-        lo, hi = self.delta_bounds(e)
-        return np.clip(self._core(e), lo, hi)
+        lo, hi, core = self._delta_bounds_and_core(e)
+        flagged = self._delta_wide(lo, hi, 100.0)
+        if np.any(flagged):
+            warn_approximation(
+                "Numerical: the certified bracket on delta(eps) is wider than "
+                f"{100 * self.eps_rel_tol:g} relative at some eps (e.g. "
+                f"[{_worst(lo, hi, flagged)}]); the point estimate is not "
+                "accurate there. " + _ADVICE,
+                stacklevel=5,
+            )
+        return np.clip(core, lo, hi)
 
     def delta(self, eps: ArrayLike) -> FloatArray:
-        """Point estimate: the average of the dominated and dominating profiles."""
+        """Point estimate: the average of the dominated and dominating profiles
+        (of the tilted compositions where they refine the bracket); warns where
+        the certified bracket is wider than ``100 eps_rel_tol`` relative."""
         return self._estimate(np.asarray(eps, dtype=np.float64))
+
+    # ------------------------------------------------------------ tilting
+    def _tilted(self, lam: float) -> Any:
+        """``(Z, Y)`` tilted profiles at ``lam`` (cached; ``lam`` on a grid of
+        3 significant digits). Their lattices may differ (own origins)."""
+        from symfdp.pld.tilt import compose_tilted
+
+        key = float(f"{lam:.3g}")
+        hit = self._tilts.get(key)
+        if hit is None:
+            ups, lows, window, max_size = self.sources
+            hit = compose_tilted(ups, lows, window, key, max_size)
+            self._tilts[key] = hit
+        return hit
+
+    def _tilted_core(self, e: FloatArray, lam: float) -> FloatArray:
+        """The estimate of a tilt at ``e``: the average of its two profiles (NaN
+        where either misses masses)."""
+        z, y = self._tilted(lam)
+        ok = (z.profile.cell(e) > z.start) & (y.profile.cell(e) > y.start)
+        core = 0.5 * (z.profile.delta(e) + y.profile.delta(e) + self.inf_mass)
+        return np.where(ok, core, np.nan)
+
+    def _tilted_delta(self, e: FloatArray, lam: float) -> tuple[Any, Any, Any]:
+        """Certified bounds and the estimate at ``e`` from the tilt ``lam``
+        (bounds are ``0, 1`` and the estimate NaN where it is not usable)."""
+        z, y = self._tilted(lam)
+        window = self.sources[2]
+        kz = z.profile.cell(e)
+        up_extra = z.upper_extra(self.inf_mass + window.outside)
+        fp = np.minimum(
+            self.tail_allowance(e), self._tilted_tail_allowance(e, z, up_extra)
+        )
+        hi = np.clip(z.profile.delta(e) + up_extra[kz] + fp, 0.0, 1.0)
+        ky = y.profile.cell(e)
+        lo = np.clip(y.profile.delta(e) + y.lower_extra(0.0)[ky] - fp, 0.0, 1.0)
+        est = self._tilted_core(e, lam)
+        return lo, hi, est
+
+    def _refine_delta(
+        self, e: FloatArray, lo: FloatArray, hi: FloatArray, core: FloatArray, wide: Any
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Intersect the wide brackets with tilted ones, at most
+        ``_MAX_TILTS`` tilts per call (each tilt serves the eps near its mean)."""
+        from symfdp.pld.tilt import tilt_for
+
+        lo, hi, core = lo.copy(), hi.copy(), core.copy()
+        ups = self.sources[0]
+        todo = wide.copy()
+        tilts = 0
+        while todo.any() and tilts < _MAX_TILTS:
+            target = float(np.min(e[todo]))
+            lam = tilt_for(ups, target)
+            if lam <= 0.0:  # at or below the mean: no tilt helps
+                todo &= e > target
+                continue
+            tilts += 1
+            t_lo, t_hi, t_est = self._tilted_delta(e, lam)
+            lo = np.maximum(lo, t_lo)
+            hi = np.minimum(hi, t_hi)
+            better = np.isfinite(t_est) & todo
+            core = np.where(better, t_est, core)
+            todo &= self._delta_wide(lo, hi, 10.0) & (e > target)
+        return lo, hi, core
 
     def epsilon(self, delta: ArrayLike) -> FloatArray:
         r"""Point estimate of :math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon)
@@ -160,16 +339,55 @@ class NumericalPairCurve:
         (at the smaller of the two measures' exact inverses, or at 0), increases
         monotonically to it and is exact once it reaches the root's piece.
 
+        Where the bracket is refined by tilted compositions
+        (:meth:`epsilon_bounds`), the estimate is the exact inverse of their
+        average profile instead, clipped into the bracket. Warns where the
+        certified bracket is wider than ``10 eps_rel_tol`` relative.
+
         Raises:
-            ValueError: ``delta`` is not above half the Q-mass at infinity.
+            ValueError: ``delta`` is not above half the Q-mass at infinity, or
+                no finite epsilon is certified for it (FFT round-off and
+                truncated tails hide such small deltas).
         """
         d = np.asarray(delta, dtype=np.float64)
         if np.any(d <= 0.5 * self.inf_mass):
             raise ValueError(
                 f"delta must exceed the resolution {0.5 * self.inf_mass:.3g} of this "
-                "Numerical curve (its truncated tail mass); compose with a smaller "
-                "tail_mass."
+                "Numerical curve: the Q-mass its lattices put at +infinity (the "
+                "tails cut at tail_mass, or at 2^15 standard deviations of a "
+                "heavy-tailed loss). " + _ADVICE
             )
+        shape = d.shape
+        d = d.reshape(-1)
+        lo, hi, refined = self._epsilon_bounds_refined(d)
+        if not np.all(np.isfinite(hi)):
+            bad = float(np.min(d[~np.isfinite(hi)]))
+            raise ValueError(
+                f"Numerical certifies no finite epsilon for delta = {bad:g}: the "
+                "profile's upper bound (FFT round-off, truncated tails) stays above "
+                "it even after tilting. " + _ADVICE
+            )
+        eps = self._plain_epsilon(d)
+        for lam, sel in refined:
+            # The tilted average profile is non-increasing where both measures
+            # keep their masses: bisect it inside the certified bracket.
+            def core(x: FloatArray, lam: float = lam) -> FloatArray:
+                return np.nan_to_num(self._tilted_core(x, lam), nan=np.inf)
+
+            eps[sel] = monotone_bisect(core, d[sel], lo[sel], hi[sel], xtol=1e-12)
+        eps = np.clip(eps, lo, hi)
+        flagged = hi - lo > 10.0 * self.eps_rel_tol * np.maximum(lo, 1.0)
+        if np.any(flagged):
+            warn_approximation(
+                "Numerical: the certified bracket on epsilon(delta) is wider than "
+                f"{10 * self.eps_rel_tol:g} relative at some delta (e.g. "
+                f"[{_worst(lo, hi, flagged)}]). " + _ADVICE,
+                stacklevel=5,
+            )
+        return eps.reshape(shape)
+
+    def _plain_epsilon(self, d: FloatArray) -> FloatArray:
+        """The Newton inverse of the plain (untilted) estimate."""
         e_lo = self.lower.inverse(d, np.zeros(self.lower.size + 1))
         e_hi = self.upper.inverse(d, np.full(self.upper.size + 1, self.inf_mass))
         eps = np.maximum(np.minimum(e_lo, e_hi), 0.0)
@@ -189,21 +407,32 @@ class NumericalPairCurve:
                 break
         return eps
 
-    def _cell_allowance(self, profile: DiscreteProfile) -> FloatArray:
+    def _cell_allowance(
+        self,
+        profile: DiscreteProfile,
+        upper: DiscreteProfile | None = None,
+        upper_extra: FloatArray | None = None,
+    ) -> FloatArray:
         r""":meth:`tail_allowance` bounded on each cell of ``profile``.
 
         On cell ``k`` (left end :math:`t_{k-1}`) the allowance is at most its
         value at :math:`t_{k-1}`, which needs :math:`\delta_{hi}` at
         :math:`t_{k-1} - h - 1`; the upper profile at the nearest lattice point
         below that is larger (non-increasing), so index arithmetic suffices.
-        Cell 0 extends to -inf and gets the global maximum.
+        Cell 0 extends to -inf and gets the global maximum. ``upper`` and
+        ``upper_extra`` replace the dominating profile and its allowances (a
+        tilted composition's, where it is tighter).
         """
-        up = self.upper
-        grid_hi = up.grid_delta(self.upper_extra) + self.tail_rate
+        up = self.upper if upper is None else upper
+        extra = self.upper_extra if upper_extra is None else upper_extra
         left = profile.points - profile.h - up.h - 1.0
+        # The nested allowance inside delta_Z, at the lattice point below left
+        # (>= left - h; the allowance is non-increasing).
+        inner = self._allowance(left - up.h, up, extra, _NEST - 1)
+        grid_hi = up.grid_delta(extra)
         j = np.floor((left - up.t0) / up.h + 1e-9).astype(np.int64)
-        top = float(self.upper_extra[-1]) + self.tail_rate
-        vals = np.where(j < 0, 1.0, grid_hi[np.clip(j, 0, up.size - 1)])
+        top = float(extra[-1]) + inner
+        vals = np.where(j < 0, 1.0, grid_hi[np.clip(j, 0, up.size - 1)] + inner)
         vals = np.where(j >= up.size, top, vals)
         tails = np.minimum(np.concatenate(([1.0], vals)) / -math.expm1(-1.0), 1.0)
         return self.tail_rate * tails
@@ -230,9 +459,76 @@ class NumericalPairCurve:
         reaches ``d``.
         """
         d = np.asarray(delta, dtype=np.float64)
-        hi = self.upper.inverse(d, self._upper_cell_extra)
-        lo = self.lower.inverse(d, self._lower_cell_extra)
-        return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
+        lo, hi, _ = self._epsilon_bounds_refined(d)
+        return lo, hi
+
+    def _plain_epsilon_bounds(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The bounds of the plain (untilted) composition alone."""
+        hi = np.maximum(self.upper.inverse(d, self._upper_cell_extra), 0.0)
+        lo = np.maximum(self.lower.inverse(d, self._lower_cell_extra), 0.0)
+        return lo, hi
+
+    def _epsilon_wide(self, lo: FloatArray, hi: FloatArray) -> Any:
+        return ~np.isfinite(hi) | (hi - lo > self.eps_rel_tol * np.maximum(lo, 1.0))
+
+    def _epsilon_bounds_refined(
+        self, d: FloatArray
+    ) -> tuple[FloatArray, FloatArray, list[tuple[float, Any]]]:
+        """Plain bounds, intersected with tilted ones where they are wider than
+        ``eps_rel_tol`` (up to ``_MAX_TILTS`` tilts, the first from the Chernoff
+        exponent of the target, the next from the midpoint of the bracket so
+        far). Returns the tilts used and the entries they served."""
+        from symfdp.pld.tilt import tilt_for, tilt_for_delta
+
+        shape = d.shape
+        d = d.reshape(-1)
+        lo, hi, refined = self._epsilon_bounds_flat(d, tilt_for, tilt_for_delta)
+        return lo.reshape(shape), hi.reshape(shape), refined
+
+    def _epsilon_bounds_flat(
+        self, d: FloatArray, tilt_for: Any, tilt_for_delta: Any
+    ) -> tuple[FloatArray, FloatArray, list[tuple[float, Any]]]:
+        lo, hi = self._plain_epsilon_bounds(d)
+        hi = np.minimum(hi, np.maximum(self.loss_range[1] + np.log1p(-d), 0.0))
+        lo = np.minimum(lo, hi)
+        refined: list[tuple[float, Any]] = []
+        if self.sources is None:
+            return lo, hi, refined
+        todo = self._epsilon_wide(lo, hi) & (d > self._truncation_floor())
+        ups = self.sources[0]
+        for _ in range(_MAX_TILTS):
+            if not todo.any():
+                break
+            i = int(np.flatnonzero(todo)[np.argmin(d[todo])])
+            if np.isfinite(hi[i]):
+                lam = tilt_for(ups, 0.5 * (lo[i] + hi[i]))
+            else:
+                lam = tilt_for_delta(ups, math.log(d[i]))
+            if lam <= 0.0:
+                break
+            z, y = self._tilted(lam)
+            window = self.sources[2]
+            base = z.upper_extra(self.inf_mass + window.outside)
+            up = base + np.minimum(
+                self._cell_allowance(z.profile),
+                self._cell_allowance(z.profile, z.profile, base),
+            )
+            low = y.lower_extra(0.0) - np.minimum(
+                self._cell_allowance(y.profile),
+                self._cell_allowance(y.profile, z.profile, base),
+            )
+            t_hi = np.maximum(z.profile.inverse(d, up), 0.0)
+            t_lo = np.maximum(y.lower_epsilon(d, low), 0.0)
+            served = todo & (t_hi < hi)
+            hi = np.minimum(hi, t_hi)
+            lo = np.maximum(lo, t_lo)
+            refined.append((float(f"{lam:.3g}"), served))
+            still = self._epsilon_wide(lo, hi) & todo
+            if still[i]:
+                todo = still  # retry from the new midpoint
+            else:
+                todo = still & ~served
+        return lo, hi, refined
 
     def core_epsilon_width(self, delta: ArrayLike) -> FloatArray:
         """Width of the eps bracket of the two discrete measures alone (no
@@ -262,6 +558,10 @@ class NumericalPairCurve:
         zeros = np.zeros(self.lower.size + 1)
         slack = self.lower_slack + self.tail_rate + 8 * self.lower.size * UNIT_ROUNDOFF
         hi = self.lower.tradeoff(a, zeros) + slack
+        la, lb = self.loss_range
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            top = 1.0 - np.exp(lb + np.log(a)) if lb < math.inf else -np.inf
+            lo = np.maximum(lo, np.maximum(top, np.exp(la) * cap))
         return np.clip(lo, 0.0, cap), np.clip(hi, 0.0, cap)
 
     def _core_tradeoff(self, a: FloatArray) -> FloatArray:
@@ -416,7 +716,9 @@ class Numerical(Accountant):
         passes = 0
         d = np.array(self.delta_ref)
         while self.grid_step is None and passes < self.refine:
-            lo, hi = best.epsilon_bounds(d)
+            # The step is refined on the plain bracket (the tilted refinement of
+            # the queries cannot remove discretisation error).
+            lo, hi = best._plain_epsilon_bounds(d)
             target = self.eps_rel_tol * max(float(lo), 1.0)
             width = float(hi - lo)
             core = float(best.core_epsilon_width(d))
@@ -426,7 +728,7 @@ class Numerical(Accountant):
             h = align_step(components, h * shrink)
             cand = self._fft_pair_at(components, h)
             passes += 1
-            c_lo, c_hi = cand.epsilon_bounds(d)
+            c_lo, c_hi = cand._plain_epsilon_bounds(d)
             if float(c_hi - c_lo) >= width:
                 break
             best = cand
@@ -457,7 +759,10 @@ class Numerical(Accountant):
                 "per_point": (low.fft_linf, up.fft_linf),
             },
         }
-        return NumericalPairCurve.from_composed(low, up, info)
+        sources = (ups, lows, window, self.max_fft_size)
+        return NumericalPairCurve.from_composed(
+            low, up, info, sources, self.eps_rel_tol, loss_range(components)
+        )
 
     def describe(self, components: Components) -> dict[str, Any]:
         info = super().describe(components)
