@@ -329,6 +329,16 @@ class PrivacyCurve:
             scalar_or_array(_symmetric_hull(a, upper_points)),
         )
 
+    def raw(self) -> PrivacyCurve:
+        """The same curve without the loss-range repair of
+        :class:`BoundedLossPair`: the approximation exactly as its method
+        defines it (e.g. to study where CLT or Edgeworth leave that range).
+        Certified curves are returned as they are."""
+        pairs = tuple(getattr(p, "_pair", p) for p in self.pairs)
+        return PrivacyCurve(
+            pairs, self.method, self.symmetric, self.certified, dict(self.info)
+        )
+
     def _require_certified(self, what: str) -> None:
         if not self.certified:
             raise NotImplementedError(
