@@ -63,10 +63,10 @@ SPEC = Spec(
         "eps_max_c": 100.0,
         "delta_c": 1e-6,
         "mu_max_d": 4.0,
-        "mc_samples": 100_000,
+        "mc_samples": 1_000_000,
         "mc_seed": 2023,
         "paper_mc_samples": 1_000_000,
-        "gt_eps_rel_tol": 1e-5,
+        "gt_eps_rel_tol": 1e-6,
         "e_batch": 4096,
         "e_dataset": 1_281_167,
         "e_steps": 71_589,
@@ -109,15 +109,15 @@ SPEC = Spec(
         "exact GDP mu = sqrt(N) mu2 in symfdp's CLT(form='exp')); the mu~ formula "
         "has no Laplace version, so a, b use the moments CLT (Zheng et al. eq. 3.4), "
         "the order-0 Edgeworth that Remark 2 identifies with the CLT.",
-        "Monte Carlo: S = 1e5 samples per hypothesis in full mode, 1e4 in quick mode "
-        "(the paper: 1e6), at every other point of the line grid (16 points full, 6 "
+        "Monte Carlo: S = 1e6 samples per hypothesis in full mode (the paper's S), "
+        "1e4 in quick mode, at every other point of the line grid (16 points full, 6 "
         "quick), one seed, common random numbers across the effect sizes of a panel; "
         "the interval is the conservative one of rero.monte_carlo_gamma "
         "(threshold sampling error included). The MC variance at the paper's "
         "S = 1e6 is the delta-method value sqrt((g(1-g) + s^2 k(1-k))/S), s = "
         "-f'(kappa) from the ground truth by central differences (h = 5 %).",
         "Ground truth: symfdp's certified Numerical (FFT of discretised PLDs) with "
-        "eps_rel_tol = 1e-5 (1e-4 quick), not the paper's mpmath recursion; the "
+        "eps_rel_tol = 1e-6 (1e-4 quick), not the paper's mpmath recursion; the "
         "plotted value is the middle of the certified bracket and the distance to "
         "the bracket is what is compared.",
         "Panel e: 'very low p and very large N, similar to [26] for ImageNet': the "
@@ -288,8 +288,11 @@ def _panels_a_to_d(params: dict[str, Any]) -> tuple[dict, dict, dict]:
             "seconds_monte_carlo": mc.seconds,
             "mc_samples": mc.samples,
             "edgeworth_warnings": len(caught),
+            # Consistent with the truth: the MC interval meets the certified
+            # bracket, which contains the true gamma (the middle alone is not
+            # the truth where the bracket is wide: panel d near gamma = 1).
             "mc_covers_gt": bool(
-                np.all((mc.ci_low <= gt[on_mc]) & (gt[on_mc] <= mc.ci_high))
+                np.all((mc.ci_low <= hi[on_mc]) & (lo[on_mc] <= mc.ci_high))
             ),
         }
     info["eps_max"] = _eps_max(params)
@@ -417,11 +420,11 @@ def _claims(params: dict, var: dict, kc: dict, info: dict) -> tuple:
             "The Monte Carlo estimate of [11] estimates gamma (its interval covers "
             "the ground truth)",
             "MC estimates gamma (10^6 samples)",
-            f"S = {s}: covers at every point: "
+            f"S = {s}: interval meets the GT bracket at every point: "
             + ", ".join(f"{p}: {v}" for p, v in covers.items()),
             all(covers.values()),
-            "the conservative 95% MC interval contains the GT value (the middle of "
-            "the certified bracket; the closed form in c) at every grid point of a-d",
+            "the conservative 95% MC interval meets the certified GT bracket (the "
+            "closed form in c) at every MC grid point of a-d",
         ),
         claim_holds(
             "clt-deviates",
