@@ -8,10 +8,13 @@ explicit bracket in :math:`\log\sigma`, found by Brent's method; the bracket end
 are evaluated first, and a target outside their range raises ``ValueError``.
 
 Accountant. With ``accountant=None`` (default) the search runs in two stages:
-``SaddlePoint()`` (fast, its cost independent of ``n``) locates the root, then
-``Numerical()`` (certified ground truth) solves again on a narrow bracket around
-it (widened until it brackets the root), so the returned :math:`\sigma` is exact
-for the numerical accountant. Any other accountant is used for the whole search.
+a fast approximate accountant, ``first_stage`` (``SaddlePoint()`` by default; its
+cost is independent of ``n``), locates the root, then ``Numerical()`` (certified
+ground truth) solves again on a narrow bracket around it (widened until it
+brackets the root), so the returned :math:`\sigma` is exact for the numerical
+accountant. Where the first stage fails (a ``ValueError`` or
+``FloatingPointError`` outside its valid range), ``Numerical()`` runs the whole
+search. Any other accountant is used for the whole search.
 
 Functions:
     :func:`sigma_for_epsilon` (a target :math:`\varepsilon` at :math:`\delta`),
@@ -43,9 +46,11 @@ _REFINE_WIDTH: Final = 0.05
 TargetFn = Callable[[PrivacyCurve], float]
 
 
-def _factory(
+def mechanism_factory(
     mechanism: str | Callable[[float], Mechanism], p: float, pair: str
 ) -> Callable[[float], Mechanism]:
+    """``sigma -> Mechanism`` for a mechanism name of :data:`MECHANISMS` (or the
+    callable itself), at sampling probability ``p`` and adjacency ``pair``."""
     from symfdp import mechanisms as M
 
     if callable(mechanism):
@@ -151,6 +156,7 @@ def noise_for(
     sigma_bracket: tuple[float, float] = SIGMA_BRACKET,
     rtol: float = 1e-6,
     what: str = "privacy value",
+    first_stage: Any = None,
 ) -> float:
     r"""The noise multiplier :math:`\sigma` with ``target_fn(curve) == target``.
 
@@ -173,6 +179,9 @@ def noise_for(
         sigma_bracket: ``(lo, hi)``, the search range of :math:`\sigma`.
         rtol: Relative tolerance on :math:`\sigma`.
         what: Name of the quantity, for error messages.
+        first_stage: With ``accountant=None``, the approximate accountant that
+            locates the root before ``Numerical()`` refines it (default
+            ``SaddlePoint()``).
 
     Raises:
         ValueError: bad arguments, or ``target`` is not reached inside
@@ -188,19 +197,25 @@ def noise_for(
     bracket = _check_bracket(sigma_bracket)
     if not callable(target_fn):
         raise TypeError(f"target_fn must be callable. Found {target_fn!r}.")
-    make = _factory(mechanism, p, pair)
+    make = mechanism_factory(mechanism, p, pair)
 
     def value_with(acc: Any) -> Callable[[float], float]:
         return lambda sigma: float(target_fn(acc.compose(make(sigma), n)))
 
     if accountant is not None:
         return _solve(value_with(accountant), target, *bracket, rtol, what)
-    with warnings.catch_warnings():
-        # Only locates the root: Numerical solves again, so the saddle point's
-        # validity warnings would be noise here.
-        warnings.simplefilter("ignore", ApproximationWarning)
-        guess = _solve(value_with(A.SaddlePoint()), target, *bracket, 1e-4, what)
-    return _refine(value_with(A.Numerical()), target, guess, bracket, rtol, what)
+    exact = value_with(A.Numerical())
+    try:
+        with warnings.catch_warnings():
+            # Only locates the root: Numerical solves again, so the first
+            # stage's validity warnings would be noise here.
+            warnings.simplefilter("ignore", ApproximationWarning)
+            fast = value_with(A.SaddlePoint() if first_stage is None else first_stage)
+            guess = _solve(fast, target, *bracket, 1e-4, what)
+    except (ValueError, FloatingPointError):
+        # The first stage left its valid range: Numerical throughout.
+        return _solve(exact, target, *bracket, rtol, what)
+    return _refine(exact, target, guess, bracket, rtol, what)
 
 
 def sigma_for_epsilon(

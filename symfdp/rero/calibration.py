@@ -19,42 +19,14 @@ the root is found by :func:`symfdp.calibrate.noise_for` on a bracket in
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from scipy import special
 
-from symfdp._validation import check_choice, check_int, check_real
-from symfdp._warnings import ApproximationWarning
+from symfdp._validation import check_int, check_real
+from symfdp.calibrate import SIGMA_BRACKET, noise_for
 from symfdp.mechanisms.base import Mechanism
-
-#: Default search range of sigma. symfdp.calibrate starts at 0.1; here at 0.2,
-#: because the subsampled-Gaussian cumulants that the Edgeworth stage needs are
-#: not finite at sigma = 0.1 (mu = 10). A target needing less noise raises the
-#: "unreachable" ValueError; pass a wider ``sigma_bracket`` with an accountant.
-SIGMA_BRACKET: Final = (0.2, 100.0)
-#: Relative half-width of the first bracket of the certified stage.
-_REFINE_WIDTH: Final = 0.02
-MECHANISMS: Final = ("subsampled-gaussian", "gaussian")
-
-
-def _factory(
-    mechanism: str | Callable[[float], Mechanism], p: float, pair: str
-) -> Callable[[float], Mechanism]:
-    from symfdp import mechanisms as M
-
-    if callable(mechanism):
-        return mechanism
-    name = check_choice("mechanism", mechanism, MECHANISMS)
-    if name == "gaussian":
-        if p != 1.0:
-            raise ValueError(
-                "p must be 1 for mechanism='gaussian'; use "
-                f"mechanism='subsampled-gaussian' for p < 1. Found {p:g}."
-            )
-        return lambda sigma: M.Gaussian(sigma=sigma)
-    return lambda sigma: M.SubsampledGaussian(p=p, sigma=sigma, pair=pair)
 
 
 def sigma_for_gamma(
@@ -97,7 +69,6 @@ def sigma_for_gamma(
         1.0
     """
     from symfdp import accountants as A
-    from symfdp.calibrate import noise_for
     from symfdp.rero.bounds import gamma
 
     kappa = check_real("kappa", kappa, 0.0, 1.0, lo_open=True, hi_open=True)
@@ -126,42 +97,17 @@ def sigma_for_gamma(
     def target_fn(curve: Any) -> float:
         return float(gamma(curve, kappa, symmetric=symmetric))
 
-    options = {"sigma_bracket": sigma_bracket, "rtol": rtol, "what": "gamma"}
-    if accountant is not None:
-        return noise_for(
-            target_fn, target, p, n, accountant, mechanism, pair, **options
-        )
-    make = _factory(mechanism, p, pair)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ApproximationWarning)
-            guess = noise_for(
-                target_fn,
-                target,
-                p,
-                n,
-                A.Edgeworth(order=4),
-                mechanism,
-                pair,
-                sigma_bracket=sigma_bracket,
-                rtol=1e-4,
-                what="gamma",
-            )
-    except (ValueError, FloatingPointError):
-        # The expansion left its valid range: solve with Numerical throughout.
-        return noise_for(
-            target_fn, target, p, n, A.Numerical(), mechanism, pair, **options
-        )
-    numerical = A.Numerical()
-
-    def value(sigma: float) -> float:
-        return target_fn(numerical.compose(make(sigma), n))
-
-    lo = max(guess * (1 - _REFINE_WIDTH), sigma_bracket[0])
-    hi = min(guess * (1 + _REFINE_WIDTH), sigma_bracket[1])
-    while value(lo) < target and lo > sigma_bracket[0]:
-        lo = max(lo / 2, sigma_bracket[0])
-    while value(hi) > target and hi < sigma_bracket[1]:
-        hi = min(hi * 2, sigma_bracket[1])
-    options["sigma_bracket"] = (lo, hi)
-    return noise_for(target_fn, target, p, n, numerical, mechanism, pair, **options)
+    return noise_for(
+        target_fn,
+        target,
+        p,
+        n,
+        accountant,
+        mechanism,
+        pair,
+        sigma_bracket=sigma_bracket,
+        rtol=rtol,
+        what="gamma",
+        # The paper's method; its cost is independent of n.
+        first_stage=A.Edgeworth(order=4),
+    )
