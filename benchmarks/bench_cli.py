@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -42,10 +41,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import scipy
+import _common
 
-import symfdp
 from symfdp import mechanisms as M
 from symfdp.training import DEFAULT_METHOD, TrainingAccountant, make_accountant
 
@@ -177,37 +174,16 @@ def training_accountant() -> dict[str, Any]:
 
 
 def peers(with_prv: bool) -> dict[str, Any]:
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-    from dp_accounting.rdp import rdp_privacy_accountant
-    from prv_accountant import PRVAccountant
-    from prv_accountant.privacy_random_variables import (
-        PoissonSubsampledGaussianMechanism,
-    )
-
-    event = dp_accounting.PoissonSampledDpEvent(
-        BIG_P, dp_accounting.GaussianDpEvent(BIG_SIGMA)
-    )
+    setting = (BIG_SIGMA, BIG_P, BIG_N, DELTA)
 
     def rdp() -> float:
-        acc = rdp_privacy_accountant.RdpAccountant()
-        acc.compose(event, BIG_N)
-        return float(acc.get_epsilon(DELTA))
+        return _common.rdp_epsilon(*setting)
 
     def pld() -> float:
-        acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-3)
-        acc.compose(event, BIG_N)
-        return float(acc.get_epsilon(DELTA))
+        return _common.pld_epsilon(*setting, 1e-3)
 
     def prv() -> list[float]:
-        mech = PoissonSubsampledGaussianMechanism(
-            sampling_probability=BIG_P, noise_multiplier=BIG_SIGMA
-        )
-        acc = PRVAccountant(
-            prvs=[mech], max_self_compositions=[BIG_N], eps_error=0.01,
-            delta_error=1e-10,
-        )  # fmt: skip
-        return [float(x) for x in acc.compute_epsilon(DELTA, [BIG_N])]
+        return [float(x) for x in _common.prv_epsilon(*setting, 0.01, 1e-10)]
 
     out: dict[str, Any] = {}
     runs = [("dp_accounting_rdp", rdp), ("dp_accounting_pld_1e-3", pld)]
@@ -228,20 +204,12 @@ def main() -> None:
     result = {
         "benchmark": "cli",
         "started_utc": started,
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpus": os.cpu_count(),
-            "numpy": np.__version__,
-            "scipy": scipy.__version__,
-            "symfdp": symfdp.__version__,
-        },
+        "machine": {**_common.machine(), "cpus": os.cpu_count()},
         "account": account_command(),
         "training_accountant": training_accountant(),
     }
     result["machine"]["loadavg_before_after"] = [load_before, os.getloadavg()]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    _common.write_json(OUT, result)
 
     acc = result["account"]
     print(f"(a) symfdp account, sigma={SIGMA}, p={P}, n={N}, delta={DELTA:g}")

@@ -32,25 +32,17 @@ recorded.
 from __future__ import annotations
 
 import argparse
-import gc
-import json
-import math
 import os
 import platform
-import statistics
-import subprocess
-import time
-import warnings
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import _common
 import numpy as np
-import scipy
 
 import symfdp
-from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants._cumulant_sums import mechanism_cumulants
@@ -66,43 +58,13 @@ PEER_N = 10_000
 ALPHA = np.linspace(0.0, 1.0, 1000)
 
 
-#: Minimum over repeats of the last median_time call (see the module docstring).
-_LAST_MIN: list[float] = [math.nan]
-
-
-def median_time(fn: Callable[[], Any], repeats: int = REPEATS) -> tuple[float, Any]:
-    """Median over ``repeats`` timed calls after a warm-up, with the garbage
-    collector paused as ``timeit`` does (the minimum goes to ``_LAST_MIN``)."""
-    out = fn()  # warm-up
-    times = []
-    gc.collect()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            out = fn()
-            times.append(time.perf_counter() - t0)
-    finally:
-        if enabled:
-            gc.enable()
-    _LAST_MIN[0] = min(times)
-    return statistics.median(times), out
+quiet = _common.quiet
 
 
 def timed(fn: Callable[[], Any], repeats: int = REPEATS) -> tuple[dict, Any]:
-    """``({"median_s", "min_s"}, result)``."""
-    med, out = median_time(fn, repeats)
-    return {"median_s": med, "min_s": _LAST_MIN[0]}, out
-
-
-def quiet(fn: Callable[[], Any]) -> Callable[[], Any]:
-    def run() -> Any:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ApproximationWarning)
-            return fn()
-
-    return run
+    """``({"median_s", "min_s"}, result)`` over ``repeats`` calls after a warm-up,
+    with the garbage collector paused as ``timeit`` does."""
+    return _common.timings(fn, repeats, pause_gc=True)
 
 
 # ----------------------------------------------------------------- (a) trade-off
@@ -183,18 +145,7 @@ def epsilon_case(n: int) -> dict[str, Any]:
 
 # ----------------------------------------------------------------- (c) peers
 def dp_accounting_eps(n: int, vdi: float = 1e-3) -> dict[str, Any]:
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-
-    def run() -> float:
-        acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=vdi)
-        event = dp_accounting.PoissonSampledDpEvent(
-            P, dp_accounting.GaussianDpEvent(SIGMA)
-        )
-        acc.compose(event, n)
-        return float(acc.get_epsilon(DELTA))
-
-    t, eps = timed(run, repeats=3)
+    t, eps = timed(lambda: _common.pld_epsilon(SIGMA, P, n, DELTA, vdi), repeats=3)
     return {
         "peer": "dp-accounting PLDAccountant",
         "setting": {"value_discretization_interval": vdi},
@@ -204,22 +155,8 @@ def dp_accounting_eps(n: int, vdi: float = 1e-3) -> dict[str, Any]:
 
 
 def prv_eps(n: int, eps_error: float = 1e-2) -> dict[str, Any]:
-    from prv_accountant import PRVAccountant
-    from prv_accountant.privacy_random_variables import (
-        PoissonSubsampledGaussianMechanism,
-    )
-
     def run() -> float:
-        prv = PoissonSubsampledGaussianMechanism(
-            sampling_probability=P, noise_multiplier=SIGMA
-        )
-        acc = PRVAccountant(
-            prvs=[prv],
-            max_self_compositions=[n],
-            eps_error=eps_error,
-            delta_error=1e-10,
-        )
-        return float(acc.compute_epsilon(delta=DELTA, num_self_compositions=[n])[1])
+        return float(_common.prv_epsilon(SIGMA, P, n, DELTA, eps_error, 1e-10)[1])
 
     t, eps = timed(run, repeats=3)
     return {
@@ -262,21 +199,13 @@ def peers_section(ours: dict[str, Any]) -> dict[str, Any]:
 
 
 def git_commit() -> str:
-    """The checkout's commit (``+dirty`` with uncommitted changes), or "unknown"."""
-    root = Path(__file__).resolve().parent.parent
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "symfdp"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    except OSError:
+    """The checkout's commit (``+dirty`` with uncommitted changes in symfdp/), or
+    "unknown"."""
+    state = _common.git_state()
+    if state is None:
         return "unknown"
-    return (sha or "unknown") + ("+dirty" if dirty else "")
+    sha, dirty = state
+    return sha + ("+dirty" if dirty else "")
 
 
 def main() -> None:
@@ -291,12 +220,8 @@ def main() -> None:
         "benchmark": "edgeworth",
         "utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
+            **_common.machine(),
             "processor": platform.processor(),
-            "numpy": np.__version__,
-            "scipy": scipy.__version__,
-            "symfdp": getattr(symfdp, "__version__", "dev"),
             "symfdp_path": str(Path(symfdp.__file__).resolve().parent),
             "git_commit": git_commit(),
             "cpu_count": os.cpu_count(),
@@ -306,8 +231,7 @@ def main() -> None:
         "peers_dp_sgd_n1e4": peers_section(ours),
     }
     result["machine"]["loadavg_before_after"] = [load_before, os.getloadavg()]
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(result, indent=2) + "\n")
+    _common.write_json(out_path, result)
     for case in tradeoff["pair_curve"]:
         print(
             f"tradeoff {case['mechanism']:>24} n={case['n']:>9}: fit+curve "

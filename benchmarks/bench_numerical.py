@@ -29,7 +29,6 @@ repeats after a warm-up, all measured in this run; peers run in the same process
 from __future__ import annotations
 
 import json
-import platform
 import statistics
 import subprocess
 import sys
@@ -39,10 +38,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import _common
 import numpy as np
-import scipy
 
-import symfdp
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.numeric.tabulate import alpha_grid
@@ -77,13 +75,8 @@ def interleaved_times(
 
 
 def median_time(fn: Callable[[], Any], repeats: int = REPEATS) -> tuple[float, Any]:
-    out = fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+    """Median over ``repeats`` timed calls after a warm-up, and the result."""
+    return _common.median_time(fn, repeats)
 
 
 # ----------------------------------------------------------------- (a) NoisySGD
@@ -139,18 +132,9 @@ def ours(n: int, tol: float) -> dict[str, Any]:
 
 
 def dp_accounting_eps(n: int, vdi: float) -> dict[str, Any]:
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-
-    def run() -> float:
-        acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=vdi)
-        event = dp_accounting.PoissonSampledDpEvent(
-            P, dp_accounting.GaussianDpEvent(SIGMA)
-        )
-        acc.compose(event, n)
-        return float(acc.get_epsilon(DELTA))
-
-    seconds, eps = median_time(run, repeats=3)
+    seconds, eps = median_time(
+        lambda: _common.pld_epsilon(SIGMA, P, n, DELTA, vdi), repeats=3
+    )
     return {
         "peer": "dp-accounting",
         "setting": {"value_discretization_interval": vdi},
@@ -160,24 +144,10 @@ def dp_accounting_eps(n: int, vdi: float) -> dict[str, Any]:
 
 
 def prv_eps(n: int, eps_error: float) -> dict[str, Any]:
-    from prv_accountant import PRVAccountant
-    from prv_accountant.privacy_random_variables import (
-        PoissonSubsampledGaussianMechanism,
+    seconds, (lo, est, hi) = median_time(
+        lambda: _common.prv_epsilon(SIGMA, P, n, DELTA, eps_error, 1e-10),
+        repeats=1 if eps_error < 0.05 else 3,
     )
-
-    def run() -> tuple[float, float, float]:
-        prv = PoissonSubsampledGaussianMechanism(
-            sampling_probability=P, noise_multiplier=SIGMA
-        )
-        acc = PRVAccountant(
-            prvs=[prv],
-            max_self_compositions=[n],
-            eps_error=eps_error,
-            delta_error=1e-10,
-        )
-        return acc.compute_epsilon(delta=DELTA, num_self_compositions=[n])
-
-    seconds, (lo, est, hi) = median_time(run, repeats=1 if eps_error < 0.05 else 3)
     return {
         "peer": "prv-accountant",
         "setting": {"eps_error": eps_error},
@@ -191,9 +161,6 @@ def prv_eps(n: int, eps_error: float) -> dict[str, Any]:
 def head_to_head(n: int) -> dict[str, Any]:
     """Our default against dp-accounting at value_discretization_interval=1e-3
     (its error 3e-3 is wider than our bracket), timed round robin."""
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-
     m = M.SubsampledGaussian(sigma=SIGMA, p=P)
 
     def ours_run() -> None:
@@ -202,12 +169,7 @@ def head_to_head(n: int) -> dict[str, Any]:
         curve.epsilon(DELTA)
 
     def dp_run() -> None:
-        acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-3)
-        event = dp_accounting.PoissonSampledDpEvent(
-            P, dp_accounting.GaussianDpEvent(SIGMA)
-        )
-        acc.compose(event, n)
-        acc.get_epsilon(DELTA)
+        _common.pld_epsilon(SIGMA, P, n, DELTA, 1e-3)
 
     t = interleaved_times({"ours_default": ours_run, "dp_accounting_vdi_1e-3": dp_run})
     t["ratio"] = t["ours_default"] / t["dp_accounting_vdi_1e-3"]
@@ -312,20 +274,13 @@ def main() -> None:
     record = {
         "benchmark": "A.Numerical (certified FFT) vs dp-accounting and prv-accountant",
         "utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "numpy": np.__version__,
-            "scipy": scipy.__version__,
-            "symfdp": symfdp.__version__,
-        },
+        "machine": _common.machine(),
         "repeats": REPEATS,
         "noisy_sgd_n500": a,
         "dp_sgd_n1e4": b,
         "dp_sgd_n1e5": c,
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(record, indent=2) + "\n")
+    _common.write_json(OUT, record)
 
     print("(a) NoisySGD n=500 (raw g):")
     print(

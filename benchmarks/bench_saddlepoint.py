@@ -23,23 +23,17 @@ average before and after the run is recorded.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import platform
-import statistics
-import time
 import warnings
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import _common
 import numpy as np
-import scipy
 
-import symfdp
-from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 
@@ -51,20 +45,13 @@ NS = (10, 1_000, 100_000, 10_000_000)
 PEER_BUDGET_S = 20.0
 
 
+quiet = _common.quiet
+
+
 def timed(fn: Callable[[], Any], repeats: int = REPEATS) -> tuple[dict, Any]:
     """``({"median_s", "min_s"}, result)`` after one warm-up call; a warm-up over
     2 s is itself the single measurement (flagged ``"single": True``)."""
-    t0 = time.perf_counter()
-    out = fn()
-    first = time.perf_counter() - t0
-    if first > 2.0:
-        return {"median_s": first, "min_s": first, "single": True}, out
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return {"median_s": statistics.median(times), "min_s": min(times)}, out
+    return _common.timings(fn, repeats, single_after=2.0)
 
 
 def validity_warning(fn: Callable[[], Any]) -> bool:
@@ -73,15 +60,6 @@ def validity_warning(fn: Callable[[], Any]) -> bool:
         warnings.simplefilter("always")
         fn()
     return any("valid range" in str(w.message) for w in caught)
-
-
-def quiet(fn: Callable[[], Any]) -> Callable[[], Any]:
-    def run() -> Any:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ApproximationWarning)
-            return fn()
-
-    return run
 
 
 # ----------------------------------------------------------------- (a)
@@ -117,34 +95,12 @@ def numerical_peer(n: int) -> dict[str, Any]:
 
 
 def rdp_peer(n: int) -> dict[str, Any]:
-    import dp_accounting
-    from dp_accounting.rdp import rdp_privacy_accountant
-
-    def run() -> float:
-        acc = rdp_privacy_accountant.RdpAccountant()
-        event = dp_accounting.PoissonSampledDpEvent(
-            P, dp_accounting.GaussianDpEvent(SIGMA)
-        )
-        acc.compose(event, n)
-        return float(acc.get_epsilon(DELTA))
-
-    t, eps = timed(run, 5)
+    t, eps = timed(lambda: _common.rdp_epsilon(SIGMA, P, n, DELTA), 5)
     return {"peer": "dp-accounting RdpAccountant", "eps": eps, **t}
 
 
 def pld_peer(n: int, vdi: float = 1e-3) -> dict[str, Any]:
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-
-    def run() -> float:
-        acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=vdi)
-        event = dp_accounting.PoissonSampledDpEvent(
-            P, dp_accounting.GaussianDpEvent(SIGMA)
-        )
-        acc.compose(event, n)
-        return float(acc.get_epsilon(DELTA))
-
-    t, eps = timed(run, 3)
+    t, eps = timed(lambda: _common.pld_epsilon(SIGMA, P, n, DELTA, vdi), 3)
     return {
         "peer": "dp-accounting PLDAccountant",
         "setting": {"value_discretization_interval": vdi},
@@ -154,22 +110,10 @@ def pld_peer(n: int, vdi: float = 1e-3) -> dict[str, Any]:
 
 
 def prv_peer(n: int, eps_error: float = 1e-2) -> dict[str, Any]:
-    from prv_accountant import PRVAccountant
-    from prv_accountant.privacy_random_variables import (
-        PoissonSubsampledGaussianMechanism,
-    )
-
     def run() -> float:
-        prv = PoissonSubsampledGaussianMechanism(
-            sampling_probability=P, noise_multiplier=SIGMA
+        return float(
+            _common.prv_epsilon(SIGMA, P, n, DELTA, eps_error, DELTA / 1000)[1]
         )
-        acc = PRVAccountant(
-            prvs=[prv],
-            max_self_compositions=[n],
-            eps_error=eps_error,
-            delta_error=DELTA / 1000,
-        )
-        return float(acc.compute_epsilon(delta=DELTA, num_self_compositions=[n])[1])
 
     t, eps = timed(run, 3)
     return {
@@ -227,11 +171,7 @@ def main() -> int:
         "benchmark": "saddlepoint",
         "utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "numpy": np.__version__,
-            "scipy": scipy.__version__,
-            "symfdp": symfdp.__version__,
+            **_common.machine(),
             "cpu_count": os.cpu_count(),
             "loadavg_before_after": [list(load_before), list(os.getloadavg())],
         },
@@ -241,8 +181,7 @@ def main() -> int:
         "peers": peers,
         "delta_100_eps": delta,
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(record, indent=2) + "\n")
+    _common.write_json(OUT, record)
     print(f"load average before/after: {load_before} / {os.getloadavg()}")
     for c in sp_cases:
         o1, o2 = c["order1"], c["order2"]
