@@ -36,6 +36,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import _common
 import numpy as np
 
 from symfdp import ApproximationWarning
@@ -168,28 +169,10 @@ def _where(r: dict[str, Any]) -> str:
 
 
 def _git_state() -> str:
-    import subprocess
-
-    root = Path(__file__).resolve().parents[1]
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "symfdp"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
+    state = _common.git_state(short=True)
+    if state is None:
         return "unknown commit"
+    sha, dirty = state
     return f"commit {sha}" + (" with uncommitted changes in symfdp/" if dirty else "")
 
 

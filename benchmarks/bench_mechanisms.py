@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import math
-import platform
 import statistics
 import sys
 import time
@@ -32,11 +30,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import _common
 import numpy as np
-import scipy
 from scipy import integrate
 
-import symfdp
 from symfdp import mechanisms as M
 from symfdp.mechanisms import _gaussian_mixture as GM
 from symfdp.mechanisms import _logmix as LM
@@ -156,18 +153,13 @@ def main() -> int:
     record = {
         "benchmark": "mechanisms",
         "utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "symfdp": symfdp.__version__,
+        **_common.machine(),
         "target_ms": TARGET_MS,
         "speed_ms": sp_res,
         "accuracy": acc,
         "wall_s": round(time.time() - t0, 1),
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(record, indent=2) + "\n")
+    _common.write_json(OUT, record)
     print("speed (ms, medians):")
     for key, row in sp_res.items():
         print(f"  {key:22s}", "  ".join(f"{k}={v:.3g}" for k, v in row.items()))

@@ -28,19 +28,16 @@ Measured side by side on the same kappa grid (61 log-spaced points), per setting
 from __future__ import annotations
 
 import json
-import platform
 import statistics
-import sys
 import time
 import tracemalloc
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+import _common
 import numpy as np
-import scipy
 
-import symfdp
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp import rero
@@ -147,13 +144,7 @@ def main() -> None:
     record = {
         "benchmark": "ReRo gamma at ImageNet scale (kappa in [1e-7, 1e-1], 61 points)",
         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {
-            "python": sys.version.split()[0],
-            "platform": platform.platform(),
-            "numpy": np.__version__,
-            "scipy": scipy.__version__,
-            "symfdp": symfdp.__version__,
-        },
+        "machine": _common.machine(),
         "targets": {"fastest_of_Edgeworth4_SaddlePoint_s": TARGET_S},
         "figures": {
             "Edgeworth4_s": main_case["Edgeworth4_s"],
@@ -164,8 +155,7 @@ def main() -> None:
         "details": details,
         "monte_carlo_extrapolated": mc,
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(record, indent=2) + "\n")
+    _common.write_json(OUT, record)
     print(json.dumps({k: record[k] for k in ("figures", "pass")}, indent=1))
     print(json.dumps(mc, indent=1))
 

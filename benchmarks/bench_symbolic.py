@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -27,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _common
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,13 +87,8 @@ def cold_and_warm(name: str, order: int) -> dict[str, object]:
 
 
 def _median_time(fn, repeats: int = REPEATS_EVAL) -> float:
-    fn()  # warm-up (compiles, caches)
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    """Median over ``repeats`` calls after a warm-up (which compiles, caches)."""
+    return _common.median_time(fn, repeats)[0]
 
 
 def evaluation() -> dict[str, float]:
@@ -122,10 +117,7 @@ def evaluation() -> dict[str, float]:
 
 
 def main() -> int:
-    import scipy
     import sympy
-
-    import symfdp
 
     print("measuring cold/warm (fresh processes) ...", flush=True)
     cdf6 = cold_and_warm("edgeworth_cdf", 6)
@@ -141,13 +133,9 @@ def main() -> int:
         "benchmark": "symbolic core: derive+compile, disk cache, evaluation",
         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
+            **_common.machine(),
             "cpu_count": os.cpu_count(),
-            "numpy": np.__version__,
-            "scipy": scipy.__version__,
             "sympy": sympy.__version__,
-            "symfdp": symfdp.__version__,
         },
         "targets": TARGETS,
         "figures": figures,
@@ -159,8 +147,7 @@ def main() -> int:
             "repeats": {"process": REPEATS_PROCESS, "eval": REPEATS_EVAL},
         },
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    _common.write_json(OUT, result)
 
     rows = [
         ("derive+compile edgeworth_cdf order 6, cold", cdf6["cold_s"], "cold_s"),

@@ -22,18 +22,14 @@ Accuracy: max |difference| to eq. (14) on the same points.
 
 from __future__ import annotations
 
-import json
-import platform
-import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import _common
 import numpy as np
-import scipy
 
-import symfdp
 from symfdp import tradeoff as T
 from symfdp.numeric.tabulate import alpha_grid, convex_minorant, tabulated_inverse
 
@@ -45,13 +41,8 @@ OUT = Path(__file__).resolve().parent / "results" / "tradeoff.json"
 
 
 def median_time(fn: Callable[[], object], repeats: int = REPEATS) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    """Median over ``repeats`` calls after a warm-up."""
+    return _common.median_time(fn, repeats)[0]
 
 
 def tabulated_hull(mu: float, p: float, alpha: np.ndarray) -> np.ndarray:
@@ -91,13 +82,7 @@ def main() -> int:
     record = {
         "benchmark": "trade-off calculus: C_p(G_mu) on 10^4 points",
         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "numpy": np.__version__,
-            "scipy": scipy.__version__,
-            "symfdp": symfdp.__version__,
-        },
+        "machine": _common.machine(),
         "n_points": N_POINTS,
         "repeats": REPEATS,
         "targets": {"eq14_s": TARGET_S},
@@ -105,8 +90,7 @@ def main() -> int:
         "pass": {"eq14_s": worst <= TARGET_S},
         "details": details,
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(record, indent=2) + "\n")
+    _common.write_json(OUT, record)
     print(f"{'case':<16}" + "".join(f"{k:>28}" for k in next(iter(details.values()))))
     for case, d in details.items():
         cells = "".join(
