@@ -5,9 +5,9 @@ r"""Shared pieces of the Zheng et al. (2020) experiments.
   g = (p G_{1/sigma} + (1-p) Id)^n with p = p0/n^{p_power} (Sec. 5.3), whose
   single step is the add pair of the subsampled Gaussian (Lemma C.1);
 * :func:`compare_methods`: the three estimates Numerical (certified FFT, with
-  its bracket), Edgeworth (degree 2) and CLT on the alpha grid for every n,
-  with the mean and sup of |method - Numerical| (:class:`Comparison`);
-* the criteria the claims of Figs. 5.3, 5.4, E.1 and E.2 share;
+  its bracket), Edgeworth (degree 2) and CLT on the authors' alpha grid for
+  every n, with the mean and sup of |method - Numerical| (:class:`Comparison`);
+* the criteria and claims that Figs. 5.3, 5.4, E.1 and E.2 share;
 * the standard panel figure: one unit square per n with the three curves in
   the paper's colours (Numerical black, Edgeworth red, CLT blue dashed);
 * the whole of App. E (Figs. E.1 and E.2 differ only in the symmetrisation).
@@ -16,7 +16,7 @@ r"""Shared pieces of the Zheng et al. (2020) experiments.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from symfdp import accountants as A
 from symfdp import mechanisms as M
-from symfdp.reproduce import Result, claim_holds
+from symfdp.reproduce import Claim, Result, claim_holds
 
 METHODS = ("Numerical", "Edgeworth", "CLT")
 COLOURS = {"Numerical": "k", "Edgeworth": "r", "CLT": "b"}
@@ -94,19 +94,19 @@ class Comparison:
 
 
 def compare_methods(
-    ns: Iterable[int],
-    mechanism: Callable[[int], Any],
-    alpha: np.ndarray,
+    params: dict[str, Any],
+    setting: Callable[[dict[str, Any], int], Any],
     *,
     symmetric: bool,
     clt: Any,
 ) -> Comparison:
-    """The three estimates of the n-fold composition of ``mechanism(n)``.
+    """The three estimates of the n-fold composition of ``setting(params, n)``.
 
     Args:
-        ns: The numbers of compositions.
-        mechanism: n -> the single-step mechanism.
-        alpha: The type I errors.
+        params: ``ns`` (the numbers of compositions) and ``n_alpha``,
+            ``alpha_min`` (:func:`authors_alpha_grid`, the type I errors).
+        setting: (params, n) -> the single-step mechanism, e.g. :func:`laplace`
+            or :func:`noisy_sgd`.
         symmetric: Each method's symmetrised curve min{g, g^{-1}}** (and the
             bracket of the symmetrised Numerical curve) if True, else the raw
             g of the first pair (``PrivacyCurve.tradeoff(alpha, symmetric=False)``).
@@ -114,9 +114,10 @@ def compare_methods(
         clt: The CLT accountant (``A.CLT()`` uses mu_n of eq. (3.4),
             ``A.CLT(form="exp")`` mu = p sqrt(n (e^{1/sigma^2} - 1))).
     """
+    alpha = authors_alpha_grid(params["n_alpha"], params["alpha_min"])
     out = Comparison(alpha)
-    for n in ns:
-        mech = mechanism(n)
+    for n in params["ns"]:
+        mech = setting(params, n)
         num = A.Numerical().compose(mech, n)
         lo, hi = (num if symmetric else num.pairs[0]).tradeoff_bounds(alpha)
         clt_curve = clt.compose(mech, n)
@@ -152,29 +153,61 @@ def ew_beats_clt(errors: dict[int, dict[str, float]]) -> bool:
     )
 
 
-def ew_close(errors: dict[int, dict[str, float]], params: dict[str, Any]) -> bool:
-    """sup |EW - Num| <= close_sup and mean |EW - Num| <= close_mean, every n."""
-    return all(
-        v["sup_Edgeworth"] <= params["close_sup"]
-        and v["mean_Edgeworth"] <= params["close_mean"]
-        for v in errors.values()
-    )
-
-
-def clt_deviates(errors: dict[int, dict[str, float]], params: dict[str, Any]) -> bool:
-    """sup |CLT - Num| >= deviate_sup and >= deviate_ratio x sup |EW - Num|, every n."""
-    return all(
-        v["sup_CLT"] >= params["deviate_sup"]
-        and v["sup_CLT"] >= params["deviate_ratio"] * v["sup_Edgeworth"]
-        for v in errors.values()
-    )
-
-
 def error_summary(errors: dict[int, dict[str, float]], stat: str) -> str:
     """'n=5: EW 0.0123, CLT 0.0456; ...' for stat 'sup' or 'mean'."""
     return "; ".join(
         f"n={n}: EW {v[f'{stat}_Edgeworth']:.4f}, CLT {v[f'{stat}_CLT']:.4f}"
         for n, v in errors.items()
+    )
+
+
+def ew_close_claim(
+    claim_id: str,
+    statement: str,
+    published: str,
+    errors: dict[int, dict[str, float]],
+    params: dict[str, Any],
+    note: str = "",
+) -> Claim:
+    """Edgeworth is close to Numerical: sup |EW - Num| <= close_sup and
+    mean |EW - Num| <= close_mean, every n (``note`` ends the criterion)."""
+    ok = all(
+        v["sup_Edgeworth"] <= params["close_sup"]
+        and v["mean_Edgeworth"] <= params["close_mean"]
+        for v in errors.values()
+    )
+    return claim_holds(
+        claim_id,
+        statement,
+        published,
+        f"sup: {error_summary(errors, 'sup')} | mean: {error_summary(errors, 'mean')}",
+        ok,
+        f"sup_alpha |EW - Num| <= {params['close_sup']:g} and mean_alpha "
+        f"|EW - Num| <= {params['close_mean']:g} for every n" + note,
+    )
+
+
+def clt_deviates_claim(
+    statement: str,
+    published: str,
+    errors: dict[int, dict[str, float]],
+    params: dict[str, Any],
+) -> Claim:
+    """The claim "clt-deviates": sup |CLT - Num| >= deviate_sup and >=
+    deviate_ratio x sup |EW - Num|, every n."""
+    ok = all(
+        v["sup_CLT"] >= params["deviate_sup"]
+        and v["sup_CLT"] >= params["deviate_ratio"] * v["sup_Edgeworth"]
+        for v in errors.values()
+    )
+    return claim_holds(
+        "clt-deviates",
+        statement,
+        published,
+        f"sup: {error_summary(errors, 'sup')}",
+        ok,
+        f"sup_alpha |CLT - Num| >= {params['deviate_sup']:g} and >= "
+        f"{params['deviate_ratio']:g} x sup_alpha |EW - Num| for every n",
     )
 
 
@@ -239,14 +272,7 @@ def appendix_e_result(params: dict[str, Any], *, symmetric: bool) -> Result:
     """Figs. E.1 (raw g) and E.2 (symmetrised): p = p0/n^{1/2}, where the CLT of
     Bu et al. applies; claim: "we still observe that Edgeworth outperforms CLT"
     (and, for the symmetrised curves, that CLT converges along the panels)."""
-    alpha = authors_alpha_grid(params["n_alpha"], params["alpha_min"])
-    cmp = compare_methods(
-        params["ns"],
-        lambda n: noisy_sgd(params, n),
-        alpha,
-        symmetric=symmetric,
-        clt=A.CLT(form="exp"),
-    )
+    cmp = compare_methods(params, noisy_sgd, symmetric=symmetric, clt=A.CLT(form="exp"))
     e = cmp.errors
     ours = "; ".join(
         f"n={n}: sup EW {v['sup_Edgeworth']:.4f} vs CLT {v['sup_CLT']:.4f}, mean EW "

@@ -49,14 +49,7 @@ SPEC = Spec(
 
 
 def compute(params: dict[str, Any]) -> Result:
-    alpha = _zheng.authors_alpha_grid(params["n_alpha"], params["alpha_min"])
-    cmp = _zheng.compare_methods(
-        params["ns"],
-        lambda n: _zheng.laplace(params, n),
-        alpha,
-        symmetric=True,
-        clt=A.CLT(),
-    )
+    cmp = _zheng.compare_methods(params, _zheng.laplace, symmetric=True, clt=A.CLT())
     errors, widths = cmp.errors, cmp.widths
     mus = {n: float(clt.info["mu"]) for n, clt in cmp.clt.items()}
 
