@@ -9,7 +9,8 @@ r"""Pure-DP trade-offs f_{eps,0} in the Dong et al. (2019) experiments.
 * :func:`clt_composition`: the exact n-fold composition of f_{mu/sqrt(n),0}
   (the set-up of Fig. 5 right and Fig. 1 left), on an alpha grid that contains
   the kinks of the piecewise-linear curve, and :func:`clt_setup`: it beside its
-  CLT limit G_mu and its tightest (eps, delta) guarantee at a given delta.
+  CLT limit G_mu and its tightest (eps, delta) guarantee at a given delta, with
+  the gaps between them (:func:`clt_gaps`).
 """
 
 from __future__ import annotations
@@ -66,3 +67,14 @@ def clt_setup(
         "eps_delta": T.EpsDelta(eps_star, delta)(alpha),
     }
     return alpha, curves, eps_star
+
+
+def clt_gaps(curves: dict[str, np.ndarray]) -> tuple[float, float]:
+    """(sup |f - G_mu|, sup (f - f_{eps*,delta})) of the :func:`clt_setup` curves:
+    how far the composition f is from its CLT limit and above its (eps, delta)
+    guarantee."""
+    f = curves["composition"]
+    return (
+        float(np.max(np.abs(f - curves["CLT"]))),
+        float(np.max(f - curves["eps_delta"])),
+    )

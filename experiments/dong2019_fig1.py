@@ -75,9 +75,7 @@ def compute(params: dict[str, Any]) -> Result:
     alpha, curves, eps_star = _pure_dp.clt_setup(n, mu, delta, params["n_alpha"])
     for name, beta in curves.items():
         add("left", name, alpha, beta)
-    f, g, fed = curves["composition"], curves["CLT"], curves["eps_delta"]
-    sup_clt = float(np.max(np.abs(f - g)))
-    sup_ed = float(np.max(f - fed))
+    sup_clt, sup_ed = _pure_dp.clt_gaps(curves)
 
     # ---------------------------------------------------------------- right
     p = params["batch"] / params["mnist_n"]

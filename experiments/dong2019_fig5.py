@@ -132,10 +132,9 @@ def compute(params: dict[str, Any]) -> Result:
     alpha, curves, eps_star = _pure_dp.clt_setup(n, mu, delta, params["n_alpha"])
     for name, beta in curves.items():
         add("right", name, alpha, beta)
-    f, g, fed = curves["composition"], curves["CLT"], curves["eps_delta"]
-    sup_clt = float(np.max(np.abs(f - g)))
-    sup_ed = float(np.max(f - fed))
-    below = float(np.min(f - fed))  # the (eps, delta) curve is a lower bound
+    sup_clt, sup_ed = _pure_dp.clt_gaps(curves)
+    # The (eps, delta) curve is a lower bound.
+    below = float(np.min(curves["composition"] - curves["eps_delta"]))
 
     rate: dict[str, list[float]] = {"n": [], "n_sup": [], "c_min": []}
     for m in params["rate_ns"]:
