@@ -308,29 +308,34 @@ def _ref_line(ax: Any, ns: np.ndarray, anchor: float, slope: float, **kw: Any) -
     ax.plot(ns, anchor * (ns / ns[0]) ** slope, color="0.6", lw=0.9, ls=":", **kw)
 
 
+def _rows(d: dict[str, np.ndarray], study: str, quantity: str) -> np.ndarray:
+    """The rows of one (study, quantity) series."""
+    return (d["study"] == study) & (d["quantity"] == quantity)
+
+
+def _series(ax: Any, d: dict[str, np.ndarray], sel: np.ndarray, **style: Any) -> None:
+    """value vs n of the rows ``sel``, with round markers."""
+    ax.plot(d["n"][sel], d["value"][sel], marker="o", ms=3, **style)
+
+
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     d = tables["data"]
     fig, axes = plt.subplots(2, 2, figsize=(9.0, 7.6))
     ax = axes[0, 0]
     for j, a in enumerate(params["alphas"]):
         for quantity, ls in (("Edgeworth error", "-"), ("CLT error", "--")):
-            sel = (d["study"] == "laplace") & (d["quantity"] == quantity)
-            sel &= np.isclose(d["alpha"], a)
-            colour = "r" if quantity.startswith("Edge") else "b"
-            ax.plot(
-                d["n"][sel],
-                d["value"][sel],
+            _series(
+                ax,
+                d,
+                _rows(d, "laplace", quantity) & np.isclose(d["alpha"], a),
                 ls=ls,
-                marker="o",
-                ms=3,
-                color=colour,
+                color="r" if quantity.startswith("Edge") else "b",
                 alpha=0.45 + 0.25 * j,
                 label=f"{quantity.split()[0]}, $\\alpha={a:g}$",
             )
-    lap_ns = d["n"][(d["study"] == "laplace") & (d["quantity"] == "CLT error")]
-    lap_ns = np.unique(lap_ns)
+    lap_ns = np.unique(d["n"][_rows(d, "laplace", "CLT error")])
     for quantity, slope in (("CLT error", -1.0), ("Edgeworth error", -2.0)):
-        sel = (d["study"] == "laplace") & (d["quantity"] == quantity)
+        sel = _rows(d, "laplace", quantity)
         _ref_line(ax, lap_ns, 1.5 * float(np.max(d["value"][sel])), slope)
     ax.set(
         xscale="log",
@@ -349,19 +354,12 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         ("CLT sup error", "b", "--"),
         ("Numerical bracket", "k", ":"),
     ):
-        sel = (d["study"] == "generic") & (d["quantity"] == quantity)
-        ax.plot(
-            d["n"][sel],
-            d["value"][sel],
-            ls=ls,
-            marker="o",
-            ms=3,
-            color=colour,
-            label=quantity,
+        _series(
+            ax, d, _rows(d, "generic", quantity), ls=ls, color=colour, label=quantity
         )
-    ns = d["n"][(d["study"] == "generic") & (d["quantity"] == "CLT sup error")]
+    ns = d["n"][_rows(d, "generic", "CLT sup error")]
     for quantity, slope in (("CLT sup error", -0.5), ("Edgeworth sup error", -1.5)):
-        sel = (d["study"] == "generic") & (d["quantity"] == quantity)
+        sel = _rows(d, "generic", quantity)
         _ref_line(ax, ns, float(d["value"][sel][0]), slope)
     ax.set(
         xscale="log",
@@ -376,12 +374,10 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
 
     ax = axes[1, 0]
     for quantity, colour in (("sup |T1|", "C0"), ("sup |T2|", "C1")):
-        sel = (d["study"] == "iid") & (d["quantity"] == quantity)
-        ax.plot(
-            d["n"][sel],
-            d["value"][sel],
-            marker="o",
-            ms=3,
+        _series(
+            ax,
+            d,
+            _rows(d, "iid", quantity),
             color=colour,
             label=quantity.replace("T1", "$T_1$").replace("T2", "$T_2$"),
         )
@@ -400,12 +396,10 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
         ("Edgeworth seconds", "r"),
         ("Numerical (FFT) seconds", "k"),
     ):
-        sel = (d["study"] == "cost") & (d["quantity"] == quantity)
-        ax.plot(
-            d["n"][sel],
-            d["value"][sel],
-            marker="o",
-            ms=3,
+        _series(
+            ax,
+            d,
+            _rows(d, "cost", quantity),
             color=colour,
             label=quantity.replace(" seconds", ""),
         )
