@@ -58,17 +58,41 @@ def checked_unit(values: FloatArray, what: str) -> FloatArray:
 def bisect_fixed_point(fn: Any) -> float:
     r"""The fixed point :math:`\alpha^*` with :math:`f(\alpha^*) = \alpha^*` of a
     non-increasing ``fn`` on [0, 1], by bisection of :math:`f(\alpha) - \alpha`
-    (strictly decreasing, so the root is unique)."""
+    (strictly decreasing, so the root is unique).
+
+    A root below :data:`LOG_REFINE_BELOW` is refined by bisection in
+    :math:`\log\alpha` (to about 1e-14 relative): the absolute tolerance of the
+    first pass would otherwise fix :math:`\mu^* = -2\Phi^{-1}(\alpha^*)` near
+    17.1 for every curve with :math:`\mu^* > 17`. Returns 0 when
+    :math:`\alpha^*` lies below the smallest normal float (about
+    :math:`\mu^* > 75`; subnormal values of ``fn`` are too coarse).
+    """
+
+    def gap(a: FloatArray) -> FloatArray:
+        return np.asarray(fn(a), dtype=np.float64) - a
+
     target = np.zeros(1)
-    root = monotone_bisect(
-        lambda a: np.asarray(fn(a), dtype=np.float64) - a,
+    root = monotone_bisect(gap, target, np.zeros(1), np.ones(1), xtol=1e-17, rtol=4e-16)
+    a_star = float(root[0])
+    if a_star >= LOG_REFINE_BELOW or a_star == 0.0:
+        return a_star
+    tiny = np.array([_SMALLEST_ALPHA])
+    if gap(tiny)[0] <= 0.0:
+        return 0.0
+    log_root = monotone_bisect(
+        lambda u: gap(np.exp(u)),
         target,
-        np.zeros(1),
-        np.ones(1),
-        xtol=1e-17,
+        np.log(tiny),
+        np.full(1, np.log(a_star)),
+        xtol=1e-15,
         rtol=4e-16,
     )
-    return float(root[0])
+    return float(np.exp(log_root[0]))
+
+
+#: Fixed points below this are refined in log space (see bisect_fixed_point).
+LOG_REFINE_BELOW = 1e-12
+_SMALLEST_ALPHA = float(np.finfo(np.float64).tiny)
 
 
 class TradeOff(ABC):

@@ -70,7 +70,9 @@ def mu_star_gamma(f: CurveLike) -> tuple[float, float]:
 
     Returns:
         ``(mu_star, gamma)`` as floats; ``mu_star`` is ``inf`` when
-        :math:`\alpha^* = 0` (a blatantly non-private curve).
+        :math:`\alpha^* = 0` (a blatantly non-private curve) or when
+        :math:`\alpha^*` is below the smallest normal float (:math:`\mu^* >
+        75`, beyond float64).
     """
     a_star = fixed_point(f)
     gamma = auc(f)
