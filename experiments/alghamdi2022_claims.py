@@ -20,6 +20,7 @@ numerically. The slides' :math:`K_L(t)` is then ``n * m.cgf(t, under="Q")``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import _approx
@@ -109,8 +110,9 @@ SPEC = Spec(
         "finite, >= 0, non-increasing in delta and inverts delta (|delta(eps(d))/d "
         "- 1| <= 1e-6) on 29 delta in [1e-15, 1e-1]; (ii) accuracy: |delta_hat_2 / "
         "delta - 1| <= 15% (the dpsgd-delta threshold) at every resolved eps in "
-        "[-2, 20]. Where the bracket is wider, only validity is checked. The public PrivacyCurve.delta takes eps "
-        ">= 0; negative eps use the pair-level API.",
+        "[-2, 20]. Where the bracket is wider, only validity is checked. The "
+        "public PrivacyCurve.delta takes eps >= 0; negative eps use the pair-level "
+        "API.",
         "Moments accountant: MA(eps) = min_{t>0} exp(K(t) - eps t) (Abadi et al. "
         "2016; K = the slides' K_L), computed from symfdp's per-step CGF by "
         "bisection on K'(t) = eps, and cross-checked against A.RDP (classic "
@@ -707,16 +709,25 @@ def compute(params: dict[str, Any]) -> Result:
 
 
 # ----------------------------------------------------------------- plot
+#: Line colour per sigma (others: C2) and the style of the order-1 curves.
+SIGMA_COLOURS = {1.0: "C3", 0.65: "C0"}
+ORDER1 = {"ls": "--", "lw": 0.9}
+
+
+def _sigmas(table: _tables.Table) -> Iterator[tuple[float, np.ndarray, str]]:
+    """(sigma, its rows, its colour) for every sigma of ``table``."""
+    for sigma in np.unique(table["sigma"]):
+        colour = SIGMA_COLOURS.get(round(float(sigma), 2), "C2")
+        yield sigma, np.isclose(table["sigma"], sigma), colour
+
+
 def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.6))
-    colors = {1.0: "C3", 0.65: "C0"}
 
     # (a) delta(eps) over [-2, 20]
     ax = axes[0, 0]
     w = tables["data"]
-    for sigma in np.unique(w["sigma"]):
-        s = np.isclose(w["sigma"], sigma)
-        c = colors.get(round(float(sigma), 2), "C2")
+    for sigma, s, c in _sigmas(w):
         ax.plot(
             w["eps"][s],
             w["delta_hat_2"][s],
@@ -761,23 +772,18 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     # (b) eps(delta) down to 1e-15
     bx = axes[0, 1]
     e = tables["epsilon"]
-    for sigma in np.unique(e["sigma"]):
-        s = np.isclose(e["sigma"], sigma)
-        c = colors.get(round(float(sigma), 2), "C2")
-        bx.plot(
-            e["delta"][s],
-            e["eps_order2"][s],
-            color=c,
-            label=rf"$\hat\delta_2$, $\sigma={sigma:g}$",
-        )
-        bx.plot(
-            e["delta"][s],
-            e["eps_order1"][s],
-            color=c,
-            ls="--",
-            lw=0.9,
-            label=rf"$\hat\delta_1$, $\sigma={sigma:g}$",
-        )
+    for sigma, s, c in _sigmas(e):
+        for column, name, style in (
+            ("eps_order2", r"$\hat\delta_2$", {}),
+            ("eps_order1", r"$\hat\delta_1$", ORDER1),
+        ):
+            bx.plot(
+                e["delta"][s],
+                e[column][s],
+                color=c,
+                label=rf"{name}, $\sigma={sigma:g}$",
+                **style,
+            )
     bx.set(
         xscale="log",
         xlabel=r"$\delta$",
@@ -789,30 +795,19 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     # (c) corrected moments accountant
     cx = axes[0, 2]
     m = tables["moments"]
-    for sigma in np.unique(m["sigma"]):
-        s = np.isclose(m["sigma"], sigma)
-        c = colors.get(round(float(sigma), 2), "C2")
-        cx.plot(
-            m["eps"][s],
-            m["delta_hat_2"][s] / m["ma_bound"][s],
-            color=c,
-            label=rf"$\hat\delta_2$/MA, $\sigma={sigma:g}$",
-        )
-        cx.plot(
-            m["eps"][s],
-            m["delta_hat_1"][s] / m["ma_bound"][s],
-            color=c,
-            ls="--",
-            lw=0.9,
-            label=rf"$\hat\delta_1$/MA, $\sigma={sigma:g}$",
-        )
-        cx.plot(
-            m["eps"][s],
-            m["exp_at_tstar"][s] / m["ma_bound"][s],
-            color=c,
-            ls=":",
-            label=rf"$e^{{K(t_*)-\varepsilon t_*}}$/MA, $\sigma={sigma:g}$",
-        )
+    for sigma, s, c in _sigmas(m):
+        for column, name, style in (
+            ("delta_hat_2", r"$\hat\delta_2$/MA", {}),
+            ("delta_hat_1", r"$\hat\delta_1$/MA", ORDER1),
+            ("exp_at_tstar", r"$e^{K(t_*)-\varepsilon t_*}$/MA", {"ls": ":"}),
+        ):
+            cx.plot(
+                m["eps"][s],
+                m[column][s] / m["ma_bound"][s],
+                color=c,
+                label=rf"{name}, $\sigma={sigma:g}$",
+                **style,
+            )
     cx.axhline(1.0, color="k", lw=0.8)
     cx.set(
         yscale="log",
