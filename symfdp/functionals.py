@@ -49,6 +49,7 @@ rules split exactly at the kink (:func:`_pieces`), so they keep ~1e-14 accuracy.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -182,6 +183,14 @@ def _e(rule: Rule, fn: Callable[[FloatArray], FloatArray]) -> float:
 
 # ---------------------------------------------------------------- mechanisms
 def _mechanism_functionals(m: Any) -> MomentFunctionals:
+    from symfdp import mechanisms as M
+
+    if isinstance(m, M.Gaussian):
+        # Closed forms: the rule of _pieces spans mu +- 16 in x, but the
+        # integrand of chi2_plus, e^{2L} phi(x), peaks at x = 2 mu (chi2_plus
+        # from chi2_plus_gmu, which avoids the cancellation at small mu).
+        g = gmu_functionals(m.mu)
+        return dataclasses.replace(g, chi2_plus=float(chi2_plus_gmu(m.mu)))
     both = len(m.pairs) == 2
     if not both:
         k = m.cumulants(2, "P")
@@ -412,7 +421,8 @@ def gmu_functionals(mu: float) -> MomentFunctionals:
     :math:`\bar\kappa_3 = 2\sqrt{2/\pi}\mu^3`, :math:`\kappa_3` through
     :math:`\Phi, \varphi`, and :math:`\chi^2_+` of ``chirep``."""
     mu = check_real("mu", mu, 0.0)
-    vals = np.asarray(_gmu_evaluator()(mu=mu), dtype=np.float64).reshape(-1)
+    with np.errstate(over="ignore"):  # chi2_plus = inf beyond mu = 26.6 (e^{mu^2})
+        vals = np.asarray(_gmu_evaluator()(mu=mu), dtype=np.float64).reshape(-1)
     return MomentFunctionals(**dict(zip(_GMU_NAMES, map(float, vals), strict=True)))
 
 
@@ -427,11 +437,12 @@ def chi2_plus_gmu(mu: ArrayLike) -> Any:
     """
     m = check_array("mu", mu, 0.0)
     flat = m.reshape(-1)
-    out = (
-        np.exp(flat * flat) * special.ndtr(1.5 * flat)
-        + 3 * special.ndtr(-0.5 * flat)
-        - 2
-    )
+    with np.errstate(over="ignore"):  # inf beyond mu = 26.6 (e^{mu^2})
+        out = (
+            np.exp(flat * flat) * special.ndtr(1.5 * flat)
+            + 3 * special.ndtr(-0.5 * flat)
+            - 2
+        )
     small = np.flatnonzero(flat < 0.1)
     if small.size:
         y, w = _panels(0.0, 38.0)
