@@ -19,6 +19,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
+import _kaissis
 import _style
 import _tables
 import matplotlib.pyplot as plt
@@ -26,8 +27,8 @@ import numpy as np
 from scipy import optimize
 
 from symfdp import accountants as A
-from symfdp import calibrate, rero
 from symfdp import mechanisms as M
+from symfdp import rero
 from symfdp import tradeoff as T
 from symfdp.reproduce import Result, Spec, claim_holds
 
@@ -65,19 +66,6 @@ SPEC = Spec(
 )
 
 
-def _sigma(p: float, params: dict[str, Any]) -> float:
-    return calibrate.sigma_for_epsilon(
-        params["eps"],
-        params["delta"],
-        p=p,
-        n=params["n_steps"],
-        accountant=A.Exact(),
-        pair="both",
-        rtol=1e-12,
-        sigma_bracket=(0.3, 30.0),
-    )
-
-
 def _crossings(f: Any, g: Any, eps: np.ndarray) -> list[float]:
     """Points where the profiles f and g cross on the grid, refined by brentq."""
     d = f(eps) - g(eps)
@@ -100,7 +88,15 @@ def compute(params: dict[str, Any]) -> Result:
     sym, prof = {}, {}
     line = T.EpsDelta(params["eps"], params["delta"])
     for p in params["ps"]:
-        sigma = _sigma(p, params)
+        sigma = _kaissis.calibrated_sigma(
+            params["eps"],
+            params["delta"],
+            p,
+            params["n_steps"],
+            (0.3, 30.0),
+            accountant=A.Exact(),
+            rtol=1e-12,
+        )
         mu = 1.0 / sigma
         add = T.Mixture(T.Gaussian(mu), p)
         curves = {
