@@ -9,10 +9,22 @@ from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+
+def _short(value: Any) -> str:
+    """A repr of ``value`` short enough for an error message."""
+    return reprlib.repr(value)
+
+
+def _not_real(name: str, values: Any) -> TypeError:
+    return TypeError(
+        f"{name} must be a real number or an array of them. Found {_short(values)}."
+    )
 
 
 def _interval(lo: float, hi: float, lo_open: bool, hi_open: bool) -> str:
@@ -120,9 +132,22 @@ def check_array(
         ValueError: an entry is NaN, infinite (unless allowed) or out of range.
     """
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        raw = values if isinstance(values, np.ndarray) else np.asarray(values)
+    except (TypeError, ValueError) as exc:  # e.g. ragged nested lists
+        raise _not_real(name, values) from exc
+    if raw.dtype.kind in "bcSUV" or (
+        raw.dtype.kind == "O"
+        and any(
+            v is None or isinstance(v, (str, bytes, bool, complex)) for v in raw.flat
+        )
+    ):
+        # NumPy would read "3" as 3.0, None as NaN, True as 1.0 and drop the
+        # imaginary part of a complex array: none of them is a real number.
+        raise _not_real(name, values)
+    try:
+        arr = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number or an array of them.") from exc
+        raise _not_real(name, values) from exc
     if arr.size == 0:
         return arr
     if np.isnan(arr).any():
