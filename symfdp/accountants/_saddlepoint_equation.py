@@ -150,7 +150,9 @@ class SaddleGrid:
         end = self.support[1] if side == "upper" else self.support[0]
         if s < S_FREE or not math.isfinite(end):
             return False
-        return abs(end - m) < DEGENERATE_SD * math.sqrt(max(v, 0.0))
+        # v = 0: the tilted variance underflowed (a point mass at the end, e.g.
+        # pure DP at t = 64 for eps = 20), which the strict test would miss.
+        return v <= 0.0 or abs(end - m) < DEGENERATE_SD * math.sqrt(v)
 
     def extend(self, side: str, small_s: bool, limit: float = S_MAX) -> bool:
         """Extend the grid of ``side`` towards small or large ``s``.

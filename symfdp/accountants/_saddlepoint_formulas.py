@@ -119,12 +119,16 @@ def log_integrals(
     estimate's repairs are reported when ``warn``)."""
     kk, eps, t, m, v, s = (vals[k] for k in ("K", "eps", "t", "m", "v", "s"))
     log_c = kk - eps * t + log_kernel_max(s)
-    log1 = log_delta1(kk, eps, t, v)
-    la, lb = delta2_log_terms(side, kk, eps, t, m, v)
-    gap = lb - la
-    lost = ~(gap < -1e-8)
-    log2 = np.where(lost, log1, la + np.log(-np.expm1(np.where(lost, -1.0, gap))))
-    capped = np.asarray(capped, dtype=bool)
+    # A tilted variance that underflowed to 0 (a point mass at the end of the
+    # support) has no Gaussian approximation: such points take the Chernoff
+    # bound, like the capped ones.
+    capped = np.asarray(capped, dtype=bool) | ~(v > 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log1 = log_delta1(kk, eps, t, v)
+        la, lb = delta2_log_terms(side, kk, eps, t, m, v)
+        gap = lb - la
+        lost = ~(gap < -1e-8)
+        log2 = np.where(lost, log1, la + np.log(-np.expm1(np.where(lost, -1.0, gap))))
     over1 = (log1 > log_c + 1e-12) & ~capped
     over2 = (log2 > log_c + 1e-12) & ~capped
     if warn:
