@@ -55,7 +55,12 @@ def from_integral(
     r""":math:`\delta` from the log of the contour integral on ``side``."""
     if side == "upper":
         return np.exp(log_i)
-    return -np.expm1(eps + log_p_mass) + np.exp(log_i)
+    # Beyond eps ~ 709 both terms overflow (inf - inf); the difference of two
+    # terms of size e^eps is lost to rounding long before. Such values are set
+    # to +inf, which repair() clips to 1 (the trivial bound) with its warning.
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = -np.expm1(eps + log_p_mass) + np.exp(log_i)
+    return np.where(np.isnan(out), np.inf, out)
 
 
 def repair(
