@@ -406,7 +406,9 @@ class SaddlePointPairCurve:
             ]
             extra_e = np.array(extra)
             eps_parts.append(extra_e)
-            delta_parts.append(self._delta(extra_e, check=False)[0])
+            extra_d, extra_skew = self._delta(extra_e, check=True)
+            delta_parts.append(extra_d)
+            skew = max(skew, extra_skew)
             eps = np.concatenate(eps_parts)
             delta = np.concatenate(delta_parts)
             eps, idx = np.unique(eps, return_index=True)
@@ -431,7 +433,11 @@ class SaddlePointPairCurve:
         eps, delta = self.profile_table()
 
         def lookup(x: FloatArray) -> FloatArray:
-            return np.interp(x, eps, delta)
+            # Interpolation between distant table points (e.g. eps = -1.6e4 and
+            # 0) can fall below 1 - e^{eps + K(-1)}, which every profile of
+            # the pair attains; the floor keeps f <= 1 - alpha.
+            floor = B.below_support(x, self.log_p_mass)
+            return np.maximum(np.interp(x, eps, delta), floor)
 
         out = T.tradeoff_from_profile(
             lookup, a, eps, symmetric=self.symmetric, refine=False
