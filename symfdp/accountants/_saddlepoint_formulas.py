@@ -138,20 +138,22 @@ def log_integrals(
                 "(the tilted law is degenerate near the end of the support); "
                 "the contour integral was replaced by the Chernoff bound "
                 "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the last saddle point, an "
-                "upper bound.",
+                "upper bound. accountants.Numerical gives certified values.",
                 stacklevel=5,
             )
         if (over2 if order == 2 else over1).any():
             warn_approximation(
                 "SaddlePoint: the estimate exceeded the Chernoff bound "
                 "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the saddle point (too few "
-                "compositions for the approximation); lowered to that bound.",
+                "compositions for the approximation); lowered to that bound. "
+                "accountants.Numerical gives certified values.",
                 stacklevel=5,
             )
         if order == 2 and (lost & ~capped).any():
             warn_approximation(
                 "SaddlePoint: the two Gaussian terms of delta_hat_2 agree to 8 "
-                "digits (degenerate tilted law); delta_hat_1 used instead.",
+                "digits (degenerate tilted law); delta_hat_1 used instead. "
+                "accountants.Numerical gives certified values.",
                 stacklevel=5,
             )
     log1 = np.where(capped | over1, log_c, log1)

@@ -299,7 +299,7 @@ class SaddlePointPairCurve:
                 "searched range (degenerate tilted law near the end of the "
                 "support); it was bounded with the Chernoff bound at the last "
                 "saddle point (an upper bound on epsilon, capped at the end of the "
-                "support).",
+                "support). accountants.Numerical gives certified values.",
                 stacklevel=4,
             )
             kk, t, s = g["K"][-1], g["t"][-1], gs[-1]
