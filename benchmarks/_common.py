@@ -6,7 +6,8 @@
 * the peers of the DP-SGD measurements, eps(delta) of n Poisson-subsampled
   Gaussian steps: dp-accounting's PLD (:func:`pld_epsilon`) and RDP
   (:func:`rdp_epsilon`) accountants and prv-accountant (:func:`prv_epsilon`),
-  imported on first use;
+  imported on first use, and the timed records of the first and last
+  (:func:`pld_record`, :func:`prv_record`);
 * run metadata: :func:`machine` (interpreter, platform, library versions) and
   :func:`git_state` (the checkout's commit);
 * :func:`write_json`: the result record.
@@ -159,6 +160,48 @@ def prv_epsilon(
         delta_error=delta_error,
     )
     return acc.compute_epsilon(delta=delta, num_self_compositions=[n])
+
+
+#: A timer: (call, repeats) -> ({"median_s", "min_s", ...}, result).
+Timer = Callable[[Callable[[], Any], int], tuple[dict[str, Any], Any]]
+
+
+def pld_record(
+    timer: Timer, sigma: float, p: float, n: int, delta: float, vdi: float
+) -> dict[str, Any]:
+    """:func:`pld_epsilon` timed by ``timer`` over 3 repeats: peer, setting, eps
+    and the times."""
+    t, eps = timer(lambda: pld_epsilon(sigma, p, n, delta, vdi), 3)
+    return {
+        "peer": "dp-accounting PLDAccountant",
+        "setting": {"value_discretization_interval": vdi},
+        "eps": eps,
+        **t,
+    }
+
+
+def prv_record(
+    timer: Timer,
+    sigma: float,
+    p: float,
+    n: int,
+    delta: float,
+    eps_error: float,
+    delta_error: float,
+) -> dict[str, Any]:
+    """The estimate of :func:`prv_epsilon` timed by ``timer`` over 3 repeats:
+    peer, setting, eps and the times."""
+
+    def run() -> float:
+        return float(prv_epsilon(sigma, p, n, delta, eps_error, delta_error)[1])
+
+    t, eps = timer(run, 3)
+    return {
+        "peer": "prv-accountant PRVAccountant",
+        "setting": {"eps_error": eps_error},
+        "eps": eps,
+        **t,
+    }
 
 
 # ----------------------------------------------------------------- metadata

@@ -145,26 +145,11 @@ def epsilon_case(n: int) -> dict[str, Any]:
 
 # ----------------------------------------------------------------- (c) peers
 def dp_accounting_eps(n: int, vdi: float = 1e-3) -> dict[str, Any]:
-    t, eps = timed(lambda: _common.pld_epsilon(SIGMA, P, n, DELTA, vdi), repeats=3)
-    return {
-        "peer": "dp-accounting PLDAccountant",
-        "setting": {"value_discretization_interval": vdi},
-        "eps": eps,
-        **t,
-    }
+    return _common.pld_record(timed, SIGMA, P, n, DELTA, vdi)
 
 
 def prv_eps(n: int, eps_error: float = 1e-2) -> dict[str, Any]:
-    def run() -> float:
-        return float(_common.prv_epsilon(SIGMA, P, n, DELTA, eps_error, 1e-10)[1])
-
-    t, eps = timed(run, repeats=3)
-    return {
-        "peer": "prv-accountant PRVAccountant",
-        "setting": {"eps_error": eps_error},
-        "eps": eps,
-        **t,
-    }
+    return _common.prv_record(timed, SIGMA, P, n, DELTA, eps_error, 1e-10)
 
 
 def peers_section(ours: dict[str, Any]) -> dict[str, Any]:

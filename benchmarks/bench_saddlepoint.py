@@ -100,28 +100,11 @@ def rdp_peer(n: int) -> dict[str, Any]:
 
 
 def pld_peer(n: int, vdi: float = 1e-3) -> dict[str, Any]:
-    t, eps = timed(lambda: _common.pld_epsilon(SIGMA, P, n, DELTA, vdi), 3)
-    return {
-        "peer": "dp-accounting PLDAccountant",
-        "setting": {"value_discretization_interval": vdi},
-        "eps": eps,
-        **t,
-    }
+    return _common.pld_record(timed, SIGMA, P, n, DELTA, vdi)
 
 
 def prv_peer(n: int, eps_error: float = 1e-2) -> dict[str, Any]:
-    def run() -> float:
-        return float(
-            _common.prv_epsilon(SIGMA, P, n, DELTA, eps_error, DELTA / 1000)[1]
-        )
-
-    t, eps = timed(run, 3)
-    return {
-        "peer": "prv-accountant PRVAccountant",
-        "setting": {"eps_error": eps_error},
-        "eps": eps,
-        **t,
-    }
+    return _common.prv_record(timed, SIGMA, P, n, DELTA, eps_error, DELTA / 1000)
 
 
 def peers_section(sp_cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
