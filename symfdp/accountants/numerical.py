@@ -584,10 +584,23 @@ class NumericalPairCurve:
         below :math:`1 - \alpha`; the maximum with the (convex) lower bound stays
         convex. The estimate is thus a trade-off function inside the bracket
         (:math:`g \le f_Y \le` the upper bound), with no clipping that would
-        break convexity.
+        break convexity. Warns where the certified bracket is wider than
+        ``10 eps_rel_tol`` (absolute).
         """
         a = np.asarray(alpha, dtype=np.float64)
-        lo, _ = self.tradeoff_bounds(a)
+        lo, hi = self.tradeoff_bounds(a)
+        flagged = hi - lo > 10.0 * self.eps_rel_tol
+        if np.any(flagged):
+            warn_approximation(
+                "Numerical: the certified bracket on the trade-off is wider than "
+                f"{10 * self.eps_rel_tol:g} at some alpha (e.g. "
+                f"[{_worst(lo, hi, flagged)}]); the point estimate is not accurate "
+                "there (typically a composition with little privacy left, whose "
+                "curve is close to 0). A smaller eps_rel_tol narrows the bracket; "
+                "accountants.Exact gives closed forms for Gaussian and pure-DP "
+                "compositions.",
+                stacklevel=5,
+            )
         end = float(self._core_tradeoff(np.ones(1))[0])
         return np.maximum(self._core_tradeoff(a) - a * end, lo)
 
