@@ -179,7 +179,10 @@ class BoundedLossPair:
         # a + log(1 - d).
         a, b = self.loss_range
         cap = b + np.log1p(-d)
-        if np.any(eps > cap + 1e-12 * np.maximum(np.abs(cap), 1.0)):
+        # eps >= 0 by definition, so a cap below 0 (b < -log(1 - d), e.g. b = 0
+        # for a loss without variance) is no violation at eps = 0.
+        top = np.maximum(cap, 0.0)
+        if np.any(eps > top + 1e-12 * np.maximum(np.abs(top), 1.0)):
             self._report("epsilon(delta)")
         return np.maximum(np.minimum(eps, cap), np.maximum(a + np.log1p(-d), 0.0))
 
