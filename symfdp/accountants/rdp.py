@@ -315,7 +315,8 @@ def rdp_of_pair(mechanism: Mechanism, orders: ArrayLike) -> FloatArray:
         return rdp_subsampled_gaussian(float(m.p), float(m.base.mu), a, m.pair)
     raise ValueError(
         "RDP supports Gaussian, PureDP and Poisson-subsampled Gaussian mechanisms. "
-        f"Found {type(mechanism).__name__}."
+        f"Found {type(mechanism).__name__}. accountants.Numerical (certified) and "
+        "accountants.SaddlePoint serve every mechanism."
     )
 
 
