@@ -279,9 +279,16 @@ class PrivacyCurve:
         """Certified ``(lower, upper)`` bounds on ``delta(eps)``, eps real."""
         self._require_certified("delta_bounds")
         e = check_array("eps", eps, allow_inf=True)
-        lows, highs = zip(*(p.delta_bounds(e) for p in self.pairs), strict=True)
-        lo = np.clip(np.max(np.asarray(lows, np.float64), 0), 0.0, 1.0)
-        hi = np.clip(np.max(np.asarray(highs, np.float64), 0), 0.0, 1.0)
+        # delta(+-inf) is exact (see _delta); the pairs see finite eps only
+        # (Numerical formed inf - inf = NaN at eps = +-inf for an unbounded loss).
+        lo = np.where(e < 0, 1.0, 0.0)
+        hi = lo.copy()
+        finite = np.isfinite(e)
+        if finite.any():
+            ef = e[finite]
+            lows, highs = zip(*(p.delta_bounds(ef) for p in self.pairs), strict=True)
+            lo[finite] = np.clip(np.max(np.asarray(lows, np.float64), 0), 0.0, 1.0)
+            hi[finite] = np.clip(np.max(np.asarray(highs, np.float64), 0), 0.0, 1.0)
         return scalar_or_array(lo), scalar_or_array(hi)
 
     def epsilon_bounds(self, delta: ArrayLike) -> tuple[Any, Any]:
