@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from symfdp._validation import check_choice, check_int, check_real
+from symfdp._validation import check_array, check_choice, check_int, check_real
 from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
 
 #: Half-width, in standard deviations, of the trapezoid quadrature rule.
@@ -84,24 +84,24 @@ class Gaussian(Mechanism):
 
     # ------------------------------------------------------------ PLRV law
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
-        return self.mu * np.asarray(x, dtype=np.float64) - self.mu**2 / 2
+        return self.mu * check_array("x", x, allow_inf=True) - self.mu**2 / 2
 
     def pdf(self, x: ArrayLike, under: Under = "P") -> FloatArray:
         check_choice("under", under, ("P", "Q"))
         shift = 0.0 if under == "P" else self.mu
-        xs = np.asarray(x, dtype=np.float64)
+        xs = check_array("x", x, allow_inf=True)
         return np.exp(-0.5 * (xs - shift) ** 2) / math.sqrt(2 * math.pi)
 
     def _standardise(self, l: ArrayLike, under: Under) -> FloatArray:
         check_choice("under", under, ("P", "Q"))
         mean = -(self.mu**2) / 2 if under == "P" else self.mu**2 / 2
-        return (np.asarray(l, dtype=np.float64) - mean) / self.mu
+        return (check_array("l", l, allow_inf=True) - mean) / self.mu
 
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
     ) -> FloatArray:
         if self.mu == 0.0:
-            ls = np.asarray(l, dtype=np.float64)
+            ls = check_array("l", l, allow_inf=True)
             return (ls >= 0).astype(float) if inclusive else (ls > 0).astype(float)
         return special.ndtr(self._standardise(l, under))
 
@@ -109,7 +109,7 @@ class Gaussian(Mechanism):
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
     ) -> FloatArray:
         if self.mu == 0.0:
-            ls = np.asarray(l, dtype=np.float64)
+            ls = check_array("l", l, allow_inf=True)
             return (ls <= 0).astype(float) if inclusive else (ls < 0).astype(float)
         return special.ndtr(-self._standardise(l, under))
 
@@ -146,7 +146,7 @@ class Gaussian(Mechanism):
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         r""":math:`K_P(t) = \mu^2 t(t-1)/2` and :math:`K_Q(t) = K_P(t+1)`."""
         check_choice("under", under, ("P", "Q"))
-        s = np.asarray(t, dtype=np.float64) + (0.0 if under == "P" else 1.0)
+        s = check_array("t", t) + (0.0 if under == "P" else 1.0)
         m2 = self.mu**2
         return m2 * s * (s - 1) / 2, m2 * (2 * s - 1) / 2, np.full_like(s, m2)
 
@@ -164,10 +164,12 @@ class Gaussian(Mechanism):
         return np.tensordot(rule.weights(under), fn(rule.nodes), axes=(0, 0))
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        return gaussian_tradeoff(self.mu, alpha)
+        return gaussian_tradeoff(self.mu, check_array("alpha", alpha, 0.0, 1.0))
 
     def privacy_profile(self, eps: ArrayLike) -> FloatArray:
-        return gaussian_privacy_profile(self.mu, eps)
+        return gaussian_privacy_profile(
+            self.mu, check_array("eps", eps, allow_inf=True)
+        )
 
     def __repr__(self) -> str:
         return f"Gaussian(mu={self.mu!r})"

@@ -137,13 +137,13 @@ class Laplace(Mechanism):
 
     # ------------------------------------------------------------ output space
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
-        xs = np.asarray(x, dtype=np.float64)
+        xs = check_array("x", x, allow_inf=True)
         return scalar_or_array(np.abs(xs) - np.abs(xs - self.mu))
 
     def pdf(self, x: ArrayLike, under: Under = "P") -> FloatArray:
         check_choice("under", under, ("P", "Q"))
         shift = 0.0 if under == "P" else self.mu
-        xs = np.asarray(x, dtype=np.float64)
+        xs = check_array("x", x, allow_inf=True)
         return scalar_or_array(0.5 * np.exp(-np.abs(xs - shift)))
 
     # ------------------------------------------------------------ PLRV law

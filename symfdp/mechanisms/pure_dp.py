@@ -101,13 +101,13 @@ class PureDP(Mechanism):
 
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         """``L(1) = eps`` and ``L(0) = -eps`` (outputs are 0 or 1)."""
-        xs = np.asarray(x, dtype=np.float64)
+        xs = check_array("x", x, allow_inf=True)
         return scalar_or_array(np.where(xs == 1, self.eps, -self.eps))
 
     def pdf(self, x: ArrayLike, under: Under = "P") -> FloatArray:
         """Probability mass of ``x`` in ``{0, 1}`` (0 elsewhere)."""
         m0, m1 = self._masses(under)
-        xs = np.asarray(x, dtype=np.float64)
+        xs = check_array("x", x, allow_inf=True)
         return scalar_or_array(np.where(xs == 1, m1, np.where(xs == 0, m0, 0.0)))
 
     def plrv_cdf(

@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from symfdp._validation import check_choice
+from symfdp._validation import check_array, check_choice
 from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
 
 
@@ -35,6 +35,12 @@ class Swapped(Mechanism):
     name: ClassVar[str] = "swapped"
     PARAMS: ClassVar[dict[str, Param]] = {}
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.base, Mechanism):
+            raise TypeError(
+                f"base must be a Mechanism. Found {type(self.base).__name__}."
+            )
+
     @property
     def is_symmetric(self) -> bool:
         return self.base.is_symmetric
@@ -51,13 +57,13 @@ class Swapped(Mechanism):
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
     ) -> FloatArray:
-        neg = -np.asarray(l, dtype=np.float64)
+        neg = -check_array("l", l, allow_inf=True)
         return self.base.plrv_sf(neg, _other(under), inclusive=inclusive)
 
     def plrv_sf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
     ) -> FloatArray:
-        neg = -np.asarray(l, dtype=np.float64)
+        neg = -check_array("l", l, allow_inf=True)
         return self.base.plrv_cdf(neg, _other(under), inclusive=inclusive)
 
     def plrv_quadrature(self) -> PLRVQuadrature:
