@@ -259,6 +259,23 @@ class SaddlePointPairCurve:
                 np.full_like(lo, self.eps_split),
             )
             skew = max(skew, self._delta(out[below], check=True)[1])
+        elif below.any():
+            # The answer is 0 only if the estimate at 0 is at most d. Where the
+            # CGF turns steeply (a rare, heavy tail taking over the tilted law)
+            # the upper-side inverse can put the saddle point below 0 while
+            # delta(0) > d: SubsampledGaussian(sigma=100, p=1e-7, add), n = 1e5
+            # gave eps(1e-15) = 0 with delta(0) = 3.9e-10, silently. Such
+            # targets are inverted on the profile itself.
+            at_zero, skew0 = self._delta(np.zeros(1), check=True)
+            skew = max(skew, skew0)
+            redo = below & (flat < at_zero[0])
+            if redo.any():
+                from symfdp.curve import invert_profile
+
+                out[redo] = invert_profile(
+                    lambda x: self._delta(x, check=False)[0], flat[redo]
+                )
+                skew = max(skew, self._delta(out[redo], check=True)[1])
         F.warn_if_skewed(skew, "epsilon(delta)")
         return out.reshape(d.shape)
 
