@@ -532,6 +532,58 @@ def test_numerical_tradeoff_and_mu_star_warn_when_bracket_is_wide() -> None:
     assert mu_star < 20.0  # the estimate is off, which is why it warns
 
 
+@pytest.mark.parametrize("pair", ["add", "both"])
+def test_saddlepoint_epsilon_consistent_across_steep_cgf(pair: str) -> None:
+    """SubsampledGaussian(sigma=100, p=1e-7): the CGF turns steeply near
+    t = 3.2e5, where the rare tail takes over the tilted law; the upper-side
+    inverse put eps(1e-15) at 0 although the curve's own delta(0) = 3.9e-10
+    (silently, an anti-conservative answer). Now eps is the inverse of the
+    curve's profile and carries the validity warning."""
+    m = M.SubsampledGaussian(sigma=100.0, p=1e-7, pair=pair)
+    curve = A.SaddlePoint(order=1).compose(m, 100_000)
+    with pytest.warns(ApproximationWarning, match="epsilon.*valid range"):
+        eps = float(curve.epsilon(1e-15))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ApproximationWarning)
+        assert float(curve.delta(0.0)) > 1e-15
+        assert eps > 0.0
+        assert float(curve.delta(eps * (1 + H_INVERSE))) <= 1e-15 * (1 + RTOL_INVERSE)
+
+
+@pytest.mark.parametrize("sigma", [0.05, 0.1, 0.3, 100.0])
+@pytest.mark.parametrize("p", [1e-7, 1e-3, 1.0])
+def test_subsampled_gaussian_cumulants_finite_below_the_typical_box(
+    sigma: float, p: float
+) -> None:
+    """KNOWN_ISSUES item 1 (fixed by f607fd2): cumulants were NaN at sigma = 0.1.
+    Here: finite, a positive variance, and the first cumulant under P equal to
+    -KL(P||Q) <= 0 (Gibbs' inequality) under P, >= 0 under Q."""
+    m = M.SubsampledGaussian(sigma=sigma, p=p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kp = np.asarray(m.cumulants(4, under="P"))
+        kq = np.asarray(m.cumulants(4, under="Q"))
+    assert np.all(np.isfinite(kp)) and np.all(np.isfinite(kq))
+    assert kp[1] > 0.0 and kq[1] > 0.0
+    assert kp[0] <= 0.0 <= kq[0]
+
+
+def test_saddlepoint_error_bound_covers_large_tilt() -> None:
+    """KNOWN_ISSUES item 2 (fixed by 137b6b1): the CF-S7 bound at eps = 0 for
+    SubsampledGaussian(sigma=2, p=1e-3, add), n = 1000, was 4.1e-6 against an
+    actual error of 6.2e-3. The certified Numerical bracket decides the
+    error; the bound must cover it."""
+    m = M.SubsampledGaussian(sigma=2.0, p=1e-3, pair="add")
+    sp = A.SaddlePoint(order=2).compose(m, 1000)
+    lo, hi = A.Numerical().compose(m, 1000).delta_bounds(0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ApproximationWarning)
+        est = float(sp.delta(0.0))
+        bound = float(sp.pairs[0].delta_error_bound(0.0))
+    worst = max(abs(est - lo), abs(est - hi))
+    assert bound >= worst
+
+
 # ---------------------------------------------------------------------------
 
 
