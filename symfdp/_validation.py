@@ -115,21 +115,14 @@ def check_order(order: Any, max_order: int = 64) -> int:
     return order
 
 
-def check_array(
-    name: str,
-    values: ArrayLike,
-    lo: float = -math.inf,
-    hi: float = math.inf,
-    *,
-    lo_open: bool = False,
-    hi_open: bool = False,
-    allow_inf: bool = False,
-) -> NDArray[np.float64]:
-    """Return ``values`` as a float64 array after checking every entry's range.
+def as_real_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
+    """Return ``values`` as a float64 array after checking its type only.
+
+    NaN and infinite entries pass; see :func:`check_array` for range checks.
 
     Raises:
-        TypeError: the input is not numeric.
-        ValueError: an entry is NaN, infinite (unless allowed) or out of range.
+        TypeError: the input is not real numbers (strings, bools, None, complex,
+            ragged nested lists, other objects).
     """
     try:
         raw = values if isinstance(values, np.ndarray) else np.asarray(values)
@@ -148,6 +141,26 @@ def check_array(
         arr = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise _not_real(name, values) from exc
+    return arr
+
+
+def check_array(
+    name: str,
+    values: ArrayLike,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    allow_inf: bool = False,
+) -> NDArray[np.float64]:
+    """Return ``values`` as a float64 array after checking every entry's range.
+
+    Raises:
+        TypeError: the input is not numeric.
+        ValueError: an entry is NaN, infinite (unless allowed) or out of range.
+    """
+    arr = as_real_array(name, values)
     if arr.size == 0:
         return arr
     if np.isnan(arr).any():
@@ -165,6 +178,46 @@ def check_array(
             f"Found {first:g}."
         )
     return arr
+
+
+def check_bool(name: str, value: Any, *, allow_none: bool = False) -> Any:
+    """Return ``value`` as a bool (or None when allowed) after checking its type.
+
+    Only ``True``/``False`` (and NumPy bools) are flags: ``"no"``, ``0.5`` or a list
+    would otherwise be read by their truth value.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    allowed = "True, False or None" if allow_none else "True or False"
+    raise TypeError(f"{name} must be {allowed}. Found {_short(value)}.")
+
+
+def check_instance(name: str, value: Any, cls: type) -> Any:
+    """Return ``value`` after checking that it is an instance of ``cls``.
+
+    Raises:
+        TypeError: naming the parameter and the type found (and saying so when
+            the class itself was passed instead of an instance).
+    """
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, type) and issubclass(value, cls):
+        raise TypeError(
+            f"{name} must be an instance of {cls.__name__}, not the class itself. "
+            f"Found {value.__name__}; pass {value.__name__}()."
+        )
+    raise TypeError(
+        f"{name} must be an instance of {cls.__name__}. Found {type(value).__name__}."
+    )
+
+
+def check_callable(name: str, value: Any) -> Any:
+    """Return ``value`` after checking that it can be called."""
+    if not callable(value):
+        raise TypeError(f"{name} must be callable. Found {_short(value)}.")
+    return value
 
 
 def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
