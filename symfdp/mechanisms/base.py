@@ -33,6 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from symfdp._validation import (
     check_array,
+    check_callable,
     check_choice,
     check_int,
     scalar_or_array,
@@ -202,15 +203,17 @@ class Mechanism(ABC):
             ``(mean, m3)``, each of the shape of ``t``.
         """
         check_choice("under", under, ("P", "Q"))
+        ts = check_array("t", t)
         rule = self.plrv_quadrature()
         logw = rule.log_weights + (rule.nodes if under == "Q" else 0.0)
-        return tilted_abs_moment3(rule.nodes, logw, t)
+        return tilted_abs_moment3(rule.nodes, logw, ts)
 
     def expect(self, fn: Callable[[FloatArray], ArrayLike], under: Under = "P") -> Any:
         """``E[fn(L)]`` under P or Q by the mechanism's quadrature rule.
 
         ``fn`` maps the array of nodes to values (leading axis = nodes).
         """
+        check_callable("fn", fn)
         check_choice("under", under, ("P", "Q"))
         rule = self.plrv_quadrature()
         vals = np.asarray(fn(rule.nodes), dtype=np.float64)

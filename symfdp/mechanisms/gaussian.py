@@ -19,7 +19,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from symfdp._validation import check_array, check_choice, check_int, check_real
+from symfdp._validation import (
+    check_array,
+    check_callable,
+    check_choice,
+    check_int,
+    check_real,
+)
 from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
 
 #: Half-width, in standard deviations, of the trapezoid quadrature rule.
@@ -159,6 +165,7 @@ class Gaussian(Mechanism):
         return k1, np.full(k1.shape, 2.0 * math.sqrt(2.0 / math.pi) * self.mu**3)
 
     def expect(self, fn, under: Under = "P"):
+        check_callable("fn", fn)
         check_choice("under", under, ("P", "Q"))
         rule = self.plrv_quadrature()
         return np.tensordot(rule.weights(under), fn(rule.nodes), axes=(0, 0))

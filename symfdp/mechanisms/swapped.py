@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from symfdp._validation import check_array, check_choice
+from symfdp._validation import check_array, check_callable, check_choice
 from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
 
 
@@ -89,7 +89,7 @@ class Swapped(Mechanism):
         check_choice("under", under, ("P", "Q"))
         # K_{P'}(t) = K_P(1 - t); K_{Q'}(t) = K_{P'}(t + 1) = K_P(-t).
         shift = 1.0 if under == "P" else 0.0
-        k, k1, k2 = self.base.cgf_derivatives(shift - np.asarray(t, np.float64), "P")
+        k, k1, k2 = self.base.cgf_derivatives(shift - check_array("t", t), "P")
         return k, -k1, k2
 
     def tilted_abs_moment3(
@@ -97,21 +97,23 @@ class Swapped(Mechanism):
     ) -> tuple[FloatArray, FloatArray]:
         """``L' = -L`` and ``P' = Q``: the law under ``under`` tilted by ``t`` is
         the base law under the other measure tilted by ``-t``, reflected."""
-        mean, m3 = self.base.tilted_abs_moment3(-np.asarray(t, float), _other(under))
+        mean, m3 = self.base.tilted_abs_moment3(-check_array("t", t), _other(under))
         return -np.asarray(mean), m3
 
     def expect(self, fn, under: Under = "P"):
+        check_callable("fn", fn)
         return self.base.expect(lambda l: fn(-l), _other(under))
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         from symfdp.numeric.tabulate import alpha_grid, tabulated_inverse
 
         grid = alpha_grid()
-        return tabulated_inverse(grid, self.base.tradeoff(grid), alpha)
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        return tabulated_inverse(grid, self.base.tradeoff(grid), a)
 
     def privacy_profile(self, eps: ArrayLike) -> FloatArray:
         # E_P[(1 - e^{eps + L})_+] = P_P(L < -eps) - e^eps P_Q(L < -eps).
-        e = np.asarray(eps, dtype=np.float64)
+        e = check_array("eps", eps, allow_inf=True)
         a = self.base.plrv_cdf(-e, "P", inclusive=False)
         b = self.base.plrv_cdf(-e, "Q", inclusive=False)
         return np.clip(a - np.exp(e) * b, 0.0, 1.0)
