@@ -39,29 +39,46 @@ def normalize_composition(
     if isinstance(mechanism, Mechanism):
         if n is None:
             raise ValueError("n (the number of compositions) is required.")
-        items: Iterable[tuple[Any, Any]] = [(mechanism, n)]
+        items: list[tuple[Any, ...]] = [(mechanism, n)]
+    elif isinstance(mechanism, (str, bytes, dict)) or not isinstance(
+        mechanism, Iterable
+    ):
+        raise TypeError(
+            "mechanism must be a Mechanism (with n) or a list of (Mechanism, n) "
+            f"pairs. Found {type(mechanism).__name__}."
+        )
     else:
         if n is not None:
             raise ValueError(
+                "n must be None when mechanism is a list of (Mechanism, n) pairs: "
                 "give either compose(mechanism, n) or compose([(m1, n1), ...]), "
                 "not both."
             )
-        try:
-            items = [tuple(item) for item in mechanism]  # type: ignore[union-attr]
-        except TypeError as exc:
-            raise TypeError(
-                "compose expects a Mechanism and n, or a list of (Mechanism, n) "
-                f"pairs. Found {type(mechanism).__name__}."
-            ) from exc
+        items = []
+        for i, item in enumerate(mechanism):
+            try:
+                pair = tuple(item)
+            except TypeError:
+                raise TypeError(
+                    f"mechanism[{i}] must be a (Mechanism, n) pair. "
+                    f"Found {type(item).__name__}."
+                ) from None
+            if len(pair) != 2:
+                raise ValueError(
+                    f"mechanism[{i}] must be a (Mechanism, n) pair. Found {item!r}."
+                )
+            items.append(pair)
         if not items:
-            raise ValueError("the composition is empty.")
+            raise ValueError(
+                "mechanism is an empty composition; give at least one "
+                "(Mechanism, n) pair."
+            )
     merged: dict[Mechanism, int] = {}
-    for item in items:
-        if len(item) != 2:
-            raise ValueError(f"each component must be (mechanism, n). Found {item!r}.")
-        m, k = item
+    for i, (m, k) in enumerate(items):
         if not isinstance(m, Mechanism):
-            raise TypeError(f"expected a Mechanism. Found {type(m).__name__}.")
+            raise TypeError(
+                f"mechanism[{i}][0] must be a Mechanism. Found {type(m).__name__}."
+            )
         merged[m] = merged.get(m, 0) + check_int("n", k, lo=1)
     return tuple(merged.items())
 

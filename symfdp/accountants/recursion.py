@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._progress import Progress
+from symfdp._validation import check_array
 from symfdp.mechanisms.base import FloatArray, Mechanism
 
 #: The paper's eps grid (Zheng et al. 2020, Sec. 5.1 and the authors' runs).
@@ -132,7 +133,7 @@ def recursion_pair(
 
 
 def check_eps_grid(eps_grid: ArrayLike) -> FloatArray:
-    grid = np.asarray(eps_grid, dtype=np.float64).reshape(-1)
+    grid = check_array("eps_grid", eps_grid).reshape(-1)
     if grid.size < 2 or not np.all(np.isfinite(grid)) or np.any(np.diff(grid) <= 0):
         raise ValueError(
             "eps_grid must be a strictly increasing array of at least 2 finite "
