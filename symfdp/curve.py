@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from symfdp._validation import check_array, scalar_or_array
+from symfdp._validation import check_array, check_bool, scalar_or_array
 from symfdp._warnings import warn_approximation
 from symfdp.numeric.roots import expand_bracket_up, monotone_bisect
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
@@ -265,6 +265,8 @@ class PrivacyCurve:
             delta: One or more targets in (0, 1).
         """
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+        if d.size == 0:  # nothing to answer (a curve that cannot would raise)
+            return np.empty(d.shape)
         eps = np.max([self._pair_epsilon(p, d) for p in self.pairs], axis=0)
         return scalar_or_array(_finite_or_raise(eps, "epsilon(delta)", self.method))
 
@@ -295,6 +297,8 @@ class PrivacyCurve:
         """Certified ``(lower, upper)`` bounds on ``epsilon(delta)``."""
         self._require_certified("epsilon_bounds")
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+        if d.size == 0:
+            return np.empty(d.shape), np.empty(d.shape)
         lows, highs = [], []
         for p in self.pairs:
             fast = getattr(p, "epsilon_bounds", None)
@@ -372,6 +376,7 @@ class PrivacyCurve:
                 (``"add"``). Ignored when the composition is symmetric.
         """
         a = check_array("alpha", alpha, 0.0, 1.0)
+        symmetric = check_bool("symmetric", symmetric)
         if self.symmetric or not symmetric:
             beta = np.asarray(self.pairs[0].tradeoff(a), dtype=np.float64)
             beta = _finite_or_raise(beta, "trade-off", self.method)
