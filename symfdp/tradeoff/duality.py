@@ -19,7 +19,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from symfdp._validation import check_array, scalar_or_array
+from symfdp._validation import (
+    check_array,
+    check_bool,
+    check_callable,
+    scalar_or_array,
+)
 from symfdp._warnings import warn_approximation
 from symfdp.tradeoff._base import FloatArray, TradeOff
 from symfdp.tradeoff._numeric import EXP_CAP, capped_exp, golden_max, upper_envelope
@@ -118,6 +123,9 @@ def tradeoff_from_profile(
         ``f(alpha)``: a float for scalar ``alpha``, else an array.
     """
     a = check_array("alpha", alpha, 0.0, 1.0)
+    check_callable("delta_fn", delta_fn)
+    symmetric = check_bool("symmetric", symmetric)
+    refine = check_bool("refine", refine)
     lo = 0.0 if symmetric else -math.inf
     grid = np.unique(check_array("eps_grid", eps_grid, lo, math.inf))
     if grid.size == 0:

@@ -23,19 +23,22 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from symfdp._validation import check_array, check_real
 from symfdp.tradeoff._base import TradeOff, bisect_fixed_point
 from symfdp.tradeoff._numeric import integrate_unit
 
 CurveLike = TradeOff | Callable[[np.ndarray], Any]
 
 
-def _callable(f: Any) -> Callable[[np.ndarray], np.ndarray]:
+def _callable(f: Any, name: str = "f") -> Callable[[np.ndarray], np.ndarray]:
     if not callable(f):
         raise TypeError(
-            "f must be a TradeOff or a callable alpha -> beta. "
+            f"{name} must be a TradeOff or a callable alpha -> beta. "
             f"Found {type(f).__name__}."
         )
-    return lambda a: np.asarray(f(a), dtype=np.float64)
+    # A value that is not a finite number (NaN from a bad curve, a string) would
+    # otherwise steer the bisection or the quadrature to a meaningless answer.
+    return lambda a: check_array(f"{name}(alpha)", f(a))
 
 
 def fixed_point(f: CurveLike) -> float:
@@ -96,8 +99,8 @@ def compare_mu_star_gamma(
         :math:`\gamma_2 > \gamma_1`), ``-1`` if ``f1`` is more private than
         ``f2``, and ``0`` if the rule does not order them.
     """
-    mu1, g1 = _summary(f1)
-    mu2, g2 = _summary(f2)
+    mu1, g1 = _summary(f1, "f1")
+    mu2, g2 = _summary(f2, "f2")
     if mu2 < mu1 and g2 > g1:
         return 1
     if mu1 < mu2 and g1 > g2:
@@ -105,11 +108,15 @@ def compare_mu_star_gamma(
     return 0
 
 
-def _summary(f: Any) -> tuple[float, float]:
+def _summary(f: Any, name: str) -> tuple[float, float]:
     if isinstance(f, tuple):
         if len(f) != 2:
             raise ValueError(
-                f"a (mu_star, gamma) summary has two entries. Found {f!r}."
+                f"{name} as a (mu_star, gamma) summary has two entries. Found {f!r}."
             )
-        return float(f[0]), float(f[1])
+        # Zheng et al. (2020), Sec. 4: mu* >= 0 and gamma = int_0^1 f <= 1/2.
+        mu_star = check_real("mu_star", f[0], 0.0, allow_inf=True)
+        return mu_star, check_real("gamma", f[1], 0.0, 0.5)
+    if not isinstance(f, TradeOff):
+        f = _callable(f, name)
     return mu_star_gamma(f)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from symfdp._validation import check_array
+from symfdp._validation import check_array, check_bool
 from symfdp.numeric.tabulate import tabulated_inverse
 from symfdp.tradeoff._base import FloatArray, TradeOff
 from symfdp.tradeoff._numeric import capped_exp, upper_envelope
@@ -84,7 +84,7 @@ class Tabulated(TradeOff):
         b.setflags(write=False)
         object.__setattr__(self, "alpha", a)
         object.__setattr__(self, "beta", b)
-        object.__setattr__(self, "symmetric", bool(self.symmetric))
+        object.__setattr__(self, "symmetric", check_bool("symmetric", self.symmetric))
 
     @property
     def is_symmetric(self) -> bool:
