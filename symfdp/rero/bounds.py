@@ -28,7 +28,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from symfdp._validation import check_array, scalar_or_array
+from symfdp._validation import (
+    check_array,
+    check_bool,
+    check_instance,
+    scalar_or_array,
+)
 from symfdp.curve import PrivacyCurve
 from symfdp.mechanisms.base import Mechanism
 
@@ -134,7 +139,7 @@ def gamma(source: Source, kappa: ArrayLike, *, symmetric: bool = False) -> Any:
     from symfdp.tradeoff import TradeOff
 
     k = _check_kappa(kappa)
-    symmetric = bool(symmetric)
+    symmetric = check_bool("symmetric", symmetric)
     if isinstance(source, PrivacyCurve):
         out = _curve_gamma(source, k, symmetric)
     elif isinstance(source, TradeOff):
@@ -149,7 +154,7 @@ def gamma(source: Source, kappa: ArrayLike, *, symmetric: bool = False) -> Any:
                 "symmetric=True needs a PrivacyCurve, a TradeOff or a Mechanism (a "
                 "plain callable has no inverse); wrap it in symfdp.tradeoff.Tabulated."
             )
-        beta = _finite(source(k), "the trade-off callable")
+        beta = _finite(source(k), "source (the trade-off callable)")
         beta = np.broadcast_to(beta, k.shape)
         out = 1.0 - np.clip(beta, 0.0, 1.0 - k)
     else:
@@ -185,6 +190,7 @@ def gamma_bounds(
             "approximation. Use accountants.Numerical() or accountants.Exact()."
         )
     k = _check_kappa(kappa)
+    symmetric = check_bool("symmetric", symmetric)
     flat = k.ravel()
     pairs = curve.pairs if symmetric else curve.pairs[:1]
     raw_lo = []
@@ -251,7 +257,11 @@ def add_pair_curve(
 
     components = normalize_composition(mechanism, n)
     add = [(_to_add(m), k) for m, k in components]
-    acc = A.Numerical() if accountant is None else accountant
+    acc = (
+        A.Numerical()
+        if accountant is None
+        else check_instance("accountant", accountant, A.Accountant)
+    )
     return acc.compose(add)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from scipy import special
 
-from symfdp._validation import check_int, check_real
+from symfdp._validation import check_bool, check_int, check_real
 from symfdp.calibrate import SIGMA_BRACKET, noise_for
 from symfdp.mechanisms.base import Mechanism
 
@@ -77,7 +77,7 @@ def sigma_for_gamma(
     )
     p = check_real("p", p, 0.0, 1.0, lo_open=True)
     n = check_int("n", n, lo=1)
-    symmetric = bool(symmetric)
+    symmetric = check_bool("symmetric", symmetric)
     gaussian = mechanism == "gaussian" or (
         mechanism == "subsampled-gaussian" and p == 1.0
     )

@@ -71,6 +71,7 @@ from numpy.typing import ArrayLike, NDArray
 from symfdp._progress import Progress
 from symfdp._validation import (
     check_array,
+    check_bool,
     check_choice,
     check_int,
     check_real,
@@ -348,6 +349,7 @@ def monte_carlo_gamma(
     base = check_choice("mechanism", mechanism, MECHANISMS)
     conf = check_real("confidence", confidence, 0.0, 1.0, lo_open=True, hi_open=True)
     chunk = check_int("chunk_elements", chunk_elements, lo=1)
+    progress = check_bool("progress", progress, allow_none=True)
     if isinstance(seed, np.random.SeedSequence):
         seq = seed
     elif seed is None:
