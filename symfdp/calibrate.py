@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from scipy import optimize
 
-from symfdp._validation import check_choice, check_int, check_real
+from symfdp._validation import check_choice, check_instance, check_int, check_real
 from symfdp._warnings import ApproximationWarning
 from symfdp.curve import PrivacyCurve
 from symfdp.mechanisms.base import Mechanism
@@ -53,8 +53,14 @@ def mechanism_factory(
     callable itself), at sampling probability ``p`` and adjacency ``pair``."""
     from symfdp import mechanisms as M
 
+    p = check_real("p", p, 0.0, 1.0, lo_open=True)
+    check_choice("pair", pair, PAIRS)
     if callable(mechanism):
-        return mechanism
+
+        def checked(sigma: float) -> Mechanism:
+            return check_instance("mechanism(sigma)", mechanism(sigma), Mechanism)
+
+        return checked
     name = check_choice("mechanism", mechanism, MECHANISMS)
     if name == "gaussian":
         if p != 1.0:
@@ -197,10 +203,17 @@ def noise_for(
     bracket = _check_bracket(sigma_bracket)
     if not callable(target_fn):
         raise TypeError(f"target_fn must be callable. Found {target_fn!r}.")
+    for name, acc in (("accountant", accountant), ("first_stage", first_stage)):
+        if acc is not None:
+            check_instance(name, acc, A.Accountant)
     make = mechanism_factory(mechanism, p, pair)
 
     def value_with(acc: Any) -> Callable[[float], float]:
-        return lambda sigma: float(target_fn(acc.compose(make(sigma), n)))
+        def value(sigma: float) -> float:
+            v = target_fn(acc.compose(make(sigma), n))
+            return check_real("target_fn(curve)", v, allow_inf=True)
+
+        return value
 
     if accountant is not None:
         return _solve(value_with(accountant), target, *bracket, rtol, what)
@@ -264,6 +277,7 @@ def curve_mu(curve: PrivacyCurve) -> float:
     the (mu*, gamma) interpreter, :math:`\Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*)`
     at the fixed point :math:`\alpha^*` of the trade-off (Zheng et al. 2020,
     Sec. 4), which equals :math:`\mu` for :math:`G_\mu`."""
+    check_instance("curve", curve, PrivacyCurve)
     mu = curve.info.get("mu")
     if mu is not None:
         return float(mu)
