@@ -41,7 +41,7 @@ from typing import Any, Final
 
 from scipy import special
 
-from symfdp._validation import check_choice, check_int, check_real
+from symfdp._validation import check_bool, check_choice, check_int, check_real
 from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import Accountant
 from symfdp.curve import PrivacyCurve
@@ -145,7 +145,7 @@ def mu_star(curve: PrivacyCurve, *, bounds: bool = False) -> Any:
     """
     if not isinstance(curve, PrivacyCurve):
         raise TypeError(f"curve must be a PrivacyCurve. Found {type(curve).__name__}.")
-    if bounds:
+    if check_bool("bounds", bounds):
         lo, hi = curve.delta_bounds(0.0)
         return _mu_from_tv(float(lo)), _mu_from_tv(float(hi))
     mu = curve.info.get("mu")
@@ -381,7 +381,8 @@ class TrainingAccountant:
                 f"state['format'] must be {STATE_FORMAT!r}. "
                 f"Found {state.get('format')!r}."
             )
-        if state.get("version") != STATE_VERSION:
+        version = state.get("version")
+        if isinstance(version, bool) or version != STATE_VERSION:
             raise ValueError(
                 f"state['version'] must be {STATE_VERSION}. "
                 f"Found {state.get('version')!r}."
