@@ -37,10 +37,12 @@ cumulants are :math:`\kappa_1 = -\varepsilon\tanh(\varepsilon/2)` and, for
 from __future__ import annotations
 
 import functools
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 import sympy as sp
 
+from symfdp._validation import check_int
 from symfdp.symbolic.symbols import mu
 
 #: The CGF argument.
@@ -55,6 +57,19 @@ def _check_order(order: object) -> int:
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
         raise ValueError(f"order must be a positive integer. Found {order!r}.")
     return order
+
+
+def _order_cache(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``functools.cache`` keyed on a validated ``order`` (first argument): an
+    invalid or unhashable order raises the ValueError of :func:`_check_order`,
+    not the cache's ``TypeError: unhashable type``."""
+    cached = functools.cache(fn)
+
+    @functools.wraps(fn)
+    def wrapper(order: object, *args: Any, **kwargs: Any) -> Any:
+        return cached(_check_order(order), *args, **kwargs)
+
+    return wrapper
 
 
 def _check_under(under: object) -> str:
@@ -103,7 +118,7 @@ def pure_dp_cgf_logcosh_expr() -> sp.Expr:
     return sp.log(sp.cosh(eps * (t - sp.S.Half))) - sp.log(sp.cosh(eps / 2))
 
 
-@functools.cache
+@_order_cache
 def logistic_derivative_exprs(order: int) -> tuple[sp.Expr, ...]:
     r""":math:`s^{(m)}` for :math:`m = 0..order-1` as polynomials in
     :math:`s = 1/(1+e^{-z})` (symbol ``s``), from :math:`s' = s(1-s)`."""
@@ -114,7 +129,7 @@ def logistic_derivative_exprs(order: int) -> tuple[sp.Expr, ...]:
     return tuple(out)
 
 
-@functools.cache
+@_order_cache
 def pure_dp_cumulant_exprs(order: int, under: str = "P") -> tuple[sp.Expr, ...]:
     r"""Pure-DP cumulants in the logistic form (exact).
 
@@ -159,7 +174,7 @@ def _gamma_partial(j: int) -> sp.Expr:
     return 2 ** (j + 1) * sp.factorial(j) * (1 - E * tail)
 
 
-@functools.cache
+@_order_cache
 def laplace_moment_polys(order: int) -> tuple[sp.Poly, ...]:
     r"""Raw moments :math:`E_P[L^k]`, :math:`k = 1..order`, as polynomials in
     ``(mu, E)`` with :math:`E = e^{-\mu}` (exact rationals)."""
@@ -179,7 +194,7 @@ def laplace_moment_polys(order: int) -> tuple[sp.Poly, ...]:
     return tuple(out)
 
 
-@functools.cache
+@_order_cache
 def laplace_cumulant_polys(order: int, under: str = "P") -> tuple[sp.Poly, ...]:
     r"""Cumulants :math:`\kappa_1..\kappa_{order}` of the Laplace PLRV as
     polynomials in ``(mu, E)``, :math:`E = e^{-\mu}`.
@@ -209,6 +224,8 @@ def laplace_cumulant_exprs(order: int, under: str = "P") -> list[sp.Expr]:
 def laplace_cumulant_series(order: int, r: int, terms: int) -> list[sp.Rational]:
     r"""Taylor coefficients :math:`c_0..c_{terms-1}` of :math:`\kappa_r(\mu)` under P
     (all cumulants are entire functions of :math:`\mu`)."""
-    expr = laplace_cumulant_exprs(order, "P")[r - 1]
+    exprs = laplace_cumulant_exprs(order, "P")
+    expr = exprs[check_int("r", r, lo=1, hi=len(exprs)) - 1]
+    terms = check_int("terms", terms, lo=1)
     ser = sp.series(expr, mu, 0, terms).removeO()
     return [sp.Rational(ser.coeff(mu, k)) for k in range(terms)]

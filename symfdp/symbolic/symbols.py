@@ -30,6 +30,8 @@ from typing import Final
 
 import sympy as sp
 
+from symfdp._validation import check_order
+
 x: Final = sp.Symbol("x", real=True)
 z: Final = sp.Symbol("z", real=True)
 n: Final = sp.Symbol("n", positive=True, integer=True)
@@ -45,31 +47,35 @@ log_Phi: Final = sp.Function("log_Phi")
 
 def _index(name: str, r: object) -> int:
     if isinstance(r, bool) or not isinstance(r, int) or r < 0:
-        raise ValueError(f"{name} index must be a non-negative integer. Found {r!r}.")
+        raise ValueError(
+            f"r (the {name} index) must be a non-negative integer. Found {r!r}."
+        )
     return r
 
 
 @functools.cache
+def _symbol(name: str) -> sp.Symbol:
+    return sp.Symbol(name, real=True)
+
+
 def lam(r: int) -> sp.Symbol:
     r"""Standardised cumulant :math:`\lambda_r` of the sum, named ``lambda{r}``."""
-    return sp.Symbol(f"lambda{_index('lambda', r)}", real=True)
+    return _symbol(f"lambda{_index('lambda', r)}")
 
 
-@functools.cache
 def kappa(r: int) -> sp.Symbol:
     r"""Cumulant :math:`\kappa_r`, named ``kappa{r}``."""
-    return sp.Symbol(f"kappa{_index('kappa', r)}", real=True)
+    return _symbol(f"kappa{_index('kappa', r)}")
 
 
-@functools.cache
 def moment(r: int) -> sp.Symbol:
     r"""Raw moment :math:`m_r = E[X^r]`, named ``m{r}``."""
-    return sp.Symbol(f"m{_index('moment', r)}", real=True)
+    return _symbol(f"m{_index('moment', r)}")
 
 
 def lambdas(order: int) -> tuple[sp.Symbol, ...]:
     r"""The symbols :math:`\lambda_3, \dots, \lambda_{J+2}` used by order ``J``."""
-    return tuple(lam(r) for r in range(3, order + 3))
+    return tuple(lam(r) for r in range(3, check_order(order) + 3))
 
 
 _PLAIN: Final = {"x": x, "z": z, "n": n, "alpha": alpha, "mu": mu, "s": s}
@@ -78,6 +84,8 @@ _NUMBERED: Final = re.compile(r"^(lambda|kappa|m)(\d+)$")
 
 def canonical(name: str) -> sp.Symbol | None:
     """The canonical symbol called ``name``, or None if there is none."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string. Found {type(name).__name__}.")
     if name in _PLAIN:
         return _PLAIN[name]
     match = _NUMBERED.match(name)
@@ -110,6 +118,23 @@ def parse(text: str) -> sp.Expr:
     >>> parse("Phi(x) - phi(x)*lambda3*(x**2 - 1)/6") == (
     ...     Phi(x) - phi(x) * lam(3) * (x**2 - 1) / 6)
     True
+
+    ``text`` is evaluated by ``sympy.parse_expr``, which runs Python code: parse
+    only trusted text (e.g. the printed output of ``symfdp derive``).
+
+    Raises:
+        TypeError: ``text`` is not a string.
+        ValueError: ``text`` is not a valid expression.
     """
+    from sympy.parsing.sympy_parser import TokenError
+
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string. Found {type(text).__name__}.")
     local = {"Phi": Phi, "phi": phi, "Phi_inv": Phi_inv, "log_Phi": log_Phi}
-    return canonicalize(sp.parse_expr(text, local_dict=local))
+    try:
+        expr = sp.parse_expr(text, local_dict=local)
+    except (SyntaxError, TokenError) as exc:
+        raise ValueError(f"text is not a valid expression: {text!r} ({exc}).") from None
+    if not isinstance(expr, sp.Basic):
+        raise ValueError(f"text is not a SymPy expression: {text!r}.")
+    return canonicalize(expr)
