@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from symfdp._validation import check_order
+from symfdp._validation import as_real_array, check_bool, check_order
 from symfdp.numeric import disk_cache
 from symfdp.numeric.disk_cache import CACHE_FORMAT, cache_dir, parse_srepr
 from symfdp.numeric.functions import NUMERIC_FUNCS, normal_pdf
@@ -110,7 +110,8 @@ class Evaluator:
                 f"evaluator {self.name!r} takes keyword arguments {self.args}; "
                 f"missing {missing}, unexpected {extra}."
             )
-        values = [np.asarray(kwargs[a], dtype=np.float64) for a in self.args]
+        # Values are checked for type only: NaN propagates as in NumPy ufuncs.
+        values = [as_real_array(a, kwargs[a]) for a in self.args]
         shape = np.broadcast_shapes(*(v.shape for v in values)) if values else ()
         out = self.fn(*values)
         if self.n_outputs is None:
@@ -155,6 +156,13 @@ def register_derivation(
         )
     if not callable(builder):
         raise TypeError(f"builder must be callable. Found {builder!r}.")
+    replace = check_bool("replace", replace)
+    if isinstance(depends, str) or not all(
+        isinstance(d, str) for d in _iterable("depends", depends)
+    ):
+        raise TypeError(
+            f"depends must be a sequence of module names. Found {depends!r}."
+        )
     old = _DERIVATIONS.get(name)
     same = old is not None and (
         getattr(old.builder, "__module__", None),
@@ -162,7 +170,8 @@ def register_derivation(
     ) == (getattr(builder, "__module__", None), getattr(builder, "__qualname__", None))
     if old is not None and not (replace or same):
         raise ValueError(
-            f"derivation {name!r} is already registered (use replace=True)."
+            f"name {name!r} is already registered to another builder (use "
+            "replace=True)."
         )
     _DERIVATIONS[name] = Derivation(name, builder, tuple(depends))
     _evaluator.cache_clear()
@@ -220,10 +229,14 @@ def compile_expr(expr: Any, args: Sequence[Any], *, label: str = "expr") -> Eval
     import sympy as sp
 
     expr = _normalise_expr(expr)
-    args = tuple(args)
+    if not isinstance(expr, sp.Basic):
+        raise TypeError(f"expr must be a SymPy expression. Found {expr!r}.")
+    args = tuple(_iterable("args", args))
     for a in args:
         if not isinstance(a, sp.Symbol):
             raise TypeError(f"args must be SymPy symbols. Found {a!r}.")
+    if len(set(args)) != len(args):
+        raise ValueError(f"args must be distinct symbols. Found {args}.")
     text = sp.srepr(expr) + "|" + sp.srepr(sp.Tuple(*args))
     return _compile_cached(text, expr, args, label)
 
@@ -254,12 +267,24 @@ _EXPR_CACHE: dict[str, Evaluator] = {}
 # Building
 
 
+def _iterable(name: str, value: Any) -> Any:
+    try:
+        return iter(value)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a sequence. Found {type(value).__name__}."
+        ) from None
+
+
 def _normalise_expr(expr: Any) -> Any:
     import sympy as sp
 
-    if isinstance(expr, (list, tuple, sp.Tuple)):
-        return sp.Tuple(*(sp.sympify(e) for e in expr))
-    return sp.sympify(expr)
+    try:
+        if isinstance(expr, (list, tuple, sp.Tuple)):
+            return sp.Tuple(*(sp.sympify(e) for e in expr))
+        return sp.sympify(expr)
+    except sp.SympifyError as exc:
+        raise TypeError(f"expr must be a SymPy expression. Found {expr!r}.") from exc
 
 
 def _compile_record(
