@@ -99,6 +99,13 @@ def run(args: argparse.Namespace) -> int:
     from symfdp.reproduce.paths import results_dir
     from symfdp.reproduce.report import write_report
 
+    if args.jobs < 1:
+        raise UsageError(f"--jobs must be >= 1. Found {args.jobs}.")
+    for word in ("list", "all"):
+        if word in args.targets and len(args.targets) > 1:
+            raise UsageError(
+                f"ID '{word}' must be given alone. Found {' '.join(args.targets)}."
+            )
     registry = discover()
     if args.targets == ["list"]:
         from symfdp.reproduce.discovery import load_module
@@ -107,8 +114,6 @@ def run(args: argparse.Namespace) -> int:
             spec = load_module(path).SPEC
             print(f"{sid:28s} {spec.source}: {spec.title}")
         return 0
-    if args.jobs < 1:
-        raise UsageError(f"--jobs must be >= 1. Found {args.jobs}.")
     if "all" in args.targets:
         ids = list(registry)
     else:
