@@ -26,7 +26,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Final, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -42,6 +42,12 @@ from symfdp._validation import (
 Under = Literal["P", "Q"]
 Pair = Literal["add", "remove", "both"]
 FloatArray = NDArray[np.float64]
+
+
+#: Largest cumulant order served: Edgeworth of the largest order J = 64
+#: (:func:`symfdp._validation.check_order`) needs kappa_1..kappa_{J+2}. Closed
+#: forms derived in SymPy grow quickly in cost (Laplace: 20 s at order 64).
+MAX_CUMULANT_ORDER: Final = 66
 
 
 class QuadratureLimitError(ValueError):
@@ -161,7 +167,7 @@ class Mechanism(ABC):
         """
         from symfdp.numeric.moments import weighted_cumulants
 
-        order = check_int("order", order, lo=1)
+        order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         check_choice("under", under, ("P", "Q"))
         rule = self.plrv_quadrature()
         kappa, _ = weighted_cumulants(rule.nodes, rule.weights(under), order)

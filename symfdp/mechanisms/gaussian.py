@@ -26,7 +26,14 @@ from symfdp._validation import (
     check_int,
     check_real,
 )
-from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
+from symfdp.mechanisms.base import (
+    MAX_CUMULANT_ORDER,
+    FloatArray,
+    Mechanism,
+    Param,
+    PLRVQuadrature,
+    Under,
+)
 
 #: Half-width, in standard deviations, of the trapezoid quadrature rule.
 _QUAD_HALF_WIDTH = 14.0
@@ -128,7 +135,7 @@ class Gaussian(Mechanism):
 
     # ------------------------------------------------------------ closed forms
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
-        order = check_int("order", order, lo=1)
+        order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         check_choice("under", under, ("P", "Q"))
         out = np.zeros(order)
         out[0] = -(self.mu**2) / 2 if under == "P" else self.mu**2 / 2
@@ -141,7 +148,7 @@ class Gaussian(Mechanism):
         (:func:`symfdp.symbolic.plrv.gaussian_cumulant_exprs`; imports SymPy)."""
         from symfdp.symbolic.plrv import gaussian_cumulant_exprs
 
-        order = check_int("order", order, lo=1)
+        order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         return gaussian_cumulant_exprs(order, check_choice("under", under, ("P", "Q")))
 
     def cgf(self, t: ArrayLike, under: Under = "P") -> FloatArray:

@@ -40,7 +40,14 @@ from symfdp._validation import (
     check_real,
     scalar_or_array,
 )
-from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
+from symfdp.mechanisms.base import (
+    MAX_CUMULANT_ORDER,
+    FloatArray,
+    Mechanism,
+    Param,
+    PLRVQuadrature,
+    Under,
+)
 from symfdp.numeric.moments import EPS
 
 #: Gauss–Legendre nodes on the continuous part (covers E[e^{tL}] for |t| <~ 60).
@@ -215,7 +222,7 @@ class Laplace(Mechanism):
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         r"""Exact cumulants (polynomials in :math:`\mu, e^{-\mu}` from SymPy), with
         :math:`\kappa_r(Q) = (-1)^r \kappa_r(P)`."""
-        order = check_int("order", order, lo=1)
+        order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         check_choice("under", under, ("P", "Q"))
         if self.mu == 0.0:
             return np.zeros(order)
@@ -230,7 +237,7 @@ class Laplace(Mechanism):
         (:func:`symfdp.symbolic.plrv.laplace_cumulant_exprs`; imports SymPy)."""
         from symfdp.symbolic.plrv import laplace_cumulant_exprs
 
-        order = check_int("order", order, lo=1)
+        order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         return laplace_cumulant_exprs(order, check_choice("under", under, ("P", "Q")))
 
     def _cgf_abc(self, b: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:

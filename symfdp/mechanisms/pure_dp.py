@@ -33,7 +33,14 @@ from symfdp._validation import (
     check_real,
     scalar_or_array,
 )
-from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
+from symfdp.mechanisms.base import (
+    MAX_CUMULANT_ORDER,
+    FloatArray,
+    Mechanism,
+    Param,
+    PLRVQuadrature,
+    Under,
+)
 
 
 @functools.cache
@@ -147,7 +154,7 @@ class PureDP(Mechanism):
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         r""":math:`\kappa_r = \varepsilon^r(\log\cosh)^{(r)}(-\varepsilon/2)` under P,
         :math:`(-1)^r` times that under Q (symbolic.plrv.pure_dp_cumulant_exprs)."""
-        order = check_int("order", order, lo=1)
+        order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         check_choice("under", under, ("P", "Q"))
         u = -self.eps / 2
         tt = math.tanh(u)
@@ -163,7 +170,7 @@ class PureDP(Mechanism):
         (:func:`symfdp.symbolic.plrv.pure_dp_cumulant_exprs`; imports SymPy)."""
         from symfdp.symbolic.plrv import pure_dp_cumulant_exprs
 
-        order = check_int("order", order, lo=1)
+        order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         under = check_choice("under", under, ("P", "Q"))
         return list(pure_dp_cumulant_exprs(order, under))
 

@@ -44,6 +44,7 @@ from symfdp._validation import (
 )
 from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms.base import (
+    MAX_CUMULANT_ORDER,
     FloatArray,
     Mechanism,
     Pair,
@@ -244,7 +245,7 @@ class PoissonSubsampled(Mechanism):
         come from :meth:`_add_cumulants`; the remove pair uses
         :math:`\kappa_r(L' \mid P') = (-1)^r \kappa_r(L \mid Q)`.
         """
-        order = check_int("order", order, lo=1)
+        order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         under = _check_under(under)
         ident = self._identity()
         if ident is not None:

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symfdp import mechanisms as M
-from symfdp.mechanisms.base import Mechanism
+from symfdp.mechanisms.base import MAX_CUMULANT_ORDER, Mechanism
 
 #: E_P[e^L] = 1 through the quadrature rule (spectral rules; rounding of sums).
 TOL_NORMALISATION = 1e-12
@@ -201,6 +201,8 @@ class MechanismContract:
                     cls(**{**good, name: bad})  # type: ignore[call-arg]
         with pytest.raises(ValueError, match="order"):
             cls(**good).cumulants(0)  # type: ignore[call-arg]
+        with pytest.raises(ValueError, match="order"):  # refused, not computed
+            cls(**good).cumulants(MAX_CUMULANT_ORDER + 1)  # type: ignore[call-arg]
         with pytest.raises(ValueError, match="under"):
             cls(**good).cumulants(2, under="R")  # type: ignore[call-arg]
 
