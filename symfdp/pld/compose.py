@@ -152,9 +152,11 @@ def compose_fft(
     size = fft_size(origin + first * h, window.hi, h, max(d.q.size for d, _ in parts))
     if size > max_size:
         raise ValueError(
-            f"the composed privacy loss needs an FFT of {size} points (window "
-            f"[{window.lo:.4g}, {window.hi:.4g}] at step {h:.3g}), more than "
-            f"max_fft_size={max_size}; use a larger grid_step or eps_rel_tol."
+            f"Numerical: the composed privacy loss needs an FFT of {size} points "
+            f"(window [{window.lo:.4g}, {window.hi:.4g}] at step {h:.3g}), more "
+            f"than max_fft_size={max_size}; use a larger grid_step or "
+            "eps_rel_tol, or accountants.SaddlePoint / accountants.Edgeworth, "
+            "which need no lattice (approximations)."
         )
     u = UNIT_ROUNDOFF
     eta = 16 * u * (math.ceil(math.log2(size)) + 1)
