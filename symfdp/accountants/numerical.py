@@ -65,7 +65,7 @@ from symfdp.accountants.recursion import (
 from symfdp.curve import PairCurve, PrivacyCurve
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.roots import monotone_bisect
-from symfdp.pld.compose import UNIT_ROUNDOFF, ComposedPLD, compose_fft
+from symfdp.pld.compose import UNIT_ROUNDOFF, ComposedPLD, FFTSizeError, compose_fft
 from symfdp.pld.discretise import discretise
 from symfdp.pld.grid import align_step, choose_step, component_grid
 from symfdp.pld.profile import DiscreteProfile
@@ -322,7 +322,10 @@ class NumericalPairCurve:
                 todo &= e > target
                 continue
             tilts += 1
-            t_lo, t_hi, t_est = self._tilted_delta(e, lam)
+            try:
+                t_lo, t_hi, t_est = self._tilted_delta(e, lam)
+            except FFTSizeError:
+                break  # larger eps need larger tilts: keep the plain bracket
             lo = np.maximum(lo, t_lo)
             hi = np.minimum(hi, t_hi)
             better = np.isfinite(t_est) & todo
@@ -506,7 +509,13 @@ class NumericalPairCurve:
                 lam = tilt_for_delta(ups, math.log(d[i]))
             if lam <= 0.0:
                 break
-            z, y = self._tilted(lam)
+            try:
+                z, y = self._tilted(lam)
+            except FFTSizeError:
+                # The tilt's window exceeds max_fft_size (SubsampledLaplace(mu=20,
+                # p=1e-3), n = 1e7, delta = 1e-15: 1.3e8 points): keep the plain
+                # bracket, which epsilon() reports if it is too wide.
+                break
             window = self.sources[2]
             base = z.upper_extra(self.inf_mass + window.outside)
             up = base + np.minimum(

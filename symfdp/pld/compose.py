@@ -82,6 +82,10 @@ CDF_RTOL = 64 * UNIT_ROUNDOFF
 _LOG_TINY = -700.0
 
 
+class FFTSizeError(ValueError):
+    """The composition needs an FFT longer than the allowed ``max_size``."""
+
+
 @dataclass(frozen=True)
 class ComposedPLD:
     """Q-masses of a composition on a window ``t0 + j h``, ``j < N``, with bounds.
@@ -142,7 +146,8 @@ def compose_fft(
         max_size: Largest FFT length; a larger window raises ``ValueError``.
 
     Raises:
-        ValueError: the window needs more than ``max_size`` points.
+        FFTSizeError: (a ValueError) the window needs more than ``max_size``
+            points.
     """
     h = parts[0][0].h
     dominating = parts[0][0].dominating
@@ -151,7 +156,7 @@ def compose_fft(
     first = math.floor((window.lo - origin) / h + 1e-9)
     size = fft_size(origin + first * h, window.hi, h, max(d.q.size for d, _ in parts))
     if size > max_size:
-        raise ValueError(
+        raise FFTSizeError(
             f"Numerical: the composed privacy loss needs an FFT of {size} points "
             f"(window [{window.lo:.4g}, {window.hi:.4g}] at step {h:.3g}), more "
             f"than max_fft_size={max_size}; use a larger grid_step or "
