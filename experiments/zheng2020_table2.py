@@ -45,7 +45,7 @@ SPEC = Spec(
         "min_sample_seconds": 0.02,
         "flat_slope": 0.25,
         "r2_min": 0.95,
-        "linear_slope": [0.7, 1.3],
+        "per_step_share_min": 0.8,
         "speedup_min": 1000.0,
     },
     quick={"ns": [1, 100, 500], "repeats": 4, "min_sample_seconds": 0.01},
@@ -114,7 +114,12 @@ def compute(params: dict[str, Any]) -> Result:
     a, b, r2 = _fits.affine_fit(ns, rec)
     big = [k for k, n in enumerate(ns) if n >= 50]
     s_rec = slope([ns[k] for k in big], [rec[k] for k in big])
-    lo, hi = params["linear_slope"]
+    # Share of the time at the largest n that grows with n (the rest is the
+    # fixed cost a). The log-log slope is reported, not judged: with a fixed
+    # cost it sits below 1 by construction, and on two quick-mode points it
+    # moved between 0.67 and 0.85 with the machine's load.
+    share = b * max(ns) / (a + b * max(ns))
+    share_min = params["per_step_share_min"]
     n_min, n_max = min(ns), max(ns)
     pub_ns = list(PUBLISHED["CLT"])
     pub = {k: list(v.values()) for k, v in PUBLISHED.items()}
@@ -158,10 +163,12 @@ def compute(params: dict[str, Any]) -> Result:
             f"slope {slope(pub_ns, pub['Numerical']):.2f})",
             f"recursion: t = {a:.2e} + {b:.2e} n s, R^2 = {r2:.3f}, log-log slope "
             f"over n >= 50: {s_rec:.2f}, ratio n={n_max}/n={n_min}: "
-            f"{rec[-1] / rec[0]:.0f} (fixed cost {a:.1e} s vs {b:.1e} s per step)",
-            b > 0 and r2 >= params["r2_min"] and lo <= s_rec <= hi,
-            f"affine fit slope b > 0, R^2 >= {params['r2_min']:g}, and log-log slope "
-            f"over n >= 50 in [{lo:g}, {hi:g}]",
+            f"{rec[-1] / rec[0]:.0f} (fixed cost {a:.1e} s vs {b:.1e} s per step; "
+            f"share growing with n at n={n_max}: {share:.0%})",
+            b > 0 and r2 >= params["r2_min"] and share >= share_min,
+            f"affine fit t = a + b n with b > 0, R^2 >= {params['r2_min']:g}, and the "
+            f"part b n at least {share_min:.0%} of the fitted time at the largest n "
+            "(the runtime grows in proportion to n)",
         ),
         _zheng_runtime.fft_speedup_claim(
             "It takes more than two hours to compute 500 compositions (speed-up of "
