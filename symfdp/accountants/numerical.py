@@ -69,6 +69,7 @@ from symfdp.pld.compose import UNIT_ROUNDOFF, ComposedPLD, FFTSizeError, compose
 from symfdp.pld.discretise import discretise
 from symfdp.pld.grid import align_step, choose_step, component_grid
 from symfdp.pld.profile import DiscreteProfile
+from symfdp.pld.tilt import compose_tilted, tilt_for, tilt_for_delta
 from symfdp.pld.window import chernoff_window
 
 METHODS: tuple[str, ...] = ("fft", "recursion")
@@ -270,8 +271,6 @@ class NumericalPairCurve:
     def _tilted(self, lam: float) -> Any:
         """``(Z, Y)`` tilted profiles at ``lam`` (cached; ``lam`` on a grid of
         3 significant digits). Their lattices may differ (own origins)."""
-        from symfdp.pld.tilt import compose_tilted
-
         key = float(f"{lam:.3g}")
         hit = self._tilts.get(key)
         if hit is None:
@@ -309,8 +308,6 @@ class NumericalPairCurve:
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Intersect the wide brackets with tilted ones, at most
         ``_MAX_TILTS`` tilts per call (each tilt serves the eps near its mean)."""
-        from symfdp.pld.tilt import tilt_for
-
         lo, hi, core = lo.copy(), hi.copy(), core.copy()
         ups = self.sources[0]
         todo = wide.copy()
@@ -462,8 +459,8 @@ class NumericalPairCurve:
         reaches ``d``.
         """
         d = np.asarray(delta, dtype=np.float64)
-        lo, hi, _ = self._epsilon_bounds_refined(d)
-        return lo, hi
+        lo, hi, _ = self._epsilon_bounds_refined(d.reshape(-1))
+        return lo.reshape(d.shape), hi.reshape(d.shape)
 
     def _plain_epsilon_bounds(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The bounds of the plain (untilted) composition alone."""
@@ -480,17 +477,8 @@ class NumericalPairCurve:
         """Plain bounds, intersected with tilted ones where they are wider than
         ``eps_rel_tol`` (up to ``_MAX_TILTS`` tilts, the first from the Chernoff
         exponent of the target, the next from the midpoint of the bracket so
-        far). Returns the tilts used and the entries they served."""
-        from symfdp.pld.tilt import tilt_for, tilt_for_delta
-
-        shape = d.shape
-        d = d.reshape(-1)
-        lo, hi, refined = self._epsilon_bounds_flat(d, tilt_for, tilt_for_delta)
-        return lo.reshape(shape), hi.reshape(shape), refined
-
-    def _epsilon_bounds_flat(
-        self, d: FloatArray, tilt_for: Any, tilt_for_delta: Any
-    ) -> tuple[FloatArray, FloatArray, list[tuple[float, Any]]]:
+        far). Returns the tilts used and the entries they served (``d`` and the
+        masses are flat arrays)."""
         lo, hi = self._plain_epsilon_bounds(d)
         hi = np.minimum(hi, np.maximum(self.loss_range[1] + np.log1p(-d), 0.0))
         lo = np.minimum(lo, hi)

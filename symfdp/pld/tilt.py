@@ -49,8 +49,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from scipy import special
 
 from symfdp.mechanisms.base import FloatArray
 from symfdp.pld.compose import UNIT_ROUNDOFF, compose_fft
@@ -62,26 +64,25 @@ from symfdp.pld.window import Window
 TILTED_TAIL = 1e-30
 
 
+def _log_tilted(d: DiscretePLD, lam: float) -> tuple[Any, FloatArray, float]:
+    """Where ``q > 0``, the log tilted masses ``log q_k + lam l_k`` there, and
+    their log-sum-exp ``log M = log sum_k q_k e^{lam l_k}``."""
+    keep = d.q > 0.0
+    a = np.log(d.q[keep]) + lam * d.points[keep]
+    return keep, a, float(special.logsumexp(a))
+
+
 def _log_mgf(parts: Sequence[tuple[DiscretePLD, int]], lam: float) -> float:
-    """``sum_i n_i log sum_k q_ik e^{lam l_ik}`` (log-sum-exp)."""
-    total = 0.0
-    for d, n in parts:
-        keep = d.q > 0.0
-        a = np.log(d.q[keep]) + lam * d.points[keep]
-        top = float(a.max())
-        total += n * (top + math.log(float(np.exp(a - top).sum())))
-    return total
+    """``sum_i n_i log sum_k q_ik e^{lam l_ik}``."""
+    return sum(n * _log_tilted(d, lam)[2] for d, n in parts)
 
 
 def _mean_at(parts: Sequence[tuple[DiscretePLD, int]], lam: float) -> float:
     """The composed tilted mean ``sum_i n_i K_i'(lam)``."""
     total = 0.0
     for d, n in parts:
-        keep = d.q > 0.0
-        pts = d.points[keep]
-        a = np.log(d.q[keep]) + lam * pts
-        w = np.exp(a - a.max())
-        total += n * float(np.sum(w * pts) / np.sum(w))
+        keep, a, log_m = _log_tilted(d, lam)
+        total += n * float(np.sum(np.exp(a - log_m) * d.points[keep]))
     return total
 
 
@@ -190,12 +191,9 @@ def _tilt_parts(
     c_total = 0.0
     rho = 0.0
     for d, n in parts:
-        keep = d.q > 0.0
-        logq = np.full(d.q.shape, -np.inf)
-        logq[keep] = np.log(d.q[keep]) + lam * d.points[keep]
-        top = float(logq[keep].max())
-        log_m = top + math.log(float(np.exp(logq[keep] - top).sum()))
-        q = np.where(keep, np.exp(logq - log_m), 0.0)
+        keep, a, log_m = _log_tilted(d, lam)
+        q = np.zeros(d.q.shape)
+        q[keep] = np.exp(a - log_m)
         tilted.append((DiscretePLD(d.h, d.origin, d.k_lo, q, 0.0, 0.0, False), n))
         c_total += n * log_m
         span = float(np.max(np.abs(d.points[keep])))
