@@ -25,7 +25,6 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from symfdp._validation import check_array, check_bool, scalar_or_array
 from symfdp._warnings import warn_approximation
@@ -105,6 +104,30 @@ def _profile_floor(
     return np.maximum(values, floor)
 
 
+def loss_range_profile_limits(
+    eps: FloatArray, loss_range: tuple[float, float]
+) -> tuple[FloatArray, FloatArray]:
+    r"""``(floor, top)``: :math:`(1 - e^{\varepsilon - a})_+ \le \delta(\varepsilon)
+    \le (1 - e^{\varepsilon - b})_+` for a composed loss in :math:`[a, b]` under Q
+    (see :class:`BoundedLossPair`)."""
+    a, b = loss_range
+    with np.errstate(over="ignore"):
+        top = -np.expm1(np.minimum(eps - b, 0.0))
+        floor = np.maximum(-np.expm1(eps - a), 0.0)
+    return floor, top
+
+
+def loss_range_tradeoff_floor(
+    alpha: FloatArray, loss_range: tuple[float, float]
+) -> FloatArray:
+    r""":math:`f(\alpha) \ge \max\{1 - e^{b}\alpha, e^{a}(1 - \alpha)\}` for a
+    composed loss in :math:`[a, b]` under Q (see :class:`BoundedLossPair`)."""
+    a, b = loss_range
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        upper = 1.0 - np.exp(b + np.log(alpha)) if b < math.inf else -np.inf
+        return np.maximum(upper, np.exp(a) * (1.0 - alpha))
+
+
 class BoundedLossPair:
     r"""A pair curve repaired into the range its composed loss allows.
 
@@ -159,10 +182,7 @@ class BoundedLossPair:
     def delta(self, eps: ArrayLike) -> FloatArray:
         e = np.asarray(eps, dtype=np.float64)
         d = np.asarray(self._pair.delta(e), dtype=np.float64)
-        a, b = self.loss_range
-        with np.errstate(over="ignore"):
-            top = -np.expm1(np.minimum(e - b, 0.0))
-            floor = np.maximum(-np.expm1(e - a), 0.0)
+        floor, top = loss_range_profile_limits(e, self.loss_range)
         if np.any(d > top + 1e-12) or np.any(d < floor - 1e-12):
             self._report("delta(eps)")
         return np.clip(d, floor, top)
@@ -189,11 +209,7 @@ class BoundedLossPair:
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         x = np.asarray(alpha, dtype=np.float64)
         beta = np.asarray(self._pair.tradeoff(x), dtype=np.float64)
-        a, b = self.loss_range
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            upper = 1.0 - np.exp(b + np.log(x)) if b < math.inf else -np.inf
-            floor = np.maximum(upper, np.exp(a) * (1.0 - x))
-        floor = np.minimum(floor, 1.0 - x)
+        floor = np.minimum(loss_range_tradeoff_floor(x, self.loss_range), 1.0 - x)
         if np.any(beta < floor - 1e-12):
             self._report("the trade-off")
         return np.maximum(beta, floor)
@@ -416,12 +432,13 @@ class PrivacyCurve:
         return out
 
     def _check_mu_star(self, T: Any) -> None:
+        from symfdp.tradeoff.interpret import mu_star_at
+
         lows, highs = (
             T.fixed_point(lambda x, k=k: np.asarray(self.tradeoff_bounds(x)[k]))
             for k in (0, 1)
         )
-        mu_lo = -2.0 * float(special.ndtri(highs))
-        mu_hi = math.inf if lows <= 0.0 else -2.0 * float(special.ndtri(lows))
+        mu_lo, mu_hi = mu_star_at(highs), mu_star_at(lows)
         if mu_hi - mu_lo > MU_STAR_RTOL * max(mu_lo, 1.0):
             warn_approximation(
                 f"{self.method}: mu* is certified only within [{mu_lo:.4g}, "

@@ -62,7 +62,12 @@ from symfdp.accountants.recursion import (
     check_eps_grid,
     recursion_pair,
 )
-from symfdp.curve import PairCurve, PrivacyCurve
+from symfdp.curve import (
+    PairCurve,
+    PrivacyCurve,
+    loss_range_profile_limits,
+    loss_range_tradeoff_floor,
+)
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.roots import monotone_bisect
 from symfdp.pld.compose import UNIT_ROUNDOFF, ComposedPLD, FFTSizeError, compose_fft
@@ -224,10 +229,9 @@ class NumericalPairCurve:
         lo, hi = self._plain_delta_bounds(e)
         # The exact range allowed by the loss's support (curve.BoundedLossPair):
         # delta vanishes above the largest composed loss b.
-        a, b = self.loss_range
-        with np.errstate(over="ignore"):
-            hi = np.minimum(hi, -np.expm1(np.minimum(e - b, 0.0)))
-            lo = np.maximum(lo, np.maximum(-np.expm1(e - a), 0.0))
+        floor, top = loss_range_profile_limits(e, self.loss_range)
+        hi = np.minimum(hi, top)
+        lo = np.maximum(lo, floor)
         lo = np.minimum(lo, hi)
         core = self._core(e)
         wide = self._delta_wide(lo, hi, 10.0)
@@ -555,10 +559,7 @@ class NumericalPairCurve:
         zeros = np.zeros(self.lower.size + 1)
         slack = self.lower_slack + self.tail_rate + 8 * self.lower.size * UNIT_ROUNDOFF
         hi = self.lower.tradeoff(a, zeros) + slack
-        la, lb = self.loss_range
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            top = 1.0 - np.exp(lb + np.log(a)) if lb < math.inf else -np.inf
-            lo = np.maximum(lo, np.maximum(top, np.exp(la) * cap))
+        lo = np.maximum(lo, loss_range_tradeoff_floor(a, self.loss_range))
         return np.clip(lo, 0.0, cap), np.clip(hi, 0.0, cap)
 
     def _core_tradeoff(self, a: FloatArray) -> FloatArray:

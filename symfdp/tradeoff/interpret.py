@@ -77,13 +77,14 @@ def mu_star_gamma(f: CurveLike) -> tuple[float, float]:
         :math:`\alpha^*` is below the smallest normal float (:math:`\mu^* >
         75`, beyond float64).
     """
-    a_star = fixed_point(f)
-    gamma = auc(f)
-    # Phi^{-1}(1 - a) - Phi^{-1}(a) = -2 Phi^{-1}(a), avoiding the rounding of 1 - a.
-    mu_star = (
-        math.inf if a_star <= 0.0 else max(0.0, -2.0 * float(special.ndtri(a_star)))
-    )
-    return mu_star, float(gamma)
+    return mu_star_at(fixed_point(f)), float(auc(f))
+
+
+def mu_star_at(a_star: float) -> float:
+    r""":math:`\mu^* = \Phi^{-1}(1 - \alpha^*) - \Phi^{-1}(\alpha^*)` for a fixed
+    point :math:`\alpha^* \in [0, 1/2]` (``inf`` at 0), computed as
+    :math:`-2\Phi^{-1}(\alpha^*)`, avoiding the rounding of :math:`1 - \alpha^*`."""
+    return math.inf if a_star <= 0.0 else max(0.0, -2.0 * float(special.ndtri(a_star)))
 
 
 def compare_mu_star_gamma(
