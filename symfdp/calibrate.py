@@ -196,9 +196,7 @@ def noise_for(
     from symfdp import accountants as A
 
     target = check_real("target", target, allow_inf=False)
-    p = check_real("p", p, 0.0, 1.0, lo_open=True)
     n = check_int("n", n, lo=1)
-    check_choice("pair", pair, PAIRS)
     rtol = check_real("rtol", rtol, 0.0, 0.1, lo_open=True)
     bracket = _check_bracket(sigma_bracket)
     if not callable(target_fn):
@@ -206,7 +204,7 @@ def noise_for(
     for name, acc in (("accountant", accountant), ("first_stage", first_stage)):
         if acc is not None:
             check_instance(name, acc, A.Accountant)
-    make = mechanism_factory(mechanism, p, pair)
+    make = mechanism_factory(mechanism, p, pair)  # validates p and pair
 
     def value_with(acc: Any) -> Callable[[float], float]:
         def value(sigma: float) -> float:
