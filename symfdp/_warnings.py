@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 
 class ApproximationWarning(UserWarning):
-    """An approximation left its valid range and was repaired.
+    """An approximation left its valid range, was repaired, or estimates its own
+    error above the tolerance the caller set.
 
     Raised, for example, when an Edgeworth CDF leaves [0, 1] or is not monotone in
     the tails, when an approximate trade-off curve is not convex or exceeds
-    ``1 - alpha``, or when an approximate privacy profile is negative. The message
-    says which regime was repaired, how, and which method serves it better.
+    ``1 - alpha``, when an approximate privacy profile is negative, or when the
+    error estimate of an answer (``curve.epsilon_error``) exceeds
+    ``warn_rel_error`` of the answer. The message says which regime was
+    repaired or how large the error may be, and which method serves it better.
     """
 
 
-def warn_approximation(message: str, stacklevel: int = 3) -> None:
-    """Emit an :class:`ApproximationWarning` attributed to the caller's caller."""
-    warnings.warn(message, ApproximationWarning, stacklevel=stacklevel)
+def _outside_package_level() -> int:
+    """Stack level of the first frame outside ``symfdp`` (seen from the caller of
+    :func:`warn_approximation`), so that the warning points at user code."""
+    frame = sys._getframe(2)  # the caller of warn_approximation
+    level = 2
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name != "symfdp" and not name.startswith("symfdp."):
+            return level
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+def warn_approximation(message: str, stacklevel: int | None = None) -> None:
+    """Emit an :class:`ApproximationWarning` attributed to the first caller outside
+    symfdp (``stacklevel`` overrides that level, counted as in
+    :func:`warnings.warn` from the caller of this function)."""
+    level = _outside_package_level() if stacklevel is None else stacklevel
+    warnings.warn(message, ApproximationWarning, stacklevel=level)

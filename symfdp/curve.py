@@ -35,6 +35,9 @@ FloatArray = NDArray[np.float64]
 
 #: Largest epsilon searched by :meth:`PrivacyCurve.epsilon`.
 EPS_SEARCH_LIMIT = 1e4
+#: Errors below these are round-off, never warned about (delta, epsilon).
+_DELTA_ATOL = 1e-300
+_EPS_ATOL = 1e-9
 #: Relative width of the certified mu* bracket beyond which
 #: :meth:`PrivacyCurve.mu_star_gamma` warns.
 MU_STAR_RTOL = 1e-2
@@ -47,14 +50,52 @@ class PairCurve(Protocol):
     ``delta`` accepts any real ``eps`` (negative values matter for asymmetric
     pairs); ``tradeoff`` returns the (possibly asymmetric) ``T(P^n, Q^n)``.
     Optional methods, used when present: ``epsilon(delta)`` (a fast inverse),
-    ``delta_bounds(eps)`` and ``tradeoff_bounds(alpha)`` (certified methods), and
+    ``delta_bounds(eps)`` and ``tradeoff_bounds(alpha)`` (certified methods),
     ``epsilon_bounds(delta)`` (a fast certified inverse; otherwise ``delta_bounds``
-    is inverted by bisection).
+    is inverted by bisection), and for approximations ``delta_and_error(eps)`` /
+    ``epsilon_and_error(delta)``: the value together with an estimate of its
+    absolute error (>= 0, ``inf`` where the method cannot tell), see
+    :class:`ErrorEstimating`.
     """
 
     def delta(self, eps: FloatArray) -> FloatArray: ...
 
     def tradeoff(self, alpha: FloatArray) -> FloatArray: ...
+
+
+@runtime_checkable
+class ErrorEstimating(Protocol):
+    """A pair curve whose answers carry an estimate of their absolute error.
+
+    The estimate is derived from the method's own mathematics (the first omitted
+    term of an expansion, the gap between consecutive orders, quadrature step
+    halving), never from another method; it is an estimate, not a bound.
+    Inputs are validated float64 arrays (finite ``eps``; ``delta`` in (0, 1)).
+    """
+
+    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]: ...
+
+    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]: ...
+
+
+def max_with_error(
+    values: list[FloatArray], errors: list[FloatArray]
+) -> tuple[FloatArray, FloatArray]:
+    r"""The maximum over pairs and an error estimate for it.
+
+    If each true value lies in :math:`[v_k - e_k, v_k + e_k]`, the true maximum
+    lies in :math:`[\max_k(v_k - e_k), \max_k(v_k + e_k)]`; the estimate is the
+    larger distance of :math:`M = \max_k v_k` to the ends of that interval (a pair
+    far below the maximum does not contribute its error).
+    """
+    v = np.asarray(values, dtype=np.float64)
+    e = np.asarray(errors, dtype=np.float64)
+    top = np.max(v, axis=0)
+    with np.errstate(invalid="ignore"):
+        up = np.max(v + e, axis=0) - top
+        down = top - np.max(v - e, axis=0)
+    err = np.maximum(up, down)
+    return top, np.where(np.isnan(err), np.inf, err)
 
 
 def _finite_or_raise(values: FloatArray, what: str, method: str) -> FloatArray:
@@ -73,8 +114,7 @@ def _clip_unit(values: FloatArray, what: str, method: str) -> FloatArray:
         warn_approximation(
             f"{method}: {what} left [0, 1] (range [{lo:.3g}, {hi:.3g}]); clipped to "
             "[0, 1]. The approximation is outside its valid regime here; "
-            "accountants.Numerical gives certified values.",
-            stacklevel=4,
+            "accountants.Numerical gives certified values."
         )
     return np.clip(values, 0.0, 1.0)
 
@@ -98,8 +138,7 @@ def _profile_floor(
             f"{method}: delta(eps) fell below 1 - e^eps (by up to {short:.3g}), "
             "which no dominating pair allows; raised to it. The approximation is "
             "outside its valid regime here; accountants.Numerical gives certified "
-            "values.",
-            stacklevel=4,
+            "values."
         )
     return np.maximum(values, floor)
 
@@ -175,13 +214,20 @@ class BoundedLossPair:
                 f"privacy loss, which lies in [{a:.6g}, {b:.6g}]; clipped into it. "
                 "The approximation is outside its valid regime here (too few "
                 "compositions for a loss of bounded support); accountants.Numerical "
-                "gives certified values.",
-                stacklevel=6,
+                "gives certified values."
             )
 
     def delta(self, eps: ArrayLike) -> FloatArray:
         e = np.asarray(eps, dtype=np.float64)
-        d = np.asarray(self._pair.delta(e), dtype=np.float64)
+        return self._clip_delta(e, np.asarray(self._pair.delta(e), dtype=np.float64))
+
+    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The clipped profile and the wrapped pair's error estimate (clipping
+        into a range that holds the truth never increases the error)."""
+        d, err = self._pair.delta_and_error(eps)
+        return self._clip_delta(eps, np.asarray(d, dtype=np.float64)), err
+
+    def _clip_delta(self, e: FloatArray, d: FloatArray) -> FloatArray:
         floor, top = loss_range_profile_limits(e, self.loss_range)
         if np.any(d > top + 1e-12) or np.any(d < floor - 1e-12):
             self._report("delta(eps)")
@@ -194,6 +240,14 @@ class BoundedLossPair:
             eps = invert_profile(lambda e: np.asarray(self._pair.delta(e)), d)
         else:
             eps = np.asarray(fast(d), dtype=np.float64)
+        return self._clip_epsilon(d, eps)
+
+    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The clipped inverse and the wrapped pair's error estimate."""
+        eps, err = self._pair.epsilon_and_error(delta)
+        return self._clip_epsilon(delta, np.asarray(eps, dtype=np.float64)), err
+
+    def _clip_epsilon(self, d: FloatArray, eps: FloatArray) -> FloatArray:
         # The inverse of the clipped profile: delta <= (1 - e^{eps - b})_+ reaches
         # d at b + log(1 - d), and delta >= 1 - e^{eps - a} stays above d below
         # a + log(1 - d).
@@ -227,6 +281,10 @@ class PrivacyCurve:
         certified: True when the pairs provide certified lower/upper bounds.
         info: Method-specific diagnostics (e.g. ``mu`` for GDP methods,
             grid sizes for Numerical).
+        warn_rel_error: For approximations whose pairs estimate their error:
+            ``delta`` and ``epsilon`` emit one
+            :class:`~symfdp.ApproximationWarning` per query when the estimated
+            error exceeds this fraction of an answer (``None``: never).
     """
 
     pairs: tuple[PairCurve, ...]
@@ -234,6 +292,7 @@ class PrivacyCurve:
     symmetric: bool = True
     certified: bool = False
     info: dict[str, Any] = field(default_factory=dict, compare=False)
+    warn_rel_error: float | None = None
 
     def __post_init__(self) -> None:
         if not self.pairs:
@@ -245,7 +304,10 @@ class PrivacyCurve:
 
         Values are clipped to :math:`[\max(0, 1 - e^\varepsilon), 1]`, the range
         of every dominating pair's profile (with an ApproximationWarning when an
-        approximation leaves it).
+        approximation leaves it). For an approximation whose estimated error
+        (:meth:`delta_error`) exceeds ``warn_rel_error`` of the answer, one
+        ApproximationWarning names the method, the estimate and the certified
+        method.
 
         Args:
             eps: One or more real :math:`\varepsilon` (negative values are
@@ -255,19 +317,38 @@ class PrivacyCurve:
             A float for scalar input, else an array of the input's shape.
         """
         e = check_array("eps", eps, allow_inf=True)
+        if self._warns_on_error():
+            vals, err = self._delta_and_error(e)
+            self._warn_error("delta(eps)", "eps", e, vals, err, _DELTA_ATOL)
+            return scalar_or_array(vals)
         return scalar_or_array(self._delta(e))
 
     def _delta(self, e: FloatArray) -> FloatArray:
+        finite = np.isfinite(e)
+        ef = e[finite]
+        per_pair = [np.asarray(p.delta(ef), dtype=np.float64) for p in self.pairs]
+        return self._repaired_profile(e, np.max(per_pair, 0))
+
+    def _delta_and_error(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Profile and error estimate (exactly 0 at eps = +-inf)."""
+        finite = np.isfinite(e)
+        parts = [p.delta_and_error(e[finite]) for p in self.pairs]
+        top, err_f = max_with_error([v for v, _ in parts], [r for _, r in parts])
+        err = np.zeros(e.shape)
+        err[finite] = err_f
+        return self._repaired_profile(e, top), err
+
+    def _repaired_profile(self, e: FloatArray, top: FloatArray) -> FloatArray:
+        """The profile at ``e`` from the pairs' maximum ``top`` at its finite
+        entries, clipped to its valid range (see :meth:`delta`)."""
         # delta(+inf) = P_Q(L = +inf) = 0 and delta(-inf) = 1 for every mechanism
         # in symfdp (finite privacy loss); the pairs see finite eps only.
         finite = np.isfinite(e)
         vals = np.where(e < 0, 1.0, 0.0)
         if finite.any():
-            ef = e[finite]
-            per_pair = [np.asarray(p.delta(ef), dtype=np.float64) for p in self.pairs]
             vals[finite] = _profile_floor(
-                ef,
-                _clip_unit(np.max(per_pair, 0), "delta(eps)", self.method),
+                e[finite],
+                _clip_unit(top, "delta(eps)", self.method),
                 self.method,
                 self.certified,
             )
@@ -277,20 +358,125 @@ class PrivacyCurve:
         r""":math:`\varepsilon(\delta) = \inf\{\varepsilon\ge 0: \delta(\varepsilon)
         \le \delta\}`, the max over the pairs.
 
+        For an approximation whose estimated error (:meth:`epsilon_error`)
+        exceeds ``warn_rel_error`` of the answer, one ApproximationWarning names
+        the method, the estimate and the certified method.
+
         Args:
             delta: One or more targets in (0, 1).
         """
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
         if d.size == 0:  # nothing to answer (a curve that cannot would raise)
             return np.empty(d.shape)
+        if self._warns_on_error():
+            eps, err = self._epsilon_and_error(d)
+            self._warn_error("epsilon(delta)", "delta", d, eps, err, _EPS_ATOL)
+            return scalar_or_array(eps)
         eps = np.max([self._pair_epsilon(p, d) for p in self.pairs], axis=0)
         return scalar_or_array(_finite_or_raise(eps, "epsilon(delta)", self.method))
+
+    def _epsilon_and_error(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
+        parts = [p.epsilon_and_error(d) for p in self.pairs]
+        eps, err = max_with_error([v for v, _ in parts], [r for _, r in parts])
+        return _finite_or_raise(eps, "epsilon(delta)", self.method), err
 
     def _pair_epsilon(self, pair: PairCurve, d: FloatArray) -> FloatArray:
         fast = getattr(pair, "epsilon", None)
         if fast is not None:
             return np.asarray(fast(d), dtype=np.float64)
         return invert_profile(lambda e: np.asarray(pair.delta(e), np.float64), d)
+
+    # ------------------------------------------------------------- errors
+    @property
+    def estimates_error(self) -> bool:
+        """Whether :meth:`delta_error` / :meth:`epsilon_error` are available: every
+        pair of an approximation estimates its error, or the curve is certified."""
+        return self.certified or all(_pair_estimates_error(p) for p in self.pairs)
+
+    def delta_error(self, eps: ArrayLike) -> Any:
+        r"""Estimated absolute error of :meth:`delta` at ``eps``.
+
+        For approximations (CLT, Edgeworth, SaddlePoint, Contour) an estimate
+        derived from the method's own mathematics (see each method); for
+        certified curves (Numerical, Exact) the half-width of the certified
+        bracket :meth:`delta_bounds`. The maximum over pairs propagates as in
+        :func:`max_with_error`.
+
+        Raises:
+            NotImplementedError: the method gives a bound or an approximation
+                without an error estimate (BerryEsseen, RDP, recursion).
+        """
+        e = check_array("eps", eps, allow_inf=True)
+        if self.certified:
+            lo, hi = self.delta_bounds(e)
+            return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
+        self._require_estimates("delta_error")
+        return scalar_or_array(self._delta_and_error(e)[1])
+
+    def epsilon_error(self, delta: ArrayLike) -> Any:
+        r"""Estimated absolute error of :meth:`epsilon` at ``delta`` (the bracket
+        half-width for certified curves; see :meth:`delta_error`)."""
+        d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+        if d.size == 0:
+            return np.empty(d.shape)
+        if self.certified:
+            lo, hi = self.epsilon_bounds(d)
+            return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
+        self._require_estimates("epsilon_error")
+        return scalar_or_array(self._epsilon_and_error(d)[1])
+
+    def _require_estimates(self, what: str) -> None:
+        if not self.estimates_error:
+            raise NotImplementedError(
+                f"{what}: {self.method} gives a bound or an approximation without an "
+                "error estimate. Methods with one: CLT, Edgeworth, SaddlePoint, "
+                "Contour; certified brackets: Numerical, Exact."
+            )
+
+    def _warns_on_error(self) -> bool:
+        return (
+            self.warn_rel_error is not None
+            and not self.certified
+            and self.estimates_error
+        )
+
+    def _warn_error(
+        self,
+        query: str,
+        arg: str,
+        at: FloatArray,
+        values: FloatArray,
+        errors: FloatArray,
+        atol: float,
+    ) -> None:
+        """One warning when some ``errors > warn_rel_error * |values|`` (and above
+        ``atol``), naming the worst point."""
+        tol = float(self.warn_rel_error or 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(errors > atol, errors / np.abs(values), 0.0)
+        rel = np.where(np.isnan(rel), np.inf, rel)
+        if not np.any(rel > tol):
+            return
+        k = int(np.argmax(rel))
+        worst = float(rel.flat[k])
+        size = (
+            "unknown (the method cannot estimate it here)"
+            if math.isinf(worst)
+            else (f"{100 * worst:.3g}%")
+        )
+        warn_approximation(
+            f"{self.label}: the estimated relative error of {query} is {size} at "
+            f"{arg} = {float(at.flat[k]):.6g} (answer {float(values.flat[k]):.6g}, "
+            f"estimated error {float(errors.flat[k]):.3g}), above warn_rel_error = "
+            f"{tol:g}. Use accountants.Numerical for a certified bracket "
+            "(curve.epsilon_bounds / delta_bounds)."
+        )
+
+    @property
+    def label(self) -> str:
+        """The method with its order, e.g. ``Edgeworth(order=4)``."""
+        order = self.info.get("order")
+        return self.method if order is None else f"{self.method}(order={order})"
 
     # ------------------------------------------------------------- bounds
     def delta_bounds(self, eps: ArrayLike) -> tuple[Any, Any]:
@@ -370,7 +556,12 @@ class PrivacyCurve:
         Certified curves are returned as they are."""
         pairs = tuple(getattr(p, "_pair", p) for p in self.pairs)
         return PrivacyCurve(
-            pairs, self.method, self.symmetric, self.certified, dict(self.info)
+            pairs,
+            self.method,
+            self.symmetric,
+            self.certified,
+            dict(self.info),
+            self.warn_rel_error,
         )
 
     def _require_certified(self, what: str) -> None:
@@ -446,8 +637,7 @@ class PrivacyCurve:
                 "point (a composition with little privacy left, alpha* = "
                 f"{highs:.3g} or less). Tighten the method (e.g. a smaller "
                 "eps_rel_tol for accountants.Numerical); accountants.Exact gives "
-                "closed forms for Gaussian and pure-DP compositions.",
-                stacklevel=3,
+                "closed forms for Gaussian and pure-DP compositions."
             )
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
@@ -462,6 +652,12 @@ class PrivacyCurve:
             f"PrivacyCurve(method={self.method!r}, pairs={len(self.pairs)}, "
             f"certified={self.certified}{extra})"
         )
+
+
+def _pair_estimates_error(pair: Any) -> bool:
+    """Whether a pair (unwrapped from :class:`BoundedLossPair`) estimates its
+    error."""
+    return isinstance(getattr(pair, "_pair", pair), ErrorEstimating)
 
 
 def invert_profile(delta_fn, target: FloatArray) -> FloatArray:

@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
-from symfdp._validation import check_int
+from symfdp._validation import check_int, check_real
 from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
 from symfdp.mechanisms.base import Mechanism
 
@@ -117,10 +117,35 @@ def symmetric_loss_bound(components: Components) -> float:
     return out
 
 
+#: Default ``warn_rel_error`` of the approximations: warn above 5% estimated error.
+DEFAULT_WARN_REL_ERROR = 0.05
+
+
+def check_warn_rel_error(value: float | None) -> float | None:
+    """Validate ``warn_rel_error``: ``None`` (never warn) or a number in (0, inf]."""
+    if value is None:
+        return None
+    return check_real(
+        "warn_rel_error", value, 0.0, math.inf, lo_open=True, allow_inf=True
+    )
+
+
 class Accountant(ABC):
-    """Base class: subclasses implement :meth:`compose_pair`."""
+    """Base class: subclasses implement :meth:`compose_pair`.
+
+    Args:
+        warn_rel_error: Approximations warn (:class:`~symfdp.ApproximationWarning`,
+            once per query) when the error estimate of an answer exceeds this
+            fraction of it; ``None`` never warns. Certified methods ignore it.
+    """
 
     method: ClassVar[str]
+    warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR
+
+    def __init__(
+        self, *, warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR
+    ) -> None:
+        self.warn_rel_error = check_warn_rel_error(warn_rel_error)
 
     def compose(
         self,
@@ -145,6 +170,7 @@ class Accountant(ABC):
             symmetric=symmetric and len(pairs) == 1,
             certified=self.certified,
             info=self.describe(components),
+            warn_rel_error=self.warn_rel_error,
         )
 
     #: Whether the curves carry certified bounds.
