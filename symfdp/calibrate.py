@@ -7,14 +7,15 @@ calibrated :math:`\sigma` is the root of ``target_fn(curve(sigma)) = target`` on
 explicit bracket in :math:`\log\sigma`, found by Brent's method; the bracket ends
 are evaluated first, and a target outside their range raises ``ValueError``.
 
-Accountant. With ``accountant=None`` (default) the search runs in two stages:
-a fast approximate accountant, ``first_stage`` (``SaddlePoint()`` by default; its
-cost is independent of ``n``), locates the root, then ``Numerical()`` (certified
-ground truth) solves again on a narrow bracket around it (widened until it
-brackets the root), so the returned :math:`\sigma` is exact for the numerical
-accountant. Where the first stage fails (a ``ValueError`` or
-``FloatingPointError`` outside its valid range), ``Numerical()`` runs the whole
-search. Any other accountant is used for the whole search.
+Accountant. With ``accountant=None`` (default) the search runs in two stages: a fast
+approximate accountant, ``first_stage`` (``Auto()`` by default: the fastest analytic
+method whose error estimate is within 1%, cost independent of ``n``, falling back to
+``Numerical`` where none is), locates the root, then ``Numerical()`` (certified
+ground truth) solves again on a narrow bracket around it (widened until it brackets
+the root), so the returned :math:`\sigma` is exact for the numerical accountant.
+Where the first stage fails (a ``ValueError`` or ``FloatingPointError`` outside its
+valid range), ``Numerical()`` runs the whole search. Any other accountant is used
+for the whole search.
 
 Functions:
     :func:`sigma_for_epsilon` (a target :math:`\varepsilon` at :math:`\delta`),
@@ -177,7 +178,7 @@ def noise_for(
         p: Sampling probability in (0, 1] (1 for ``mechanism="gaussian"``).
         n: Number of compositions, >= 1.
         accountant: An accountant instance; ``None`` for the two-stage search
-            (SaddlePoint, then Numerical; see the module docstring).
+            (Auto, then Numerical; see the module docstring).
         mechanism: ``"subsampled-gaussian"`` (default), ``"gaussian"``, or a
             callable ``sigma -> Mechanism``.
         pair: Adjacency of the subsampled mechanism: ``"add"``, ``"remove"`` or
@@ -187,7 +188,7 @@ def noise_for(
         what: Name of the quantity, for error messages.
         first_stage: With ``accountant=None``, the approximate accountant that
             locates the root before ``Numerical()`` refines it (default
-            ``SaddlePoint()``).
+            ``Auto()``).
 
     Raises:
         ValueError: bad arguments, or ``target`` is not reached inside
@@ -221,7 +222,7 @@ def noise_for(
             # Only locates the root: Numerical solves again, so the first
             # stage's validity warnings would be noise here.
             warnings.simplefilter("ignore", ApproximationWarning)
-            fast = value_with(A.SaddlePoint() if first_stage is None else first_stage)
+            fast = value_with(A.Auto() if first_stage is None else first_stage)
             guess = _solve(fast, target, *bracket, 1e-4, what)
     except (ValueError, FloatingPointError):
         # The first stage left its valid range: Numerical throughout.
@@ -275,7 +276,10 @@ def curve_mu(curve: PrivacyCurve) -> float:
     the (mu*, gamma) interpreter, :math:`\Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*)`
     at the fixed point :math:`\alpha^*` of the trade-off (Zheng et al. 2020,
     Sec. 4), which equals :math:`\mu` for :math:`G_\mu`."""
-    check_instance("curve", curve, PrivacyCurve)
+    from symfdp.accountants.auto import AutoCurve
+
+    if not isinstance(curve, AutoCurve):
+        check_instance("curve", curve, PrivacyCurve)
     mu = curve.info.get("mu")
     if mu is not None:
         return float(mu)

@@ -52,7 +52,9 @@ DEFAULT_METHOD: Final = "numerical"
 #: Accountant names (as used by ``TrainingAccountant`` and ``symfdp account``)
 #: mapped to the classes of :mod:`symfdp.accountants`.
 METHODS: Final[dict[str, str]] = {
+    "auto": "Auto",
     "saddlepoint": "SaddlePoint",
+    "contour": "Contour",
     "edgeworth": "Edgeworth",
     "numerical": "Numerical",
     "clt": "CLT",
@@ -62,7 +64,9 @@ METHODS: Final[dict[str, str]] = {
 #: What each method's answer is: a certified bracket, an asymptotic
 #: approximation, or a rigorous one-sided bound.
 GUARANTEES: Final[dict[str, str]] = {
+    "auto": "estimated",
     "saddlepoint": "asymptotic",
+    "contour": "estimated",
     "edgeworth": "asymptotic",
     "numerical": "certified",
     "clt": "asymptotic",
@@ -143,7 +147,9 @@ def mu_star(curve: PrivacyCurve, *, bounds: bool = False) -> Any:
         10^{-13}`, i.e. :math:`\mu^* > 14.9`, which double precision cannot
         resolve from :math:`\delta(0)`.
     """
-    if not isinstance(curve, PrivacyCurve):
+    from symfdp.accountants.auto import AutoCurve
+
+    if not isinstance(curve, (PrivacyCurve, AutoCurve)):
         raise TypeError(f"curve must be a PrivacyCurve. Found {type(curve).__name__}.")
     if check_bool("bounds", bounds):
         lo, hi = curve.delta_bounds(0.0)

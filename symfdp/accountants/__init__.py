@@ -14,6 +14,7 @@ from typing import Any
 from symfdp.accountants.base import Accountant, normalize_composition
 
 _CLASSES = {
+    "Auto": "symfdp.accountants.auto",
     "BerryEsseen": "symfdp.accountants.berry_esseen",
     "CLT": "symfdp.accountants.clt",
     "Edgeworth": "symfdp.accountants.edgeworth",

@@ -27,7 +27,15 @@ from fractions import Fraction
 from typing import Any
 
 #: Methods of ``--method`` (``all`` runs each that applies), in display order.
-METHOD_CHOICES = ("edgeworth", "saddlepoint", "numerical", "clt", "berry-esseen")
+METHOD_CHOICES = (
+    "auto",
+    "edgeworth",
+    "saddlepoint",
+    "contour",
+    "numerical",
+    "clt",
+    "berry-esseen",
+)
 #: The default ``--method``: certified. Equal to ``symfdp.training.DEFAULT_METHOD``
 #: (spelled out so that building the parser imports no accountant).
 DEFAULT_METHOD = "numerical"
@@ -134,8 +142,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--method",
         choices=(*METHOD_CHOICES, *EXTRA_METHODS, "all"),
         default=DEFAULT_METHOD,
-        help=f"accountant (default {DEFAULT_METHOD}: a certified bracket; "
-        "saddlepoint is the fast asymptotic estimate); 'all' runs every method",
+        help=f"accountant (default {DEFAULT_METHOD}: a certified bracket; auto: "
+        "the fastest method whose error estimate is within 1%%, else numerical); "
+        "'all' runs every method",
     )
     p.add_argument(
         "--order",
@@ -313,6 +322,8 @@ class Result:
 
     method: str
     epsilon: float | None = None
+    epsilon_error: float | None = None
+    answered_by: str | None = None
     epsilon_bounds: tuple[float, float] | None = None
     mu_star: float | None = None
     mu_star_bounds: tuple[float, float] | None = None
@@ -328,6 +339,8 @@ class Result:
             "method": self.method,
             "guarantee": self.guarantee,
             "epsilon": self.epsilon,
+            "epsilon_error_estimate": self.epsilon_error,
+            "answered_by": self.answered_by,
             "epsilon_bounds": list(self.epsilon_bounds)
             if self.epsilon_bounds
             else None,
@@ -405,6 +418,11 @@ def account_one(
             if curve.certified:
                 lo, hi = curve.epsilon_bounds(delta)
                 result.epsilon_bounds = (float(lo), float(hi))
+            elif getattr(curve, "last_answer", None) is not None:  # Auto
+                result.epsilon_error = float(curve.last_answer.error.flat[0])
+                result.answered_by = curve.last_answer.method[0]
+            elif curve.estimates_error:
+                result.epsilon_error = float(curve.epsilon_error(delta))
         except (ValueError, FloatingPointError) as exc:
             result.error = str(exc).splitlines()[0]
         result.seconds = time.perf_counter() - start
@@ -430,8 +448,8 @@ def format_table(results: list[Result]) -> list[str]:
     """The text table, one row per method; certified brackets are rounded
     outwards so that the printed bracket still contains the exact value."""
     lines = [
-        f"{'method':<13}{'epsilon':>10}  {'certified bracket':<24}{'mu*':>9}"
-        f"{'time':>10}"
+        f"{'method':<13}{'epsilon':>10}  {'certified bracket / est. error':<31}"
+        f"{'mu*':>9}{'time':>10}"
     ]
     for r in results:
         eps = "-" if r.epsilon is None else f"{r.epsilon:.6g}"
@@ -439,11 +457,15 @@ def format_table(results: list[Result]) -> list[str]:
             lo = _round(r.epsilon_bounds[0], 6, decimal.ROUND_FLOOR)
             hi = _round(r.epsilon_bounds[1], 6, decimal.ROUND_CEILING)
             bracket = f"[{lo}, {hi}]"
+        elif r.epsilon_error is not None:
+            bracket = f"+- {r.epsilon_error:.2g} (estimate)"
         else:
             bracket = {"bound": "(upper bound)"}.get(r.guarantee, "")
         mu = "-" if r.mu_star is None else f"{r.mu_star:.4g}"
         ms = f"{1e3 * r.seconds:.0f} ms" if r.seconds < 10 else f"{r.seconds:.1f} s"
-        lines.append(f"{r.method:<13}{eps:>10}  {bracket:<24}{mu:>9}{ms:>10}")
+        lines.append(f"{r.method:<13}{eps:>10}  {bracket:<31}{mu:>9}{ms:>10}")
+        if r.answered_by:
+            lines.append(f"{'':13}answered by {r.answered_by}")
         if r.error:
             lines.append(
                 textwrap.fill(

@@ -229,4 +229,4 @@ def run(args: argparse.Namespace) -> int:
 
 def final_name(method: str) -> str:
     """The accountant whose numbers are reported."""
-    return "numerical, after a saddlepoint search" if method == "auto" else method
+    return "numerical, after an auto search" if method == "auto" else method

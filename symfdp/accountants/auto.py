@@ -1,0 +1,335 @@
+r"""``Auto``: each query answered by the fastest method whose error estimate meets a
+tolerance.
+
+The tiers are tried in order of cost, by default
+
+    CLT  ->  Edgeworth(order=4)  ->  SaddlePoint(order=3)  ->  Contour  ->  Numerical.
+
+For a query (``epsilon(delta)`` or ``delta(eps)`` at any number of points) a tier
+answers the points where its own error estimate (``curve.epsilon_error`` /
+``curve.delta_error``, derived from the method's mathematics, never from a
+certified run) is at most ``rel_tol`` times its answer and where it raised no
+:class:`~symfdp.ApproximationWarning` (a repair inside the approximation is a
+reason not to trust it); the remaining points go to the next tier. The last tier,
+the certified :class:`~symfdp.accountants.Numerical`, answers whatever is left, and
+its error is the half-width of its bracket. A tier that cannot serve the
+composition (e.g. Contour for a loss with atoms) is skipped. Tiers are composed
+lazily, at their first use, and kept.
+
+Which tier answered each point of the last query is
+:attr:`AutoCurve.last_answer` (a :class:`AutoAnswer`); ``symfdp account --method
+auto`` prints it.
+
+The estimates are estimates, not bounds: an answer of an approximate tier can be
+off by more than ``rel_tol`` where its estimate is wrong. For a number to publish,
+use the certified bracket (``Numerical``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from symfdp._validation import check_array, check_real, scalar_or_array
+from symfdp._warnings import ApproximationWarning
+from symfdp.accountants.base import Accountant, Components, normalize_composition
+from symfdp.curve import FloatArray, PrivacyCurve
+from symfdp.mechanisms.base import Mechanism
+
+#: Errors below this (absolute) always meet the tolerance (round-off).
+_ABS_FLOOR = 1e-12
+
+
+def default_tiers() -> tuple[Accountant, ...]:
+    """CLT, Edgeworth(4), SaddlePoint(3), Contour, Numerical: increasing cost."""
+    from symfdp import accountants as A
+
+    return (
+        A.CLT(),
+        A.Edgeworth(order=4),
+        A.SaddlePoint(order=3),
+        A.Contour(),
+        A.Numerical(),
+    )
+
+
+@dataclass(frozen=True)
+class AutoAnswer:
+    """Who answered the last query of an :class:`AutoCurve`, point by point.
+
+    Attributes:
+        query: ``"epsilon(delta)"``, ``"delta(eps)"`` or ``"tradeoff(alpha)"``.
+        at: The query points (flattened).
+        value: The answers.
+        error: Each answer's error estimate (bracket half-width for a certified
+            tier).
+        method: The label of the tier that answered each point.
+    """
+
+    query: str
+    at: FloatArray
+    value: FloatArray
+    error: FloatArray
+    method: tuple[str, ...]
+
+    def summary(self) -> str:
+        """``"Edgeworth(order=4) x3, Numerical x1"``: tiers and point counts."""
+        counts: dict[str, int] = {}
+        for m in self.method:
+            counts[m] = counts.get(m, 0) + 1
+        return ", ".join(f"{m} x{k}" for m, k in counts.items())
+
+
+@dataclass
+class AutoCurve:
+    """The curve of :class:`Auto`: the public queries of
+    :class:`~symfdp.curve.PrivacyCurve` (``delta``, ``epsilon``,
+    ``delta_error``, ``epsilon_error``, ``tradeoff``, ``mu_star_gamma``,
+    ``plot``), each answered tier by tier (see the module docstring)."""
+
+    components: Components
+    tiers: tuple[Accountant, ...]
+    rel_tol: float
+    method: str = "Auto"
+    certified: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+    last_answer: AutoAnswer | None = None
+    _curves: dict[int, PrivacyCurve | None] = field(default_factory=dict, repr=False)
+    _skipped: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def label(self) -> str:
+        return f"Auto(rel_tol={self.rel_tol:g})"
+
+    @property
+    def symmetric(self) -> bool:
+        return all(m.is_symmetric for m, _ in self.components)
+
+    @property
+    def estimates_error(self) -> bool:
+        return True
+
+    @property
+    def skipped(self) -> dict[str, str]:
+        """Tiers that could not serve this composition, with the reason."""
+        return dict(self._skipped)
+
+    def tier_curve(self, k: int) -> PrivacyCurve | None:
+        """The composed curve of tier ``k`` (None if it cannot serve)."""
+        if k not in self._curves:
+            tier = self.tiers[k]
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ApproximationWarning)
+                    curve = tier.compose(list(self.components))
+            except (ValueError, NotImplementedError) as exc:
+                if k == len(self.tiers) - 1:
+                    raise
+                self._skipped[repr(tier)] = str(exc).splitlines()[0]
+                curve = None
+            if curve is not None and not curve.estimates_error:
+                self._skipped[repr(tier)] = "no error estimate"
+                curve = None
+            self._curves[k] = curve
+        return self._curves[k]
+
+    # ------------------------------------------------------------- queries
+    def _answer(
+        self,
+        query: str,
+        points: FloatArray,
+        ask: Callable[[PrivacyCurve, FloatArray], tuple[FloatArray, FloatArray]],
+    ) -> AutoAnswer:
+        flat = points.ravel()
+        value = np.full(flat.shape, np.nan)
+        error = np.full(flat.shape, np.inf)
+        method = np.empty(flat.shape, dtype=object)
+        todo = np.arange(flat.size)
+        last = len(self.tiers) - 1
+        for k in range(len(self.tiers)):
+            if todo.size == 0:
+                break
+            curve = self.tier_curve(k)
+            if curve is None:
+                continue
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ApproximationWarning)
+                try:
+                    v, e = ask(curve, flat[todo])
+                except (ValueError, FloatingPointError):
+                    if k == last:
+                        raise
+                    continue
+            warned = any(issubclass(w.category, ApproximationWarning) for w in caught)
+            if k == last:
+                accept = np.ones(todo.size, dtype=bool)
+                for w in caught:  # the certified tier's own warnings stand
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            elif warned:
+                continue
+            else:
+                with np.errstate(invalid="ignore"):
+                    accept = np.isfinite(v) & (
+                        (e <= self.rel_tol * np.abs(v)) | (e <= _ABS_FLOOR)
+                    )
+            idx = todo[accept]
+            value[idx], error[idx] = v[accept], e[accept]
+            method[idx] = curve.label
+            todo = todo[~accept]
+        answer = AutoAnswer(
+            query,
+            flat.copy(),
+            value.reshape(points.shape),
+            error.reshape(points.shape),
+            tuple(str(m) for m in method),
+        )
+        self.last_answer = answer
+        return answer
+
+    def epsilon(self, delta: ArrayLike) -> Any:
+        r""":math:`\varepsilon(\delta)` from the fastest tier meeting ``rel_tol``."""
+        d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+        return scalar_or_array(self._answer("epsilon(delta)", d, _eps_query).value)
+
+    def epsilon_error(self, delta: ArrayLike) -> Any:
+        """The error estimate of each answer of :meth:`epsilon`."""
+        d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+        return scalar_or_array(self._answer("epsilon(delta)", d, _eps_query).error)
+
+    def delta(self, eps: ArrayLike) -> Any:
+        r""":math:`\delta(\varepsilon)` from the fastest tier meeting ``rel_tol``."""
+        e = check_array("eps", eps, allow_inf=True)
+        return scalar_or_array(self._answer("delta(eps)", e, _delta_query).value)
+
+    def delta_error(self, eps: ArrayLike) -> Any:
+        """The error estimate of each answer of :meth:`delta`."""
+        e = check_array("eps", eps, allow_inf=True)
+        return scalar_or_array(self._answer("delta(eps)", e, _delta_query).error)
+
+    def tradeoff(self, alpha: ArrayLike, symmetric: bool = True) -> Any:
+        r"""The trade-off of the first tier whose privacy profile meets
+        ``rel_tol`` at :math:`\varepsilon \in \{0, \varepsilon(10^{-3}),
+        \varepsilon(10^{-6})\}` (relative error of :math:`\delta`); the trade-off
+        has no pointwise estimate of its own."""
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        probe = np.array([1e-3, 1e-6])
+        for k in range(len(self.tiers)):
+            curve = self.tier_curve(k)
+            if curve is None:
+                continue
+            if k < len(self.tiers) - 1:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", ApproximationWarning)
+                    try:
+                        eps, _ = _eps_query(curve, probe)
+                        pts = np.concatenate(([0.0], eps))
+                        d, err = _delta_query(curve, pts)
+                    except (ApproximationWarning, ValueError, FloatingPointError):
+                        continue
+                if not np.all(err <= self.rel_tol * d):
+                    continue
+            beta = np.asarray(curve.tradeoff(a, symmetric=symmetric), np.float64)
+            self.last_answer = AutoAnswer(
+                "tradeoff(alpha)",
+                a.ravel().copy(),
+                beta,
+                np.full(beta.shape, np.nan),
+                (curve.label,) * a.size,
+            )
+            return scalar_or_array(beta)
+        raise AssertionError("the certified tier always answers")  # pragma: no cover
+
+    def mu_star_gamma(self) -> tuple[float, float]:
+        """The (mu*, gamma) interpreter of the trade-off (Zheng et al. 2020, Sec. 4)."""
+        from symfdp import tradeoff as T
+
+        return T.mu_star_gamma(lambda x: np.asarray(self.tradeoff(x), np.float64))
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the trade-off curve on ``ax`` (a new figure if None); returns ax."""
+        from symfdp import plotting
+
+        return plotting.plot_tradeoff(self, ax=ax, **kwargs)
+
+    def __repr__(self) -> str:
+        n = sum(k for _, k in self.components)
+        return f"AutoCurve(rel_tol={self.rel_tol:g}, n={n}, tiers={len(self.tiers)})"
+
+
+def _eps_query(curve: PrivacyCurve, d: FloatArray) -> tuple[FloatArray, FloatArray]:
+    if curve.certified:
+        lo, hi = curve.epsilon_bounds(d)
+        v = np.asarray(curve.epsilon(d), np.float64)
+        return v, 0.5 * (np.asarray(hi, np.float64) - np.asarray(lo, np.float64))
+    return curve._epsilon_and_error(d)
+
+
+def _delta_query(curve: PrivacyCurve, e: FloatArray) -> tuple[FloatArray, FloatArray]:
+    if curve.certified:
+        lo, hi = curve.delta_bounds(e)
+        v = np.asarray(curve.delta(e), np.float64)
+        return v, 0.5 * (np.asarray(hi, np.float64) - np.asarray(lo, np.float64))
+    return curve._delta_and_error(e)
+
+
+class Auto(Accountant):
+    r"""Answer each query from the fastest method whose error estimate meets
+    ``rel_tol``, falling back to the certified ``Numerical``.
+
+    Args:
+        rel_tol: Largest estimated relative error accepted from an approximate
+            tier, in (0, 1).
+        tiers: Accountants in increasing cost; the last must be certified
+            (default :func:`default_tiers`).
+
+    Example:
+        >>> from symfdp import mechanisms as M
+        >>> curve = Auto().compose(M.SubsampledGaussian(sigma=1.0, p=0.01), n=1000)
+        >>> eps = curve.epsilon(1e-5)
+        >>> curve.last_answer.method[0] in ("CLT", "Edgeworth(order=4)",
+        ...     "SaddlePoint(order=3)", "Contour", "Numerical")
+        True
+    """
+
+    method = "Auto"
+
+    def __init__(
+        self, rel_tol: float = 1e-2, *, tiers: Sequence[Accountant] | None = None
+    ) -> None:
+        super().__init__(warn_rel_error=None)
+        self.rel_tol = check_real("rel_tol", rel_tol, 0.0, 1.0, lo_open=True)
+        chosen = default_tiers() if tiers is None else tuple(tiers)
+        if not chosen or not all(isinstance(t, Accountant) for t in chosen):
+            raise TypeError(
+                "tiers must be a non-empty sequence of Accountant instances. "
+                f"Found {tiers!r}."
+            )
+        if not chosen[-1].certified:
+            raise ValueError(
+                "tiers: the last tier must be certified (e.g. accountants."
+                f"Numerical()), so that every query is answered. Found {chosen[-1]!r}."
+            )
+        self.tiers = chosen
+
+    def compose(  # type: ignore[override]
+        self,
+        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
+        n: int | None = None,
+    ) -> AutoCurve:
+        components = normalize_composition(mechanism, n)
+        info = {"n": sum(k for _, k in components), "rel_tol": self.rel_tol}
+        return AutoCurve(components, self.tiers, self.rel_tol, info=info)
+
+    def compose_pair(self, components: Components) -> Any:  # pragma: no cover
+        raise NotImplementedError("Auto composes whole curves (see compose).")
+
+    def __repr__(self) -> str:
+        return f"Auto(rel_tol={self.rel_tol:g})"
+
+
+__all__ = ["Auto", "AutoAnswer", "AutoCurve", "default_tiers"]
