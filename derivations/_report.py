@@ -4,7 +4,9 @@ Every script in ``derivations/`` builds a :class:`Report`, records checks and
 source misprints, and ends with ``sys.exit(report.finish())``: exit status 0 when
 every check holds, 1 otherwise. A misprint in a source (a formula that does not hold
 as printed) is *reported* with its corrected form; it is not a failure of the
-derivation, as long as the corrected form is proved.
+derivation, as long as the corrected form is proved. Each misprint names its id in the
+registry :mod:`symfdp.findings`; ``symfdp verify`` reads the id from the
+``[MISPRINT] <id>: <label>`` line and rejects ids outside the registry.
 """
 
 from __future__ import annotations
@@ -37,10 +39,17 @@ class Report:
             self.failures.append(label)
         return ok
 
-    def misprint(self, label: str, printed: Any, corrected: Any) -> None:
-        """Record a formula that does not hold as printed in its source."""
-        self.misprints.append(label)
-        print(f"[MISPRINT] {label}")
+    def misprint(self, finding: str, label: str, printed: Any, corrected: Any) -> None:
+        """Record a formula that does not hold as printed in its source.
+
+        Args:
+            finding: The finding's id in :mod:`symfdp.findings`.
+            label: Where the formula stands in the source.
+            printed: The formula as printed.
+            corrected: The form that holds.
+        """
+        self.misprints.append(finding)
+        print(f"[MISPRINT] {finding}: {label}")
         print(f"    as printed: {printed}")
         print(f"    corrected:  {corrected}")
 

@@ -189,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         "the corrected equation is solved by CF_k above",
     )
     report.misprint(
+        "zheng2020-method-i-quantile",
         "Sec. 3.1, Method (i): the quantile equation",
         "F_EW(h) - 1 - alpha = 0",
         "F_EW(h) - (1 - alpha) = 0, i.e. h = F_EW^{-1}(1 - alpha)",
@@ -217,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         zero(r3 - expected_r3) and sp.degree(r3, x) == 8,
     )
     report.misprint(
+        "zheng2020-appA-truncation",
         "App. A, truncation error of (A.8) (after (A.8) and (A.9))",
         "dominated by sigma^-5 K5 (it)^5/120 at n^(-3/2) and sigma^-8 K4^2 (it)^8/576 "
         "at n^(-2); CDF error O(n^(-2) He7(h) + n^(-3/2) He4(h)) = "

@@ -83,6 +83,7 @@ def main() -> int:
             continue
         discrepancies += 1
         report.misprint(
+            f"zheng2020-a7-he{k}",
             f"(A.7) He_{k}",
             f"He_{k}(h) = {printed.subs(x, sp.Symbol('h'))}",
             f"He_{k}(h) = {he[k].subs(x, sp.Symbol('h'))}  "

@@ -90,6 +90,7 @@ def main() -> int:
         sp.simplify(sp.exp(corrected) - sp.exp(corrected_l)) == 0,
     )
     report.misprint(
+        "alghamdi2022-cfs2-pair",
         "CF-S2 (DP-SGD pair): mixture weights swapped; exponent C(2X-C)/(2 s^2) "
         "holds only for C = 1 (noise N(0, s^2 C^2) gives (2X-C)/(2 s^2 C))",
         "P = p N(0, s^2C^2) + (1-p) N(C, s^2C^2), L = log(1-p+p e^{C(2X-C)/(2s^2)})",

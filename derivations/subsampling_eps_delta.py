@@ -92,6 +92,7 @@ def symbolic(report: Report) -> dict[str, sp.Expr]:
     )
     if sp.simplify(gap) != 0:
         report.misprint(
+            "dong2019-eq15-middle-line",
             "Dong et al. (2019), Cor. 4.3, eq. (15): the middle line",
             "max{f_{eps',delta'}(alpha), "
             "1 - p delta - p (e^eps - 1)/(e^eps + 1) - alpha}",

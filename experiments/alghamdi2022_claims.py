@@ -320,6 +320,7 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
                 f"{params['resolved_width']:g}), where the slides' own error bound "
                 f"CF-S7 is {at[3]:.1e}, i.e. it promises no relative accuracy there."
             ),
+            finding="alghamdi2022-all-eps-accuracy",
         ),
     ]
     table = rows.table()

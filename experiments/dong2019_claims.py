@@ -213,6 +213,7 @@ def compute(params: dict[str, Any]) -> Result:
             )
             if gap_mp > 0.005
             else "",
+            finding="dong2019-group-within-0.005",
         )
     )
     tables = {

@@ -188,6 +188,7 @@ def compute(params: dict[str, Any]) -> Result:
             )
             if abs(err15 - expected_err) <= 1e-9 and err_corr <= 1e-9
             else "",
+            finding="dong2019-eq15-middle-line",
         ),
         claim_holds(
             "classical-below",
@@ -230,6 +231,7 @@ def compute(params: dict[str, Any]) -> Result:
             )
             if sum_cp >= sum_classic
             else "",
+            finding="dong2019-min-error-sum-lower",
         ),
     )
     tables = {

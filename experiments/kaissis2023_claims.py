@@ -351,6 +351,7 @@ def _claims(params: dict, clt: dict, ew: dict, mc: dict, thm: dict) -> tuple:
             "in the paper; the MC error does not shrink with the steps (slope ~0 "
             "here) but with the kept samples kappa S (claim mc-rate-kappa-s): N "
             "should read S.",
+            finding="kaissis2023-mc-rate-steps",
         ),
         claim_holds(
             "mc-unbiased",
@@ -407,6 +408,7 @@ def _claims(params: dict, clt: dict, ew: dict, mc: dict, thm: dict) -> tuple:
             source_error="Misprint: the derivation gives an upper bound, P(alpha) <= "
             "e^eps alpha + delta; equality holds only where the line touches the "
             "curve (here 0.3891 < 0.3993).",
+            finding="kaissis2023-proof-equality",
         ),
         claim_holds(
             "single-level",

@@ -275,6 +275,7 @@ def _claims(
             "(the paper's SGM/SLM pairs) the pure-DP eps is N log(1 + p(e^{D1/b} - 1)),"
             " equal for N = 1 and smaller for N > 1 by convexity: the printed value is "
             "a valid but loose upper bound (100 vs 16.4 at the Fig. 1b grid end).",
+            finding="kaissis2023-slm-formula",
         ),
         claim_holds(
             "slm-printed-is-upper-bound",
@@ -331,6 +332,7 @@ def _claims(
             "e^{1/sigma^2} with Delta_2 = 1; Bu et al.). With mu_2 = 1.43 the "
             "main-text form misses the ground truth by 0.11-0.14 and does not improve "
             "with N, while the footnote form's error shrinks.",
+            finding="kaissis2023-clt-mu-exponent",
         ),
         claim_holds(
             "clt-mu-footnote",

@@ -239,6 +239,7 @@ def _claims(params: dict, c: dict, s_needed: int, t_quad: float) -> tuple:
                 "config; 2,500 in the TAN reference setting); a week needs an order "
                 "of magnitude more steps. The statement holds for the ImageNet panels."
             ),
+            finding="kaissis2023-gt-weeks-cifar",
         ),
     )
 

@@ -3,7 +3,10 @@
 Each ``derivations/*.py`` (files starting with ``_`` are helpers, skipped) runs in
 its own subprocess with the current Python, from the repository root; its exit
 status decides PASS (0) or FAIL. One line per script: status, name, seconds and
-the number of source misprints it reported. Exit status 1 if any script fails.
+the source misprints it reported, by finding id (``[MISPRINT] <id>: ...`` lines;
+the ids belong to the registry :mod:`symfdp.findings`). Exit status 1 if any
+script fails or reports an id outside the registry. ``--findings`` lists the
+registry instead (``--format markdown`` for the README's table).
 ``derivations/`` lives in the source checkout beside the package; an installed
 copy without it is reported as an error.
 """
@@ -30,8 +33,12 @@ class ScriptResult:
     returncode: int
     seconds: float
     output: str
-    misprints: int
+    findings: tuple[str, ...]
     timed_out: bool = False
+
+    @property
+    def misprints(self) -> int:
+        return len(self.findings)
 
     @property
     def passed(self) -> bool:
@@ -59,6 +66,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=1800.0,
         help="seconds allowed per script (default 1800)",
+    )
+    p.add_argument(
+        "--findings",
+        action="store_true",
+        help="list every finding about the sources (symfdp.findings) and exit",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        default="text",
+        help="format of --findings (default text)",
     )
     p.set_defaults(run=run)
 
@@ -101,15 +119,28 @@ def run_script(path: Path, root: Path, timeout: float) -> ScriptResult:
         output += f"\n(timed out after {timeout:g} s)"
         code, timed_out = -1, True
     seconds = time.perf_counter() - start
-    misprints = sum(1 for line in output.splitlines() if line.startswith(MISPRINT_TAG))
-    return ScriptResult(path.stem, code, seconds, output, misprints, timed_out)
+    return ScriptResult(
+        path.stem, code, seconds, output, parse_findings(output), timed_out
+    )
+
+
+def parse_findings(output: str) -> tuple[str, ...]:
+    """The finding ids of the ``[MISPRINT] <id>: <label>`` lines of ``output``."""
+    ids = []
+    for line in output.splitlines():
+        if line.startswith(MISPRINT_TAG):
+            rest = line[len(MISPRINT_TAG) :].strip()
+            ids.append(rest.split(":", 1)[0].strip() if ":" in rest else rest)
+    return tuple(ids)
 
 
 def _format(result: ScriptResult) -> str:
     status = "PASS" if result.passed else "FAIL"
     extra = ""
     if result.misprints:
-        extra += f"  ({result.misprints} misprint(s) reported)"
+        extra += (
+            f"  ({result.misprints} misprint(s) reported: {', '.join(result.findings)})"
+        )
     if result.timed_out:
         extra += "  (timed out)"
     elif not result.passed:
@@ -117,9 +148,21 @@ def _format(result: ScriptResult) -> str:
     return f"{status}  {result.name:<40s} {result.seconds:7.2f} s{extra}"
 
 
+def list_findings(fmt: str) -> int:
+    """Print the registry of findings (``--findings``)."""
+    from symfdp import findings
+
+    render = findings.render_markdown if fmt == "markdown" else findings.render_text
+    print(render(), end="")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    from symfdp import findings
     from symfdp._validation import check_int, check_real
 
+    if args.findings:
+        return list_findings(args.format)
     jobs = check_int("--jobs", args.jobs, lo=1)
     timeout = check_real("--timeout", args.timeout, 0.0, lo_open=True)
     directory = derivations_dir()
@@ -156,9 +199,17 @@ def run(args: argparse.Namespace) -> int:
             print(_format(result), flush=True)
     failed = [r.name for r in results if not r.passed]
     misprints = sum(r.misprints for r in results)
+    known = findings.registry()
+    unregistered = sorted({f for r in results for f in r.findings} - set(known))
     print(
         f"{len(results) - len(failed)}/{len(results)} passed"
         + (f"; failed: {', '.join(failed)}" if failed else "")
         + (f"; {misprints} source misprint(s) reported" if misprints else "")
+        + (" (details: symfdp verify --findings)" if misprints else "")
     )
-    return 1 if failed else 0
+    if unregistered:
+        print(
+            f"misprint(s) reported outside the registry symfdp.findings: "
+            f"{', '.join(unregistered)}"
+        )
+    return 1 if failed or unregistered else 0

@@ -89,6 +89,40 @@ def write_report(
         return _write(results_root, ids, errors)
 
 
+def _findings_section(entries: list[dict[str, Any]]) -> list[str]:
+    """Every finding of :mod:`symfdp.findings`, with the verdicts of this report.
+
+    A ``FAIL (source)`` claim whose finding is missing or not registered is
+    listed as such: every source error belongs in the registry.
+    """
+    from symfdp import findings
+
+    reg = findings.registry()
+    seen: dict[tuple[str, str], str] = {}
+    stray = []
+    for entry in entries:
+        for c in entry["claims"]:
+            seen[(entry["id"], c["id"])] = c["verdict"]
+            if c["verdict"] == "FAIL (source)" and c.get("finding") not in reg:
+                stray.append(f"{entry['id']}/{c['id']}")
+    lines = ["", "## Findings about the sources", ""]
+    lines.append(findings.render_markdown().rstrip("\n"))
+    lines.append("")
+    for f in reg.values():
+        got = [
+            f"`{c.target}/{c.item}`: {seen[(c.target, c.item)]}"
+            for c in f.checks
+            if c.kind == "reproduce" and (c.target, c.item) in seen
+        ]
+        if got:
+            lines.append(f"- `{f.id}` in this report: {', '.join(got)}")
+    if stray:
+        lines.append(
+            f"- **FAIL (source) claims outside the registry**: {', '.join(stray)}"
+        )
+    return lines
+
+
 def _write(results_root: Path, ids: list[str], errors: dict[str, str]) -> Path:
     entries = collect(results_root, ids)
     counts = {"PASS": 0, "FAIL": 0, "FAIL (source)": 0}
@@ -116,12 +150,15 @@ def _write(results_root: Path, ids: list[str], errors: dict[str, str]) -> Path:
         for c in entry["claims"]:
             note = c["criterion"]
             if c.get("source_error"):
-                note += f". Source error: {c['source_error']}"
+                fid = c.get("finding")
+                note += f". Source error{f' (finding `{fid}`)' if fid else ''}: "
+                note += c["source_error"]
             lines.append(
                 f"| [{sid}]({sid}/figure.png) | {_cell(c['statement'])} | "
                 f"{_cell(c['published'])} | {_cell(c['ours'])} | **{c['verdict']}** "
                 f"| {_cell(note)} |"
             )
+    lines += _findings_section(entries)
     lines += ["", "## Experiments", ""]
     for entry in entries:
         m = entry["manifest"]

@@ -62,6 +62,8 @@ class Claim:
         criterion: The tolerance or test applied, stated in words/formula.
         source_error: Evidence that the source itself is wrong (a misprint), in
             which case a failure is reported as ``FAIL (source)``.
+        finding: The id of that error in the registry :mod:`symfdp.findings`
+            (required with ``source_error``).
     """
 
     id: str
@@ -71,6 +73,7 @@ class Claim:
     passed: bool
     criterion: str
     source_error: str = ""
+    finding: str = ""
 
     @property
     def verdict(self) -> Verdict:
@@ -87,6 +90,7 @@ class Claim:
             "criterion": self.criterion,
             "verdict": self.verdict,
             "source_error": self.source_error,
+            "finding": self.finding,
         }
 
 
@@ -130,6 +134,7 @@ def claim_close(
     atol: float | None = None,
     rtol: float | None = None,
     source_error: str = "",
+    finding: str = "",
 ) -> Claim:
     """A numeric claim: ours matches the published number.
 
@@ -157,6 +162,7 @@ def claim_close(
         passed=passed,
         criterion=criterion,
         source_error=source_error,
+        finding=finding,
     )
 
 
@@ -168,6 +174,9 @@ def claim_holds(
     passed: bool,
     criterion: str,
     source_error: str = "",
+    finding: str = "",
 ) -> Claim:
     """A qualitative claim (e.g. "Edgeworth closer to Numerical than CLT")."""
-    return Claim(id, statement, published, ours, bool(passed), criterion, source_error)
+    return Claim(
+        id, statement, published, ours, bool(passed), criterion, source_error, finding
+    )
