@@ -65,7 +65,8 @@ SPEC = Spec(
     notes=(
         "Direction. The slides' privacy curve is delta(eps) = E_eps(P||Q) with P the "
         "Poisson mixture (1-p)N(0, sigma^2) + pN(1, sigma^2) and Q = N(0, sigma^2) "
-        "(CF-S1, CF-S2 with its weights misprint corrected); their L = log dP/dQ "
+        "(CF-S1, CF-S2 with its weights misprint corrected: finding "
+        "alghamdi2022-cfs2-pair); their L = log dP/dQ "
         "under P is bounded below by log(1-p). symfdp's profile is E_eps(Q||P) "
         "with L = log dQ/dP under Q, so the slides' pair is symfdp's pair='add' "
         "(P = N(0,1), Q = the mixture): its profile equals a direct quadrature of "

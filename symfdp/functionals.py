@@ -40,8 +40,10 @@ p\int_0^{x^*} g\log(1+pg)`), and
 + (1 - P(L>0) - Q(L>0))\,\mathrm{kl}^3`. The last term (the flat segment
 :math:`[x^*, f_p(x^*)]` of :math:`C_p f`, of length :math:`(1-p)(1-2x^*)`, where
 :math:`\log|C_p f'| = 0`) is missing from Dong et al.'s ``functionalGmurep``
-expression for :math:`\bar\kappa_3(C_p(G_\mu))`; it is of order :math:`p^6` and
-numerically negligible, but it is part of the definition.
+expression for :math:`\bar\kappa_3(C_p(G_\mu))` (finding
+``dong2019-kappa3bar-flat-segment``, ``derivations/functional_gmu_rep.py``); it is
+of order :math:`p^6` for small :math:`p` (0.2% of :math:`\bar\kappa_3` at
+:math:`\mu = 1, p = 1/2`), but it is part of the definition.
 
 Expectations with indicators and kinks are computed on piecewise Gauss–Legendre
 rules split exactly at the kink (:func:`_pieces`), so they keep ~1e-14 accuracy.
@@ -215,7 +217,7 @@ def _mechanism_functionals(m: Any) -> MomentFunctionals:
         _e(r, lambda l: np.abs(l + kl_v) ** 3 + np.exp(l) * np.abs(l - kl_v) ** 3)
         for r in (inner, outer)
     )
-    k3b += max(mass0, 0.0) * kl_v**3
+    k3b += max(mass0, 0.0) * kl_v**3  # finding: dong2019-kappa3bar-flat-segment
     chi = _e(hi, lambda l: np.expm1(l) ** 2)
     return MomentFunctionals(kl_v, k2, k3, k3b, chi)
 
@@ -310,6 +312,7 @@ def _tradeoff_functionals(
             )
     if p is not None:
         # The flat segment [x*, f_p(x*)] of C_p(f), where log|C_p(f)'| = 0.
+        # finding: dong2019-kappa3bar-flat-segment
         k3b += (1 - p) * (1 - 2 * x_star) * kl_v**3
     return MomentFunctionals(kl_v, k2, k3, k3b, chi)
 

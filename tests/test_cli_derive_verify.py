@@ -71,7 +71,7 @@ def test_verify_runs_one_script(capsys):
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if "hermite_check" in ln)
     assert line.startswith("PASS")
-    assert "1 misprint(s)" in line
+    assert "1 misprint(s) reported: zheng2020-a7-he7" in line
 
 
 def test_verify_unknown_script_is_a_usage_error(capsys):
@@ -83,7 +83,9 @@ def _fake_derivations(tmp_path: Path) -> Path:
     d = tmp_path / "derivations"
     d.mkdir()
     (d / "_helper.py").write_text("raise SystemExit(3)\n")
-    (d / "good.py").write_text("print('[MISPRINT] eq. (1)')\nprint('fine')\n")
+    (d / "good.py").write_text(
+        "print('[MISPRINT] zheng2020-a7-he7: eq. (A.7)')\nprint('fine')\n"
+    )
     (d / "bad.py").write_text("import sys\nprint('broken')\nsys.exit(1)\n")
     return d
 

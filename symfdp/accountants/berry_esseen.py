@@ -14,7 +14,7 @@ Shevtsova's Berry–Esseen constant used by the paper. The functionals come from
 :mod:`symfdp.functionals` (closed forms of Lemma D.8 / Cor. D.6 for pure DP,
 quadrature of the loss law otherwise, and Lemma ``functionalGmurep`` for the
 subsampled Gaussian, including the flat-segment term of :math:`\bar\kappa_3` that
-the printed lemma omits).
+the printed lemma omits: finding ``dong2019-kappa3bar-flat-segment``).
 
 Components must have symmetric trade-offs. A Poisson-subsampled mechanism
 contributes the functionals of :math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` whatever

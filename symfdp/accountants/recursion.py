@@ -9,7 +9,9 @@ composition from the previous one,
 and the trade-off is :math:`f^{\otimes n}(\alpha) = \sup_\varepsilon 1 -
 \delta_n(\varepsilon) - e^{\varepsilon}\alpha` (Sec. 5.1; Dong et al. 2019, Prop.
 2.4). (The printed recursion drops the weight :math:`q(x)`; Lemma 5.2 and its proof
-in App. D.2 carry it.) On an eps grid :math:`\{\varepsilon_j\}` the paper rounds
+in App. D.2 carry it: finding ``zheng2020-recursion-q``, checked by
+``derivations/numerical_recursion.py``.)
+On an eps grid :math:`\{\varepsilon_j\}` the paper rounds
 :math:`\varepsilon_j - L(x)` down to the grid ("floor", pessimistic) or
 interpolates ("linear"). Here the :math:`x`-integral is the mechanism's PLRV
 quadrature rule under :math:`Q`, and each step is one matrix-vector product over
@@ -81,7 +83,7 @@ def zheng_recursion(
     bar = Progress(total, "recursion", enabled=progress)
     for m, n in components:
         rule = m.plrv_quadrature()
-        w = rule.weights("Q")
+        w = rule.weights("Q")  # finding: zheng2020-recursion-q (the q(x) weight)
         keep = w > 0
         nodes, w = rule.nodes[keep], w[keep]
         shifted = eps_grid[:, None] - nodes[None, :]

@@ -13,7 +13,8 @@ standard normal density, the lemma states
 
 (As printed the :math:`\bar\kappa_3` expression omits the flat segment of
 :math:`C_p(G_\mu)`; :func:`flat_segment_term` gives the missing
-:math:`(1-p)(1 - 2\Phi(-\mu/2))\,\mathrm{kl}^3`.) Integrals by ``mpmath.quad``
+:math:`(1-p)(1 - 2\Phi(-\mu/2))\,\mathrm{kl}^3`; finding
+``dong2019-kappa3bar-flat-segment``.) Integrals by ``mpmath.quad``
 with the integrand scaled to O(1) (``quad`` stops on an absolute error estimate).
 Also :math:`\chi^2_+(G_\mu)` by direct quadrature of its definition.
 """

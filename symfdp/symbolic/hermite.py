@@ -21,8 +21,8 @@ from symfdp.symbolic.symbols import x as _x
 def hermite_he(k: int, var: sp.Expr = _x) -> sp.Expr:
     r"""The probabilists' Hermite polynomial :math:`He_k(\mathrm{var})`, expanded.
 
-    Zheng et al. (2020), eq. (A.7) (see ``derivations/hermite_check.py`` for a
-    misprint in that list).
+    Zheng et al. (2020), eq. (A.7) (its He_7 is misprinted: finding
+    ``zheng2020-a7-he7``, ``derivations/hermite_check.py``).
 
     Args:
         k: Degree, a non-negative integer.

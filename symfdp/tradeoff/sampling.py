@@ -119,11 +119,12 @@ def subsampled_eps_delta(eps: float, delta: float, p: float) -> TradeOff:
     :math:`f_{\varepsilon,\delta}`. Eq. (15) as printed has
     :math:`p\delta + p(e^\varepsilon-1)/(e^\varepsilon+1)` in place of
     :math:`\delta''`, which is larger by :math:`p\delta\tanh(\varepsilon/2)`
-    unless :math:`\delta = 0` (see ``derivations/subsampling_eps_delta.py``).
+    unless :math:`\delta = 0` (finding ``dong2019-eq15-middle-line``, checked by
+    ``derivations/subsampling_eps_delta.py``).
     """
     base = EpsDelta(eps, delta)
     p = check_p(p)
     w = math.exp(min(base.eps, EXP_CAP))
     eps_prime = math.log1p(p * math.expm1(base.eps)) if base.eps < EXP_CAP else base.eps
-    tv = (w - 1.0 + 2.0 * base.delta) / (w + 1.0)
+    tv = (w - 1.0 + 2.0 * base.delta) / (w + 1.0)  # finding: dong2019-eq15-middle-line
     return FromPrivacyProfile([eps_prime, 0.0], [p * base.delta, p * tv])
