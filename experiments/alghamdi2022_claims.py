@@ -14,8 +14,9 @@ Direction. The slides' curve is :math:`\\delta(\\varepsilon) = E_\\varepsilon(P\
 with :math:`P` the Poisson mixture and :math:`Q = N(0, \\sigma^2)` (CF-S1, CF-S2 with
 its weights misprint corrected, finding ``alghamdi2022-cfs2-pair``). symfdp's
 profile is :math:`E_\\varepsilon(Q\\|P)` with :math:`L = \\log dQ/dP` under
-:math:`Q`, so the slides' pair is symfdp's ``pair="add"`` (:math:`Q` = the mixture); the check ``direction`` below proves it
-numerically. The slides' :math:`K_L(t)` is then ``n * m.cgf(t, under="Q")``.
+:math:`Q`, so the slides' pair is symfdp's ``pair="add"`` (:math:`Q` = the
+mixture); the check ``direction`` below proves it numerically. The slides'
+:math:`K_L(t)` is then ``n * m.cgf(t, under="Q")``.
 """
 
 from __future__ import annotations

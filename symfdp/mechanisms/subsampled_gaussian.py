@@ -5,10 +5,10 @@ Add pair :math:`P = N(0,1)`, :math:`Q = (1-p) N(0,1) + p N(\mu,1)` with
 (Zheng et al. 2020, Lemma C.1; Kaissis et al. 2023, Sec. 2, "add one"); the
 remove pair is its swap (the DP-SGD pair of the saddle-point slides, CF-S2, is the
 same pair reflected, once its weights are corrected: finding
-``alghamdi2022-cfs2-pair``). The generic :class:`PoissonSubsampled` machinery supplies the
-PLRV law, profile and trade-off in closed form through :math:`\Phi`; this module
-adds a wider quadrature rule in :math:`x` and the high-precision cumulant routes
-of :mod:`symfdp.mechanisms._gaussian_mixture`.
+``alghamdi2022-cfs2-pair``). The generic :class:`PoissonSubsampled` machinery
+supplies the PLRV law, profile and trade-off in closed form through
+:math:`\Phi`; this module adds a wider quadrature rule in :math:`x` and the
+high-precision cumulant routes of :mod:`symfdp.mechanisms._gaussian_mixture`.
 """
 
 from __future__ import annotations
