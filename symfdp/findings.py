@@ -37,6 +37,13 @@ CheckKind = Literal["verify", "reproduce"]
 
 KINDS: Final[tuple[str, ...]] = ("misprint", "convention", "quantitative claim")
 
+CITATIONS: Final[dict[str, str]] = {
+    "zheng2020": "Zheng et al. (2020)",
+    "dong2019": "Dong et al. (2019)",
+    "alghamdi2022": "Alghamdi et al. (2022)",
+    "kaissis2023": "Kaissis et al. (2023)",
+}
+
 SOURCES: Final[dict[str, str]] = {
     "zheng2020": "Zheng et al. (2020), Sharp Composition Bounds for GDP via Edgeworth",
     "dong2019": "Dong, Roth, Su (2019), Gaussian Differential Privacy",
@@ -190,6 +197,33 @@ FINDINGS: Final[tuple[Finding, ...]] = (
         "T(P, Q) to 30 digits, with the printed mu_n it is off by 0.09 to 0.39.",
         checks=(_v("two_sided_formula", "zheng2020-mu-n-variance"),),
         kind="convention",
+    ),
+    Finding(
+        id="zheng2020-sec53-sampling-rate",
+        source="zheng2020",
+        location="Sec. 5.3, paragraph after Table 2 (the CLT regime deferred to "
+        "App. E.2)",
+        printed="We also investigated the case p = 0.5/n^{-1/2}, where the "
+        "convergence of CLT is guaranteed",
+        corrected="p = 0.5/n^{1/2} (as in App. E.2 and Figs. E.1-E.2): then "
+        "p sqrt(n) = 1/2 = nu; the printed p = 0.5 sqrt(n) exceeds 1 for n > 4 and "
+        "p sqrt(n) = n/2 has no limit",
+        evidence="Exact (SymPy): the printed rate is not a probability for n > 4 "
+        "and violates the CLT condition p sqrt(n) -> nu > 0 it is quoted for.",
+        checks=(_v("zheng_parameters", "zheng2020-sec53-sampling-rate"),),
+        kind="misprint",
+    ),
+    Finding(
+        id="zheng2020-table2-three-orders",
+        source="zheng2020",
+        location="Sec. 5.3, text on Table 2",
+        printed="The runtime of Numerical has grown three orders of magnitude from "
+        "n = 1 to n = 500",
+        corrected="about 400x (14212.1 s / 35.7 s = 398, 2.6 orders of magnitude); a "
+        "cost of n N integrations plus a fixed part cannot exceed 500x",
+        evidence="The paper's own Table 2 and its Sec. 5.1 cost model.",
+        checks=(_r("zheng2020-table2", "numerical-three-orders"),),
+        kind="quantitative claim",
     ),
     # ------------------------------------------------------------ Dong et al. 2019
     Finding(
@@ -382,7 +416,7 @@ def render_markdown(findings: Iterable[Finding] = FINDINGS) -> str:
     for f in items:
         where = "; ".join(c.command() for c in f.checks)
         lines.append(
-            f"| `{f.id}` | {_cell(SOURCES[f.source].split(',')[0])}, "
+            f"| `{f.id}` | {CITATIONS[f.source]}, "
             f"{_cell(f.location)} | {_cell(f.printed)} | {_cell(f.corrected)} "
             f"| `{where}` |"
         )
