@@ -225,6 +225,21 @@ FINDINGS: Final[tuple[Finding, ...]] = (
         checks=(_r("zheng2020-table2", "numerical-three-orders"),),
         kind="quantitative claim",
     ),
+    Finding(
+        id="zheng2020-edgeworth-not-a-bound",
+        source="zheng2020",
+        location="Abstract and Sec. 1 ('analytical and sharp privacy bounds under "
+        "composition'; 'our new privacy bounds tighten the composition bounds')",
+        printed="the Edgeworth method gives privacy bounds under composition",
+        corrected="it gives an approximation of f^{(x)n} with error O(n^{-3/2}) (Sec. "
+        "3), on both sides of the true trade-off: a mechanism is not f_EW-DP in "
+        "general",
+        evidence="Fig. 5.1 setting (Laplace, n = 3, 5, 10): the degree-2 Edgeworth "
+        "curve lies above the certified upper end of the true trade-off at about "
+        "half of the alpha grid (by up to 1e-2) and below its lower end at the rest.",
+        checks=(_r("zheng2020-fig5.1", "ew-is-a-bound"),),
+        kind="quantitative claim",
+    ),
     # ------------------------------------------------------------ Dong et al. 2019
     Finding(
         id="dong2019-eq15-middle-line",
