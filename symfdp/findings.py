@@ -321,8 +321,10 @@ FINDINGS: Final[tuple[Finding, ...]] = (
         corrected="valid output for every eps and delta, but not relatively accurate "
         "in the far tail, where the slides' own error bound (CF-S7) promises no "
         "relative accuracy",
-        evidence="delta_hat_2 vs a certified bracket of relative width <= 1e-3 over "
-        "eps in [-2, 20], sigma = 1 and 0.65, n = 2000.",
+        evidence="delta_hat_2 vs certified brackets of relative width <= 1e-2 over "
+        "eps in [-2, 20], sigma = 1 and 0.65, n = 2000: 15.4% off at sigma = 1, "
+        "eps = 5.2, against the claim's 15% tolerance (a marginal verdict; full run "
+        "only, --quick does not resolve that tail and passes).",
         checks=(_r("alghamdi2022-claims", "works-all-eps-accuracy"),),
         kind="quantitative claim",
     ),
