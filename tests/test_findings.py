@@ -197,3 +197,16 @@ def test_finding_validation(bad) -> None:
     fields = {k: getattr(base, k) for k in base.__dataclass_fields__} | bad
     with pytest.raises(ValueError):
         findings.Finding(**fields)
+
+
+def test_readme_findings_block_is_generated() -> None:
+    """The README's findings block, once it has one, is the generator's output."""
+    text = (ROOT / "README.md").read_text()
+    begin, end = "<!-- findings:begin -->\n", "<!-- findings:end -->"
+    if begin not in text:
+        pytest.skip("README.md has no findings block yet")
+    block = text.split(begin, 1)[1].split(end, 1)[0]
+    assert block == findings.render_markdown(), (
+        "README findings block is stale: paste `symfdp verify --findings --format "
+        "markdown` between the markers"
+    )
