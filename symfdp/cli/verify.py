@@ -205,8 +205,16 @@ def run(args: argparse.Namespace) -> int:
         f"{len(results) - len(failed)}/{len(results)} passed"
         + (f"; failed: {', '.join(failed)}" if failed else "")
         + (f"; {misprints} source misprint(s) reported" if misprints else "")
-        + (" (details: symfdp verify --findings)" if misprints else "")
     )
+    if not args.scripts:
+        by_verify = sum(
+            any(c.kind == "verify" for c in f.checks) for f in known.values()
+        )
+        print(
+            f"{len(known)} finding(s) about the sources in the registry: "
+            f"{by_verify} checked by these scripts, {len(known) - by_verify} by "
+            "symfdp reproduce claims (list: symfdp verify --findings)"
+        )
     if unregistered:
         print(
             f"misprint(s) reported outside the registry symfdp.findings: "
