@@ -406,11 +406,16 @@ def get(finding_id: str) -> Finding:
     """The finding with this id.
 
     Raises:
-        KeyError: no finding has this id.
+        TypeError: ``finding_id`` is not a string.
+        ValueError: no finding has this id.
     """
+    if not isinstance(finding_id, str):
+        raise TypeError(f"finding_id must be a str. Found {type(finding_id).__name__}.")
     reg = registry()
     if finding_id not in reg:
-        raise KeyError(f"unknown finding {finding_id!r}; known: {sorted(reg)}.")
+        raise ValueError(
+            f"finding_id must be one of {sorted(reg)}. Found {finding_id!r}."
+        )
     return reg[finding_id]
 
 

@@ -210,3 +210,11 @@ def test_readme_findings_block_is_generated() -> None:
         "README findings block is stale: paste `symfdp verify --findings --format "
         "markdown` between the markers"
     )
+
+
+def test_get() -> None:
+    assert findings.get("zheng2020-recursion-q").source == "zheng2020"
+    with pytest.raises(ValueError, match="finding_id"):
+        findings.get("no-such-finding")
+    with pytest.raises(TypeError, match="finding_id"):
+        findings.get(3)  # type: ignore[arg-type]
