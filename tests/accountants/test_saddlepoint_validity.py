@@ -16,7 +16,7 @@ import pytest
 from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
-from symfdp.accountants import _saddlepoint_formulas as F
+from symfdp.accountants.saddlepoint import formulas as F
 
 #: K''' comes from a forward difference of K'' with relative step 1e-5.
 RTOL_SKEW = 1e-3

@@ -109,11 +109,11 @@ Speed: one evaluation of the component CGFs per Newton step, vectorised over
 eps; nothing depends on the number of compositions.
 
 Modules: the accountant is here; the saddle-point equation and its grid are in
-:mod:`~symfdp.accountants._saddlepoint_equation`, the compiled estimates and the
-CF-S7 bound in :mod:`~symfdp.accountants._saddlepoint_formulas`, the choice of
+:mod:`~symfdp.accountants.saddlepoint.equation`, the compiled estimates and the
+CF-S7 bound in :mod:`~symfdp.accountants.saddlepoint.formulas`, the choice of
 side (exact ends, upper, complementary lower) and the clipping repair in
-:mod:`~symfdp.accountants._saddlepoint_branches`, and the curve of one composed
-pair in :mod:`~symfdp.accountants._saddlepoint_pair`.
+:mod:`~symfdp.accountants.saddlepoint.branches`, and the curve of one composed
+pair in :mod:`~symfdp.accountants.saddlepoint.pair`.
 """
 
 from __future__ import annotations
@@ -121,14 +121,14 @@ from __future__ import annotations
 from typing import Any
 
 from symfdp.accountants._cumulant_sums import summed_cumulants
-from symfdp.accountants._saddlepoint_equation import (
+from symfdp.accountants.saddlepoint.equation import (
     DEGENERATE_SD,
     LOG_NEGLIGIBLE,
     S_FREE,
     S_MAX,
 )
-from symfdp.accountants._saddlepoint_formulas import SKEWNESS_MAX
-from symfdp.accountants._saddlepoint_pair import SaddlePointPairCurve
+from symfdp.accountants.saddlepoint.formulas import SKEWNESS_MAX
+from symfdp.accountants.saddlepoint.pair import SaddlePointPairCurve
 from symfdp.accountants.base import Accountant, Components
 from symfdp.accountants.clt import GaussianPairCurve
 from symfdp.curve import PrivacyCurve

@@ -2,9 +2,9 @@ r"""``SaddlePointPairCurve``: the saddle-point curve of one composed pair.
 
 It answers :math:`\delta(\varepsilon)` for real :math:`\varepsilon`, its CF-S7
 error bound, :math:`\varepsilon(\delta)` and the trade-off, from a
-:class:`~symfdp.accountants._saddlepoint_equation.SaddleGrid` (saddle points),
-the compiled estimates of :mod:`~symfdp.accountants._saddlepoint_formulas` and
-the branch choice of :mod:`~symfdp.accountants._saddlepoint_branches`. The
+:class:`~symfdp.accountants.saddlepoint.equation.SaddleGrid` (saddle points),
+the compiled estimates of :mod:`~symfdp.accountants.saddlepoint.formulas` and
+the branch choice of :mod:`~symfdp.accountants.saddlepoint.branches`. The
 mathematics is in :mod:`symfdp.accountants.saddlepoint`.
 """
 
@@ -18,9 +18,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._warnings import warn_approximation
-from symfdp.accountants import _saddlepoint_branches as B
-from symfdp.accountants import _saddlepoint_formulas as F
-from symfdp.accountants._saddlepoint_equation import (
+from symfdp.accountants.saddlepoint import branches as B
+from symfdp.accountants.saddlepoint import formulas as F
+from symfdp.accountants.saddlepoint.equation import (
     MAX_ITER,
     RTOL,
     SIDES,
@@ -108,7 +108,7 @@ class SaddlePointPairCurve:
     def delta(self, eps: ArrayLike) -> FloatArray:
         r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``.
 
-        Warns once (:func:`~symfdp.accountants._saddlepoint_formulas.warn_if_skewed`)
+        Warns once (:func:`~symfdp.accountants.saddlepoint.formulas.warn_if_skewed`)
         when the approximation is outside its valid range at any of the points.
         """
         out, skew = self._delta(eps, check=True)

@@ -11,7 +11,7 @@ described in :mod:`symfdp.accountants.saddlepoint`.
 Every function takes the values at the saddle points as a dict ``vals`` with
 arrays ``s`` (the tilt variable), ``t`` (the tilt), ``K``, ``m`` (= K'), ``v``
 (= K''), ``eps`` and, for the validity check, ``k3`` (= K'''), as built by
-:mod:`symfdp.accountants._saddlepoint_equation`.
+:mod:`symfdp.accountants.saddlepoint.equation`.
 """
 
 from __future__ import annotations
