@@ -118,8 +118,10 @@ pair in :mod:`~symfdp.accountants.saddlepoint.pair`.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
+from symfdp._validation import check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.saddlepoint.equation import (
     DEGENERATE_SD,
@@ -128,6 +130,7 @@ from symfdp.accountants.saddlepoint.equation import (
     S_MAX,
 )
 from symfdp.accountants.saddlepoint.formulas import SKEWNESS_MAX
+from symfdp.accountants.saddlepoint.orders import MAX_ORDER
 from symfdp.accountants.saddlepoint.pair import SaddlePointPairCurve
 from symfdp.accountants.base import Accountant, Components
 from symfdp.accountants.clt import GaussianPairCurve
@@ -165,10 +168,19 @@ class SaddlePoint(Accountant):
     method = "SaddlePoint"
     certified = False
 
-    def __init__(self, order: int = 2) -> None:
-        if isinstance(order, bool) or order not in (1, 2):
-            raise ValueError(f"order must be 1 or 2. Found {order!r}.")
+    def __init__(self, order: int = 2, warn_rel_error: float = 0.05) -> None:
+        if (
+            isinstance(order, bool)
+            or not isinstance(order, numbers.Integral)
+            or not 1 <= order <= MAX_ORDER
+        ):
+            raise ValueError(
+                f"order must be an integer in [1, {MAX_ORDER}]. Found {order!r}."
+            )
         self.order = int(order)
+        self.warn_rel_error = check_real(
+            "warn_rel_error", warn_rel_error, lo=0.0, lo_open=True
+        )
 
     def compose_pair(self, components: Components) -> Any:
         if summed_cumulants(components, 2, "Q")[1] <= 0.0:

@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 from symfdp._warnings import warn_approximation
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
+from symfdp.accountants.saddlepoint import orders as O
 from symfdp.accountants.saddlepoint.equation import (
     MAX_ITER,
     RTOL,
@@ -32,6 +33,10 @@ from symfdp.numeric.roots import bracketed_newton, monotone_bisect
 
 #: Relative disagreement of the two sides at the split point that warns.
 SPLIT_RTOL = 0.1
+#: Orders >= 3 never take the estimate below this fraction of delta_hat_2 (a
+#: truncated expansion whose terms turn it negative has diverged; the error
+#: estimate then exceeds the value).
+RHO_FLOOR = 0.01
 
 
 class SaddlePointPairCurve:
@@ -39,8 +44,9 @@ class SaddlePointPairCurve:
 
     Args:
         components: ``((mechanism, n), ...)`` of single dominating pairs.
-        order: 1 or 2: the point estimate is :math:`\hat\delta_1` or
-            :math:`\hat\delta_2`.
+        order: 1, 2 or ``J >= 3``: the point estimate is :math:`\hat\delta_1`,
+            :math:`\hat\delta_2` or the order-``J`` tilted Edgeworth estimate
+            (:mod:`~symfdp.accountants.saddlepoint.orders`).
         symmetric: Whether every component is symmetric (the split point is then
             0 and the trade-off is built from :math:`\varepsilon \ge 0`).
     """
@@ -65,28 +71,75 @@ class SaddlePointPairCurve:
         }
 
     # ------------------------------------------------------------ estimates
+    def _log_integrals(
+        self,
+        vals: dict[str, FloatArray],
+        side: str,
+        capped: Any,
+        orders: tuple[int, ...],
+        warn: bool,
+    ) -> tuple[dict[int, FloatArray], FloatArray, FloatArray]:
+        r"""``({J: log I_J}, log C, ok)``: the order-``J`` approximations of the
+        contour integral for each ``J`` in ``orders`` (repaired as in
+        :func:`~symfdp.accountants.saddlepoint.formulas.log_integrals`, orders
+        :math:`\ge 3` also capped by the Chernoff bound :math:`C`), and ``ok``,
+        where every tilted Edgeworth term is finite (order :math:`\le 2`: where
+        the point is not capped)."""
+        base = 1 if self.order == 1 else 2
+        log1, log2, log_c = F.log_integrals(vals, side, capped, base, warn)
+        top = max(orders)
+        capped = np.asarray(capped, dtype=bool) | ~(vals["v"] > 0.0)
+        usable = ~capped & (log2 < log_c)
+        rho, ok = O.log_ratios(self.components, vals, side, log2, top, usable)
+        out: dict[int, FloatArray] = {}
+        for j in orders:
+            if j == 1:
+                out[j] = log1
+            elif j == 2:
+                out[j] = log2
+            else:
+                with np.errstate(divide="ignore"):
+                    lj = log2 + np.log(np.maximum(rho[j - 2], RHO_FLOOR))
+                out[j] = np.where(capped, log_c, np.minimum(lj, log_c))
+        return out, log_c, ok
+
     def _estimates(
-        self, eps: FloatArray, side: str, warn: bool = True, check: bool = False
+        self,
+        eps: FloatArray,
+        side: str,
+        warn: bool = True,
+        check: bool = False,
+        extra: int = 0,
     ) -> dict:
-        """Saddle points, both estimates and the chosen (repaired) one at ``eps``
-        on ``side``; with ``check`` also ``skew``, the largest skewness of the
-        tilted loss sum over the points (see :meth:`_skew`)."""
+        """Saddle points, both CF-S5/CF-S6 estimates and the chosen (repaired)
+        one at ``eps`` on ``side``; with ``check`` also ``skew``, the largest
+        skewness of the tilted loss sum over the points (see :meth:`_skew`); with
+        ``extra`` also ``more``, the repaired estimates of orders ``order + 1 ..
+        order + extra``."""
         vals, capped = self._saddles.solve(eps, side, k3=check)
-        log1, log2, log_c = F.log_integrals(vals, side, capped, self.order, warn)
-        d1 = B.from_integral(log1, eps, side, self.log_p_mass)
-        d2 = B.from_integral(log2, eps, side, self.log_p_mass)
-        chosen = B.repair(d2 if self.order == 2 else d1, eps, self.log_p_mass, warn)
+        orders = tuple(range(self.order, self.order + extra + 1))
+        logs, log_c, ok = self._log_integrals(
+            vals, side, capped, (1, 2, *orders), warn
+        )
+        d1 = B.from_integral(logs[1], eps, side, self.log_p_mass)
+        d2 = B.from_integral(logs[2], eps, side, self.log_p_mass)
+
+        def chosen(j: int, warn_j: bool) -> FloatArray:
+            d = B.from_integral(logs[j], eps, side, self.log_p_mass)
+            return B.repair(d, eps, self.log_p_mass, warn_j)
+
         est = {
             "vals": vals,
             "capped": capped,
             "d1": d1,
             "d2": d2,
-            "delta": chosen,
+            "delta": chosen(self.order, warn),
             "log_c": log_c,
+            "ok": ok,
+            "more": [chosen(j, False) for j in orders[1:]],
         }
         if check:
-            log_i = log2 if self.order == 2 else log1
-            est["skew"] = self._skew(vals, log_i, chosen, capped)
+            est["skew"] = self._skew(vals, logs[self.order], est["delta"], capped)
         return est
 
     @staticmethod
@@ -282,10 +335,10 @@ class SaddlePointPairCurve:
     def _upper_log_delta(self, vals: dict, warn: bool = False) -> FloatArray:
         """log of the chosen estimate at saddle-consistent points ``vals``."""
         shape = np.shape(vals["s"])
-        log1, log2, _ = F.log_integrals(
-            vals, "upper", np.zeros(shape, bool), self.order, warn
+        logs, _, _ = self._log_integrals(
+            vals, "upper", np.zeros(shape, bool), (self.order,), warn
         )
-        return log2 if self.order == 2 else log1
+        return logs[self.order]
 
     def _invert_upper(
         self, d: FloatArray, e_lo: float
@@ -404,10 +457,10 @@ class SaddlePointPairCurve:
                 lo, hi = self.support
                 keep &= (e > lo) & (e < hi)
                 vals = {k: v[keep] for k, v in vals.items()}
-                log1, log2, _ = F.log_integrals(
-                    vals, side, np.zeros(int(keep.sum()), bool), self.order, False
+                logs, _, _ = self._log_integrals(
+                    vals, side, np.zeros(int(keep.sum()), bool), (self.order,), False
                 )
-                log_i = log2 if self.order == 2 else log1
+                log_i = logs[self.order]
                 d = B.from_integral(log_i, e[keep], side, self.log_p_mass)
                 d = B.repair(d, e[keep], self.log_p_mass, False)
                 if side == "lower":
