@@ -32,8 +32,10 @@ the deep tail of a composition with few effective steps (large :math:`|\lambda_3
 the terms grow and the orders oscillate; the gap between consecutive orders is
 the error estimate (:mod:`symfdp.accountants.saddlepoint.pair`). The closed form
 of :math:`G_k` is a difference of terms of size :math:`b^k R(w)` and loses about
-:math:`k\log_{10}b` digits for large :math:`b = t_*\sqrt v` (the terms of degree
-24 at :math:`b = 8` keep about six digits).
+:math:`k\log_{10}b` digits for large :math:`b = t_*\sqrt v`; there (truncation
+point beyond ``W_SWITCH``) :math:`D_k` is summed instead from the moments
+:math:`M_i(w) = \int_0^\infty u^ie^{-wu-u^2/2}du` (Gauss–Laguerre), which has
+no cancellation.
 """
 
 from __future__ import annotations
@@ -105,6 +107,60 @@ def mills_ratio(w: FloatArray) -> FloatArray:
     return math.sqrt(math.pi / 2.0) * special.erfcx(w / math.sqrt(2.0))
 
 
+#: Gauss–Laguerre rule for the truncated-Gaussian moments M_i(w), w >= W_SWITCH.
+_GL_NODES, _GL_WEIGHTS = np.polynomial.laguerre.laggauss(80)
+#: Above this truncation point the Hermite moments are summed from M_i(w) (no
+#: cancellation); below it the closed form G_k loses few digits (b is small).
+W_SWITCH: Final = 2.0
+
+
+def truncated_moments(w: FloatArray, kmax: int) -> FloatArray:
+    r""":math:`M_i(w) = \int_0^\infty u^i e^{-wu - u^2/2}du`, ``i = 0..kmax``, for
+    :math:`w \ge` ``W_SWITCH``, by an 80-point Gauss–Laguerre rule in
+    :math:`z = wu`: :math:`M_i = w^{-i-1}\sum_j \omega_j z_j^i
+    e^{-z_j^2/(2w^2)}` (the Gaussian factor is smooth on the scale of the
+    rule). Shape ``(kmax + 1,) + w.shape``."""
+    z = _GL_NODES[:, None]
+    g = _GL_WEIGHTS[:, None] * np.exp(-0.5 * (z / w[None, :]) ** 2)
+    out = np.empty((kmax + 1, w.size))
+    zi = np.ones_like(z)
+    for i in range(kmax + 1):
+        out[i] = (g * zi).sum(axis=0) / w ** (i + 1)
+        zi = zi * z
+    return out
+
+
+def hermite_values(c: FloatArray, kmax: int) -> FloatArray:
+    """``He_0(c) .. He_kmax(c)`` by the three-term recurrence."""
+    out = np.empty((kmax + 1, c.size))
+    out[0] = 1.0
+    if kmax >= 1:
+        out[1] = c
+    for k in range(1, kmax):
+        out[k + 1] = c * out[k] - k * out[k - 1]
+    return out
+
+
+def _moment_differences(
+    side: str, c: FloatArray, w1: FloatArray, w2: FloatArray, kmax: int
+) -> FloatArray:
+    r""":math:`D_k` for ``k = 0..kmax`` from the truncated moments: with
+    :math:`u = x - c`, :math:`G_k^+ = \sum_i\binom{k}{i}He_{k-i}(c)M_i(w)` and
+    :math:`G_k^- = \sum_i\binom{k}{i}He_{k-i}(c)(-1)^iM_i(-w)` (Appell
+    property), a sum without cancellation for large :math:`|w|`."""
+    sg = 1.0 if side == "upper" else -1.0
+    m1 = truncated_moments(sg * w1, kmax)
+    m2 = truncated_moments(sg * w2, kmax)
+    dm = (m1 - m2) if side == "upper" else (m2 - m1)
+    dm = dm * (sg ** np.arange(kmax + 1))[:, None]
+    he = hermite_values(c, kmax)
+    out = np.zeros((kmax + 1, c.size))
+    for k in range(kmax + 1):
+        for i in range(k + 1):
+            out[k] += math.comb(k, i) * he[k - i] * dm[i]
+    return out
+
+
 def correction_terms(
     side: str,
     eps: FloatArray,
@@ -118,25 +174,39 @@ def correction_terms(
     :math:`K`) and the terms :math:`T_1..T_{J-2}` (shape ``(J-2, n)``) of
     saddle-point order ``J = order``, so that the correction of order ``J'``
     :math:`\le J` to the contour integral is :math:`e^{K + \log pref}
-    \sum_{j \le J'-2} T_j`. ``lam`` holds :math:`\lambda_3..\lambda_J` (rows)."""
+    \sum_{j \le J'-2} T_j`. ``lam`` holds :math:`\lambda_3..\lambda_J` (rows).
+
+    :math:`D_k` comes from the compiled closed form :math:`G_k` where the
+    truncation points satisfy :math:`\pm w <` ``W_SWITCH`` and from
+    :func:`_moment_differences` elsewhere (the closed form is a difference of
+    terms of size :math:`b^kR(w)` and would lose about :math:`k\log_{10}b`
+    digits there).
+    """
+    eps, t, m, v = (np.asarray(a, dtype=np.float64).reshape(-1) for a in (eps, t, m, v))
     sv = np.sqrt(v)
     c = (eps - m) / sv
     b1, b2 = t * sv, (t + 1.0) * sv
     w1, w2 = c + b1, c + b2
     sg = 1.0 if side == "upper" else -1.0
     kmax = 3 * (order - 2)
-    ev = evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
-    with np.errstate(over="ignore", invalid="ignore"):
-        g1 = ev(hb=b1, hw=w1, mills=mills_ratio(sg * w1))
-        g2 = ev(hb=b2, hw=w2, mills=mills_ratio(sg * w2))
-        d = g1 - g2 if side == "upper" else g2 - g1
+    d = np.empty((kmax + 1, eps.size))
+    far = np.minimum(sg * w1, sg * w2) >= W_SWITCH
+    near = ~far
+    if near.any():
+        ev = evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
+        with np.errstate(over="ignore", invalid="ignore"):
+            g1 = ev(hb=b1[near], hw=w1[near], mills=mills_ratio(sg * w1[near]))
+            g2 = ev(hb=b2[near], hw=w2[near], mills=mills_ratio(sg * w2[near]))
+            d[:, near] = (g1 - g2 if side == "upper" else g2 - g1).reshape(kmax + 1, -1)
+    if far.any():
+        d[:, far] = _moment_differences(side, c[far], w1[far], w2[far], kmax)
     coeffs = evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
-    lam_kw = {f"lambda{r}": lam[r - 3] for r in range(3, order + 1)}
+    lam_kw = {f"lambda{r}": lam[r - 3].reshape(-1) for r in range(3, order + 1)}
     cm = np.asarray(coeffs(**lam_kw)).reshape(order - 2, kmax + 1, -1)
     with np.errstate(over="ignore", invalid="ignore"):
-        terms = np.einsum("jkn,kn->jn", cm, d.reshape(kmax + 1, -1))
+        terms = np.einsum("jkn,kn->jn", cm, d)
     log_pref = -eps * t - 0.5 * c * c - _LOG_SQRT_2PI
-    return log_pref, terms.reshape((order - 2, *np.shape(eps)))
+    return log_pref, terms
 
 
 def log_ratios(
@@ -146,23 +216,26 @@ def log_ratios(
     log2: FloatArray,
     order_max: int,
     usable: Any,
-) -> tuple[FloatArray, FloatArray]:
-    r"""``(rho, ok)``: :math:`\rho_J = \hat I_J/\hat I_2` for ``J = 2..order_max``
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    r"""``(rho, ok, lam3)``: :math:`\rho_J = \hat I_J/\hat I_2` for ``J = 2..order_max``
     (rows; row 0 is 1) at the saddle points ``vals``, where :math:`\hat I_J` is
     the order-``J`` approximation of the contour integral and ``log2`` the log of
     :math:`\hat I_2`; ``ok`` marks the points where every term is finite
     (elsewhere :math:`\rho = 1`). Only entries with ``usable`` are evaluated (the
-    others are capped or degenerate and keep :math:`\rho = 1`, ``ok = False``).
+    others are capped or degenerate and keep :math:`\rho = 1`, ``ok = False``);
+    ``lam3`` is the tilted skewness :math:`\lambda_3` there (0 elsewhere and for
+    ``order_max < 3``).
     """
     shape = np.shape(vals["t"])
     rho = np.ones((order_max - 1, *shape))
     ok = np.zeros(shape, dtype=bool)
+    lam3 = np.zeros(shape)
     if order_max < 3:
         ok[...] = np.asarray(usable, dtype=bool)
-        return rho, ok
+        return rho, ok, lam3
     idx = np.flatnonzero(np.asarray(usable, dtype=bool).reshape(-1))
     if idx.size == 0:
-        return rho, ok
+        return rho, ok, lam3
     t = vals["t"].reshape(-1)[idx]
     kappa = tilted_cumulants(components, t, order_max)
     lam = standardised(kappa)
@@ -175,4 +248,5 @@ def log_ratios(
     flat_rho = rho.reshape(order_max - 1, -1)
     flat_rho[1:, idx] = np.where(good, cum, 1.0)
     ok.reshape(-1)[idx] = good
-    return rho, ok
+    lam3.reshape(-1)[idx] = np.where(np.isfinite(lam[0]), lam[0], 0.0)
+    return rho, ok, lam3
