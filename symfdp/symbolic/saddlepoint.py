@@ -300,7 +300,9 @@ def tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]
     rows = []
     for poly in characteristic_polynomials(j_max)[1:]:
         p = sp.Poly(poly, svar)
-        rows.append(tuple(sp.expand(p.coeff_monomial(svar**k)) for k in range(kmax + 1)))
+        rows.append(
+            tuple(sp.expand(p.coeff_monomial(svar**k)) for k in range(kmax + 1))
+        )
     return tuple(rows)
 
 

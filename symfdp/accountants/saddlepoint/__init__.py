@@ -123,6 +123,8 @@ from typing import Any
 
 from symfdp._validation import check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
+from symfdp.accountants.base import Accountant, Components
+from symfdp.accountants.clt import GaussianPairCurve
 from symfdp.accountants.saddlepoint.equation import (
     DEGENERATE_SD,
     LOG_NEGLIGIBLE,
@@ -132,8 +134,6 @@ from symfdp.accountants.saddlepoint.equation import (
 from symfdp.accountants.saddlepoint.formulas import SKEWNESS_MAX
 from symfdp.accountants.saddlepoint.orders import MAX_ORDER
 from symfdp.accountants.saddlepoint.pair import SaddlePointPairCurve
-from symfdp.accountants.base import Accountant, Components
-from symfdp.accountants.clt import GaussianPairCurve
 from symfdp.curve import PrivacyCurve
 from symfdp.mechanisms.base import Mechanism
 

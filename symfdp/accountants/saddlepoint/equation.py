@@ -18,8 +18,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from symfdp.accountants.saddlepoint.formulas import log_integrals
 from symfdp.accountants.base import Components
+from symfdp.accountants.saddlepoint.formulas import log_integrals
 from symfdp.mechanisms.base import FloatArray, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton
 

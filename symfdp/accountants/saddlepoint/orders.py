@@ -83,7 +83,9 @@ def _build_coefficients(order: int) -> tuple[Any, tuple[Any, ...]]:
     from symfdp.symbolic.symbols import lambdas
 
     if order < 3:
-        raise ValueError(f"tilted Edgeworth coefficients need order >= 3. Found {order}.")
+        raise ValueError(
+            f"tilted Edgeworth coefficients need order >= 3. Found {order}."
+        )
     rows = S.tilted_edgeworth_coefficients(order)
     flat = [c for row in rows for c in row]
     return sp.Tuple(*flat), lambdas(order - 2)

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._warnings import warn_approximation
+from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
 from symfdp.accountants.saddlepoint import orders as O
@@ -27,7 +28,6 @@ from symfdp.accountants.saddlepoint.equation import (
     SIDES,
     SaddleGrid,
 )
-from symfdp.accountants.base import Components
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.roots import bracketed_newton, monotone_bisect
 
@@ -95,11 +95,9 @@ class SaddlePointPairCurve:
         capped: Any,
         orders: tuple[int, ...],
         warn: bool,
-    ) -> tuple[
-        dict[int, FloatArray], FloatArray, FloatArray, FloatArray, FloatArray
-    ]:
-        r"""``({J: log I_J}, log C, ok, lam3, capped)``: the order-``J`` approximations of the
-        contour integral for each ``J`` in ``orders`` (repaired as in
+    ) -> tuple[dict[int, FloatArray], FloatArray, FloatArray, FloatArray, FloatArray]:
+        r"""``({J: log I_J}, log C, ok, lam3, capped)``: the order-``J``
+        approximations of the contour integral for each ``J`` in ``orders`` (repaired as in
         :func:`~symfdp.accountants.saddlepoint.formulas.log_integrals`, orders
         :math:`\ge 3` also capped by the Chernoff bound :math:`C`), and ``ok``,
         where every tilted Edgeworth term is finite and the chosen order is above
@@ -264,7 +262,7 @@ class SaddlePointPairCurve:
     def _delta_orders(
         self, eps: ArrayLike, check: bool, extra: int
     ) -> tuple[FloatArray, float, FloatArray, FloatArray]:
-        """``(rows, skew, kind, lam3)``: the estimates of orders ``order .. order +
+        r"""``(rows, skew, kind, lam3)``: the estimates of orders ``order .. order +
         extra`` (rows, each of the shape of ``eps``), the largest skewness
         (``check``) and the kind of each value: 0 exact (outside the support), 1
         the Chernoff cap (capped saddle point), 2 an expansion, 3 an expansion
