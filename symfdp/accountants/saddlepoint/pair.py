@@ -97,7 +97,8 @@ class SaddlePointPairCurve:
         warn: bool,
     ) -> tuple[dict[int, FloatArray], FloatArray, FloatArray, FloatArray, FloatArray]:
         r"""``({J: log I_J}, log C, ok, lam3, capped)``: the order-``J``
-        approximations of the contour integral for each ``J`` in ``orders`` (repaired as in
+        approximations of the contour integral for each ``J`` in ``orders``
+        (repaired as in
         :func:`~symfdp.accountants.saddlepoint.formulas.log_integrals`, orders
         :math:`\ge 3` also capped by the Chernoff bound :math:`C`), and ``ok``,
         where every tilted Edgeworth term is finite and the chosen order is above
