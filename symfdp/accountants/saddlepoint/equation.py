@@ -20,6 +20,8 @@ import numpy as np
 
 from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint.formulas import log_integrals
+from symfdp.accountants.saddlepoint.rules import fast_cache, rule_derivatives
+from symfdp.accountants.saddlepoint.tilted import component_cumulants
 from symfdp.mechanisms.base import FloatArray, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton
 
@@ -82,6 +84,9 @@ class SaddleGrid:
 
     def __init__(self, components: Components, symmetric: bool) -> None:
         self.components = components
+        #: Cached tilt-following rules of the subsampled components (one pass
+        #: gives K, K', K''); None for closed-form components.
+        self._fast = [fast_cache(m) for m, _ in components]
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = FIRST_STAGE
         k0, k1, k2 = self.cgf(np.concatenate(([-1.0, -0.5], s0)))
@@ -96,7 +101,9 @@ class SaddleGrid:
 
     # ------------------------------------------------------------ CGF
     def cgf(self, t: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """``(K, K', K'')`` of the composed loss under Q, summed over components.
+        """``(K, K', K'')`` of the composed loss under Q, summed over components
+        (subsampled components in one pass over a cached rule,
+        :mod:`~symfdp.accountants.saddlepoint.rules`).
 
         Tilts are evaluated in groups of similar magnitude (factors of 4 in
         ``1 + |t|``): a mechanism's quadrature for a large tilt costs more, and a
@@ -110,12 +117,32 @@ class SaddleGrid:
         for lv in np.unique(level):
             idx = np.flatnonzero(level == lv)
             tt = flat[idx]
-            for m, n in self.components:
-                a, b, c = m.cgf_derivatives(tt, "Q")
+            for (m, n), cache in zip(self.components, self._fast, strict=True):
+                if cache is not None:
+                    rule = cache.rule(float(tt.min()), float(tt.max()))
+                    a, b, c = rule_derivatives(rule.nodes, rule.log_w, tt, 2)
+                else:
+                    a, b, c = m.cgf_derivatives(tt, "Q")
                 k0[idx] += n * np.asarray(a, dtype=np.float64)
                 k1[idx] += n * np.asarray(b, dtype=np.float64)
                 k2[idx] += n * np.asarray(c, dtype=np.float64)
         return k0.reshape(t.shape), k1.reshape(t.shape), k2.reshape(t.shape)
+
+    def cumulants(self, t: FloatArray, order: int) -> FloatArray:
+        r""":math:`K^{(r)}(t)`, ``r = 2..order``, of the composed loss under Q
+        (rows), one pass per component over its cached rule (closed forms and
+        fixed rules otherwise, :mod:`~symfdp.accountants.saddlepoint.tilted`)."""
+        flat = np.asarray(t, dtype=np.float64).reshape(-1)
+        total = np.zeros((order - 1, flat.size))
+        if flat.size == 0:
+            return total
+        for (m, n), cache in zip(self.components, self._fast, strict=True):
+            if cache is not None:
+                rule = cache.rule(float(flat.min()), float(flat.max()))
+                total += n * rule_derivatives(rule.nodes, rule.log_w, flat, order)[2:]
+            else:
+                total += n * component_cumulants(m, flat, order)
+        return total
 
     def at(self, s: Any, side: str) -> dict[str, FloatArray]:
         """CGF values at ``t(s)`` and the saddle-consistent ``eps(s)``."""

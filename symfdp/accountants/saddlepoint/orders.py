@@ -41,13 +41,13 @@ no cancellation.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
 from scipy import special
 
-from symfdp.accountants.base import Components
-from symfdp.accountants.saddlepoint.tilted import standardised, tilted_cumulants
+from symfdp.accountants.saddlepoint.tilted import standardised
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.compile import evaluator, register_derivation
 
@@ -212,7 +212,7 @@ def correction_terms(
 
 
 def log_ratios(
-    components: Components,
+    cumulants: Callable[[FloatArray, int], FloatArray],
     vals: dict[str, FloatArray],
     side: str,
     log2: FloatArray,
@@ -239,7 +239,7 @@ def log_ratios(
     if idx.size == 0:
         return rho, ok, lam3
     t = vals["t"].reshape(-1)[idx]
-    kappa = tilted_cumulants(components, t, order_max)
+    kappa = cumulants(t, order_max)
     lam = standardised(kappa)
     eps, m, v, kk = (vals[k].reshape(-1)[idx] for k in ("eps", "m", "v", "K"))
     log_pref, terms = correction_terms(side, eps, t, m, v, lam, order_max)

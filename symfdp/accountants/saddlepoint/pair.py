@@ -110,7 +110,9 @@ class SaddlePointPairCurve:
         top = max(orders)
         capped = np.asarray(capped, dtype=bool) | ~(vals["v"] > 0.0)
         usable = ~capped & (log2 < log_c)
-        rho, ok, lam3 = O.log_ratios(self.components, vals, side, log2, top, usable)
+        rho, ok, lam3 = O.log_ratios(
+            self._saddles.cumulants, vals, side, log2, top, usable
+        )
         if self.order >= 3:
             ok = ok & (rho[self.order - 2] > RHO_FLOOR)
             # An estimate above the Chernoff bound C is lowered to it; the true
