@@ -154,7 +154,9 @@ def test_skewed_tilted_law_still_warns() -> None:
         curve.epsilon(1e-5)
     pair = curve.pairs[0]
     d, err = pair.delta_and_error(np.array([1.0, 2.0]))
-    assert np.all(err >= 0.1 * d - 1e-300)
+    lam3 = pair._delta_orders(np.array([1.0, 2.0]), False, 3)[3]
+    assert np.all(err >= 0.05 * lam3**4 * d * (1 - 1e-12))
+    assert np.all(np.abs(lam3) > 1.0)
 
 
 @pytest.mark.parametrize("order", [0, 17])
