@@ -101,48 +101,55 @@ class SaddleGrid:
 
     # ------------------------------------------------------------ CGF
     def cgf(self, t: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """``(K, K', K'')`` of the composed loss under Q, summed over components
-        (subsampled components in one pass over a cached rule,
-        :mod:`~symfdp.accountants.saddlepoint.rules`).
+        """``(K, K', K'')`` of the composed loss under Q (:meth:`derivatives`)."""
+        k0, k1, k2 = self.derivatives(t, 2)
+        return k0, k1, k2
+
+    def derivatives(self, t: FloatArray, order: int) -> FloatArray:
+        """``K, K', ..., K^(order)`` of the composed loss under Q at ``t``
+        (rows; shape ``(order + 1,) + t.shape``), summed over components:
+        subsampled components in one pass over a cached rule
+        (:mod:`~symfdp.accountants.saddlepoint.rules`), the others by their
+        closed-form ``cgf_derivatives`` and, beyond the second,
+        :func:`~symfdp.accountants.saddlepoint.tilted.component_cumulants`.
 
         Tilts are evaluated in groups of similar magnitude (factors of 4 in
-        ``1 + |t|``): a mechanism's quadrature for a large tilt costs more, and a
-        mixed call would make every entry pay for the largest.
+        ``1 + |t|``): a rule for a large tilt has more nodes, and a mixed call
+        would make every entry pay for the largest.
         """
         t = np.asarray(t, dtype=np.float64)
         flat = t.reshape(-1)
-        k0, k1, k2 = np.zeros(flat.shape), np.zeros(flat.shape), np.zeros(flat.shape)
+        out = np.zeros((order + 1, flat.size))
+        if flat.size == 0:
+            return out.reshape((order + 1, *t.shape))
         level = np.floor(np.log(1.0 + np.abs(flat)) / math.log(4.0))
         level = np.where(level < 3, 0, level)  # |t| < 63: one group
-        for lv in np.unique(level):
-            idx = np.flatnonzero(level == lv)
+        groups = (
+            [slice(None)]
+            if level.max() == 0
+            else [np.flatnonzero(level == lv) for lv in np.unique(level)]
+        )
+        for idx in groups:
             tt = flat[idx]
             for (m, n), cache in zip(self.components, self._fast, strict=True):
                 if cache is not None:
                     rule = cache.rule(float(tt.min()), float(tt.max()))
-                    a, b, c = rule_derivatives(rule.nodes, rule.log_w, tt, 2)
-                else:
-                    a, b, c = m.cgf_derivatives(tt, "Q")
-                k0[idx] += n * np.asarray(a, dtype=np.float64)
-                k1[idx] += n * np.asarray(b, dtype=np.float64)
-                k2[idx] += n * np.asarray(c, dtype=np.float64)
-        return k0.reshape(t.shape), k1.reshape(t.shape), k2.reshape(t.shape)
+                    out[:, idx] += n * rule_derivatives(
+                        rule.nodes, rule.log_w, tt, order
+                    )
+                    continue
+                a, b, c = m.cgf_derivatives(tt, "Q")
+                out[0, idx] += n * np.asarray(a, dtype=np.float64)
+                out[1, idx] += n * np.asarray(b, dtype=np.float64)
+                out[2, idx] += n * np.asarray(c, dtype=np.float64)
+                if order > 2:
+                    out[3:, idx] += n * component_cumulants(m, tt, order)[1:]
+        return out.reshape((order + 1, *t.shape))
 
     def cumulants(self, t: FloatArray, order: int) -> FloatArray:
         r""":math:`K^{(r)}(t)`, ``r = 2..order``, of the composed loss under Q
-        (rows), one pass per component over its cached rule (closed forms and
-        fixed rules otherwise, :mod:`~symfdp.accountants.saddlepoint.tilted`)."""
-        flat = np.asarray(t, dtype=np.float64).reshape(-1)
-        total = np.zeros((order - 1, flat.size))
-        if flat.size == 0:
-            return total
-        for (m, n), cache in zip(self.components, self._fast, strict=True):
-            if cache is not None:
-                rule = cache.rule(float(flat.min()), float(flat.max()))
-                total += n * rule_derivatives(rule.nodes, rule.log_w, flat, order)[2:]
-            else:
-                total += n * component_cumulants(m, flat, order)
-        return total
+        (rows; :meth:`derivatives`)."""
+        return self.derivatives(t, order)[2:]
 
     def at(self, s: Any, side: str) -> dict[str, FloatArray]:
         """CGF values at ``t(s)`` and the saddle-consistent ``eps(s)``."""
@@ -273,6 +280,19 @@ class SaddleGrid:
             e_f = eps[free]
             lo_f = np.where(tiny[free], 1e-300, lo[free])
             hi_f = np.where(tiny[free], s_min, hi[free])
+            # First guess: eps(s) interpolated linearly in log s between the
+            # bracketing grid points (Newton then needs two or three steps).
+            ja = j[free]
+            e0, e1 = ge[ja - 1], ge[ja]
+            l0, l1 = np.log(gs[ja - 1]), np.log(gs[ja])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                frac = np.clip((e_f - e0) / (e1 - e0), 0.0, 1.0)
+            x0 = np.exp(l0 + frac * (l1 - l0))
+            x0 = np.where(
+                tiny[free] | ~np.isfinite(x0),
+                np.sqrt(lo_f * hi_f),
+                np.clip(x0, lo_f, hi_f),
+            )
             last: dict[str, Any] = {}
 
             def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -292,7 +312,7 @@ class SaddleGrid:
                 lo_f,
                 hi_f,
                 xtol=RTOL,
-                x0=np.sqrt(lo_f * hi_f),
+                x0=x0,
                 geometric=True,
                 check_bracket=False,
                 max_iter=MAX_ITER,
