@@ -40,6 +40,7 @@ no cancellation.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any, Final
@@ -156,11 +157,27 @@ def _moment_differences(
     dm = (m1 - m2) if side == "upper" else (m2 - m1)
     dm = dm * (sg ** np.arange(kmax + 1))[:, None]
     he = hermite_values(c, kmax)
-    out = np.zeros((kmax + 1, c.size))
-    for k in range(kmax + 1):
-        for i in range(k + 1):
-            out[k] += math.comb(k, i) * he[k - i] * dm[i]
-    return out
+    binom, shift = _appell_tables(kmax)
+    # out[k] = sum_i binom[k, i] He_{k-i}(c) dm[i]; He_{-1} := 0 pads i > k.
+    he_pad = np.concatenate((he, np.zeros((1, c.size))))
+    return np.einsum("ki,kin,in->kn", binom, he_pad[shift], dm)
+
+
+@functools.cache
+def _appell_tables(kmax: int) -> tuple[FloatArray, Any]:
+    """``binom[k, i] = C(k, i)`` (0 for i > k) and ``shift[k, i] = k - i``
+    (``kmax + 1``, the zero row, for i > k)."""
+    k = np.arange(kmax + 1)[:, None]
+    i = np.arange(kmax + 1)[None, :]
+    binom = np.array(
+        [
+            [math.comb(a, b) if b <= a else 0 for b in range(kmax + 1)]
+            for a in range(kmax + 1)
+        ],
+        dtype=np.float64,
+    )
+    shift = np.where(i <= k, k - i, kmax + 1)
+    return binom, shift
 
 
 def correction_terms(
@@ -218,6 +235,7 @@ def log_ratios(
     log2: FloatArray,
     order_max: int,
     usable: Any,
+    kappa: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""``(rho, ok, lam3)``: :math:`\rho_J = \hat I_J/\hat I_2` for ``J = 2..order_max``
     (rows; row 0 is 1) at the saddle points ``vals``, where :math:`\hat I_J` is
@@ -226,7 +244,8 @@ def log_ratios(
     (elsewhere :math:`\rho = 1`). Only entries with ``usable`` are evaluated (the
     others are capped or degenerate and keep :math:`\rho = 1`, ``ok = False``);
     ``lam3`` is the tilted skewness :math:`\lambda_3` there (0 elsewhere and for
-    ``order_max < 3``).
+    ``order_max < 3``). ``cumulants(t, r)`` returns K'', ..., K^(r) at ``t``;
+    ``kappa`` may hold them at every point already.
     """
     shape = np.shape(vals["t"])
     rho = np.ones((order_max - 1, *shape))
@@ -239,7 +258,11 @@ def log_ratios(
     if idx.size == 0:
         return rho, ok, lam3
     t = vals["t"].reshape(-1)[idx]
-    kappa = cumulants(t, order_max)
+    if kappa is not None and np.shape(kappa)[0] >= order_max - 1:
+        flat_k = np.asarray(kappa)[: order_max - 1].reshape(order_max - 1, -1)
+        kappa = flat_k[:, idx]
+    else:
+        kappa = cumulants(t, order_max)
     lam = standardised(kappa)
     eps, m, v, kk = (vals[k].reshape(-1)[idx] for k in ("eps", "m", "v", "K"))
     log_pref, terms = correction_terms(side, eps, t, m, v, lam, order_max)

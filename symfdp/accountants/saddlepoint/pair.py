@@ -27,6 +27,7 @@ from symfdp.accountants.saddlepoint.equation import (
     RTOL,
     SIDES,
     SaddleGrid,
+    pack,
 )
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.roots import bracketed_newton, monotone_bisect
@@ -99,6 +100,7 @@ class SaddlePointPairCurve:
         capped: Any,
         orders: tuple[int, ...],
         warn: bool,
+        kappa: FloatArray | None = None,
     ) -> tuple[dict[int, FloatArray], FloatArray, FloatArray, FloatArray, FloatArray]:
         r"""``({J: log I_J}, log C, ok, lam3, capped)``: the order-``J``
         approximations of the contour integral for each ``J`` in ``orders``
@@ -115,7 +117,7 @@ class SaddlePointPairCurve:
         capped = np.asarray(capped, dtype=bool) | ~(vals["v"] > 0.0)
         usable = ~capped & (log2 < log_c)
         rho, ok, lam3 = O.log_ratios(
-            self._saddles.cumulants, vals, side, log2, top, usable
+            self._saddles.cumulants, vals, side, log2, top, usable, kappa
         )
         if self.order >= 3:
             ok = ok & (rho[self.order - 2] > RHO_FLOOR)
@@ -451,11 +453,14 @@ class SaddlePointPairCurve:
         F.warn_if_skewed(skew, "epsilon(delta)")
         return out.reshape(d.shape)
 
-    def _upper_log_delta(self, vals: dict, warn: bool = False) -> FloatArray:
-        """log of the chosen estimate at saddle-consistent points ``vals``."""
+    def _upper_log_delta(
+        self, vals: dict, warn: bool = False, kappa: FloatArray | None = None
+    ) -> FloatArray:
+        """log of the chosen estimate at saddle-consistent points ``vals``
+        (``kappa``: the derivatives K'', K''', ... there, if already computed)."""
         shape = np.shape(vals["s"])
         logs, *_ = self._log_integrals(
-            vals, "upper", np.zeros(shape, bool), (self.order,), warn
+            vals, "upper", np.zeros(shape, bool), (self.order,), warn, kappa
         )
         return logs[self.order]
 
@@ -511,18 +516,16 @@ class SaddlePointPairCurve:
             bad = ~((x0 > s_lo) & (x0 < s_hi))
             x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
             last: dict[str, Any] = {}
-            h = 1e-5
 
             def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-                # K''' by a forward difference of K'' (one vectorised CGF call
-                # evaluates both points).
-                both = saddles.at(np.concatenate((x, x * (1.0 + h))), "upper")
-                vals = {k: val[: x.size] for k, val in both.items()}
+                # K, K', K'', K''' (and the higher derivatives orders >= 3 use)
+                # in one pass over the components' rules.
+                d = saddles.derivatives(x, max(3, self.order))
+                vals = pack(x, "upper", d[0], d[1], d[2])
                 last.update(vals)
-                v3 = (both["v"][x.size :] - vals["v"]) / (x * h)
-                last["k3"] = v3
-                slope = F.log_delta_slope(x, vals["v"], v3)
-                return self._upper_log_delta(vals), slope
+                last["k3"] = d[3]
+                slope = F.log_delta_slope(x, vals["v"], d[3])
+                return self._upper_log_delta(vals, kappa=d[2:]), slope
 
             # log delta is decreasing in s; |log delta - target| <= 1e-10 is a
             # relative accuracy of 1e-10 in delta.
