@@ -96,7 +96,7 @@ def test_skewness_matches_the_tilted_two_point_law():
     eps = np.linspace(0.1, 1.6, 7)
     vals, capped = pair._saddles.solve(eps, "upper", k3=True)
     assert not capped.any()
-    t = vals["t"]
+    t = vals.t
     log_up, log_down = (
         a - math.log1p(math.exp(a)) + t * a,
         -math.log1p(math.exp(a)) - t * a,

@@ -48,6 +48,7 @@ from typing import Any, Final
 import numpy as np
 from scipy import special
 
+from symfdp.accountants.saddlepoint.records import SaddleValues
 from symfdp.accountants.saddlepoint.tilted import standardised
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.compile import evaluator, register_derivation
@@ -230,7 +231,7 @@ def correction_terms(
 
 def log_ratios(
     cumulants: Callable[[FloatArray, int], FloatArray],
-    vals: dict[str, FloatArray],
+    vals: SaddleValues,
     side: str,
     log2: FloatArray,
     order_max: int,
@@ -247,7 +248,7 @@ def log_ratios(
     ``order_max < 3``). ``cumulants(t, r)`` returns K'', ..., K^(r) at ``t``;
     ``kappa`` may hold them at every point already.
     """
-    shape = np.shape(vals["t"])
+    shape = np.shape(vals.t)
     rho = np.ones((order_max - 1, *shape))
     ok = np.zeros(shape, dtype=bool)
     lam3 = np.zeros(shape)
@@ -257,14 +258,14 @@ def log_ratios(
     idx = np.flatnonzero(np.asarray(usable, dtype=bool).reshape(-1))
     if idx.size == 0:
         return rho, ok, lam3
-    t = vals["t"].reshape(-1)[idx]
+    t = vals.t.reshape(-1)[idx]
     if kappa is not None and np.shape(kappa)[0] >= order_max - 1:
         flat_k = np.asarray(kappa)[: order_max - 1].reshape(order_max - 1, -1)
         kappa = flat_k[:, idx]
     else:
         kappa = cumulants(t, order_max)
     lam = standardised(kappa)
-    eps, m, v, kk = (vals[k].reshape(-1)[idx] for k in ("eps", "m", "v", "K"))
+    eps, m, v, kk = (a.reshape(-1)[idx] for a in (vals.eps, vals.m, vals.v, vals.K))
     log_pref, terms = correction_terms(side, eps, t, m, v, lam, order_max)
     with np.errstate(over="ignore", invalid="ignore"):
         scale = np.exp(kk + log_pref - log2.reshape(-1)[idx])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from symfdp.accountants.saddlepoint.equation import (
     SaddleGrid,
     pack,
 )
+from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.roots import bracketed_newton, monotone_bisect
 
@@ -95,7 +97,7 @@ class SaddlePointPairCurve:
     # ------------------------------------------------------------ estimates
     def _log_integrals(
         self,
-        vals: dict[str, FloatArray],
+        vals: SaddleValues,
         side: str,
         capped: Any,
         orders: tuple[int, ...],
@@ -114,7 +116,7 @@ class SaddlePointPairCurve:
         base = 1 if self.order == 1 else 2
         log1, log2, log_c = F.log_integrals(vals, side, capped, base, warn)
         top = max(orders)
-        capped = np.asarray(capped, dtype=bool) | ~(vals["v"] > 0.0)
+        capped = np.asarray(capped, dtype=bool) | ~(vals.v > 0.0)
         usable = ~capped & (log2 < log_c)
         rho, ok, lam3 = O.log_ratios(
             self._saddles.cumulants, vals, side, log2, top, usable, kappa
@@ -147,7 +149,7 @@ class SaddlePointPairCurve:
         warn: bool = True,
         check: bool = False,
         extra: int = 0,
-    ) -> dict:
+    ) -> Estimates:
         """Saddle points, both CF-S5/CF-S6 estimates and the chosen (repaired)
         one at ``eps`` on ``side``; with ``check`` also ``skew``, the largest
         skewness of the tilted loss sum over the points (see :meth:`_skew`); with
@@ -165,24 +167,24 @@ class SaddlePointPairCurve:
             d = B.from_integral(logs[j], eps, side, self.log_p_mass)
             return B.repair(d, eps, self.log_p_mass, warn_j)
 
-        est = {
-            "vals": vals,
-            "capped": capped,
-            "d1": d1,
-            "d2": d2,
-            "delta": chosen(self.order, warn),
-            "log_c": log_c,
-            "ok": ok,
-            "lam3": lam3,
-            "more": [chosen(j, False) for j in orders[1:]],
-        }
-        if check:
-            est["skew"] = self._skew(vals, logs[self.order], est["delta"], capped)
-        return est
+        delta = chosen(self.order, warn)
+        skew = self._skew(vals, logs[self.order], delta, capped) if check else 0.0
+        return Estimates(
+            vals=vals,
+            capped=capped,
+            d1=d1,
+            d2=d2,
+            delta=delta,
+            log_c=log_c,
+            ok=ok,
+            lam3=lam3,
+            more=tuple(chosen(j, False) for j in orders[1:]),
+            skew=skew,
+        )
 
     @staticmethod
     def _skew(
-        vals: dict[str, FloatArray], log_i: FloatArray, delta: FloatArray, skip: Any
+        vals: SaddleValues, log_i: FloatArray, delta: FloatArray, skip: Any
     ) -> float:
         """The largest skewness of the tilted loss sum over the points whose
         contour integral is at least a tenth of the estimate (on the lower side
@@ -193,7 +195,7 @@ class SaddlePointPairCurve:
             counts = ~np.asarray(skip, dtype=bool) & (np.exp(log_i) >= 0.1 * delta)
         return float(np.max(F.skewness(vals), where=counts, initial=0.0))
 
-    def _regions(self, e: FloatArray) -> dict[str, Any]:
+    def _regions(self, e: FloatArray) -> Regions:
         return B.regions(e, self.support, self.eps_split)
 
     def delta(self, eps: ArrayLike) -> FloatArray:
@@ -285,21 +287,23 @@ class SaddlePointPairCurve:
         lam3 = np.zeros(flat.shape)
         skew = 0.0
         reg = self._regions(flat)
-        out[:, reg["full"]] = B.below_support(flat[reg["full"]], self.log_p_mass)
+        out[:, reg.full] = B.below_support(flat[reg.full], self.log_p_mass)
         for side in SIDES:
-            if reg[side].any():
-                est = self._estimates(flat[reg[side]], side, check=check, extra=extra)
-                out[:, reg[side]] = [est["delta"], *est["more"]]
-                skew = max(skew, est.get("skew", 0.0))
-                lam3[reg[side]] = est["lam3"]
-                kind[reg[side]] = np.where(
-                    np.asarray(est["capped"], dtype=bool),
-                    1.0,
-                    np.where(est["ok"] | (self.order + extra <= 2), 2.0, 3.0),
+            if reg.side(side).any():
+                est = self._estimates(
+                    flat[reg.side(side)], side, check=check, extra=extra
                 )
-        if reg["lower"].any():
+                out[:, reg.side(side)] = [est.delta, *est.more]
+                skew = max(skew, est.skew)
+                lam3[reg.side(side)] = est.lam3
+                kind[reg.side(side)] = np.where(
+                    np.asarray(est.capped, dtype=bool),
+                    1.0,
+                    np.where(est.ok | (self.order + extra <= 2), 2.0, 3.0),
+                )
+        if reg.lower.any():
             for k, row in enumerate(out):
-                row[reg["lower"]] = self._join_split(row[reg["lower"]], warn=k == 0)
+                row[reg.lower] = self._join_split(row[reg.lower], warn=k == 0)
         return (
             out.reshape((extra + 1, *e.shape)),
             skew,
@@ -316,7 +320,7 @@ class SaddlePointPairCurve:
             return 0.0
         split = np.array([self.eps_split])
         return max(
-            float(self._estimates(split, side, warn=False)["delta"][0])
+            float(self._estimates(split, side, warn=False).delta[0])
             for side in SIDES
         )
 
@@ -357,12 +361,12 @@ class SaddlePointPairCurve:
         flat = e.reshape(-1)
         d1, d2 = np.zeros(flat.shape), np.zeros(flat.shape)
         reg = self._regions(flat)
-        full = B.below_support(flat[reg["full"]], self.log_p_mass)
-        d1[reg["full"]] = d2[reg["full"]] = full
+        full = B.below_support(flat[reg.full], self.log_p_mass)
+        d1[reg.full] = d2[reg.full] = full
         for side in SIDES:
-            if reg[side].any():
-                est = self._estimates(flat[reg[side]], side)
-                d1[reg[side]], d2[reg[side]] = est["d1"], est["d2"]
+            if reg.side(side).any():
+                est = self._estimates(flat[reg.side(side)], side)
+                d1[reg.side(side)], d2[reg.side(side)] = est.d1, est.d2
         return d1.reshape(e.shape), d2.reshape(e.shape)
 
     # ------------------------------------------------------------ error bound
@@ -390,15 +394,15 @@ class SaddlePointPairCurve:
         out = np.zeros(flat.shape)
         reg = self._regions(flat)
         for side in SIDES:
-            if not reg[side].any():
+            if not reg.side(side).any():
                 continue
-            est = self._estimates(flat[reg[side]], side)
-            vals = est["vals"]
-            log_b = F.log_error_bound(vals, self.third_abs_moment(vals["t"]))
-            bound = np.where(est["capped"], np.exp(est["log_c"]), np.exp(log_b))
+            est = self._estimates(flat[reg.side(side)], side)
+            vals = est.vals
+            log_b = F.log_error_bound(vals, self.third_abs_moment(vals.t))
+            bound = np.where(est.capped, np.exp(est.log_c), np.exp(log_b))
             if self.order == 1:
-                bound = bound + np.abs(est["d1"] - est["d2"])
-            out[reg[side]] = bound
+                bound = bound + np.abs(est.d1 - est.d2)
+            out[reg.side(side)] = bound
         return out.reshape(e.shape)
 
     # ------------------------------------------------------------ epsilon
@@ -454,11 +458,11 @@ class SaddlePointPairCurve:
         return out.reshape(d.shape)
 
     def _upper_log_delta(
-        self, vals: dict, warn: bool = False, kappa: FloatArray | None = None
+        self, vals: SaddleValues, warn: bool = False, kappa: FloatArray | None = None
     ) -> FloatArray:
         """log of the chosen estimate at saddle-consistent points ``vals``
         (``kappa``: the derivatives K'', K''', ... there, if already computed)."""
-        shape = np.shape(vals["s"])
+        shape = np.shape(vals.s)
         logs, *_ = self._log_integrals(
             vals, "upper", np.zeros(shape, bool), (self.order,), warn, kappa
         )
@@ -478,7 +482,7 @@ class SaddlePointPairCurve:
             gl = self._upper_log_delta(g)
             if gl[-1] <= log_d.min() or not saddles.extend("upper", False):
                 break
-        ge, gs = g["eps"], g["s"]
+        ge, gs = g.eps, g.s
         j0 = max(int(np.searchsorted(ge, e_lo)) - 1, 0)
         ok = gl[None, j0:] <= log_d[:, None]
         found = ok.any(axis=1)
@@ -496,7 +500,7 @@ class SaddlePointPairCurve:
                 "support). accountants.Numerical gives certified values.",
                 stacklevel=4,
             )
-            kk, t, s = g["K"][-1], g["t"][-1], gs[-1]
+            kk, t, s = g.K[-1], g.t[-1], gs[-1]
             eps_c = (kk + F.log_kernel_max(np.array(s)) - log_d[capped]) / t
             # Not below e_lo: the answer is inf{eps >= e_lo : ...}, and the bound
             # decreases in eps, so it holds at e_lo too.
@@ -510,21 +514,20 @@ class SaddlePointPairCurve:
             target = log_d[solve]
             # First step for free: Newton from the grid's right end, with K''' from
             # the grid's own divided difference (g is increasing and convex here).
-            v3_grid = (g["v"][i] - g["v"][i - 1]) / (s_hi - s_lo)
-            slope_hi = F.log_delta_slope(s_hi, g["v"][i], v3_grid)
+            v3_grid = (g.v[i] - g.v[i - 1]) / (s_hi - s_lo)
+            slope_hi = F.log_delta_slope(s_hi, g.v[i], v3_grid)
             x0 = s_hi - (target - gl[i]) / -slope_hi
             bad = ~((x0 > s_lo) & (x0 < s_hi))
             x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
-            last: dict[str, Any] = {}
+            last: list[SaddleValues] = []
 
             def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
                 # K, K', K'', K''' (and the higher derivatives orders >= 3 use)
                 # in one pass over the components' rules.
                 d = saddles.derivatives(x, max(3, self.order))
                 vals = pack(x, "upper", d[0], d[1], d[2])
-                last.update(vals)
-                last["k3"] = d[3]
-                slope = F.log_delta_slope(x, vals["v"], d[3])
+                last.append(replace(vals, k3=d[3]))
+                slope = F.log_delta_slope(x, vals.v, d[3])
                 return self._upper_log_delta(vals, kappa=d[2:]), slope
 
             # log delta is decreasing in s; |log delta - target| <= 1e-10 is a
@@ -542,12 +545,13 @@ class SaddlePointPairCurve:
                 check_bracket=False,
                 max_iter=MAX_ITER,
             )
-            if not np.array_equal(last["s"], s):
-                last = saddles.at_with_k3(s, "upper")
-            log_i = self._upper_log_delta(last, warn=True)
-            eps[solve] = last["eps"]
-            below[solve] = last["eps"] < e_lo
-            skew = self._skew(last, log_i, np.exp(log_i), below[solve])
+            at_s = last[-1]
+            if not np.array_equal(at_s.s, s):
+                at_s = saddles.at_with_k3(s, "upper")
+            log_i = self._upper_log_delta(at_s, warn=True)
+            eps[solve] = at_s.eps
+            below[solve] = at_s.eps < e_lo
+            skew = self._skew(at_s, log_i, np.exp(log_i), below[solve])
         return eps, below, skew
 
     # ------------------------------------------------------------ trade-off
@@ -563,22 +567,22 @@ class SaddlePointPairCurve:
             skew = 0.0
             sides = ("upper",) if self.symmetric else SIDES
             # Tilts beyond ~32 standard deviations of the loss add nothing visible.
-            sd0 = math.sqrt(max(float(saddles.grid("upper")["v"][0]), 1e-300))
+            sd0 = math.sqrt(max(float(saddles.grid("upper").v[0]), 1e-300))
             limit = 32.0 * max(1.0, 1.0 / sd0)
             for side in sides:
                 while saddles.extend(side, small_s=False, limit=limit):
                     pass
-                s_end = float(saddles.grid(side)["s"][-1])
+                s_end = float(saddles.grid(side).s[-1])
                 vals = saddles.at(np.geomspace(1e-3, max(s_end, 1.0), 240), side)
                 # K''' along the table by differences of K'' (no CGF call).
-                vals["k3"] = np.gradient(vals["v"], vals["t"])
-                e = vals["eps"]
+                vals = replace(vals, k3=np.gradient(vals.v, vals.t))
+                e = vals.eps
                 keep = (
                     (e >= self.eps_split) if side == "upper" else (e < self.eps_split)
                 )
                 lo, hi = self.support
                 keep &= (e > lo) & (e < hi)
-                vals = {k: v[keep] for k, v in vals.items()}
+                vals = vals.take(keep)
                 logs, *_ = self._log_integrals(
                     vals, side, np.zeros(int(keep.sum()), bool), (self.order,), False
                 )
