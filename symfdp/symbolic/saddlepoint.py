@@ -53,6 +53,7 @@ from typing import Final
 
 import sympy as sp
 
+from symfdp._validation import check_int, check_order
 from symfdp.symbolic.symbols import Phi, log_Phi
 
 #: The tilt parameter (real part of the contour).
@@ -238,10 +239,9 @@ cvar: Final = sp.Symbol("c", real=True)
 def max_hermite_degree(order: int) -> int:
     r"""Highest Hermite degree in the tilted Edgeworth density of saddle-point
     ``order`` ``J`` (term ``j`` has degrees ``j+2, j+4, ..., 3j``): ``3(J-2)``."""
-    return 3 * max(int(order) - 2, 0)
+    return 3 * max(check_order(order) - 2, 0)
 
 
-@functools.cache
 def kernel_hermite_moment_expr(k: int, side: str = "upper") -> sp.Expr:
     r""":math:`G_k(b, w, R)`, the closed-form Hermite moment of the tilted kernel.
 
@@ -266,9 +266,13 @@ def kernel_hermite_moment_expr(k: int, side: str = "upper") -> sp.Expr:
     :math:`e^{bc} = e^{a(\varepsilon - m)}` is the kernel's value at the mean.
     ``derivations/saddlepoint_orders.py`` checks it against direct integration.
     """
+    return _kernel_hermite_moment(check_int("k", k, lo=0), _check_side(side))
+
+
+@functools.cache
+def _kernel_hermite_moment(k: int, side: str) -> sp.Expr:
     from symfdp.symbolic.hermite import hermite_he
 
-    side = _check_side(side)
     sign = 1 if side == "upper" else -1
     poly = sp.S.Zero
     for i in range(1, k + 1):
@@ -276,7 +280,6 @@ def kernel_hermite_moment_expr(k: int, side: str = "upper") -> sp.Expr:
     return sp.expand((-hb) ** k * mills + sign * poly)
 
 
-@functools.cache
 def tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]:
     r"""The Hermite coefficients :math:`c_{jk}(\lambda)` of the tilted Edgeworth
     density :math:`\phi(x)(1 + \sum_{j=1}^{J-2}\sum_k c_{jk} He_k(x))` of
@@ -290,10 +293,15 @@ def tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]
     :math:`\lambda_3..\lambda_J` (order 2: none; order 3: the
     :math:`\lambda_3` term; order 4: adds :math:`\lambda_4, \lambda_3^2`).
     """
+    return _tilted_edgeworth_coefficients(check_order(order))
+
+
+@functools.cache
+def _tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]:
     from symfdp.symbolic.edgeworth import characteristic_polynomials
     from symfdp.symbolic.symbols import s as svar
 
-    j_max = max(int(order) - 2, 0)
+    j_max = max(order - 2, 0)
     if j_max == 0:
         return ()
     kmax = max_hermite_degree(order)
@@ -306,7 +314,6 @@ def tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]
     return tuple(rows)
 
 
-@functools.cache
 def correction_terms_expr(order: int, side: str = "upper") -> tuple[sp.Expr, ...]:
     r"""The correction terms :math:`T_1, \dots, T_{J-2}` of saddle-point order
     ``J``, in :math:`G_k` notation.
@@ -324,8 +331,9 @@ def correction_terms_expr(order: int, side: str = "upper") -> tuple[sp.Expr, ...
     (CF-S6). Returned with symbols ``G{k}`` standing for the differences
     :math:`D_k`.
     """
+    order = check_order(order)
     _check_side(side)
     out = []
-    for row in tilted_edgeworth_coefficients(order):
+    for row in _tilted_edgeworth_coefficients(order):
         out.append(sum(c * sp.Symbol(f"D{k}") for k, c in enumerate(row) if c != 0))
     return tuple(out)
