@@ -320,8 +320,7 @@ class SaddlePointPairCurve:
             return 0.0
         split = np.array([self.eps_split])
         return max(
-            float(self._estimates(split, side, warn=False).delta[0])
-            for side in SIDES
+            float(self._estimates(split, side, warn=False).delta[0]) for side in SIDES
         )
 
     def _join_split(self, lower: FloatArray, warn: bool) -> FloatArray:
