@@ -87,6 +87,7 @@ class SaddlePointPairCurve:
         #: Essential support of the composed loss.
         self.support = self._saddles.support
         self._table: tuple[FloatArray, FloatArray] | None = None
+        self._grid_cache: tuple[SaddleValues, FloatArray] | None = None
         self._table_skew = 0.0
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
@@ -467,6 +468,15 @@ class SaddlePointPairCurve:
         )
         return logs[self.order]
 
+    def _grid_log_delta(self, g: SaddleValues) -> FloatArray:
+        """:meth:`_upper_log_delta` along the upper grid ``g``, cached while the
+        grid is unchanged (the grid is a frozen record, replaced when it grows)."""
+        hit = self._grid_cache
+        if hit is None or hit[0] is not g:
+            hit = (g, self._upper_log_delta(g))
+            self._grid_cache = hit
+        return hit[1]
+
     def _invert_upper(
         self, d: FloatArray, e_lo: float
     ) -> tuple[FloatArray, Any, float]:
@@ -478,7 +488,7 @@ class SaddlePointPairCurve:
         saddles.covering("upper", e_lo, e_lo)
         while True:
             g = saddles.grid("upper")
-            gl = self._upper_log_delta(g)
+            gl = self._grid_log_delta(g)
             if gl[-1] <= log_d.min() or not saddles.extend("upper", False):
                 break
         ge, gs = g.eps, g.s
