@@ -71,9 +71,21 @@ register_derivation(
 )
 
 
+def _direct(name: str, **values: FloatArray) -> Any:
+    """The compiled function of evaluator ``name`` (order 0) called directly on
+    ``values`` (float arrays of one shape, checked by the callers' public entry):
+    no per-call argument checks in the solvers' loops."""
+    ev = evaluator(name, 0)
+    shape = np.broadcast_shapes(*(np.shape(v) for v in values.values()))
+    out = ev.fn(*(values[a] for a in ev.args))
+    if ev.n_outputs is None:
+        return np.broadcast_to(np.asarray(out, dtype=np.float64), shape)
+    return np.stack([np.broadcast_to(np.asarray(o, np.float64), shape) for o in out])
+
+
 def log_delta1(K: FloatArray, eps: FloatArray, t: FloatArray, v: FloatArray) -> Any:
     r""":math:`\log\hat\delta_1` (CF-S5), compiled."""
-    return np.asarray(evaluator("saddlepoint_log_delta1", 0)(K=K, eps=eps, t=t, v=v))
+    return _direct("saddlepoint_log_delta1", K=K, eps=eps, t=t, v=v)
 
 
 def delta2_log_terms(
@@ -86,8 +98,7 @@ def delta2_log_terms(
 ) -> Any:
     r"""The logs of the two Gaussian terms whose difference is
     :math:`\hat\delta_2` (CF-S6) on ``side``, compiled; shape ``(2, ...)``."""
-    ev = evaluator(f"saddlepoint_delta2_log_terms_{side}", 0)
-    return np.asarray(ev(K=K, eps=eps, t=t, m=m, v=v))
+    return _direct(f"saddlepoint_delta2_log_terms_{side}", K=K, eps=eps, t=t, m=m, v=v)
 
 
 # ----------------------------------------------------------------- kernels

@@ -181,6 +181,19 @@ def _appell_tables(kmax: int) -> tuple[FloatArray, Any]:
     return binom, shift
 
 
+def _rows(out: Any, count: int, size: int | None = None) -> FloatArray:
+    """The outputs of a compiled vector evaluator (arrays, or scalars for
+    constant entries) as a ``(count, size)`` array; called with arrays that the
+    public entry has checked (no per-call checks in the solvers' loops)."""
+    if size is None:
+        size = next((np.size(o) for o in out if np.ndim(o) > 0), 1)
+    rows = np.zeros((count, size))
+    for i, o in enumerate(out):
+        if np.ndim(o) > 0 or o != 0:
+            rows[i] = o
+    return rows
+
+
 def correction_terms(
     side: str,
     eps: FloatArray,
@@ -215,14 +228,15 @@ def correction_terms(
     if near.any():
         ev = evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
         with np.errstate(over="ignore", invalid="ignore"):
-            g1 = ev(hb=b1[near], hw=w1[near], mills=mills_ratio(sg * w1[near]))
-            g2 = ev(hb=b2[near], hw=w2[near], mills=mills_ratio(sg * w2[near]))
-            d[:, near] = (g1 - g2 if side == "upper" else g2 - g1).reshape(kmax + 1, -1)
+            g1 = _rows(ev.fn(b1[near], w1[near], mills_ratio(sg * w1[near])), kmax + 1)
+            g2 = _rows(ev.fn(b2[near], w2[near], mills_ratio(sg * w2[near])), kmax + 1)
+            d[:, near] = g1 - g2 if side == "upper" else g2 - g1
     if far.any():
         d[:, far] = _moment_differences(side, c[far], w1[far], w2[far], kmax)
     coeffs = evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
-    lam_kw = {f"lambda{r}": lam[r - 3].reshape(-1) for r in range(3, order + 1)}
-    cm = np.asarray(coeffs(**lam_kw)).reshape(order - 2, kmax + 1, -1)
+    lams = [lam[r - 3].reshape(-1) for r in range(3, order + 1)]
+    cm = _rows(coeffs.fn(*lams), (order - 2) * (kmax + 1), eps.size)
+    cm = cm.reshape(order - 2, kmax + 1, -1)
     with np.errstate(over="ignore", invalid="ignore"):
         terms = np.einsum("jkn,kn->jn", cm, d)
     log_pref = -eps * t - 0.5 * c * c - _LOG_SQRT_2PI
