@@ -60,7 +60,7 @@ _DEPS: Final = (
     "symfdp.symbolic.symbols",
 )
 #: Largest order accepted by ``SaddlePoint(order=...)`` (the error estimate
-#: evaluates two more).
+#: evaluates three more).
 MAX_ORDER: Final = 16
 _LOG_SQRT_2PI: Final = 0.5 * math.log(2.0 * math.pi)
 
