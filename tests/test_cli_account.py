@@ -215,7 +215,7 @@ USER_ERRORS = [
     (["account", "--mechanism", "gaussian", "--mu", "1", "--steps", "3",
       "--delta", "1e-5", "--pair", "add"], "--pair applies"),
     (["account", *DPSGD, "--method", "clt", "--order", "3"], "--order applies"),
-    (["account", *DPSGD, "--method", "saddlepoint", "--order", "3"], "1 or 2"),
+    (["account", *DPSGD, "--method", "saddlepoint", "--order", "17"], "1..16"),
     (["account", *DPSGD, "--method", "edgeworth", "--order", "99"], "order"),
     (["account", *DPSGD, "--method", "rdp"], "invalid choice"),
     (["account", *DPSGD, "--method", "berry-esseen"], "no finite epsilon"),

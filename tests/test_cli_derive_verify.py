@@ -136,3 +136,32 @@ def test_console_script_smoke():
     )
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("order", [3, 4, 6])
+def test_saddlepoint_sympy_last_line_is_the_terms(capsys, order):
+    from symfdp.symbolic.saddlepoint import correction_terms_expr
+
+    last = _derive(capsys, "saddlepoint", "--order", str(order), "--format", "sympy")[
+        -1
+    ]
+    parsed = sp.sympify(last)
+    expected = correction_terms_expr(order)
+    assert len(parsed) == order - 2
+    for got, want in zip(parsed, expected, strict=True):
+        assert sp.expand(canonicalize(got) - want) == 0
+
+
+def test_saddlepoint_low_order_has_no_terms_and_formats(capsys):
+    assert "no correction terms" in _derive(capsys, "saddlepoint", "--order", "2")[0]
+    latex = _derive(capsys, "saddlepoint", "--order", "3", "--format", "latex")
+    assert any(ln.startswith("T_{1} =") for ln in latex)
+    py = _derive(capsys, "saddlepoint", "--order", "3", "--format", "python")
+    assert any("def " in ln for ln in py)
+
+
+def test_verify_runs_saddlepoint_orders(capsys):
+    assert main(["verify", "saddlepoint_orders"]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if "saddlepoint_orders" in ln)
+    assert line.startswith("PASS")

@@ -1264,6 +1264,7 @@ SYMBOLIC_DOMAINS: dict[str, tuple[Any, Domain]] = {
 #: Per-function overrides (the same argument name meaning something else).
 SYMBOLIC_OVERRIDES: dict[tuple[str, str], tuple[Any, Domain]] = {
     ("hermite_he", "k"): (3, SYMBOLIC_INT),
+    ("kernel_hermite_moment_expr", "k"): (3, SYMBOLIC_INT),
 }
 #: Arguments that are SymPy expressions (anything sympifiable is meaningful).
 SYMBOLIC_EXPR_ARGS = {"x", "var", "expr", "a", "cgf", "at", "kappas", "m", "k", "n"}
@@ -1719,7 +1720,7 @@ def test_gamma_bounds_needs_a_certified_curve() -> None:
     ("options", "errors", "name"),
     [
         ({"method": "edgeworth", "order": -1}, VE, "order"),
-        ({"method": "saddlepoint", "order": 3}, VE, "order"),
+        ({"method": "saddlepoint", "order": 17}, VE, "order"),
         ({"method": "numerical", "eps_rel_tol": NAN}, EITHER, "eps_rel_tol"),
         ({"method": "numerical", "bogus": 1}, TE, "bogus"),
         ({"method": "edgeworth", "order": np.int64(2)}, TE, "order"),
@@ -1901,7 +1902,7 @@ CLI_RANGE_CASES: list[tuple[str, str, str]] = [
     ("account", "--delta 1", "--delta"),
     ("account", "--delta 2", "--delta"),
     ("account", "--order -1", "--order"),
-    ("account", "--order 3", "--order"),
+    ("account", "--order 17", "--order"),
     ("account", "--method edgeworth --order 65", "order"),
     ("account", "--epochs 2 --dataset-size 100 --batch-size 10", "--epochs"),
     ("account", "--mu 1", "--mu"),

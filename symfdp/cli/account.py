@@ -152,7 +152,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=_integer,
         default=None,
         help="order of the Edgeworth expansion (default 2) or of the "
-        "saddle-point estimate (1 or 2, default 2)",
+        "saddle-point estimate (1..16, default 2)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
@@ -384,9 +384,12 @@ def options_for(method: str, args: argparse.Namespace) -> dict[str, Any]:
     if method == "edgeworth":
         return {"order": args.order}
     if method == "saddlepoint" and args.method == "saddlepoint":
-        if args.order not in (1, 2):
+        from symfdp.accountants.saddlepoint.orders import MAX_ORDER
+
+        if not 1 <= args.order <= MAX_ORDER:
             raise UsageError(
-                f"--order for saddlepoint must be 1 or 2. Found {args.order}."
+                f"--order for saddlepoint must be in 1..{MAX_ORDER}. "
+                f"Found {args.order}."
             )
         return {"order": args.order}
     return {}

@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "-J",
         type=_integer,
         default=None,
-        help="order of edgeworth (default 2) or saddlepoint (1 or 2)",
+        help="order of edgeworth (default 2) or saddlepoint (1..16)",
     )
     p.add_argument(
         "--sigma-range",

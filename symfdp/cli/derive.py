@@ -12,6 +12,11 @@
 - ``cumulants``: the cumulants ``kappa0..kappaJ`` in the raw moments ``m1..mJ``
   (last line: the list).
 
+- ``saddlepoint``: the correction terms T_1..T_{J-2} of ``SaddlePoint(order=J)``
+  (the tilted Edgeworth terms, in the kernel's Hermite moments ``D{k}`` and the
+  standardised tilted cumulants), then the closed forms of the Hermite moments
+  ``G_k`` (upper and lower side) in ``hb``, ``hw``, ``mills``.
+
 ``--format python`` prints the compiled NumPy evaluator's source (edgeworth,
 cornish-fisher) or Python assignments (cumulants).
 """
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 
-KINDS = ("edgeworth", "cornish-fisher", "cumulants")
+KINDS = ("edgeworth", "cornish-fisher", "cumulants", "saddlepoint")
 FORMATS = ("latex", "sympy", "python")
 
 
@@ -57,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     order = check_order(args.order)
     if args.kind == "cumulants":
         lines = _cumulants(order, args.fmt)
+    elif args.kind == "saddlepoint":
+        lines = _saddlepoint(order, args.fmt)
     else:
         lines = _expansion(args.kind, order, args.fmt)
     print("\n".join(lines))
@@ -130,4 +137,63 @@ def _cumulants(order: int, fmt: str) -> list[str]:
         return lines
     lines = [f"# {title}"]
     lines += [f"kappa{r} = {sp.pycode(e)}" for r, e in enumerate(exprs)]
+    return lines
+
+
+def _saddlepoint(order: int, fmt: str) -> list[str]:
+    import sympy as sp
+
+    from symfdp.symbolic import saddlepoint as S
+
+    if order < 3:
+        return [
+            f"# SaddlePoint(order={order}) has no correction terms (order 1: "
+            "delta_hat_1, CF-S5; order 2: delta_hat_2, CF-S6)"
+        ]
+    terms = S.correction_terms_expr(order, "upper")
+    kmax = S.max_hermite_degree(order)
+    title = (
+        f"SaddlePoint(order={order}): delta_J = e^(K - eps t) phi(c) (D0 + T1 + ... "
+        f"+ T{order - 2}); lambda_r = K^(r)(t)/K''(t)^(r/2) of the tilted loss; "
+        "D{k} = G_k(t sqrt v) - G_k((t+1) sqrt v) (upper side), c = (eps - m)/sqrt v"
+    )
+    ks = sorted(
+        {
+            k
+            for row in S.tilted_edgeworth_coefficients(order)
+            for k, c in enumerate(row)
+            if c != 0
+        }
+        | {0}
+    )
+    if fmt == "latex":
+        lines = [f"% {title}"]
+        lines += [f"T_{{{j}}} = {sp.latex(e)}" for j, e in enumerate(terms, 1)]
+        for side in S.SIDES:
+            lines += [
+                f"G^{{{side}}}_{{{k}}} = "
+                f"{sp.latex(S.kernel_hermite_moment_expr(k, side))}"
+                for k in ks
+            ]
+        return lines
+    if fmt == "sympy":
+        lines = [f"# {title}"]
+        lines += [f"# T{j} = {sp.sstr(e)}" for j, e in enumerate(terms, 1)]
+        for side in S.SIDES:
+            lines += [
+                f"# G_{side}_{k} = {sp.sstr(S.kernel_hermite_moment_expr(k, side))}"
+                for k in ks
+            ]
+        lines.append(sp.sstr(list(terms)))
+        return lines
+    from symfdp.accountants.saddlepoint import orders as _orders  # noqa: F401
+    from symfdp.numeric.compile import evaluator
+
+    lines = [f"# {title}"]
+    lines.append(
+        evaluator("saddlepoint_tilted_edgeworth_coeffs", order).source.rstrip()
+    )
+    for side in S.SIDES:
+        ev = evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
+        lines.append(ev.source.rstrip())
     return lines

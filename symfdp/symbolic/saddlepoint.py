@@ -53,6 +53,7 @@ from typing import Final
 
 import sympy as sp
 
+from symfdp._validation import check_int, check_order
 from symfdp.symbolic.symbols import Phi, log_Phi
 
 #: The tilt parameter (real part of the contour).
@@ -220,3 +221,119 @@ def normal_cdf_expr(x: sp.Expr) -> sp.Expr:
 def with_erf(expr: sp.Expr) -> sp.Expr:
     """``expr`` with every ``Phi(x)`` replaced by its erf form."""
     return expr.replace(Phi, lambda arg: normal_cdf_expr(arg))
+
+
+# ----------------------------------------------------------------- higher orders
+#: ``b = a sqrt(v)``: the exponent of the kernel part e^{a(eps - L)} in the
+#: standardised variable X = (L - m)/sqrt(v).
+hb: Final = sp.Symbol("hb", real=True)
+#: ``w = c + b`` with ``c = (eps - m)/sqrt(v)``: the shifted truncation point.
+hw: Final = sp.Symbol("hw", real=True)
+#: The Mills ratio at the truncation point: ``R(w) = Phi(-w)/phi(w)`` on the
+#: upper side, ``R(-w) = Phi(w)/phi(w)`` on the lower side.
+mills: Final = sp.Symbol("mills", positive=True)
+#: Standardised truncation point ``c = (eps - m)/sqrt(v)`` (derivation checks).
+cvar: Final = sp.Symbol("c", real=True)
+
+
+def max_hermite_degree(order: int) -> int:
+    r"""Highest Hermite degree in the tilted Edgeworth density of saddle-point
+    ``order`` ``J`` (term ``j`` has degrees ``j+2, j+4, ..., 3j``): ``3(J-2)``."""
+    return 3 * max(check_order(order) - 2, 0)
+
+
+def kernel_hermite_moment_expr(k: int, side: str = "upper") -> sp.Expr:
+    r""":math:`G_k(b, w, R)`, the closed-form Hermite moment of the tilted kernel.
+
+    For :math:`X` with density :math:`\phi`, :math:`b = a\sqrt v`,
+    :math:`c = (\varepsilon - m)/\sqrt v` and :math:`w = c + b`:
+
+    .. math::  e^{bc}\int_c^\infty He_k(x)\phi(x)e^{-bx}dx = \phi(c)\,G_k^+,
+               \quad G_k^+ = (-b)^k R(w) + \sum_{i=1}^{k}\binom{k}{i}(-b)^{k-i}
+               He_{i-1}(w),
+
+    with :math:`R(w) = \Phi(-w)/\phi(w)` (``upper``), and
+
+    .. math::  e^{bc}\int_{-\infty}^c He_k(x)\phi(x)e^{-bx}dx = \phi(c)\,G_k^-,
+               \quad G_k^- = (-b)^k R(-w) - \sum_{i=1}^{k}\binom{k}{i}(-b)^{k-i}
+               He_{i-1}(w)
+
+    (``lower``). Proof: :math:`\phi(x)e^{-bx} = e^{b^2/2}\phi(x+b)`; substitute
+    :math:`y = x + b`, expand :math:`He_k(y - b) = \sum_i \binom{k}{i}
+    He_i(y)(-b)^{k-i}` (Appell property) and use :math:`\int_w^\infty He_i\phi =
+    He_{i-1}(w)\phi(w)` (:math:`i \ge 1`, from :math:`(He_{i-1}\phi)' =
+    -He_i\phi`); finally :math:`e^{bc + b^2/2}\phi(w) = \phi(c)`. The factor
+    :math:`e^{bc} = e^{a(\varepsilon - m)}` is the kernel's value at the mean.
+    ``derivations/saddlepoint_orders.py`` checks it against direct integration.
+    """
+    return _kernel_hermite_moment(check_int("k", k, lo=0), _check_side(side))
+
+
+@functools.cache
+def _kernel_hermite_moment(k: int, side: str) -> sp.Expr:
+    from symfdp.symbolic.hermite import hermite_he
+
+    sign = 1 if side == "upper" else -1
+    poly = sp.S.Zero
+    for i in range(1, k + 1):
+        poly += sp.binomial(k, i) * (-hb) ** (k - i) * hermite_he(i - 1, hw)
+    return sp.expand((-hb) ** k * mills + sign * poly)
+
+
+def tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]:
+    r"""The Hermite coefficients :math:`c_{jk}(\lambda)` of the tilted Edgeworth
+    density :math:`\phi(x)(1 + \sum_{j=1}^{J-2}\sum_k c_{jk} He_k(x))` of
+    saddle-point order ``J``: row ``j - 1`` holds :math:`c_{j0}, \dots,
+    c_{j,3(J-2)}`.
+
+    Term ``j`` is the Edgeworth term of :math:`K''^{-j/2}` (the coefficient of
+    :math:`(it)^k` in :math:`P_j`, :mod:`symfdp.symbolic.edgeworth`), in the
+    standardised cumulants :math:`\lambda_r = K^{(r)}(t_*)/K''(t_*)^{r/2}` of the
+    tilted loss; order ``J`` keeps ``j = 1..J-2`` and needs
+    :math:`\lambda_3..\lambda_J` (order 2: none; order 3: the
+    :math:`\lambda_3` term; order 4: adds :math:`\lambda_4, \lambda_3^2`).
+    """
+    return _tilted_edgeworth_coefficients(check_order(order))
+
+
+@functools.cache
+def _tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]:
+    from symfdp.symbolic.edgeworth import characteristic_polynomials
+    from symfdp.symbolic.symbols import s as svar
+
+    j_max = max(order - 2, 0)
+    if j_max == 0:
+        return ()
+    kmax = max_hermite_degree(order)
+    rows = []
+    for poly in characteristic_polynomials(j_max)[1:]:
+        p = sp.Poly(poly, svar)
+        rows.append(
+            tuple(sp.expand(p.coeff_monomial(svar**k)) for k in range(kmax + 1))
+        )
+    return tuple(rows)
+
+
+def correction_terms_expr(order: int, side: str = "upper") -> tuple[sp.Expr, ...]:
+    r"""The correction terms :math:`T_1, \dots, T_{J-2}` of saddle-point order
+    ``J``, in :math:`G_k` notation.
+
+    With :math:`Z = m + \sqrt v X` following the tilted Edgeworth law,
+
+    .. math::  \hat\delta_J = e^{K - \varepsilon t}\phi(c)\Big(D_0 +
+               \sum_{j=1}^{J-2} T_j\Big), \qquad T_j = \sum_k c_{jk} D_k,
+
+    :math:`D_k = G_k^+(b_1, w_1) - G_k^+(b_2, w_2)` on the upper side (kernel
+    :math:`e^{t(\varepsilon - Z)} - e^{(t+1)(\varepsilon - Z)}` on
+    :math:`Z > \varepsilon`; :math:`b_1 = t\sqrt v`, :math:`b_2 = (t+1)\sqrt v`,
+    :math:`w_i = c + b_i`) and :math:`D_k = G_k^-(b_2, w_2) - G_k^-(b_1, w_1)` on
+    the lower side; :math:`\phi(c)D_0` is :math:`\hat\delta_2`'s expectation
+    (CF-S6). Returned with symbols ``G{k}`` standing for the differences
+    :math:`D_k`.
+    """
+    order = check_order(order)
+    _check_side(side)
+    out = []
+    for row in _tilted_edgeworth_coefficients(order):
+        out.append(sum(c * sp.Symbol(f"D{k}") for k, c in enumerate(row) if c != 0))
+    return tuple(out)

@@ -262,7 +262,7 @@ def test_capped_saddle_point_uses_chernoff_bound():
 
 
 # ------------------------------------------------------------------ API
-@pytest.mark.parametrize("order", [0, 3, True, 1.5, "2"])
+@pytest.mark.parametrize("order", [0, 17, True, 1.5, "2"])
 def test_bad_order(order):
     with pytest.raises(ValueError, match="order"):
         A.SaddlePoint(order=order)

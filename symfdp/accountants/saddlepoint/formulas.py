@@ -8,10 +8,11 @@ give the CF-S7 bound, and :func:`skewness` / :func:`warn_if_skewed` the validity
 check. The formulas, the sign conventions and the repairs are
 described in :mod:`symfdp.accountants.saddlepoint`.
 
-Every function takes the values at the saddle points as a dict ``vals`` with
+Every function takes the values at the saddle points as a
+:class:`~symfdp.accountants.saddlepoint.records.SaddleValues` record ``vals`` with
 arrays ``s`` (the tilt variable), ``t`` (the tilt), ``K``, ``m`` (= K'), ``v``
 (= K''), ``eps`` and, for the validity check, ``k3`` (= K'''), as built by
-:mod:`symfdp.accountants._saddlepoint_equation`.
+:mod:`symfdp.accountants.saddlepoint.equation`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 
 from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import Components
+from symfdp.accountants.saddlepoint.records import SaddleValues
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.compile import evaluator, register_derivation
 
@@ -69,9 +71,21 @@ register_derivation(
 )
 
 
+def _direct(name: str, **values: FloatArray) -> Any:
+    """The compiled function of evaluator ``name`` (order 0) called directly on
+    ``values`` (float arrays of one shape, checked by the callers' public entry):
+    no per-call argument checks in the solvers' loops."""
+    ev = evaluator(name, 0)
+    shape = np.broadcast_shapes(*(np.shape(v) for v in values.values()))
+    out = ev.fn(*(values[a] for a in ev.args))
+    if ev.n_outputs is None:
+        return np.broadcast_to(np.asarray(out, dtype=np.float64), shape)
+    return np.stack([np.broadcast_to(np.asarray(o, np.float64), shape) for o in out])
+
+
 def log_delta1(K: FloatArray, eps: FloatArray, t: FloatArray, v: FloatArray) -> Any:
     r""":math:`\log\hat\delta_1` (CF-S5), compiled."""
-    return np.asarray(evaluator("saddlepoint_log_delta1", 0)(K=K, eps=eps, t=t, v=v))
+    return _direct("saddlepoint_log_delta1", K=K, eps=eps, t=t, v=v)
 
 
 def delta2_log_terms(
@@ -84,8 +98,7 @@ def delta2_log_terms(
 ) -> Any:
     r"""The logs of the two Gaussian terms whose difference is
     :math:`\hat\delta_2` (CF-S6) on ``side``, compiled; shape ``(2, ...)``."""
-    ev = evaluator(f"saddlepoint_delta2_log_terms_{side}", 0)
-    return np.asarray(ev(K=K, eps=eps, t=t, m=m, v=v))
+    return _direct(f"saddlepoint_delta2_log_terms_{side}", K=K, eps=eps, t=t, m=m, v=v)
 
 
 # ----------------------------------------------------------------- kernels
@@ -111,13 +124,13 @@ def log_delta_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray:
 
 # ----------------------------------------------------------------- estimates
 def log_integrals(
-    vals: dict[str, FloatArray], side: str, capped: Any, order: int, warn: bool
+    vals: SaddleValues, side: str, capped: Any, order: int, warn: bool
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""``(log I_1, log I_2, log C)``: the two approximations of the contour
     integral and the Chernoff bound, at the given points, with the repairs of
     :mod:`symfdp.accountants.saddlepoint` applied (``order`` selects which
     estimate's repairs are reported when ``warn``)."""
-    kk, eps, t, m, v, s = (vals[k] for k in ("K", "eps", "t", "m", "v", "s"))
+    kk, eps, t, m, v, s = vals.K, vals.eps, vals.t, vals.m, vals.v, vals.s
     log_c = kk - eps * t + log_kernel_max(s)
     # A tilted variance that underflowed to 0 (a point mass at the end of the
     # support) has no Gaussian approximation: such points take the Chernoff
@@ -192,11 +205,11 @@ def third_abs_moment(components: Components, t: Any) -> FloatArray:
     return total.reshape(np.shape(t))
 
 
-def log_error_bound(vals: dict[str, FloatArray], p3: FloatArray) -> FloatArray:
+def log_error_bound(vals: SaddleValues, p3: FloatArray) -> FloatArray:
     r"""Log of the CF-S7 bound as printed (constant 1):
     :math:`K(t) - \varepsilon t + s\log(s/(1+s)) + \log P_t - \tfrac32\log K''`,
     with :math:`s = t` (upper side) or :math:`-1 - t` (lower side)."""
-    kk, ee, t, v, s = (vals[k] for k in ("K", "eps", "t", "v", "s"))
+    kk, ee, t, v, s = vals.K, vals.eps, vals.t, vals.v, vals.s
     with np.errstate(divide="ignore"):
         return (
             kk - ee * t + s * (np.log(s) - np.log1p(s)) + np.log(p3) - 1.5 * np.log(v)
@@ -204,11 +217,11 @@ def log_error_bound(vals: dict[str, FloatArray], p3: FloatArray) -> FloatArray:
 
 
 # ----------------------------------------------------------------- validity
-def skewness(vals: dict[str, FloatArray]) -> FloatArray:
+def skewness(vals: SaddleValues) -> FloatArray:
     r""":math:`|\lambda_3| = |K'''(t)|/K''(t)^{3/2}`, the skewness of the tilted
     loss sum (the law :math:`\propto e^{tl}\,dQ_L(l)`) at the saddle points."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        lam3 = np.abs(vals["k3"]) / vals["v"] ** 1.5
+        lam3 = np.abs(vals.k3) / vals.v**1.5
     return np.where(np.isfinite(lam3), lam3, 0.0)
 
 

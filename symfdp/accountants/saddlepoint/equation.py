@@ -14,12 +14,16 @@ which the accountant uses to avoid root solving where it can. See
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Final
 
 import numpy as np
 
-from symfdp.accountants._saddlepoint_formulas import log_integrals
 from symfdp.accountants.base import Components
+from symfdp.accountants.saddlepoint.formulas import log_integrals
+from symfdp.accountants.saddlepoint.records import SaddleValues
+from symfdp.accountants.saddlepoint.rules import fast_cache, rule_derivatives
+from symfdp.accountants.saddlepoint.tilted import component_cumulants
 from symfdp.mechanisms.base import FloatArray, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton
 
@@ -57,12 +61,12 @@ def tilt(s: FloatArray, side: str) -> FloatArray:
 
 def pack(
     s: FloatArray, side: str, k: FloatArray, m: FloatArray, v: FloatArray
-) -> dict[str, FloatArray]:
+) -> SaddleValues:
     r"""Values at the saddle point ``t(s)``, with the ``eps`` solving
     :math:`F'_\varepsilon(t) = 0` there: :math:`\varepsilon = K'(t) - 1/t - 1/(1+t)`,
     i.e. :math:`K'(t) \mp (1/s + 1/(1+s))`."""
     eps = m - sign(side) * (1.0 / s + 1.0 / (1.0 + s))
-    return {"s": s, "t": tilt(s, side), "K": k, "m": m, "v": v, "eps": eps}
+    return SaddleValues(s, tilt(s, side), k, m, v, eps)
 
 
 class SaddleGrid:
@@ -82,6 +86,9 @@ class SaddleGrid:
 
     def __init__(self, components: Components, symmetric: bool) -> None:
         self.components = components
+        #: Cached tilt-following rules of the subsampled components (one pass
+        #: gives K, K', K''); None for closed-form components.
+        self._fast = [fast_cache(m) for m, _ in components]
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = FIRST_STAGE
         k0, k1, k2 = self.cgf(np.concatenate(([-1.0, -0.5], s0)))
@@ -96,33 +103,62 @@ class SaddleGrid:
 
     # ------------------------------------------------------------ CGF
     def cgf(self, t: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """``(K, K', K'')`` of the composed loss under Q, summed over components.
+        """``(K, K', K'')`` of the composed loss under Q (:meth:`derivatives`)."""
+        k0, k1, k2 = self.derivatives(t, 2)
+        return k0, k1, k2
+
+    def derivatives(self, t: FloatArray, order: int) -> FloatArray:
+        """``K, K', ..., K^(order)`` of the composed loss under Q at ``t``
+        (rows; shape ``(order + 1,) + t.shape``), summed over components:
+        subsampled components in one pass over a cached rule
+        (:mod:`~symfdp.accountants.saddlepoint.rules`), the others by their
+        closed-form ``cgf_derivatives`` and, beyond the second,
+        :func:`~symfdp.accountants.saddlepoint.tilted.component_cumulants`.
 
         Tilts are evaluated in groups of similar magnitude (factors of 4 in
-        ``1 + |t|``): a mechanism's quadrature for a large tilt costs more, and a
-        mixed call would make every entry pay for the largest.
+        ``1 + |t|``): a rule for a large tilt has more nodes, and a mixed call
+        would make every entry pay for the largest.
         """
         t = np.asarray(t, dtype=np.float64)
         flat = t.reshape(-1)
-        k0, k1, k2 = np.zeros(flat.shape), np.zeros(flat.shape), np.zeros(flat.shape)
+        out = np.zeros((order + 1, flat.size))
+        if flat.size == 0:
+            return out.reshape((order + 1, *t.shape))
         level = np.floor(np.log(1.0 + np.abs(flat)) / math.log(4.0))
         level = np.where(level < 3, 0, level)  # |t| < 63: one group
-        for lv in np.unique(level):
-            idx = np.flatnonzero(level == lv)
+        groups = (
+            [slice(None)]
+            if level.max() == 0
+            else [np.flatnonzero(level == lv) for lv in np.unique(level)]
+        )
+        for idx in groups:
             tt = flat[idx]
-            for m, n in self.components:
+            for (m, n), cache in zip(self.components, self._fast, strict=True):
+                if cache is not None:
+                    rule = cache.rule(float(tt.min()), float(tt.max()))
+                    out[:, idx] += n * rule_derivatives(
+                        rule.nodes, rule.log_w, tt, order
+                    )
+                    continue
                 a, b, c = m.cgf_derivatives(tt, "Q")
-                k0[idx] += n * np.asarray(a, dtype=np.float64)
-                k1[idx] += n * np.asarray(b, dtype=np.float64)
-                k2[idx] += n * np.asarray(c, dtype=np.float64)
-        return k0.reshape(t.shape), k1.reshape(t.shape), k2.reshape(t.shape)
+                out[0, idx] += n * np.asarray(a, dtype=np.float64)
+                out[1, idx] += n * np.asarray(b, dtype=np.float64)
+                out[2, idx] += n * np.asarray(c, dtype=np.float64)
+                if order > 2:
+                    out[3:, idx] += n * component_cumulants(m, tt, order)[1:]
+        return out.reshape((order + 1, *t.shape))
 
-    def at(self, s: Any, side: str) -> dict[str, FloatArray]:
+    def cumulants(self, t: FloatArray, order: int) -> FloatArray:
+        r""":math:`K^{(r)}(t)`, ``r = 2..order``, of the composed loss under Q
+        (rows; :meth:`derivatives`)."""
+        return self.derivatives(t, order)[2:]
+
+    def at(self, s: Any, side: str) -> SaddleValues:
         """CGF values at ``t(s)`` and the saddle-consistent ``eps(s)``."""
         s = np.asarray(s, dtype=np.float64)
         return pack(s, side, *self.cgf(tilt(s, side)))
 
-    def at_with_k3(self, s: Any, side: str) -> dict[str, FloatArray]:
+    def at_with_k3(self, s: Any, side: str) -> SaddleValues:
         """:meth:`at` plus ``k3``, the third derivative of K at ``t(s)``, by a
         forward difference of K'' (one CGF call evaluates both points)."""
         s = np.asarray(s, dtype=np.float64)
@@ -130,23 +166,22 @@ class SaddleGrid:
         k, m, v = self.cgf(np.concatenate((t, t * (1.0 + K3_STEP))))
         size = s.size
         vals = pack(s, side, k[:size], m[:size], v[:size])
-        vals["k3"] = (v[size:] - v[:size]) / (t * K3_STEP)
-        return vals
+        return replace(vals, k3=(v[size:] - v[:size]) / (t * K3_STEP))
 
     # ------------------------------------------------------------ grid
-    def grid(self, side: str) -> dict[str, FloatArray]:
+    def grid(self, side: str) -> SaddleValues:
         """The current grid of ``side`` (its first stage on first use)."""
         if side not in self._grids:
             self._grids[side] = self.at(FIRST_STAGE, side)
         return self._grids[side]
 
-    def degenerate(self, vals: dict[str, FloatArray], side: str) -> bool:
+    def degenerate(self, vals: SaddleValues, side: str) -> bool:
         """Whether the tilted law at the grid's last point (``s >= S_FREE``) is
         pressed against a finite end of the support: its mean within
         ``DEGENERATE_SD`` of its standard deviations of the end. There the saddle
         point runs off to infinity as eps approaches the end, and the CGF gets
         costly to evaluate at such tilts."""
-        s, m, v = float(vals["s"][-1]), float(vals["m"][-1]), float(vals["v"][-1])
+        s, m, v = float(vals.s[-1]), float(vals.m[-1]), float(vals.v[-1])
         end = self.support[1] if side == "upper" else self.support[0]
         if s < S_FREE or not math.isfinite(end):
             return False
@@ -166,13 +201,13 @@ class SaddleGrid:
         """
         grid = self.grid(side)
         if small_s:
-            if grid["s"][0] < 1e-12:
+            if grid.s[0] < 1e-12:
                 return False
-            new = self.at(grid["s"][0] * np.geomspace(1e-4, 1.0, 9)[:-1], side)
-            grid = {k: np.concatenate((new[k], grid[k])) for k in grid}
+            new = self.at(grid.s[0] * np.geomspace(1e-4, 1.0, 9)[:-1], side)
+            grid = new.concat(grid)
         else:
-            last = {k: v[-1:] for k, v in grid.items()}
-            s_end = float(last["s"][0])
+            last = grid.take(slice(-1, None))
+            s_end = float(last.s[0])
             if s_end >= limit or self.degenerate(last, side):
                 return False
             log1, log2, _ = log_integrals(last, side, np.zeros(1, bool), 2, False)
@@ -184,22 +219,20 @@ class SaddleGrid:
             # stays within a rule the mechanism can build.
             probe = np.append(stage, stage[-1] * (1.0 + 2.0 * K3_STEP))
             try:
-                new = {k: v[:-1] for k, v in self.at(probe, side).items()}
+                new = self.at(probe, side).take(slice(None, -1))
             except QuadratureLimitError:
                 return False
-            grid = {k: np.concatenate((grid[k], new[k])) for k in grid}
+            grid = grid.concat(new)
         self._grids[side] = grid
         return True
 
-    def covering(self, side: str, lo: float, hi: float) -> dict[str, FloatArray]:
+    def covering(self, side: str, lo: float, hi: float) -> SaddleValues:
         """The grid of ``side`` extended until its eps range covers [lo, hi] or
         cannot be extended further."""
         up = side == "upper"
         while True:
             g = self.grid(side)
-            e_min, e_max = (
-                (g["eps"][0], g["eps"][-1]) if up else (g["eps"][-1], g["eps"][0])
-            )
+            e_min, e_max = (g.eps[0], g.eps[-1]) if up else (g.eps[-1], g.eps[0])
             if e_min > lo and self.extend(side, small_s=up):
                 continue
             if e_max < hi and self.extend(side, small_s=not up):
@@ -209,7 +242,7 @@ class SaddleGrid:
     # ------------------------------------------------------------ saddle point
     def solve(
         self, eps: FloatArray, side: str, k3: bool = False
-    ) -> tuple[dict[str, FloatArray], Any]:
+    ) -> tuple[SaddleValues, Any]:
         r"""Solve :math:`F'_\varepsilon(t) = 0` for every ``eps`` on ``side``.
 
         In :math:`s` (:math:`t = s` or :math:`-1 - s`) the function
@@ -228,8 +261,8 @@ class SaddleGrid:
         """
         sg = sign(side)
         grid = self.covering(side, float(eps.min()), float(eps.max()))
-        order = np.argsort(grid["eps"])
-        ge, gs = grid["eps"][order], grid["s"][order]
+        order = np.argsort(grid.eps)
+        ge, gs = grid.eps[order], grid.s[order]
         j = np.clip(np.searchsorted(ge, eps), 1, ge.size - 1)
         lo = np.minimum(gs[j - 1], gs[j])
         hi = np.maximum(gs[j - 1], gs[j])
@@ -237,7 +270,7 @@ class SaddleGrid:
             capped, tiny = eps > ge[-1], eps < ge[0]
         else:
             capped, tiny = eps < ge[0], eps > ge[-1]
-        s_cap, s_min = float(grid["s"].max()), float(grid["s"].min())
+        s_cap, s_min = float(grid.s.max()), float(grid.s.min())
         s = np.where(capped, s_cap, np.sqrt(lo * hi))
         free = ~capped
         cgf = [np.zeros(eps.shape) for _ in range(3)]
@@ -246,6 +279,19 @@ class SaddleGrid:
             e_f = eps[free]
             lo_f = np.where(tiny[free], 1e-300, lo[free])
             hi_f = np.where(tiny[free], s_min, hi[free])
+            # First guess: eps(s) interpolated linearly in log s between the
+            # bracketing grid points (Newton then needs two or three steps).
+            ja = j[free]
+            e0, e1 = ge[ja - 1], ge[ja]
+            l0, l1 = np.log(gs[ja - 1]), np.log(gs[ja])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                frac = np.clip((e_f - e0) / (e1 - e0), 0.0, 1.0)
+            x0 = np.exp(l0 + frac * (l1 - l0))
+            x0 = np.where(
+                tiny[free] | ~np.isfinite(x0),
+                np.sqrt(lo_f * hi_f),
+                np.clip(x0, lo_f, hi_f),
+            )
             last: dict[str, Any] = {}
 
             def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -265,7 +311,7 @@ class SaddleGrid:
                 lo_f,
                 hi_f,
                 xtol=RTOL,
-                x0=np.sqrt(lo_f * hi_f),
+                x0=x0,
                 geometric=True,
                 check_bracket=False,
                 max_iter=MAX_ITER,
@@ -280,9 +326,9 @@ class SaddleGrid:
         size = int((~known).sum())
         for out, val in zip(cgf, values, strict=True):
             out[~known] = val[:size]
-        vals = pack(s, side, *cgf)
-        vals["eps"] = eps
+        vals = replace(pack(s, side, *cgf), eps=eps)
         if k3:
-            vals["k3"] = np.zeros(eps.shape)
-            vals["k3"][free] = (values[2][size:] - cgf[2][free]) / (t[free] * K3_STEP)
+            k3_vals = np.zeros(eps.shape)
+            k3_vals[free] = (values[2][size:] - cgf[2][free]) / (t[free] * K3_STEP)
+            vals = replace(vals, k3=k3_vals)
         return vals, capped

@@ -2,9 +2,9 @@ r"""``SaddlePointPairCurve``: the saddle-point curve of one composed pair.
 
 It answers :math:`\delta(\varepsilon)` for real :math:`\varepsilon`, its CF-S7
 error bound, :math:`\varepsilon(\delta)` and the trade-off, from a
-:class:`~symfdp.accountants._saddlepoint_equation.SaddleGrid` (saddle points),
-the compiled estimates of :mod:`~symfdp.accountants._saddlepoint_formulas` and
-the branch choice of :mod:`~symfdp.accountants._saddlepoint_branches`. The
+:class:`~symfdp.accountants.saddlepoint.equation.SaddleGrid` (saddle points),
+the compiled estimates of :mod:`~symfdp.accountants.saddlepoint.formulas` and
+the branch choice of :mod:`~symfdp.accountants.saddlepoint.branches`. The
 mathematics is in :mod:`symfdp.accountants.saddlepoint`.
 """
 
@@ -12,26 +12,55 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._warnings import warn_approximation
-from symfdp.accountants import _saddlepoint_branches as B
-from symfdp.accountants import _saddlepoint_formulas as F
-from symfdp.accountants._saddlepoint_equation import (
+from symfdp.accountants.base import Components
+from symfdp.accountants.saddlepoint import branches as B
+from symfdp.accountants.saddlepoint import formulas as F
+from symfdp.accountants.saddlepoint import orders as O
+from symfdp.accountants.saddlepoint.equation import (
     MAX_ITER,
     RTOL,
     SIDES,
     SaddleGrid,
+    pack,
 )
-from symfdp.accountants.base import Components
+from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.roots import bracketed_newton, monotone_bisect
 
 #: Relative disagreement of the two sides at the split point that warns.
 SPLIT_RTOL = 0.1
+#: Orders >= 3 never take the estimate below this fraction of delta_hat_2 (a
+#: truncated expansion whose terms turn it negative has diverged; the error
+#: estimate then exceeds the value).
+RHO_FLOOR = 0.01
+#: Factor on the spread of the orders in the error estimates.
+ERROR_SAFETY = 1.0
+#: Validity floor of the error estimates: SKEW_ERROR_COEF * lambda_3^4 relative,
+#: lambda_3 the tilted skewness at the saddle point. Calibrated on DP-SGD
+#: (benchmarks/saddlepoint_orders.py, sigma 0.6..2, p 1e-3..0.1, delta 1e-5..1e-13):
+#: where the orders agree, the remaining relative error of delta was 0.2% at
+#: lambda_3 = 0.5, 1.7% at 0.65, 3.7% at 0.9, 20-45% at 1.5-1.8 (floors 0.3%,
+#: 0.9%, 3.3%, 25-48%).
+SKEW_ERROR_COEF = 0.05
+#: The error estimates compare the chosen order J with orders J+1..J+ERROR_ORDERS.
+ERROR_ORDERS = 3
+#: Relative step of the forward difference giving d delta/d eps.
+EPS_STEP = 1e-5
+
+
+def _spread(rows: FloatArray, lam3: FloatArray) -> FloatArray:
+    """``ERROR_SAFETY`` times the spread of the orders' estimates (rows), at
+    least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one (the validity floor
+    of the tilted law)."""
+    spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
+    return np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0]))
 
 
 class SaddlePointPairCurve:
@@ -39,8 +68,9 @@ class SaddlePointPairCurve:
 
     Args:
         components: ``((mechanism, n), ...)`` of single dominating pairs.
-        order: 1 or 2: the point estimate is :math:`\hat\delta_1` or
-            :math:`\hat\delta_2`.
+        order: 1, 2 or ``J >= 3``: the point estimate is :math:`\hat\delta_1`,
+            :math:`\hat\delta_2` or the order-``J`` tilted Edgeworth estimate
+            (:mod:`~symfdp.accountants.saddlepoint.orders`).
         symmetric: Whether every component is symmetric (the split point is then
             0 and the trade-off is built from :math:`\varepsilon \ge 0`).
     """
@@ -57,6 +87,7 @@ class SaddlePointPairCurve:
         #: Essential support of the composed loss.
         self.support = self._saddles.support
         self._table: tuple[FloatArray, FloatArray] | None = None
+        self._grid_cache: tuple[SaddleValues, FloatArray] | None = None
         self._table_skew = 0.0
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
@@ -65,33 +96,96 @@ class SaddlePointPairCurve:
         }
 
     # ------------------------------------------------------------ estimates
+    def _log_integrals(
+        self,
+        vals: SaddleValues,
+        side: str,
+        capped: Any,
+        orders: tuple[int, ...],
+        warn: bool,
+        kappa: FloatArray | None = None,
+    ) -> tuple[dict[int, FloatArray], FloatArray, FloatArray, FloatArray, FloatArray]:
+        r"""``({J: log I_J}, log C, ok, lam3, capped)``: the order-``J``
+        approximations of the contour integral for each ``J`` in ``orders``
+        (repaired as in
+        :func:`~symfdp.accountants.saddlepoint.formulas.log_integrals`, orders
+        :math:`\ge 3` also capped by the Chernoff bound :math:`C`), and ``ok``,
+        where every tilted Edgeworth term is finite and the chosen order is above
+        ``RHO_FLOOR`` (order :math:`\le 2`: where the point is not capped), and
+        the tilted skewness ``lam3`` (0 where not computed), and ``capped``: the
+        points whose chosen estimate is the Chernoff bound."""
+        base = 1 if self.order == 1 else 2
+        log1, log2, log_c = F.log_integrals(vals, side, capped, base, warn)
+        top = max(orders)
+        capped = np.asarray(capped, dtype=bool) | ~(vals.v > 0.0)
+        usable = ~capped & (log2 < log_c)
+        rho, ok, lam3 = O.log_ratios(
+            self._saddles.cumulants, vals, side, log2, top, usable, kappa
+        )
+        if self.order >= 3:
+            ok = ok & (rho[self.order - 2] > RHO_FLOOR)
+            # An estimate above the Chernoff bound C is lowered to it; the true
+            # integral then lies in [0, C] and the error is reported as C.
+            with np.errstate(divide="ignore"):
+                over = log2 + np.log(np.maximum(rho[self.order - 2], RHO_FLOOR))
+            capped = capped | (over > log_c)
+        out: dict[int, FloatArray] = {}
+        for j in orders:
+            if j == 1:
+                out[j] = log1
+            elif j == 2:
+                out[j] = log2
+            else:
+                with np.errstate(divide="ignore"):
+                    lj = log2 + np.log(np.maximum(rho[j - 2], RHO_FLOOR))
+                out[j] = np.where(capped, log_c, np.minimum(lj, log_c))
+        if self.order in out:
+            capped = capped | (out[self.order] >= log_c)
+        return out, log_c, ok, lam3, capped
+
     def _estimates(
-        self, eps: FloatArray, side: str, warn: bool = True, check: bool = False
-    ) -> dict:
-        """Saddle points, both estimates and the chosen (repaired) one at ``eps``
-        on ``side``; with ``check`` also ``skew``, the largest skewness of the
-        tilted loss sum over the points (see :meth:`_skew`)."""
+        self,
+        eps: FloatArray,
+        side: str,
+        warn: bool = True,
+        check: bool = False,
+        extra: int = 0,
+    ) -> Estimates:
+        """Saddle points, both CF-S5/CF-S6 estimates and the chosen (repaired)
+        one at ``eps`` on ``side``; with ``check`` also ``skew``, the largest
+        skewness of the tilted loss sum over the points (see :meth:`_skew`); with
+        ``extra`` also ``more``, the repaired estimates of orders ``order + 1 ..
+        order + extra``."""
         vals, capped = self._saddles.solve(eps, side, k3=check)
-        log1, log2, log_c = F.log_integrals(vals, side, capped, self.order, warn)
-        d1 = B.from_integral(log1, eps, side, self.log_p_mass)
-        d2 = B.from_integral(log2, eps, side, self.log_p_mass)
-        chosen = B.repair(d2 if self.order == 2 else d1, eps, self.log_p_mass, warn)
-        est = {
-            "vals": vals,
-            "capped": capped,
-            "d1": d1,
-            "d2": d2,
-            "delta": chosen,
-            "log_c": log_c,
-        }
-        if check:
-            log_i = log2 if self.order == 2 else log1
-            est["skew"] = self._skew(vals, log_i, chosen, capped)
-        return est
+        orders = tuple(range(self.order, self.order + extra + 1))
+        logs, log_c, ok, lam3, capped = self._log_integrals(
+            vals, side, capped, (1, 2, *orders), warn
+        )
+        d1 = B.from_integral(logs[1], eps, side, self.log_p_mass)
+        d2 = B.from_integral(logs[2], eps, side, self.log_p_mass)
+
+        def chosen(j: int, warn_j: bool) -> FloatArray:
+            d = B.from_integral(logs[j], eps, side, self.log_p_mass)
+            return B.repair(d, eps, self.log_p_mass, warn_j)
+
+        delta = chosen(self.order, warn)
+        skew = self._skew(vals, logs[self.order], delta, capped) if check else 0.0
+        return Estimates(
+            vals=vals,
+            capped=capped,
+            d1=d1,
+            d2=d2,
+            delta=delta,
+            log_c=log_c,
+            ok=ok,
+            lam3=lam3,
+            more=tuple(chosen(j, False) for j in orders[1:]),
+            skew=skew,
+        )
 
     @staticmethod
     def _skew(
-        vals: dict[str, FloatArray], log_i: FloatArray, delta: FloatArray, skip: Any
+        vals: SaddleValues, log_i: FloatArray, delta: FloatArray, skip: Any
     ) -> float:
         """The largest skewness of the tilted loss sum over the points whose
         contour integral is at least a tenth of the estimate (on the lower side
@@ -102,36 +196,121 @@ class SaddlePointPairCurve:
             counts = ~np.asarray(skip, dtype=bool) & (np.exp(log_i) >= 0.1 * delta)
         return float(np.max(F.skewness(vals), where=counts, initial=0.0))
 
-    def _regions(self, e: FloatArray) -> dict[str, Any]:
+    def _regions(self, e: FloatArray) -> Regions:
         return B.regions(e, self.support, self.eps_split)
 
     def delta(self, eps: ArrayLike) -> FloatArray:
         r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``.
 
-        Warns once (:func:`~symfdp.accountants._saddlepoint_formulas.warn_if_skewed`)
+        Warns once (:func:`~symfdp.accountants.saddlepoint.formulas.warn_if_skewed`)
         when the approximation is outside its valid range at any of the points.
         """
         out, skew = self._delta(eps, check=True)
         F.warn_if_skewed(skew, "delta(eps)")
         return out
 
+    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
+        r"""``(delta(eps), error estimate)``, vectorised over validated ``eps``.
+
+        The estimate is the spread :math:`\max_k \hat\delta_k - \min_k
+        \hat\delta_k` over the orders :math:`k = J, \dots, J +` ``ERROR_ORDERS``
+        (times ``ERROR_SAFETY``): the next tilted Edgeworth terms at the same
+        saddle point, so it costs one more pass over the tilted cumulants. Three
+        orders, not one: the odd terms nearly vanish where the kernel is
+        evaluated near the tilted mean (order 3 is often within 1e-4 of order 2
+        while order 4 moves by 1%), so a single gap would miss the next even
+        term. Where the expansion diverges (few effective compositions, deep
+        tail) the spread grows with the terms, and so does the estimate. It is 0
+        where delta is exact (outside the support), the value itself at
+        Chernoff-capped points (:math:`0 \le \delta \le` the cap) and ``inf``
+        where a higher term is not finite or drives the chosen estimate below
+        ``RHO_FLOOR`` times :math:`\hat\delta_2` (diverged). The estimate is at
+        least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value
+        (:math:`\lambda_3` the tilted skewness, the validity diagnostic of
+        :mod:`~symfdp.accountants.saddlepoint`): at small ``n p`` the tilted law
+        is far from normal and the orders can agree on a value that is still
+        off (an asymptotic series whose remainder is not its next terms). No
+        validity warning is emitted here.
+        """
+        rows, _, kind, lam3 = self._delta_orders(eps, False, ERROR_ORDERS)
+        err = _spread(rows, lam3)
+        err = np.where(kind == 0, 0.0, err)
+        err = np.where(kind == 1, rows[0], err)
+        err = np.where(kind == 3, np.inf, err)
+        return rows[0], np.where(np.isnan(err), np.inf, err)
+
+    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        r"""``(epsilon(delta), error estimate)``, vectorised over validated
+        ``delta`` in (0, 1).
+
+        The delta-spread of :meth:`delta_and_error` at :math:`\varepsilon_J =`
+        ``epsilon(delta)`` turned into an eps-gap with the slope of the order-``J``
+        profile there, :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`
+        (a forward difference at relative step ``EPS_STEP``, evaluated in the
+        same vectorised call). ``inf`` where the slope vanishes (a profile that
+        stopped decreasing: the expansion has diverged).
+        """
+        eps = self.epsilon(delta)
+        e = np.asarray(eps, dtype=np.float64).reshape(-1)
+        h = EPS_STEP * np.maximum(1.0, np.abs(e))
+        both = np.concatenate((e, e + h))
+        rows, _, kind, lam3 = self._delta_orders(both, False, ERROR_ORDERS)
+        size = e.size
+        gap = _spread(rows[:, :size], lam3[:size])
+        gap = np.where(kind[:size] == 1, rows[0, :size], gap)
+        slope = np.abs(rows[0, size:] - rows[0, :size]) / h
+        with np.errstate(divide="ignore", invalid="ignore"):
+            err = gap / slope
+        err = np.where(kind[:size] == 0, 0.0, err)
+        err = np.where((kind[:size] == 3) | np.isnan(err), np.inf, err)
+        shape = np.shape(delta)
+        return np.asarray(eps, dtype=np.float64).reshape(shape), err.reshape(shape)
+
     def _delta(self, eps: ArrayLike, check: bool) -> tuple[FloatArray, float]:
         """:meth:`delta` without the validity warning, and the largest skewness
         (``check``; else 0)."""
+        rows, skew, _, _ = self._delta_orders(eps, check, 0)
+        return rows[0], skew
+
+    def _delta_orders(
+        self, eps: ArrayLike, check: bool, extra: int
+    ) -> tuple[FloatArray, float, FloatArray, FloatArray]:
+        r"""``(rows, skew, kind, lam3)``: the estimates of orders ``order .. order +
+        extra`` (rows, each of the shape of ``eps``), the largest skewness
+        (``check``) and the kind of each value: 0 exact (outside the support), 1
+        the Chernoff cap (capped saddle point), 2 an expansion, 3 an expansion
+        whose higher terms are not finite there; and the tilted skewness
+        :math:`\lambda_3` at each point (computed with ``extra``, else 0)."""
         e = np.asarray(eps, dtype=np.float64)
         flat = e.reshape(-1)
-        out = np.zeros(flat.shape)
+        out = np.zeros((extra + 1, flat.size))
+        kind = np.zeros(flat.shape)
+        lam3 = np.zeros(flat.shape)
         skew = 0.0
         reg = self._regions(flat)
-        out[reg["full"]] = B.below_support(flat[reg["full"]], self.log_p_mass)
+        out[:, reg.full] = B.below_support(flat[reg.full], self.log_p_mass)
         for side in SIDES:
-            if reg[side].any():
-                est = self._estimates(flat[reg[side]], side, check=check)
-                out[reg[side]] = est["delta"]
-                skew = max(skew, est.get("skew", 0.0))
-        if reg["lower"].any():
-            out[reg["lower"]] = self._join_split(out[reg["lower"]], warn=True)
-        return out.reshape(e.shape), skew
+            if reg.side(side).any():
+                est = self._estimates(
+                    flat[reg.side(side)], side, check=check, extra=extra
+                )
+                out[:, reg.side(side)] = [est.delta, *est.more]
+                skew = max(skew, est.skew)
+                lam3[reg.side(side)] = est.lam3
+                kind[reg.side(side)] = np.where(
+                    np.asarray(est.capped, dtype=bool),
+                    1.0,
+                    np.where(est.ok | (self.order + extra <= 2), 2.0, 3.0),
+                )
+        if reg.lower.any():
+            for k, row in enumerate(out):
+                row[reg.lower] = self._join_split(row[reg.lower], warn=k == 0)
+        return (
+            out.reshape((extra + 1, *e.shape)),
+            skew,
+            kind.reshape(e.shape),
+            lam3.reshape(e.shape),
+        )
 
     @functools.cached_property
     def _delta_at_split(self) -> float:
@@ -142,8 +321,7 @@ class SaddlePointPairCurve:
             return 0.0
         split = np.array([self.eps_split])
         return max(
-            float(self._estimates(split, side, warn=False)["delta"][0])
-            for side in SIDES
+            float(self._estimates(split, side, warn=False).delta[0]) for side in SIDES
         )
 
     def _join_split(self, lower: FloatArray, warn: bool) -> FloatArray:
@@ -183,12 +361,12 @@ class SaddlePointPairCurve:
         flat = e.reshape(-1)
         d1, d2 = np.zeros(flat.shape), np.zeros(flat.shape)
         reg = self._regions(flat)
-        full = B.below_support(flat[reg["full"]], self.log_p_mass)
-        d1[reg["full"]] = d2[reg["full"]] = full
+        full = B.below_support(flat[reg.full], self.log_p_mass)
+        d1[reg.full] = d2[reg.full] = full
         for side in SIDES:
-            if reg[side].any():
-                est = self._estimates(flat[reg[side]], side)
-                d1[reg[side]], d2[reg[side]] = est["d1"], est["d2"]
+            if reg.side(side).any():
+                est = self._estimates(flat[reg.side(side)], side)
+                d1[reg.side(side)], d2[reg.side(side)] = est.d1, est.d2
         return d1.reshape(e.shape), d2.reshape(e.shape)
 
     # ------------------------------------------------------------ error bound
@@ -216,15 +394,15 @@ class SaddlePointPairCurve:
         out = np.zeros(flat.shape)
         reg = self._regions(flat)
         for side in SIDES:
-            if not reg[side].any():
+            if not reg.side(side).any():
                 continue
-            est = self._estimates(flat[reg[side]], side)
-            vals = est["vals"]
-            log_b = F.log_error_bound(vals, self.third_abs_moment(vals["t"]))
-            bound = np.where(est["capped"], np.exp(est["log_c"]), np.exp(log_b))
+            est = self._estimates(flat[reg.side(side)], side)
+            vals = est.vals
+            log_b = F.log_error_bound(vals, self.third_abs_moment(vals.t))
+            bound = np.where(est.capped, np.exp(est.log_c), np.exp(log_b))
             if self.order == 1:
-                bound = bound + np.abs(est["d1"] - est["d2"])
-            out[reg[side]] = bound
+                bound = bound + np.abs(est.d1 - est.d2)
+            out[reg.side(side)] = bound
         return out.reshape(e.shape)
 
     # ------------------------------------------------------------ epsilon
@@ -279,13 +457,25 @@ class SaddlePointPairCurve:
         F.warn_if_skewed(skew, "epsilon(delta)")
         return out.reshape(d.shape)
 
-    def _upper_log_delta(self, vals: dict, warn: bool = False) -> FloatArray:
-        """log of the chosen estimate at saddle-consistent points ``vals``."""
-        shape = np.shape(vals["s"])
-        log1, log2, _ = F.log_integrals(
-            vals, "upper", np.zeros(shape, bool), self.order, warn
+    def _upper_log_delta(
+        self, vals: SaddleValues, warn: bool = False, kappa: FloatArray | None = None
+    ) -> FloatArray:
+        """log of the chosen estimate at saddle-consistent points ``vals``
+        (``kappa``: the derivatives K'', K''', ... there, if already computed)."""
+        shape = np.shape(vals.s)
+        logs, *_ = self._log_integrals(
+            vals, "upper", np.zeros(shape, bool), (self.order,), warn, kappa
         )
-        return log2 if self.order == 2 else log1
+        return logs[self.order]
+
+    def _grid_log_delta(self, g: SaddleValues) -> FloatArray:
+        """:meth:`_upper_log_delta` along the upper grid ``g``, cached while the
+        grid is unchanged (the grid is a frozen record, replaced when it grows)."""
+        hit = self._grid_cache
+        if hit is None or hit[0] is not g:
+            hit = (g, self._upper_log_delta(g))
+            self._grid_cache = hit
+        return hit[1]
 
     def _invert_upper(
         self, d: FloatArray, e_lo: float
@@ -298,10 +488,10 @@ class SaddlePointPairCurve:
         saddles.covering("upper", e_lo, e_lo)
         while True:
             g = saddles.grid("upper")
-            gl = self._upper_log_delta(g)
+            gl = self._grid_log_delta(g)
             if gl[-1] <= log_d.min() or not saddles.extend("upper", False):
                 break
-        ge, gs = g["eps"], g["s"]
+        ge, gs = g.eps, g.s
         j0 = max(int(np.searchsorted(ge, e_lo)) - 1, 0)
         ok = gl[None, j0:] <= log_d[:, None]
         found = ok.any(axis=1)
@@ -319,7 +509,7 @@ class SaddlePointPairCurve:
                 "support). accountants.Numerical gives certified values.",
                 stacklevel=4,
             )
-            kk, t, s = g["K"][-1], g["t"][-1], gs[-1]
+            kk, t, s = g.K[-1], g.t[-1], gs[-1]
             eps_c = (kk + F.log_kernel_max(np.array(s)) - log_d[capped]) / t
             # Not below e_lo: the answer is inf{eps >= e_lo : ...}, and the bound
             # decreases in eps, so it holds at e_lo too.
@@ -333,24 +523,21 @@ class SaddlePointPairCurve:
             target = log_d[solve]
             # First step for free: Newton from the grid's right end, with K''' from
             # the grid's own divided difference (g is increasing and convex here).
-            v3_grid = (g["v"][i] - g["v"][i - 1]) / (s_hi - s_lo)
-            slope_hi = F.log_delta_slope(s_hi, g["v"][i], v3_grid)
+            v3_grid = (g.v[i] - g.v[i - 1]) / (s_hi - s_lo)
+            slope_hi = F.log_delta_slope(s_hi, g.v[i], v3_grid)
             x0 = s_hi - (target - gl[i]) / -slope_hi
             bad = ~((x0 > s_lo) & (x0 < s_hi))
             x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
-            last: dict[str, Any] = {}
-            h = 1e-5
+            last: list[SaddleValues] = []
 
             def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-                # K''' by a forward difference of K'' (one vectorised CGF call
-                # evaluates both points).
-                both = saddles.at(np.concatenate((x, x * (1.0 + h))), "upper")
-                vals = {k: val[: x.size] for k, val in both.items()}
-                last.update(vals)
-                v3 = (both["v"][x.size :] - vals["v"]) / (x * h)
-                last["k3"] = v3
-                slope = F.log_delta_slope(x, vals["v"], v3)
-                return self._upper_log_delta(vals), slope
+                # K, K', K'', K''' (and the higher derivatives orders >= 3 use)
+                # in one pass over the components' rules.
+                d = saddles.derivatives(x, max(3, self.order))
+                vals = pack(x, "upper", d[0], d[1], d[2])
+                last.append(replace(vals, k3=d[3]))
+                slope = F.log_delta_slope(x, vals.v, d[3])
+                return self._upper_log_delta(vals, kappa=d[2:]), slope
 
             # log delta is decreasing in s; |log delta - target| <= 1e-10 is a
             # relative accuracy of 1e-10 in delta.
@@ -367,12 +554,13 @@ class SaddlePointPairCurve:
                 check_bracket=False,
                 max_iter=MAX_ITER,
             )
-            if not np.array_equal(last["s"], s):
-                last = saddles.at_with_k3(s, "upper")
-            log_i = self._upper_log_delta(last, warn=True)
-            eps[solve] = last["eps"]
-            below[solve] = last["eps"] < e_lo
-            skew = self._skew(last, log_i, np.exp(log_i), below[solve])
+            at_s = last[-1]
+            if not np.array_equal(at_s.s, s):
+                at_s = saddles.at_with_k3(s, "upper")
+            log_i = self._upper_log_delta(at_s, warn=True)
+            eps[solve] = at_s.eps
+            below[solve] = at_s.eps < e_lo
+            skew = self._skew(at_s, log_i, np.exp(log_i), below[solve])
         return eps, below, skew
 
     # ------------------------------------------------------------ trade-off
@@ -388,26 +576,26 @@ class SaddlePointPairCurve:
             skew = 0.0
             sides = ("upper",) if self.symmetric else SIDES
             # Tilts beyond ~32 standard deviations of the loss add nothing visible.
-            sd0 = math.sqrt(max(float(saddles.grid("upper")["v"][0]), 1e-300))
+            sd0 = math.sqrt(max(float(saddles.grid("upper").v[0]), 1e-300))
             limit = 32.0 * max(1.0, 1.0 / sd0)
             for side in sides:
                 while saddles.extend(side, small_s=False, limit=limit):
                     pass
-                s_end = float(saddles.grid(side)["s"][-1])
+                s_end = float(saddles.grid(side).s[-1])
                 vals = saddles.at(np.geomspace(1e-3, max(s_end, 1.0), 240), side)
                 # K''' along the table by differences of K'' (no CGF call).
-                vals["k3"] = np.gradient(vals["v"], vals["t"])
-                e = vals["eps"]
+                vals = replace(vals, k3=np.gradient(vals.v, vals.t))
+                e = vals.eps
                 keep = (
                     (e >= self.eps_split) if side == "upper" else (e < self.eps_split)
                 )
                 lo, hi = self.support
                 keep &= (e > lo) & (e < hi)
-                vals = {k: v[keep] for k, v in vals.items()}
-                log1, log2, _ = F.log_integrals(
-                    vals, side, np.zeros(int(keep.sum()), bool), self.order, False
+                vals = vals.take(keep)
+                logs, *_ = self._log_integrals(
+                    vals, side, np.zeros(int(keep.sum()), bool), (self.order,), False
                 )
-                log_i = log2 if self.order == 2 else log1
+                log_i = logs[self.order]
                 d = B.from_integral(log_i, e[keep], side, self.log_p_mass)
                 d = B.repair(d, e[keep], self.log_p_mass, False)
                 if side == "lower":

@@ -18,28 +18,20 @@ Also the valid-range repair: an estimate is clipped into
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from symfdp._warnings import warn_approximation
+from symfdp.accountants.saddlepoint.records import Regions
 from symfdp.mechanisms.base import FloatArray
 
 
-def regions(
-    e: FloatArray, support: tuple[float, float], eps_split: float
-) -> dict[str, Any]:
+def regions(e: FloatArray, support: tuple[float, float], eps_split: float) -> Regions:
     """Masks ``zero``, ``full``, ``upper`` and ``lower`` partitioning ``e``."""
     lo, hi = support
     zero = e >= hi
     full = (e <= lo) & ~zero
     rest = ~zero & ~full
-    return {
-        "zero": zero,
-        "full": full,
-        "upper": rest & (e >= eps_split),
-        "lower": rest & (e < eps_split),
-    }
+    return Regions(zero, full, rest & (e >= eps_split), rest & (e < eps_split))
 
 
 def below_support(e: FloatArray, log_p_mass: float) -> FloatArray:
