@@ -149,7 +149,7 @@ from typing import Any
 
 from symfdp._validation import check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
-from symfdp.accountants.base import Accountant, Components
+from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR, Accountant, Components
 from symfdp.accountants.clt import GaussianPairCurve
 from symfdp.accountants.saddlepoint.equation import (
     DEGENERATE_SD,
@@ -197,7 +197,10 @@ class SaddlePoint(Accountant):
     method = "SaddlePoint"
     certified = False
 
-    def __init__(self, order: int = 2, warn_rel_error: float = 0.05) -> None:
+    def __init__(
+        self, order: int = 2, *, warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR
+    ) -> None:
+        super().__init__(warn_rel_error=warn_rel_error)
         if (
             isinstance(order, bool)
             or not isinstance(order, numbers.Integral)
@@ -207,9 +210,6 @@ class SaddlePoint(Accountant):
                 f"order must be an integer in [1, {MAX_ORDER}]. Found {order!r}."
             )
         self.order = int(order)
-        self.warn_rel_error = check_real(
-            "warn_rel_error", warn_rel_error, lo=0.0, lo_open=True
-        )
 
     def compose_pair(self, components: Components) -> Any:
         if summed_cumulants(components, 2, "Q")[1] <= 0.0:

@@ -1,0 +1,92 @@
+"""Error estimates of the analytic accountants against exact answers.
+
+The truth is exact here: Gaussian compositions (G_mu closed form, Dong et al.
+2019, Cor. 3.3) and pure-DP compositions (the binomial formula of
+``accountants.Exact``, exact rational arithmetic in spirit: sums of binomial
+terms). An estimate is informative when the true error is at most 3x the
+estimate; an answer whose estimate exceeds ``warn_rel_error`` must warn.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from symfdp import ApproximationWarning
+from symfdp import accountants as A
+from symfdp import mechanisms as M
+
+ANALYTIC = {
+    "CLT": lambda: A.CLT(),
+    "Edgeworth(0)": lambda: A.Edgeworth(order=0),
+    "Edgeworth(2)": lambda: A.Edgeworth(order=2),
+    "Edgeworth(4)": lambda: A.Edgeworth(order=4),
+    "SaddlePoint(1)": lambda: A.SaddlePoint(order=1),
+    "SaddlePoint(2)": lambda: A.SaddlePoint(order=2),
+    "SaddlePoint(4)": lambda: A.SaddlePoint(order=4),
+    "Contour": lambda: A.Contour(),
+}
+DELTAS = np.array([1e-2, 1e-5, 1e-10])
+EPS = np.array([0.0, 0.5, 2.0, 4.0])
+
+
+@pytest.mark.parametrize("method", list(ANALYTIC))
+def test_gaussian_every_method_exact_with_small_estimate(method):
+    curve = ANALYTIC[method]().compose(M.Gaussian(mu=0.25), n=64)  # G_2
+    exact = M.Gaussian(mu=2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ApproximationWarning)
+        d = curve.delta(EPS)
+        est_d = curve.delta_error(EPS)
+        eps = curve.epsilon(DELTAS)
+        est_e = curve.epsilon_error(DELTAS)
+    truth_d = exact.privacy_profile(EPS)
+    assert np.all(np.abs(d - truth_d) <= 3 * est_d + 1e-12 * truth_d + 1e-300)
+    assert np.all(est_d <= 0.05 * truth_d)
+    truth_e = A.Exact().compose(exact, n=1).epsilon(DELTAS)
+    assert np.all(np.abs(eps - truth_e) <= 3 * est_e + 1e-9 * truth_e)
+    assert np.all(est_e <= 0.05 * truth_e)
+
+
+@pytest.mark.parametrize(
+    "method",
+    ["CLT", "Edgeworth(2)", "Edgeworth(4)", "SaddlePoint(2)", "SaddlePoint(4)"],
+)
+@pytest.mark.parametrize(("eps0", "n"), [(0.1, 400), (0.3, 100)])
+def test_pure_dp_estimate_covers_the_binomial_truth_or_warns(method, eps0, n):
+    m = M.PureDP(eps=eps0)
+    truth = A.Exact().compose(m, n=n)
+    curve = ANALYTIC[method]().compose(m, n=n)
+    deltas = np.array([1e-2, 1e-4, 1e-6])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ApproximationWarning)
+        eps = curve.epsilon(deltas)
+    est = curve.epsilon_error(deltas)
+    true_err = np.abs(eps - truth.epsilon(deltas))
+    covered = true_err <= 3 * est + 1e-9
+    rel = true_err / truth.epsilon(deltas)
+    # Every point is covered by 3x its estimate, or the query warned and the
+    # warning was due (some estimate above 5%).
+    assert np.all(covered) or (caught and np.any(est > 0.05 * eps))
+    assert not np.any((rel > 0.10) & ~covered) or caught
+
+
+@pytest.mark.parametrize(
+    ("sigma", "p", "n"), [(1.0, 0.01, 1000), (0.8, 0.01, 1000), (2.0, 0.1, 200)]
+)
+def test_subsampled_gaussian_misses_over_ten_percent_warn(sigma, p, n):
+    m = M.SubsampledGaussian(sigma=sigma, p=p)
+    lo, hi = A.Numerical().compose(m, n).epsilon_bounds(DELTAS)
+    for name in ("CLT", "Edgeworth(2)", "Edgeworth(4)", "SaddlePoint(2)"):
+        curve = ANALYTIC[name]().compose(m, n)
+        for d, a, b in zip(DELTAS, lo, hi, strict=True):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ApproximationWarning)
+                eps = curve.epsilon(d)
+            off = abs(eps / (0.5 * (a + b)) - 1)
+            if off > 0.10:
+                assert caught, f"{name} off by {off:.1%} at delta={d:g} silently"
+            if eps < a * 0.95:
+                assert caught, f"{name} anti-conservative at delta={d:g} silently"
