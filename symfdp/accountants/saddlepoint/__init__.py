@@ -147,7 +147,6 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from symfdp._validation import check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR, Accountant, Components
 from symfdp.accountants.clt import GaussianPairCurve
