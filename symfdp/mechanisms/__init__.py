@@ -18,6 +18,12 @@ from symfdp.mechanisms.subsampled import PoissonSubsampled
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 from symfdp.mechanisms.subsampled_laplace import SubsampledLaplace
 from symfdp.mechanisms.swapped import Swapped
+from symfdp.mechanisms.symbolic_pair import from_densities
+from symfdp.mechanisms.user_defined import (
+    CGFDomainError,
+    DensityPair,
+    from_log_likelihood_ratio,
+)
 
 REGISTRY: dict[str, type[Mechanism]] = {
     cls.name: cls
@@ -26,6 +32,8 @@ REGISTRY: dict[str, type[Mechanism]] = {
 
 __all__ = [
     "REGISTRY",
+    "CGFDomainError",
+    "DensityPair",
     "Gaussian",
     "Laplace",
     "Mechanism",
@@ -37,4 +45,6 @@ __all__ = [
     "SubsampledGaussian",
     "SubsampledLaplace",
     "Swapped",
+    "from_densities",
+    "from_log_likelihood_ratio",
 ]
