@@ -141,6 +141,30 @@ def _cums(log_mass: FloatArray) -> tuple[FloatArray, FloatArray]:
     return prefix, suffix
 
 
+def _normalised(parts: list[tuple[Any, ...]]) -> list[_Layout]:
+    """Layouts with the masses scaled to total 1 (the quadrature's own error,
+    about 1e-15, would otherwise make the CDF overshoot 1): P uniformly, Q on
+    the monotone pieces only, so that every atom keeps ``Q = e^c P`` exactly."""
+    z_p = special.logsumexp(np.concatenate([p[4]["P"] for p in parts]))
+    atoms_q = [p[4]["P"] - z_p + p[0].value for p in parts if p[0].slope == 0]
+    cont_q = [p[4]["Q"] for p in parts if p[0].slope != 0]
+    mass_atoms = float(np.exp(special.logsumexp(np.concatenate(atoms_q)))) if atoms_q else 0.0
+    z_q = special.logsumexp(np.concatenate(cont_q)) if cont_q else 0.0
+    shift_q = z_q - math.log(max(1.0 - mass_atoms, 1e-300)) if cont_q else 0.0
+    out = []
+    for pc, lo, hi, edges, lm, l_lo, l_hi in parts:
+        log_mass = {"P": lm["P"] - z_p}
+        if pc.slope == 0:
+            log_mass["Q"] = log_mass["P"] + pc.value
+        else:
+            log_mass["Q"] = lm["Q"] - shift_q
+        prefix, suffix = {}, {}
+        for u in ("P", "Q"):
+            prefix[u], suffix[u] = _cums(log_mass[u])
+        out.append(_Layout(pc, lo, hi, edges, log_mass, prefix, suffix, l_lo, l_hi))
+    return out
+
+
 def split_monotone(a: float, b: float, llr: Fn, dllr: Fn | None = None) -> list[Piece]:
     """Split a smooth piece ``(a, b)`` of ``L`` at its critical points.
 
@@ -272,20 +296,20 @@ class DensityPair(Mechanism):
             if not math.isfinite(pc.a) and not math.isfinite(pc.b):
                 lo, hi = min(lo, hi), max(lo, hi)
             edges = adaptive_edges(gs, np.linspace(lo, hi, _INIT_PANELS + 1))
-            log_mass = {
-                "P": log_panel_masses(self.log_p, edges[:-1], edges[1:]),
-                "Q": log_panel_masses(self.log_q, edges[:-1], edges[1:]),
-            }
-            prefix, suffix = {}, {}
-            for u in ("P", "Q"):
-                prefix[u], suffix[u] = _cums(log_mass[u])
+            log_mass = {"P": log_panel_masses(self.log_p, edges[:-1], edges[1:])}
+            if pc.slope == 0:
+                # q = p e^c on an atom's piece: its Q-mass is e^c times its
+                # P-mass exactly (the barycentric rounding needs the ratio).
+                log_mass["Q"] = log_mass["P"] + pc.value
+            else:
+                log_mass["Q"] = log_panel_masses(self.log_q, edges[:-1], edges[1:])
             if pc.slope == 0:
                 l_lo = l_hi = pc.value
             else:
                 ends = np.asarray(pc.llr(np.array([lo, hi])), dtype=np.float64)
                 l_lo, l_hi = float(np.min(ends)), float(np.max(ends))
-            out.append(_Layout(pc, lo, hi, edges, log_mass, prefix, suffix, l_lo, l_hi))
-        return tuple(out)
+            out.append((pc, lo, hi, edges, log_mass, l_lo, l_hi))
+        return tuple(_normalised(out))
 
     def _peak(self) -> float:
         """Largest log-density seen on a coarse grid of the support."""
@@ -297,12 +321,17 @@ class DensityPair(Mechanism):
         return float(max(np.max(_eval(self.log_p, xs)), np.max(_eval(self.log_q, xs))))
 
     def masses(self) -> tuple[float, float]:
-        """Total masses of P and Q on the support (1 for normalised densities)."""
+        """Total masses of P and Q on the support by quadrature, before the
+        layouts are normalised (1 for normalised densities)."""
         lay = self._layouts
-        return (
-            math.fsum(x.total("P") for x in lay),
-            math.fsum(x.total("Q") for x in lay),
-        )
+        out = []
+        for logf in (self.log_p, self.log_q):
+            parts = [
+                special.logsumexp(log_panel_masses(logf, x.edges[:-1], x.edges[1:]))
+                for x in lay
+            ]
+            out.append(float(np.exp(special.logsumexp(parts))))
+        return out[0], out[1]
 
     # ------------------------------------------------------------ partial masses
     def _logf(self, under: str) -> Fn:
