@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from symfdp._validation import check_bool
 from symfdp.mechanisms.base import FloatArray
 from symfdp.mechanisms.user_defined import (
     DensityPair,
@@ -42,6 +43,7 @@ from symfdp.mechanisms.user_defined import (
     _check_breakpoints,
     _check_support,
     check_normalised,
+    check_symmetric,
     split_monotone,
 )
 
@@ -155,6 +157,7 @@ def from_densities(
     name: str | None = None,
     breakpoints: Sequence[float] = (),
     budget: float = DEFAULT_BUDGET,
+    symmetric: bool = False,
     **params: float,
 ) -> DensityPair:
     r"""A mechanism from the SymPy densities of P and Q in the variable ``x``.
@@ -169,6 +172,8 @@ def from_densities(
         name: Label (default: the densities).
         breakpoints: Extra points where the densities are not smooth.
         budget: Seconds allowed to each SymPy closed-form attempt (0: none).
+        symmetric: Declare ``T(P, Q) = T(Q, P)`` (checked on the cumulants);
+            accountants then cover one direction.
         **params: Values of the other symbols, by name (``mu=1.0``).
 
     Example:
@@ -211,7 +216,10 @@ def from_densities(
             raise TypeError(f"{key} must be a real number. Found {val!r}.")
         if not math.isfinite(val):
             raise ValueError(f"{key} must be finite. Found {val!r}.")
-        subs[by_name[key]] = sp.Float(val) if isinstance(val, float) else sp.Integer(val)
+        # The shortest decimal of a float, as an exact rational: closed forms
+        # stay exact and evaluate at any precision (a Float would cap them at
+        # 15 digits).
+        subs[by_name[key]] = sp.Rational(repr(float(val))) if isinstance(val, float) else sp.Integer(val)
     missing = sorted(set(by_name) - set(params))
     if missing:
         raise ValueError(f"give values for the parameters {missing} (e.g. mu=1.0).")
@@ -252,8 +260,10 @@ def from_densities(
         domain=closed.get("domain"),
         exprs={"p": p_e, "q": sp.exp(log_q), "L": llr, "x": xr, **closed},
         cumulant_fn=_cumulant_fn(closed, budget),
+        symmetric=check_bool("symmetric", symmetric),
     )
     check_normalised(m)
+    check_symmetric(m)
     return m
 
 
@@ -313,38 +323,38 @@ def _closed_forms(segments: list[Any], x: Any, budget: float) -> dict[str, Any]:
 
 
 def _cumulant_fn(closed: dict[str, Any], budget: float) -> Any:
-    """Cumulants from the closed-form CGF (derivatives at t = 0 for P, t = 1
-    for Q, 30 digits), derived up to the order asked for within the budget;
-    None (quadrature) when there is no closed form."""
+    """Cumulants from the closed-form CGF: its Taylor coefficients at
+    ``t = 0`` (P) or ``t = 1`` (Q) by :func:`mpmath.taylor` on 30-digit
+    evaluations of the expression (mpmath raises the working precision for the
+    differences); None (quadrature) when there is no closed form or the
+    evaluation does not finish within the budget."""
     if "cgf" not in closed:
         return None
+    import mpmath
     import sympy as sp
 
     k, t = closed["cgf"], closed["t"]
-    derivs: list[Any] = [k]
-    failed = [False]
+    cache: dict[tuple[int, str], FloatArray] = {}
+
+    def f(tv: Any) -> Any:
+        val = k.evalf(n=mpmath.mp.dps + 5, subs={t: sp.Float(str(tv), mpmath.mp.dps + 5)})
+        return mpmath.mpf(str(sp.re(val)))
 
     def values(order: int, under: str) -> FloatArray | None:
-        if failed[0]:
-            return None
-        at = 0 if under == "P" else 1
+        key = (order, under)
+        if key not in cache:
 
-        def extend() -> bool:
-            while len(derivs) <= order:
-                derivs.append(sp.diff(derivs[-1], t))
-            return True
+            def run() -> FloatArray:
+                with mpmath.workdps(_DIGITS + 2 * order):
+                    c = mpmath.taylor(f, 0 if under == "P" else 1, order)
+                    return np.array(
+                        [float(c[r] * mpmath.factorial(r)) for r in range(1, order + 1)]
+                    )
 
-        if len(derivs) <= order and _attempt(extend, budget) is None:
-            failed[0] = True
-            return None
-        out = []
-        for r in range(1, order + 1):
-            v = derivs[r].subs(t, at)
-            val = sp.N(v, _DIGITS)
-            if not val.is_real or val.has(sp.nan, sp.zoo):
-                # A removable singularity at the point: take the limit.
-                val = sp.N(sp.limit(derivs[r], t, at), _DIGITS)
-            out.append(float(val))
-        return np.array(out)
+            got = _attempt(run, budget)
+            if got is None or not np.all(np.isfinite(got)):
+                return None
+            cache[key] = got
+        return cache[key]
 
     return values

@@ -55,6 +55,7 @@ from scipy import optimize, special
 
 from symfdp._validation import (
     check_array,
+    check_bool,
     check_callable,
     check_choice,
     check_int,
@@ -196,7 +197,7 @@ def split_monotone(a: float, b: float, llr: Fn, dllr: Fn | None = None) -> list[
             continue
         if sgn[last] != 0 and sgn[i] != sgn[last]:
             f = lambda x: float(np.asarray(dllr(np.array([x])))[0])  # noqa: E731
-            roots.append(optimize.brentq(f, xs[last], xs[i], xtol=1e-300, rtol=4e-16))
+            roots.append(optimize.brentq(f, xs[last], xs[i], xtol=1e-300, rtol=4 * np.finfo(float).eps))
         last = i
     cuts = [a, *roots, b]
     out = []
@@ -250,6 +251,9 @@ class DensityPair(Mechanism):
             (otherwise found numerically on first need).
         exprs: SymPy expressions (``"p"``, ``"q"``, ``"L"``, ``"cgf"``) kept for
             display and derivations, if any.
+        cumulant_fn: ``(order, under) -> cumulants`` in closed form (or None).
+        symmetric: Whether ``T(P, Q) = T(Q, P)`` (the law of ``-L`` under Q is
+            that of ``L`` under P); accountants then cover one direction.
     """
 
     log_p: Fn
@@ -262,10 +266,17 @@ class DensityPair(Mechanism):
         default=None, repr=False
     )
 
+    symmetric: bool = False
+
     name: ClassVar[str] = "user-defined"
     PARAMS: ClassVar[dict[str, Param]] = {}
     #: Relative accuracy of the masses (the panel tolerance).
     cdf_rtol: ClassVar[float] = PANEL_RTOL
+
+    @property
+    def is_symmetric(self) -> bool:
+        """As declared (``symmetric=True`` is checked by the front ends)."""
+        return self.symmetric
 
     # ------------------------------------------------------------ layout
     @functools.cached_property
@@ -756,6 +767,7 @@ def from_log_likelihood_ratio(
     breakpoints: Sequence[float] = (),
     name: str = "user-defined",
     log_density: bool = False,
+    symmetric: bool = False,
 ) -> DensityPair:
     r"""A mechanism from its privacy loss :math:`L(x)` and the density of P.
 
@@ -772,6 +784,7 @@ def from_log_likelihood_ratio(
         breakpoints: Points where ``L`` or the density is not smooth.
         name: Label of the mechanism.
         log_density: ``density`` returns :math:`\log p`.
+        symmetric: Declare ``T(P, Q) = T(Q, P)`` (checked on the cumulants).
 
     Raises:
         ValueError: the support or breakpoints are not increasing reals, or the
@@ -802,8 +815,11 @@ def from_log_likelihood_ratio(
     cuts = [lo, *bps, hi]
     for a, b in zip(cuts[:-1], cuts[1:], strict=True):
         pieces.extend(_numeric_pieces(a, b, f_llr))
-    m = DensityPair(log_p, log_q, tuple(pieces), label=name)
+    m = DensityPair(
+        log_p, log_q, tuple(pieces), label=name, symmetric=check_bool("symmetric", symmetric)
+    )
     check_normalised(m)
+    check_symmetric(m)
     return m
 
 
@@ -839,6 +855,21 @@ def _check_breakpoints(bps: Any, lo: float, hi: float) -> list[float]:
     if any(not math.isfinite(v) for v in vals):
         raise ValueError(f"breakpoints must be finite. Found {bps!r}.")
     return sorted({v for v in vals if lo < v < hi})
+
+
+def check_symmetric(m: DensityPair, tol: float = 1e-9) -> None:
+    """Raise ``ValueError`` if ``m`` is declared symmetric but the cumulants of
+    L under P and of -L under Q (orders 1-6) differ by more than ``tol``."""
+    if not m.symmetric:
+        return
+    kp = np.asarray(DensityPair.cumulants(m, 6, "P"))
+    kq = np.asarray(DensityPair.cumulants(m, 6, "Q")) * (-1.0) ** np.arange(1, 7)
+    scale = max(1.0, float(np.max(np.abs(kp))))
+    if np.max(np.abs(kp - kq)) > tol * scale:
+        raise ValueError(
+            f"symmetric=True, but {m.label} is not symmetric: the cumulants of L "
+            f"under P {kp[:3]} differ from those of -L under Q {kq[:3]}."
+        )
 
 
 def check_normalised(m: DensityPair, tol: float = 1e-9) -> None:
