@@ -11,6 +11,14 @@ from symfdp.mechanisms.base import (
     PLRVQuadrature,
     QuadratureLimitError,
 )
+from symfdp.mechanisms.discrete import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    FiniteLoss,
+    FinitePair,
+    RandomizedResponse,
+    from_pmfs,
+)
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.laplace import Laplace
 from symfdp.mechanisms.pure_dp import PureDP
@@ -34,6 +42,10 @@ __all__ = [
     "REGISTRY",
     "CGFDomainError",
     "DensityPair",
+    "DiscreteGaussian",
+    "DiscreteLaplace",
+    "FiniteLoss",
+    "FinitePair",
     "Gaussian",
     "Laplace",
     "Mechanism",
@@ -42,9 +54,11 @@ __all__ = [
     "PoissonSubsampled",
     "PureDP",
     "QuadratureLimitError",
+    "RandomizedResponse",
     "SubsampledGaussian",
     "SubsampledLaplace",
     "Swapped",
     "from_densities",
     "from_log_likelihood_ratio",
+    "from_pmfs",
 ]

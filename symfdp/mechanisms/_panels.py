@@ -3,17 +3,18 @@ r"""Adaptive Gauss–Legendre panels for densities given by their logarithm.
 A *panel rule* on a finite interval is a set of panels, each carrying the
 ``GL_POINTS``-point Gauss–Legendre rule; a panel is accepted when its integral of
 :math:`e^{g}` agrees with the sum over its two halves to relative accuracy
-:data:`PANEL_RTOL` (plus :math:`8u(1 + |\log m|)` for a panel of mass
-:math:`m`, the accuracy to which the log-density itself is evaluated) for every log-density :math:`g` given (the absolute masses
-do not enter, so far-tail panels keep their relative accuracy, STYLE.md
-anti-pattern 5). Everything stays in log space until the masses are formed.
+:data:`PANEL_RTOL` (plus :math:`8u(1 + |\log m|)` for a panel of mass :math:`m`,
+the accuracy to which the log-density itself is evaluated) for every
+log-density :math:`g` given. The absolute masses do not enter, so far-tail
+panels keep their relative accuracy (STYLE.md, anti-pattern 5). Everything
+stays in log space until the masses are formed.
 
 The error of an accepted panel is that of the two-halves rule, which is much
 smaller than the difference tested when the integrand is analytic on the panel
 (Gauss–Legendre converges geometrically): the stated accuracy of the masses is
-:data:`PANEL_RTOL` relative per panel (plus the evaluation error above). Non-analytic points (kinks, where
-:math:`|x - c|` enters) must be panel edges: callers pass them as
-``breakpoints``.
+:data:`PANEL_RTOL` relative per panel (plus the evaluation error above).
+Non-analytic points (kinks, where :math:`|x - c|` enters) must be panel edges:
+callers pass them as ``breakpoints``.
 """
 
 from __future__ import annotations
@@ -92,7 +93,9 @@ def adaptive_edges(
         ok = np.ones(lo.size, dtype=bool)
         for g in gs:
             whole = log_panel_masses(g, lo, hi)
-            halves = np.logaddexp(log_panel_masses(g, lo, mid), log_panel_masses(g, mid, hi))
+            halves = np.logaddexp(
+                log_panel_masses(g, lo, mid), log_panel_masses(g, mid, hi)
+            )
             both_neg = (whole < LOG_NEGLIGIBLE) & (halves < LOG_NEGLIGIBLE)
             # The log-density itself is known to about u |g| (absolute, in log
             # space), so far-tail panels are held to that instead.
@@ -129,8 +132,9 @@ def tail_cut(
 ) -> float | None:
     """The point beyond ``start`` (upwards if ``up``) after which every ``g`` in
     ``gs`` stays ``drop`` below its largest value seen, searched on geometric
-    steps ``scale * 2**(k/2)`` (``top``: a larger value seen elsewhere); ``None`` if the log-densities have not fallen
-    that far by ``|x| = reach`` (the integral may diverge)."""
+    steps ``scale * 2**(k/2)`` (``top``: a larger value seen elsewhere);
+    ``None`` if the log-densities have not fallen that far by ``|x| = reach``
+    (the integral may diverge)."""
     sign = 1.0 if up else -1.0
     k = np.arange(0, 2 * int(math.log2(reach / max(scale, 1e-300))) + 2)
     steps = scale * 2.0 ** (k / 2.0)

@@ -10,7 +10,8 @@ expressions in one variable, with a support and numeric parameters:
    vanishes (``solveset``); on each cut the sign of those arguments is fixed, so
    :math:`L` is smooth there: a cut where it does not depend on :math:`x` is an
    atom of the loss with its exact value, the others are split at the zeros of
-   :math:`L'` into monotone pieces (:func:`~symfdp.mechanisms.user_defined.split_monotone`).
+   :math:`L'` into monotone pieces
+   (:func:`~symfdp.mechanisms.user_defined.split_monotone`).
 3. **Closed forms, where SymPy finds them within a time budget**: the CGF
    :math:`K_P(t) = \log \sum_{\text{cuts}} \int e^{\log p + tL}\,dx`, its
    cumulants :math:`K^{(r)}(0)` (under Q at :math:`t = 1`), evaluated at 30
@@ -27,6 +28,7 @@ Every accountant then serves the pair (see :class:`DensityPair` for the accuracy
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import signal
 import threading
@@ -86,7 +88,7 @@ def _attempt(fn: Any, seconds: float) -> Any:
             return fn()
     except _Timeout:
         return None
-    except Exception:  # noqa: BLE001 - SymPy raises many kinds; fall back
+    except Exception:
         return None
 
 
@@ -219,7 +221,9 @@ def from_densities(
         # The shortest decimal of a float, as an exact rational: closed forms
         # stay exact and evaluate at any precision (a Float would cap them at
         # 15 digits).
-        subs[by_name[key]] = sp.Rational(repr(float(val))) if isinstance(val, float) else sp.Integer(val)
+        subs[by_name[key]] = (
+            sp.Rational(repr(float(val))) if isinstance(val, float) else sp.Integer(val)
+        )
     missing = sorted(set(by_name) - set(params))
     if missing:
         raise ValueError(f"give values for the parameters {missing} (e.g. mu=1.0).")
@@ -234,12 +238,15 @@ def from_densities(
         log_q = sp.expand(log_p + llr)
     label = name or f"p={sp.sstr(p_e)}, q={sp.sstr(sp.exp(log_q))}"
     cuts = sorted(
-        {*_check_breakpoints(breakpoints, lo, hi), *_kinks([log_p, log_q, llr], xr, lo, hi)}
+        {
+            *_check_breakpoints(breakpoints, lo, hi),
+            *_kinks([log_p, log_q, llr], xr, lo, hi),
+        }
     )
     cuts = [lo, *[c for c in cuts if lo < c < hi], hi]
     pieces: list[Piece] = []
     segments = []
-    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+    for a, b in itertools.pairwise(cuts):
         mid = _mid(a, b)
         l_seg = _fix_signs(llr, xr, mid)
         lp_seg = _fix_signs(log_p, xr, mid)
@@ -289,7 +296,9 @@ def _closed_forms(segments: list[Any], x: Any, budget: float) -> dict[str, Any]:
         for a, b, l_seg, lp_seg in segments:
             lo = -sp.oo if a == -math.inf else sp.nsimplify(a)
             hi = sp.oo if b == math.inf else sp.nsimplify(b)
-            val = sp.integrate(sp.exp(sp.expand(lp_seg + t * l_seg)), (x, lo, hi), conds="none")
+            val = sp.integrate(
+                sp.exp(sp.expand(lp_seg + t * l_seg)), (x, lo, hi), conds="none"
+            )
             if val.has(sp.Integral):
                 return None
             total += val
@@ -337,7 +346,9 @@ def _cumulant_fn(closed: dict[str, Any], budget: float) -> Any:
     cache: dict[tuple[int, str], FloatArray] = {}
 
     def f(tv: Any) -> Any:
-        val = k.evalf(n=mpmath.mp.dps + 5, subs={t: sp.Float(str(tv), mpmath.mp.dps + 5)})
+        val = k.evalf(
+            n=mpmath.mp.dps + 5, subs={t: sp.Float(str(tv), mpmath.mp.dps + 5)}
+        )
         return mpmath.mpf(str(sp.re(val)))
 
     def values(order: int, under: str) -> FloatArray | None:

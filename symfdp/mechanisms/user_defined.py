@@ -44,6 +44,7 @@ expressions) and :func:`from_log_likelihood_ratio` (callables).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -149,7 +150,9 @@ def _normalised(parts: list[tuple[Any, ...]]) -> list[_Layout]:
     z_p = special.logsumexp(np.concatenate([p[4]["P"] for p in parts]))
     atoms_q = [p[4]["P"] - z_p + p[0].value for p in parts if p[0].slope == 0]
     cont_q = [p[4]["Q"] for p in parts if p[0].slope != 0]
-    mass_atoms = float(np.exp(special.logsumexp(np.concatenate(atoms_q)))) if atoms_q else 0.0
+    mass_atoms = (
+        float(np.exp(special.logsumexp(np.concatenate(atoms_q)))) if atoms_q else 0.0
+    )
     z_q = special.logsumexp(np.concatenate(cont_q)) if cont_q else 0.0
     shift_q = z_q - math.log(max(1.0 - mass_atoms, 1e-300)) if cont_q else 0.0
     out = []
@@ -197,11 +200,15 @@ def split_monotone(a: float, b: float, llr: Fn, dllr: Fn | None = None) -> list[
             continue
         if sgn[last] != 0 and sgn[i] != sgn[last]:
             f = lambda x: float(np.asarray(dllr(np.array([x])))[0])  # noqa: E731
-            roots.append(optimize.brentq(f, xs[last], xs[i], xtol=1e-300, rtol=4 * np.finfo(float).eps))
+            roots.append(
+                optimize.brentq(
+                    f, xs[last], xs[i], xtol=1e-300, rtol=4 * np.finfo(float).eps
+                )
+            )
         last = i
     cuts = [a, *roots, b]
     out = []
-    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+    for lo, hi in itertools.pairwise(cuts):
         mid = _midpoint(lo, hi)
         s = float(np.asarray(dllr(np.array([mid])))[0])
         if s == 0.0:
@@ -326,9 +333,7 @@ class DensityPair(Mechanism):
         """Largest log-density seen on a coarse grid of the support."""
         lo, hi = self.pieces[0].a, self.pieces[-1].b
         xs = _sample_points(lo, hi)
-        xs = np.concatenate(
-            (xs, [pc.a for pc in self.pieces if math.isfinite(pc.a)])
-        )
+        xs = np.concatenate((xs, [pc.a for pc in self.pieces if math.isfinite(pc.a)]))
         return float(max(np.max(_eval(self.log_p, xs)), np.max(_eval(self.log_q, xs))))
 
     def masses(self) -> tuple[float, float]:
@@ -348,7 +353,9 @@ class DensityPair(Mechanism):
     def _logf(self, under: str) -> Fn:
         return self.log_p if under == "P" else self.log_q
 
-    def _partial(self, lay: _Layout, x: FloatArray, under: str, left: bool) -> FloatArray:
+    def _partial(
+        self, lay: _Layout, x: FloatArray, under: str, left: bool
+    ) -> FloatArray:
         """Mass of ``[lo, x]`` (``left``) or ``[x, hi]`` of the piece, for ``x`` in
         ``[lo, hi]``, each from its own end (sums of positive terms)."""
         out = np.zeros(x.shape)
@@ -392,7 +399,9 @@ class DensityPair(Mechanism):
             active = active[~done]
         return 0.5 * (lo + hi)
 
-    def _law(self, l: FloatArray, under: str, lower: bool, inclusive: bool) -> FloatArray:
+    def _law(
+        self, l: FloatArray, under: str, lower: bool, inclusive: bool
+    ) -> FloatArray:
         """``P(L <= l)`` / ``P(L < l)`` (``lower``) or ``P(L > l)`` / ``P(L >= l)``."""
         out = np.zeros(l.shape)
         for lay in self._layouts:
@@ -629,11 +638,15 @@ class DensityPair(Mechanism):
         for lay, (lo, hi) in zip(self._layouts, ranges, strict=True):
             pc = lay.piece
             if pc.slope == 0:
-                total = special.logsumexp(log_panel_masses(g, lay.edges[:-1], lay.edges[1:]))
+                total = special.logsumexp(
+                    log_panel_masses(g, lay.edges[:-1], lay.edges[1:])
+                )
                 nodes.append(np.array([pc.value]))
                 logw.append(np.array([total]))
                 continue
-            init = np.unique(np.concatenate((np.linspace(lo, hi, _INIT_PANELS + 1), lay.edges)))
+            init = np.unique(
+                np.concatenate((np.linspace(lo, hi, _INIT_PANELS + 1), lay.edges))
+            )
             try:
                 edges = adaptive_edges([g], init)
             except ValueError as exc:
@@ -734,7 +747,11 @@ class DensityPair(Mechanism):
             if x is None:
                 out[i] = vals.sum()
                 continue
-            j = int(np.clip(np.searchsorted(edges, x[i], side="right") - 1, 0, edges.size - 2))
+            j = int(
+                np.clip(
+                    np.searchsorted(edges, x[i], side="right") - 1, 0, edges.size - 2
+                )
+            )
             if up:
                 full = vals[j + 1 :].sum()
                 a, b = np.array([x[i]]), np.array([edges[j + 1]])
@@ -747,7 +764,11 @@ class DensityPair(Mechanism):
                     -np.expm1(e[i] - np.asarray(lay.piece.llr(pn), dtype=np.float64)),
                     0.0,
                 )
-            part = float(np.sum(np.exp(_eval(self.log_q, pn) + pw) * pg)) if b[0] > a[0] else 0.0
+            part = (
+                float(np.sum(np.exp(_eval(self.log_q, pn) + pw) * pg))
+                if b[0] > a[0]
+                else 0.0
+            )
             out[i] = full + part
         return out
 
@@ -813,10 +834,14 @@ def from_log_likelihood_ratio(
 
     pieces: list[Piece] = []
     cuts = [lo, *bps, hi]
-    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+    for a, b in itertools.pairwise(cuts):
         pieces.extend(_numeric_pieces(a, b, f_llr))
     m = DensityPair(
-        log_p, log_q, tuple(pieces), label=name, symmetric=check_bool("symmetric", symmetric)
+        log_p,
+        log_q,
+        tuple(pieces),
+        label=name,
+        symmetric=check_bool("symmetric", symmetric),
     )
     check_normalised(m)
     check_symmetric(m)
