@@ -83,6 +83,20 @@ class FiniteLoss(Mechanism):
         out["log_p"] = log_p
         return out
 
+    @functools.cached_property
+    def lattice_spacing(self) -> float | None:
+        """The step ``d`` of a lattice ``l_0 + k d`` holding every atom (the
+        smallest gap, if all gaps are its multiples to 1e-9), else None;
+        ``Numerical`` then puts every atom on its grid (exact discretisation)."""
+        l = self._law["l"]
+        if l.size < 2:
+            return None
+        d = float(np.min(np.diff(l)))
+        k = (l - l[0]) / d
+        if d > 0 and np.all(np.abs(k - np.round(k)) <= 1e-9 * np.maximum(1.0, k)):
+            return d
+        return None
+
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
     ) -> FloatArray:
