@@ -34,8 +34,9 @@ LogDensity = Callable[[FloatArray], FloatArray]
 GL_POINTS = 20
 #: Relative agreement required of a panel with its two halves.
 PANEL_RTOL = 1e-15
-#: Panels whose log-mass is below this are accepted as negligible (exp underflows).
-LOG_NEGLIGIBLE = -745.0
+#: Panels whose log-mass is below this are accepted as they are (a density
+#: given as a number is subnormal there: its logarithm has lost its precision).
+LOG_NEGLIGIBLE = -700.0
 _U = float(np.finfo(np.float64).eps) / 2
 #: Largest number of bisection levels of one panel.
 _MAX_LEVELS = 48
