@@ -175,7 +175,7 @@ def test_generalised_gaussian_profile_and_callables() -> None:
         xs = float(m._invert(m._layouts[1], np.array([e]))[0]) if e < 1.0 else None
         pts = [0.0, 1.0] + ([xs] if xs is not None else [])
         ref = integrate.quad(
-            lambda v: max(q(v) - math.exp(e) * p(v), 0.0),
+            lambda v, e=e: max(q(v) - math.exp(e) * p(v), 0.0),
             -40,
             40,
             points=sorted(pts),
