@@ -414,6 +414,17 @@ WRAPPERS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
         {"base": Instance(M.Mechanism), "p": PROB, "pair": PAIR},
     ),
     "Swapped": ({"base": M.Laplace(mu=1.0)}, {"base": Instance(M.Mechanism)}),
+    # Finite losses with an integer parameter (outside REGISTRY, whose
+    # instances are drawn from real PARAMS ranges).
+    "RandomizedResponse": ({"eps": 1.0, "k": 3}, {"eps": NONNEG, "k": Int(2)}),
+    "DiscreteLaplace": (
+        {"a": 0.5, "sensitivity": 1},
+        {"a": POSITIVE, "sensitivity": COUNT},
+    ),
+    "DiscreteGaussian": (
+        {"sigma": 2.0, "sensitivity": 1},
+        {"sigma": POSITIVE, "sensitivity": COUNT},
+    ),
 }
 
 

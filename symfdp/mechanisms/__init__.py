@@ -1,6 +1,9 @@
 """Mechanisms as dominating pairs (P, Q) with PLRV ``L = log dQ/dP``.
 
-``REGISTRY`` maps each mechanism's ``name`` to its class.
+``REGISTRY`` maps each mechanism's ``name`` to its class. User-defined pairs
+are built by ``from_densities`` (SymPy), ``from_log_likelihood_ratio``
+(callables) and ``from_pmfs`` (finite PMFs); their classes (``DensityPair``,
+``FinitePair``, the base ``FiniteLoss``) are importable for ``isinstance``.
 """
 
 from __future__ import annotations
@@ -41,11 +44,8 @@ REGISTRY: dict[str, type[Mechanism]] = {
 __all__ = [
     "REGISTRY",
     "CGFDomainError",
-    "DensityPair",
     "DiscreteGaussian",
     "DiscreteLaplace",
-    "FiniteLoss",
-    "FinitePair",
     "Gaussian",
     "Laplace",
     "Mechanism",
