@@ -1851,7 +1851,7 @@ BASE_ARGV: dict[str, str] = {
     "reproduce": "reproduce --out {tmp} no-such-experiment",
 }
 #: Flags whose value is free text (their checks are in CLI_RANGE_CASES).
-CLI_TEXT_FLAGS = {"--plot", "--out"}
+CLI_TEXT_FLAGS = {"--plot", "--out", "--p", "--q", "--param", "--support"}
 
 
 def _base_argv(cmd: str, tmp: Any) -> list[str]:
@@ -1934,6 +1934,12 @@ CLI_RANGE_CASES: list[tuple[str, str, str]] = [
     ("calibrate", "--mechanism gaussian", "--sample-rate"),
     ("derive", "--order -1", "order"),
     ("derive", "--order 65", "order"),
+    ("derive", "--p ((( --q x", "--p"),
+    ("derive", "--p x --q x --param mu", "--param"),
+    ("derive", "--p x", "--q"),
+    ("derive", "--p x --q x --support nan 1", "--support"),
+    ("derive", "--p x --q x --support 1 0", "--support"),
+    ("derive", "--mechanism gaussian --p x --q x", "--mechanism"),
     ("verify", "--jobs 0", "--jobs"),
     ("verify", "--jobs -2", "--jobs"),
     ("verify", "--timeout 0", "--timeout"),
