@@ -76,10 +76,15 @@ class FiniteLoss(Mechanism):
         l, log_p = self._atoms()
         out: dict[str, Any] = {"l": l}
         for u, lw in (("P", log_p), ("Q", log_p + l)):
-            w = np.exp(lw)
+            # Normalised (Q changes by ulps: sum e^l p = 1 only up to rounding),
+            # and the totals pinned to 1 so that the CDF ends at 1 exactly.
+            w = np.exp(lw - special.logsumexp(lw))
             out[u] = w
-            out[u + "_prefix"] = np.concatenate(([0.0], np.cumsum(w)))
-            out[u + "_suffix"] = np.concatenate((np.cumsum(w[::-1])[::-1], [0.0]))
+            prefix = np.concatenate(([0.0], np.cumsum(w)))
+            suffix = np.concatenate((np.cumsum(w[::-1])[::-1], [0.0]))
+            prefix[-1] = suffix[0] = 1.0
+            out[u + "_prefix"] = prefix
+            out[u + "_suffix"] = suffix
         out["log_p"] = log_p
         return out
 
@@ -155,6 +160,23 @@ class FiniteLoss(Mechanism):
     def expect(self, fn: Callable[[FloatArray], ArrayLike], under: Under = "P") -> Any:
         check_callable("fn", fn)
         return super().expect(fn, under)
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        r"""The exact trade-off :math:`T(P, Q)`: the Neyman–Pearson tests reject
+        the largest losses first, so the vertices are
+        :math:`(\sum_{j \ge k} p_j,\ 1 - \sum_{j \ge k} q_j)` and the curve
+        interpolates them linearly (randomising on the boundary atom); Dong et
+        al. (2019), Def. 2.1."""
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        law = self._law
+        # Suffix sums from the top atom down: alpha_k and beta_k, increasing.
+        xa = law["P_suffix"][::-1]
+        yb = 1.0 - law["Q_suffix"][::-1]
+        xa = np.concatenate((xa, [1.0]))
+        yb = np.concatenate((yb, [0.0]))
+        xa[0], yb[0] = 0.0, 1.0
+        out = np.interp(a, xa, np.clip(yb, 0.0, 1.0))
+        return scalar_or_array(np.clip(out, 0.0, 1.0 - a))
 
     def privacy_profile(self, eps: ArrayLike) -> FloatArray:
         r""":math:`\sum_{l_j > \varepsilon} q_j (1 - e^{\varepsilon - l_j})`."""
