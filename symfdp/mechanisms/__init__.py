@@ -17,10 +17,14 @@ from symfdp.mechanisms.base import (
 from symfdp.mechanisms.discrete import (
     DiscreteGaussian,
     DiscreteLaplace,
-    FiniteLoss,
-    FinitePair,
     RandomizedResponse,
     from_pmfs,
+)
+from symfdp.mechanisms.discrete import (
+    FiniteLoss as FiniteLoss,
+)
+from symfdp.mechanisms.discrete import (
+    FinitePair as FinitePair,
 )
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.laplace import Laplace
@@ -32,8 +36,10 @@ from symfdp.mechanisms.swapped import Swapped
 from symfdp.mechanisms.symbolic_pair import from_densities
 from symfdp.mechanisms.user_defined import (
     CGFDomainError,
-    DensityPair,
     from_log_likelihood_ratio,
+)
+from symfdp.mechanisms.user_defined import (
+    DensityPair as DensityPair,
 )
 
 REGISTRY: dict[str, type[Mechanism]] = {
