@@ -156,3 +156,33 @@ def test_discrete_gaussian_law() -> None:
     np.testing.assert_allclose(kq, kp * (-1.0) ** np.arange(1, 6), atol=1e-14)
     theta = special.logsumexp(-(np.arange(-50, 51) ** 2) / (2 * 1.5**2))
     assert m._grid[1] == pytest.approx(theta, rel=1e-15)
+
+
+def test_poisson_subsampled_randomized_response() -> None:
+    """Poisson subsampling of a finite pair is a finite pair: the built-in
+    subsampling equals from_pmfs of the mixture, and the certified bracket
+    contains the enumerated composition."""
+    eps, k, p, n = 1.0, 3, 0.2, 8
+    base = M.RandomizedResponse(eps=eps, k=k)
+    sub = M.PoissonSubsampled(base, p=p, pair="add")
+    pp, qq = base.pdf(np.arange(k), "P"), base.pdf(np.arange(k), "Q")
+    mix = M.from_pmfs(pp, (1 - p) * pp + p * qq)
+    for under in ("P", "Q"):
+        np.testing.assert_allclose(
+            sub.cumulants(6, under), mix.cumulants(6, under), rtol=1e-12, atol=1e-15
+        )
+    losses = np.log(((1 - p) * pp + p * qq) / pp)
+    e = np.array([0.0, 0.3, 0.8])
+    exact = np.zeros(e.size)
+    for counts in itertools.product(range(n + 1), repeat=k - 1):
+        rest = n - sum(counts)
+        if rest < 0:
+            continue
+        c = (*counts, rest)
+        coef = math.factorial(n) / math.prod(math.factorial(v) for v in c)
+        prob = coef * math.prod(pp[j] ** c[j] for j in range(k))
+        loss = sum(c[j] * losses[j] for j in range(k))
+        exact += prob * np.maximum(math.exp(loss) - np.exp(e), 0.0)
+    for m in (sub, mix):
+        lo, hi = A.Numerical().compose(m, n).delta_bounds(e)
+        assert np.all(lo <= exact + 1e-15) and np.all(exact <= hi + 1e-15)
