@@ -6,8 +6,9 @@ expressions in one variable, with a support and numeric parameters:
 1. :math:`\log p`, :math:`\log q` and :math:`L` are formed symbolically
    (``expand_log(force=True)``, so :math:`\log e^{-x^2/2} = -x^2/2` and nothing
    underflows in the tails).
-2. The support is cut where an ``Abs``, ``sign`` or ``Heaviside`` argument
-   vanishes (``solveset``); on each cut the sign of those arguments is fixed, so
+2. The support is cut where an ``Abs``, ``sign`` or ``Heaviside`` argument, a
+   difference inside ``Max``/``Min`` or a side of a ``Piecewise`` condition
+   vanishes (``solveset``); on each cut those are resolved, so
    :math:`L` is smooth there: a cut where it does not depend on :math:`x` is an
    atom of the loss with its exact value, the others are split at the zeros of
    :math:`L'` into monotone pieces
@@ -114,7 +115,9 @@ def _log(expr: Any) -> Any:
 
 
 def _kinks(exprs: Sequence[Any], x: Any, lo: float, hi: float) -> list[float]:
-    """Real zeros in (lo, hi) of the arguments of Abs, sign and Heaviside."""
+    """Real zeros in (lo, hi) of the arguments of Abs, sign and Heaviside, of
+    the differences inside Max and Min, and of the sides of Piecewise
+    conditions."""
     import sympy as sp
 
     args = set()
@@ -122,6 +125,15 @@ def _kinks(exprs: Sequence[Any], x: Any, lo: float, hi: float) -> list[float]:
         for f in e.atoms(sp.Abs, sp.sign, sp.Heaviside):
             if f.args[0].has(x):
                 args.add(f.args[0])
+        for f in e.atoms(sp.Max, sp.Min):
+            for a, b in itertools.combinations(f.args, 2):
+                if (a - b).has(x):
+                    args.add(a - b)
+        for f in e.atoms(sp.Piecewise):
+            for pair in f.args:
+                for rel in pair.cond.atoms(sp.core.relational.Relational):
+                    if (rel.lhs - rel.rhs).has(x):
+                        args.add(rel.lhs - rel.rhs)
     out: list[float] = []
     for a in args:
         sol = sp.solveset(a, x, sp.Interval(lo, hi))
@@ -135,15 +147,27 @@ def _kinks(exprs: Sequence[Any], x: Any, lo: float, hi: float) -> list[float]:
 
 
 def _fix_signs(expr: Any, x: Any, at: float) -> Any:
-    """``expr`` with Abs/sign/Heaviside resolved by the signs of their
-    arguments at ``x = at``."""
+    """``expr`` with Piecewise, Max, Min, Abs, sign and Heaviside resolved as
+    they are at ``x = at``."""
     import sympy as sp
 
     def sgn(a: Any) -> int:
         v = float(a.subs(x, at))
         return 1 if v > 0 else (-1 if v < 0 else 0)
 
-    out = expr.replace(sp.Abs, lambda a: sgn(a) * a)
+    def value(e: Any) -> float:
+        return float(e.subs(x, at))
+
+    def branch(*pairs: Any) -> Any:
+        for pair in pairs:
+            if pair.cond == sp.true or bool(pair.cond.subs(x, at)):
+                return pair.expr
+        return sp.nan
+
+    out = expr.replace(sp.Piecewise, branch)
+    out = out.replace(sp.Max, lambda *a: max(a, key=value))
+    out = out.replace(sp.Min, lambda *a: min(a, key=value))
+    out = out.replace(sp.Abs, lambda a: sgn(a) * a)
     out = out.replace(sp.sign, lambda a: sp.Integer(sgn(a)))
     out = out.replace(sp.Heaviside, lambda a, *r: sp.Integer(1 if sgn(a) > 0 else 0))
     return sp.expand(out)

@@ -213,3 +213,21 @@ def test_log_likelihood_ratio_form() -> None:
     np.testing.assert_allclose(
         m.cumulants(4, "Q"), M.Gaussian(mu=1.0).cumulants(4, "Q"), atol=TOL_TWIN
     )
+
+
+def test_piecewise_and_max_densities() -> None:
+    """Laplace densities written with Piecewise or Max: the kinks are found."""
+    half = sp.Rational(1, 2)
+    p = sp.Piecewise((sp.exp(x) / 2, x < 0), (sp.exp(-x) / 2, True))
+    q = sp.Piecewise((sp.exp(x - half) / 2, x < half), (sp.exp(half - x) / 2, True))
+    m = M.from_densities(p, q, x, budget=0)
+    assert [pc.slope for pc in m.pieces] == [0, 1, 0]
+    np.testing.assert_allclose(
+        m.cumulants(4), M.Laplace(mu=0.5).cumulants(4), atol=TOL_TWIN
+    )
+    m2 = M.from_densities(
+        sp.exp(-sp.Max(x, -x)) / 2, sp.exp(-sp.Max(x - 1, 1 - x)) / 2, x, budget=0
+    )
+    np.testing.assert_allclose(
+        m2.cumulants(4), M.Laplace(mu=1.0).cumulants(4), atol=TOL_TWIN
+    )
