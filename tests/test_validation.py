@@ -414,6 +414,10 @@ WRAPPERS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
         {"base": Instance(M.Mechanism), "p": PROB, "pair": PAIR},
     ),
     "Swapped": ({"base": M.Laplace(mu=1.0)}, {"base": Instance(M.Mechanism)}),
+    "BothDirections": (
+        {"base": M.Swapped(M.Laplace(mu=1.0))},
+        {"base": Instance(M.Mechanism)},
+    ),
     # Finite losses with an integer parameter (outside REGISTRY, whose
     # instances are drawn from real PARAMS ranges).
     "RandomizedResponse": ({"eps": 1.0, "k": 3}, {"eps": NONNEG, "k": Int(2)}),

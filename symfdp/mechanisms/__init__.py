@@ -8,6 +8,7 @@ are built by ``from_densities`` (SymPy), ``from_log_likelihood_ratio``
 
 from __future__ import annotations
 
+from symfdp.mechanisms.adjacency import ADJACENCIES, BothDirections, with_adjacency
 from symfdp.mechanisms.base import (
     Mechanism,
     Param,
@@ -48,7 +49,9 @@ REGISTRY: dict[str, type[Mechanism]] = {
 }
 
 __all__ = [
+    "ADJACENCIES",
     "REGISTRY",
+    "BothDirections",
     "CGFDomainError",
     "DiscreteGaussian",
     "DiscreteLaplace",
@@ -67,4 +70,5 @@ __all__ = [
     "from_densities",
     "from_log_likelihood_ratio",
     "from_pmfs",
+    "with_adjacency",
 ]
