@@ -48,6 +48,7 @@ def test_replace_one_randomized_response_matches_dp_accounting() -> None:
     # One release through the accountant's REPLACE_ONE relation ...
     ref = _dp_accounting(dpa.RandomizedResponseDpEvent(noise, k), NR.REPLACE_ONE)
     lo, hi = A.Numerical().compose(m, 1).delta_bounds(np.array(EPS))
+    assert np.all(lo <= hi)
     np.testing.assert_allclose(hi, ref, rtol=1e-9, atol=1e-12)
     # ... and ten through its PLD (the accountant drops self-composition counts
     # of randomized response in the installed version).
