@@ -88,3 +88,20 @@ def test_relations_of_poisson_subsampling() -> None:
         M.with_adjacency(s, "replace_one")
     with pytest.raises(ValueError, match="adjacency"):
         M.with_adjacency(s, "neighbours")
+
+
+@pytest.mark.parametrize("acc", [A.Numerical(), A.CLT(), A.SaddlePoint()], ids=repr)
+def test_compose_takes_the_relation(acc: A.Accountant) -> None:
+    """``compose(..., adjacency=...)`` is ``compose(with_adjacency(...))``, for
+    single mechanisms and composition lists."""
+    base = M.from_pmfs([0.6, 0.3, 0.1], [0.2, 0.3, 0.5])
+    e = np.array([0.0, 1.0])
+    for rel in M.ADJACENCIES:
+        got = acc.compose(base, 5, adjacency=rel).delta(e)
+        want = acc.compose(M.with_adjacency(base, rel), 5).delta(e)
+        np.testing.assert_array_equal(got, want)
+    got = acc.compose([(base, 3), (M.Gaussian(mu=0.5), 2)], adjacency="remove")
+    want = acc.compose([(base.swapped(), 3), (M.Gaussian(mu=0.5), 2)])
+    np.testing.assert_array_equal(got.delta(e), want.delta(e))
+    with pytest.raises(ValueError, match="adjacency"):
+        acc.compose(base, 5, adjacency="neighbours")
