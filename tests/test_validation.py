@@ -414,6 +414,10 @@ WRAPPERS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
         {"base": Instance(M.Mechanism), "p": PROB, "pair": PAIR},
     ),
     "Swapped": ({"base": M.Laplace(mu=1.0)}, {"base": Instance(M.Mechanism)}),
+    "SampledWithoutReplacement": (
+        {"base": M.Gaussian(mu=1.0), "batch_size": 10, "dataset_size": 100},
+        {"base": Instance(M.Mechanism), "batch_size": COUNT, "dataset_size": COUNT},
+    ),
     "BothDirections": (
         {"base": M.Swapped(M.Laplace(mu=1.0))},
         {"base": Instance(M.Mechanism)},

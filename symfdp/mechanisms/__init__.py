@@ -27,6 +27,7 @@ from symfdp.mechanisms.discrete import (
 from symfdp.mechanisms.discrete import (
     FinitePair as FinitePair,
 )
+from symfdp.mechanisms.fixed_batch import SampledWithoutReplacement
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.laplace import Laplace
 from symfdp.mechanisms.pure_dp import PureDP
@@ -64,6 +65,7 @@ __all__ = [
     "PureDP",
     "QuadratureLimitError",
     "RandomizedResponse",
+    "SampledWithoutReplacement",
     "SubsampledGaussian",
     "SubsampledLaplace",
     "Swapped",
