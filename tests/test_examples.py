@@ -37,6 +37,7 @@ def test_every_example_is_tested():
         "compare_methods.py",
         "derive_order4.py",
         "rero_bound.py",
+        "user_mechanism.py",
     }
 
 
@@ -73,3 +74,16 @@ def test_rero_bound(tmp_path):
 def test_examples_have_a_docstring_with_run_line(name):
     text = (EXAMPLES / name).read_text()
     assert text.startswith('"""') and "Run: ``python examples/" in text
+
+
+def test_user_mechanism(tmp_path):
+    out = _run("user_mechanism.py", cwd=tmp_path)
+    assert "atom L = -0.7" in out and "kappa_4 = " in out
+    assert "SaddlePoint refuses: the CGF" in out and "t in (-inf, 0.333333)" in out
+    # The hand-written Laplace gives the built-in's certified bracket.
+    brackets = [
+        line.split("epsilon in ")[1]
+        for line in out.splitlines()
+        if "epsilon in [" in line
+    ]
+    assert brackets[0] == brackets[1]

@@ -414,6 +414,25 @@ WRAPPERS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
         {"base": Instance(M.Mechanism), "p": PROB, "pair": PAIR},
     ),
     "Swapped": ({"base": M.Laplace(mu=1.0)}, {"base": Instance(M.Mechanism)}),
+    "SampledWithoutReplacement": (
+        {"base": M.Gaussian(mu=1.0), "batch_size": 10, "dataset_size": 100},
+        {"base": Instance(M.Mechanism), "batch_size": COUNT, "dataset_size": COUNT},
+    ),
+    "BothDirections": (
+        {"base": M.Swapped(M.Laplace(mu=1.0))},
+        {"base": Instance(M.Mechanism)},
+    ),
+    # Finite losses with an integer parameter (outside REGISTRY, whose
+    # instances are drawn from real PARAMS ranges).
+    "RandomizedResponse": ({"eps": 1.0, "k": 3}, {"eps": NONNEG, "k": Int(2)}),
+    "DiscreteLaplace": (
+        {"a": 0.5, "sensitivity": 1},
+        {"a": POSITIVE, "sensitivity": COUNT},
+    ),
+    "DiscreteGaussian": (
+        {"sigma": 2.0, "sensitivity": 1},
+        {"sigma": POSITIVE, "sensitivity": COUNT},
+    ),
 }
 
 
@@ -1841,7 +1860,7 @@ BASE_ARGV: dict[str, str] = {
     "reproduce": "reproduce --out {tmp} no-such-experiment",
 }
 #: Flags whose value is free text (their checks are in CLI_RANGE_CASES).
-CLI_TEXT_FLAGS = {"--plot", "--out"}
+CLI_TEXT_FLAGS = {"--plot", "--out", "--p", "--q", "--param", "--support"}
 
 
 def _base_argv(cmd: str, tmp: Any) -> list[str]:
@@ -1924,6 +1943,12 @@ CLI_RANGE_CASES: list[tuple[str, str, str]] = [
     ("calibrate", "--mechanism gaussian", "--sample-rate"),
     ("derive", "--order -1", "order"),
     ("derive", "--order 65", "order"),
+    ("derive", "--p ((( --q x", "--p"),
+    ("derive", "--p x --q x --param mu", "--param"),
+    ("derive", "--p x", "--q"),
+    ("derive", "--p x --q x --support nan 1", "--support"),
+    ("derive", "--p x --q x --support 1 0", "--support"),
+    ("derive", "--mechanism gaussian --p x --q x", "--mechanism"),
     ("verify", "--jobs 0", "--jobs"),
     ("verify", "--jobs -2", "--jobs"),
     ("verify", "--timeout 0", "--timeout"),

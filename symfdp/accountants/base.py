@@ -10,6 +10,8 @@ in both unchanged.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
@@ -130,6 +132,54 @@ def check_warn_rel_error(value: float | None) -> float | None:
     )
 
 
+def apply_adjacency(
+    mechanism: Mechanism | Sequence[tuple[Mechanism, int]], adjacency: str | None
+) -> Any:
+    """``mechanism`` (or each mechanism of a composition list) under the
+    neighbouring relation ``adjacency`` (:func:`symfdp.mechanisms.with_adjacency`);
+    unchanged for ``None``. Anything else is left to ``compose``'s validation."""
+    if adjacency is None:
+        return mechanism
+    from symfdp._validation import check_choice
+    from symfdp.mechanisms.adjacency import ADJACENCIES, with_adjacency
+
+    check_choice("adjacency", adjacency, ADJACENCIES)
+    if isinstance(mechanism, Mechanism):
+        return with_adjacency(mechanism, adjacency)
+    if isinstance(mechanism, (str, bytes, dict)) or not isinstance(mechanism, Iterable):
+        return mechanism
+    out: list[Any] = []
+    for item in mechanism:
+        try:
+            m, k = item
+        except (TypeError, ValueError):
+            out.append(item)
+            continue
+        out.append(
+            (with_adjacency(m, adjacency), k) if isinstance(m, Mechanism) else item
+        )
+    return out
+
+
+def _accepting_adjacency(compose: Any) -> Any:
+    """Wrap an accountant's ``compose(mechanism, n)`` so that it also takes the
+    keyword ``adjacency`` (applied to the mechanisms before composing)."""
+
+    @functools.wraps(compose)
+    def wrapper(
+        self: Any, mechanism: Any, n: int | None = None, *, adjacency: str | None = None
+    ) -> Any:
+        return compose(self, apply_adjacency(mechanism, adjacency), n)
+
+    sig = inspect.signature(compose)
+    params = list(sig.parameters.values())
+    params.append(
+        inspect.Parameter("adjacency", inspect.Parameter.KEYWORD_ONLY, default=None)
+    )
+    wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    return wrapper
+
+
 class Accountant(ABC):
     """Base class: subclasses implement :meth:`compose_pair`.
 
@@ -147,17 +197,32 @@ class Accountant(ABC):
     ) -> None:
         self.warn_rel_error = check_warn_rel_error(warn_rel_error)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Every accountant's own compose takes the relation too.
+        if "compose" in cls.__dict__:
+            cls.compose = _accepting_adjacency(cls.__dict__["compose"])  # type: ignore[method-assign]
+
     def compose(
         self,
         mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
         n: int | None = None,
+        *,
+        adjacency: str | None = None,
     ) -> PrivacyCurve:
         """Privacy of ``n``-fold composition of ``mechanism``, or of the
         heterogeneous composition ``[(m1, n1), (m2, n2), ...]``.
 
+        Args:
+            adjacency: The neighbouring relation, ``"add_or_remove"``,
+                ``"replace_one"``, ``"add"`` or ``"remove"``
+                (:func:`symfdp.mechanisms.with_adjacency`); None keeps each
+                mechanism's own pairs (its ``pair=``).
+
         Returns:
             A :class:`~symfdp.curve.PrivacyCurve`.
         """
+        mechanism = apply_adjacency(mechanism, adjacency)
         components = normalize_composition(mechanism, n)
         symmetric = all(m.is_symmetric for m, _ in components)
         directions = pair_compositions(components)

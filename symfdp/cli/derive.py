@@ -19,13 +19,23 @@
 
 ``--format python`` prints the compiled NumPy evaluator's source (edgeworth,
 cornish-fisher) or Python assignments (cumulants).
+
+``cumulants --mechanism NAME`` prints instead the exact cumulants of the privacy
+loss of a built-in mechanism (gaussian, laplace, pure-dp) in its parameter, and
+``cumulants --p EXPR --q EXPR [--param mu=0.7] [--support LO HI]`` those of a
+user-defined pair (:func:`symfdp.mechanisms.from_densities`, variable ``x``):
+derivatives of the CGF where SymPy integrates it, quadrature values otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+from tokenize import TokenError
 
 KINDS = ("edgeworth", "cornish-fisher", "cumulants", "saddlepoint")
+#: Built-ins with exact cumulant expressions (``cumulant_exprs``).
+MECHANISMS = ("gaussian", "laplace", "pure-dp")
 FORMATS = ("latex", "sympy", "python")
 
 
@@ -53,6 +63,30 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="number of n^{-1/2} correction terms (cumulants: highest order)",
     )
     p.add_argument("--format", "-f", choices=FORMATS, default="latex", dest="fmt")
+    p.add_argument(
+        "--mechanism",
+        choices=MECHANISMS,
+        help="cumulants: of the privacy loss of this built-in mechanism",
+    )
+    p.add_argument("--p", help="cumulants: density of P (SymPy, in x)")
+    p.add_argument("--q", help="cumulants: density of Q (SymPy, in x)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="cumulants: a parameter of --p/--q (repeatable)",
+    )
+    p.add_argument(
+        "--support",
+        nargs=2,
+        metavar=("LO", "HI"),
+        default=None,
+        help="cumulants: support of --p/--q, reals or +-inf (default: the real line)",
+    )
+    p.add_argument(
+        "--under", choices=("P", "Q"), default="P", help="cumulants: law of L"
+    )
     p.set_defaults(run=run)
 
 
@@ -60,7 +94,19 @@ def run(args: argparse.Namespace) -> int:
     from symfdp._validation import check_order
 
     order = check_order(args.order)
-    if args.kind == "cumulants":
+    mech = getattr(args, "mechanism", None)
+    user = getattr(args, "p", None) is not None or getattr(args, "q", None) is not None
+    if (mech or user) and args.kind != "cumulants":
+        raise ValueError("--mechanism, --p and --q go with 'derive cumulants'.")
+    if mech and user:
+        raise ValueError("give either --mechanism or --p/--q, not both.")
+    if order < 1 and (mech or user):
+        raise ValueError("--order must be >= 1 for the cumulants of a mechanism.")
+    if mech:
+        lines = _mechanism_cumulants(mech, order, args.fmt, args.under)
+    elif user:
+        lines = _user_cumulants(args, order)
+    elif args.kind == "cumulants":
         lines = _cumulants(order, args.fmt)
     elif args.kind == "saddlepoint":
         lines = _saddlepoint(order, args.fmt)
@@ -197,3 +243,93 @@ def _saddlepoint(order: int, fmt: str) -> list[str]:
         ev = evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
         lines.append(ev.source.rstrip())
     return lines
+
+
+def _format_cumulants(title: str, exprs: list, fmt: str) -> list[str]:
+    import sympy as sp
+
+    if fmt == "latex":
+        lines = [f"% {title}"]
+        lines += [f"\\kappa_{{{r}}} = {sp.latex(e)}" for r, e in enumerate(exprs, 1)]
+        return lines
+    if fmt == "sympy":
+        lines = [f"# {title}"]
+        lines += [f"# kappa{r} = {sp.sstr(e)}" for r, e in enumerate(exprs, 1)]
+        lines.append(sp.sstr(list(exprs)))
+        return lines
+    lines = [f"# {title}"]
+    lines += [f"kappa{r} = {sp.pycode(e)}" for r, e in enumerate(exprs, 1)]
+    return lines
+
+
+def _mechanism_cumulants(name: str, order: int, fmt: str, under: str) -> list[str]:
+    from symfdp.mechanisms import REGISTRY
+
+    cls = REGISTRY[name]
+    typical = {k: 1.0 for k in cls.PARAMS}
+    exprs = cls(**typical).cumulant_exprs(order, under)  # type: ignore[attr-defined]
+    title = (
+        f"cumulants kappa_1..kappa_{order} of the privacy loss of {name} under {under}"
+    )
+    return _format_cumulants(title, list(exprs), fmt)
+
+
+def _parse_params(items: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            if not sep or not name.isidentifier():
+                raise ValueError
+            out[name] = float(value)
+        except ValueError:
+            raise ValueError(
+                f"--param must be NAME=VALUE with a real VALUE. Found {item!r}."
+            ) from None
+    return out
+
+
+def _parse_support(values: list[str] | None) -> tuple[float, float]:
+    if not values:
+        return (-math.inf, math.inf)
+    try:
+        lo, hi = (float(v) for v in values)
+    except ValueError:
+        lo = hi = math.nan
+    if math.isnan(lo) or math.isnan(hi) or not lo < hi:
+        raise ValueError(
+            f"--support must be two numbers LO < HI (+-inf allowed). Found {values}."
+        )
+    return lo, hi
+
+
+def _user_cumulants(args: argparse.Namespace, order: int) -> list[str]:
+    import sympy as sp
+
+    from symfdp.mechanisms import from_densities
+
+    if args.p is None or args.q is None:
+        raise ValueError("give both --p and --q (the densities of P and Q).")
+    x = sp.Symbol("x", real=True)
+    exprs = {}
+    for flag, text in (("--p", args.p), ("--q", args.q)):
+        try:
+            exprs[flag] = sp.parse_expr(text, local_dict={"x": x})
+        except (sp.SympifyError, SyntaxError, TypeError, TokenError) as exc:
+            raise ValueError(f"{flag}: cannot parse {text!r} ({exc}).") from None
+    support = _parse_support(args.support)
+    m = from_densities(
+        exprs["--p"], exprs["--q"], x, support, **_parse_params(args.param)
+    )
+    title = (
+        f"cumulants kappa_1..kappa_{order} of L = log q/p under {args.under}, "
+        f"L(x) = {sp.sstr(m.exprs['L'])}"
+    )
+    k = m.exprs.get("cgf")
+    if k is not None:
+        t = m.exprs["t"]
+        at = 0 if args.under == "P" else 1
+        out = [sp.simplify(sp.diff(k, t, r).subs(t, at)) for r in range(1, order + 1)]
+        return _format_cumulants(title + " (closed form)", out, args.fmt)
+    vals = [sp.Float(v, 15) for v in m.cumulants(order, args.under)]
+    return _format_cumulants(title + " (quadrature, 1e-14)", vals, args.fmt)

@@ -169,7 +169,14 @@ def choose_step(
 
 
 def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
-    """Shrink ``h`` so that the first two-atom support fits the lattice exactly."""
+    """Shrink ``h`` so that the first two-atom support fits the lattice exactly;
+    a component whose loss lives on a lattice (``lattice_spacing`` ``d``, e.g.
+    :class:`~symfdp.mechanisms.FiniteLoss`) takes precedence: ``h = d / k``, so
+    that every atom is a lattice point (unless ``d < h / 16``)."""
+    for m, _ in components:
+        d = getattr(m, "lattice_spacing", None)
+        if d and d >= h / 16:
+            return d / max(1, math.ceil(d / h - 1e-9))
     for m, _ in components:
         lo, hi = _support(m)
         if math.isfinite(lo) and math.isfinite(hi) and hi > lo:

@@ -1,0 +1,248 @@
+r"""Sampling without replacement (fixed batch size) and the symmetrised pair.
+
+**Symmetrisation.** For a pair :math:`(P, Q)` with trade-off :math:`f` the
+symmetrised trade-off :math:`C(f) = \min\{f, f^{-1}\}^{**}` (Dong et al. 2019,
+eq. (14)) has the privacy profile
+
+.. math::  \delta_C(\varepsilon) = \max\{\delta_f(\varepsilon),
+           \delta_{f^{-1}}(\varepsilon)\}
+
+for every real :math:`\varepsilon` (the profile is the convex conjugate of the
+trade-off, and the conjugate of the convex hull of a minimum is the maximum of the
+conjugates). A profile determines the law of the privacy loss of a dominating pair:
+:math:`P_P(L > \varepsilon) = -e^{-\varepsilon}\delta'(\varepsilon)` and
+:math:`P_Q(L > \varepsilon) = \delta(\varepsilon) + e^{\varepsilon}
+P_P(L > \varepsilon)` (Zheng et al. 2020, Lemma 5.1). So on each range of
+:math:`\varepsilon` where one direction's profile is the larger, the law of L of
+:class:`SymmetrisedPair` is that direction's law, and where the larger one
+changes (the profiles cross) the law has an atom carrying the jump of
+:math:`P_P(L > \cdot)`. Everything is read from the two directions: their
+survival functions and CDFs (tail-stable), and their quadrature rules restricted
+to their ranges, rescaled to the exact masses of the ranges, plus the atoms
+(cumulants, CGF: approximate, about 1e-3 relative for a subsampled Gaussian,
+since the rules are not built for the cut; ``Numerical`` uses only the CDFs).
+
+**Sampling without replacement.** A batch of fixed size :math:`m` drawn
+uniformly from :math:`N` records, with replace-one neighbours: if the mechanism
+is :math:`f`-DP, the subsampled one is :math:`C_p(f)`-DP with :math:`p = m/N`
+and :math:`C_p(f) = C(f_p)`, :math:`f_p = p f + (1 - p)\mathrm{Id}` (Dong et al.
+2019, Thm 4.2; the GDP paper's NoisySGD, Sec. 5). :math:`f_p` is the trade-off
+of the add pair of Poisson subsampling at rate :math:`p`
+(:class:`~symfdp.mechanisms.PoissonSubsampled`), so
+:class:`SampledWithoutReplacement` is the symmetrisation of that pair, and the
+composition of :math:`T` steps is :math:`C_p(f)^{\otimes T}`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import optimize
+
+from symfdp._validation import (
+    check_array,
+    check_choice,
+    check_instance,
+    check_int,
+    scalar_or_array,
+)
+from symfdp.mechanisms.base import (
+    FloatArray,
+    Mechanism,
+    Param,
+    PLRVQuadrature,
+    Under,
+)
+
+#: Points of the scan for crossings of the two profiles.
+_SCAN = 2001
+
+
+class SymmetrisedPair(Mechanism):
+    r"""The dominating pair of :math:`\min\{f, f^{-1}\}^{**}`, :math:`f` the
+    trade-off of :meth:`_add` (abstract: subclasses give the add pair)."""
+
+    name: ClassVar[str] = "symmetrised"
+    PARAMS: ClassVar[dict[str, Param]] = {}
+
+    def _add(self) -> Mechanism:
+        raise NotImplementedError
+
+    @functools.cached_property
+    def _dirs(self) -> tuple[Mechanism, Mechanism]:
+        add = self._add()
+        return add, add.swapped()
+
+    @functools.cached_property
+    def _crossings(self) -> FloatArray:
+        """Losses where the larger of the two profiles changes."""
+        add, rem = self._dirs
+        lo = max(min(add.plrv_support()[0], rem.plrv_support()[0]), -60.0)
+        hi = min(max(add.plrv_support()[1], rem.plrv_support()[1]), 60.0)
+        grid = np.linspace(lo, hi, _SCAN)
+
+        def gap(e: FloatArray) -> FloatArray:
+            return np.asarray(rem.privacy_profile(e)) - np.asarray(
+                add.privacy_profile(e)
+            )
+
+        g = gap(grid)
+        # Sign changes between consecutive points where the profiles differ
+        # (equal profiles, e.g. both 0 beyond the support, are no crossing).
+        idx = np.flatnonzero(
+            np.abs(g) > 1e-15 * np.abs(np.asarray(add.privacy_profile(grid)))
+        )
+        out = []
+        for i, j in itertools.pairwise(idx):
+            if g[i] * g[j] < 0:
+                f = lambda x: float(gap(np.array([x]))[0])  # noqa: E731
+                out.append(optimize.brentq(f, grid[i], grid[j], xtol=1e-15))
+        return np.array(sorted(out))
+
+    def _remove_wins(self, l: FloatArray) -> FloatArray:
+        add, rem = self._dirs
+        with np.errstate(invalid="ignore"):
+            return np.asarray(rem.privacy_profile(l)) > np.asarray(
+                add.privacy_profile(l)
+            )
+
+    def _pick(
+        self, l: FloatArray, fn: str, under: Under, inclusive: bool
+    ) -> FloatArray:
+        add, rem = self._dirs
+        a = np.asarray(
+            getattr(add, fn)(l, under, inclusive=inclusive), dtype=np.float64
+        )
+        r = np.asarray(
+            getattr(rem, fn)(l, under, inclusive=inclusive), dtype=np.float64
+        )
+        return np.where(self._remove_wins(l), r, a)
+
+    def plrv_cdf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
+    ) -> FloatArray:
+        check_choice("under", under, ("P", "Q"))
+        ls = check_array("l", l, allow_inf=True)
+        return scalar_or_array(self._pick(ls, "plrv_cdf", under, bool(inclusive)))
+
+    def plrv_sf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
+    ) -> FloatArray:
+        check_choice("under", under, ("P", "Q"))
+        ls = check_array("l", l, allow_inf=True)
+        return scalar_or_array(self._pick(ls, "plrv_sf", under, bool(inclusive)))
+
+    def plrv_support(self) -> tuple[float, float]:
+        add, rem = self._dirs
+        a, b = add.plrv_support(), rem.plrv_support()
+        return min(a[0], b[0]), max(a[1], b[1])
+
+    def privacy_profile(self, eps: ArrayLike) -> FloatArray:
+        """The larger of the two directions' profiles."""
+        e = check_array("eps", eps, allow_inf=True)
+        add, rem = self._dirs
+        return scalar_or_array(
+            np.maximum(
+                np.asarray(add.privacy_profile(e)), np.asarray(rem.privacy_profile(e))
+            )
+        )
+
+    @functools.cached_property
+    def _rule(self) -> PLRVQuadrature:
+        """Each direction's rule on the range where it is the larger, plus the
+        atoms at the crossings (the jumps of ``P_P(L > .)``)."""
+        add, rem = self._dirs
+        nodes, logw = [], []
+        cuts = np.concatenate(([-np.inf], self._crossings, [np.inf]))
+        for m, wins in ((add, False), (rem, True)):
+            r = m.plrv_quadrature()
+            keep = self._remove_wins(r.nodes) == wins
+            keep &= ~np.isin(r.nodes, self._crossings)
+            lw = r.log_weights.copy()
+            # The rules are not built for a cut inside their range: each range
+            # between crossings is rescaled to its exact mass (from the CDFs).
+            for a, b in itertools.pairwise(cuts):
+                sel = keep & (r.nodes > a) & (r.nodes < b)
+                if not sel.any():
+                    continue
+                exact = float(m.plrv_sf(a, "P")) - float(
+                    m.plrv_sf(b, "P", inclusive=True)
+                )
+                have = float(np.exp(lw[sel]).sum())
+                if exact > 0 and have > 0:
+                    lw[sel] += math.log(exact / have)
+            nodes.append(r.nodes[keep])
+            logw.append(lw[keep])
+        for c in self._crossings:
+            left = float(self._pick(np.array([c - 1e-9]), "plrv_sf", "P", False)[0])
+            right = float(self._pick(np.array([c + 1e-9]), "plrv_sf", "P", False)[0])
+            jump = left - right
+            if jump > 0:
+                nodes.append(np.array([c]))
+                logw.append(np.array([math.log(jump)]))
+        return PLRVQuadrature(np.concatenate(nodes), np.concatenate(logw))
+
+    def plrv_quadrature(self) -> PLRVQuadrature:
+        return self._rule
+
+    def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
+        raise NotImplementedError(
+            f"{type(self).__name__} is defined through its privacy-loss law; it "
+            "has no output space of its own."
+        )
+
+    def pdf(self, x: ArrayLike, under: Under = "P") -> FloatArray:
+        raise NotImplementedError(
+            f"{type(self).__name__} is defined through its privacy-loss law; it "
+            "has no output space of its own."
+        )
+
+
+@dataclass(frozen=True)
+class SampledWithoutReplacement(SymmetrisedPair):
+    r"""A batch of ``batch_size`` records drawn uniformly without replacement
+    from ``dataset_size``, then ``base``; replace-one neighbours.
+
+    Trade-off :math:`C_p(f)` with :math:`p = m/N` (Dong et al. 2019, Thm 4.2).
+
+    Args:
+        base: The mechanism applied to the batch (its pair at replace-one
+            sensitivity).
+        batch_size: ``m``, an integer in ``[1, dataset_size]``.
+        dataset_size: ``N``, an integer ``>= 1``.
+    """
+
+    base: Mechanism
+    batch_size: int
+    dataset_size: int
+
+    name: ClassVar[str] = "sampled-without-replacement"
+
+    def __post_init__(self) -> None:
+        check_instance("base", self.base, Mechanism)
+        n = check_int("dataset_size", self.dataset_size, lo=1)
+        check_int("batch_size", self.batch_size, lo=1, hi=n)
+
+    @property
+    def p(self) -> float:
+        """The sampling fraction ``batch_size / dataset_size``."""
+        return self.batch_size / self.dataset_size
+
+    def _add(self) -> Mechanism:
+        from symfdp.mechanisms.subsampled import PoissonSubsampled
+
+        if self.batch_size == self.dataset_size:
+            return self.base
+        return PoissonSubsampled(self.base, p=self.p, pair="add")
+
+    def __repr__(self) -> str:
+        return (
+            f"SampledWithoutReplacement({self.base!r}, batch_size={self.batch_size}, "
+            f"dataset_size={self.dataset_size})"
+        )

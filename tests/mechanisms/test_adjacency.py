@@ -1,0 +1,107 @@
+"""The neighbouring relation as a transform of a mechanism (issue 13).
+
+``with_adjacency`` picks the dominating pairs a relation needs; the results are
+checked against dp-accounting's PLD accountant on the same events, and the
+two-direction container refuses single-law queries.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from symfdp import accountants as A
+from symfdp import mechanisms as M
+
+dpa = pytest.importorskip("dp_accounting")
+NR = dpa.NeighboringRelation
+EPS = [0.5, 1.0, 2.0]
+
+
+def _dp_accounting(event: object, relation: object) -> np.ndarray:
+    acc = dpa.pld.PLDAccountant(relation, value_discretization_interval=1e-4)
+    acc.compose(event)
+    return np.array([acc.get_delta(e) for e in EPS])
+
+
+def test_add_or_remove_subsampled_gaussian_matches_dp_accounting() -> None:
+    p, sigma, n = 0.05, 1.0, 50
+    m = M.with_adjacency(
+        M.PoissonSubsampled(M.Gaussian(sigma=sigma), p=p), "add_or_remove"
+    )
+    lo, hi = A.Numerical().compose(m, n).delta_bounds(np.array(EPS))
+    event = dpa.SelfComposedDpEvent(
+        dpa.PoissonSampledDpEvent(p, dpa.GaussianDpEvent(sigma)), n
+    )
+    ref = _dp_accounting(event, NR.ADD_OR_REMOVE_ONE)
+    # dp-accounting's (pessimistic) PLD is an upper bound on the truth.
+    assert np.all(lo <= ref + 1e-12)
+    np.testing.assert_allclose(hi, ref, rtol=2e-3)
+
+
+def test_replace_one_randomized_response_matches_dp_accounting() -> None:
+    eps, k = 1.0, 4
+    m = M.with_adjacency(M.RandomizedResponse(eps=eps, k=k), "replace_one")
+    noise = k / (math.exp(eps) + k - 1)  # probability of a uniform output
+    # One release through the accountant's REPLACE_ONE relation ...
+    ref = _dp_accounting(dpa.RandomizedResponseDpEvent(noise, k), NR.REPLACE_ONE)
+    lo, hi = A.Numerical().compose(m, 1).delta_bounds(np.array(EPS))
+    assert np.all(lo <= hi)
+    np.testing.assert_allclose(hi, ref, rtol=1e-9, atol=1e-12)
+    # ... and ten through its PLD (the accountant drops self-composition counts
+    # of randomized response in the installed version).
+    pld = dpa.pld.privacy_loss_distribution.from_randomized_response(
+        noise, k, value_discretization_interval=1e-4
+    ).self_compose(10)
+    ref = np.array([pld.get_delta_for_epsilon(e) for e in EPS])
+    _, hi = A.Numerical().compose(m, 10).delta_bounds(np.array(EPS))
+    # Its losses are rounded up to the 1e-4 grid: an upper bound, within 1e-3.
+    assert np.all(hi <= ref) and np.all(hi >= ref * (1 - 1e-3))
+
+
+def test_directions_of_an_asymmetric_pair() -> None:
+    base = M.from_pmfs([0.6, 0.3, 0.1], [0.2, 0.3, 0.5])
+    assert not base.is_symmetric
+    both = M.with_adjacency(base, "add_or_remove")
+    assert isinstance(both, M.BothDirections) and len(both.pairs) == 2
+    assert M.with_adjacency(base, "add") is base
+    assert isinstance(M.with_adjacency(base, "remove"), M.Swapped)
+    e = np.array([-0.5, 0.0, 0.5])
+    curves = [A.Numerical().compose(pr, 5).delta_bounds(e) for pr in both.pairs]
+    lo, hi = A.Numerical().compose(both, 5).delta_bounds(e)
+    np.testing.assert_allclose(lo, np.maximum(curves[0][0], curves[1][0]))
+    np.testing.assert_allclose(hi, np.maximum(curves[0][1], curves[1][1]))
+    with pytest.raises(TypeError, match=r"Ask \.pairs\[0\]"):
+        both.cumulants(2)
+    # Symmetric mechanisms are their own relation.
+    g = M.Gaussian(mu=1.0)
+    assert all(M.with_adjacency(g, r) is g for r in M.ADJACENCIES)
+
+
+def test_relations_of_poisson_subsampling() -> None:
+    s = M.PoissonSubsampled(M.Gaussian(mu=1.0), p=0.1)
+    assert M.with_adjacency(s, "add_or_remove").pair == "both"
+    assert M.with_adjacency(s, "remove").pair == "remove"
+    with pytest.raises(ValueError, match="replace_one"):
+        M.with_adjacency(s, "replace_one")
+    with pytest.raises(ValueError, match="adjacency"):
+        M.with_adjacency(s, "neighbours")
+
+
+@pytest.mark.parametrize("acc", [A.Numerical(), A.CLT(), A.SaddlePoint()], ids=repr)
+def test_compose_takes_the_relation(acc: A.Accountant) -> None:
+    """``compose(..., adjacency=...)`` is ``compose(with_adjacency(...))``, for
+    single mechanisms and composition lists."""
+    base = M.from_pmfs([0.6, 0.3, 0.1], [0.2, 0.3, 0.5])
+    e = np.array([0.0, 1.0])
+    for rel in M.ADJACENCIES:
+        got = acc.compose(base, 5, adjacency=rel).delta(e)
+        want = acc.compose(M.with_adjacency(base, rel), 5).delta(e)
+        np.testing.assert_array_equal(got, want)
+    got = acc.compose([(base, 3), (M.Gaussian(mu=0.5), 2)], adjacency="remove")
+    want = acc.compose([(base.swapped(), 3), (M.Gaussian(mu=0.5), 2)])
+    np.testing.assert_array_equal(got.delta(e), want.delta(e))
+    with pytest.raises(ValueError, match="adjacency"):
+        acc.compose(base, 5, adjacency="neighbours")
