@@ -1,0 +1,169 @@
+"""Where the rows run: in this process, in local processes, or on Dask.
+
+Each executor yields ``(index, outputs)`` pairs as rows finish (in any order);
+the caller orders them. Every executor calls the same
+:func:`symfdp.sweeps.row.answer`, so the numbers do not depend on where a row
+ran.
+
+* ``"local"`` with ``jobs=1``: in this process, one row after another.
+* ``"local"`` with ``jobs=K > 1``: ``K`` spawned processes
+  (:class:`concurrent.futures.ProcessPoolExecutor`). A process that dies (killed,
+  out of memory) breaks the pool: a new pool takes the unfinished rows, and a row
+  in flight at :data:`MAX_ATTEMPTS` such deaths is an error row.
+* ``"dask"``: a :class:`distributed.LocalCluster` of ``K`` single-threaded
+  worker processes, closed at the end; ``"dask://host:port"`` (or
+  ``"tcp://host:port"``) connects to a running scheduler, whose workers must
+  import the same symfdp; a :class:`distributed.Client` is used as given. Dask
+  reruns the rows of a dead worker elsewhere; a row whose workers die
+  ``distributed.scheduler.allowed-failures`` + 1 times is an error row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any, Final
+
+from symfdp.sweeps.row import answer, answer_indexed
+
+#: Pool deaths a row survives before it is recorded as an error (local processes).
+MAX_ATTEMPTS: Final = 3
+
+Items = list[tuple[int, dict[str, Any]]]
+
+
+def check_executor(executor: Any, jobs: int) -> None:
+    """Validate ``executor`` and ``jobs`` (before any work)."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1. Found {jobs!r}.")
+    if isinstance(executor, str):
+        if executor in ("local", "dask") or executor.startswith(
+            ("dask://", "tcp://", "tls://")
+        ):
+            if executor != "local":
+                try:
+                    import distributed  # noqa: F401
+                except ImportError:
+                    raise ValueError(
+                        f"executor={executor!r} needs dask.distributed: "
+                        "pip install 'symfdp[dask]'."
+                    ) from None
+            return
+        raise ValueError(
+            "executor must be 'local', 'dask', 'dask://host:port' or a "
+            f"distributed.Client. Found {executor!r}."
+        )
+    if type(executor).__name__ != "Client":
+        raise TypeError(
+            "executor must be 'local', 'dask', 'dask://host:port' or a "
+            f"distributed.Client. Found {type(executor).__name__}."
+        )
+
+
+def run(items: Items, executor: Any = "local", jobs: int = 1) -> Iterator[Any]:
+    """Answer ``items`` (``(index, config)`` pairs); yield ``(index, outputs)``."""
+    if executor == "local":
+        if jobs == 1:
+            for index, config in items:
+                yield index, answer(config)
+        else:
+            yield from _processes(items, jobs)
+    else:
+        yield from _dask(items, executor, jobs)
+
+
+def _died_row(index: int, what: str) -> tuple[int, dict[str, Any]]:
+    return index, {
+        "error": f"{what}; the row was tried on fresh workers and failed each time "
+        "(e.g. killed, or out of memory)",
+        "warnings": [],
+        "seconds": None,
+    }
+
+
+def _processes(items: Items, jobs: int) -> Iterator[Any]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    ctx = multiprocessing.get_context("spawn")
+    todo = dict(items)
+    attempts = dict.fromkeys(todo, 0)
+    while todo:
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+        try:
+            futures = {pool.submit(answer_indexed, (i, todo[i])): i for i in todo}
+            pending = set(futures)
+            broken = False
+            while pending and not broken:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    try:
+                        index, outputs = future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        continue
+                    del todo[index]
+                    yield index, outputs
+            if broken:
+                for future in futures:
+                    if future.running() or future.done():
+                        i = futures[future]
+                        if i in todo:
+                            attempts[i] += 1
+                for i in [i for i in todo if attempts[i] >= MAX_ATTEMPTS]:
+                    del todo[i]
+                    yield _died_row(i, f"a worker process died {MAX_ATTEMPTS} times")
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def dask_client(executor: Any, jobs: int) -> Iterator[Any]:
+    """A :class:`distributed.Client` for ``executor`` (see the module doc)."""
+    from distributed import Client, LocalCluster
+
+    if not isinstance(executor, str):
+        yield executor
+        return
+    if executor == "dask":
+        with (
+            LocalCluster(
+                n_workers=jobs,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=40,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            yield client
+        return
+    address = executor.replace("dask://", "tcp://", 1)
+    with Client(address) as client:
+        yield client
+
+
+def _dask(items: Items, executor: Any, jobs: int) -> Iterator[Any]:
+    from distributed import as_completed
+
+    with dask_client(executor, jobs) as client:
+        futures = [
+            client.submit(
+                answer_indexed, (i, config), key=f"sweep-row-{config['id']}", pure=False
+            )
+            for i, config in items
+        ]
+        index_of = {f.key: i for f, (i, _) in zip(futures, items, strict=True)}
+        try:
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as exc:
+                    # KilledWorker (the row's workers died) or a lost scheduler.
+                    yield _died_row(
+                        index_of[future.key], f"{type(exc).__name__}: {exc}"[:300]
+                    )
+        finally:
+            for f in futures:
+                f.cancel()
