@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_executor(args.executor, args.jobs)
     except ValueError as exc:
-        raise UsageError(str(exc).replace("executor=", "--executor ")) from None
+        text = str(exc).replace("executor=", "--executor ")
+        raise UsageError(text if "--executor" in text else f"--{text}") from None
     try:
         plan = load(args.spec)
     except SpecError as exc:
