@@ -48,9 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``symfdp sweep``; returns the exit status."""
+    from symfdp._dask import check_executor
     from symfdp.cli import UsageError
     from symfdp.sweeps import SpecError, load, run_sweep
-    from symfdp.sweeps.executors import check_executor
     from symfdp.sweeps.store import Store
 
     if args.jobs < 1:

@@ -59,11 +59,12 @@ def run_sweep(
 
     ``on_start(skipped, todo)`` is called once the finished rows are known.
     """
+    from symfdp._dask import check_executor
     from symfdp._progress import Progress
     from symfdp.sweeps import executors
     from symfdp.sweeps.store import Store
 
-    executors.check_executor(executor, jobs)
+    check_executor(executor, jobs)
     cols = columns(plan)
     index_of = {config["id"]: k for k, config in enumerate(plan.rows)}
     done: dict[int, dict[str, Any]] = {}

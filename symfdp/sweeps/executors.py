@@ -14,15 +14,13 @@ ran.
   worker processes, closed at the end; ``"dask://host:port"`` (or
   ``"tcp://host:port"``) connects to a running scheduler, whose workers must
   import the same symfdp; a :class:`distributed.Client` is used as given.
-  (For a cluster of its own, symfdp leaves ``MALLOC_TRIM_THRESHOLD_`` unset in
-  the workers; set it likewise for a cluster of yours.) Dask
+  (see :mod:`symfdp._dask`). Dask
   reruns the rows of a dead worker elsewhere; a row whose workers die
   ``distributed.scheduler.allowed-failures`` + 1 times is an error row.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -32,34 +30,6 @@ from symfdp.sweeps.row import answer, answer_indexed
 MAX_ATTEMPTS: Final = 3
 
 Items = list[tuple[int, dict[str, Any]]]
-
-
-def check_executor(executor: Any, jobs: int) -> None:
-    """Validate ``executor`` and ``jobs`` (before any work)."""
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be an integer >= 1. Found {jobs!r}.")
-    if isinstance(executor, str):
-        if executor in ("local", "dask") or executor.startswith(
-            ("dask://", "tcp://", "tls://")
-        ):
-            if executor != "local":
-                try:
-                    import distributed  # noqa: F401
-                except ImportError:
-                    raise ValueError(
-                        f"executor={executor!r} needs dask.distributed: "
-                        "pip install 'symfdp[dask]'."
-                    ) from None
-            return
-        raise ValueError(
-            "executor must be 'local', 'dask', 'dask://host:port' or a "
-            f"distributed.Client. Found {executor!r}."
-        )
-    if type(executor).__name__ != "Client":
-        raise TypeError(
-            "executor must be 'local', 'dask', 'dask://host:port' or a "
-            f"distributed.Client. Found {type(executor).__name__}."
-        )
 
 
 def run(items: Items, executor: Any = "local", jobs: int = 1) -> Iterator[Any]:
@@ -120,46 +90,10 @@ def _processes(items: Items, jobs: int) -> Iterator[Any]:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-@contextlib.contextmanager
-def dask_client(executor: Any, jobs: int) -> Iterator[Any]:
-    """A :class:`distributed.Client` for ``executor`` (see the module doc)."""
-    from distributed import Client, LocalCluster
-
-    if not isinstance(executor, str):
-        yield executor
-        return
-    if executor == "dask":
-        import dask
-
-        # Dask sets MALLOC_TRIM_THRESHOLD_ in its workers, which fixes glibc's
-        # mmap threshold: every large array is then mapped and unmapped afresh,
-        # and the numerical accountant's rows ran 3-5x slower (measured).
-        # The workers' statistical profiler (a thread sampling every 10 ms) is
-        # off as well: it competes for the GIL with the rows.
-        config = {
-            "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
-            "distributed.worker.profile.enabled": False,
-        }
-        with (
-            dask.config.set(config),
-            LocalCluster(
-                n_workers=jobs,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=40,
-            ) as cluster,
-            Client(cluster) as client,
-        ):
-            yield client
-        return
-    address = executor.replace("dask://", "tcp://", 1)
-    with Client(address) as client:
-        yield client
-
-
 def _dask(items: Items, executor: Any, jobs: int) -> Iterator[Any]:
     from distributed import as_completed
+
+    from symfdp._dask import dask_client
 
     with dask_client(executor, jobs) as client:
         futures = [
