@@ -7,6 +7,7 @@ grids are tiny (CLT and numerical at small n) to keep the file fast.
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import os
 import signal
@@ -247,6 +248,49 @@ def test_local_processes_give_the_same_table(tmp_path):
     assert _numbers(sweep(_spec(), jobs=2)) == _numbers(sweep(_spec()))
 
 
+def _kill_mid_sweep(spec, out: Path, pids, **options) -> tuple[Any, list]:
+    """Run ``sweep(spec, out, **options)`` in a thread; SIGKILL one process of
+    ``pids()`` once a row is written and rows are still running."""
+    result: list[Any] = []
+    thread = threading.Thread(target=lambda: result.append(sweep(spec, out, **options)))
+    thread.start()
+    jsonl = out.with_suffix(".jsonl")
+    deadline = time.monotonic() + 60
+    killed = None
+    while time.monotonic() < deadline and thread.is_alive():
+        running = pids()
+        if jsonl.exists() and jsonl.read_text().count("\n") >= 1 and running:
+            killed = running[0]
+            os.kill(killed, signal.SIGKILL)
+            break
+        time.sleep(0.01)
+    thread.join(timeout=120)
+    assert killed is not None, "the sweep ended before a worker could be killed"
+    return killed, result[0]
+
+
+SLOW = _spec(
+    methods=["numerical"],
+    grid={"sigma": [0.8, 1.0, 1.5, 3.0], "steps": [300, 1000]},
+)
+
+
+@functools.cache
+def _slow_reference() -> list[dict[str, Any]]:
+    return _numbers(sweep(SLOW))
+
+
+def test_a_killed_local_process_costs_a_retry(tmp_path):
+    import multiprocessing
+
+    def pids() -> list[int]:
+        return [p.pid for p in multiprocessing.active_children()]
+
+    _, rows = _kill_mid_sweep(SLOW, tmp_path / "t", pids, jobs=2)
+    assert len(rows) == 8 and all(r["error"] is None for r in rows)
+    assert _numbers(rows) == _slow_reference()
+
+
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")
@@ -279,34 +323,14 @@ def test_dask_gives_the_same_table_and_resumes(dask_client, tmp_path):
 
 
 def test_a_killed_dask_worker_costs_a_retry_not_the_sweep(dask_client, tmp_path):
-    spec = _spec(
-        methods=["numerical"],
-        grid={"sigma": [0.8, 1.0, 1.2, 1.5, 2.0, 3.0], "steps": [300, 1000]},
-    )
-    out = tmp_path / "t"
-    result: dict[str, Any] = {}
-
-    def work() -> None:
-        result["rows"] = sweep(spec, out, executor=dask_client)
-
     pids = dask_client.run(os.getpid)
-    thread = threading.Thread(target=work)
-    thread.start()
-    jsonl = tmp_path / "t.jsonl"
-    deadline = time.monotonic() + 60
-    killed = None
-    while time.monotonic() < deadline and thread.is_alive():
-        busy = [w for w, keys in dask_client.processing().items() if keys]
-        if jsonl.exists() and jsonl.read_text().count("\n") >= 1 and busy:
-            killed = pids[busy[0]]
-            os.kill(killed, signal.SIGKILL)
-            break
-        time.sleep(0.01)
-    thread.join(timeout=120)
-    assert killed is not None, "the sweep ended before a worker could be killed"
-    rows = result["rows"]
-    assert len(rows) == 12 and all(r["error"] is None for r in rows)
-    assert _numbers(rows) == _numbers(sweep(spec))
+
+    def busy() -> list[int]:  # workers with a row running or queued
+        return [pids[w] for w, keys in dask_client.processing().items() if keys]
+
+    killed, rows = _kill_mid_sweep(SLOW, tmp_path / "t", busy, executor=dask_client)
+    assert len(rows) == 8 and all(r["error"] is None for r in rows)
+    assert _numbers(rows) == _slow_reference()
     assert killed not in dask_client.run(os.getpid).values()
 
 
