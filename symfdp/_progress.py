@@ -87,8 +87,8 @@ class Progress:
             self._draw(time.monotonic())
             sys.stderr.write("\n")
             sys.stderr.flush()
-        elif self.status_every and self.total:
-            self._status(time.monotonic())
+        elif self.status_every and self._last_status > self._start:
+            self._status(time.monotonic())  # the last line of a long run
 
     def __enter__(self) -> Progress:
         return self

@@ -213,8 +213,8 @@ def test_ctrl_c_leaves_a_valid_table_and_rerun_resumes(tmp_path):
     spec = tmp_path / "s.toml"
     spec.write_text(
         'mechanism = "subsampled-gaussian"\nmethods = ["numerical"]\n[grid]\n'
-        "sigma = [0.8, 1.0, 1.2, 1.5, 2.0, 3.0]\nsample_rate = [0.01, 0.02]\n"
-        "steps = [300, 1000]\ndelta = 1e-5\n"
+        "sigma = [0.8, 1.0, 1.5]\nsample_rate = [0.01, 0.02]\n"
+        "steps = [10, 30]\ndelta = 1e-5\n"
     )
     out = tmp_path / "t"
     cmd = [sys.executable, "-m", "symfdp", "sweep", str(spec), "-o", str(out)]
@@ -232,22 +232,18 @@ def test_ctrl_c_leaves_a_valid_table_and_rerun_resumes(tmp_path):
     with open(tmp_path / "t.csv", newline="") as fh:
         partial = list(csv.DictReader(fh))
     finished = len(partial)
-    assert 2 <= finished < 24
+    assert 2 <= finished < 12
     assert [int(r["row"]) for r in partial] == sorted(int(r["row"]) for r in partial)
     assert len(_jsonl(jsonl)) == finished
     rerun = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
-    assert f"({finished} already in t.jsonl, skipped); {24 - finished} to run" in (
+    assert f"({finished} already in t.jsonl, skipped); {12 - finished} to run" in (
         rerun.stdout
     )
     assert _numbers(_jsonl(jsonl)) == _numbers(sweep(spec))
 
 
 # ----------------------------------------------------------------- executors
-def test_local_processes_give_the_same_table(tmp_path):
-    assert _numbers(sweep(_spec(), jobs=2)) == _numbers(sweep(_spec()))
-
-
 def _kill_mid_sweep(spec, out: Path, pids, **options) -> tuple[Any, list]:
     """Run ``sweep(spec, out, **options)`` in a thread; SIGKILL one process of
     ``pids()`` once a row is written and rows are still running."""
@@ -271,7 +267,7 @@ def _kill_mid_sweep(spec, out: Path, pids, **options) -> tuple[Any, list]:
 
 SLOW = _spec(
     methods=["numerical"],
-    grid={"sigma": [0.8, 1.0, 1.5, 3.0], "steps": [300, 1000]},
+    grid={"sigma": [0.8, 1.0, 1.5, 3.0], "steps": [100, 300]},
 )
 
 
@@ -281,6 +277,7 @@ def _slow_reference() -> list[dict[str, Any]]:
 
 
 def test_a_killed_local_process_costs_a_retry(tmp_path):
+    """--jobs 2: the same table as in-process, though a worker was killed."""
     import multiprocessing
 
     def pids() -> list[int]:

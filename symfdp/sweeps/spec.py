@@ -209,6 +209,8 @@ def _check_value(name: str, value: float) -> float | int:
         if float(value) != math.floor(value):
             raise SpecError(f"grid.{name}: values must be integers. Found {value!r}.")
         value = round(value)
+    else:
+        value = float(value)  # 1 and 1.0 are one configuration
     bad_lo = value < lo or (lo_open and value == lo)
     bad_hi = value > hi or (hi_open and value == hi)
     if bad_lo or bad_hi:
