@@ -306,6 +306,8 @@ def _check_method(name: str, options: dict[str, Any], task: str) -> None:
         make_accountant(name, **options)
     except (ValueError, TypeError) as exc:
         raise SpecError(f"method {name}: {exc}") from None
+    except Exception as exc:  # the accountant cannot be built here at all
+        raise SpecError(f"method {name}: {type(exc).__name__}: {exc}") from None
 
 
 # ----------------------------------------------------------------- expansion
