@@ -7,9 +7,10 @@ ran.
 
 * ``"local"`` with ``jobs=1``: in this process, one row after another.
 * ``"local"`` with ``jobs=K > 1``: ``K`` spawned processes
-  (:class:`concurrent.futures.ProcessPoolExecutor`). A process that dies (killed,
-  out of memory) breaks the pool: a new pool takes the unfinished rows, and a row
-  in flight at :data:`MAX_ATTEMPTS` such deaths is an error row.
+  (:class:`concurrent.futures.ProcessPoolExecutor`), ``K`` rows in flight. A
+  process that dies (killed, out of memory) breaks the pool: a new pool takes the
+  unfinished rows, and a row that was in flight at :data:`MAX_ATTEMPTS` such
+  deaths is an error row.
 * ``"dask"``: a :class:`distributed.LocalCluster` of ``K`` single-threaded
   worker processes, closed at the end; ``"dask://host:port"`` (or
   ``"tcp://host:port"``) connects to a running scheduler, whose workers must
@@ -34,7 +35,10 @@ Items = list[tuple[int, dict[str, Any]]]
 
 def run(items: Items, executor: Any = "local", jobs: int = 1) -> Iterator[Any]:
     """Answer ``items`` (``(index, config)`` pairs); yield ``(index, outputs)``."""
+    if not items:
+        return  # (no pool or cluster started for nothing)
     if executor == "local":
+        jobs = min(jobs, len(items))
         if jobs == 1:
             for index, config in items:
                 yield index, answer(config)
@@ -54,6 +58,8 @@ def _died_row(index: int, what: str) -> tuple[int, dict[str, Any]]:
 
 
 def _processes(items: Items, jobs: int) -> Iterator[Any]:
+    """At most ``jobs`` rows in flight, so that the rows a dead process may have
+    been running are known: only they count an attempt."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -63,29 +69,30 @@ def _processes(items: Items, jobs: int) -> Iterator[Any]:
     attempts = dict.fromkeys(todo, 0)
     while todo:
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+        queue = list(todo)
+        inflight: dict[Any, int] = {}
+        broken = False
         try:
-            futures = {pool.submit(answer_indexed, (i, todo[i])): i for i in todo}
-            pending = set(futures)
-            broken = False
-            while pending and not broken:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            while (queue or inflight) and not broken:
+                while queue and len(inflight) < jobs:
+                    i = queue.pop(0)
+                    inflight[pool.submit(answer_indexed, (i, todo[i]))] = i
+                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
                 for future in done:
+                    i = inflight.pop(future)
                     try:
                         index, outputs = future.result()
                     except BrokenProcessPool:
                         broken = True
+                        attempts[i] += 1
                         continue
                     del todo[index]
                     yield index, outputs
-            if broken:
-                for future in futures:
-                    if future.running() or future.done():
-                        i = futures[future]
-                        if i in todo:
-                            attempts[i] += 1
-                for i in [i for i in todo if attempts[i] >= MAX_ATTEMPTS]:
-                    del todo[i]
-                    yield _died_row(i, f"a worker process died {MAX_ATTEMPTS} times")
+            for i in inflight.values():  # lost with the pool
+                attempts[i] += 1
+            for i in [i for i in todo if attempts[i] >= MAX_ATTEMPTS]:
+                del todo[i]
+                yield _died_row(i, f"its worker process died {MAX_ATTEMPTS} times")
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
