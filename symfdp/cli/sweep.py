@@ -17,6 +17,23 @@ import time
 
 from symfdp.cli.account import _integer
 
+EPILOG = """\
+A spec (TOML; YAML with PyYAML):
+
+  mechanism = "subsampled-gaussian"
+  methods = ["numerical"]        # or {name = "edgeworth", order = 3}, ...
+  [grid]                         # lists, single values or ranges
+  sigma = [0.8, 1.0, 1.5]
+  sample_rate = {start = 1e-3, stop = 1e-2, num = 3, scale = "log"}
+  steps = {start = 1000, stop = 3000, step = 1000}
+  delta = 1e-5
+
+A grid of target_eps (with delta) or target_mu calibrates sigma instead, with
+an optional [calibrate] table (sigma_range = [lo, hi], rtol). Axes: sigma, mu,
+eps, sample_rate, steps (or epochs, dataset_size, batch_size), delta,
+target_eps, target_mu. See examples/sweep_dpsgd.toml.
+"""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``sweep`` subcommand and its flags to ``sub``."""
@@ -24,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "sweep",
         help="a grid of account/calibrate configurations to a CSV/JSONL table",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("spec", metavar="SPEC", help="the grid (.toml, or .yaml)")
     p.add_argument(
