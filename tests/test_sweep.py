@@ -331,6 +331,31 @@ def test_a_killed_dask_worker_costs_a_retry_not_the_sweep(dask_client, tmp_path)
     assert killed not in dask_client.run(os.getpid).values()
 
 
+def test_a_row_whose_worker_dies_is_an_error_row_then_retried(dask_client, tmp_path):
+    scheduler = dask_client.cluster.scheduler
+    allowed = scheduler.allowed_failures
+    scheduler.allowed_failures = 0  # the first death of a row's worker is final
+    pids = dask_client.run(os.getpid)
+
+    def busy() -> list[int]:
+        return [pids[w] for w, keys in dask_client.processing().items() if keys]
+
+    try:
+        _, rows = _kill_mid_sweep(SLOW, tmp_path / "t", busy, executor=dask_client)
+    finally:
+        scheduler.allowed_failures = allowed
+    lost = [r for r in rows if r["error"]]
+    assert len(rows) == 8 and lost
+    assert all(r["error"].startswith("worker died: KilledWorker") for r in lost)
+    assert all(r["epsilon"] is None for r in lost)
+    started = []
+    again, complete = run_sweep(
+        load(SLOW), tmp_path / "t", on_start=lambda *a: started.append(a)
+    )
+    assert complete and started == [(8 - len(lost), len(lost))]
+    assert _numbers(again) == _slow_reference()
+
+
 def test_bad_executor_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="executor must be"):
         sweep(_spec(), executor="nowhere")

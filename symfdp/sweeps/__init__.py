@@ -57,7 +57,8 @@ def run_sweep(
     (the files then hold every finished row and the interrupt is re-raised by
     the caller's choice: see :func:`sweep`).
 
-    ``on_start(skipped, todo)`` is called once the finished rows are known.
+    ``on_start(skipped, todo)`` is called once the finished rows are known. Rows
+    of ``out`` lost with their workers (error ``"worker died: ..."``) run again.
     """
     from symfdp._dask import check_executor
     from symfdp._progress import Progress
@@ -79,6 +80,8 @@ def run_sweep(
                 "(another spec?); give another output or remove the file."
             )
         for rid, row in old.items():
+            if str(row.get("error") or "").startswith(executors.WORKER_DIED):
+                continue  # lost with its workers, not answered: run it again
             k = index_of[rid]
             done[k] = {**row, "row": k}
         store.rewrite([done[k] for k in sorted(done)])

@@ -48,10 +48,14 @@ def run(items: Items, executor: Any = "local", jobs: int = 1) -> Iterator[Any]:
         yield from _dask(items, executor, jobs)
 
 
+#: How the error of a row lost with its workers begins; a re-run retries such rows.
+WORKER_DIED: Final = "worker died"
+
+
 def _died_row(index: int, what: str) -> tuple[int, dict[str, Any]]:
     return index, {
-        "error": f"{what}; the row was tried on fresh workers and failed each time "
-        "(e.g. killed, or out of memory)",
+        "error": f"{WORKER_DIED}: {what} (e.g. killed, or out of memory); a re-run "
+        "retries this row",
         "warnings": [],
         "seconds": None,
     }
@@ -92,7 +96,7 @@ def _processes(items: Items, jobs: int) -> Iterator[Any]:
                 attempts[i] += 1
             for i in [i for i in todo if attempts[i] >= MAX_ATTEMPTS]:
                 del todo[i]
-                yield _died_row(i, f"its worker process died {MAX_ATTEMPTS} times")
+                yield _died_row(i, f"{MAX_ATTEMPTS} times, while running this row")
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 

@@ -8,7 +8,8 @@ configuration, written so that nothing finished is lost.
 * At the end (also after Ctrl-C), both files are rewritten in grid order
   through a temporary file and an atomic rename.
 * ``OUT.jsonl`` is the record that a re-run reads: rows whose ``id`` (a hash of
-  the configuration, :func:`symfdp.sweeps.spec.row_id`) is there are skipped.
+  the configuration, :func:`symfdp.sweeps.spec.row_id`) is there are skipped,
+  except rows lost with their workers, which run again.
 """
 
 from __future__ import annotations
