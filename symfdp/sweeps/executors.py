@@ -79,8 +79,14 @@ def _processes(items: Items, jobs: int) -> Iterator[Any]:
         try:
             while (queue or inflight) and not broken:
                 while queue and len(inflight) < jobs:
-                    i = queue.pop(0)
-                    inflight[pool.submit(answer_indexed, (i, todo[i]))] = i
+                    try:
+                        future = pool.submit(answer_indexed, (queue[0], todo[queue[0]]))
+                    except BrokenProcessPool:  # broke since the last wait
+                        broken = True
+                        break
+                    inflight[future] = queue.pop(0)
+                if not inflight:
+                    break
                 done, _ = wait(inflight, return_when=FIRST_COMPLETED)
                 for future in done:
                     i = inflight.pop(future)
@@ -92,8 +98,13 @@ def _processes(items: Items, jobs: int) -> Iterator[Any]:
                         continue
                     del todo[index]
                     yield index, outputs
-            for i in inflight.values():  # lost with the pool
-                attempts[i] += 1
+            wait(inflight)  # (all settled once the pool is broken)
+            for future, i in inflight.items():
+                if future.exception() is None:  # finished before the break
+                    del todo[i]
+                    yield future.result()
+                else:  # lost with the pool
+                    attempts[i] += 1
             for i in [i for i in todo if attempts[i] >= MAX_ATTEMPTS]:
                 del todo[i]
                 yield _died_row(i, f"{MAX_ATTEMPTS} times, while running this row")
