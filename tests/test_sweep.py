@@ -319,11 +319,21 @@ def test_dask_gives_the_same_table_and_resumes(dask_client, tmp_path):
     assert _numbers(_jsonl(tmp_path / "t.jsonl")) == _numbers(reference)
 
 
-def test_a_killed_dask_worker_costs_a_retry_not_the_sweep(dask_client, tmp_path):
-    pids = dask_client.run(os.getpid)
+def _busy_workers(client: Any) -> Any:
+    """Once both workers are up (a killed one is restarted by its nanny): a
+    function listing the pids of the workers with a row running or queued."""
+    client.wait_for_workers(2, timeout=60)
+    pids = client.run(os.getpid)
 
-    def busy() -> list[int]:  # workers with a row running or queued
-        return [pids[w] for w, keys in dask_client.processing().items() if keys]
+    def busy() -> list[int]:
+        processing = client.processing().items()
+        return [pids[w] for w, keys in processing if keys and w in pids]
+
+    return busy
+
+
+def test_a_killed_dask_worker_costs_a_retry_not_the_sweep(dask_client, tmp_path):
+    busy = _busy_workers(dask_client)
 
     killed, rows = _kill_mid_sweep(SLOW, tmp_path / "t", busy, executor=dask_client)
     assert len(rows) == 8 and all(r["error"] is None for r in rows)
@@ -335,10 +345,7 @@ def test_a_row_whose_worker_dies_is_an_error_row_then_retried(dask_client, tmp_p
     scheduler = dask_client.cluster.scheduler
     allowed = scheduler.allowed_failures
     scheduler.allowed_failures = 0  # the first death of a row's worker is final
-    pids = dask_client.run(os.getpid)
-
-    def busy() -> list[int]:
-        return [pids[w] for w, keys in dask_client.processing().items() if keys]
+    busy = _busy_workers(dask_client)
 
     try:
         _, rows = _kill_mid_sweep(SLOW, tmp_path / "t", busy, executor=dask_client)
