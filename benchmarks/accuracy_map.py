@@ -1,10 +1,17 @@
 """Accuracy map: relative error of eps(delta) of the approximate accountants against
 the certified ``A.Numerical`` bracket, over DP-SGD settings.
 
-Run: ``python benchmarks/accuracy_map.py`` (a few minutes; set ``SYMFDP_PROGRESS=1``
-for a progress bar when stderr is not a terminal). Writes
-``benchmarks/results/accuracy_map.csv`` (one row per method x setting x delta),
-``accuracy_map.png`` (faceted heat map) and ``accuracy_map.md`` (summary).
+Run: ``python benchmarks/accuracy_map.py [--jobs K] [--executor dask]
+[--table ROWS]`` (several minutes on one core; a progress bar on a terminal,
+status lines otherwise). Writes ``benchmarks/results/accuracy_map.csv`` (one row
+per method x setting x delta), ``accuracy_map.png`` (faceted heat map) and
+``accuracy_map.md`` (summary).
+
+The grid is the sweep spec ``benchmarks/accuracy_map.toml``, run by
+:func:`symfdp.sweeps.run_sweep` (each row answered as ``symfdp account`` answers
+it: compose, mu*, eps(delta), certified bracket); this script turns its rows
+into the map's cells. With ``--table ROWS`` the sweep's rows are kept in
+``ROWS.csv``/``ROWS.jsonl`` and an interrupted run resumes.
 
 Grid: Poisson-subsampled Gaussian ``M.SubsampledGaussian(sigma, p)`` with
 ``pair="both"`` (add/remove adjacency: every accountant takes the max over the two
@@ -13,7 +20,8 @@ directions), sigma in {0.6, 1, 2}, p in {1e-3, 1e-2, 1e-1}, n in {10, 100, 1e3,
 
 Methods: ``A.CLT()`` (moments form), ``A.Edgeworth(order=J)`` for J = 0..4
 (numerical inverse) and ``A.SaddlePoint(order=k)`` for k = 1, 2, each as a user
-calls it (``compose(m, n).epsilon(delta)``, with the accountants' repairs).
+calls it (``compose(m, n).epsilon(delta)``, with the accountants' repairs), one
+composition per cell (per delta).
 
 Reference: the certified bracket ``[eps_lo, eps_hi]`` of
 ``A.Numerical(eps_rel_tol=REF_TOL).compose(m, n).epsilon_bounds(delta)`` and its
@@ -21,17 +29,19 @@ midpoint ``eps_ref``. The relative error is ``eps_method / eps_ref - 1`` (signed
 negative is below the reference, i.e. anti-conservative when below ``eps_lo``). A
 cell is *resolved* when ``|error| >= 10 * (eps_hi - eps_lo) / eps_ref``; where
 ``eps_ref`` is 0 (delta(0) <= delta already) the relative error is undefined and
-left empty (``ref_zero = 1``). Every ``ApproximationWarning`` raised by
-``compose`` or ``epsilon`` of a cell is recorded (``approx_warning``,
-``warnings``).
+left empty (``ref_zero = 1``). Every ``ApproximationWarning`` raised while
+the cell is answered (``compose``, mu*, ``epsilon``) is recorded
+(``approx_warning``, ``warnings``); ``seconds`` is the cell's time in
+``account_one`` (compose, mu* and epsilon).
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import math
+import tempfile
 import time
-import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -39,10 +49,7 @@ from typing import Any
 import _common
 import numpy as np
 
-from symfdp import ApproximationWarning
-from symfdp import accountants as A
-from symfdp import mechanisms as M
-from symfdp._progress import Progress
+from symfdp import ApproximationWarning, sweeps
 
 OUT = Path(__file__).resolve().parent / "results"
 SIGMAS = (0.6, 1.0, 2.0)
@@ -50,12 +57,15 @@ PS = (1e-3, 1e-2, 1e-1)
 NS = (10, 100, 1_000, 10_000)
 DELTAS = (1e-3, 1e-5, 1e-8)
 REF_TOL = 1e-5
-METHODS: dict[str, Any] = {
-    "CLT": lambda: A.CLT(),
-    **{f"Edgeworth {j}": (lambda j=j: A.Edgeworth(order=j)) for j in range(5)},
-    "SaddlePoint 1": lambda: A.SaddlePoint(order=1),
-    "SaddlePoint 2": lambda: A.SaddlePoint(order=2),
+SPEC = Path(__file__).resolve().with_name("accuracy_map.toml")
+#: The methods of the spec (their ``method`` column) and their names in the map.
+METHODS: dict[str, str] = {
+    "clt": "CLT",
+    **{f"edgeworth(order={j})": f"Edgeworth {j}" for j in range(5)},
+    "saddlepoint(order=1)": "SaddlePoint 1",
+    "saddlepoint(order=2)": "SaddlePoint 2",
 }
+REFERENCE = f"numerical(eps_rel_tol={REF_TOL!r})"
 FIELDS = (
     "method",
     "sigma",
@@ -84,76 +94,82 @@ def _short(message: str) -> str:
     return text.split(";")[0].split(".")[0][:80]
 
 
-def _method_cells(
-    name: str, mech: Any, n: int, ref: dict[float, tuple[float, float]]
+def _check_grid(plan: Any) -> None:
+    """The spec file and this script's constants describe the same grid."""
+    seen = {
+        axis: tuple(dict.fromkeys(r[axis] for r in plan.rows))
+        for axis in ("sigma", "sample_rate", "steps", "delta")
+    }
+    labels = tuple(dict.fromkeys(r["method_label"] for r in plan.rows))
+    expected = {"sigma": SIGMAS, "sample_rate": PS, "steps": NS, "delta": DELTAS}
+    if seen != expected or labels != (*METHODS, REFERENCE):
+        raise ValueError(f"{SPEC.name} and accuracy_map.py disagree on the grid")
+
+
+def _cell(row: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
+    """A cell of the map: ``row`` (one method) against ``ref`` (the reference
+    row of the same setting and delta)."""
+    lo, hi = ref["epsilon_lo"], ref["epsilon_hi"]
+    mid = 0.5 * (lo + hi)
+    eps = math.nan if row["epsilon"] is None else row["epsilon"]
+    ws = [
+        w.split(":", 1)[1]
+        for w in row["warnings"]
+        if w.startswith(f"{ApproximationWarning.__name__}:")
+    ]
+    ref_zero = hi <= 0.0
+    rel = eps / mid - 1.0 if not ref_zero and math.isfinite(eps) else math.nan
+    width = (hi - lo) / mid if not ref_zero else math.nan
+    return {
+        "method": METHODS[row["method"]],
+        "sigma": row["sigma"],
+        "p": row["sample_rate"],
+        "n": row["steps"],
+        "delta": row["delta"],
+        "eps_ref": mid,
+        "eps_lo": lo,
+        "eps_hi": hi,
+        "ref_rel_width": width,
+        "eps_method": eps,
+        "rel_error": rel,
+        "resolved": int(math.isfinite(rel) and abs(rel) >= 10 * width),
+        "ref_zero": int(ref_zero),
+        "below_bracket": int(math.isfinite(eps) and eps < lo),
+        "approx_warning": int(bool(ws)),
+        "warnings": " | ".join(sorted({_short(w) for w in ws})),
+        "seconds": row["seconds"],
+        "error": row["error"] or "",
+    }
+
+
+def measure(
+    table: Path | None = None, executor: str = "local", jobs: int = 1
 ) -> list[dict[str, Any]]:
-    """One cell per delta for ``name``; warnings are attributed per cell (those of
-    ``compose`` to every cell of the setting)."""
-    cells = []
-    t0 = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ApproximationWarning)
-        try:
-            curve = METHODS[name]().compose(mech, n)
-            failure = ""
-        except Exception as exc:  # a failing method is data, not a crash
-            curve, failure = None, repr(exc)[:200]
-    compose_warn = [w for w in caught if issubclass(w.category, ApproximationWarning)]
-    compose_s = time.perf_counter() - t0
-    for delta in DELTAS:
-        lo, hi = ref[delta]
-        mid = 0.5 * (lo + hi)
-        row: dict[str, Any] = {"method": name, "delta": delta}
-        eps, error, t1 = math.nan, failure, time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ApproximationWarning)
-            if curve is not None:
-                try:
-                    eps = float(curve.epsilon(delta))
-                except Exception as exc:
-                    error = repr(exc)[:200]
-        ws = compose_warn + [
-            w for w in caught if issubclass(w.category, ApproximationWarning)
-        ]
-        ref_zero = hi <= 0.0
-        rel = eps / mid - 1.0 if not ref_zero and math.isfinite(eps) else math.nan
-        width = (hi - lo) / mid if not ref_zero else math.nan
-        row.update(
-            eps_ref=mid,
-            eps_lo=lo,
-            eps_hi=hi,
-            ref_rel_width=width,
-            eps_method=eps,
-            rel_error=rel,
-            resolved=int(math.isfinite(rel) and abs(rel) >= 10 * width),
-            ref_zero=int(ref_zero),
-            below_bracket=int(math.isfinite(eps) and eps < lo),
-            approx_warning=int(bool(ws)),
-            warnings=" | ".join(sorted({_short(str(w.message)) for w in ws})),
-            seconds=compose_s / len(DELTAS) + time.perf_counter() - t1,
-            error=error,
-        )
-        cells.append(row)
-    return cells
-
-
-def measure() -> list[dict[str, Any]]:
-    settings = [(s, p, n) for s in SIGMAS for p in PS for n in NS]
-    rows: list[dict[str, Any]] = []
-    ref_acc = A.Numerical(eps_rel_tol=REF_TOL)
-    with Progress(len(settings), "accuracy map") as bar:
-        for sigma, p, n in settings:
-            mech = M.SubsampledGaussian(sigma=sigma, p=p, pair="both")
-            lo, hi = ref_acc.compose(mech, n).epsilon_bounds(np.array(DELTAS))
-            ref = {
-                d: (float(a), float(b)) for d, a, b in zip(DELTAS, lo, hi, strict=True)
-            }
-            for name in METHODS:
-                for cell in _method_cells(name, mech, n, ref):
-                    cell.update(sigma=sigma, p=p, n=n)
-                    rows.append({k: cell[k] for k in FIELDS})
-            bar.update()
-    return rows
+    """Run the sweep of :data:`SPEC` (resumable in ``table`` when given) and
+    turn its rows into the map's cells, in the order method x setting x delta."""
+    plan = sweeps.load(SPEC)
+    _check_grid(plan)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = table if table is not None else Path(tmp) / "rows"
+        rows, complete = sweeps.run_sweep(plan, out, executor=executor, jobs=jobs)
+    if not complete:
+        raise KeyboardInterrupt
+    refs = {
+        (r["sigma"], r["sample_rate"], r["steps"], r["delta"]): r
+        for r in rows
+        if r["method"] == REFERENCE
+    }
+    bad = [r for r in refs.values() if r["error"]]
+    if bad:
+        raise RuntimeError(f"the reference failed: {bad[0]['error']}")
+    cells = [
+        _cell(r, refs[(r["sigma"], r["sample_rate"], r["steps"], r["delta"])])
+        for r in rows
+        if r["method"] != REFERENCE
+    ]
+    order = {name: k for k, name in enumerate(METHODS.values())}
+    cells.sort(key=lambda c: (c["sigma"], c["p"], c["n"], order[c["method"]]))
+    return [{k: c[k] for k in FIELDS} for c in cells]
 
 
 # ----------------------------------------------------------------- outputs
@@ -199,7 +215,7 @@ def markdown(rows: list[dict[str, Any]], seconds: float) -> str:
         "warned among error > 10% |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name in METHODS:
+    for name in METHODS.values():
         sel = [
             r for r in valid if r["method"] == name and math.isfinite(r["rel_error"])
         ]
@@ -229,7 +245,7 @@ def markdown(rows: list[dict[str, Any]], seconds: float) -> str:
     for key, values in (("sigma", SIGMAS), ("p", PS), ("n", NS), ("delta", DELTAS)):
         head = "| method | " + " | ".join(f"{key}={v:g}" for v in values) + " |"
         lines += [head, "|---|" + "---|" * len(values)]
-        for name in METHODS:
+        for name in METHODS.values():
             cells = []
             for v in values:
                 err = [
@@ -262,7 +278,7 @@ def figure(rows: list[dict[str, Any]], path: Path) -> None:
     ctx = (
         matplotlib.rc_context(fname=str(rc)) if rc.exists() else matplotlib.rc_context()
     )
-    names = list(METHODS)
+    names = list(METHODS.values())
     cols = [(p, n) for p in PS for n in NS]
     index = {(r["method"], r["sigma"], r["p"], r["n"], r["delta"]): r for r in rows}
     norm = LogNorm(vmin=1e-5, vmax=10.0)
@@ -380,9 +396,18 @@ def figure(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=1, help="workers")
+    parser.add_argument("--executor", default="local", help="local, dask, dask://")
+    parser.add_argument(
+        "--table",
+        type=Path,
+        help="keep the sweep's rows in TABLE.csv/.jsonl (a re-run resumes them)",
+    )
+    args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    rows = measure()
+    rows = measure(args.table, args.executor, args.jobs)
     seconds = time.perf_counter() - start
     write_csv(rows, OUT / "accuracy_map.csv")
     text = markdown(rows, seconds)

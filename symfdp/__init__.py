@@ -33,6 +33,7 @@ _SUBMODULES = frozenset(
         "plotting",
         "reference",
         "rero",
+        "sweeps",
         "symbolic",
         "tradeoff",
         "training",
@@ -41,12 +42,20 @@ _SUBMODULES = frozenset(
 _LAZY_ATTRS = {
     "PrivacyCurve": ("symfdp.curve", "PrivacyCurve"),
     "TrainingAccountant": ("symfdp.training", "TrainingAccountant"),
+    "sweep": ("symfdp.sweeps", "sweep"),
 }
 
-__all__ = ["ApproximationWarning", "PrivacyCurve", "TrainingAccountant", "__version__"]
+__all__ = [
+    "ApproximationWarning",
+    "PrivacyCurve",
+    "TrainingAccountant",
+    "__version__",
+    "sweep",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
     from symfdp.curve import PrivacyCurve
+    from symfdp.sweeps import sweep
     from symfdp.training import TrainingAccountant
 
 

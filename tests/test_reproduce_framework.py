@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -251,3 +252,23 @@ def test_no_stale_bytecode(shared_dir: Path, monkeypatch: pytest.MonkeyPatch) ->
     module = load_module(shared_dir / "toy_fig2.py")
     assert module.compute({"k": 2}).tables["data"]["y"].tolist() == [0.0, 7.0]
     assert not list(shared_dir.rglob("*.pyc"))
+
+
+def test_dask_executor_gives_the_same_report(
+    toy_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("distributed")
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    assert main(["reproduce", "toy-fig1", "--jobs", "1", "--out", str(local)]) == 0
+    argv = ["reproduce", "all", "--executor", "dask", "--jobs", "1", "--out"]
+    assert main([*argv, str(dask)]) == 0
+    assert "on dask" in capsys.readouterr().out
+
+    def report(root: Path) -> str:  # without the run times
+        return re.sub(r"[0-9.]+ s\b", "- s", (root / "REPORT.md").read_text())
+
+    assert report(dask) == report(local)
+    for name in ("claims.json", "data.csv"):
+        assert (dask / "toy-fig1" / name).read_bytes() == (
+            local / "toy-fig1" / name
+        ).read_bytes()

@@ -1858,6 +1858,7 @@ BASE_ARGV: dict[str, str] = {
     "derive": "derive cumulants --order 2",
     "verify": "verify no_such_script",
     "reproduce": "reproduce --out {tmp} no-such-experiment",
+    "sweep": "sweep {tmp}/no-such-spec.toml -o {tmp}/out",
 }
 #: Flags whose value is free text (their checks are in CLI_RANGE_CASES).
 CLI_TEXT_FLAGS = {"--plot", "--out", "--p", "--q", "--param", "--support"}
@@ -1954,6 +1955,8 @@ CLI_RANGE_CASES: list[tuple[str, str, str]] = [
     ("verify", "--timeout 0", "--timeout"),
     ("verify", "--timeout -1", "--timeout"),
     ("reproduce", "--jobs 0", "--jobs"),
+    ("sweep", "--jobs 0", "--jobs"),
+    ("sweep", "--executor nowhere", "--executor"),
 ]
 #: Whole command lines with a flag missing or in conflict.
 CLI_WHOLE_CASES: list[tuple[str, str]] = [

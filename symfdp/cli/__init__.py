@@ -1,4 +1,4 @@
-"""The ``symfdp`` command: derive | verify | reproduce | account | calibrate.
+"""The ``symfdp`` command: derive | verify | reproduce | account | calibrate | sweep.
 
 Each subcommand lives in its own module exposing ``register(subparsers)`` and
 ``run(args) -> int``; modules import their heavy dependencies inside ``run`` so
@@ -14,7 +14,14 @@ import os
 import sys
 from collections.abc import Sequence
 
-SUBCOMMANDS: tuple[str, ...] = ("derive", "verify", "reproduce", "account", "calibrate")
+SUBCOMMANDS: tuple[str, ...] = (
+    "derive",
+    "verify",
+    "reproduce",
+    "account",
+    "calibrate",
+    "sweep",
+)
 
 
 class UsageError(Exception):

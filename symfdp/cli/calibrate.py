@@ -110,75 +110,118 @@ def _accountant(args: argparse.Namespace) -> Any:
     return make_accountant(args.method, **options)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Execute ``symfdp calibrate``; returns the exit status."""
+def calibrate_one(
+    kind: str,
+    target: float,
+    delta: float | None,
+    *,
+    mechanism: str,
+    sample_rate: float | None,
+    steps: int,
+    pair: str | None,
+    method: str = "auto",
+    order: int | None = None,
+    sigma_range: tuple[float, float] = (0.1, 100.0),
+    rtol: float = 1e-6,
+) -> dict[str, Any]:
+    """Calibrate sigma for one target (``kind`` "eps" at ``delta``, or "mu").
+
+    Returns ``{"sigma", "achieved", "seconds", "warnings"}``: the calibrated
+    sigma, what it achieves by the accountant that had the last word
+    (``method``, ``mu_star`` and, with ``delta``, ``epsilon`` and the certified
+    ``epsilon_bounds`` where that accountant has them), the search time and the
+    warnings of the final composition. A target out of reach raises
+    ``ValueError``. Used by ``symfdp calibrate`` and by each calibrate row of
+    ``symfdp sweep``.
+    """
     from symfdp import accountants as A
     from symfdp import calibrate as C
     from symfdp import mechanisms as M
     from symfdp.training import mu_star
 
-    kind, target = _target(args)
-    spec = resolve_run(args, args.mechanism, params=False)
-    accountant = _accountant(args)
-    lo, hi = args.sigma_range
-    p = 1.0 if spec.sample_rate is None else spec.sample_rate
-    pair = spec.pair or "both"
-    common = {"sigma_bracket": (lo, hi), "rtol": args.rtol}
+    accountant = _accountant(argparse.Namespace(method=method, order=order))
+    lo, hi = sigma_range
+    p = 1.0 if sample_rate is None else sample_rate
+    pair = pair or "both"
+    common = {"sigma_bracket": (lo, hi), "rtol": rtol}
     start = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            # The search visits extreme sigmas (the bracket ends), where the
-            # approximations warn; only the answer's own warnings are reported.
-            warnings.simplefilter("ignore")
-            if kind == "eps":
-                sigma = C.sigma_for_epsilon(
-                    target,
-                    args.delta,
-                    p,
-                    spec.steps,
-                    accountant,
-                    args.mechanism,
-                    pair,
-                    **common,
-                )
-            else:
-                sigma = C.noise_for(
-                    lambda curve: mu_star(curve),
-                    target,
-                    p,
-                    spec.steps,
-                    accountant,
-                    args.mechanism,
-                    pair,
-                    what="mu*",
-                    **common,
-                )
-    except ValueError as exc:
-        raise ValueError(str(exc).replace("sigma_bracket", "--sigma-range")) from None
+    with warnings.catch_warnings():
+        # The search visits extreme sigmas (the bracket ends), where the
+        # approximations warn; only the answer's own warnings are reported.
+        warnings.simplefilter("ignore")
+        if kind == "eps":
+            sigma = C.sigma_for_epsilon(
+                target, delta, p, steps, accountant, mechanism, pair, **common
+            )
+        else:
+            sigma = C.noise_for(
+                lambda curve: mu_star(curve),
+                target,
+                p,
+                steps,
+                accountant,
+                mechanism,
+                pair,
+                what="mu*",
+                **common,
+            )
     seconds = time.perf_counter() - start
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # What sigma achieves, by the accountant that had the last word.
         final = accountant if accountant is not None else A.Numerical()
-        mechanism = (
+        mech = (
             M.Gaussian(sigma=sigma)
-            if args.mechanism == "gaussian"
+            if mechanism == "gaussian"
             else M.SubsampledGaussian(p=p, sigma=sigma, pair=pair)
         )
-        curve = final.compose(mechanism, spec.steps)
-        achieved: dict[str, Any] = {"method": final_name(args.method)}
+        curve = final.compose(mech, steps)
+        achieved: dict[str, Any] = {"method": final_name(method)}
         achieved["mu_star"] = float(mu_star(curve))
-        if args.delta is not None:
-            achieved["delta"] = args.delta
-            achieved["epsilon"] = float(curve.epsilon(args.delta))
+        if delta is not None:
+            achieved["delta"] = delta
+            achieved["epsilon"] = float(curve.epsilon(delta))
             if curve.certified:
-                b = curve.epsilon_bounds(args.delta)
+                b = curve.epsilon_bounds(delta)
                 achieved["epsilon_bounds"] = [float(b[0]), float(b[1])]
     notes = list(
         dict.fromkeys(
             f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught
         )
     )
+    return {
+        "sigma": float(sigma),
+        "achieved": achieved,
+        "seconds": seconds,
+        "warnings": notes,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute ``symfdp calibrate``; returns the exit status."""
+    kind, target = _target(args)
+    spec = resolve_run(args, args.mechanism, params=False)
+    _accountant(args)  # validates --order before any work
+    p = 1.0 if spec.sample_rate is None else spec.sample_rate
+    pair = spec.pair or "both"
+    try:
+        answer = calibrate_one(
+            kind,
+            target,
+            args.delta,
+            mechanism=args.mechanism,
+            sample_rate=spec.sample_rate,
+            steps=spec.steps,
+            pair=spec.pair,
+            method=args.method,
+            order=args.order,
+            sigma_range=tuple(args.sigma_range),
+            rtol=args.rtol,
+        )
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("sigma_bracket", "--sigma-range")) from None
+    sigma, achieved = answer["sigma"], answer["achieved"]
+    seconds, notes = answer["seconds"], answer["warnings"]
     title = (
         f"{args.mechanism}"
         + (f"(sample_rate={p:g}, pair={pair})" if args.mechanism != "gaussian" else "")

@@ -1,4 +1,11 @@
-"""``symfdp reproduce {list | ID... | all} [--quick] [--force] [--jobs K]``."""
+"""``symfdp reproduce {list | ID... | all} [--quick] [--force] [--jobs K]
+[--executor local | dask | dask://host:port]``.
+
+Experiments run in fresh local processes (default), or as Dask tasks
+(``--executor dask``: a local cluster of ``--jobs`` workers;
+``dask://host:port``: a running scheduler whose workers see the same files).
+The report is the same either way.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes"
     )
     p.add_argument("--out", default=None, help="results directory (default ./results)")
+    p.add_argument(
+        "--executor",
+        default="local",
+        metavar="WHERE",
+        help="local (default: --jobs fresh processes), dask (a local Dask cluster "
+        "of --jobs workers) or dask://host:port (a running scheduler)",
+    )
     p.set_defaults(run=run)
 
 
@@ -93,6 +107,54 @@ def _run_all(
             yield outcome if outcome is not None else _died(sid, proc.exitcode)
 
 
+def _run_dask(
+    tasks: list[tuple[str, str]],
+    out: Path,
+    quick: bool,
+    force: bool,
+    executor: str,
+    jobs: int,
+) -> Iterator[Any]:
+    """Run the experiments as Dask tasks, yielding outcomes as they finish.
+
+    A task whose workers die (``KilledWorker``, after Dask's retries) is an
+    error of its own experiment only, as in :func:`_run_all`.
+    """
+    from distributed import as_completed
+
+    from symfdp._dask import dask_client
+    from symfdp.reproduce.runner import RunOutcome
+
+    with dask_client(executor, jobs) as client:
+        futures = {
+            client.submit(
+                _run_task, path, str(out), quick, force, key=f"reproduce-{sid}"
+            ): sid
+            for sid, path in tasks
+        }
+        try:
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as exc:
+                    yield RunOutcome(
+                        futures[future],
+                        "error",
+                        error=f"the Dask task failed: {type(exc).__name__}: {exc}",
+                    )
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _run_task(path: str, out: str, quick: bool, force: bool) -> Any:
+    """Dask task: run one experiment and return its outcome."""
+    os.environ.setdefault("SYMFDP_PROGRESS", "0")
+    from symfdp.reproduce.runner import run_experiment
+
+    return run_experiment(Path(path), Path(out), quick=quick, force=force)
+
+
 def run(args: argparse.Namespace) -> int:
     from symfdp.cli import UsageError
     from symfdp.reproduce.discovery import discover
@@ -101,6 +163,13 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise UsageError(f"--jobs must be >= 1. Found {args.jobs}.")
+    from symfdp._dask import check_executor
+
+    try:
+        check_executor(args.executor, args.jobs)
+    except ValueError as exc:
+        text = str(exc).replace("executor=", "--executor ")
+        raise UsageError(text if "--executor" in text else f"--{text}") from None
     for word in ("list", "all"):
         if word in args.targets and len(args.targets) > 1:
             raise UsageError(
@@ -127,15 +196,19 @@ def run(args: argparse.Namespace) -> int:
     out = results_dir(args.out)
     out.mkdir(parents=True, exist_ok=True)
     mode = "quick" if args.quick else "full"
+    where = "" if args.executor == "local" else f" on {args.executor}"
     print(
         f"reproducing {len(ids)} experiment(s), {mode} mode, "
-        f"{args.jobs} job(s) -> {out}"
+        f"{args.jobs} job(s){where} -> {out}"
     )
     start = time.monotonic()
     outcomes = []
     jobs = min(args.jobs, len(ids))
     tasks = [(sid, str(registry[sid])) for sid in ids]
-    runs = _run_all(tasks, out, args.quick, args.force, jobs)
+    if args.executor == "local":
+        runs = _run_all(tasks, out, args.quick, args.force, jobs)
+    else:
+        runs = _run_dask(tasks, out, args.quick, args.force, args.executor, jobs)
     for k, outcome in enumerate(runs, 1):
         outcomes.append(outcome)
         n_claims = len(outcome.claims)
