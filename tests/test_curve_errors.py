@@ -105,6 +105,6 @@ def test_methods_without_estimate_refuse():
 
 
 def test_warn_rel_error_is_validated():
-    for bad in (0.0, -1.0, float("nan"), "0.1"):
+    for bad in (0.0, -1.0, float("nan"), float("inf"), "0.1"):
         with pytest.raises((ValueError, TypeError), match="warn_rel_error"):
             A.base.check_warn_rel_error(bad)

@@ -586,6 +586,27 @@ def _option_domain(param: inspect.Parameter) -> Domain:
     default, annotation = param.default, str(param.annotation)
     if param.name == "order":
         return Order(lo=0)
+    if param.name == "warn_rel_error":  # None switches the warning off
+        return Cases(
+            (
+                Bad("str", "0.1", TE),
+                Bad("bool", True, TE),
+                Bad("list", [0.1], TE),
+                Bad("nan", NAN, VE),
+                Bad("inf", INF, VE),
+                Bad("zero", 0.0, VE),
+                Bad("negative", -1.0, VE),
+            )
+        )
+    if param.name == "tiers":  # Auto: a sequence of accountants, last certified
+        return Cases(
+            (
+                Bad("str", "abc", TE),
+                Bad("numbers", [1.5, NAN], TE),
+                Bad("empty", [], TE),
+                Bad("object", OPAQUE, TE),
+            )
+        )
     if isinstance(default, str):
         return Choice((default,))
     if isinstance(default, bool):
@@ -680,6 +701,8 @@ CURVE_QUERIES: dict[str, tuple[str, Domain, Any]] = {
     "delta_bounds": ("eps", Array(allow_inf=True, ok=1.0), 1.0),
     "epsilon_bounds": ("delta", Array(0.0, 1.0, True, True, ok=0.2), 0.2),
     "tradeoff_bounds": ("alpha", Array(0.0, 1.0, ok=0.3), 0.3),
+    "delta_error": ("eps", Array(allow_inf=True, ok=1.0), 1.0),
+    "epsilon_error": ("delta", Array(0.0, 1.0, True, True, ok=0.2), 0.2),
 }
 CURVE_FLAGS: dict[str, dict[str, Domain]] = {"tradeoff": {"symmetric": Flag()}}
 #: Public methods of PrivacyCurve that take no user values, with the reason.

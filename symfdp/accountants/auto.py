@@ -303,7 +303,12 @@ class Auto(Accountant):
     ) -> None:
         super().__init__(warn_rel_error=None)
         self.rel_tol = check_real("rel_tol", rel_tol, 0.0, 1.0, lo_open=True)
-        chosen = default_tiers() if tiers is None else tuple(tiers)
+        if tiers is None:
+            chosen = default_tiers()
+        elif isinstance(tiers, (str, bytes)) or not isinstance(tiers, Sequence):
+            chosen = ()
+        else:
+            chosen = tuple(tiers)
         if not chosen or not all(isinstance(t, Accountant) for t in chosen):
             raise TypeError(
                 "tiers must be a non-empty sequence of Accountant instances. "

@@ -124,12 +124,10 @@ DEFAULT_WARN_REL_ERROR = 0.05
 
 
 def check_warn_rel_error(value: float | None) -> float | None:
-    """Validate ``warn_rel_error``: ``None`` (never warn) or a number in (0, inf]."""
+    """Validate ``warn_rel_error``: ``None`` (never warn) or a finite number > 0."""
     if value is None:
         return None
-    return check_real(
-        "warn_rel_error", value, 0.0, math.inf, lo_open=True, allow_inf=True
-    )
+    return check_real("warn_rel_error", value, 0.0, math.inf, lo_open=True)
 
 
 def apply_adjacency(
