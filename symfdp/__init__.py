@@ -27,7 +27,9 @@ _SUBMODULES = frozenset(
         "accountants",
         "calibrate",
         "curve",
+        "export",
         "functionals",
+        "interop",
         "mechanisms",
         "numeric",
         "plotting",
@@ -39,14 +41,22 @@ _SUBMODULES = frozenset(
     }
 )
 _LAZY_ATTRS = {
+    "from_dp_event": ("symfdp.interop.dp_events", "from_dp_event"),
     "PrivacyCurve": ("symfdp.curve", "PrivacyCurve"),
     "TrainingAccountant": ("symfdp.training", "TrainingAccountant"),
 }
 
-__all__ = ["ApproximationWarning", "PrivacyCurve", "TrainingAccountant", "__version__"]
+__all__ = [
+    "ApproximationWarning",
+    "PrivacyCurve",
+    "TrainingAccountant",
+    "__version__",
+    "from_dp_event",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
     from symfdp.curve import PrivacyCurve
+    from symfdp.interop.dp_events import from_dp_event
     from symfdp.training import TrainingAccountant
 
 
