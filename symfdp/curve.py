@@ -646,6 +646,13 @@ class PrivacyCurve:
 
         return plotting.plot_tradeoff(self, ax=ax, **kwargs)
 
+    def _repr_markdown_(self) -> str:
+        """Notebook display: method, guarantee, composition
+        (:func:`symfdp.export.markdown`)."""
+        from symfdp.export import markdown
+
+        return markdown(self)
+
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in self.info.items() if k == "mu")
         return (

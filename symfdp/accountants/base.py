@@ -198,5 +198,9 @@ class Accountant(ABC):
         """Privacy of the composition of single dominating pairs."""
 
     def describe(self, components: Components) -> dict[str, Any]:
-        """Diagnostics stored in ``PrivacyCurve.info`` (override to add)."""
-        return {"n": sum(k for _, k in components)}
+        """Diagnostics stored in ``PrivacyCurve.info`` (override to add): ``n``
+        and ``composition``, the ``(repr(mechanism), n_i)`` pairs."""
+        return {
+            "n": sum(k for _, k in components),
+            "composition": [(repr(m), k) for m, k in components],
+        }
