@@ -1900,6 +1900,7 @@ CLI_RANGE_CASES: list[tuple[str, str, str]] = [
     ("account", "--delta 0", "--delta"),
     ("account", "--delta 1", "--delta"),
     ("account", "--delta 2", "--delta"),
+    ("account", "--at-eps -1", "--at-eps"),
     ("account", "--order -1", "--order"),
     ("account", "--order 3", "--order"),
     ("account", "--method edgeworth --order 65", "order"),
