@@ -739,8 +739,11 @@ def run(args: argparse.Namespace) -> int:
     methods = methods_for(args, spec)
     options = {m: options_for(m, args) for m in methods}
     mechanism = spec.build()
+    from symfdp._progress import status
+
     results: list[Result] = []
     for method in methods:
+        status(f"account: composing {spec.steps} steps with {method} ...")
         try:
             result = account_one(
                 method, mechanism, spec.steps, deltas, options[method], at_eps
@@ -758,6 +761,7 @@ def run(args: argparse.Namespace) -> int:
         asked.append("at eps=" + ", ".join(f"{e:g}" for e in at_eps))
     title = f"{spec.describe()}, {'; '.join(asked)}"
     if args.plot:
+        status(f"account: drawing {args.plot} ...")
         plot_csv = write_plot(args.plot, results, title, deltas[0] if deltas else None)
     if args.json:
         payload = {

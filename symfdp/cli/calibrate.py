@@ -124,6 +124,12 @@ def run(args: argparse.Namespace) -> int:
     p = 1.0 if spec.sample_rate is None else spec.sample_rate
     pair = spec.pair or "both"
     common = {"sigma_bracket": (lo, hi), "rtol": args.rtol}
+    from symfdp._progress import status
+
+    status(
+        f"calibrate: searching sigma in [{lo:g}, {hi:g}] for {kind} = {target:g} "
+        f"with {type(accountant).__name__} (rtol {args.rtol:g}) ..."
+    )
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():
