@@ -49,6 +49,7 @@ def composition_text(curve: Any) -> str:
     """The composition recorded in ``curve.info`` as text, e.g.
     ``SubsampledGaussian(p=0.01, sigma=1.1, pair='both') x 1000``; ``n = 1000``
     when only the count is known."""
+    curve = _check_curve(curve)
     comp = curve.info.get("composition") or [
         (repr(m), k) for m, k in getattr(curve, "components", ())
     ]

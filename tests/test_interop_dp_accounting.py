@@ -185,7 +185,7 @@ def test_supports_and_errors_name_the_subevent() -> None:
     for count in (0, -1):
         with pytest.raises(ValueError, match="count"):
             acc.compose(SG, count)
-    with pytest.raises(ValueError, match="adjacency"):
+    with pytest.raises(ValueError, match="neighboring_relation"):
         SymfdpAccountant(NR.REPLACE_SPECIAL)
     with pytest.raises(TypeError, match="accountant"):
         SymfdpAccountant(accountant=3)

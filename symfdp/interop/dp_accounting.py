@@ -82,11 +82,14 @@ class SymfdpAccountant(privacy_accountant.PrivacyAccountant):
         *,
         pessimistic: bool = True,
     ) -> None:
-        adjacency = check_adjacency(neighboring_relation)
+        adjacency = check_adjacency(neighboring_relation, "neighboring_relation")
         if isinstance(accountant, str):
             from symfdp.training import make_accountant
 
-            accountant = make_accountant(accountant)
+            try:
+                accountant = make_accountant(accountant)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"accountant: {exc}") from None
         elif not isinstance(accountant, Accountant):
             raise TypeError(
                 "accountant must be a symfdp Accountant or a method name. "

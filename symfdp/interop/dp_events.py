@@ -79,25 +79,28 @@ class NonPrivateEventError(ValueError):
     """The event describes a non-private computation (epsilon is infinite)."""
 
 
-def check_adjacency(adjacency: Any) -> str:
+def check_adjacency(adjacency: Any, param: str = "adjacency") -> str:
     """``adjacency`` as one of :data:`ADJACENCIES`; dp-accounting's
     ``NeighboringRelation.ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE`` are accepted.
+    ``param`` is the parameter's name in the messages.
 
     Raises:
         TypeError / ValueError: anything else (``REPLACE_SPECIAL`` included).
     """
     name = getattr(adjacency, "name", adjacency)
-    name = {"ADD_OR_REMOVE_ONE": "add_or_remove", "REPLACE_ONE": "replace_one"}.get(
-        name, name
-    )
+    if isinstance(name, str):
+        name = {
+            "ADD_OR_REMOVE_ONE": "add_or_remove",
+            "REPLACE_ONE": "replace_one",
+        }.get(name, name)
     if not isinstance(name, str):
         raise TypeError(
-            f"adjacency must be one of {ADJACENCIES} (or a dp_accounting "
+            f"{param} must be one of {ADJACENCIES} (or a dp_accounting "
             f"NeighboringRelation). Found {adjacency!r}."
         )
     if name not in ADJACENCIES:
         raise ValueError(
-            f"adjacency must be one of {ADJACENCIES} (or NeighboringRelation."
+            f"{param} must be one of {ADJACENCIES} (or NeighboringRelation."
             f"ADD_OR_REMOVE_ONE / REPLACE_ONE). Found {adjacency!r}."
         )
     return name
@@ -137,7 +140,7 @@ def from_dp_event(event: Any, adjacency: Any = "add_or_remove") -> Composition:
     """
     adjacency = check_adjacency(adjacency)
     if not is_dp_event(event):
-        raise UnsupportedEventError(event, "not a dp_accounting DpEvent.")
+        raise UnsupportedEventError(event, "event must be a dp_accounting DpEvent.")
     out: dict[Mechanism, int] = {}
     if _walk(event, 1, adjacency, out):
         raise NonPrivateEventError(
