@@ -393,3 +393,22 @@ def test_rdp_by_name_gives_the_opacus_number(capsys):
     (row,) = data["results"]
     assert round(row["epsilon"], 2) == 5.93 and row["guarantee"] == "bound"
     assert row["mu_star"] is None
+
+
+def test_plot_of_several_methods_marks_the_answers(tmp_path):
+    from symfdp.cli import account as ac
+
+    mech = M.SubsampledGaussian(sigma=1.0, p=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = [
+            ac.account_one(m, mech, 1000, [1e-5], {}, [1.0])
+            for m in ("clt", "saddlepoint", "rdp")
+        ]
+    out = tmp_path / "methods.png"
+    csv = ac.write_plot(str(out), results, "three methods", 1e-5)
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    methods = {line.split(",")[1] for line in open(csv).read().splitlines()[1:]}
+    assert methods == {"clt", "saddlepoint", "rdp"}
+    styles = [ac.PLOT_STYLES[k] for k in range(3)]
+    assert len({s for s, _ in styles}) == 3 and len({m for _, m in styles}) == 3
