@@ -655,6 +655,8 @@ class PrivacyCurve:
 
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in self.info.items() if k == "mu")
+        if "n" in self.info:
+            extra = f", n={self.info['n']!r}{extra}"
         return (
             f"PrivacyCurve(method={self.method!r}, pairs={len(self.pairs)}, "
             f"certified={self.certified}{extra})"
