@@ -27,7 +27,9 @@ _SUBMODULES = frozenset(
         "accountants",
         "calibrate",
         "curve",
+        "export",
         "functionals",
+        "interop",
         "mechanisms",
         "numeric",
         "plotting",
@@ -40,6 +42,7 @@ _SUBMODULES = frozenset(
     }
 )
 _LAZY_ATTRS = {
+    "from_dp_event": ("symfdp.interop.dp_events", "from_dp_event"),
     "PrivacyCurve": ("symfdp.curve", "PrivacyCurve"),
     "TrainingAccountant": ("symfdp.training", "TrainingAccountant"),
     "sweep": ("symfdp.sweeps", "sweep"),
@@ -50,11 +53,13 @@ __all__ = [
     "PrivacyCurve",
     "TrainingAccountant",
     "__version__",
+    "from_dp_event",
     "sweep",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
     from symfdp.curve import PrivacyCurve
+    from symfdp.interop.dp_events import from_dp_event
     from symfdp.sweeps import sweep
     from symfdp.training import TrainingAccountant
 

@@ -103,3 +103,12 @@ def progress(items: Iterable[T], total: int, label: str = "") -> Iterator[T]:
         for item in items:
             yield item
             bar.update()
+
+
+def status(message: str) -> None:
+    """One status line on stderr (``symfdp: message``) for work of more than a
+    couple of seconds, under the same rule as the bar: only when stderr is a
+    terminal or ``SYMFDP_PROGRESS=1``; ``SYMFDP_PROGRESS=0`` silences it."""
+    if _enabled():
+        sys.stderr.write(f"symfdp: {message}\n")
+        sys.stderr.flush()

@@ -646,8 +646,17 @@ class PrivacyCurve:
 
         return plotting.plot_tradeoff(self, ax=ax, **kwargs)
 
+    def _repr_markdown_(self) -> str:
+        """Notebook display: method, guarantee, composition
+        (:func:`symfdp.export.markdown`)."""
+        from symfdp.export import markdown
+
+        return markdown(self)
+
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in self.info.items() if k == "mu")
+        if "n" in self.info:
+            extra = f", n={self.info['n']!r}{extra}"
         return (
             f"PrivacyCurve(method={self.method!r}, pairs={len(self.pairs)}, "
             f"certified={self.certified}{extra})"

@@ -19,6 +19,8 @@ the trade-off pictures) any vectorised callable ``alpha -> beta``.
 
 from __future__ import annotations
 
+import functools
+import io
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -37,7 +39,23 @@ def _new_axes(figsize: tuple[float, float] = (4.2, 4.0)) -> Any:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=figsize, layout="constrained")
-    return fig.add_subplot()
+    return fig.add_subplot(axes_class=_notebook_axes_class())
+
+
+@functools.cache
+def _notebook_axes_class() -> type:
+    """Matplotlib ``Axes`` that a notebook displays as its figure's PNG, so that
+    ``curve.plot()`` as a cell's value shows the picture (the figures here are
+    pyplot-free, so no backend displays them otherwise)."""
+    from matplotlib.axes import Axes
+
+    class NotebookAxes(Axes):  # type: ignore[misc]
+        def _repr_png_(self) -> bytes:
+            buf = io.BytesIO()
+            self.figure.savefig(buf, format="png", dpi=100)
+            return buf.getvalue()
+
+    return NotebookAxes
 
 
 def default_alpha_grid(size: int = _N_ALPHA) -> np.ndarray:

@@ -60,6 +60,7 @@ METHODS: Final[dict[str, str]] = {
     "clt": "CLT",
     "berry-esseen": "BerryEsseen",
     "exact": "Exact",
+    "rdp": "RDP",
 }
 #: What each method's answer is: a certified bracket, an asymptotic
 #: approximation, or a rigorous one-sided bound.
@@ -72,6 +73,13 @@ GUARANTEES: Final[dict[str, str]] = {
     "clt": "asymptotic",
     "berry-esseen": "bound",
     "exact": "certified",
+    "rdp": "bound",
+}
+#: Options a method name implies: ``rdp`` converts as Opacus and dp-accounting
+#: do today (Canonne, Kamath and Steinke 2020), so its epsilon is the number an
+#: Opacus user knows; ``RDP()`` itself defaults to the 2019 conversion.
+METHOD_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
+    "rdp": {"conversion": "improved"},
 }
 PAIRS: Final = ("add", "remove", "both")
 #: Format tag and version of :meth:`TrainingAccountant.state_dict`.
@@ -109,9 +117,10 @@ def make_accountant(method: str, **options: Any) -> Accountant:
     """
     from symfdp import accountants as A
 
-    cls = getattr(A, METHODS[normalize_method(method)])
+    name = normalize_method(method)
+    cls = getattr(A, METHODS[name])
     try:
-        return cls(**options)
+        return cls(**{**METHOD_DEFAULTS.get(name, {}), **options})
     except TypeError as exc:
         raise TypeError(f"invalid option for method={method!r}: {exc}") from None
 

@@ -217,7 +217,7 @@ USER_ERRORS = [
     (["account", *DPSGD, "--method", "clt", "--order", "3"], "--order applies"),
     (["account", *DPSGD, "--method", "saddlepoint", "--order", "17"], "1..16"),
     (["account", *DPSGD, "--method", "edgeworth", "--order", "99"], "order"),
-    (["account", *DPSGD, "--method", "rdp"], "invalid choice"),
+    (["account", *DPSGD, "--method", "prv"], "invalid choice"),
     (["account", *DPSGD, "--method", "berry-esseen"], "no finite epsilon"),
     (["account", *DPSGD, "--plot", "/nonexistent-dir/x.png"], "does not exist"),
     (["account", *DPSGD, "--plot", "x.txt"], ".png"),
@@ -308,3 +308,107 @@ def test_closed_pipe_ends_quietly():
     proc.wait(timeout=120)
     assert "Traceback" not in err
     assert proc.returncode == 141
+
+
+# ------------------------------------------------ one vocabulary (issue 14)
+def test_noise_multiplier_is_sigma_and_several_deltas(capsys):
+    argv = ["--sample-rate", "0.01", "--steps", "300", "--method", "numerical"]
+    by_sigma = _json(capsys, "account", "--sigma", "1.1", *argv, "--delta", "1e-5")
+    data = _json(
+        capsys,
+        "account",
+        "--noise-multiplier",
+        "1.1",
+        *argv,
+        "--delta",
+        "1e-5",
+        "1e-7",
+        "--delta",
+        "1e-9",
+    )
+    (row,) = data["results"]
+    assert data["deltas"] == [1e-5, 1e-7, 1e-9] and data["delta"] == 1e-5
+    assert row["epsilon"] == by_sigma["results"][0]["epsilon"]
+    eps = [r["epsilon"] for r in row["by_delta"]]
+    assert eps[0] == row["epsilon"] and eps[0] < eps[1] < eps[2]
+    for r in row["by_delta"]:
+        lo, hi = r["epsilon_bounds"]
+        assert lo <= r["epsilon"] <= hi
+    code, out, _ = _run(
+        capsys, "account", "--sigma", "1.1", *argv, "--delta", "1e-5", "1e-7"
+    )
+    assert code == 0 and "1e-07" in out and out.count("[") == 2
+
+
+def test_delta_at_eps_of_a_gaussian(capsys):
+    # G_mu with mu = 1 (4 Gaussians with mu = 0.5): Dong et al. (2019), Cor. 2.13.
+    data = _json(
+        capsys,
+        "account",
+        "--mechanism",
+        "gaussian",
+        "--mu",
+        "0.5",
+        "--steps",
+        "4",
+        "--at-eps",
+        "0.5",
+        "2",
+        "--method",
+        "numerical",
+    )
+    (row,) = data["results"]
+    assert row["by_delta"] == [] and row["epsilon"] is None
+    for r in row["at_eps"]:
+        e = r["eps"]
+        exact = special.ndtr(-e + 0.5) - math.exp(e) * special.ndtr(-e - 0.5)
+        lo, hi = r["delta_bounds"]
+        assert lo <= exact <= hi
+        assert r["delta"] == pytest.approx(exact, rel=1e-3)
+    code, out, _ = _run(
+        capsys, "account", "--mechanism", "gaussian", "--mu", "1", "--steps", "1",
+        "--at-eps", "1", "--method", "clt",
+    )  # fmt: skip
+    exact = special.ndtr(-0.5) - math.e * special.ndtr(-1.5)
+    assert code == 0 and f"{exact:.4g}" in out
+
+
+def test_rdp_by_name_gives_the_opacus_number(capsys):
+    # Opacus 1.x RDPAccountant (improved conversion) for sigma 0.8, q = 0.01024,
+    # 2,930 steps, delta 1e-5: 5.93 (quoted in issue 14).
+    data = _json(
+        capsys,
+        "account",
+        "--noise-multiplier",
+        "0.8",
+        "--sample-rate",
+        "0.01024",
+        "--steps",
+        "2930",
+        "--delta",
+        "1e-5",
+        "--method",
+        "rdp",
+    )
+    (row,) = data["results"]
+    assert round(row["epsilon"], 2) == 5.93 and row["guarantee"] == "bound"
+    assert row["mu_star"] is None
+
+
+def test_plot_of_several_methods_marks_the_answers(tmp_path):
+    from symfdp.cli import account as ac
+
+    mech = M.SubsampledGaussian(sigma=1.0, p=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = [
+            ac.account_one(m, mech, 1000, [1e-5], {}, [1.0])
+            for m in ("clt", "saddlepoint", "rdp")
+        ]
+    out = tmp_path / "methods.png"
+    csv = ac.write_plot(str(out), results, "three methods", 1e-5)
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    methods = {line.split(",")[1] for line in open(csv).read().splitlines()[1:]}
+    assert methods == {"clt", "saddlepoint", "rdp"}
+    styles = [ac.PLOT_STYLES[k] for k in range(3)]
+    assert len({s for s, _ in styles}) == 3 and len({m for _, m in styles}) == 3

@@ -38,6 +38,7 @@ def test_every_example_is_tested():
         "derive_order4.py",
         "rero_bound.py",
         "user_mechanism.py",
+        "verify_closed_form.py",
     }
 
 
@@ -68,6 +69,37 @@ def test_rero_bound(tmp_path):
     out = _run("rero_bound.py", cwd=tmp_path)
     rows = [line.split() for line in out.splitlines() if line.strip()[:1] == "0"]
     assert [row[0] for row in rows] == ["0.1", "0.01", "0.001"]
+
+
+def test_verify_closed_form_through_symfdp_verify(tmp_path):
+    # a user's own script, verified from another directory by this checkout
+    path = os.pathsep.join(
+        filter(None, [str(EXAMPLES.parent), os.getenv("PYTHONPATH")])
+    )
+    env = {
+        **os.environ,
+        "MPLBACKEND": "Agg",
+        "SYMFDP_PROGRESS": "0",
+        "PYTHONPATH": path,
+    }
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "symfdp",
+            "verify",
+            str(EXAMPLES / "verify_closed_form.py"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("PASS  verify_closed_form")
+    assert "1/1 passed" in proc.stdout
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.py")))

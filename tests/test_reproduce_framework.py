@@ -272,3 +272,56 @@ def test_dask_executor_gives_the_same_report(
         assert (dask / "toy-fig1" / name).read_bytes() == (
             local / "toy-fig1" / name
         ).read_bytes()
+
+
+# ------------------------------------------- listing, installed copies (issue 14)
+def test_catalogue_lists_without_importing(
+    toy_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from symfdp.reproduce.discovery import catalogue
+
+    # a module that would fail if imported is listed from its SPEC literal
+    text = (toy_dir / "toy_fig1.py").read_text()
+    (toy_dir / "toy_fig1.py").write_text("raise RuntimeError('imported')\n" + text)
+    before = {m for m in sys.modules if m.startswith("symfdp_experiment_")}
+    (entry,) = catalogue(toy_dir).values()
+    assert (entry.id, entry.path) == ("toy-fig1", toy_dir / "toy_fig1.py")
+    assert main(["reproduce", "list"]) == 0
+    assert "toy-fig1" in capsys.readouterr().out
+    after = {m for m in sys.modules if m.startswith("symfdp_experiment_")}
+    assert after == before
+    (toy_dir / "wrong_name.py").write_text(text.replace("toy-fig1", "toy-fig2"))
+    with pytest.raises(ValueError, match="file name must be"):
+        catalogue(toy_dir)
+
+
+def test_catalogue_agrees_with_discover_on_the_experiments() -> None:
+    from symfdp.reproduce.discovery import catalogue
+    from symfdp.reproduce.paths import experiments_dir
+
+    entries = catalogue(experiments_dir())
+    assert len(entries) >= 30
+    for sid, entry in entries.items():
+        assert entry.path.stem == sid.replace("-", "_").replace(".", "_")
+        assert entry.title and entry.source
+
+
+def test_installed_copy_is_found(tmp_path: Path, monkeypatch) -> None:
+    """A non-editable install has no checkout beside the package; experiments/
+    and derivations/ are found in <prefix>/share/symfdp (pyproject data-files)."""
+    from symfdp.reproduce import paths
+
+    monkeypatch.delenv("SYMFDP_EXPERIMENTS_DIR", raising=False)
+    monkeypatch.delenv("SYMFDP_DERIVATIONS_DIR", raising=False)
+    monkeypatch.setattr(paths, "repo_root", lambda: tmp_path / "site-packages")
+    monkeypatch.setattr(paths, "installed_data_dirs", lambda: [tmp_path / "share"])
+    with pytest.raises(FileNotFoundError, match="no experiments/ directory found"):
+        paths.experiments_dir()
+    (tmp_path / "share" / "experiments").mkdir(parents=True)
+    (tmp_path / "share" / "derivations").mkdir()
+    assert paths.experiments_dir() == tmp_path / "share" / "experiments"
+    assert paths.derivations_dir() == tmp_path / "share" / "derivations"
+    monkeypatch.setattr(paths, "installed_data_dirs", lambda: [])
+    assert main(["reproduce", "list"]) == 2  # one line, no traceback

@@ -196,7 +196,7 @@ def _state(**changes):
         ([], TypeError, "state must be a dict"),
         (_state(format="opacus"), ValueError, "format"),
         (_state(version=2), ValueError, "version"),
-        (_state(method="rdp"), ValueError, "method"),
+        (_state(method="prv"), ValueError, "method"),
         (_state(pair="neither"), ValueError, "pair"),
         (_state(options=[1]), TypeError, "options"),
         (_state(options={"bogus": 1}), TypeError, "invalid option"),
@@ -260,7 +260,7 @@ def test_constructor_validation_and_names():
     assert TrainingAccountant(method="Saddle_Point").method == "saddlepoint"
     assert TrainingAccountant(method="berry_esseen").method == "berry-esseen"
     with pytest.raises(ValueError, match="method"):
-        TrainingAccountant(method="rdp")
+        TrainingAccountant(method="prv")
     with pytest.raises(ValueError, match="pair"):
         TrainingAccountant(pair="replace")
     with pytest.raises(TypeError, match="JSON"):
@@ -323,3 +323,14 @@ def test_history_invariants_and_round_trip(steps):
         json.loads(json.dumps(acc.state_dict()))
     )
     assert restored.history == hist
+
+
+def test_rdp_by_name_converts_as_opacus():
+    # Opacus 1.x RDPAccountant (improved conversion of Canonne, Kamath and Steinke
+    # 2020): eps 5.93 for sigma 0.8, q = 0.01024, 2,930 steps, delta 1e-5.
+    acc = TrainingAccountant(method="rdp")
+    acc.step(noise_multiplier=0.8, sample_rate=0.01024, num_steps=2930)
+    assert round(acc.get_epsilon(1e-5), 2) == 5.93
+    classic = TrainingAccountant(method="rdp", conversion="classic")
+    classic.load_state_dict(acc.state_dict() | {"options": {"conversion": "classic"}})
+    assert classic.get_epsilon(1e-5) > acc.get_epsilon(1e-5)

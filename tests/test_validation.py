@@ -1460,6 +1460,222 @@ NUMERIC_EXEMPT = {
 }
 
 
+# ------------------------------------------------- export and interop (issue 14)
+from symfdp import export as X  # noqa: E402
+from symfdp import interop  # noqa: E402
+from symfdp.interop import opacus as OP  # noqa: E402
+
+#: Grids and delta lists default to None / (): explicit bad values.
+GRID = Cases(
+    (
+        Bad("str", "x", TE),
+        Bad("nan-in-array", [1.0, NAN], VE),
+        Bad("object", OPAQUE, TE),
+    )
+)
+DELTAS = Cases(
+    (
+        Bad("zero", [0.0], VE),
+        Bad("one", [1.0], VE),
+        Bad("nan", [NAN], VE),
+        Bad("str", ["a"], TE),
+    )
+)
+CURVE_ARG = Instance(PrivacyCurve)
+KIND = Choice(X.KINDS)
+EXPORT_FUNCTIONS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
+    "table": (
+        {"curve": _LazyCurve, "kind": "profile", "grid": [0.5]},
+        {"curve": CURVE_ARG, "kind": KIND, "grid": GRID},
+    ),
+    "summary": (
+        {"curve": _LazyCurve, "deltas": [1e-5]},
+        {"curve": CURVE_ARG, "deltas": DELTAS},
+    ),
+    "to_json": (
+        {"curve": _LazyCurve, "deltas": [1e-5], "kind": "profile", "grid": [0.5]},
+        {
+            "curve": CURVE_ARG,
+            "deltas": DELTAS,
+            "kind": Cases((Bad("unknown", "no-such", VE), Bad("int", 3, EITHER))),
+            "grid": GRID,
+        },
+    ),
+    "markdown": ({"curve": _LazyCurve}, {"curve": CURVE_ARG}),
+    "composition_text": ({"curve": _LazyCurve}, {"curve": CURVE_ARG}),
+}
+EXPORT_EXEMPT = {"to_csv": "table's arguments and a path: test_export.py"}
+
+
+def _export_entries() -> list[Entry]:
+    out = []
+    for name, (valid, domains) in EXPORT_FUNCTIONS.items():
+        fn = getattr(X, name)
+
+        def call(*, _fn: Callable[..., Any] = fn, **kw: Any) -> Any:
+            return _fn(**_resolve(kw))
+
+        exempt = {"indent": "passed to json.dumps"} if name == "to_json" else {}
+        out.append(
+            Entry(
+                "export",
+                f"export.{name}",
+                call,
+                valid,
+                domains,
+                exempt,
+                signature_of=fn,
+            )
+        )
+    return out
+
+
+NOT_AN_EVENT = Cases(
+    (
+        Bad("int", 1, TE),
+        Bad("str", "GaussianDpEvent", TE),
+        Bad("none", None, TE),
+        Bad("mechanism", M.Gaussian(mu=1.0), TE),
+    )
+)
+
+
+def _interop_entries() -> list[Entry]:
+    out = [
+        Entry(
+            "interop",
+            "OpacusAccountant",
+            OP.OpacusAccountant,
+            {"method": "saddlepoint", "pessimistic": True},
+            {"method": Choice(tuple(training.METHODS)), "pessimistic": Flag()},
+        ),
+        Entry(
+            "interop",
+            "OpacusAccountant.step",
+            lambda **kw: OP.OpacusAccountant().step(**kw),
+            {"noise_multiplier": 1.0, "sample_rate": 0.01},
+            {"noise_multiplier": POSITIVE, "sample_rate": PROB},
+            signature_of=OP.OpacusAccountant.step,
+        ),
+        Entry(
+            "interop",
+            "OpacusAccountant.get_epsilon",
+            lambda **kw: OP.OpacusAccountant().get_epsilon(**kw),
+            {"delta": 1e-5},
+            {"delta": OPEN_UNIT},
+            signature_of=OP.OpacusAccountant.get_epsilon,
+        ),
+        Entry(
+            "interop",
+            "OpacusAccountant.get_optimizer_hook_fn",
+            lambda **kw: OP.OpacusAccountant().get_optimizer_hook_fn(**kw),
+            {"sample_rate": 0.01},
+            {"sample_rate": PROB},
+            signature_of=OP.OpacusAccountant.get_optimizer_hook_fn,
+        ),
+    ]
+    try:
+        from dp_accounting import dp_event as de
+
+        from symfdp.interop.dp_accounting import SymfdpAccountant
+    except ImportError:  # pragma: no cover - dp-accounting is in the test extra
+        return out
+    relation = Choice(interop.ADJACENCIES)
+
+    def fresh() -> Any:
+        return SymfdpAccountant(accountant="saddlepoint").compose(
+            de.PoissonSampledDpEvent(0.05, de.GaussianDpEvent(1.1)), 2000
+        )
+
+    out += [
+        Entry(
+            "interop",
+            "from_dp_event",
+            interop.from_dp_event,
+            {"event": de.GaussianDpEvent(1.0), "adjacency": "add_or_remove"},
+            {"event": NOT_AN_EVENT, "adjacency": relation},
+        ),
+        Entry(
+            "interop",
+            "SymfdpAccountant",
+            SymfdpAccountant,
+            {
+                "neighboring_relation": "add_or_remove",
+                "accountant": "clt",
+                "pessimistic": True,
+            },
+            {
+                "neighboring_relation": relation,
+                "accountant": Cases(
+                    (
+                        Bad("unknown", "no-such", VE),
+                        Bad("int", 3, TE),
+                        Bad("class-not-instance", A.Numerical, TE),
+                    )
+                ),
+                "pessimistic": Flag(),
+            },
+        ),
+        Entry(
+            "interop",
+            "SymfdpAccountant.compose",
+            lambda **kw: SymfdpAccountant().compose(**kw),
+            {"event": de.GaussianDpEvent(1.0), "count": 2},
+            {"event": NOT_AN_EVENT, "count": COUNT},
+            signature_of=SymfdpAccountant.compose,
+        ),
+        Entry(
+            "interop",
+            "SymfdpAccountant.get_epsilon",
+            lambda **kw: fresh().get_epsilon(**kw),
+            {"target_delta": 1e-5},
+            {"target_delta": UNIT},
+            signature_of=SymfdpAccountant.get_epsilon,
+        ),
+        Entry(
+            "interop",
+            "SymfdpAccountant.get_delta",
+            lambda **kw: fresh().get_delta(**kw),
+            {"target_epsilon": 1.0},
+            {"target_epsilon": Real(allow_inf=True)},
+            signature_of=SymfdpAccountant.get_delta,
+        ),
+        Entry(
+            "interop",
+            "SymfdpAccountant.get_epsilon_bounds",
+            lambda **kw: (
+                SymfdpAccountant()
+                .compose(de.GaussianDpEvent(1.0))
+                .get_epsilon_bounds(**kw)
+            ),
+            {"target_delta": 1e-5},
+            {"target_delta": PROB},
+            signature_of=SymfdpAccountant.get_epsilon_bounds,
+        ),
+    ]
+    return out
+
+
+def test_every_export_and_interop_name_is_covered() -> None:
+    public = {
+        n
+        for n, obj in vars(X).items()
+        if not n.startswith("_")
+        and inspect.isfunction(obj)
+        and obj.__module__ == X.__name__
+    }
+    assert public == set(EXPORT_FUNCTIONS) | set(EXPORT_EXEMPT)
+    names = {e.name for e in _interop_entries()}
+    assert set(interop.__all__) - {"ADJACENCIES"} <= names | {
+        "NonPrivateEventError",
+        "UnsupportedEventError",
+    }
+    exempt = {"mechanism", "state_dict", "load_state_dict", "accountant", "history"}
+    for cls in (OP.OpacusAccountant,):
+        for meth in _public_methods(cls()):
+            assert f"{cls.__name__}.{meth}" in names or meth in exempt, meth
+
+
 # --------------------------------------------------- all cases
 def _all_entries() -> list[Entry]:
     return [
@@ -1475,6 +1691,8 @@ def _all_entries() -> list[Entry]:
         *_symbolic_entries(),
         *NUMERIC_ENTRIES,
         *_compile_expr_entries(),
+        *_export_entries(),
+        *_interop_entries(),
     ]
 
 
@@ -1944,6 +2162,7 @@ CLI_RANGE_CASES: list[tuple[str, str, str]] = [
     ("account", "--delta 0", "--delta"),
     ("account", "--delta 1", "--delta"),
     ("account", "--delta 2", "--delta"),
+    ("account", "--at-eps -1", "--at-eps"),
     ("account", "--order -1", "--order"),
     ("account", "--order 17", "--order"),
     ("account", "--method edgeworth --order 65", "order"),

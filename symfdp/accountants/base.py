@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from symfdp._validation import check_int, check_real
 from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
+from symfdp.interop.dp_events import composition_of_event, is_dp_event
 from symfdp.mechanisms.base import Mechanism
 
 #: A normalised composition: distinct pair mechanisms with their counts.
@@ -31,13 +32,16 @@ def normalize_composition(
     """Validate ``compose``'s arguments and merge repeated mechanisms.
 
     Accepts ``(mechanism, n)`` or a sequence of ``(mechanism, n_i)`` pairs (then
-    ``n`` must be None). Equal mechanisms (frozen dataclasses) are merged and
-    their counts added.
+    ``n`` must be None), or a dp-accounting ``DpEvent`` (with an optional ``n``,
+    see :func:`symfdp.interop.from_dp_event`). Equal mechanisms (frozen
+    dataclasses) are merged and their counts added.
 
     Raises:
         TypeError: an entry is not a Mechanism.
         ValueError: a count is not an integer >= 1, or ``n`` is given twice.
     """
+    if is_dp_event(mechanism):  # a dp-accounting DpEvent (symfdp.interop)
+        mechanism, n = composition_of_event(mechanism, n), None
     if isinstance(mechanism, Mechanism):
         if n is None:
             raise ValueError("n (the number of compositions) is required.")
@@ -257,5 +261,9 @@ class Accountant(ABC):
         """Privacy of the composition of single dominating pairs."""
 
     def describe(self, components: Components) -> dict[str, Any]:
-        """Diagnostics stored in ``PrivacyCurve.info`` (override to add)."""
-        return {"n": sum(k for _, k in components)}
+        """Diagnostics stored in ``PrivacyCurve.info`` (override to add): ``n``
+        and ``composition``, the ``(repr(mechanism), n_i)`` pairs."""
+        return {
+            "n": sum(k for _, k in components),
+            "composition": [(repr(m), k) for m, k in components],
+        }

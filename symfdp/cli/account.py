@@ -2,7 +2,9 @@
 
 ``symfdp account --sigma 1.1 --sample-rate 0.004 --steps 60000 --delta 1e-5``
 prints, for each chosen method, epsilon(delta), the certified bracket where the
-method has one, the GDP summary mu* and the runtime. DP-SGD users may give
+method has one, the GDP summary mu* and the runtime. ``--noise-multiplier`` is
+``--sigma`` (the Python name); ``--delta`` takes several targets and ``--at-eps``
+asks for delta(eps) at one or more epsilons. DP-SGD users may give
 ``--epochs E --dataset-size N --batch-size B`` instead of ``--sample-rate`` and
 ``--steps``: then sample_rate = B/N and steps = ceil(E*N/B) (printed).
 
@@ -35,6 +37,7 @@ METHOD_CHOICES = (
     "numerical",
     "clt",
     "berry-esseen",
+    "rdp",
 )
 #: The default ``--method``: certified. Equal to ``symfdp.training.DEFAULT_METHOD``
 #: (spelled out so that building the parser imports no accountant).
@@ -132,18 +135,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     g = p.add_argument_group("mechanism parameters")
     g.add_argument(
-        "--sigma", type=_number, help="noise multiplier (Gaussian mechanisms)"
+        "--sigma",
+        "--noise-multiplier",
+        dest="sigma",
+        type=_number,
+        help="noise multiplier (Gaussian mechanisms); --noise-multiplier is the "
+        "same flag (TrainingAccountant's and Opacus's name)",
     )
     g.add_argument("--mu", type=_number, help="effect size (Gaussian, Laplace)")
     g.add_argument("--eps", type=_number, help="epsilon of one pure-DP step")
     add_run_arguments(p)
-    p.add_argument("--delta", "-d", type=_number, required=True, help="target delta")
+    p.add_argument(
+        "--delta",
+        "-d",
+        type=_number,
+        nargs="+",
+        action="extend",
+        metavar="DELTA",
+        help="target delta(s): epsilon(delta) for each (give --delta and/or --at-eps)",
+    )
+    p.add_argument(
+        "--at-eps",
+        type=_number,
+        nargs="+",
+        action="extend",
+        metavar="EPS",
+        help="also (or instead) report delta(eps) at these epsilons",
+    )
     p.add_argument(
         "--method",
         choices=(*METHOD_CHOICES, *EXTRA_METHODS, "all"),
         default=DEFAULT_METHOD,
         help=f"accountant (default {DEFAULT_METHOD}: a certified bracket; auto: "
-        "the fastest method whose error estimate is within 1%%, else numerical); "
+        "the fastest method whose error estimate is within 1%%, else numerical; "
+        "rdp: Renyi DP converted as Opacus does, an upper bound); "
         "'all' runs every method",
     )
     p.add_argument(
@@ -332,6 +357,10 @@ class Result:
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     curve: Any = None
+    #: epsilon(delta) at every ``--delta`` (the fields above: the first one).
+    by_delta: list[dict[str, Any]] = field(default_factory=list)
+    #: delta(eps) at every ``--at-eps``.
+    at_eps: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         """The result as plain JSON data (the curve itself is left out)."""
@@ -351,6 +380,8 @@ class Result:
             "seconds": self.seconds,
             "warnings": self.warnings,
             "error": self.error,
+            "by_delta": self.by_delta,
+            "at_eps": self.at_eps,
         }
 
 
@@ -395,16 +426,50 @@ def options_for(method: str, args: argparse.Namespace) -> dict[str, Any]:
     return {}
 
 
+def _epsilon_row(curve: Any, delta: float) -> dict[str, Any]:
+    """epsilon(delta) with the certified bracket or the error estimate."""
+    row: dict[str, Any] = {"delta": delta, "epsilon": float(curve.epsilon(delta))}
+    row["epsilon_bounds"] = row["epsilon_error_estimate"] = row["answered_by"] = None
+    if curve.certified:
+        lo, hi = curve.epsilon_bounds(delta)
+        row["epsilon_bounds"] = [float(lo), float(hi)]
+    elif getattr(curve, "last_answer", None) is not None:  # Auto
+        row["epsilon_error_estimate"] = float(curve.last_answer.error.flat[0])
+        row["answered_by"] = curve.last_answer.method[0]
+    elif curve.estimates_error:
+        row["epsilon_error_estimate"] = float(curve.epsilon_error(delta))
+    return row
+
+
+def _delta_row(curve: Any, eps: float) -> dict[str, Any]:
+    """delta(eps) with the certified bracket or the error estimate."""
+    row: dict[str, Any] = {"eps": eps, "delta": float(curve.delta(eps))}
+    row["delta_bounds"] = row["delta_error_estimate"] = None
+    if curve.certified:
+        lo, hi = curve.delta_bounds(eps)
+        row["delta_bounds"] = [float(lo), float(hi)]
+    elif getattr(curve, "estimates_error", False):
+        row["delta_error_estimate"] = float(curve.delta_error(eps))
+    return row
+
+
 def account_one(
-    method: str, mechanism: Any, steps: int, delta: float, options: dict[str, Any]
+    method: str,
+    mechanism: Any,
+    steps: int,
+    delta: float | list[float],
+    options: dict[str, Any],
+    at_eps: list[float] = (),  # type: ignore[assignment]
 ) -> Result:
-    """Compose, then mu*, epsilon(delta) and the certified brackets; timed (the
-    module imports excluded), with the warnings kept. A ``ValueError`` after
-    composing (e.g. no finite epsilon certified) is recorded in ``Result.error``;
-    one while composing is raised.
+    """Compose, then mu*, epsilon at each delta, delta at each eps and the
+    certified brackets; timed (the module imports excluded), with the warnings
+    kept. A ``ValueError`` after composing (e.g. no finite epsilon certified) is
+    recorded in ``Result.error``; one while composing is raised. mu* is not
+    reported for ``rdp`` (its delta(0) bound is 1, which says nothing).
     """
     from symfdp.training import GUARANTEES, make_accountant, mu_star
 
+    deltas = [delta] if isinstance(delta, (int, float)) else list(delta)
     result = Result(method=method, guarantee=GUARANTEES[method])
     accountant = make_accountant(method, **options)  # imports happen here, untimed
     with warnings.catch_warnings(record=True) as caught:
@@ -413,19 +478,20 @@ def account_one(
         curve = accountant.compose(mechanism, steps)
         result.curve = curve
         try:
-            result.mu_star = float(mu_star(curve))
+            if method != "rdp":
+                result.mu_star = float(mu_star(curve))
             if curve.certified:
                 mlo, mhi = mu_star(curve, bounds=True)
                 result.mu_star_bounds = (float(mlo), float(mhi))
-            result.epsilon = float(curve.epsilon(delta))
-            if curve.certified:
-                lo, hi = curve.epsilon_bounds(delta)
-                result.epsilon_bounds = (float(lo), float(hi))
-            elif getattr(curve, "last_answer", None) is not None:  # Auto
-                result.epsilon_error = float(curve.last_answer.error.flat[0])
-                result.answered_by = curve.last_answer.method[0]
-            elif curve.estimates_error:
-                result.epsilon_error = float(curve.epsilon_error(delta))
+            result.by_delta = [_epsilon_row(curve, d) for d in deltas]
+            if result.by_delta:
+                first = result.by_delta[0]
+                result.epsilon = first["epsilon"]
+                bounds = first["epsilon_bounds"]
+                result.epsilon_bounds = tuple(bounds) if bounds else None
+                result.epsilon_error = first["epsilon_error_estimate"]
+                result.answered_by = first["answered_by"]
+            result.at_eps = [_delta_row(curve, e) for e in at_eps]
         except (ValueError, FloatingPointError) as exc:
             result.error = str(exc).splitlines()[0]
         result.seconds = time.perf_counter() - start
@@ -481,6 +547,63 @@ def format_table(results: list[Result]) -> list[str]:
     return lines
 
 
+def _bracket(bounds: Any, error: Any, guarantee: str, digits: int = 6) -> str:
+    if bounds is not None:
+        lo = _round(bounds[0], digits, decimal.ROUND_FLOOR)
+        hi = _round(bounds[1], digits, decimal.ROUND_CEILING)
+        return f"[{lo}, {hi}]"
+    if error is not None:
+        return f"+- {error:.2g} (estimate)"
+    return {"bound": "(upper bound)"}.get(guarantee, "")
+
+
+def format_multi_table(results: list[Result]) -> list[str]:
+    """The table for several deltas: one row per (method, delta); mu* and the
+    time on each method's first row."""
+    lines = [
+        f"{'method':<13}{'delta':>8}{'epsilon':>10}  "
+        f"{'certified bracket / est. error':<31}{'mu*':>9}{'time':>10}"
+    ]
+    for r in results:
+        mu = "-" if r.mu_star is None else f"{r.mu_star:.4g}"
+        ms = f"{1e3 * r.seconds:.0f} ms" if r.seconds < 10 else f"{r.seconds:.1f} s"
+        rows = r.by_delta or [None]
+        for k, row in enumerate(rows):
+            name, tail = (r.method, f"{mu:>9}{ms:>10}") if k == 0 else ("", "")
+            if row is None:
+                lines.append(f"{name:<13}{'-':>8}{'-':>10}  {'':<31}{tail}")
+                continue
+            bracket = _bracket(
+                row["epsilon_bounds"], row["epsilon_error_estimate"], r.guarantee
+            )
+            lines.append(
+                f"{name:<13}{row['delta']:>8.2g}{row['epsilon']:>10.6g}  "
+                f"{bracket:<31}{tail}".rstrip()
+            )
+        if r.error:
+            lines.append(" " * 13 + "note: " + r.error)
+    return lines
+
+
+def format_delta_table(results: list[Result]) -> list[str]:
+    """delta(eps) at the ``--at-eps`` values, one row per (method, eps)."""
+    lines = [f"{'method':<13}{'eps':>8}{'delta':>12}  certified bracket / est. error"]
+    for r in results:
+        for k, row in enumerate(r.at_eps):
+            name = r.method if k == 0 else ""
+            bounds = row["delta_bounds"]
+            bracket = (
+                f"[{_round(bounds[0], 4, decimal.ROUND_FLOOR)}, "
+                f"{_round(bounds[1], 4, decimal.ROUND_CEILING)}]"
+                if bounds
+                else _bracket(None, row["delta_error_estimate"], r.guarantee)
+            )
+            lines.append(
+                f"{name:<13}{row['eps']:>8.4g}{row['delta']:>12.4g}  {bracket}"
+            )
+    return lines
+
+
 def check_plot_path(path: str) -> Any:
     """The ``--plot`` target as a Path; its directory must exist."""
     from pathlib import Path
@@ -495,44 +618,99 @@ def check_plot_path(path: str) -> Any:
     return out
 
 
-def write_plot(path: str, results: list[Result], title: str, delta: float) -> str:
+#: Line style and marker per method on ``--plot`` (methods that agree draw on top
+#: of each other; the dashes and sparse markers keep each one visible).
+PLOT_STYLES = (
+    ("-", ""),
+    ("--", "o"),
+    ("-.", "s"),
+    (":", "^"),
+    ((0, (5, 1.5)), "D"),
+    ((0, (3, 1, 1, 1, 1, 1)), "v"),
+    ((0, (1, 1)), "x"),
+    ((0, (8, 2)), "P"),
+    ((0, (2, 2)), "*"),
+)
+
+
+def write_plot(
+    path: str, results: list[Result], title: str, delta: float | None
+) -> str:
     """Overlay the methods' trade-off curves (left) and privacy profiles on a log
-    axis (right); write ``path`` and the data as a tidy CSV beside it."""
+    axis (right), each method in its own line style and marker, the point
+    (epsilon(delta), delta) where each method's answer is read marked on the
+    profile; write ``path`` and the data as a tidy CSV beside it."""
     import numpy as np
     from matplotlib.figure import Figure
 
     from symfdp import plotting
 
     out = check_plot_path(path)
-    curves = [(r.method, r.curve) for r in results if r.curve is not None]
+    curves = [(r, r.curve) for r in results if r.curve is not None]
     if not curves:
         raise ValueError("--plot: no method produced a curve.")
     finite = [r.epsilon for r in results if r.epsilon is not None]
+    finite += [row["eps"] for r in results for row in r.at_eps]
     top = 1.3 * max(finite) if finite and max(finite) > 0 else 10.0
     alpha = plotting.default_alpha_grid()
     eps = np.linspace(0.0, top, 240)
-    fig = Figure(figsize=(9.0, 4.2), layout="constrained")
+    fig = Figure(figsize=(9.0, 4.8), layout="constrained")
     left, right = fig.subplots(1, 2)
     rows: list[tuple[str, str, np.ndarray, np.ndarray]] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # already reported with the numbers
-        for k, (method, curve) in enumerate(curves):
-            color = f"C{k}"
+        for k, (r, curve) in enumerate(curves):
+            ls, marker = PLOT_STYLES[k % len(PLOT_STYLES)]
+            style = {
+                "color": f"C{k}",
+                "ls": ls,
+                "marker": marker,
+                "markevery": (0.02 * k, 0.12),
+                "markersize": 5,
+                "fillstyle": "none",
+                "lw": 1.6 if k == 0 else 1.3,
+            }
             plotting.plot_tradeoff(
                 curve,
                 ax=left,
                 alpha=alpha,
-                label=method,
-                color=color,
+                label=r.method,
                 identity=k == len(curves) - 1,
+                **style,
             )
             plotting.plot_privacy_profile(
-                curve, ax=right, eps=eps, label=method, color=color
+                curve, ax=right, eps=eps, label=r.method, **style
             )
-            rows.append(("tradeoff", method, alpha, curve.tradeoff(alpha)))
-            rows.append(("profile", method, eps, curve.delta(eps)))
-    right.axhline(delta, color="0.5", lw=0.8, ls=":")
-    right.annotate(f"delta = {delta:g}", (0.0, delta), fontsize=8, va="bottom")
+            for row in r.by_delta[:1] + r.at_eps:
+                right.plot(
+                    row.get("epsilon", row.get("eps")),
+                    row["delta"],
+                    marker=marker or "o",
+                    color=f"C{k}",
+                    markersize=8,
+                    ls="none",
+                    zorder=5,
+                )
+            rows.append(("tradeoff", r.method, alpha, curve.tradeoff(alpha)))
+            rows.append(("profile", r.method, eps, curve.delta(eps)))
+    if delta is not None:
+        right.axhline(delta, color="0.5", lw=0.8, ls=":")
+        right.annotate(
+            f"delta = {delta:g}: eps read here", (0.0, delta), fontsize=8, va="bottom"
+        )
+    for ax in (left, right):
+        legend = ax.get_legend()
+        if legend is not None:
+            legend.remove()
+    handles, labels = left.get_legend_handles_labels()
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncols=min(len(labels), 5),
+        fontsize=8,
+        frameon=False,
+    )
     fig.suptitle(title, fontsize=9)
     fig.savefig(out, dpi=150)
     csv = out.with_suffix(".csv")
@@ -548,19 +726,30 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``symfdp account``; returns the exit status."""
     from symfdp.cli import UsageError
 
-    if not 0 < args.delta < 1:
-        raise UsageError(f"--delta must lie in (0, 1). Found {args.delta:g}.")
+    deltas = list(args.delta or [])
+    at_eps = list(args.at_eps or [])
+    if not deltas and not at_eps:
+        raise UsageError("give --delta (one or more target deltas) or --at-eps.")
+    for d in deltas:
+        if not 0 < d < 1:
+            raise UsageError(f"--delta must lie in (0, 1). Found {d:g}.")
+    for e in at_eps:
+        if e < 0:
+            raise UsageError(f"--at-eps must be >= 0. Found {e:g}.")
     spec = resolve_run(args, args.mechanism)
     if args.plot:
         check_plot_path(args.plot)
     methods = methods_for(args, spec)
     options = {m: options_for(m, args) for m in methods}
     mechanism = spec.build()
+    from symfdp._progress import status
+
     results: list[Result] = []
     for method in methods:
+        status(f"account: composing {spec.steps} steps with {method} ...")
         try:
             result = account_one(
-                method, mechanism, spec.steps, args.delta, options[method]
+                method, mechanism, spec.steps, deltas, options[method], at_eps
             )
         except (ValueError, FloatingPointError) as exc:
             result = Result(method=method, error=str(exc).splitlines()[0])
@@ -568,9 +757,15 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{method}: {result.error}")
         results.append(result)
     plot_csv = None
-    title = f"{spec.describe()}, delta={args.delta:g}"
+    asked = []
+    if deltas:
+        asked.append("delta=" + ", ".join(f"{d:g}" for d in deltas))
+    if at_eps:
+        asked.append("at eps=" + ", ".join(f"{e:g}" for e in at_eps))
+    title = f"{spec.describe()}, {'; '.join(asked)}"
     if args.plot:
-        plot_csv = write_plot(args.plot, results, title, args.delta)
+        status(f"account: drawing {args.plot} ...")
+        plot_csv = write_plot(args.plot, results, title, deltas[0] if deltas else None)
     if args.json:
         payload = {
             "mechanism": spec.mechanism,
@@ -578,7 +773,9 @@ def run(args: argparse.Namespace) -> int:
             "sample_rate": spec.sample_rate,
             "steps": spec.steps,
             "pair": (spec.pair or "both") if spec.sample_rate is not None else None,
-            "delta": args.delta,
+            "delta": deltas[0] if deltas else None,
+            "deltas": deltas,
+            "at_eps": at_eps,
             "derived": spec.derived,
             "mu_star_definition": MU_NOTE,
             "results": [r.as_json() for r in results],
@@ -591,8 +788,18 @@ def run(args: argparse.Namespace) -> int:
     line = derived_line(spec)
     if line:
         print(line)
-    print("\n".join(format_table(results)))
-    print(MU_NOTE)
+    if len(deltas) == 1:
+        print("\n".join(format_table(results)))
+    elif deltas:
+        print("\n".join(format_multi_table(results)))
+    if at_eps:
+        if not deltas:
+            for r in results:
+                if r.error:
+                    print(f"{r.method}: note: {r.error}")
+        print("\n".join(format_delta_table(results)))
+    if deltas:
+        print(MU_NOTE)
     for r in results:
         for w in r.warnings:
             print(f"symfdp: warning ({r.method}): {w}", file=sys.stderr)

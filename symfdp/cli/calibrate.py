@@ -201,9 +201,17 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``symfdp calibrate``; returns the exit status."""
     kind, target = _target(args)
     spec = resolve_run(args, args.mechanism, params=False)
-    _accountant(args)  # validates --order before any work
+    accountant = _accountant(args)  # validates --order before any work
     p = 1.0 if spec.sample_rate is None else spec.sample_rate
     pair = spec.pair or "both"
+    from symfdp._progress import status
+
+    lo, hi = args.sigma_range
+    name = "Auto, then Numerical" if accountant is None else repr(accountant)
+    status(
+        f"calibrate: searching sigma in [{lo:g}, {hi:g}] for {kind} = {target:g} "
+        f"with {name} (rtol {args.rtol:g}) ..."
+    )
     try:
         answer = calibrate_one(
             kind,

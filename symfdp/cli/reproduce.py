@@ -157,7 +157,7 @@ def _run_task(path: str, out: str, quick: bool, force: bool) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from symfdp.cli import UsageError
-    from symfdp.reproduce.discovery import discover
+    from symfdp.reproduce.discovery import catalogue
     from symfdp.reproduce.paths import results_dir
     from symfdp.reproduce.report import write_report
 
@@ -175,13 +175,14 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"ID '{word}' must be given alone. Found {' '.join(args.targets)}."
             )
-    registry = discover()
+    try:
+        entries = catalogue()
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    registry = {sid: e.path for sid, e in entries.items()}
     if args.targets == ["list"]:
-        from symfdp.reproduce.discovery import load_module
-
-        for sid, path in registry.items():
-            spec = load_module(path).SPEC
-            print(f"{sid:28s} {spec.source}: {spec.title}")
+        for sid, e in entries.items():
+            print(f"{sid:28s} {e.source}: {e.title}")
         return 0
     if "all" in args.targets:
         ids = list(registry)

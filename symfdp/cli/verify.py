@@ -1,14 +1,22 @@
-"""`symfdp verify`: run every derivation script and report PASS/FAIL.
+"""`symfdp verify`: run derivation and check scripts and report PASS/FAIL.
 
 Each ``derivations/*.py`` (files starting with ``_`` are helpers, skipped) runs in
-its own subprocess with the current Python, from the repository root; its exit
-status decides PASS (0) or FAIL. One line per script: status, name, seconds and
-the source misprints it reported, by finding id (``[MISPRINT] <id>: ...`` lines;
-the ids belong to the registry :mod:`symfdp.findings`). Exit status 1 if any
-script fails or reports an id outside the registry. ``--findings`` lists the
-registry instead (``--format markdown`` for the README's table).
-``derivations/`` lives in the source checkout beside the package; an installed
-copy without it is reported as an error.
+its own subprocess with the current Python, from the directory that holds
+``derivations/``; its exit status decides PASS (0) or FAIL. One line per script:
+status, name, seconds and the source misprints it reported, by finding id
+(``[MISPRINT] <id>: ...`` lines; the ids belong to the registry
+:mod:`symfdp.findings`). Exit status 1 if any script fails or reports an id
+outside the registry. ``--findings`` lists the registry instead (``--format
+markdown`` for the README's table). ``derivations/`` is found beside the package
+in a checkout, or in ``<prefix>/share/symfdp/`` of an installed copy
+(:func:`symfdp.reproduce.paths.derivations_dir`).
+
+A user's own check scripts run the same way: ``symfdp verify my_check.py
+checks/`` (a ``.py`` file, or every ``*.py`` not starting with ``_`` in a
+directory), from the current directory. The contract is the same as for
+``derivations/``: print what was checked, print ``[MISPRINT] ...`` for a formula
+of a source that does not hold as printed, exit non-zero when a check fails
+(``examples/verify_closed_form.py`` is one).
 """
 
 from __future__ import annotations
@@ -55,7 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "scripts",
         nargs="*",
         metavar="NAME",
-        help="run only these scripts (file name, with or without .py)",
+        help="run only these scripts of derivations/ (name, with or without "
+        ".py), or your own: a path to a .py file or to a directory of them",
     )
     p.add_argument("--jobs", "-j", type=int, default=1, help="scripts run at once")
     p.add_argument(
@@ -82,10 +91,33 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def derivations_dir() -> Path:
-    """``derivations/`` of the source checkout that holds the package."""
-    import symfdp
+    """``derivations/`` of the checkout or of the installed copy.
 
-    return Path(symfdp.__file__).resolve().parents[1] / "derivations"
+    Raises:
+        FileNotFoundError: neither exists.
+    """
+    from symfdp.reproduce.paths import derivations_dir as find
+
+    return find()
+
+
+def user_scripts(args: list[str]) -> tuple[list[Path], list[str]]:
+    """Split ``verify``'s arguments into a user's scripts (existing ``.py``
+    files, and the ``*.py`` of existing directories) and names of
+    ``derivations/`` scripts."""
+    paths: list[Path] = []
+    names: list[str] = []
+    for arg in args:
+        p = Path(arg)
+        if p.is_dir():
+            paths += discover(p)
+        elif p.suffix == ".py" and p.is_file():
+            paths.append(p)
+        elif p.suffix == ".py" and (os.sep in arg or "/" in arg):
+            raise ValueError(f"no such script: {arg}")
+        else:
+            names.append(arg)
+    return paths, names
 
 
 def discover(directory: Path) -> list[Path]:
@@ -134,6 +166,13 @@ def parse_findings(output: str) -> tuple[str, ...]:
     return tuple(ids)
 
 
+def _run_with_status(path: Path, root: Path, timeout: float) -> ScriptResult:
+    from symfdp._progress import status
+
+    status(f"verify: {path.stem} started")
+    return run_script(path, root, timeout)
+
+
 def _format(result: ScriptResult) -> str:
     status = "PASS" if result.passed else "FAIL"
     extra = ""
@@ -165,31 +204,48 @@ def run(args: argparse.Namespace) -> int:
         return list_findings(args.format)
     jobs = check_int("--jobs", args.jobs, lo=1)
     timeout = check_real("--timeout", args.timeout, 0.0, lo_open=True)
-    directory = derivations_dir()
-    if not directory.is_dir():
-        print(
-            f"symfdp verify: no derivations/ directory at {directory}; verify needs "
-            "a source checkout of symfdp (pip install -e .).",
-            file=sys.stderr,
-        )
-        return 2
-    scripts = discover(directory)
-    if args.scripts:
-        wanted = {s[:-3] if s.endswith(".py") else s for s in args.scripts}
-        unknown = wanted - {p.stem for p in scripts}
-        if unknown:
-            known = ", ".join(p.stem for p in scripts)
-            raise ValueError(
-                f"unknown derivation script(s) {sorted(unknown)}; known: {known}."
+    from symfdp._progress import status
+
+    own, names = user_scripts(args.scripts)
+    tasks: list[tuple[Path, Path]] = [(p, Path.cwd()) for p in own]
+    if names or not own:
+        try:
+            directory = derivations_dir()
+        except FileNotFoundError as exc:
+            print(f"symfdp verify: {exc}", file=sys.stderr)
+            return 2
+        if not directory.is_dir():
+            print(
+                f"symfdp verify: no derivations/ directory at {directory}; "
+                "reinstall symfdp or set SYMFDP_DERIVATIONS_DIR.",
+                file=sys.stderr,
             )
-        scripts = [p for p in scripts if p.stem in wanted]
-    if not scripts:
-        print(f"symfdp verify: no scripts in {directory}.", file=sys.stderr)
+            return 2
+        scripts = discover(directory)
+        if names:
+            wanted = {s[:-3] if s.endswith(".py") else s for s in names}
+            unknown = wanted - {p.stem for p in scripts}
+            if unknown:
+                known = ", ".join(p.stem for p in scripts)
+                raise ValueError(
+                    f"unknown derivation script(s) {sorted(unknown)}; known: "
+                    f"{known}; or give the path of your own script."
+                )
+            scripts = [p for p in scripts if p.stem in wanted]
+        if not scripts:
+            print(f"symfdp verify: no scripts in {directory}.", file=sys.stderr)
+            return 1
+        tasks = [(p, directory.parent) for p in scripts] + tasks
+    if not tasks:
+        print("symfdp verify: no scripts given.", file=sys.stderr)
         return 1
-    root = directory.parent
+    status(
+        f"verify: running {len(tasks)} script(s), {jobs} at a time; one line "
+        "per script as each finishes (in order)"
+    )
     results: list[ScriptResult] = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_script, p, root, timeout) for p in scripts]
+        futures = [pool.submit(_run_with_status, p, r, timeout) for p, r in tasks]
         for future in futures:
             result = future.result()
             results.append(result)

@@ -13,12 +13,14 @@ module), not inside a function.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType, ModuleType
 
@@ -160,4 +162,76 @@ def discover(directory: Path | None = None) -> dict[str, Path]:
                 f"duplicate experiment id {sid!r}: {found[sid]} and {path}"
             )
         found[sid] = path
+    return dict(sorted(found.items()))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An experiment as listed without importing it."""
+
+    id: str
+    title: str
+    source: str
+    path: Path
+
+
+def _literal_spec(path: Path) -> dict[str, str] | None:
+    """``id``, ``title`` and ``source`` of the module-level ``SPEC = Spec(...)``
+    of ``path`` when they are literals, else None (the module must be loaded)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "SPEC" for t in node.targets)
+            and isinstance(node.value, ast.Call)
+        ):
+            out: dict[str, str] = {}
+            for kw in node.value.keywords:
+                if kw.arg in ("id", "title", "source"):
+                    try:
+                        value = ast.literal_eval(kw.value)
+                    except ValueError:
+                        return None
+                    if not isinstance(value, str):
+                        return None
+                    out[kw.arg] = value
+            return out if len(out) == 3 else None
+    return None
+
+
+def catalogue(directory: Path | None = None) -> dict[str, Entry]:
+    """Every experiment id with its title, source and file, in id order, read
+    from the modules' ``SPEC = Spec(id=..., title=..., source=...)`` literals
+    without importing them (a module whose SPEC is not literal is loaded). Fast:
+    listing and selecting ids need no experiment code to run; the module of an
+    experiment is loaded (and checked, :func:`load_module`) when it runs.
+
+    Raises:
+        ValueError: two modules declare the same id, or a file name does not
+            match its id.
+    """
+    directory = directory or experiments_dir()
+    found: dict[str, Entry] = {}
+    for path in sorted(directory.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        fields = _literal_spec(path)
+        if fields is None:
+            spec = load_module(path).SPEC
+            fields = {"id": spec.id, "title": spec.title, "source": spec.source}
+        entry = Entry(fields["id"], fields["title"], fields["source"], path)
+        if Spec(entry.id, "", "", {}).module_name != path.stem:
+            raise ValueError(
+                f"{path.name}: file name must be "
+                f"{Spec(entry.id, '', '', {}).module_name}.py for id {entry.id!r}."
+            )
+        if entry.id in found:
+            raise ValueError(
+                f"duplicate experiment id {entry.id!r}: {found[entry.id].path} and "
+                f"{path}"
+            )
+        found[entry.id] = entry
     return dict(sorted(found.items()))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import symfdp
@@ -13,21 +14,66 @@ def repo_root() -> Path:
     return Path(symfdp.__file__).resolve().parents[1]
 
 
-def experiments_dir() -> Path:
-    """``$SYMFDP_EXPERIMENTS_DIR`` or ``<repo>/experiments``.
+#: Where a non-editable install (``pip install .`` or a wheel) puts
+#: ``experiments/`` and ``derivations/``: ``<prefix>/share/symfdp/`` (the
+#: ``data-files`` of ``pyproject.toml``).
+INSTALLED_SUBDIR = Path("share", "symfdp")
+
+
+def installed_data_dirs() -> list[Path]:
+    """``share/symfdp`` under every prefix an install may have used: the
+    environment's, the base interpreter's and the user base (``pip --user``)."""
+    import site
+
+    prefixes = [sys.prefix, sys.base_prefix, site.getuserbase()]
+    return [Path(p) / INSTALLED_SUBDIR for p in dict.fromkeys(prefixes)]
+
+
+def data_dir(name: str, env: str) -> Path:
+    """``$env``, the checkout's ``<repo>/name`` or the installed copy.
+
+    Args:
+        name: ``"experiments"`` or ``"derivations"``.
+        env: The environment variable that overrides the search.
 
     Raises:
-        FileNotFoundError: the directory does not exist (e.g. a non-editable
-            install without the repository checkout).
+        FileNotFoundError: none exists; the one-line message says where it looked.
     """
-    env = os.environ.get("SYMFDP_EXPERIMENTS_DIR")
-    path = Path(env) if env else repo_root() / "experiments"
-    if not path.is_dir():
-        raise FileNotFoundError(
-            f"experiments directory not found at {path}; run from a checkout of the "
-            "repository (pip install -e .) or set SYMFDP_EXPERIMENTS_DIR."
-        )
-    return path
+    override = os.environ.get(env)
+    if override:
+        path = Path(override)
+        if not path.is_dir():
+            raise FileNotFoundError(f"{env}={override} is not a directory.")
+        return path
+    candidates = [repo_root() / name, *(d / name for d in installed_data_dirs())]
+    for path in candidates:
+        if path.is_dir():
+            return path
+    raise FileNotFoundError(
+        f"no {name}/ directory found (looked in "
+        + ", ".join(str(c) for c in candidates)
+        + f"); reinstall symfdp (pip install symfdp) or set {env}."
+    )
+
+
+def experiments_dir() -> Path:
+    """``$SYMFDP_EXPERIMENTS_DIR``, ``<repo>/experiments`` in a checkout, or
+    ``<prefix>/share/symfdp/experiments`` in an installed copy.
+
+    Raises:
+        FileNotFoundError: none of them exists.
+    """
+    return data_dir("experiments", "SYMFDP_EXPERIMENTS_DIR")
+
+
+def derivations_dir() -> Path:
+    """``$SYMFDP_DERIVATIONS_DIR``, ``<repo>/derivations`` in a checkout, or
+    ``<prefix>/share/symfdp/derivations`` in an installed copy.
+
+    Raises:
+        FileNotFoundError: none of them exists.
+    """
+    return data_dir("derivations", "SYMFDP_DERIVATIONS_DIR")
 
 
 def results_dir(out: str | os.PathLike[str] | None = None) -> Path:
