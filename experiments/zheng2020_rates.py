@@ -116,12 +116,25 @@ def _errors(mech: Any, n: int, alpha: np.ndarray, tol: float) -> dict[str, Any]:
 
 
 def _t_terms(lam3: float, lam4: float) -> tuple[float, float]:
+    """sup |T1|, sup |T2| over h in [-8, 8]: the n^{-1/2} and n^{-1} terms of the
+    Edgeworth CDF (Zheng et al. (2020), eq. (3.7)), as derived by
+    :func:`symfdp.symbolic.edgeworth.edgeworth_cdf_terms`."""
+    import sympy as sp
+
+    from symfdp.symbolic import edgeworth as E
+    from symfdp.symbolic.symbols import lam, x
+
     h = np.linspace(-8.0, 8.0, 3201)
-    phi = np.exp(-0.5 * h * h) / math.sqrt(2 * math.pi)
-    # Zheng et al. (2020), eq. (3.7): T1 and T2 in standardised form.
-    t1 = lam3 / 6 * (h * h - 1) * phi
-    t2 = (lam4 / 24 * (h**3 - 3 * h) + lam3**2 / 72 * (h**5 - 10 * h**3 + 15 * h)) * phi
-    return float(np.max(np.abs(t1))), float(np.max(np.abs(t2)))
+    values = {lam(3): lam3, lam(4): lam4}
+    sups = []
+    for term in E.edgeworth_cdf_terms(2)[1:]:
+        fn = sp.lambdify(x, term.subs(values), modules=[{"phi": _phi}, "numpy"])
+        sups.append(float(np.max(np.abs(fn(h)))))
+    return sups[0], sups[1]
+
+
+def _phi(h: np.ndarray) -> np.ndarray:
+    return np.exp(-0.5 * h * h) / math.sqrt(2 * math.pi)
 
 
 def compute(params: dict[str, Any]) -> Result:
