@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
-from symfdp._validation import check_int, check_real
+from symfdp._validation import MAX_COMPOSITIONS, check_int, check_real
 from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
 from symfdp.mechanisms.base import Mechanism
 
@@ -80,6 +80,12 @@ def normalize_composition(
                 f"mechanism[{i}][0] must be a Mechanism. Found {type(m).__name__}."
             )
         merged[m] = merged.get(m, 0) + check_int("n", k, lo=1)
+    total = sum(merged.values())
+    if total > MAX_COMPOSITIONS:
+        raise ValueError(
+            f"n must total at most {MAX_COMPOSITIONS} (2**53) compositions. "
+            f"Found {total:.4g}."
+        )
     return tuple(merged.items())
 
 

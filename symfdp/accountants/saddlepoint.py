@@ -118,6 +118,7 @@ pair in :mod:`~symfdp.accountants._saddlepoint_pair`.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from symfdp.accountants._cumulant_sums import summed_cumulants
@@ -166,7 +167,11 @@ class SaddlePoint(Accountant):
     certified = False
 
     def __init__(self, order: int = 2) -> None:
-        if isinstance(order, bool) or order not in (1, 2):
+        if (
+            isinstance(order, bool)
+            or not isinstance(order, numbers.Real)
+            or order not in (1, 2)
+        ):
             raise ValueError(f"order must be 1 or 2. Found {order!r}.")
         self.order = int(order)
 
