@@ -99,8 +99,35 @@ def _worst(lo: FloatArray, hi: FloatArray, flagged: Any) -> str:
     return f"{float(lo.flat[i]):.4g}, {float(hi.flat[i]):.4g}"
 
 
+#: Tilts are rounded to the grid 2**(k / _TILT_GRID): a tilt serves the eps near
+#: its mean, and nearby queries (a new delta on a cached curve) reuse its
+#: composition instead of composing a new one.
+_TILT_GRID = 8
+
+
+def _tilt_key(lam: float) -> float:
+    """``lam`` rounded to the geometric grid of :data:`_TILT_GRID` (relative
+    steps of 9%); the cache key and the tilt used."""
+    return float(2.0 ** (round(_TILT_GRID * math.log2(lam)) / _TILT_GRID))
+
+
 #: Cap on Newton steps of the eps inverse (it converges in a few).
 _NEWTON_STEPS = 60
+
+
+@dataclass(frozen=True)
+class _TiltGrids:
+    """One side of a tilted composition, prepared for :meth:`NumericalPairCurve.
+    _local_bound`: its profile, the allowance without the round-off part
+    (``base``, per cell) and the negated monotone envelopes of the lattice
+    values with the round-off allowance at 0 (``neg_acc0``) and at its cap
+    ``tail_rate`` (``neg_acc1``): running minima for the dominating side,
+    suffix maxima for the dominated side (negated for ``searchsorted``)."""
+
+    profile: DiscreteProfile
+    base: FloatArray
+    neg_acc0: FloatArray
+    neg_acc1: FloatArray
 
 
 @dataclass(frozen=True)
@@ -275,12 +302,40 @@ class NumericalPairCurve:
     def _tilted(self, lam: float) -> Any:
         """``(Z, Y)`` tilted profiles at ``lam`` (cached; ``lam`` on a grid of
         3 significant digits). Their lattices may differ (own origins)."""
-        key = float(f"{lam:.3g}")
+        key = _tilt_key(lam)
         hit = self._tilts.get(key)
         if hit is None:
             ups, lows, window, max_size = self.sources
             hit = compose_tilted(ups, lows, window, key, max_size)
             self._tilts[key] = hit
+        return hit
+
+    def _tilt_grids(
+        self, lam: float, z: Any, y: Any, base: FloatArray
+    ) -> tuple[_TiltGrids, _TiltGrids]:
+        """The profiles' grids of one tilt with the allowance at 0 and at its cap
+        (cached with the tilt): where :meth:`_local_bound` looks."""
+        key = ("grids", _tilt_key(lam))
+        hit = self._tilts.get(key)  # type: ignore[call-overload]
+        if hit is None:
+            cap = self.tail_rate
+            g0 = z.profile.grid_delta(base)
+            up = _TiltGrids(
+                z.profile,
+                base,
+                -np.minimum.accumulate(g0),
+                -np.minimum.accumulate(g0 + cap),
+            )
+            low_base = y.lower_extra(0.0)
+            g0 = y.profile.grid_delta(low_base)
+            low = _TiltGrids(
+                y.profile,
+                low_base,
+                -np.maximum.accumulate(g0[::-1])[::-1],
+                -np.maximum.accumulate((g0 - cap)[::-1])[::-1],
+            )
+            hit = (up, low)
+            self._tilts[key] = hit  # type: ignore[index]
         return hit
 
     def _tilted_core(self, e: FloatArray, lam: float) -> FloatArray:
@@ -392,8 +447,8 @@ class NumericalPairCurve:
 
     def _plain_epsilon(self, d: FloatArray) -> FloatArray:
         """The Newton inverse of the plain (untilted) estimate."""
-        e_lo = self.lower.inverse(d, np.zeros(self.lower.size + 1))
-        e_hi = self.upper.inverse(d, np.full(self.upper.size + 1, self.inf_mass))
+        e_lo = self.lower.inverse(d, *self._lower_plain)
+        e_hi = self.upper.inverse(d, *self._upper_plain)
         eps = np.maximum(np.minimum(e_lo, e_hi), 0.0)
         for _ in range(_NEWTON_STEPS):
             gap = self._core(eps) - d
@@ -416,8 +471,10 @@ class NumericalPairCurve:
         profile: DiscreteProfile,
         upper: DiscreteProfile | None = None,
         upper_extra: FloatArray | None = None,
+        cells: Any = None,
     ) -> FloatArray:
-        r""":meth:`tail_allowance` bounded on each cell of ``profile``.
+        r""":meth:`tail_allowance` bounded on each cell of ``profile`` (on the
+        cells of index ``cells`` only, when given).
 
         On cell ``k`` (left end :math:`t_{k-1}`) the allowance is at most its
         value at :math:`t_{k-1}`, which needs :math:`\delta_{hi}` at
@@ -429,17 +486,103 @@ class NumericalPairCurve:
         """
         up = self.upper if upper is None else upper
         extra = self.upper_extra if upper_extra is None else upper_extra
-        left = profile.points - profile.h - up.h - 1.0
+        if cells is None:
+            left = profile.points - profile.h - up.h - 1.0
+        else:  # the left ends of the cells asked for (cell 0: -inf, value 1)
+            k = np.asarray(cells, dtype=np.int64)
+            left = profile.t0 + (k - 1) * profile.h - profile.h - up.h - 1.0
         # The nested allowance inside delta_Z, at the lattice point below left
         # (>= left - h; the allowance is non-increasing).
         inner = self._allowance(left - up.h, up, extra, _NEST - 1)
-        grid_hi = up.grid_delta(extra)
         j = np.floor((left - up.t0) / up.h + 1e-9).astype(np.int64)
+        # up.grid_delta(extra)[j], read at the indices needed only.
+        jc = np.clip(j, 0, up.size - 1) + 1
+        grid_hi = np.maximum(up.suffix[jc] - math.exp(-up.h) * up.tilted[jc], 0.0)
+        grid_hi = grid_hi + extra[jc]
         top = float(extra[-1]) + inner
-        vals = np.where(j < 0, 1.0, grid_hi[np.clip(j, 0, up.size - 1)] + inner)
+        vals = np.where(j < 0, 1.0, grid_hi + inner)
         vals = np.where(j >= up.size, top, vals)
+        if cells is not None:
+            vals = np.where(k <= 0, 1.0, vals)
+            return self.tail_rate * np.minimum(vals / -math.expm1(-1.0), 1.0)
         tails = np.minimum(np.concatenate(([1.0], vals)) / -math.expm1(-1.0), 1.0)
         return self.tail_rate * tails
+
+    def _local_bound(
+        self,
+        grids: _TiltGrids,
+        d: FloatArray,
+        allowance: Any,
+        upper: bool,
+    ) -> FloatArray:
+        r"""A certified eps bound at ``d`` from one side of a tilted composition,
+        with the per-cell allowance computed only where the answer can lie.
+
+        The allowance lies in ``[0, tail_rate]``, so the crossing of
+        :math:`\delta + \text{extra}` with ``d`` lies between its crossings
+        with the allowance at 0 and at ``tail_rate`` (cached per tilt in
+        ``grids``). Upper bound: the first lattice point where the dominating
+        profile plus its allowances is at most ``d`` (then the exact inverse in
+        the cell before it, :meth:`DiscreteProfile.inverse`); lower bound: the
+        last point where the dominated profile minus its allowances exceeds
+        ``d`` (:meth:`TiltedProfile.lower_epsilon`). Both are evaluated on the
+        sub-lattice between the two crossings (a cell of margin each side), which
+        gives the same answer as the whole lattice at the cost of a few cells
+        instead of several passes over it.
+        """
+        profile, base = grids.profile, grids.base
+        n_cells = profile.size + 1
+        out = np.empty(d.shape)
+        if upper:
+            j_a = np.searchsorted(grids.neg_acc0, -d, side="left")
+            j_b = np.searchsorted(grids.neg_acc1, -d, side="left")
+        else:
+            j_a = np.searchsorted(grids.neg_acc1, -d, side="left") - 1
+            j_b = np.searchsorted(grids.neg_acc0, -d, side="left") - 1
+        for i in range(d.size):
+            k0 = int(min(max(min(j_a[i], j_b[i]) - 1, 0), n_cells - 1))
+            k1 = int(min(max(j_a[i], j_b[i]) + 3, n_cells))
+            cells = np.arange(k0, k1)
+            sign = 1.0 if upper else -1.0
+            extra = base[k0:k1] + sign * allowance(cells)
+            sub = DiscreteProfile(
+                profile.t0 + k0 * profile.h,
+                profile.h,
+                profile.suffix[k0:k1],
+                profile.tilted[k0:k1],
+            )
+            if upper:
+                # The first point at or below d is at most j_b < k1 - 2 (or sub
+                # reaches the end of the lattice, S_N = 0): within sub.
+                out[i] = sub.inverse(d[i : i + 1], extra)[0]
+            else:
+                # The last point above d is at least j_a >= k0 (j_a = -1: none).
+                above = np.flatnonzero(sub.grid_delta(extra) > d[i])
+                last = k0 + int(above[-1]) if above.size else -1
+                out[i] = profile.t0 + last * profile.h if last >= 0 else -np.inf
+        return out
+
+    @functools.cached_property
+    def _lower_plain(self) -> tuple[FloatArray, FloatArray]:
+        """The dominated measure alone, and its inverse's envelope."""
+        extra = np.zeros(self.lower.size + 1)
+        return extra, self.lower.envelope(extra)
+
+    @functools.cached_property
+    def _upper_plain(self) -> tuple[FloatArray, FloatArray]:
+        """The dominating measure with its mass at infinity, and the envelope."""
+        extra = np.full(self.upper.size + 1, self.inf_mass)
+        return extra, self.upper.envelope(extra)
+
+    @functools.cached_property
+    def _upper_bound_grid(self) -> tuple[FloatArray, FloatArray]:
+        """The upper bound's allowances and its inverse's envelope."""
+        return self._upper_cell_extra, self.upper.envelope(self._upper_cell_extra)
+
+    @functools.cached_property
+    def _lower_bound_grid(self) -> tuple[FloatArray, FloatArray]:
+        """The lower bound's allowances and its inverse's envelope."""
+        return self._lower_cell_extra, self.lower.envelope(self._lower_cell_extra)
 
     @functools.cached_property
     def _upper_cell_extra(self) -> FloatArray:
@@ -468,8 +611,8 @@ class NumericalPairCurve:
 
     def _plain_epsilon_bounds(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The bounds of the plain (untilted) composition alone."""
-        hi = np.maximum(self.upper.inverse(d, self._upper_cell_extra), 0.0)
-        lo = np.maximum(self.lower.inverse(d, self._lower_cell_extra), 0.0)
+        hi = np.maximum(self.upper.inverse(d, *self._upper_bound_grid), 0.0)
+        lo = np.maximum(self.lower.inverse(d, *self._lower_bound_grid), 0.0)
         return lo, hi
 
     def _epsilon_wide(self, lo: FloatArray, hi: FloatArray) -> Any:
@@ -510,20 +653,28 @@ class NumericalPairCurve:
                 break
             window = self.sources[2]
             base = z.upper_extra(self.inf_mass + window.outside)
-            up = base + np.minimum(
-                self._cell_allowance(z.profile),
-                self._cell_allowance(z.profile, z.profile, base),
-            )
-            low = y.lower_extra(0.0) - np.minimum(
-                self._cell_allowance(y.profile),
-                self._cell_allowance(y.profile, z.profile, base),
-            )
-            t_hi = np.maximum(z.profile.inverse(d, up), 0.0)
-            t_lo = np.maximum(y.lower_epsilon(d, low), 0.0)
+
+            def up_allow(k: Any, z: Any = z, base: FloatArray = base) -> FloatArray:
+                return np.minimum(
+                    self._cell_allowance(z.profile, cells=k),
+                    self._cell_allowance(z.profile, z.profile, base, cells=k),
+                )
+
+            def low_allow(
+                k: Any, z: Any = z, y: Any = y, base: FloatArray = base
+            ) -> FloatArray:
+                return np.minimum(
+                    self._cell_allowance(y.profile, cells=k),
+                    self._cell_allowance(y.profile, z.profile, base, cells=k),
+                )
+
+            z_grids, y_grids = self._tilt_grids(lam, z, y, base)
+            t_hi = np.maximum(self._local_bound(z_grids, d, up_allow, True), 0.0)
+            t_lo = np.maximum(self._local_bound(y_grids, d, low_allow, False), 0.0)
             served = todo & (t_hi < hi)
             hi = np.minimum(hi, t_hi)
             lo = np.maximum(lo, t_lo)
-            refined.append((float(f"{lam:.3g}"), served))
+            refined.append((_tilt_key(lam), served))
             still = self._epsilon_wide(lo, hi) & todo
             if still[i]:
                 todo = still  # retry from the new midpoint
@@ -535,8 +686,8 @@ class NumericalPairCurve:
         """Width of the eps bracket of the two discrete measures alone (no
         round-off allowances): the discretisation part of the bracket."""
         d = np.asarray(delta, dtype=np.float64)
-        e_lo = self.lower.inverse(d, np.zeros(self.lower.size + 1))
-        e_hi = self.upper.inverse(d, np.full(self.upper.size + 1, self.inf_mass))
+        e_lo = self.lower.inverse(d, *self._lower_plain)
+        e_hi = self.upper.inverse(d, *self._upper_plain)
         return np.maximum(e_hi, 0.0) - np.maximum(e_lo, 0.0)
 
     def _core(self, e: FloatArray) -> FloatArray:
