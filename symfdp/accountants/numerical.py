@@ -261,10 +261,32 @@ class NumericalPairCurve:
         lo = np.maximum(lo, floor)
         lo = np.minimum(lo, hi)
         core = self._core(e)
-        wide = self._delta_wide(lo, hi, 10.0)
-        if wide.any() and self.sources is not None:
-            lo, hi, core = self._refine_delta(e, lo, hi, core, wide)
+        if self.sources is None:
+            return lo, hi, core
+        # The estimate comes from a tilted composition exactly where epsilon()
+        # takes it from one (its eps bracket at this delta is wide), so that the
+        # two estimates are inverses of each other; the bounds are refined
+        # wherever either bracket is wide.
+        tilted_estimate = self._epsilon_refines(np.clip(core, 0.0, 1.0))
+        wide = self._delta_wide(lo, hi, 10.0) | tilted_estimate
+        if wide.any():
+            lo, hi, core = self._refine_delta(e, lo, hi, core, wide, tilted_estimate)
         return lo, hi, core
+
+    def _epsilon_refines(self, d: FloatArray) -> Any:
+        """Where :meth:`_epsilon_bounds_refined` tilts: the plain eps bracket at
+        ``d`` is wider than ``eps_rel_tol`` and ``d`` is above the truncation
+        floor."""
+        lo, hi = self._plain_eps_bracket(d)
+        return self._epsilon_wide(lo, hi) & (d > self._truncation_floor())
+
+    def _plain_eps_bracket(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The plain eps bounds, clipped to the loss range."""
+        lo, hi = self._plain_epsilon_bounds(d)
+        with np.errstate(divide="ignore"):
+            top = np.maximum(self.loss_range[1] + np.log1p(-d), 0.0)
+        hi = np.minimum(hi, top)
+        return np.minimum(lo, hi), hi
 
     def _truncation_floor(self) -> float:
         """The additive part of the bracket no FFT can remove: the mass at
@@ -363,10 +385,17 @@ class NumericalPairCurve:
         return lo, hi, est
 
     def _refine_delta(
-        self, e: FloatArray, lo: FloatArray, hi: FloatArray, core: FloatArray, wide: Any
+        self,
+        e: FloatArray,
+        lo: FloatArray,
+        hi: FloatArray,
+        core: FloatArray,
+        wide: Any,
+        estimate: Any,
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Intersect the wide brackets with tilted ones, at most
-        ``_MAX_TILTS`` tilts per call (each tilt serves the eps near its mean)."""
+        ``_MAX_TILTS`` tilts per call (each tilt serves the eps near its mean);
+        the estimate is the tilted one where ``estimate`` is set."""
         lo, hi, core = lo.copy(), hi.copy(), core.copy()
         ups = self.sources[0]
         todo = wide.copy()
@@ -384,7 +413,7 @@ class NumericalPairCurve:
                 break  # larger eps need larger tilts: keep the plain bracket
             lo = np.maximum(lo, t_lo)
             hi = np.minimum(hi, t_hi)
-            better = np.isfinite(t_est) & todo
+            better = np.isfinite(t_est) & todo & estimate
             core = np.where(better, t_est, core)
             todo &= self._delta_wide(lo, hi, 10.0) & (e > target)
         return lo, hi, core
@@ -464,6 +493,18 @@ class NumericalPairCurve:
             eps = eps + np.maximum(step, 0.0)
             if np.all(np.abs(step) <= 1e-13 * np.maximum(1.0, np.abs(eps))):
                 break
+        return self._past_crossing(eps, d)
+
+    def _past_crossing(self, eps: FloatArray, d: FloatArray) -> FloatArray:
+        """Move each ``eps`` (left of the crossing, as Newton leaves it) to just
+        past it, so that the estimate at the answer is at most ``d``: steps of
+        ``2^k`` ulps of ``max(1, eps)`` until ``_core(eps) <= d``."""
+        unit = np.spacing(np.maximum(1.0, np.abs(eps)))
+        for k in range(64):
+            over = self._core(eps) > d
+            if not over.any():
+                break
+            eps = np.where(over, eps + unit * 2.0**k, eps)
         return eps
 
     def _cell_allowance(
@@ -626,9 +667,7 @@ class NumericalPairCurve:
         exponent of the target, the next from the midpoint of the bracket so
         far). Returns the tilts used and the entries they served (``d`` and the
         masses are flat arrays)."""
-        lo, hi = self._plain_epsilon_bounds(d)
-        hi = np.minimum(hi, np.maximum(self.loss_range[1] + np.log1p(-d), 0.0))
-        lo = np.minimum(lo, hi)
+        lo, hi = self._plain_eps_bracket(d)
         refined: list[tuple[float, Any]] = []
         if self.sources is None:
             return lo, hi, refined
