@@ -304,9 +304,18 @@ def sigma_for_epsilon(
 def epsilon_upper(curve: PrivacyCurve, delta: float) -> float:
     r"""The publishable :math:`\varepsilon(\delta)` of ``curve``: the upper end of
     the certified bracket for a certified curve, the point estimate otherwise."""
+    _check_curve(curve)
+    delta = check_real("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
     if curve.certified:
         return float(curve.epsilon_bounds(delta)[1])
     return float(curve.epsilon(delta))
+
+
+def _check_curve(curve: Any) -> None:
+    from symfdp.accountants.auto import AutoCurve
+
+    if not isinstance(curve, AutoCurve):
+        check_instance("curve", curve, PrivacyCurve)
 
 
 def mu_upper(curve: PrivacyCurve) -> float:
@@ -318,6 +327,7 @@ def mu_upper(curve: PrivacyCurve) -> float:
     from symfdp import tradeoff as T
     from symfdp.tradeoff.interpret import mu_star_at
 
+    _check_curve(curve)
     mu = curve.info.get("mu")
     if mu is not None:
         return float(mu)

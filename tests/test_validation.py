@@ -1120,6 +1120,11 @@ CALIBRATE_FUNCTIONS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
         },
     ),
     "curve_mu": ({"curve": _LazyCurve}, {"curve": Instance(PrivacyCurve)}),
+    "mu_upper": ({"curve": _LazyCurve}, {"curve": Instance(PrivacyCurve)}),
+    "epsilon_upper": (
+        {"curve": _LazyCurve, "delta": 1e-5},
+        {"curve": Instance(PrivacyCurve), "delta": OPEN_UNIT},
+    ),
     "mechanism_factory": (
         {"mechanism": "subsampled-gaussian", "p": 0.5, "pair": "both"},
         {
@@ -1821,6 +1826,17 @@ CORRUPT_STATES: list[tuple[str, Any, tuple[type[Exception], ...], str]] = [
     ("entry-str-sigma", _state(history=[["1", 0.01, 1]]), TE, "noise_multiplier"),
     ("entry-rate-above-1", _state(history=[[1.0, 2.0, 1]]), VE, "sample_rate"),
     ("entry-rate-zero", _state(history=[[1.0, 0.0, 1]]), VE, "sample_rate"),
+    ("entry-float-steps", _state(history=[[1.0, 0.01, 100.0]]), TE, "num_steps"),
+    ("entry-huge-float-steps", _state(history=[[1.0, 0.01, 1e30]]), TE, "num_steps"),
+    ("entry-steps-2-63", _state(history=[[1.0, 0.01, 2**63]]), VE, "num_steps"),
+    (
+        "entries-total-above-max",
+        _state(history=[[1.0, 0.01, MAX_INT], [2.0, 0.01, 1]]),
+        VE,
+        "num_steps",
+    ),
+    ("version-float", _state(version=1.0), VE, "version"),
+    ("unknown-key", _state(extra=1), VE, "extra"),
 ]
 
 
