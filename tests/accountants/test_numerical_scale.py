@@ -49,6 +49,7 @@ def test_training_accountant_refuses_runs_beyond_the_range() -> None:
 
 def test_cli_refuses_steps_beyond_the_range(capsys) -> None:
     argv = ["account", "--sigma", "1", "--sample-rate", "0.01", "--steps", "1e20"]
+    argv += ["--delta", "1e-5"]
     assert main(argv) == 2
     assert "--steps" in capsys.readouterr().err
 
