@@ -215,7 +215,8 @@ def run(args: argparse.Namespace) -> int:
     line = derived_line(spec)
     if line:
         print(line)
-    print(f"sigma = {sigma:.6g}")
+    # Rounded up: a larger sigma keeps the target met (privacy is monotone).
+    print(f"sigma = {_round(sigma, 6, decimal.ROUND_CEILING)}")
     parts = []
     if "epsilon" in achieved:
         text = f"eps({args.delta:g}) = {achieved['epsilon']:.6g}"
