@@ -169,7 +169,7 @@ class Accountant(ABC):
         directions = pair_compositions(components)
         if symmetric:
             directions = directions[:1]
-        pairs = tuple(self._bounded(self.compose_pair(c), c) for c in directions)
+        pairs = tuple(self._bounded(self._compose_checked(c), c) for c in directions)
         return PrivacyCurve(
             pairs=pairs,
             method=self.method,
@@ -178,6 +178,21 @@ class Accountant(ABC):
             info=self.describe(components),
             warn_rel_error=self.warn_rel_error,
         )
+
+    def _compose_checked(self, components: Components) -> PairCurve:
+        """:meth:`compose_pair`, with float64 overflow (parameters near the float
+        limit, e.g. ``mu = 1e308``) reported as a ``ValueError`` naming the
+        mechanisms instead of an ``OverflowError`` / ``FloatingPointError``."""
+        try:
+            return self.compose_pair(components)
+        except (OverflowError, FloatingPointError) as exc:
+            names = ", ".join(f"{m!r} x {n}" for m, n in components)
+            raise ValueError(
+                f"{self.method}: the composition of {names} leaves the float64 "
+                f"range ({type(exc).__name__}: {exc}); its parameters are too "
+                "extreme for this accountant (accountants.Exact gives closed forms "
+                "for Gaussian and pure-DP compositions)."
+            ) from exc
 
     #: Whether the curves carry certified bounds.
     certified: ClassVar[bool] = False

@@ -555,8 +555,9 @@ class NumericalPairCurve:
         d: FloatArray,
         allowance: Any,
         upper: bool,
+        sign: float | None = None,
     ) -> FloatArray:
-        r"""A certified eps bound at ``d`` from one side of a tilted composition,
+        r"""A certified eps bound at ``d`` from one side of a composition,
         with the per-cell allowance computed only where the answer can lie.
 
         The allowance lies in ``[0, tail_rate]``, so the crossing of
@@ -569,9 +570,16 @@ class NumericalPairCurve:
         ``d`` (:meth:`TiltedProfile.lower_epsilon`). Both are evaluated on the
         sub-lattice between the two crossings (a cell of margin each side), which
         gives the same answer as the whole lattice at the cost of a few cells
-        instead of several passes over it.
+        instead of several passes over it. ``sign`` (default ``+1`` for the
+        first-crossing rule, ``-1`` for the last-above rule) is how the
+        allowance enters (the plain lower bound subtracts it and uses the
+        first-crossing rule).
         """
+        shape = np.shape(d)
+        d = np.asarray(d, dtype=np.float64).reshape(-1)
         profile, base = grids.profile, grids.base
+        if sign is None:
+            sign = 1.0 if upper else -1.0
         n_cells = profile.size + 1
         out = np.empty(d.shape)
         if upper:
@@ -584,7 +592,6 @@ class NumericalPairCurve:
             k0 = int(min(max(min(j_a[i], j_b[i]) - 1, 0), n_cells - 1))
             k1 = int(min(max(j_a[i], j_b[i]) + 3, n_cells))
             cells = np.arange(k0, k1)
-            sign = 1.0 if upper else -1.0
             extra = base[k0:k1] + sign * allowance(cells)
             sub = DiscreteProfile(
                 profile.t0 + k0 * profile.h,
@@ -601,7 +608,7 @@ class NumericalPairCurve:
                 above = np.flatnonzero(sub.grid_delta(extra) > d[i])
                 last = k0 + int(above[-1]) if above.size else -1
                 out[i] = profile.t0 + last * profile.h if last >= 0 else -np.inf
-        return out
+        return out.reshape(shape)
 
     @functools.cached_property
     def _lower_plain(self) -> tuple[FloatArray, FloatArray]:
@@ -651,10 +658,41 @@ class NumericalPairCurve:
         return lo.reshape(d.shape), hi.reshape(d.shape)
 
     def _plain_epsilon_bounds(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """The bounds of the plain (untilted) composition alone."""
-        hi = np.maximum(self.upper.inverse(d, *self._upper_bound_grid), 0.0)
-        lo = np.maximum(self.lower.inverse(d, *self._lower_bound_grid), 0.0)
-        return lo, hi
+        """The bounds of the plain (untilted) composition alone: the inverses of
+        the upper and lower profiles with their per-cell allowances, evaluated
+        only where the answer can lie (:meth:`_local_bound`)."""
+        up, low = self._plain_grids
+        hi = self._local_bound(up, d, self._plain_upper_allowance, True)
+        lo = self._local_bound(low, d, self._plain_lower_allowance, True, -1.0)
+        return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
+
+    def _plain_upper_allowance(self, cells: Any) -> FloatArray:
+        return self._cell_allowance(self.upper, cells=cells)
+
+    def _plain_lower_allowance(self, cells: Any) -> FloatArray:
+        return self._cell_allowance(self.lower, cells=cells)
+
+    @functools.cached_property
+    def _plain_grids(self) -> tuple[_TiltGrids, _TiltGrids]:
+        """:class:`_TiltGrids` of the plain bounds (first crossings of the
+        running minima, allowance at 0 and at its cap)."""
+        cap = self.tail_rate
+        g0 = self.upper.grid_delta(self.upper_extra)
+        up = _TiltGrids(
+            self.upper,
+            self.upper_extra,
+            -np.minimum.accumulate(g0),
+            -np.minimum.accumulate(g0 + cap),
+        )
+        base = np.full(self.lower.size + 1, -self.lower_slack)
+        g0 = self.lower.grid_delta(base)
+        low = _TiltGrids(
+            self.lower,
+            base,
+            -np.minimum.accumulate(g0),
+            -np.minimum.accumulate(g0 - cap),
+        )
+        return up, low
 
     def _epsilon_wide(self, lo: FloatArray, hi: FloatArray) -> Any:
         return ~np.isfinite(hi) | (hi - lo > self.eps_rel_tol * np.maximum(lo, 1.0))
@@ -825,6 +863,17 @@ class Numerical(Accountant):
         refine: Largest number of refinements of the step.
         max_fft_size: Largest FFT length allowed (memory guard: 2**27 points use
             about 1 GiB per array).
+
+    Range: any ``n`` up to :data:`symfdp._validation.MAX_COMPOSITIONS`
+    (:math:`2^{53}`, checked by ``compose`` for every accountant) is either
+    answered with a certified bracket or refused with a ``ValueError`` naming
+    ``n``: :class:`~symfdp.pld.compose.FFTSizeError` when the window needs more
+    than ``max_fft_size`` points (at the default accuracy about
+    :math:`n \gtrsim 10^{11}` for a homogeneous composition: the FFT length
+    grows like :math:`\sqrt{n/\mathrm{tol}}`), and
+    :class:`~symfdp.pld.compose.RoundoffRangeError` when the FFT round-off
+    bound, which grows like :math:`e^{n \cdot 5\cdot 10^{-14}}`, would make the
+    bracket vacuous (:math:`n \gtrsim 10^{13}`).
 
     Example:
         >>> from symfdp import mechanisms as M
