@@ -111,6 +111,10 @@ def _tilt_key(lam: float) -> float:
     return float(2.0 ** (round(_TILT_GRID * math.log2(lam)) / _TILT_GRID))
 
 
+#: Queries up to this many deltas evaluate the allowance cell range by cell
+#: range; larger ones on the union of the ranges, in one pass over the lattice.
+_LOCAL_QUERIES = 8
+
 #: Cap on Newton steps of the eps inverse (it converges in a few).
 _NEWTON_STEPS = 60
 
@@ -588,6 +592,8 @@ class NumericalPairCurve:
         else:
             j_a = np.searchsorted(grids.neg_acc1, -d, side="left") - 1
             j_b = np.searchsorted(grids.neg_acc0, -d, side="left") - 1
+        if d.size > _LOCAL_QUERIES:
+            return self._hybrid_bound(grids, d, j_a, j_b, allowance, upper, sign)
         for i in range(d.size):
             k0 = int(min(max(min(j_a[i], j_b[i]) - 1, 0), n_cells - 1))
             k1 = int(min(max(j_a[i], j_b[i]) + 3, n_cells))
@@ -609,6 +615,37 @@ class NumericalPairCurve:
                 last = k0 + int(above[-1]) if above.size else -1
                 out[i] = profile.t0 + last * profile.h if last >= 0 else -np.inf
         return out.reshape(shape)
+
+    def _hybrid_bound(
+        self,
+        grids: _TiltGrids,
+        d: FloatArray,
+        j_a: Any,
+        j_b: Any,
+        allowance: Any,
+        upper: bool,
+        sign: float,
+    ) -> FloatArray:
+        """:meth:`_local_bound` for many deltas at once: the allowance on the
+        union of their cell ranges, its cap elsewhere (a valid, larger
+        allowance that gives the same answers), then one pass over the lattice."""
+        profile, base = grids.profile, grids.base
+        n_cells = profile.size + 1
+        start = np.clip(np.minimum(j_a, j_b) - 1, 0, n_cells)
+        stop = np.clip(np.maximum(j_a, j_b) + 3, 0, n_cells)
+        mark = np.zeros(n_cells + 1, dtype=np.int64)
+        np.add.at(mark, start, 1)
+        np.add.at(mark, stop, -1)
+        cells = np.flatnonzero(np.cumsum(mark[:-1]) > 0)
+        extra = base + sign * self.tail_rate
+        extra[cells] = base[cells] + sign * allowance(cells)
+        if upper:
+            return profile.inverse(d, extra)
+        grid = profile.grid_delta(extra)
+        best = np.maximum.accumulate(grid[::-1])[::-1]
+        count = np.searchsorted(-best, -d, side="left")
+        pts = profile.t0 + np.maximum(count - 1, 0) * profile.h
+        return np.where(count > 0, pts, -np.inf)
 
     @functools.cached_property
     def _lower_plain(self) -> tuple[FloatArray, FloatArray]:
