@@ -15,6 +15,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+#: Largest integer accepted by :func:`check_int` unless a caller allows more:
+#: :math:`2^{53}`, the end of the integers that float64 represents exactly (a
+#: count beyond it cannot enter float arithmetic without rounding).
+MAX_INT = 2**53
+#: Largest number of compositions (steps) any accountant accepts, in total.
+#: Beyond it a count is not exact in float64; the certified accountant
+#: (``Numerical``) refuses much earlier, when its FFT or its round-off bound
+#: stops serving ``n`` (with a ``ValueError`` naming ``n``).
+MAX_COMPOSITIONS = MAX_INT
+
 
 def _short(value: Any) -> str:
     """A repr of ``value`` short enough for an error message."""
@@ -61,8 +71,15 @@ def check_real(
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number. Found {value!r}.")
-    x = float(value)
+        raise TypeError(f"{name} must be a real number. Found {_short(value)}.")
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond float64 (10**400)
+        raise ValueError(
+            f"{name} must be a finite number in "
+            f"{_interval(lo, hi, lo_open, hi_open)}. Found {_short(value)}, "
+            "beyond the float64 range."
+        ) from None
     if math.isnan(x) or (math.isinf(x) and not allow_inf):
         raise ValueError(
             f"{name} must be a finite number in {_interval(lo, hi, lo_open, hi_open)}. "
@@ -77,10 +94,12 @@ def check_real(
     return x
 
 
-def check_int(name: str, value: Any, lo: int = 1, hi: float = math.inf) -> int:
+def check_int(name: str, value: Any, lo: int = 1, hi: float = MAX_INT) -> int:
     """Return ``value`` as an int after checking it is an integer in ``[lo, hi]``.
 
-    Floats that are exact integers (``1e4``) are accepted.
+    Floats that are exact integers (``1e4``) are accepted. ``hi`` defaults to
+    :data:`MAX_INT` (:math:`2^{53}`): larger counts are refused, not rounded or
+    overflowed downstream.
     """
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
@@ -91,10 +110,17 @@ def check_int(name: str, value: Any, lo: int = 1, hi: float = math.inf) -> int:
     elif isinstance(value, numbers.Real) and float(value).is_integer():
         k = int(value)
     else:
-        raise TypeError(f"{name} must be an integer. Found {value!r}.")
+        raise TypeError(f"{name} must be an integer. Found {_short(value)}.")
     if k < lo or k > hi:
         hi_s = "inf" if hi == math.inf else f"{int(hi)}"
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi_s}]. Found {k}.")
+        found = (
+            f"{k}"
+            if abs(k) < 10**30
+            else f"{float(k):.4g}"
+            if abs(k) < 1e308
+            else _short(k)
+        )
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi_s}]. Found {found}.")
     return k
 
 
@@ -139,6 +165,11 @@ def as_real_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
         raise _not_real(name, values)
     try:
         arr = np.asarray(raw, dtype=np.float64)
+    except OverflowError:  # an int beyond float64 (10**400)
+        raise ValueError(
+            f"{name} must be finite; found a number beyond the float64 range "
+            f"in {_short(values)}."
+        ) from None
     except (TypeError, ValueError) as exc:
         raise _not_real(name, values) from exc
     return arr
@@ -221,7 +252,13 @@ def check_callable(name: str, value: Any) -> Any:
 
 
 def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
-    """Check that ``value`` is one of ``choices``."""
+    """Check that ``value`` is one of ``choices`` (strings: ``value`` must be a
+    ``str``; an array would be compared elementwise)."""
+    if not isinstance(value, str) and all(isinstance(c, str) for c in choices):
+        allowed = ", ".join(repr(c) for c in choices)
+        raise TypeError(
+            f"{name} must be a string, one of {allowed}. Found {_short(value)}."
+        )
     if value not in choices:
         allowed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {allowed}. Found {value!r}.")

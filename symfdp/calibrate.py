@@ -13,6 +13,16 @@ method whose error estimate is within 1%, cost independent of ``n``, falling bac
 ``Numerical`` where none is), locates the root, then ``Numerical()`` (certified
 ground truth) solves again on a narrow bracket around it (widened until it brackets
 the root), so the returned :math:`\sigma` is exact for the numerical accountant.
+
+What is solved is **publishable**: with a certified accountant (``Numerical``,
+``Exact``), the value calibrated is the *certified upper bound* (the upper end of
+``epsilon_bounds(delta)``; for :math:`\mu` the upper end of the certified
+:math:`\mu^*` bracket), and the returned :math:`\sigma` satisfies
+``upper(sigma) <= target``, within ``rtol`` (relative, in :math:`\sigma`) of the
+smallest such :math:`\sigma`. With an approximate accountant the point
+estimate meets the target, ``value(sigma) <= target``. Root finding alone
+(Brent's method) returns a point on either side of the root; the final step
+moves to the side where the target is met.
 Where the first stage fails (a ``ValueError`` or ``FloatingPointError`` outside its
 valid range), ``Numerical()`` runs the whole search. Any other accountant is used
 for the whole search.
@@ -29,6 +39,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, Final
 
+import numpy as np
 from scipy import optimize
 
 from symfdp._validation import check_choice, check_instance, check_int, check_real
@@ -113,8 +124,6 @@ def _solve(
         )
     if v_lo == target:
         return lo
-    if v_hi == target:
-        return hi
     root, res = optimize.brentq(
         lambda x: value(math.exp(x)) - target,
         math.log(lo),
@@ -125,7 +134,25 @@ def _solve(
     )
     if not res.converged:  # pragma: no cover - brentq raises first
         raise RuntimeError(f"noise calibration did not converge: {res.flag}.")
-    return math.exp(root)
+    return _feasible(value, target, root, math.log(hi), rtol)
+
+
+#: Largest number of steps of ``rtol`` taken to reach the side where the target
+#: is met (Brent's root is within ``rtol`` of it, so one or two suffice).
+_FEASIBLE_STEPS: Final = 16
+
+
+def _feasible(
+    value: Callable[[float], float], target: float, x: float, x_hi: float, rtol: float
+) -> float:
+    """The first ``sigma = exp(x + k rtol)``, ``k = 0, 1, 2, ...``, with
+    ``value(sigma) <= target`` (the bracket's upper end ``exp(x_hi)`` meets it:
+    the caller checked)."""
+    for k in range(_FEASIBLE_STEPS):
+        sigma = math.exp(min(x + k * rtol, x_hi))
+        if value(sigma) <= target:
+            return sigma
+    return math.exp(x_hi)
 
 
 def _refine(
@@ -165,7 +192,8 @@ def noise_for(
     what: str = "privacy value",
     first_stage: Any = None,
 ) -> float:
-    r"""The noise multiplier :math:`\sigma` with ``target_fn(curve) == target``.
+    r"""The noise multiplier :math:`\sigma` with ``target_fn(curve) <= target``,
+    within ``rtol`` (relative) of the root of ``target_fn(curve) == target``.
 
     ``target_fn`` maps the :class:`~symfdp.curve.PrivacyCurve` of the
     ``n``-fold composition of ``mechanism(sigma)`` to a number that does not
@@ -240,8 +268,11 @@ def sigma_for_epsilon(
     pair: str = "both",
     **kwargs: Any,
 ) -> float:
-    r"""The :math:`\sigma` whose ``n``-fold composition has
-    :math:`\varepsilon(\delta) =` ``target_eps``.
+    r"""The smallest :math:`\sigma` (within ``rtol``) whose ``n``-fold
+    composition has :math:`\varepsilon(\delta) \le` ``target_eps``: the certified
+    upper bound (``epsilon_bounds(delta)[1]``) with a certified accountant
+    (the default two-stage search ends with ``Numerical``), the point estimate
+    otherwise (:func:`epsilon_upper`). So "eps <= target_eps" can be published.
 
     Args:
         target_eps: Target :math:`\varepsilon > 0`.
@@ -258,16 +289,52 @@ def sigma_for_epsilon(
     target_eps = check_real("target_eps", target_eps, 0.0, math.inf, lo_open=True)
     delta = check_real("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
     return noise_for(
-        lambda curve: curve.epsilon(delta),
+        lambda curve: epsilon_upper(curve, delta),
         target_eps,
         p,
         n,
         accountant,
         mechanism,
         pair,
-        what="epsilon",
+        what="epsilon (target_eps)",
         **kwargs,
     )
+
+
+def epsilon_upper(curve: PrivacyCurve, delta: float) -> float:
+    r"""The publishable :math:`\varepsilon(\delta)` of ``curve``: the upper end of
+    the certified bracket for a certified curve, the point estimate otherwise."""
+    _check_curve(curve)
+    delta = check_real("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+    if curve.certified:
+        return float(curve.epsilon_bounds(delta)[1])
+    return float(curve.epsilon(delta))
+
+
+def _check_curve(curve: Any) -> None:
+    from symfdp.accountants.auto import AutoCurve
+
+    if not isinstance(curve, AutoCurve):
+        check_instance("curve", curve, PrivacyCurve)
+
+
+def mu_upper(curve: PrivacyCurve) -> float:
+    r"""The publishable GDP parameter of ``curve``: ``curve.info["mu"]`` when the
+    accountant reports one (exact), the upper end of the certified :math:`\mu^*`
+    bracket for a certified curve (:math:`\mu^*` at the fixed point of the lower
+    trade-off bound: a smaller curve has a smaller fixed point), and
+    :func:`curve_mu` otherwise."""
+    from symfdp import tradeoff as T
+    from symfdp.tradeoff.interpret import mu_star_at
+
+    _check_curve(curve)
+    mu = curve.info.get("mu")
+    if mu is not None:
+        return float(mu)
+    if curve.certified:
+        lower = T.fixed_point(lambda x: np.asarray(curve.tradeoff_bounds(x)[0]))
+        return float(mu_star_at(lower))
+    return curve_mu(curve)
 
 
 def curve_mu(curve: PrivacyCurve) -> float:
@@ -295,8 +362,10 @@ def sigma_for_mu(
     pair: str = "both",
     **kwargs: Any,
 ) -> float:
-    r"""The :math:`\sigma` whose ``n``-fold composition has GDP parameter
-    ``target_mu`` (as measured by :func:`curve_mu`).
+    r"""The smallest :math:`\sigma` (within ``rtol``) whose ``n``-fold
+    composition has GDP parameter at most ``target_mu``: the upper end of the
+    certified :math:`\mu^*` bracket with a certified accountant, :func:`curve_mu`
+    otherwise (:func:`mu_upper`).
 
     Args:
         target_mu: Target :math:`\mu > 0`.
@@ -304,5 +373,13 @@ def sigma_for_mu(
     """
     target_mu = check_real("target_mu", target_mu, 0.0, math.inf, lo_open=True)
     return noise_for(
-        curve_mu, target_mu, p, n, accountant, mechanism, pair, what="mu", **kwargs
+        mu_upper,
+        target_mu,
+        p,
+        n,
+        accountant,
+        mechanism,
+        pair,
+        what="mu (target_mu)",
+        **kwargs,
     )

@@ -41,7 +41,13 @@ from typing import Any, Final
 
 from scipy import special
 
-from symfdp._validation import check_bool, check_choice, check_int, check_real
+from symfdp._validation import (
+    MAX_COMPOSITIONS,
+    check_bool,
+    check_choice,
+    check_int,
+    check_real,
+)
 from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import Accountant
 from symfdp.curve import PrivacyCurve
@@ -85,6 +91,8 @@ PAIRS: Final = ("add", "remove", "both")
 #: Format tag and version of :meth:`TrainingAccountant.state_dict`.
 STATE_FORMAT: Final = "symfdp.TrainingAccountant"
 STATE_VERSION: Final = 1
+#: The keys of a saved state (load_state_dict refuses any other).
+_STATE_KEYS = frozenset({"format", "version", "method", "pair", "options", "history"})
 #: Smallest ``1 - delta(0)`` from which :func:`mu_star` is resolved (mu* ~ 14.9).
 _MU_STAR_FLOOR: Final = 1e-13
 
@@ -270,6 +278,11 @@ class TrainingAccountant:
         )
         p = check_real("sample_rate", sample_rate, 0.0, 1.0, lo_open=True)
         k = check_int("num_steps", num_steps, lo=1)
+        if self.steps + k > MAX_COMPOSITIONS:
+            raise ValueError(
+                f"num_steps would bring the run to {self.steps + k:.4g} steps, more "
+                f"than {MAX_COMPOSITIONS} (2**53), the most any accountant serves."
+            )
         last = self._history[-1] if self._history else None
         if last is not None and last[0] == sigma and last[1] == p:
             last[2] += k
@@ -396,8 +409,14 @@ class TrainingAccountant:
                 f"state['format'] must be {STATE_FORMAT!r}. "
                 f"Found {state.get('format')!r}."
             )
+        unknown = set(state) - _STATE_KEYS
+        if unknown:
+            raise ValueError(
+                f"state has unknown keys {sorted(map(str, unknown))}; a state has "
+                f"exactly {sorted(_STATE_KEYS)}."
+            )
         version = state.get("version")
-        if isinstance(version, bool) or version != STATE_VERSION:
+        if type(version) is not int or version != STATE_VERSION:
             raise ValueError(
                 f"state['version'] must be {STATE_VERSION}. "
                 f"Found {state.get('version')!r}."
@@ -419,6 +438,11 @@ class TrainingAccountant:
                     f"num_steps]. Found {entry!r}."
                 )
             try:
+                if type(entry[2]) is not int:  # a saved count is an int (JSON too)
+                    raise TypeError(
+                        "num_steps must be an int in a saved state. "
+                        f"Found {entry[2]!r}."
+                    )
                 fresh.step(
                     noise_multiplier=entry[0], sample_rate=entry[1], num_steps=entry[2]
                 )

@@ -149,3 +149,29 @@ def test_subsampled_search_with_saddlepoint_is_quiet_enough():
             3.0, 1e-5, p=0.05, n=20, accountant=A.SaddlePoint()
         )
     assert math.isfinite(sigma) and 0.1 < sigma < 100
+
+
+@pytest.mark.parametrize(("p", "n", "target"), [(0.01, 100, 1.0), (1.0, 4, 2.0)])
+def test_calibrated_sigma_meets_the_target_with_its_certified_upper_bound(p, n, target):
+    """The default search returns a sigma whose certified upper eps is at most
+    the target (publishable), and close to it."""
+    mech = "gaussian" if p == 1.0 else "subsampled-gaussian"
+    sigma = calibrate.sigma_for_epsilon(
+        target, 1e-5, p=p, n=n, mechanism=mech, first_stage=A.SaddlePoint(), rtol=1e-5
+    )
+    m = M.Gaussian(sigma=sigma) if p == 1.0 else M.SubsampledGaussian(p=p, sigma=sigma)
+    hi = A.Numerical().compose(m, n).epsilon_bounds(1e-5)[1]
+    assert hi <= target
+    assert hi >= target * (1 - 1e-3)
+
+
+def test_calibrated_sigma_for_mu_meets_the_target_with_its_certified_upper_bound():
+    """G_mu composed 4 times is G_{2 mu}: sigma = 2/target exactly; the certified
+    upper mu* of the calibrated sigma meets the target, and sigma is close."""
+    sigma = calibrate.sigma_for_mu(
+        1.0, p=1.0, n=4, mechanism="gaussian", first_stage=A.SaddlePoint(), rtol=1e-4
+    )
+    curve = A.Numerical().compose(M.Gaussian(sigma=sigma), 4)
+    assert calibrate.mu_upper(curve) <= 1.0
+    assert sigma == pytest.approx(2.0, rel=1e-2)
+    assert sigma >= 2.0 * (1 - 1e-4)

@@ -50,12 +50,15 @@ from symfdp import calibrate as C
 from symfdp import mechanisms as M
 from symfdp import rero, training
 from symfdp import tradeoff as T
+from symfdp._validation import MAX_INT
 from symfdp.cli import build_parser, main
 from symfdp.curve import PrivacyCurve
 from symfdp.numeric import compile as NC
 
 INF = math.inf
 NAN = math.nan
+#: An int beyond the float64 range (float(HUGE_INT) raises OverflowError).
+HUGE_INT = 10**400
 TE: tuple[type[Exception], ...] = (TypeError,)
 VE: tuple[type[Exception], ...] = (ValueError,)
 EITHER: tuple[type[Exception], ...] = (TypeError, ValueError)
@@ -129,6 +132,8 @@ class Real:
         ):
             yield Bad(label, v, TE)
         yield Bad("nan", NAN, VE)
+        yield Bad("huge-int", HUGE_INT, VE)
+        yield Bad("array", np.array([0.5, 0.5]), TE)
         yield from _infinities(self.lo, self.hi, self.allow_inf)
         yield from _range(self.lo, self.hi, self.lo_open, self.hi_open)
 
@@ -162,6 +167,8 @@ class Array:
         ):
             yield Bad(label, v, TE)
         yield Bad("nan", NAN, VE)
+        yield Bad("huge-int", HUGE_INT, VE)
+        yield Bad("huge-int-in-list", [ok, HUGE_INT], VE)
         yield Bad("nan-in-array", [ok, NAN], VE)
         yield Bad("nan-nested", [[ok], [NAN]], VE)
         yield from _infinities(self.lo, self.hi, self.allow_inf)
@@ -191,6 +198,10 @@ class Int:
         yield Bad("none", None, self.missing)
         yield Bad("nan", NAN, EITHER)
         yield Bad("inf", INF, EITHER)
+        yield Bad("array", np.array([self.lo, self.lo]), TE)
+        yield Bad("huge-int", HUGE_INT, VE)
+        yield Bad("huge-float", 1e308, VE)
+        yield Bad("beyond-max-int", MAX_INT + 1, VE)
         yield Bad("below-lo", self.lo - 1, VE)
         yield Bad("numpy-below-lo", np.int64(self.lo - 1), VE)
         yield Bad("numpy-fraction", np.float64(self.lo + 0.5), TE)
@@ -213,6 +224,8 @@ class Order:
             ("fraction", 1.5),
             ("nan", NAN),
             ("object", OPAQUE),
+            ("array", np.array([self.lo + 1, self.lo + 1])),
+            ("huge-int", HUGE_INT),
         ):
             yield Bad(label, v, EITHER)
         yield Bad("below-lo", self.lo - 1, VE)
@@ -231,6 +244,8 @@ class Choice:
         yield Bad("case", str(self.choices[0]).upper() + "?", VE)
         yield Bad("int", 3, EITHER)
         yield Bad("none", None, EITHER)
+        yield Bad("array", np.array([self.choices[0]] * 2), EITHER)
+        yield Bad("array-of-one", np.array([self.choices[0]]), EITHER)
 
 
 @dataclass(frozen=True)
@@ -1147,6 +1162,11 @@ CALIBRATE_FUNCTIONS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
         },
     ),
     "curve_mu": ({"curve": _LazyCurve}, {"curve": Instance(PrivacyCurve)}),
+    "mu_upper": ({"curve": _LazyCurve}, {"curve": Instance(PrivacyCurve)}),
+    "epsilon_upper": (
+        {"curve": _LazyCurve, "delta": 1e-5},
+        {"curve": Instance(PrivacyCurve), "delta": OPEN_UNIT},
+    ),
     "mechanism_factory": (
         {"mechanism": "subsampled-gaussian", "p": 0.5, "pair": "both"},
         {
@@ -1713,6 +1733,29 @@ def test_bad_argument_is_rejected(entry: Entry, param: str, bad: Bad) -> None:
     )
 
 
+def _largest_finite_cases() -> list[Any]:
+    """Real parameters without a finite upper end, given 1e308."""
+    out = []
+    for entry in ENTRIES:
+        for param, dom in entry.domains.items():
+            if isinstance(dom, (Real, Array)) and dom.hi == INF:
+                out.append(pytest.param(entry, param, id=f"{entry.name}:{param}"))
+    return out
+
+
+@pytest.mark.parametrize(("entry", "param"), _largest_finite_cases())
+def test_largest_float_is_answered_or_refused(entry: Entry, param: str) -> None:
+    """1e308 (in range, but near the float64 limit) gives an answer or a
+    ValueError/TypeError naming the parameter; never an OverflowError,
+    FloatingPointError or another escape from the arithmetic."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            entry.call(**entry.kwargs(param, 1e308))
+        except (ValueError, TypeError) as exc:
+            assert _names(str(exc), param), str(exc)
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_valid_arguments_are_accepted(entry: Entry) -> None:
     """The valid baseline of each entry works, so that each rejection above is
@@ -2044,6 +2087,17 @@ CORRUPT_STATES: list[tuple[str, Any, tuple[type[Exception], ...], str]] = [
     ("entry-str-sigma", _state(history=[["1", 0.01, 1]]), TE, "noise_multiplier"),
     ("entry-rate-above-1", _state(history=[[1.0, 2.0, 1]]), VE, "sample_rate"),
     ("entry-rate-zero", _state(history=[[1.0, 0.0, 1]]), VE, "sample_rate"),
+    ("entry-float-steps", _state(history=[[1.0, 0.01, 100.0]]), TE, "num_steps"),
+    ("entry-huge-float-steps", _state(history=[[1.0, 0.01, 1e30]]), TE, "num_steps"),
+    ("entry-steps-2-63", _state(history=[[1.0, 0.01, 2**63]]), VE, "num_steps"),
+    (
+        "entries-total-above-max",
+        _state(history=[[1.0, 0.01, MAX_INT], [2.0, 0.01, 1]]),
+        VE,
+        "num_steps",
+    ),
+    ("version-float", _state(version=1.0), VE, "version"),
+    ("unknown-key", _state(extra=1), VE, "extra"),
 ]
 
 

@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
-from symfdp._validation import check_int, check_real
+from symfdp._validation import MAX_COMPOSITIONS, check_int, check_real
 from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
 from symfdp.interop.dp_events import composition_of_event, is_dp_event
 from symfdp.mechanisms.base import Mechanism
@@ -86,6 +86,12 @@ def normalize_composition(
                 f"mechanism[{i}][0] must be a Mechanism. Found {type(m).__name__}."
             )
         merged[m] = merged.get(m, 0) + check_int("n", k, lo=1)
+    total = sum(merged.values())
+    if total > MAX_COMPOSITIONS:
+        raise ValueError(
+            f"n must total at most {MAX_COMPOSITIONS} (2**53) compositions. "
+            f"Found {total:.4g}."
+        )
     return tuple(merged.items())
 
 
@@ -230,7 +236,7 @@ class Accountant(ABC):
         directions = pair_compositions(components)
         if symmetric:
             directions = directions[:1]
-        pairs = tuple(self._bounded(self.compose_pair(c), c) for c in directions)
+        pairs = tuple(self._bounded(self._compose_checked(c), c) for c in directions)
         return PrivacyCurve(
             pairs=pairs,
             method=self.method,
@@ -239,6 +245,21 @@ class Accountant(ABC):
             info=self.describe(components),
             warn_rel_error=self.warn_rel_error,
         )
+
+    def _compose_checked(self, components: Components) -> PairCurve:
+        """:meth:`compose_pair`, with float64 overflow (parameters near the float
+        limit, e.g. ``mu = 1e308``) reported as a ``ValueError`` naming the
+        mechanisms instead of an ``OverflowError`` / ``FloatingPointError``."""
+        try:
+            return self.compose_pair(components)
+        except (OverflowError, FloatingPointError) as exc:
+            names = ", ".join(f"{m!r} x {n}" for m, n in components)
+            raise ValueError(
+                f"{self.method}: the composition of {names} leaves the float64 "
+                f"range ({type(exc).__name__}: {exc}); its parameters are too "
+                "extreme for this accountant (accountants.Exact gives closed forms "
+                "for Gaussian and pure-DP compositions)."
+            ) from exc
 
     #: Whether the curves carry certified bounds.
     certified: ClassVar[bool] = False

@@ -99,8 +99,39 @@ def _worst(lo: FloatArray, hi: FloatArray, flagged: Any) -> str:
     return f"{float(lo.flat[i]):.4g}, {float(hi.flat[i]):.4g}"
 
 
+#: Tilts are rounded to the grid 2**(k / _TILT_GRID): a tilt serves the eps near
+#: its mean, and nearby queries (a new delta on a cached curve) reuse its
+#: composition instead of composing a new one.
+_TILT_GRID = 8
+
+
+def _tilt_key(lam: float) -> float:
+    """``lam`` rounded to the geometric grid of :data:`_TILT_GRID` (relative
+    steps of 9%); the cache key and the tilt used."""
+    return float(2.0 ** (round(_TILT_GRID * math.log2(lam)) / _TILT_GRID))
+
+
+#: Queries up to this many deltas evaluate the allowance cell range by cell
+#: range; larger ones on the union of the ranges, in one pass over the lattice.
+_LOCAL_QUERIES = 8
+
 #: Cap on Newton steps of the eps inverse (it converges in a few).
 _NEWTON_STEPS = 60
+
+
+@dataclass(frozen=True)
+class _TiltGrids:
+    """One side of a tilted composition, prepared for :meth:`NumericalPairCurve.
+    _local_bound`: its profile, the allowance without the round-off part
+    (``base``, per cell) and the negated monotone envelopes of the lattice
+    values with the round-off allowance at 0 (``neg_acc0``) and at its cap
+    ``tail_rate`` (``neg_acc1``): running minima for the dominating side,
+    suffix maxima for the dominated side (negated for ``searchsorted``)."""
+
+    profile: DiscreteProfile
+    base: FloatArray
+    neg_acc0: FloatArray
+    neg_acc1: FloatArray
 
 
 @dataclass(frozen=True)
@@ -234,10 +265,32 @@ class NumericalPairCurve:
         lo = np.maximum(lo, floor)
         lo = np.minimum(lo, hi)
         core = self._core(e)
-        wide = self._delta_wide(lo, hi, 10.0)
-        if wide.any() and self.sources is not None:
-            lo, hi, core = self._refine_delta(e, lo, hi, core, wide)
+        if self.sources is None:
+            return lo, hi, core
+        # The estimate comes from a tilted composition exactly where epsilon()
+        # takes it from one (its eps bracket at this delta is wide), so that the
+        # two estimates are inverses of each other; the bounds are refined
+        # wherever either bracket is wide.
+        tilted_estimate = self._epsilon_refines(np.clip(core, 0.0, 1.0))
+        wide = self._delta_wide(lo, hi, 10.0) | tilted_estimate
+        if wide.any():
+            lo, hi, core = self._refine_delta(e, lo, hi, core, wide, tilted_estimate)
         return lo, hi, core
+
+    def _epsilon_refines(self, d: FloatArray) -> Any:
+        """Where :meth:`_epsilon_bounds_refined` tilts: the plain eps bracket at
+        ``d`` is wider than ``eps_rel_tol`` and ``d`` is above the truncation
+        floor."""
+        lo, hi = self._plain_eps_bracket(d)
+        return self._epsilon_wide(lo, hi) & (d > self._truncation_floor())
+
+    def _plain_eps_bracket(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The plain eps bounds, clipped to the loss range."""
+        lo, hi = self._plain_epsilon_bounds(d)
+        with np.errstate(divide="ignore"):
+            top = np.maximum(self.loss_range[1] + np.log1p(-d), 0.0)
+        hi = np.minimum(hi, top)
+        return np.minimum(lo, hi), hi
 
     def _truncation_floor(self) -> float:
         """The additive part of the bracket no FFT can remove: the mass at
@@ -275,12 +328,40 @@ class NumericalPairCurve:
     def _tilted(self, lam: float) -> Any:
         """``(Z, Y)`` tilted profiles at ``lam`` (cached; ``lam`` on a grid of
         3 significant digits). Their lattices may differ (own origins)."""
-        key = float(f"{lam:.3g}")
+        key = _tilt_key(lam)
         hit = self._tilts.get(key)
         if hit is None:
             ups, lows, window, max_size = self.sources
             hit = compose_tilted(ups, lows, window, key, max_size)
             self._tilts[key] = hit
+        return hit
+
+    def _tilt_grids(
+        self, lam: float, z: Any, y: Any, base: FloatArray
+    ) -> tuple[_TiltGrids, _TiltGrids]:
+        """The profiles' grids of one tilt with the allowance at 0 and at its cap
+        (cached with the tilt): where :meth:`_local_bound` looks."""
+        key = ("grids", _tilt_key(lam))
+        hit = self._tilts.get(key)  # type: ignore[call-overload]
+        if hit is None:
+            cap = self.tail_rate
+            g0 = z.profile.grid_delta(base)
+            up = _TiltGrids(
+                z.profile,
+                base,
+                -np.minimum.accumulate(g0),
+                -np.minimum.accumulate(g0 + cap),
+            )
+            low_base = y.lower_extra(0.0)
+            g0 = y.profile.grid_delta(low_base)
+            low = _TiltGrids(
+                y.profile,
+                low_base,
+                -np.maximum.accumulate(g0[::-1])[::-1],
+                -np.maximum.accumulate((g0 - cap)[::-1])[::-1],
+            )
+            hit = (up, low)
+            self._tilts[key] = hit  # type: ignore[index]
         return hit
 
     def _tilted_core(self, e: FloatArray, lam: float) -> FloatArray:
@@ -308,10 +389,17 @@ class NumericalPairCurve:
         return lo, hi, est
 
     def _refine_delta(
-        self, e: FloatArray, lo: FloatArray, hi: FloatArray, core: FloatArray, wide: Any
+        self,
+        e: FloatArray,
+        lo: FloatArray,
+        hi: FloatArray,
+        core: FloatArray,
+        wide: Any,
+        estimate: Any,
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Intersect the wide brackets with tilted ones, at most
-        ``_MAX_TILTS`` tilts per call (each tilt serves the eps near its mean)."""
+        ``_MAX_TILTS`` tilts per call (each tilt serves the eps near its mean);
+        the estimate is the tilted one where ``estimate`` is set."""
         lo, hi, core = lo.copy(), hi.copy(), core.copy()
         ups = self.sources[0]
         todo = wide.copy()
@@ -329,7 +417,7 @@ class NumericalPairCurve:
                 break  # larger eps need larger tilts: keep the plain bracket
             lo = np.maximum(lo, t_lo)
             hi = np.minimum(hi, t_hi)
-            better = np.isfinite(t_est) & todo
+            better = np.isfinite(t_est) & todo & estimate
             core = np.where(better, t_est, core)
             todo &= self._delta_wide(lo, hi, 10.0) & (e > target)
         return lo, hi, core
@@ -392,8 +480,8 @@ class NumericalPairCurve:
 
     def _plain_epsilon(self, d: FloatArray) -> FloatArray:
         """The Newton inverse of the plain (untilted) estimate."""
-        e_lo = self.lower.inverse(d, np.zeros(self.lower.size + 1))
-        e_hi = self.upper.inverse(d, np.full(self.upper.size + 1, self.inf_mass))
+        e_lo = self.lower.inverse(d, *self._lower_plain)
+        e_hi = self.upper.inverse(d, *self._upper_plain)
         eps = np.maximum(np.minimum(e_lo, e_hi), 0.0)
         for _ in range(_NEWTON_STEPS):
             gap = self._core(eps) - d
@@ -409,6 +497,18 @@ class NumericalPairCurve:
             eps = eps + np.maximum(step, 0.0)
             if np.all(np.abs(step) <= 1e-13 * np.maximum(1.0, np.abs(eps))):
                 break
+        return self._past_crossing(eps, d)
+
+    def _past_crossing(self, eps: FloatArray, d: FloatArray) -> FloatArray:
+        """Move each ``eps`` (left of the crossing, as Newton leaves it) to just
+        past it, so that the estimate at the answer is at most ``d``: steps of
+        ``2^k`` ulps of ``max(1, eps)`` until ``_core(eps) <= d``."""
+        unit = np.spacing(np.maximum(1.0, np.abs(eps)))
+        for k in range(64):
+            over = self._core(eps) > d
+            if not over.any():
+                break
+            eps = np.where(over, eps + unit * 2.0**k, eps)
         return eps
 
     def _cell_allowance(
@@ -416,8 +516,10 @@ class NumericalPairCurve:
         profile: DiscreteProfile,
         upper: DiscreteProfile | None = None,
         upper_extra: FloatArray | None = None,
+        cells: Any = None,
     ) -> FloatArray:
-        r""":meth:`tail_allowance` bounded on each cell of ``profile``.
+        r""":meth:`tail_allowance` bounded on each cell of ``profile`` (on the
+        cells of index ``cells`` only, when given).
 
         On cell ``k`` (left end :math:`t_{k-1}`) the allowance is at most its
         value at :math:`t_{k-1}`, which needs :math:`\delta_{hi}` at
@@ -429,17 +531,143 @@ class NumericalPairCurve:
         """
         up = self.upper if upper is None else upper
         extra = self.upper_extra if upper_extra is None else upper_extra
-        left = profile.points - profile.h - up.h - 1.0
+        if cells is None:
+            left = profile.points - profile.h - up.h - 1.0
+        else:  # the left ends of the cells asked for (cell 0: -inf, value 1)
+            k = np.asarray(cells, dtype=np.int64)
+            left = profile.t0 + (k - 1) * profile.h - profile.h - up.h - 1.0
         # The nested allowance inside delta_Z, at the lattice point below left
         # (>= left - h; the allowance is non-increasing).
         inner = self._allowance(left - up.h, up, extra, _NEST - 1)
-        grid_hi = up.grid_delta(extra)
         j = np.floor((left - up.t0) / up.h + 1e-9).astype(np.int64)
+        # up.grid_delta(extra)[j], read at the indices needed only.
+        jc = np.clip(j, 0, up.size - 1) + 1
+        grid_hi = np.maximum(up.suffix[jc] - math.exp(-up.h) * up.tilted[jc], 0.0)
+        grid_hi = grid_hi + extra[jc]
         top = float(extra[-1]) + inner
-        vals = np.where(j < 0, 1.0, grid_hi[np.clip(j, 0, up.size - 1)] + inner)
+        vals = np.where(j < 0, 1.0, grid_hi + inner)
         vals = np.where(j >= up.size, top, vals)
+        if cells is not None:
+            vals = np.where(k <= 0, 1.0, vals)
+            return self.tail_rate * np.minimum(vals / -math.expm1(-1.0), 1.0)
         tails = np.minimum(np.concatenate(([1.0], vals)) / -math.expm1(-1.0), 1.0)
         return self.tail_rate * tails
+
+    def _local_bound(
+        self,
+        grids: _TiltGrids,
+        d: FloatArray,
+        allowance: Any,
+        upper: bool,
+        sign: float | None = None,
+    ) -> FloatArray:
+        r"""A certified eps bound at ``d`` from one side of a composition,
+        with the per-cell allowance computed only where the answer can lie.
+
+        The allowance lies in ``[0, tail_rate]``, so the crossing of
+        :math:`\delta + \text{extra}` with ``d`` lies between its crossings
+        with the allowance at 0 and at ``tail_rate`` (cached per tilt in
+        ``grids``). Upper bound: the first lattice point where the dominating
+        profile plus its allowances is at most ``d`` (then the exact inverse in
+        the cell before it, :meth:`DiscreteProfile.inverse`); lower bound: the
+        last point where the dominated profile minus its allowances exceeds
+        ``d`` (:meth:`TiltedProfile.lower_epsilon`). Both are evaluated on the
+        sub-lattice between the two crossings (a cell of margin each side), which
+        gives the same answer as the whole lattice at the cost of a few cells
+        instead of several passes over it. ``sign`` (default ``+1`` for the
+        first-crossing rule, ``-1`` for the last-above rule) is how the
+        allowance enters (the plain lower bound subtracts it and uses the
+        first-crossing rule).
+        """
+        shape = np.shape(d)
+        d = np.asarray(d, dtype=np.float64).reshape(-1)
+        profile, base = grids.profile, grids.base
+        if sign is None:
+            sign = 1.0 if upper else -1.0
+        n_cells = profile.size + 1
+        out = np.empty(d.shape)
+        if upper:
+            j_a = np.searchsorted(grids.neg_acc0, -d, side="left")
+            j_b = np.searchsorted(grids.neg_acc1, -d, side="left")
+        else:
+            j_a = np.searchsorted(grids.neg_acc1, -d, side="left") - 1
+            j_b = np.searchsorted(grids.neg_acc0, -d, side="left") - 1
+        if d.size > _LOCAL_QUERIES:
+            return self._hybrid_bound(grids, d, j_a, j_b, allowance, upper, sign)
+        for i in range(d.size):
+            k0 = int(min(max(min(j_a[i], j_b[i]) - 1, 0), n_cells - 1))
+            k1 = int(min(max(j_a[i], j_b[i]) + 3, n_cells))
+            cells = np.arange(k0, k1)
+            extra = base[k0:k1] + sign * allowance(cells)
+            sub = DiscreteProfile(
+                profile.t0 + k0 * profile.h,
+                profile.h,
+                profile.suffix[k0:k1],
+                profile.tilted[k0:k1],
+            )
+            if upper:
+                # The first point at or below d is at most j_b < k1 - 2 (or sub
+                # reaches the end of the lattice, S_N = 0): within sub.
+                out[i] = sub.inverse(d[i : i + 1], extra)[0]
+            else:
+                # The last point above d is at least j_a >= k0 (j_a = -1: none).
+                above = np.flatnonzero(sub.grid_delta(extra) > d[i])
+                last = k0 + int(above[-1]) if above.size else -1
+                out[i] = profile.t0 + last * profile.h if last >= 0 else -np.inf
+        return out.reshape(shape)
+
+    def _hybrid_bound(
+        self,
+        grids: _TiltGrids,
+        d: FloatArray,
+        j_a: Any,
+        j_b: Any,
+        allowance: Any,
+        upper: bool,
+        sign: float,
+    ) -> FloatArray:
+        """:meth:`_local_bound` for many deltas at once: the allowance on the
+        union of their cell ranges, its cap elsewhere (a valid, larger
+        allowance that gives the same answers), then one pass over the lattice."""
+        profile, base = grids.profile, grids.base
+        n_cells = profile.size + 1
+        start = np.clip(np.minimum(j_a, j_b) - 1, 0, n_cells)
+        stop = np.clip(np.maximum(j_a, j_b) + 3, 0, n_cells)
+        mark = np.zeros(n_cells + 1, dtype=np.int64)
+        np.add.at(mark, start, 1)
+        np.add.at(mark, stop, -1)
+        cells = np.flatnonzero(np.cumsum(mark[:-1]) > 0)
+        extra = base + sign * self.tail_rate
+        extra[cells] = base[cells] + sign * allowance(cells)
+        if upper:
+            return profile.inverse(d, extra)
+        grid = profile.grid_delta(extra)
+        best = np.maximum.accumulate(grid[::-1])[::-1]
+        count = np.searchsorted(-best, -d, side="left")
+        pts = profile.t0 + np.maximum(count - 1, 0) * profile.h
+        return np.where(count > 0, pts, -np.inf)
+
+    @functools.cached_property
+    def _lower_plain(self) -> tuple[FloatArray, FloatArray]:
+        """The dominated measure alone, and its inverse's envelope."""
+        extra = np.zeros(self.lower.size + 1)
+        return extra, self.lower.envelope(extra)
+
+    @functools.cached_property
+    def _upper_plain(self) -> tuple[FloatArray, FloatArray]:
+        """The dominating measure with its mass at infinity, and the envelope."""
+        extra = np.full(self.upper.size + 1, self.inf_mass)
+        return extra, self.upper.envelope(extra)
+
+    @functools.cached_property
+    def _upper_bound_grid(self) -> tuple[FloatArray, FloatArray]:
+        """The upper bound's allowances and its inverse's envelope."""
+        return self._upper_cell_extra, self.upper.envelope(self._upper_cell_extra)
+
+    @functools.cached_property
+    def _lower_bound_grid(self) -> tuple[FloatArray, FloatArray]:
+        """The lower bound's allowances and its inverse's envelope."""
+        return self._lower_cell_extra, self.lower.envelope(self._lower_cell_extra)
 
     @functools.cached_property
     def _upper_cell_extra(self) -> FloatArray:
@@ -467,10 +695,41 @@ class NumericalPairCurve:
         return lo.reshape(d.shape), hi.reshape(d.shape)
 
     def _plain_epsilon_bounds(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """The bounds of the plain (untilted) composition alone."""
-        hi = np.maximum(self.upper.inverse(d, self._upper_cell_extra), 0.0)
-        lo = np.maximum(self.lower.inverse(d, self._lower_cell_extra), 0.0)
-        return lo, hi
+        """The bounds of the plain (untilted) composition alone: the inverses of
+        the upper and lower profiles with their per-cell allowances, evaluated
+        only where the answer can lie (:meth:`_local_bound`)."""
+        up, low = self._plain_grids
+        hi = self._local_bound(up, d, self._plain_upper_allowance, True)
+        lo = self._local_bound(low, d, self._plain_lower_allowance, True, -1.0)
+        return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
+
+    def _plain_upper_allowance(self, cells: Any) -> FloatArray:
+        return self._cell_allowance(self.upper, cells=cells)
+
+    def _plain_lower_allowance(self, cells: Any) -> FloatArray:
+        return self._cell_allowance(self.lower, cells=cells)
+
+    @functools.cached_property
+    def _plain_grids(self) -> tuple[_TiltGrids, _TiltGrids]:
+        """:class:`_TiltGrids` of the plain bounds (first crossings of the
+        running minima, allowance at 0 and at its cap)."""
+        cap = self.tail_rate
+        g0 = self.upper.grid_delta(self.upper_extra)
+        up = _TiltGrids(
+            self.upper,
+            self.upper_extra,
+            -np.minimum.accumulate(g0),
+            -np.minimum.accumulate(g0 + cap),
+        )
+        base = np.full(self.lower.size + 1, -self.lower_slack)
+        g0 = self.lower.grid_delta(base)
+        low = _TiltGrids(
+            self.lower,
+            base,
+            -np.minimum.accumulate(g0),
+            -np.minimum.accumulate(g0 - cap),
+        )
+        return up, low
 
     def _epsilon_wide(self, lo: FloatArray, hi: FloatArray) -> Any:
         return ~np.isfinite(hi) | (hi - lo > self.eps_rel_tol * np.maximum(lo, 1.0))
@@ -483,9 +742,7 @@ class NumericalPairCurve:
         exponent of the target, the next from the midpoint of the bracket so
         far). Returns the tilts used and the entries they served (``d`` and the
         masses are flat arrays)."""
-        lo, hi = self._plain_epsilon_bounds(d)
-        hi = np.minimum(hi, np.maximum(self.loss_range[1] + np.log1p(-d), 0.0))
-        lo = np.minimum(lo, hi)
+        lo, hi = self._plain_eps_bracket(d)
         refined: list[tuple[float, Any]] = []
         if self.sources is None:
             return lo, hi, refined
@@ -510,20 +767,28 @@ class NumericalPairCurve:
                 break
             window = self.sources[2]
             base = z.upper_extra(self.inf_mass + window.outside)
-            up = base + np.minimum(
-                self._cell_allowance(z.profile),
-                self._cell_allowance(z.profile, z.profile, base),
-            )
-            low = y.lower_extra(0.0) - np.minimum(
-                self._cell_allowance(y.profile),
-                self._cell_allowance(y.profile, z.profile, base),
-            )
-            t_hi = np.maximum(z.profile.inverse(d, up), 0.0)
-            t_lo = np.maximum(y.lower_epsilon(d, low), 0.0)
+
+            def up_allow(k: Any, z: Any = z, base: FloatArray = base) -> FloatArray:
+                return np.minimum(
+                    self._cell_allowance(z.profile, cells=k),
+                    self._cell_allowance(z.profile, z.profile, base, cells=k),
+                )
+
+            def low_allow(
+                k: Any, z: Any = z, y: Any = y, base: FloatArray = base
+            ) -> FloatArray:
+                return np.minimum(
+                    self._cell_allowance(y.profile, cells=k),
+                    self._cell_allowance(y.profile, z.profile, base, cells=k),
+                )
+
+            z_grids, y_grids = self._tilt_grids(lam, z, y, base)
+            t_hi = np.maximum(self._local_bound(z_grids, d, up_allow, True), 0.0)
+            t_lo = np.maximum(self._local_bound(y_grids, d, low_allow, False), 0.0)
             served = todo & (t_hi < hi)
             hi = np.minimum(hi, t_hi)
             lo = np.maximum(lo, t_lo)
-            refined.append((float(f"{lam:.3g}"), served))
+            refined.append((_tilt_key(lam), served))
             still = self._epsilon_wide(lo, hi) & todo
             if still[i]:
                 todo = still  # retry from the new midpoint
@@ -535,8 +800,8 @@ class NumericalPairCurve:
         """Width of the eps bracket of the two discrete measures alone (no
         round-off allowances): the discretisation part of the bracket."""
         d = np.asarray(delta, dtype=np.float64)
-        e_lo = self.lower.inverse(d, np.zeros(self.lower.size + 1))
-        e_hi = self.upper.inverse(d, np.full(self.upper.size + 1, self.inf_mass))
+        e_lo = self.lower.inverse(d, *self._lower_plain)
+        e_hi = self.upper.inverse(d, *self._upper_plain)
         return np.maximum(e_hi, 0.0) - np.maximum(e_lo, 0.0)
 
     def _core(self, e: FloatArray) -> FloatArray:
@@ -635,6 +900,17 @@ class Numerical(Accountant):
         refine: Largest number of refinements of the step.
         max_fft_size: Largest FFT length allowed (memory guard: 2**27 points use
             about 1 GiB per array).
+
+    Range: any ``n`` up to :data:`symfdp._validation.MAX_COMPOSITIONS`
+    (:math:`2^{53}`, checked by ``compose`` for every accountant) is either
+    answered with a certified bracket or refused with a ``ValueError`` naming
+    ``n``: :class:`~symfdp.pld.compose.FFTSizeError` when the window needs more
+    than ``max_fft_size`` points (at the default accuracy about
+    :math:`n \gtrsim 10^{11}` for a homogeneous composition: the FFT length
+    grows like :math:`\sqrt{n/\mathrm{tol}}`), and
+    :class:`~symfdp.pld.compose.RoundoffRangeError` when the FFT round-off
+    bound, which grows like :math:`e^{n \cdot 5\cdot 10^{-14}}`, would make the
+    bracket vacuous (:math:`n \gtrsim 10^{13}`).
 
     Example:
         >>> from symfdp import mechanisms as M

@@ -324,6 +324,13 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
         raise UsageError(f"--sample-rate must lie in (0, 1]. Found {sample_rate:g}.")
     if steps < 1:
         raise UsageError(f"--steps must be >= 1. Found {steps}.")
+    from symfdp._validation import MAX_COMPOSITIONS
+
+    if steps > MAX_COMPOSITIONS:
+        raise UsageError(
+            f"--steps must be at most {MAX_COMPOSITIONS} (2**53, the largest count "
+            f"any accountant serves). Found {steps:.4g}."
+        )
     return Run(mechanism, chosen, int(steps), sample_rate, args.pair, derived)
 
 

@@ -4,8 +4,11 @@
 prints sigma and the epsilon it achieves; ``--target-mu M`` calibrates the GDP
 summary mu* instead (see ``symfdp account``). The run is given as in ``symfdp
 account`` (``--sample-rate/--steps`` or ``--epochs/--dataset-size/--batch-size``).
-With ``--method auto`` (default) the saddle-point accountant locates sigma and the
-certified numerical accountant refines it (:mod:`symfdp.calibrate`).
+With ``--method auto`` (default) ``accountants.Auto`` locates sigma and the
+certified numerical accountant refines it (:mod:`symfdp.calibrate`): the sigma
+printed is the smallest (within ``--rtol``) whose *certified upper bound* meets
+the target (the printed bracket's upper end is at most the target), so the
+target can be published as a guarantee.
 """
 
 from __future__ import annotations
@@ -155,7 +158,7 @@ def calibrate_one(
             )
         else:
             sigma = C.noise_for(
-                lambda curve: mu_star(curve),
+                lambda curve: C.mu_upper(curve) if curve.certified else mu_star(curve),
                 target,
                 p,
                 steps,
@@ -261,7 +264,8 @@ def run(args: argparse.Namespace) -> int:
     line = derived_line(spec)
     if line:
         print(line)
-    print(f"sigma = {sigma:.6g}")
+    # Rounded up: a larger sigma keeps the target met (privacy is monotone).
+    print(f"sigma = {_round(sigma, 6, decimal.ROUND_CEILING)}")
     parts = []
     if "epsilon" in achieved:
         text = f"eps({args.delta:g}) = {achieved['epsilon']:.6g}"
@@ -270,6 +274,8 @@ def run(args: argparse.Namespace) -> int:
             lo = _round(b[0], 6, decimal.ROUND_FLOOR)
             hi = _round(b[1], 6, decimal.ROUND_CEILING)
             text += f", certified bracket [{lo}, {hi}]"
+            if kind == "eps":
+                text += f" (upper end <= target {target:g})"
         parts.append(text)
     parts.append(f"mu* = {achieved['mu_star']:.4g}")
     print(f"achieves {'; '.join(parts)} ({achieved['method']}); {seconds:.2f} s")

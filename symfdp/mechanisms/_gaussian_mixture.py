@@ -115,8 +115,17 @@ def x_grid(
         h_max = min(GRID_MU_STEP, GRID_TILT_STEP / math.sqrt(max(neg_tilt, 1.0))) / mu
         while h > h_max:
             h /= 2
-    lo = math.floor((-GRID_HALF_WIDTH - lo_shift) / h)
-    hi = math.ceil((mu + GRID_HALF_WIDTH + hi_shift) / h)
+    span = (-GRID_HALF_WIDTH - lo_shift) / h, (mu + GRID_HALF_WIDTH + hi_shift) / h
+    if not all(math.isfinite(x) for x in span):
+        from symfdp.mechanisms.base import QuadratureLimitError
+
+        raise QuadratureLimitError(
+            f"the subsampled-Gaussian quadrature for mu = {mu:g} at this tilt "
+            "needs an unbounded grid: the saddle point lies too far in the tail. "
+            "accountants.Numerical serves this regime."
+        )
+    lo = math.floor(span[0])
+    hi = math.ceil(span[1])
     if max_points is not None and hi - lo + 1 > max_points:
         from symfdp.mechanisms.base import QuadratureLimitError
 

@@ -314,8 +314,21 @@ class PoissonSubsampled(Mechanism):
         return self._base_rule()
 
     def _add_cgf_p(self, s: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        nodes, log_w = self._tilted_base_rule(s)
+        nodes, log_w = self._tilted_rule_for_t(s)
         return subsampled_cgf_p(nodes, log_w, self.p, s)
+
+    def _tilted_rule_for_t(self, s: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """:meth:`_tilted_base_rule`, its memory-guard error naming ``t`` (the
+        public argument the tilts ``s`` come from)."""
+        from symfdp.mechanisms.base import QuadratureLimitError
+
+        try:
+            return self._tilted_base_rule(s)
+        except QuadratureLimitError as exc:
+            far = float(np.max(np.abs(s))) if np.size(s) else 0.0
+            raise QuadratureLimitError(
+                f"t is too far in the tail (a tilt of {far:.4g}): {exc}"
+            ) from None
 
     def tilted_abs_moment3(
         self, t: ArrayLike, under: Under = "Q"
@@ -336,7 +349,7 @@ class PoissonSubsampled(Mechanism):
             s = (1.0 if under == "P" else 0.0) - ts
         else:
             s = ts + (0.0 if under == "P" else 1.0)
-        nodes, log_w = self._tilted_base_rule(s)
+        nodes, log_w = self._tilted_rule_for_t(s)
         mean, m3 = tilted_abs_moment3(lm.log_mix(nodes, self.p), log_w, s)
         return (-mean if self.pair == "remove" else mean), m3
 

@@ -86,6 +86,27 @@ class FFTSizeError(ValueError):
     """The composition needs an FFT longer than the allowed ``max_size``."""
 
 
+class RoundoffRangeError(FFTSizeError):
+    r"""The FFT round-off bound of the composition is vacuous (beyond 1) or not
+    finite: the powers :math:`\hat A^{n}` amplify the spectral error by up to
+    :math:`e^{n\eta}`, so the certified bracket is informative only while
+    :math:`n\eta \lesssim 1` (:math:`\eta \approx 5\cdot 10^{-14}`, i.e.
+    :math:`n \lesssim 10^{13}`)."""
+
+
+#: Largest round-off allowance over the whole window (:math:`E_2\sqrt N +
+#: E_\infty N`, a probability) for which the composition is returned; beyond it
+#: the brackets are vacuous and RoundoffRangeError is raised.
+MAX_ROUNDOFF = 1.0
+
+
+def _methods_without_lattice() -> str:
+    return (
+        "accountants.SaddlePoint / accountants.Edgeworth, which need no lattice "
+        "(approximations), or accountants.RDP (a looser certified upper bound)"
+    )
+
+
 @dataclass(frozen=True)
 class ComposedPLD:
     """Q-masses of a composition on a window ``t0 + j h``, ``j < N``, with bounds.
@@ -121,8 +142,9 @@ class ComposedPLD:
 
 
 def _norm(x: FloatArray) -> float:
-    """Euclidean norm (plain NumPy, no BLAS call)."""
-    return math.sqrt(float(np.sum(x * x)))
+    """Euclidean norm (plain NumPy, no BLAS call; inf when it overflows)."""
+    with np.errstate(over="ignore"):
+        return math.sqrt(float(np.sum(x * x)))
 
 
 def fft_size(window_lo: float, window_hi: float, h: float, min_size: int) -> int:
@@ -155,13 +177,14 @@ def compose_fft(
     base = sum(n * d.k_lo for d, n in parts)
     first = math.floor((window.lo - origin) / h + 1e-9)
     size = fft_size(origin + first * h, window.hi, h, max(d.q.size for d, _ in parts))
+    n_total = sum(n for _, n in parts)
     if size > max_size:
         raise FFTSizeError(
-            f"Numerical: the composed privacy loss needs an FFT of {size} points "
+            f"Numerical: the composed privacy loss of n = {n_total} compositions "
+            f"needs an FFT of {size} points "
             f"(window [{window.lo:.4g}, {window.hi:.4g}] at step {h:.3g}), more "
             f"than max_fft_size={max_size}; use a larger grid_step or "
-            "eps_rel_tol, or accountants.SaddlePoint / accountants.Edgeworth, "
-            "which need no lattice (approximations)."
+            f"eps_rel_tol, or {_methods_without_lattice()}."
         )
     u = UNIT_ROUNDOFF
     eta = 16 * u * (math.ceil(math.log2(size)) + 1)
@@ -184,7 +207,7 @@ def compose_fft(
         log_pi += n * lg.real + 1j * (n * lg.imag)
         abs_log += n * np.abs(lg)
         # Forward round-off through the powers (componentwise, module docstring).
-        with np.errstate(under="ignore"):
+        with np.errstate(under="ignore", over="ignore"):  # inf: refused below
             fwd += n * dev * np.exp(total_b[live] - lb[live])
     with np.errstate(under="ignore"):
         vals = np.where(log_pi.real > _LOG_TINY, np.exp(log_pi), 0.0)
@@ -201,6 +224,15 @@ def compose_fft(
     q[q < 1e-300] = 0.0
     fft_l2 = math.sqrt(2.0 / size) * spectral
     fft_linf = eta * 2.0 * float(mod.sum()) / size
+    worst = fft_l2 * math.sqrt(size) + fft_linf * size
+    if not worst <= MAX_ROUNDOFF:  # also NaN / inf (overflowing powers)
+        raise RoundoffRangeError(
+            f"Numerical: at n = {n_total} compositions the FFT round-off bound is "
+            f"{worst:.3g} (the powers of the spectra amplify round-off by up to "
+            f"exp(n * {eta:.2g})), so no certified bracket is possible: Numerical "
+            f"serves n while n * {eta:.2g} is well below 1 (n up to about 1e12); use "
+            f"{_methods_without_lattice()}."
+        )
     t0 = origin + first * h
     fp_const = 4 * size * u + 8 * u * (abs(t0) + size * h)
     tail_rate = sum(n for _, n in parts) * math.exp(h) * (4 * CDF_RTOL + 2 * PULL_RTOL)

@@ -130,14 +130,25 @@ class DiscreteProfile:
         val = np.maximum(val, 0.0)
         return val if extra is None else val + extra[1:]
 
-    def inverse(self, target: ArrayLike, extra: FloatArray) -> FloatArray:
+    def envelope(self, extra: FloatArray) -> FloatArray:
+        """Running minimum of :meth:`grid_delta` ``(extra)``: what
+        :meth:`inverse` searches (pass it as ``envelope`` to reuse it)."""
+        return np.minimum.accumulate(self.grid_delta(extra))
+
+    def inverse(
+        self,
+        target: ArrayLike,
+        extra: FloatArray,
+        envelope: FloatArray | None = None,
+    ) -> FloatArray:
         r""":math:`\inf\{\varepsilon : \delta(\varepsilon) + \text{extra} \le d\}`.
 
         Returns ``-inf`` when every eps qualifies and ``+inf`` when none does.
+        ``envelope`` is :meth:`envelope` ``(extra)``, when already computed.
         """
         d = np.asarray(target, dtype=np.float64)
         n = self.size
-        grid = np.minimum.accumulate(self.grid_delta(extra))
+        grid = self.envelope(extra) if envelope is None else envelope
         j = np.searchsorted(-grid, -d, side="left")  # first j with grid_j <= d
         jj = np.minimum(j, n - 1)
         tj = self.t0 + jj * self.h

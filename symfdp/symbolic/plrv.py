@@ -37,6 +37,7 @@ cumulants are :math:`\kappa_1 = -\varepsilon\tanh(\varepsilon/2)` and, for
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -64,16 +65,23 @@ def _order_cache(fn: Callable[..., Any]) -> Callable[..., Any]:
     invalid or unhashable order raises the ValueError of :func:`_check_order`,
     not the cache's ``TypeError: unhashable type``."""
     cached = functools.cache(fn)
+    has_under = "under" in inspect.signature(fn).parameters
 
     @functools.wraps(fn)
     def wrapper(order: object, *args: Any, **kwargs: Any) -> Any:
-        return cached(_check_order(order), *args, **kwargs)
+        order = _check_order(order)
+        if has_under:  # checked before the cache sees it (an array is unhashable)
+            if args:
+                args = (_check_under(args[0]), *args[1:])
+            elif "under" in kwargs:
+                kwargs["under"] = _check_under(kwargs["under"])
+        return cached(order, *args, **kwargs)
 
     return wrapper
 
 
 def _check_under(under: object) -> str:
-    if under not in ("P", "Q"):
+    if not isinstance(under, str) or under not in ("P", "Q"):
         raise ValueError(f"under must be one of 'P', 'Q'. Found {under!r}.")
     return str(under)
 

@@ -49,7 +49,8 @@ Symbols are the evaluators' keyword names: ``t``, ``eps``, ``K`` (the value
 from __future__ import annotations
 
 import functools
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 import sympy as sp
 
@@ -75,9 +76,22 @@ SIDES: Final = ("upper", "lower")
 
 
 def _check_side(side: object) -> str:
-    if side not in SIDES:
+    if not isinstance(side, str) or side not in SIDES:
         raise ValueError(f"side must be one of 'upper', 'lower'. Found {side!r}.")
     return str(side)
+
+
+def _side_cache(fn: Callable[[str], Any]) -> Callable[..., Any]:
+    """``functools.cache`` keyed on a validated ``side``: a bad or unhashable
+    side raises the ValueError of :func:`_check_side`, not the cache's
+    ``TypeError: unhashable type``."""
+    cached = functools.cache(fn)
+
+    @functools.wraps(fn)
+    def wrapper(side: object = "upper") -> Any:
+        return cached(_check_side(side))
+
+    return wrapper
 
 
 def saddle_function_expr() -> sp.Expr:
@@ -145,7 +159,7 @@ def truncated_exponential_moment_expr(a: sp.Expr, side: str = "upper") -> sp.Exp
     return sp.exp(a * (eps - m) + a**2 * v / 2) * Phi(sign * arg)
 
 
-@functools.cache
+@_side_cache
 def delta2_expr(side: str = "upper") -> sp.Expr:
     r"""The Gaussian-tilted approximation of the contour integral (CF-S6).
 
@@ -161,7 +175,7 @@ def delta2_expr(side: str = "upper") -> sp.Expr:
     return sp.exp(K - eps * t) * sign * (low - high)
 
 
-@functools.cache
+@_side_cache
 def delta2_log_terms_expr(side: str = "upper") -> sp.Tuple:
     r"""``(log A, log B)`` with :math:`\hat\delta_2 = A - B`, :math:`A > B > 0`.
 
