@@ -1,0 +1,679 @@
+r"""``Contour``: the privacy profile as a contour integral, evaluated numerically.
+
+Direction as in :mod:`symfdp.accountants.saddlepoint`: symfdp's loss is
+:math:`L = \log dQ/dP`, :math:`\delta(\varepsilon) = E_Q[(1 - e^{\varepsilon -
+L})_+]`, and the slides' :math:`K_L` is :math:`K(z) = \sum_i n_i \log M_i(z)`,
+:math:`M_i(z) = E_Q[e^{zL_i}]`.
+
+Upper side (Alghamdi et al. 2022, CF-S3). For every :math:`t > 0` with
+:math:`K(t) < \infty`,
+
+.. math::  \delta(\varepsilon) = \frac{1}{2\pi}\int_{-\infty}^{\infty}
+           e^{F_\varepsilon(t + is)}\,ds, \qquad F_\varepsilon(z) = K(z) -
+           z\varepsilon - \log z - \log(1+z),
+
+an equality (Fourier inversion of :math:`E_Q[h(L)]` with the two-sided Laplace
+transform :math:`\int e^{-zl}(1 - e^{\varepsilon - l})_+\,dl =
+e^{-z\varepsilon}/(z(1+z))`). It holds for any such :math:`t`; the accountant
+takes the saddle point :math:`t_*` (CF-S4, :math:`K'(t) = \varepsilon + 1/t +
+1/(1+t)`), where the integrand is concentrated on a scale :math:`\sigma =
+F''_\varepsilon(t_*)^{-1/2}` and does not oscillate near :math:`s = 0`.
+
+Lower side. For :math:`\varepsilon` below the split point
+:math:`\varepsilon_{mid} = K'(-\tfrac12)` (0 for symmetric pairs) the saddle
+point would approach the pole at 0, and the complementary representation is
+used (the line moved across the poles at 0 and -1, residues 1 and
+:math:`-e^{\varepsilon + K(-1)}`):
+
+.. math::  \delta(\varepsilon) = 1 - e^{\varepsilon + K(-1)} + \frac{1}{2\pi}
+           \int e^{F_\varepsilon(t + is)}\,ds, \qquad t < -1,
+
+with the saddle point :math:`t_* < -1` of the same equation; both terms are
+non-negative, so no cancellation occurs. Only mutually continuous pairs are
+served, so :math:`K(-1) = 0`. Exactly, :math:`\delta = 0` for
+:math:`\varepsilon \ge \operatorname{ess\,sup} L` and :math:`\delta = 1 -
+e^{\varepsilon}` for :math:`\varepsilon \le \operatorname{ess\,inf} L`.
+
+Evaluation. :math:`K(z)` comes from the components' complex log-MGFs
+(:mod:`symfdp.mechanisms._complex_mgf`): closed form for the Gaussian, a cached
+trapezoid rule in the Gaussian variable for the subsampled Gaussian. For
+integer counts :math:`e^{\sum_i n_i \operatorname{Log} M_i(z)} = \prod_i
+M_i(z)^{n_i}` for the principal logarithm, so no branch of the logarithm
+matters. The real part of the integrand is even in :math:`s`, so
+:math:`\delta = \frac{1}{\pi}\int_0^\infty \operatorname{Re}
+e^{F_\varepsilon(t+is)}\,ds`, integrated by the trapezoid rule after the
+substitution :math:`s = \sigma \sinh u` (which turns the algebraic decay
+:math:`|z(1+z)|^{-1}` of a slowly decaying characteristic function into an
+exponential one). The rule starts with ``N0`` nodes on :math:`[0, U_0]`,
+:math:`U_0 = \operatorname{asinh} 40`, and doubles the nodes (halving the step,
+or doubling :math:`U` while the integrand at :math:`U` is not negligible) until
+the step-halving change is below ``TRAP_RTOL`` relative, up to ``max_nodes``.
+Cost: independent of the number of compositions.
+
+Error estimate (:meth:`ContourPairCurve.delta_and_error`). The step-halving
+difference :math:`|I_h - I_{h/2}|` (the trapezoid rule of an integrand analytic
+in a strip converges geometrically, so it bounds the error of the finer value
+once the rule converges; Trefethen & Weideman 2014, Sec. 5), plus the truncation
+(:math:`|\text{integrand}|` near :math:`U` times its e-folding length in
+:math:`u`), plus the rounding of the exponent (:math:`2^{-52}` times
+:math:`\sum |\text{term}|(4 + \text{magnitudes of the exponent's terms})`,
+and the same for the normalisation :math:`K(t_*) - t_*\varepsilon`). The
+halving difference is a generous estimate (the finer value is usually far
+better: a measured 1e-16 where the estimate says 1e-10), and never small where
+the rule is still far from converged. Where the rule has not converged within
+``max_nodes`` (too few compositions: the characteristic function of the tilted
+loss does not decay, e.g. a near-atom for a small expected number of sampled
+steps :math:`np`), the estimate is ``inf`` and ``delta``/``epsilon`` raise
+``ValueError`` naming Numerical. The saddle-point solve needs no tolerance of
+its own: any :math:`t` on the correct side gives the exact integral,
+:math:`t_*` only makes it cheap.
+
+Refused (``ValueError`` at ``compose``): losses with atoms or a lattice
+(``PureDP``, ``Laplace``, ``SubsampledLaplace``), for which the integrand does
+not decay in :math:`s`; their mechanisms report ``continuous_loss = False``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from symfdp.accountants.base import Accountant, Components
+from symfdp.curve import PrivacyCurve
+from symfdp.mechanisms._complex_mgf import LogMGF, log_mgf
+from symfdp.mechanisms.base import FloatArray, Mechanism, QuadratureLimitError
+from symfdp.numeric.roots import bracketed_newton, positive_root
+
+__all__ = ["Contour", "ContourPairCurve"]
+
+#: Nodes of the first trapezoid rule in u (s = sigma sinh u) and its end.
+N0: Final = 16
+U0: Final = math.asinh(40.0)
+#: Largest end of the rule in u: s up to 2e4 sigma.
+U_MAX: Final = math.asinh(2e4)
+#: Relative step-halving change (and truncation) at which the rule stops.
+TRAP_RTOL: Final = 1e-9
+#: Largest saddle point s (t = s, or -1 - s on the lower side) searched;
+#: beyond it the integral is bracketed by [0, Chernoff bound].
+S_CAP: Final = 1000.0
+#: Below this distance to the nearer pole, in units of K''(t)^{-1/2}, the
+#: middle line -1 < t < 0 is used.
+POLE_RATIO: Final = 0.3
+#: Default node cap (per eps).
+MAX_NODES: Final = 1024
+#: Unit round-off.
+ROUND: Final = float(np.finfo(np.float64).eps)
+#: Relative tolerance of epsilon(delta) on log delta.
+LOG_DELTA_TOL: Final = 1e-10
+
+
+def _lower_side(
+    eps: FloatArray, integral: FloatArray, d_integral: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    r""":math:`\delta = 1 - e^{\varepsilon} + I` and its slope. For
+    :math:`\varepsilon > 0` (then :math:`I \approx e^\varepsilon`) the form
+    :math:`1 - e^{\varepsilon}(1 - Ie^{-\varepsilon})` avoids overflow."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        pos = eps > 0
+        gap = -np.expm1(np.log(np.maximum(integral, 1e-300)) - eps)
+        delta = np.where(
+            pos,
+            -np.expm1(eps + np.log(np.maximum(gap, 1e-300))),
+            -np.expm1(np.minimum(eps, 0.0)) + integral,
+        )
+        delta = np.where(pos & (gap <= 0), 1.0, delta)
+        slope = -np.exp(np.minimum(eps, 700.0)) + d_integral
+    return delta, slope
+
+
+def _refusal(m: Mechanism) -> str:
+    return (
+        f"Contour cannot serve {m!r}: its privacy loss has atoms or lives on a "
+        "lattice (or no complex moment generating function is implemented for it), "
+        "so the contour integrand does not decay. Use accountants.Numerical "
+        "(certified) instead."
+    )
+
+
+class _NotConverged(Exception):
+    """The trapezoid rule did not converge within the node cap."""
+
+
+class ContourPairCurve:
+    r"""The contour integral of one composed pair (``PairCurve``).
+
+    Args:
+        components: ``((mechanism, n), ...)`` of single dominating pairs, each
+            with ``continuous_loss`` and a complex log-MGF.
+        symmetric: Whether every component is symmetric (split point 0).
+        max_nodes: Node cap of the trapezoid rule per eps.
+    """
+
+    def __init__(
+        self, components: Components, symmetric: bool, max_nodes: int = MAX_NODES
+    ) -> None:
+        self.components = components
+        self.symmetric = symmetric
+        self.max_nodes = int(max_nodes)
+        parts: list[tuple[LogMGF, int]] = []
+        for m, n in components:
+            fn = log_mgf(m)
+            if fn is None:
+                raise ValueError(_refusal(m))
+            parts.append((fn, int(n)))
+        self._parts = tuple(parts)
+        lo = hi = 0.0
+        for m, n in components:
+            a, b = m.plrv_support()
+            lo, hi = lo + n * a, hi + n * b
+        self.support = (lo, hi)
+        self.eps_split = 0.0 if symmetric else float(self.cgf(np.array([-0.5]))[1][0])
+        self.info: dict[str, Any] = {
+            "eps_split": self.eps_split,
+            "support": self.support,
+        }
+
+    # ------------------------------------------------------------ K
+    def cgf(self, t: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(K, K', K'')`` of the composed loss under Q at real ``t``."""
+        k0, k1, k2 = np.zeros(t.shape), np.zeros(t.shape), np.zeros(t.shape)
+        for fn, n in self._parts:
+            a, b, c = fn.real(t)
+            k0 += n * a
+            k1 += n * b
+            k2 += n * c
+        return k0, k1, k2
+
+    def log_mgf(self, z: Any) -> Any:
+        r""":math:`\sum_i n_i \operatorname{Log} M_i(z)` at complex ``z``."""
+        z = np.asarray(z, dtype=np.complex128)
+        out = np.zeros(z.shape, dtype=np.complex128)
+        for fn, n in self._parts:
+            out += n * fn(z)
+        return out
+
+    # ------------------------------------------------------------ saddle point
+    def saddle(
+        self, eps: FloatArray, side: str
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+        r"""``(t, sigma, capped)``: the saddle point on ``side`` (``"upper"``:
+        :math:`t > 0`; ``"lower"``: :math:`t < -1`; ``"middle"``:
+        :math:`-1 < t < 0`) for each ``eps``, :math:`F''_\varepsilon(t)^{-1/2}`,
+        and the entries whose saddle point lies beyond :math:`s =` ``S_CAP``
+        (:math:`s = t` or :math:`-1 - t`; returned there)."""
+        if side == "middle":
+            return self._saddle_middle(eps)
+        sg = 1.0 if side == "upper" else -1.0
+
+        def g(s: FloatArray, idx: Any) -> tuple[FloatArray, FloatArray]:
+            t = s if side == "upper" else -1.0 - s
+            _, k1, k2 = self.cgf(t)
+            val = sg * (k1 - eps[idx]) - 1.0 / s - 1.0 / (1.0 + s)
+            return val, k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
+
+        s, capped = positive_root(g, eps.size, x_max=S_CAP, xtol=1e-8)
+        t = s if side == "upper" else -1.0 - s
+        _, _, k2 = self.cgf(t)
+        return t, 1.0 / np.sqrt(k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2), capped
+
+    def _saddle_middle(
+        self, eps: FloatArray
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+        r"""The saddle point in (-1, 0), solved in :math:`x = \log(-t/(1+t))`
+        (:math:`dt/dx = t(1+t)`), on which the equation is decreasing."""
+
+        def tilt(x: FloatArray) -> FloatArray:
+            return -special.expit(x)
+
+        def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+            t = tilt(x)
+            _, k1, k2 = self.cgf(t)
+            val = k1 - eps - 1.0 / t - 1.0 / (1.0 + t)
+            return val, (k2 + 1.0 / t**2 + 1.0 / (1.0 + t) ** 2) * t * (1.0 + t)
+
+        x = bracketed_newton(
+            g,
+            np.zeros(eps.shape),
+            np.full(eps.shape, -36.0),
+            np.full(eps.shape, 36.0),
+            increasing=False,
+            xtol=0.0,
+            xatol=1e-8,
+            check_bracket=False,
+        )
+        t = tilt(x)
+        k2 = self.cgf(t)[2]
+        sigma = 1.0 / np.sqrt(k2 + 1.0 / t**2 + 1.0 / (1.0 + t) ** 2)
+        return t, sigma, np.zeros(eps.shape, dtype=bool)
+
+    def pole_ratio(self, t: FloatArray) -> FloatArray:
+        r""":math:`\min(|t|, |1+t|)\sqrt{K''(t)}`: the distance of ``t`` to the
+        nearer pole in units of the width :math:`K''^{-1/2}` of the
+        characteristic function's decay. Small values mean an integrand
+        dominated by the pole (a slowly decaying, oscillating :math:`1/s`)."""
+        return np.minimum(np.abs(t), np.abs(1.0 + t)) * np.sqrt(self.cgf(t)[2])
+
+    def log_chernoff(self, eps: FloatArray, t: FloatArray) -> FloatArray:
+        r""":math:`\log` of the Chernoff bound on the contour integral at
+        ``eps`` from the line through ``t``: :math:`e^{K(t) - t\varepsilon}
+        (s/(1+s))^s/(1+s)`, :math:`s = t` (upper) or :math:`-1 - t` (lower); the
+        kernel :math:`(1 - e^{-v})_+e^{-sv}` is at most :math:`(s/(1+s))^s/(1+s)`."""
+        k0 = self.cgf(t)[0]
+        s = np.where(t > 0, t, -1.0 - t)
+        return k0 - t * eps + s * np.log(s / (1.0 + s)) - np.log1p(s)
+
+    # ------------------------------------------------------------ integral
+    def integral(
+        self, eps: FloatArray, t: FloatArray, sigma: FloatArray
+    ) -> dict[str, FloatArray]:
+        r"""The contour integral :math:`I = \frac{1}{2\pi}\int e^{F_\varepsilon(t
+        + is)}ds` on the line through ``t``, adaptively.
+
+        Returns a dict of arrays: ``log_i`` (:math:`\log |I|`), ``sign``,
+        ``slope``
+        (:math:`\partial_\varepsilon I / I = -\frac{1}{2\pi I}\int z
+        e^{F_\varepsilon}ds`), ``rel_err`` (estimated relative error of
+        :math:`I`) and ``converged``.
+        """
+        m = eps.size
+        e0 = self.log_mgf(t.astype(np.complex128)).real
+        scale = e0 - t * eps - np.log(np.abs(t * (1.0 + t)))
+        tt = (t * (1.0 + t))[:, None]
+
+        def terms(
+            rows: Any, u: FloatArray
+        ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+            sig, tr, er = sigma[rows, None], t[rows, None], eps[rows, None]
+            s = sig * np.sinh(u)
+            jac = sig * np.cosh(u)
+            z = tr + 1j * s
+            k = self.log_mgf(z)
+            phi = k - e0[rows, None] - 1j * s * er
+            with np.errstate(under="ignore", over="ignore"):
+                val = np.exp(phi) * tt[rows] / (z * (1.0 + z)) * jac
+            size = np.abs(val)
+            # Rounding of the exponent: the magnitudes of its terms.
+            mag = 4.0 + np.abs(k) + np.abs(e0[rows, None]) + np.abs(s * er)
+            return val.real, (-z * val).real, size, size * mag
+
+        # k = 0: val = 1 (times sigma); the derivative term is -t sigma.
+        g0 = sigma.copy()
+        d0 = -t * sigma
+        h = np.full(m, U0 / N0)
+        nodes = N0
+        u = h[:, None] * np.arange(1, N0 + 1)
+        rows = np.arange(m)
+        g, d, size, rnd = terms(rows, u)
+        s_g, s_d, s_r = g.sum(1), d.sum(1), rnd.sum(1) + g0 * (4.0 + 2.0 * np.abs(e0))
+        tail = 2.0 * np.max(size[:, -max(1, N0 // 8) :], axis=1)
+        total = h * (0.5 * g0 + s_g)
+        diff = np.full(m, np.inf)
+        refined = np.zeros(m, dtype=bool)
+        done = np.zeros(m, dtype=bool)
+        failed = np.zeros(m, dtype=bool)
+        while True:
+            tol = TRAP_RTOL * np.abs(total)
+            done = refined & (diff <= tol) & (tail <= tol)
+            # Extending beyond U_MAX means a characteristic function that has not
+            # decayed at s = sigma sinh(U_MAX): the rule gives up there.
+            extend_all = tail > tol
+            failed |= ~done & extend_all & (2.0 * h * nodes > U_MAX)
+            active = np.flatnonzero(~done & ~failed)
+            if active.size == 0 or 2 * nodes > self.max_nodes:
+                break
+            extend = extend_all[active]
+            ha = h[active]
+            k = np.arange(1, nodes + 1)
+            u_end = ha * nodes
+            u_new = np.where(
+                extend[:, None],
+                u_end[:, None] + ha[:, None] * k,
+                0.5 * ha[:, None] * (2 * k - 1),
+            )
+            try:
+                g, d, size, rnd = terms(active, u_new)
+            except QuadratureLimitError:
+                failed[active] = True
+                break
+            s_g[active] += g.sum(1)
+            s_d[active] += d.sum(1)
+            s_r[active] += rnd.sum(1)
+            h_new = np.where(extend, ha, 0.5 * ha)
+            u_top = h_new * 2 * nodes
+            near = u_new >= (u_top - np.maximum(0.5, h_new))[:, None]
+            last = np.max(np.where(near, size, 0.0), axis=1)
+            tail[active] = np.where(extend, 2.0 * last, np.maximum(2.0 * last, 0.0))
+            new_total = h_new * (0.5 * g0[active] + s_g[active])
+            diff[active] = np.where(extend, np.inf, np.abs(new_total - total[active]))
+            refined[active] = ~extend
+            total[active] = new_total
+            h[active] = h_new
+            nodes *= 2
+        done &= ~failed
+        integral = total / math.pi
+        deriv = h * (0.5 * d0 + s_d) / math.pi
+        with np.errstate(divide="ignore", invalid="ignore"):
+            trap = np.where(done, diff, np.inf)
+            rel = (trap + tail) / np.abs(total) + ROUND * (
+                h * s_r / np.abs(total) + 8.0 + 2.0 * np.abs(e0) + np.abs(t * eps)
+            )
+            log_i = scale + np.log(np.abs(integral))
+            sign = np.sign(integral) * np.sign(tt[:, 0])
+            slope = deriv / integral
+        return {
+            "log_i": log_i,
+            "sign": sign,
+            "slope": slope,
+            "rel_err": np.where(np.isfinite(rel), rel, np.inf),
+            "converged": done,
+            "nodes": np.full(m, nodes),
+        }
+
+    # ------------------------------------------------------------ delta
+    def _regions(self, e: FloatArray) -> dict[str, Any]:
+        lo, hi = self.support
+        zero = e >= hi
+        full = (e <= lo) & ~zero
+        rest = ~zero & ~full
+        return {
+            "zero": zero,
+            "full": full,
+            "upper": rest & (e >= self.eps_split),
+            "lower": rest & (e < self.eps_split),
+        }
+
+    def evaluate(self, eps: ArrayLike) -> dict[str, FloatArray]:
+        r"""``delta``, ``error`` (absolute estimate), ``slope``
+        (:math:`d\delta/d\varepsilon`) and ``converged`` at real ``eps``.
+
+        Each eps takes the upper (``eps >= eps_split``) or lower saddle point;
+        where that lies closer than ``POLE_RATIO`` (:meth:`pole_ratio`) to a pole (eps
+        many standard deviations inside the bulk of a strongly distinguishing
+        pair, where delta is close to 1) the middle line :math:`-1 < t < 0`
+        is taken, :math:`\delta = 1 + I_{mid}`.
+        """
+        e = np.asarray(eps, dtype=np.float64).reshape(-1)
+        delta = np.zeros(e.shape)
+        err = np.zeros(e.shape)
+        slope = np.zeros(e.shape)
+        ok = np.ones(e.shape, dtype=bool)
+        reg = self._regions(e)
+        full = reg["full"]
+        with np.errstate(over="ignore"):
+            delta[full] = -np.expm1(e[full])
+            slope[full] = -np.exp(e[full])
+        err[full] = ROUND * np.abs(delta[full])
+        jobs: list[tuple[str, Any, Any]] = []
+        for side in ("upper", "lower"):
+            idx = np.flatnonzero(reg[side])
+            if idx.size == 0:
+                continue
+            t, sigma, capped = self.saddle(e[idx], side)
+            near = ~capped & (self.pole_ratio(t) < POLE_RATIO)
+            if near.any():
+                jobs.append(("middle", idx[near], self.saddle(e[idx[near]], "middle")))
+            keep = ~near
+            jobs.append((side, idx[keep], (t[keep], sigma[keep], capped[keep])))
+        for side, idx, (t, sigma, capped) in jobs:
+            if idx.size == 0:
+                continue
+            es = e[idx]
+            val = np.zeros(es.shape)
+            d_int = np.zeros(es.shape)
+            rel_err = np.ones(es.shape)
+            converged = np.ones(es.shape, dtype=bool)
+            free = ~capped
+            if free.any():
+                res = self.integral(es[free], t[free], sigma[free])
+                with np.errstate(over="ignore"):
+                    val[free] = res["sign"] * np.exp(res["log_i"])
+                d_int[free] = val[free] * res["slope"]
+                rel_err[free] = res["rel_err"]
+                converged[free] = res["converged"]
+            if capped.any():
+                # The integral lies in [0, C]: reported as C/2 +- C/2.
+                val[capped] = 0.5 * np.exp(self.log_chernoff(es[capped], t[capped]))
+            if side == "upper":
+                delta[idx], slope[idx] = val, d_int
+            elif side == "middle":
+                delta[idx], slope[idx] = 1.0 + val, d_int
+            else:
+                delta[idx], slope[idx] = _lower_side(es, val, d_int)
+            # The integral's error and one rounding of the result.
+            err[idx] = np.abs(val) * rel_err + ROUND * np.abs(delta[idx])
+            ok[idx] = converged
+        return {"delta": delta, "error": err, "slope": slope, "converged": ok}
+
+    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(delta(eps), estimated absolute error)``; the estimate is ``inf``
+        where the trapezoid rule did not converge within the node cap."""
+        e = np.asarray(eps, dtype=np.float64)
+        res = self.evaluate(e)
+        err = np.where(res["converged"], res["error"], np.inf)
+        return res["delta"].reshape(e.shape), err.reshape(e.shape)
+
+    def delta(self, eps: ArrayLike) -> FloatArray:
+        r""":math:`\delta(\varepsilon)` for real ``eps``.
+
+        Raises:
+            ValueError: the trapezoid rule did not converge (too few
+                compositions for the integrand to decay).
+        """
+        e = np.asarray(eps, dtype=np.float64)
+        res = self.evaluate(e)
+        self._require(res["converged"], e.reshape(-1))
+        return res["delta"].reshape(e.shape)
+
+    def _require(self, converged: Any, eps: FloatArray) -> None:
+        if not np.all(converged):
+            bad = eps[~np.asarray(converged)]
+            raise ValueError(
+                "Contour: the contour integral did not converge within "
+                f"{self.max_nodes} trapezoid nodes at eps = {float(bad[0]):.6g} "
+                f"({bad.size} point(s)): the characteristic function of the composed "
+                "privacy loss decays too slowly (too few compositions, or a loss "
+                "close to a lattice). Use accountants.Numerical (certified) instead."
+            )
+
+    # ------------------------------------------------------------ epsilon
+    def _chernoff_log(self, t: FloatArray) -> tuple[FloatArray, FloatArray]:
+        r"""``(eps(t), log C(t))`` on the upper side: :math:`\varepsilon(t) =
+        K'(t) - 1/t - 1/(1+t)` and the Chernoff bound :math:`\delta(\varepsilon)
+        \le e^{K(t) - t\varepsilon}(t/(1+t))^t/(1+t)`, valid for every
+        :math:`t > 0` (the kernel :math:`(1 - e^{-v})e^{-tv}` is at most
+        :math:`(t/(1+t))^t/(1+t)`)."""
+        k0, k1, _ = self.cgf(t)
+        e = k1 - 1.0 / t - 1.0 / (1.0 + t)
+        return e, k0 - t * e + t * np.log(t / (1.0 + t)) - np.log1p(t)
+
+    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        r""":math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0:
+        \delta(\varepsilon) \le \delta\}` and its estimated absolute error
+        (:math:`\delta` error over :math:`|d\delta/d\varepsilon|`, plus the
+        root's residual; ``inf`` where the rule did not converge)."""
+        d = np.asarray(delta, dtype=np.float64)
+        eps, err, ok = self._epsilon(d.reshape(-1))
+        return eps.reshape(d.shape), np.where(ok, err, np.inf).reshape(d.shape)
+
+    def epsilon(self, delta: ArrayLike) -> FloatArray:
+        """:math:`\\varepsilon(\\delta)`; raises ``ValueError`` where the contour
+        integral does not converge (see :meth:`delta`)."""
+        d = np.asarray(delta, dtype=np.float64)
+        eps, _, ok = self._epsilon(d.reshape(-1))
+        self._require(ok, eps)
+        return eps.reshape(d.shape)
+
+    def _epsilon(self, d: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        r"""``(eps, error, converged)``: safeguarded Newton on ``log delta(eps)``
+        (derivative from the same contour integral) on a bracket: targets
+        below :math:`\delta(e_{lo})`, :math:`e_{lo} = \max(0,
+        \varepsilon_{mid})`, on :math:`[e_{lo}, \varepsilon(t_{hi})]` with the
+        Chernoff bound at :math:`t_{hi}` below the target (so
+        :math:`\delta(\varepsilon(t_{hi}))` is); others on :math:`[0,
+        e_{lo}]` (0 where :math:`\delta(0)` is at most the target)."""
+        eps = np.zeros(d.shape)
+        err = np.zeros(d.shape)
+        ok = np.ones(d.shape, dtype=bool)
+        e_lo = max(0.0, self.eps_split)
+        if d.size == 0 or e_lo >= self.support[1]:
+            return eps, err, ok
+        at_lo = self.evaluate(np.array([e_lo]))
+        upper = d < at_lo["delta"][0]
+        if upper.any():
+            sel = np.flatnonzero(upper)
+            e_hi = self._chernoff_end(d[sel])
+            eps[sel], err[sel], ok[sel] = self._solve(
+                d[sel], np.full(sel.size, e_lo), e_hi
+            )
+        below = ~upper
+        if below.any() and e_lo > 0.0:
+            at0 = self.evaluate(np.zeros(1))
+            sel = np.flatnonzero(below & (d < at0["delta"][0]))
+            if sel.size:
+                eps[sel], err[sel], ok[sel] = self._solve(
+                    d[sel], np.zeros(sel.size), np.full(sel.size, e_lo)
+                )
+            ok &= bool(at0["converged"][0])
+        ok &= bool(at_lo["converged"][0])
+        return eps, err, ok
+
+    def _chernoff_end(self, d: FloatArray) -> FloatArray:
+        """:math:`\varepsilon(t_{hi})` with the Chernoff bound at the upper
+        saddle point :math:`t_{hi}` below ``d`` (doubling ``t`` up to
+        ``S_CAP``)."""
+        log_d = np.log(d)
+        t_hi = np.ones(d.shape)
+        while True:
+            e_hi, log_c = self._chernoff_log(t_hi)
+            need = (log_c > log_d) & (t_hi < S_CAP)
+            if not need.any():
+                break
+            t_hi = np.where(need, np.minimum(2.0 * t_hi, S_CAP), t_hi)
+        if np.any(log_c > log_d):
+            raise ValueError(
+                "Contour: epsilon(delta) lies beyond the largest saddle point "
+                f"searched (t = {S_CAP:g}, next to the end of the loss support); "
+                "use accountants.Numerical instead."
+            )
+        return np.minimum(e_hi, self.support[1])
+
+    def _solve(
+        self, d: FloatArray, lo: FloatArray, hi: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        log_d = np.log(d)
+        state: dict[str, Any] = {}
+
+        def fn(e: FloatArray) -> tuple[FloatArray, FloatArray]:
+            res = self.evaluate(e)
+            state.update(e=e, res=res)
+            with np.errstate(divide="ignore"):
+                return np.log(res["delta"]), res["slope"] / res["delta"]
+
+        e = bracketed_newton(
+            fn,
+            log_d,
+            lo,
+            np.maximum(hi, lo),
+            increasing=False,
+            xtol=1e-12,
+            ftol=LOG_DELTA_TOL,
+            check_bracket=False,
+        )
+        if not np.array_equal(state.get("e"), e):
+            fn(e)
+        res = state["res"]
+        resid = np.abs(res["delta"] - d)
+        err = (res["error"] + resid) / np.abs(res["slope"])
+        return e, err, res["converged"]
+
+    # ------------------------------------------------------------ trade-off
+    def profile_grid(self, points: int = 160) -> FloatArray:
+        """The eps grid of :meth:`tradeoff`: images :math:`\\varepsilon(t)` of
+        log-spaced saddle points on each side, from the split point to where the
+        Chernoff bound falls below 1e-17."""
+        t_lo = float(self.saddle(np.array([self.eps_split]), "upper")[0][0])
+        t_hi = min(max(2.0 * t_lo, 1.0), S_CAP)
+        while t_hi < S_CAP:
+            e, log_c = self._chernoff_log(np.array([t_hi]))
+            if log_c[0] < math.log(1e-17) or e[0] >= self.support[1]:
+                break
+            t_hi = min(2.0 * t_hi, S_CAP)
+        s = np.geomspace(t_lo, t_hi, points)
+        k1 = self.cgf(s)[1]
+        grids = [k1 - 1.0 / s - 1.0 / (1.0 + s), np.array([self.eps_split, 0.0])]
+        if not self.symmetric:
+            k1_low = self.cgf(-1.0 - s)[1]
+            grids.append(k1_low + 1.0 / s + 1.0 / (1.0 + s))
+        eps = np.unique(np.concatenate(grids))
+        lo, hi = self.support
+        eps = eps[(eps > lo) & (eps < hi) & np.isfinite(eps)]
+        return eps[eps >= 0.0] if self.symmetric else eps
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        r""":math:`f(\alpha) = \max\{0, \sup_\varepsilon 1 - \delta(\varepsilon) -
+        e^\varepsilon\alpha\}` (Dong et al. 2019, Prop. 2.8) over
+        :meth:`profile_grid`, refined between grid points by golden-section
+        search (:func:`symfdp.tradeoff.tradeoff_from_profile`)."""
+        from symfdp import tradeoff as T
+
+        a = np.asarray(alpha, dtype=np.float64)
+        out = T.tradeoff_from_profile(
+            self.delta, a, self.profile_grid(), symmetric=self.symmetric, refine=True
+        )
+        return np.asarray(out, dtype=np.float64).reshape(a.shape)
+
+
+class Contour(Accountant):
+    r"""The privacy profile as the exact contour integral of Alghamdi et al.
+    (2022), CF-S3, evaluated numerically along the line through the saddle
+    point; the cost is independent of ``n``.
+
+    Serves compositions of Gaussian and Poisson-subsampled Gaussian mechanisms
+    (any mix, add/remove/both); refuses losses with atoms (``ValueError``
+    naming ``accountants.Numerical``).
+
+    Args:
+        max_nodes: Node cap of the trapezoid rule per eps (beyond it the
+            integral is declared not converged).
+        warn_rel_error: Relative error estimate above which the public queries
+            warn (used by :class:`~symfdp.curve.PrivacyCurve`).
+
+    Example:
+        >>> from symfdp import mechanisms as M
+        >>> curve = Contour().compose(M.Gaussian(mu=0.5), n=16)
+        >>> exact = float(M.Gaussian(mu=2.0).privacy_profile(1.0))
+        >>> abs(curve.delta(1.0) / exact - 1) < 1e-10
+        True
+    """
+
+    method = "Contour"
+    certified = False
+
+    def __init__(
+        self, max_nodes: int = MAX_NODES, warn_rel_error: float = 0.05
+    ) -> None:
+        if isinstance(max_nodes, bool) or int(max_nodes) < 4 * N0:
+            raise ValueError(
+                f"max_nodes must be an integer >= {4 * N0}. Found {max_nodes!r}."
+            )
+        self.max_nodes = int(max_nodes)
+        self.warn_rel_error = warn_rel_error
+
+    def compose_pair(self, components: Components) -> Any:
+        for m, _ in components:
+            if not getattr(m, "continuous_loss", False):
+                raise ValueError(_refusal(m))
+        symmetric = all(m.is_symmetric for m, _ in components)
+        return ContourPairCurve(components, symmetric, self.max_nodes)
+
+    def compose(self, mechanism: Mechanism | Any, n: int | None = None) -> PrivacyCurve:
+        curve = super().compose(mechanism, n)
+        curve.info["pairs"] = [getattr(p, "info", {}) for p in curve.pairs]
+        return curve
+
+    def __repr__(self) -> str:
+        return f"Contour(max_nodes={self.max_nodes})"
