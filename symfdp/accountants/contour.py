@@ -75,6 +75,7 @@ not decay in :math:`s`; their mechanisms report ``continuous_loss = False``.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Final
 
@@ -96,7 +97,7 @@ U0: Final = math.asinh(40.0)
 #: Largest end of the rule in u: s up to 2e4 sigma.
 U_MAX: Final = math.asinh(2e4)
 #: Relative step-halving change (and truncation) at which the rule stops.
-TRAP_RTOL: Final = 1e-9
+TRAP_RTOL: Final = 1e-8
 #: Largest saddle point s (t = s, or -1 - s on the lower side) searched;
 #: beyond it the integral is bracketed by [0, Chernoff bound].
 S_CAP: Final = 1000.0
@@ -108,7 +109,7 @@ MAX_NODES: Final = 1024
 #: Unit round-off.
 ROUND: Final = float(np.finfo(np.float64).eps)
 #: Relative tolerance of epsilon(delta) on log delta.
-LOG_DELTA_TOL: Final = 1e-10
+LOG_DELTA_TOL: Final = 1e-8
 
 
 def _lower_side(
@@ -521,13 +522,15 @@ class ContourPairCurve:
         e_lo = max(0.0, self.eps_split)
         if d.size == 0 or e_lo >= self.support[1]:
             return eps, err, ok
-        at_lo = self.evaluate(np.array([e_lo]))
+        at_lo = self._at_split
         upper = d < at_lo["delta"][0]
         if upper.any():
             sel = np.flatnonzero(upper)
             e_hi = self._chernoff_end(d[sel])
+            # log delta is concave in the tail, where Newton from the right end
+            # converges monotonically.
             eps[sel], err[sel], ok[sel] = self._solve(
-                d[sel], np.full(sel.size, e_lo), e_hi
+                d[sel], np.full(sel.size, e_lo), e_hi, x0=e_hi
             )
         below = ~upper
         if below.any() and e_lo > 0.0:
@@ -541,10 +544,16 @@ class ContourPairCurve:
         ok &= bool(at_lo["converged"][0])
         return eps, err, ok
 
+    @functools.cached_property
+    def _at_split(self) -> dict[str, FloatArray]:
+        """:meth:`evaluate` at :math:`\\max(0, \varepsilon_{mid})` (once per pair)."""
+        return self.evaluate(np.array([max(0.0, self.eps_split)]))
+
     def _chernoff_end(self, d: FloatArray) -> FloatArray:
         """:math:`\varepsilon(t_{hi})` with the Chernoff bound at the upper
-        saddle point :math:`t_{hi}` below ``d`` (doubling ``t`` up to
-        ``S_CAP``)."""
+        saddle point :math:`t_{hi}` at most ``d``: doubling ``t`` (up to
+        ``S_CAP``), then bisecting :math:`\\log t` between the last two points
+        (real CGF evaluations only), so that the bound is close to ``d``."""
         log_d = np.log(d)
         t_hi = np.ones(d.shape)
         while True:
@@ -559,10 +568,18 @@ class ContourPairCurve:
                 f"searched (t = {S_CAP:g}, next to the end of the loss support); "
                 "use accountants.Numerical instead."
             )
+        t_lo = 0.5 * t_hi
+        for _ in range(30):
+            mid = np.sqrt(t_lo * t_hi)
+            _, log_c = self._chernoff_log(mid)
+            below = log_c <= log_d
+            t_hi = np.where(below, mid, t_hi)
+            t_lo = np.where(below, t_lo, mid)
+        e_hi, _ = self._chernoff_log(t_hi)
         return np.minimum(e_hi, self.support[1])
 
     def _solve(
-        self, d: FloatArray, lo: FloatArray, hi: FloatArray
+        self, d: FloatArray, lo: FloatArray, hi: FloatArray, x0: Any = None
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         log_d = np.log(d)
         state: dict[str, Any] = {}
@@ -570,7 +587,7 @@ class ContourPairCurve:
         def fn(e: FloatArray) -> tuple[FloatArray, FloatArray]:
             res = self.evaluate(e)
             state.update(e=e, res=res)
-            with np.errstate(divide="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore"):
                 return np.log(res["delta"]), res["slope"] / res["delta"]
 
         e = bracketed_newton(
@@ -581,6 +598,7 @@ class ContourPairCurve:
             increasing=False,
             xtol=1e-12,
             ftol=LOG_DELTA_TOL,
+            x0=x0,
             check_bracket=False,
         )
         if not np.array_equal(state.get("e"), e):

@@ -33,7 +33,7 @@ integrand grows by at most :math:`e^{y^2/2}` (Gaussian factor),
 y/2)^{-\tau}`; the aliasing error is below :math:`e^{-2\pi y/h}` times that
 (Trefethen & Weideman 2014, Thm 5.1), so the step is the largest :math:`h` with
 :math:`2\pi y/h - y^2/2 - |\operatorname{Im} w|\mu y + \tau\log\cos(\mu y/2)
-\ge 40` over :math:`y`, rounded down to a power of two. The rule spans the
+\ge 40` over :math:`y`. The rule spans the
 tilted law :math:`\propto e^{-x^2/2 + (\operatorname{Re} w)\,a(x)}` as in
 :meth:`~symfdp.mechanisms.SubsampledGaussian._tilted_base_rule`.
 """
@@ -146,7 +146,7 @@ def _range(mu: float, p: float, re_lo: float, re_hi: float) -> tuple[float, floa
 
 
 def _step(mu: float, p: float, re_lo: float, re_hi: float, s_max: float) -> float:
-    r"""Largest power-of-two step whose aliasing error is below
+    r"""Largest step whose aliasing error is below
     :math:`e^{-40}` (relative to :math:`\max(1, G(\operatorname{Re} w))`) for
     every :math:`w` with real part in ``[re_lo, re_hi]`` and :math:`|\operatorname{Im}
     w| \le` ``s_max``.
@@ -183,7 +183,7 @@ def _step(mu: float, p: float, re_lo: float, re_hi: float, s_max: float) -> floa
         size = max(float(size_pow), float(size_lin)) - scale
         h = 2.0 * math.pi * y / (ALIAS_DIGITS + math.log(xc.size) + max(size, 0.0))
         best = max(best, h)
-    return 2.0 ** math.floor(math.log2(min(best, 0.25)))
+    return min(best, 0.25)
 
 
 def _bucket_up(v: float) -> float:
