@@ -104,6 +104,8 @@ S_CAP: Final = 1000.0
 #: Below this distance to the nearer pole, in units of K''(t)^{-1/2}, the
 #: middle line -1 < t < 0 is used.
 POLE_RATIO: Final = 0.3
+#: Above this many alphas, the trade-off is the envelope of a dense table.
+DENSE_ALPHAS: Final = 64
 #: Default node cap (per eps).
 MAX_NODES: Final = 1024
 #: Unit round-off.
@@ -299,17 +301,18 @@ class ContourPairCurve:
             size = np.abs(val)
             # Rounding of the exponent: the magnitudes of its terms.
             mag = 4.0 + np.abs(k) + np.abs(e0[rows, None]) + np.abs(s * er)
-            return val.real, (-z * val).real, size, size * mag
+            d = np.stack(((-z * val).real, (z * z * val).real))
+            return val.real, d, size, size * mag
 
         # k = 0: val = 1 (times sigma); the derivative term is -t sigma.
         g0 = sigma.copy()
-        d0 = -t * sigma
+        d0 = np.stack((-t * sigma, t * t * sigma))
         h = np.full(m, U0 / N0)
         nodes = N0
         u = h[:, None] * np.arange(1, N0 + 1)
         rows = np.arange(m)
         g, d, size, rnd = terms(rows, u)
-        s_g, s_d, s_r = g.sum(1), d.sum(1), rnd.sum(1) + g0 * (4.0 + 2.0 * np.abs(e0))
+        s_g, s_d, s_r = g.sum(1), d.sum(2), rnd.sum(1) + g0 * (4.0 + 2.0 * np.abs(e0))
         tail = 2.0 * np.max(size[:, -max(1, N0 // 8) :], axis=1)
         total = h * (0.5 * g0 + s_g)
         diff = np.full(m, np.inf)
@@ -341,7 +344,7 @@ class ContourPairCurve:
                 failed[active] = True
                 break
             s_g[active] += g.sum(1)
-            s_d[active] += d.sum(1)
+            s_d[:, active] += d.sum(2)
             s_r[active] += rnd.sum(1)
             h_new = np.where(extend, ha, 0.5 * ha)
             u_top = h_new * 2 * nodes
@@ -364,11 +367,13 @@ class ContourPairCurve:
             )
             log_i = scale + np.log(np.abs(integral))
             sign = np.sign(integral) * np.sign(tt[:, 0])
-            slope = deriv / integral
+            slope = deriv[0] / integral
+            curvature = deriv[1] / integral
         return {
             "log_i": log_i,
             "sign": sign,
             "slope": slope,
+            "curvature": curvature,
             "rel_err": np.where(np.isfinite(rel), rel, np.inf),
             "converged": done,
             "nodes": np.full(m, nodes),
@@ -419,12 +424,18 @@ class ContourPairCurve:
                 jobs.append(("middle", idx[near], self.saddle(e[idx[near]], "middle")))
             keep = ~near
             jobs.append((side, idx[keep], (t[keep], sigma[keep], capped[keep])))
+        # alpha = P_P(L > eps) = -e^{-eps} delta', beta = P_Q(L <= eps)
+        # = 1 - delta + delta' and d alpha / d eps (the trade-off's points).
+        alpha = np.where(e >= self.support[1], 0.0, 1.0)
+        beta = 1.0 - alpha
+        d_alpha = np.zeros(e.shape)
         for side, idx, (t, sigma, capped) in jobs:
             if idx.size == 0:
                 continue
             es = e[idx]
             val = np.zeros(es.shape)
-            d_int = np.zeros(es.shape)
+            d1 = np.zeros(es.shape)
+            d2 = np.zeros(es.shape)
             rel_err = np.ones(es.shape)
             converged = np.ones(es.shape, dtype=bool)
             free = ~capped
@@ -432,22 +443,41 @@ class ContourPairCurve:
                 res = self.integral(es[free], t[free], sigma[free])
                 with np.errstate(over="ignore"):
                     val[free] = res["sign"] * np.exp(res["log_i"])
-                d_int[free] = val[free] * res["slope"]
+                d1[free] = val[free] * res["slope"]
+                d2[free] = val[free] * res["curvature"]
                 rel_err[free] = res["rel_err"]
                 converged[free] = res["converged"]
             if capped.any():
                 # The integral lies in [0, C]: reported as C/2 +- C/2.
                 val[capped] = 0.5 * np.exp(self.log_chernoff(es[capped], t[capped]))
-            if side == "upper":
-                delta[idx], slope[idx] = val, d_int
-            elif side == "middle":
-                delta[idx], slope[idx] = 1.0 + val, d_int
-            else:
-                delta[idx], slope[idx] = _lower_side(es, val, d_int)
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                scale = np.exp(np.minimum(-es, 700.0))
+                if side == "upper":
+                    delta[idx], slope[idx] = val, d1
+                    alpha[idx] = -scale * d1
+                    beta[idx] = 1.0 - val + d1
+                elif side == "middle":
+                    delta[idx], slope[idx] = 1.0 + val, d1
+                    alpha[idx] = -scale * d1
+                    beta[idx] = d1 - val
+                else:
+                    delta[idx], slope[idx] = _lower_side(es, val, d1)
+                    alpha[idx] = 1.0 - scale * d1
+                    beta[idx] = d1 - val
+                d_alpha[idx] = scale * (d1 - d2)
+            alpha[idx[capped]] = np.nan
             # The integral's error and one rounding of the result.
             err[idx] = np.abs(val) * rel_err + ROUND * np.abs(delta[idx])
             ok[idx] = converged
-        return {"delta": delta, "error": err, "slope": slope, "converged": ok}
+        return {
+            "delta": delta,
+            "error": err,
+            "slope": slope,
+            "converged": ok,
+            "alpha": alpha,
+            "beta": beta,
+            "d_alpha": d_alpha,
+        }
 
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``(delta(eps), estimated absolute error)``; the estimate is ``inf``
@@ -609,10 +639,11 @@ class ContourPairCurve:
         return e, err, res["converged"]
 
     # ------------------------------------------------------------ trade-off
-    def profile_grid(self, points: int = 160) -> FloatArray:
+    def profile_grid(self, points: int = 48) -> FloatArray:
         """The eps grid of :meth:`tradeoff`: images :math:`\\varepsilon(t)` of
-        log-spaced saddle points on each side, from the split point to where the
-        Chernoff bound falls below 1e-17."""
+        log-spaced saddle points on the upper side, from the split point to where
+        the Chernoff bound falls below 1e-17, and of their mirror images
+        :math:`-1 - t` on the lower side."""
         t_lo = float(self.saddle(np.array([self.eps_split]), "upper")[0][0])
         t_hi = min(max(2.0 * t_lo, 1.0), S_CAP)
         while t_hi < S_CAP:
@@ -622,27 +653,120 @@ class ContourPairCurve:
             t_hi = min(2.0 * t_hi, S_CAP)
         s = np.geomspace(t_lo, t_hi, points)
         k1 = self.cgf(s)[1]
-        grids = [k1 - 1.0 / s - 1.0 / (1.0 + s), np.array([self.eps_split, 0.0])]
-        if not self.symmetric:
-            k1_low = self.cgf(-1.0 - s)[1]
-            grids.append(k1_low + 1.0 / s + 1.0 / (1.0 + s))
+        # The lower side reaches further (alpha close to 1, where the reflected
+        # curve of the symmetrisation needs f > 0).
+        s_low = np.geomspace(t_lo, min(8.0 * t_hi, S_CAP), 2 * points)
+        k1_low = self.cgf(-1.0 - s_low)[1]
+        grids = [
+            k1 - 1.0 / s - 1.0 / (1.0 + s),
+            k1_low + 1.0 / s_low + 1.0 / (1.0 + s_low),
+            np.array([self.eps_split, 0.0]),
+        ]
         eps = np.unique(np.concatenate(grids))
         lo, hi = self.support
-        eps = eps[(eps > lo) & (eps < hi) & np.isfinite(eps)]
-        return eps[eps >= 0.0] if self.symmetric else eps
+        return eps[(eps > lo) & (eps < hi) & np.isfinite(eps)]
+
+    @staticmethod
+    def _hermite(
+        target: FloatArray, eps: FloatArray, alpha: FloatArray, beta: FloatArray
+    ) -> FloatArray:
+        """Cubic Hermite interpolation of the exact points ``(alpha_k, beta_k)``
+        with their exact slopes :math:`-e^{\\varepsilon_k}`; 0 outside the
+        table (the caller's supporting lines serve there)."""
+        order = np.argsort(alpha)
+        x, y = alpha[order], beta[order]
+        dy = -np.exp(np.minimum(eps[order], 700.0))
+        out = np.zeros(target.shape)
+        j = np.searchsorted(x, target) - 1
+        ok = (j >= 0) & (j < x.size - 1)
+        j = j[ok]
+        h = x[j + 1] - x[j]
+        good = h > 0
+        u = np.where(good, (target[ok] - x[j]) / np.where(good, h, 1.0), 0.0)
+        h00 = (1 + 2 * u) * (1 - u) ** 2
+        h10 = u * (1 - u) ** 2
+        h01 = u * u * (3 - 2 * u)
+        h11 = u * u * (u - 1)
+        val = h00 * y[j] + h10 * h * dy[j] + h01 * y[j + 1] + h11 * h * dy[j + 1]
+        out[ok] = np.where(good, val, y[j])
+        return out
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        r""":math:`f(\alpha) = \max\{0, \sup_\varepsilon 1 - \delta(\varepsilon) -
-        e^\varepsilon\alpha\}` (Dong et al. 2019, Prop. 2.8) over
-        :meth:`profile_grid`, refined between grid points by golden-section
-        search (:func:`symfdp.tradeoff.tradeoff_from_profile`)."""
-        from symfdp import tradeoff as T
+        r""":math:`f(\alpha) = T(P^n, Q^n)(\alpha)`.
 
+        For a continuous loss the trade-off is parametrised by
+        :math:`\varepsilon`: the Neyman–Pearson test rejecting when
+        :math:`L > \varepsilon` has :math:`\alpha(\varepsilon) = P_P(L >
+        \varepsilon) = -e^{-\varepsilon}\delta'(\varepsilon)` and
+        :math:`f(\alpha(\varepsilon)) = P_Q(L \le \varepsilon) = 1 -
+        \delta(\varepsilon) + \delta'(\varepsilon)` (Dong et al. 2019, Prop.
+        2.8: the supporting line of slope :math:`-e^\varepsilon`), and
+        :math:`\delta'`, :math:`\delta''` are contour integrals on the same
+        nodes (:math:`-z` and :math:`z^2` times the integrand). Each
+        :math:`\alpha` is solved for :math:`\varepsilon` by safeguarded Newton
+        on :math:`\log\alpha(\varepsilon)` from a bracket in the table of
+        :meth:`profile_grid`; outside the table's range the supporting lines
+        :math:`1 - \delta(\varepsilon_k) - e^{\varepsilon_k}\alpha` of its
+        points are used.
+
+        Raises:
+            ValueError: the contour integral did not converge at a point.
+        """
         a = np.asarray(alpha, dtype=np.float64)
-        out = T.tradeoff_from_profile(
-            self.delta, a, self.profile_grid(), symmetric=self.symmetric, refine=True
-        )
-        return np.asarray(out, dtype=np.float64).reshape(a.shape)
+        flat = a.reshape(-1)
+        # Many points (a tabulation): the envelope of a denser table only.
+        dense = flat.size > DENSE_ALPHAS
+        grid = self.profile_grid(points=256 if dense else 48)
+        tab = self.evaluate(grid)
+        self._require(tab["converged"], grid)
+        keep = np.isfinite(tab["alpha"])
+        g_eps, g_alpha = grid[keep], tab["alpha"][keep]
+        g_delta = tab["delta"][keep]
+        with np.errstate(over="ignore"):
+            lines = 1.0 - g_delta[None, :] - np.exp(g_eps)[None, :] * flat[:, None]
+        out = np.maximum(np.max(lines, axis=1, initial=0.0), 0.0)
+        if dense:
+            out = np.maximum(
+                out, self._hermite(flat, g_eps, g_alpha, tab["beta"][keep])
+            )
+        # alpha(eps) is decreasing; interior targets are solved exactly.
+        inner = (flat < g_alpha.max()) & (flat > g_alpha.min()) & (flat > 0)
+        inner &= not dense
+        if inner.any():
+            order = np.argsort(g_eps)
+            ge, ga = g_eps[order], g_alpha[order]
+            target = flat[inner]
+            # The last table point with alpha >= target, and the next one.
+            k = np.sum(ga[None, :] >= target[:, None], axis=1) - 1
+            k = np.clip(k, 0, ge.size - 2)
+            state: dict[str, Any] = {}
+
+            def fn(e: FloatArray) -> tuple[FloatArray, FloatArray]:
+                res = self.evaluate(e)
+                state.update(e=e, res=res)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    return np.log(res["alpha"]), res["d_alpha"] / res["alpha"]
+
+            e_star = bracketed_newton(
+                fn,
+                np.log(target),
+                ge[k],
+                ge[k + 1],
+                increasing=False,
+                xtol=1e-13,
+                ftol=1e-12,
+                check_bracket=False,
+            )
+            if not np.array_equal(state.get("e"), e_star):
+                fn(e_star)
+            res = state["res"]
+            self._require(res["converged"], e_star)
+            # First-order correction along the supporting line of slope -e^eps.
+            with np.errstate(over="ignore", invalid="ignore"):
+                exact = res["beta"] - np.exp(e_star) * (target - res["alpha"])
+            out[inner] = np.maximum(out[inner], np.where(np.isfinite(exact), exact, 0))
+        out = np.clip(out, 0.0, 1.0 - flat)
+        return out.reshape(a.shape)
 
 
 class Contour(Accountant):

@@ -319,9 +319,11 @@ class SubsampledGaussianLogMGF:
         half = np.sin(0.5 * vi)
         cos_v = 1.0 - 2.0 * half * half
         sin_v = 2.0 * half * np.cos(0.5 * vi)
-        re = (em1 * cos_v - 2.0 * rule.w[None, :] * half * half).sum(axis=1)
-        im = (ex * sin_v).sum(axis=1)
-        out = clog1p(re + 1j * im - w * float(np.sum(rule.wu)))
+        # Rows with overflowing terms are replaced below (log-sum-exp).
+        with np.errstate(over="ignore", invalid="ignore"):
+            re = (em1 * cos_v - 2.0 * rule.w[None, :] * half * half).sum(axis=1)
+            im = (ex * sin_v).sum(axis=1)
+            out = clog1p(re + 1j * im - w * float(np.sum(rule.wu)))
         big = np.max(expo, axis=1) > 30.0
         if big.any():
             # Terms far above 1: log-sum-exp (no cancellation against the 1).

@@ -138,6 +138,14 @@ def test_slides_tail_cases_inside_numerical_bracket():
     assert got[-1] < 2e-13
 
 
+def test_symmetrised_tradeoff_inside_numerical_bracket():
+    m = M.SubsampledGaussian(sigma=1.0, p=0.01)
+    alpha = np.array([1e-8, 1e-5, 1e-3, 0.01, 0.1, 0.3, 0.6, 0.9, 0.999])
+    got = A.Contour().compose(m, 2000).tradeoff(alpha)
+    lo, hi = A.Numerical().compose(m, 2000).tradeoff_bounds(alpha)
+    assert np.all((got >= lo - 1e-9) & (got <= hi + 1e-9))
+
+
 def test_heterogeneous_composition_inside_numerical_bracket():
     mix = [
         (M.SubsampledGaussian(sigma=1.0, p=0.01), 1000),
