@@ -108,8 +108,13 @@ def grid_case(sigma: float, p: float, n: int, numerical_ok: bool) -> dict[str, A
             try:
                 t_c, (eps, err) = timed(lambda d=d: contour_eps(contour, d))
                 row["contour"] = {"eps": eps, "error": err, "query_s": t_c}
-            except ValueError as exc:
-                row["contour"] = {"refused": str(exc)}
+                if not math.isfinite(err):
+                    row["contour"]["note"] = (
+                        "not converged (an upper bound from the Chernoff end, or "
+                        "the last iterate); epsilon() raises here"
+                    )
+            except Exception as exc:  # recorded, not fatal
+                row["contour"] = {"refused": f"{type(exc).__name__}: {exc}"}
         t_s, eps_s = timed(lambda d=d: float(saddle.epsilon(d)))
         row["saddlepoint2"] = {"eps": eps_s, "query_s": t_s}
         if "lo" in num_rec:

@@ -611,28 +611,36 @@ class ContourPairCurve:
     def _solve(
         self, d: FloatArray, lo: FloatArray, hi: FloatArray, x0: Any = None
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Newton on ``log delta`` in ``[lo, hi]``. Where an evaluation does not
+        converge, every entry returns ``hi`` (an upper bound on the answer when
+        ``hi`` is the Chernoff end) with an infinite error, not converged."""
         log_d = np.log(d)
         state: dict[str, Any] = {}
 
         def fn(e: FloatArray) -> tuple[FloatArray, FloatArray]:
             res = self.evaluate(e)
+            if not np.all(res["converged"]):
+                raise _NotConverged
             state.update(e=e, res=res)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.log(res["delta"]), res["slope"] / res["delta"]
 
-        e = bracketed_newton(
-            fn,
-            log_d,
-            lo,
-            np.maximum(hi, lo),
-            increasing=False,
-            xtol=1e-12,
-            ftol=LOG_DELTA_TOL,
-            x0=x0,
-            check_bracket=False,
-        )
-        if not np.array_equal(state.get("e"), e):
-            fn(e)
+        try:
+            e = bracketed_newton(
+                fn,
+                log_d,
+                lo,
+                np.maximum(hi, lo),
+                increasing=False,
+                xtol=1e-12,
+                ftol=LOG_DELTA_TOL,
+                x0=x0,
+                check_bracket=False,
+            )
+            if not np.array_equal(state.get("e"), e):
+                fn(e)
+        except (_NotConverged, RuntimeError):
+            return np.maximum(hi, lo), np.full(d.shape, np.inf), np.zeros(d.shape, bool)
         res = state["res"]
         resid = np.abs(res["delta"] - d)
         err = (res["error"] + resid) / np.abs(res["slope"])

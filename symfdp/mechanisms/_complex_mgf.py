@@ -60,7 +60,7 @@ HALF_WIDTH: Final = 14.0
 #: -log of the aliasing error aimed at by the step rule (e^{-40} ~ 4e-18).
 ALIAS_DIGITS: Final = 40.0
 #: Largest rule (nodes) and largest work array (entries) of one evaluation.
-MAX_NODES: Final = 2**20
+MAX_NODES: Final = 2**18
 CHUNK: Final = 2**21
 
 
