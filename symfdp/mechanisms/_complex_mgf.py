@@ -133,7 +133,8 @@ def _log_mix_complex(x: FloatArray, y: float, mu: float, p: float) -> ComplexArr
     a1 = math.log1p(-p)
     a2 = math.log(p) + mu * x - 0.5 * mu * mu + 1j * mu * y
     m = np.maximum(a1, a2.real)
-    return m + np.log(np.exp(a1 - m) + np.exp(a2 - m))
+    out: ComplexArray = m + np.log(np.exp(a1 - m) + np.exp(a2 - m))
+    return out
 
 
 def _range(mu: float, p: float, re_lo: float, re_hi: float) -> tuple[float, float]:

@@ -1,76 +1,10 @@
-r"""``Contour``: the privacy profile as a contour integral, evaluated numerically.
+r"""``ContourPairCurve``: the contour integral of one composed pair.
 
-Direction as in :mod:`symfdp.accountants.saddlepoint`: symfdp's loss is
-:math:`L = \log dQ/dP`, :math:`\delta(\varepsilon) = E_Q[(1 - e^{\varepsilon -
-L})_+]`, and the slides' :math:`K_L` is :math:`K(z) = \sum_i n_i \log M_i(z)`,
-:math:`M_i(z) = E_Q[e^{zL_i}]`.
-
-Upper side (Alghamdi et al. 2022, CF-S3). For every :math:`t > 0` with
-:math:`K(t) < \infty`,
-
-.. math::  \delta(\varepsilon) = \frac{1}{2\pi}\int_{-\infty}^{\infty}
-           e^{F_\varepsilon(t + is)}\,ds, \qquad F_\varepsilon(z) = K(z) -
-           z\varepsilon - \log z - \log(1+z),
-
-an equality (Fourier inversion of :math:`E_Q[h(L)]` with the two-sided Laplace
-transform :math:`\int e^{-zl}(1 - e^{\varepsilon - l})_+\,dl =
-e^{-z\varepsilon}/(z(1+z))`). It holds for any such :math:`t`; the accountant
-takes the saddle point :math:`t_*` (CF-S4, :math:`K'(t) = \varepsilon + 1/t +
-1/(1+t)`), where the integrand is concentrated on a scale :math:`\sigma =
-F''_\varepsilon(t_*)^{-1/2}` and does not oscillate near :math:`s = 0`.
-
-Lower side. For :math:`\varepsilon` below the split point
-:math:`\varepsilon_{mid} = K'(-\tfrac12)` (0 for symmetric pairs) the saddle
-point would approach the pole at 0, and the complementary representation is
-used (the line moved across the poles at 0 and -1, residues 1 and
-:math:`-e^{\varepsilon + K(-1)}`):
-
-.. math::  \delta(\varepsilon) = 1 - e^{\varepsilon + K(-1)} + \frac{1}{2\pi}
-           \int e^{F_\varepsilon(t + is)}\,ds, \qquad t < -1,
-
-with the saddle point :math:`t_* < -1` of the same equation; both terms are
-non-negative, so no cancellation occurs. Only mutually continuous pairs are
-served, so :math:`K(-1) = 0`. Exactly, :math:`\delta = 0` for
-:math:`\varepsilon \ge \operatorname{ess\,sup} L` and :math:`\delta = 1 -
-e^{\varepsilon}` for :math:`\varepsilon \le \operatorname{ess\,inf} L`.
-
-Evaluation. :math:`K(z)` comes from the components' complex log-MGFs
-(:mod:`symfdp.mechanisms._complex_mgf`): closed form for the Gaussian, a cached
-trapezoid rule in the Gaussian variable for the subsampled Gaussian. For
-integer counts :math:`e^{\sum_i n_i \operatorname{Log} M_i(z)} = \prod_i
-M_i(z)^{n_i}` for the principal logarithm, so no branch of the logarithm
-matters. The real part of the integrand is even in :math:`s`, so
-:math:`\delta = \frac{1}{\pi}\int_0^\infty \operatorname{Re}
-e^{F_\varepsilon(t+is)}\,ds`, integrated by the trapezoid rule after the
-substitution :math:`s = \sigma \sinh u` (which turns the algebraic decay
-:math:`|z(1+z)|^{-1}` of a slowly decaying characteristic function into an
-exponential one). The rule starts with ``N0`` nodes on :math:`[0, U_0]`,
-:math:`U_0 = \operatorname{asinh} 40`, and doubles the nodes (halving the step,
-or doubling :math:`U` while the integrand at :math:`U` is not negligible) until
-the step-halving change is below ``TRAP_RTOL`` relative, up to ``max_nodes``.
-Cost: independent of the number of compositions.
-
-Error estimate (:meth:`ContourPairCurve.delta_and_error`). The step-halving
-difference :math:`|I_h - I_{h/2}|` (the trapezoid rule of an integrand analytic
-in a strip converges geometrically, so it bounds the error of the finer value
-once the rule converges; Trefethen & Weideman 2014, Sec. 5), plus the truncation
-(:math:`|\text{integrand}|` near :math:`U` times its e-folding length in
-:math:`u`), plus the rounding of the exponent (:math:`2^{-52}` times
-:math:`\sum |\text{term}|(4 + \text{magnitudes of the exponent's terms})`,
-and the same for the normalisation :math:`K(t_*) - t_*\varepsilon`). The
-halving difference is a generous estimate (the finer value is usually far
-better: a measured 1e-16 where the estimate says 1e-10), and never small where
-the rule is still far from converged. Where the rule has not converged within
-``max_nodes`` (too few compositions: the characteristic function of the tilted
-loss does not decay, e.g. a near-atom for a small expected number of sampled
-steps :math:`np`), the estimate is ``inf`` and ``delta``/``epsilon`` raise
-``ValueError`` naming Numerical. The saddle-point solve needs no tolerance of
-its own: any :math:`t` on the correct side gives the exact integral,
-:math:`t_*` only makes it cheap.
-
-Refused (``ValueError`` at ``compose``): losses with atoms or a lattice
-(``PureDP``, ``Laplace``, ``SubsampledLaplace``), for which the integrand does
-not decay in :math:`s`; their mechanisms report ``continuous_loss = False``.
+It chooses the line (upper, middle or lower saddle point), evaluates the
+integral (:func:`~symfdp.accountants.contour._integral.trapezoid_integral`) and
+answers :math:`\delta(\varepsilon)`, :math:`\varepsilon(\delta)`, the
+trade-off and their error estimates. The mathematics is in
+:mod:`symfdp.accountants.contour`.
 """
 
 from __future__ import annotations
@@ -83,21 +17,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from symfdp.accountants.base import Accountant, Components
-from symfdp.curve import PrivacyCurve
+from symfdp.accountants.base import Components
+from symfdp.accountants.contour._integral import (
+    MAX_NODES,
+    ROUND,
+    trapezoid_integral,
+)
 from symfdp.mechanisms._complex_mgf import LogMGF, log_mgf
-from symfdp.mechanisms.base import FloatArray, Mechanism, QuadratureLimitError
+from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.roots import bracketed_newton, positive_root
 
-__all__ = ["Contour", "ContourPairCurve"]
+__all__ = ["ContourPairCurve", "refusal"]
 
-#: Nodes of the first trapezoid rule in u (s = sigma sinh u) and its end.
-N0: Final = 16
-U0: Final = math.asinh(40.0)
-#: Largest end of the rule in u: s up to 2e4 sigma.
-U_MAX: Final = math.asinh(2e4)
-#: Relative step-halving change (and truncation) at which the rule stops.
-TRAP_RTOL: Final = 1e-8
 #: Largest saddle point s (t = s, or -1 - s on the lower side) searched;
 #: beyond it the integral is bracketed by [0, Chernoff bound].
 S_CAP: Final = 1000.0
@@ -106,10 +37,7 @@ S_CAP: Final = 1000.0
 POLE_RATIO: Final = 0.3
 #: Above this many alphas, the trade-off is the envelope of a dense table.
 DENSE_ALPHAS: Final = 64
-#: Default node cap (per eps).
-MAX_NODES: Final = 1024
-#: Unit round-off.
-ROUND: Final = float(np.finfo(np.float64).eps)
+
 #: Relative tolerance of epsilon(delta) on log delta.
 LOG_DELTA_TOL: Final = 1e-8
 
@@ -133,7 +61,8 @@ def _lower_side(
     return delta, slope
 
 
-def _refusal(m: Mechanism) -> str:
+def refusal(m: Mechanism) -> str:
+    """The message of the ``ValueError`` refusing ``m`` (names Numerical)."""
     return (
         f"Contour cannot serve {m!r}: its privacy loss has atoms or lives on a "
         "lattice (or no complex moment generating function is implemented for it), "
@@ -166,7 +95,7 @@ class ContourPairCurve:
         for m, n in components:
             fn = log_mgf(m)
             if fn is None:
-                raise ValueError(_refusal(m))
+                raise ValueError(refusal(m))
             parts.append((fn, int(n)))
         self._parts = tuple(parts)
         lo = hi = 0.0
@@ -269,115 +198,12 @@ class ContourPairCurve:
         s = np.where(t > 0, t, -1.0 - t)
         return k0 - t * eps + s * np.log(s / (1.0 + s)) - np.log1p(s)
 
-    # ------------------------------------------------------------ integral
     def integral(
         self, eps: FloatArray, t: FloatArray, sigma: FloatArray
     ) -> dict[str, FloatArray]:
-        r"""The contour integral :math:`I = \frac{1}{2\pi}\int e^{F_\varepsilon(t
-        + is)}ds` on the line through ``t``, adaptively.
-
-        Returns a dict of arrays: ``log_i`` (:math:`\log |I|`), ``sign``,
-        ``slope``
-        (:math:`\partial_\varepsilon I / I = -\frac{1}{2\pi I}\int z
-        e^{F_\varepsilon}ds`), ``rel_err`` (estimated relative error of
-        :math:`I`) and ``converged``.
-        """
-        m = eps.size
-        e0 = self.log_mgf(t.astype(np.complex128)).real
-        scale = e0 - t * eps - np.log(np.abs(t * (1.0 + t)))
-        tt = (t * (1.0 + t))[:, None]
-
-        def terms(
-            rows: Any, u: FloatArray
-        ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-            sig, tr, er = sigma[rows, None], t[rows, None], eps[rows, None]
-            s = sig * np.sinh(u)
-            jac = sig * np.cosh(u)
-            z = tr + 1j * s
-            k = self.log_mgf(z)
-            phi = k - e0[rows, None] - 1j * s * er
-            with np.errstate(under="ignore", over="ignore"):
-                val = np.exp(phi) * tt[rows] / (z * (1.0 + z)) * jac
-            size = np.abs(val)
-            # Rounding of the exponent: the magnitudes of its terms.
-            mag = 4.0 + np.abs(k) + np.abs(e0[rows, None]) + np.abs(s * er)
-            d = np.stack(((-z * val).real, (z * z * val).real))
-            return val.real, d, size, size * mag
-
-        # k = 0: val = 1 (times sigma); the derivative term is -t sigma.
-        g0 = sigma.copy()
-        d0 = np.stack((-t * sigma, t * t * sigma))
-        h = np.full(m, U0 / N0)
-        nodes = N0
-        u = h[:, None] * np.arange(1, N0 + 1)
-        rows = np.arange(m)
-        g, d, size, rnd = terms(rows, u)
-        s_g, s_d, s_r = g.sum(1), d.sum(2), rnd.sum(1) + g0 * (4.0 + 2.0 * np.abs(e0))
-        tail = 2.0 * np.max(size[:, -max(1, N0 // 8) :], axis=1)
-        total = h * (0.5 * g0 + s_g)
-        diff = np.full(m, np.inf)
-        refined = np.zeros(m, dtype=bool)
-        done = np.zeros(m, dtype=bool)
-        failed = np.zeros(m, dtype=bool)
-        while True:
-            tol = TRAP_RTOL * np.abs(total)
-            done = refined & (diff <= tol) & (tail <= tol)
-            # Extending beyond U_MAX means a characteristic function that has not
-            # decayed at s = sigma sinh(U_MAX): the rule gives up there.
-            extend_all = tail > tol
-            failed |= ~done & extend_all & (2.0 * h * nodes > U_MAX)
-            active = np.flatnonzero(~done & ~failed)
-            if active.size == 0 or 2 * nodes > self.max_nodes:
-                break
-            extend = extend_all[active]
-            ha = h[active]
-            k = np.arange(1, nodes + 1)
-            u_end = ha * nodes
-            u_new = np.where(
-                extend[:, None],
-                u_end[:, None] + ha[:, None] * k,
-                0.5 * ha[:, None] * (2 * k - 1),
-            )
-            try:
-                g, d, size, rnd = terms(active, u_new)
-            except QuadratureLimitError:
-                failed[active] = True
-                break
-            s_g[active] += g.sum(1)
-            s_d[:, active] += d.sum(2)
-            s_r[active] += rnd.sum(1)
-            h_new = np.where(extend, ha, 0.5 * ha)
-            u_top = h_new * 2 * nodes
-            near = u_new >= (u_top - np.maximum(0.5, h_new))[:, None]
-            last = np.max(np.where(near, size, 0.0), axis=1)
-            tail[active] = np.where(extend, 2.0 * last, np.maximum(2.0 * last, 0.0))
-            new_total = h_new * (0.5 * g0[active] + s_g[active])
-            diff[active] = np.where(extend, np.inf, np.abs(new_total - total[active]))
-            refined[active] = ~extend
-            total[active] = new_total
-            h[active] = h_new
-            nodes *= 2
-        done &= ~failed
-        integral = total / math.pi
-        deriv = h * (0.5 * d0 + s_d) / math.pi
-        with np.errstate(divide="ignore", invalid="ignore"):
-            trap = np.where(done, diff, np.inf)
-            rel = (trap + tail) / np.abs(total) + ROUND * (
-                h * s_r / np.abs(total) + 8.0 + 2.0 * np.abs(e0) + np.abs(t * eps)
-            )
-            log_i = scale + np.log(np.abs(integral))
-            sign = np.sign(integral) * np.sign(tt[:, 0])
-            slope = deriv[0] / integral
-            curvature = deriv[1] / integral
-        return {
-            "log_i": log_i,
-            "sign": sign,
-            "slope": slope,
-            "curvature": curvature,
-            "rel_err": np.where(np.isfinite(rel), rel, np.inf),
-            "converged": done,
-            "nodes": np.full(m, nodes),
-        }
+        """:func:`~symfdp.accountants.contour._integral.trapezoid_integral` on
+        the line through ``t`` (``sigma``: the saddle point's scale)."""
+        return trapezoid_integral(self.log_mgf, eps, t, sigma, self.max_nodes)
 
     # ------------------------------------------------------------ delta
     def _regions(self, e: FloatArray) -> dict[str, Any]:
@@ -775,55 +601,3 @@ class ContourPairCurve:
             out[inner] = np.maximum(out[inner], np.where(np.isfinite(exact), exact, 0))
         out = np.clip(out, 0.0, 1.0 - flat)
         return out.reshape(a.shape)
-
-
-class Contour(Accountant):
-    r"""The privacy profile as the exact contour integral of Alghamdi et al.
-    (2022), CF-S3, evaluated numerically along the line through the saddle
-    point; the cost is independent of ``n``.
-
-    Serves compositions of Gaussian and Poisson-subsampled Gaussian mechanisms
-    (any mix, add/remove/both); refuses losses with atoms (``ValueError``
-    naming ``accountants.Numerical``).
-
-    Args:
-        max_nodes: Node cap of the trapezoid rule per eps (beyond it the
-            integral is declared not converged).
-        warn_rel_error: Relative error estimate above which the public queries
-            warn (used by :class:`~symfdp.curve.PrivacyCurve`).
-
-    Example:
-        >>> from symfdp import mechanisms as M
-        >>> curve = Contour().compose(M.Gaussian(mu=0.5), n=16)
-        >>> exact = float(M.Gaussian(mu=2.0).privacy_profile(1.0))
-        >>> abs(curve.delta(1.0) / exact - 1) < 1e-10
-        True
-    """
-
-    method = "Contour"
-    certified = False
-
-    def __init__(
-        self, max_nodes: int = MAX_NODES, warn_rel_error: float = 0.05
-    ) -> None:
-        if isinstance(max_nodes, bool) or int(max_nodes) < 4 * N0:
-            raise ValueError(
-                f"max_nodes must be an integer >= {4 * N0}. Found {max_nodes!r}."
-            )
-        self.max_nodes = int(max_nodes)
-        self.warn_rel_error = warn_rel_error
-
-    def compose_pair(self, components: Components) -> Any:
-        for m, _ in components:
-            if not getattr(m, "continuous_loss", False):
-                raise ValueError(_refusal(m))
-        symmetric = all(m.is_symmetric for m, _ in components)
-        return ContourPairCurve(components, symmetric, self.max_nodes)
-
-    def compose(self, mechanism: Mechanism | Any, n: int | None = None) -> PrivacyCurve:
-        curve = super().compose(mechanism, n)
-        curve.info["pairs"] = [getattr(p, "info", {}) for p in curve.pairs]
-        return curve
-
-    def __repr__(self) -> str:
-        return f"Contour(max_nodes={self.max_nodes})"
