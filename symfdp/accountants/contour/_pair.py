@@ -38,6 +38,9 @@ POLE_RATIO: Final = 0.3
 #: Above this many alphas, the trade-off is the envelope of a dense table.
 DENSE_ALPHAS: Final = 64
 
+#: Newton iterates of epsilon(delta) whose integral may fail to converge
+#: before the solve gives up (each costs a full, capped trapezoid rule).
+MAX_FAILED_ITERATES: Final = 2
 #: Relative tolerance of epsilon(delta) on log delta.
 LOG_DELTA_TOL: Final = 1e-8
 
@@ -69,10 +72,6 @@ def refusal(m: Mechanism) -> str:
         "so the contour integrand does not decay. Use accountants.Numerical "
         "(certified) instead."
     )
-
-
-class _NotConverged(Exception):
-    """The trapezoid rule did not converge within the node cap."""
 
 
 class ContourPairCurve:
@@ -437,16 +436,26 @@ class ContourPairCurve:
     def _solve(
         self, d: FloatArray, lo: FloatArray, hi: FloatArray, x0: Any = None
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Newton on ``log delta`` in ``[lo, hi]``. Where an evaluation does not
-        converge, every entry returns ``hi`` (an upper bound on the answer when
-        ``hi`` is the Chernoff end) with an infinite error, not converged."""
+        """Newton on ``log delta`` in ``[lo, hi]``. Convergence of the contour
+        integral is judged at the answer (iterates far out in the tail may not
+        converge; a wrong value there can only move the bracket, and a final
+        point that is not the root shows in the residual, which enters the
+        error). Where the iteration fails (or more than
+        ``MAX_FAILED_ITERATES`` iterates do not converge), every entry returns
+        ``hi`` (an upper
+        bound on the answer when ``hi`` is the Chernoff end) with an infinite
+        error, not converged."""
         log_d = np.log(d)
         state: dict[str, Any] = {}
+
+        failures = [0]
 
         def fn(e: FloatArray) -> tuple[FloatArray, FloatArray]:
             res = self.evaluate(e)
             if not np.all(res["converged"]):
-                raise _NotConverged
+                failures[0] += 1
+                if failures[0] > MAX_FAILED_ITERATES:
+                    raise RuntimeError("the contour integral does not converge")
             state.update(e=e, res=res)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.log(res["delta"]), res["slope"] / res["delta"]
@@ -465,7 +474,7 @@ class ContourPairCurve:
             )
             if not np.array_equal(state.get("e"), e):
                 fn(e)
-        except (_NotConverged, RuntimeError):
+        except RuntimeError:
             return np.maximum(hi, lo), np.full(d.shape, np.inf), np.zeros(d.shape, bool)
         res = state["res"]
         resid = np.abs(res["delta"] - d)
