@@ -146,7 +146,7 @@ class ContourPairCurve:
             val = sg * (k1 - eps[idx]) - 1.0 / s - 1.0 / (1.0 + s)
             return val, k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
 
-        s, capped = positive_root(g, eps.size, x_max=S_CAP, xtol=1e-8)
+        s, capped = positive_root(g, eps.size, x_max=S_CAP, xtol=1e-6)
         t = s if side == "upper" else -1.0 - s
         _, _, k2 = self.cgf(t)
         return t, 1.0 / np.sqrt(k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2), capped
@@ -424,7 +424,7 @@ class ContourPairCurve:
                 "use accountants.Numerical instead."
             )
         t_lo = 0.5 * t_hi
-        for _ in range(30):
+        for _ in range(12):
             mid = np.sqrt(t_lo * t_hi)
             _, log_c = self._chernoff_log(mid)
             below = log_c <= log_d
