@@ -1,8 +1,9 @@
 """Accountants: every composition method of the sources behind one interface.
 
 ``A.CLT()``, ``A.BerryEsseen()``, ``A.Edgeworth(order=J)``, ``A.SaddlePoint(order=k)``,
-``A.Numerical()`` (certified ground truth) and ``A.Exact()`` (closed forms) each
-offer ``compose(mechanism, n)`` and ``compose([(m1, n1), ...])`` returning a
+``A.Contour()`` (the exact contour integral), ``A.Numerical()`` (certified
+ground truth) and ``A.Exact()`` (closed forms) each offer
+``compose(mechanism, n)`` and ``compose([(m1, n1), ...])`` returning a
 :class:`~symfdp.curve.PrivacyCurve`. Classes are imported lazily.
 """
 
@@ -17,6 +18,7 @@ _CLASSES = {
     "Auto": "symfdp.accountants.auto",
     "BerryEsseen": "symfdp.accountants.berry_esseen",
     "CLT": "symfdp.accountants.clt",
+    "Contour": "symfdp.accountants.contour",
     "Edgeworth": "symfdp.accountants.edgeworth",
     "Exact": "symfdp.accountants.exact",
     "Numerical": "symfdp.accountants.numerical",

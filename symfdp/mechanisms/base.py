@@ -122,6 +122,12 @@ class Mechanism(ABC):
         """
         return (self,)
 
+    @property
+    def continuous_loss(self) -> bool:
+        """Whether the law of L has a density (no atoms, no lattice): the
+        condition of :class:`~symfdp.accountants.contour.Contour`."""
+        return False
+
     def swapped(self) -> Mechanism:
         """The pair ``(Q, P)``: its trade-off is the inverse ``f^{-1}``."""
         from symfdp.mechanisms.swapped import Swapped

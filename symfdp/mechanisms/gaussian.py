@@ -95,6 +95,11 @@ class Gaussian(Mechanism):
         else:
             object.__setattr__(self, "mu", check_real("mu", self.mu, 0.0))
 
+    @property
+    def continuous_loss(self) -> bool:
+        """L is normal for ``mu > 0`` (an atom at 0 for ``mu = 0``)."""
+        return self.mu > 0
+
     # ------------------------------------------------------------ PLRV law
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         return self.mu * check_array("x", x, allow_inf=True) - self.mu**2 / 2

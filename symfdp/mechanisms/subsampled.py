@@ -101,6 +101,11 @@ class PoissonSubsampled(Mechanism):
         return self.p == 1.0 and self.base.is_symmetric
 
     @property
+    def continuous_loss(self) -> bool:
+        """L is a smooth monotone function of the base loss: continuous iff it is."""
+        return self.base.continuous_loss
+
+    @property
     def pairs(self) -> tuple[Mechanism, ...]:
         if self.pair == "both" and not self.is_symmetric:
             return (self.with_pair("add"), self.with_pair("remove"))

@@ -45,6 +45,10 @@ class Swapped(Mechanism):
     def is_symmetric(self) -> bool:
         return self.base.is_symmetric
 
+    @property
+    def continuous_loss(self) -> bool:
+        return self.base.continuous_loss
+
     def swapped(self) -> Mechanism:
         return self.base
 

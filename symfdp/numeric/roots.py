@@ -224,3 +224,73 @@ def bracketed_newton(
         f"({int(active.sum())} of {active.size} entries; widest remaining bracket "
         f"{float(np.max(np.where(active, hi - lo, 0.0))):.3g})."
     )
+
+
+def positive_root(
+    fn_and_derivative: Callable[
+        [FloatArray, NDArray[np.intp]], tuple[FloatArray, FloatArray]
+    ],
+    size: int,
+    *,
+    x_start: float = 1.0,
+    x_max: float = np.inf,
+    xtol: float = 1e-10,
+    factor: float = 4.0,
+    max_expand: int = 60,
+    max_iter: int = 100,
+) -> tuple[FloatArray, NDArray[np.bool_]]:
+    r"""Roots on :math:`(0, x_{max}]` of ``size`` increasing functions.
+
+    ``fn_and_derivative(x, idx)`` returns ``(g(x), g'(x))`` elementwise, entry
+    ``k`` evaluating function ``idx[k]`` at ``x[k]``; each ``g`` is increasing
+    with ``g(0+) < 0``. Brackets are found by dividing (``g >= 0``) or
+    multiplying (``g <= 0``) ``x_start`` by ``factor`` (never beyond
+    ``x_max``); then :func:`bracketed_newton` with geometric bisection solves
+    to relative step ``xtol``. Only open entries are evaluated.
+
+    Returns:
+        ``(root, capped)``: entries with ``g(x_max) < 0`` are ``capped`` and
+        returned as ``x_max``.
+
+    Raises:
+        RuntimeError: no sign change within ``factor ** max_expand`` of
+            ``x_start``, or the Newton iteration did not converge.
+    """
+    lo = np.zeros(size)
+    hi = np.full(size, np.inf)
+    capped = np.zeros(size, dtype=bool)
+    x = np.full(size, min(x_start, x_max))
+    todo = np.arange(size)
+    for _ in range(max_expand + 1):
+        if todo.size == 0:
+            break
+        xt = x[todo]
+        g, _ = fn_and_derivative(xt, todo)
+        lo[todo] = np.where(g <= 0, np.maximum(lo[todo], xt), lo[todo])
+        hi[todo] = np.where(g >= 0, np.minimum(hi[todo], xt), hi[todo])
+        capped[todo] |= (g < 0) & (xt >= x_max)
+        open_lo = lo == 0
+        open_hi = np.isinf(hi) & ~capped
+        x = np.where(
+            open_lo, x / factor, np.where(open_hi, np.minimum(x * factor, x_max), x)
+        )
+        todo = np.flatnonzero(open_lo | open_hi)
+    else:
+        raise RuntimeError(
+            "positive_root: no sign change found within "
+            f"{factor:g}**{max_expand} of the starting point."
+        )
+    out = np.full(size, float(x_max))
+    sub = np.flatnonzero(~capped)
+    if sub.size:
+        out[sub] = bracketed_newton(
+            lambda y: fn_and_derivative(y, sub),
+            np.zeros(sub.size),
+            lo[sub],
+            hi[sub],
+            xtol=xtol,
+            geometric=True,
+            check_bracket=False,
+            max_iter=max_iter,
+        )
+    return out, capped
