@@ -333,6 +333,7 @@ class PrivacyCurve:
         """Profile and error estimate (exactly 0 at eps = +-inf)."""
         finite = np.isfinite(e)
         parts = [p.delta_and_error(e[finite]) for p in self.pairs]
+        _refuse_unresolved(self.pairs, parts, lambda p: p.delta(e[finite]))
         top, err_f = max_with_error([v for v, _ in parts], [r for _, r in parts])
         err = np.zeros(e.shape)
         err[finite] = err_f
@@ -377,6 +378,7 @@ class PrivacyCurve:
 
     def _epsilon_and_error(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         parts = [p.epsilon_and_error(d) for p in self.pairs]
+        _refuse_unresolved(self.pairs, parts, lambda p: p.epsilon(d))
         eps, err = max_with_error([v for v, _ in parts], [r for _, r in parts])
         return _finite_or_raise(eps, "epsilon(delta)", self.method), err
 
@@ -661,6 +663,19 @@ class PrivacyCurve:
             f"PrivacyCurve(method={self.method!r}, pairs={len(self.pairs)}, "
             f"certified={self.certified}{extra})"
         )
+
+
+def _refuse_unresolved(
+    pairs: tuple[PairCurve, ...],
+    parts: list[tuple[FloatArray, FloatArray]],
+    plain: Any,
+) -> None:
+    """For pairs that refuse rather than answer without an estimate
+    (``refuses_unresolved = True``, e.g. Contour where its integral does not
+    converge): an infinite estimate makes the plain query raise its error."""
+    for pair, (_, err) in zip(pairs, parts, strict=True):
+        if getattr(pair, "refuses_unresolved", False) and not np.all(np.isfinite(err)):
+            plain(pair)
 
 
 def _pair_estimates_error(pair: Any) -> bool:

@@ -97,7 +97,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from symfdp.accountants.base import Accountant, Components
+from symfdp._validation import check_int
+from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR, Accountant, Components
 from symfdp.accountants.contour._integral import MAX_NODES, N0
 from symfdp.accountants.contour._pair import ContourPairCurve, refusal
 from symfdp.curve import PrivacyCurve
@@ -133,14 +134,13 @@ class Contour(Accountant):
     certified = False
 
     def __init__(
-        self, max_nodes: int = MAX_NODES, warn_rel_error: float = 0.05
+        self,
+        max_nodes: int = MAX_NODES,
+        *,
+        warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR,
     ) -> None:
-        if isinstance(max_nodes, bool) or int(max_nodes) < 4 * N0:
-            raise ValueError(
-                f"max_nodes must be an integer >= {4 * N0}. Found {max_nodes!r}."
-            )
-        self.max_nodes = int(max_nodes)
-        self.warn_rel_error = warn_rel_error
+        super().__init__(warn_rel_error=warn_rel_error)
+        self.max_nodes = check_int("max_nodes", max_nodes, lo=4 * N0, hi=2**20)
 
     def compose_pair(self, components: Components) -> Any:
         for m, _ in components:

@@ -84,6 +84,10 @@ class ContourPairCurve:
         max_nodes: Node cap of the trapezoid rule per eps.
     """
 
+    #: Public queries refuse (ValueError naming Numerical) where the integral
+    #: does not converge, instead of answering with an infinite estimate.
+    refuses_unresolved = True
+
     def __init__(
         self, components: Components, symmetric: bool, max_nodes: int = MAX_NODES
     ) -> None:
