@@ -195,20 +195,29 @@ def compute_truth(cases: list[dict[str, Any]], jobs: int, timeout: int) -> None:
                 print(f"truth: {k}/{len(todo)}", flush=True)
 
 
-def run_method(name: str, case: dict[str, Any]) -> dict[str, Any]:
-    """``epsilon(delta)``, its estimate and the warnings of one method."""
+def run_method(name: str, case: dict[str, Any], timeout: int) -> dict[str, Any]:
+    """``epsilon(delta)``, its estimate and the warnings of one method (within
+    ``timeout`` seconds; beyond, the row records the time-out)."""
     out: dict[str, Any] = {"method": name}
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(timeout)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         start = time.perf_counter()
         try:
             curve = METHODS[name]().compose(composition(case))
             out["eps"] = float(curve.epsilon(case["delta"]))
+            out["estimate"] = math.inf  # until the method gives one
             out["estimate"] = float(curve.epsilon_error(case["delta"]))
             if name.startswith("Auto"):
                 out["answered_by"] = curve.last_answer.summary()
         except (ValueError, NotImplementedError, FloatingPointError) as exc:
             out["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+        except _Timeout:
+            out.pop("eps", None)
+            out["error"] = f"time-out after {timeout} s"
+        finally:
+            signal.alarm(0)
         out["seconds"] = time.perf_counter() - start
     approx = [w for w in caught if issubclass(w.category, ApproximationWarning)]
     out["warned"] = bool(approx) or "error" in out
@@ -216,9 +225,29 @@ def run_method(name: str, case: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def rows_of(args: tuple[dict[str, Any], dict[str, Any], list[str], int]) -> list[dict]:
+    """Every method's row for one case with its reference ``ref``."""
+    case, ref, methods, timeout = args
+    lo, hi = ref["lo"], ref["hi"]
+    mid = 0.5 * (lo + hi)
+    rows = []
+    for name in methods:
+        row = run_method(name, case, timeout)
+        row.update(id=case["id"], delta=case["delta"], lo=lo, hi=hi)
+        row["kinds"] = len(case["parts"])
+        row["n"] = sum(p["n"] for p in case["parts"])
+        if "eps" in row:
+            row["half_width"] = 0.5 * (hi - lo)
+            row["true_err"] = abs(row["eps"] - mid)
+            row["rel_err"] = row["eps"] / mid - 1 if mid > 0 else math.nan
+            row["resolved"] = mid > 1e-6 and (hi - lo) < RESOLVED_WIDTH * mid
+        rows.append(row)
+    return rows
+
+
+def summarise(rows: list[dict[str, Any]], methods: list[str]) -> dict[str, Any]:
     summary: dict[str, Any] = {}
-    for name in METHODS:
+    for name in methods:
         mine = [r for r in rows if r["method"] == name and "eps" in r]
         resolved = [r for r in mine if r["resolved"]]
         silent10 = [r for r in resolved if abs(r["rel_err"]) > 0.10 and not r["warned"]]
@@ -268,37 +297,33 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=60)
     parser.add_argument("--truth-only", action="store_true")
+    parser.add_argument(
+        "--truth-from",
+        type=int,
+        default=0,
+        help="compute the reference only for cases from this index on",
+    )
     parser.add_argument("--methods", nargs="*", default=list(METHODS))
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     cases = [make_case(rng, k) for k in range(args.cases)]
-    compute_truth(cases, args.jobs, args.timeout)
+    compute_truth(cases[args.truth_from :], args.jobs, args.timeout)
     if args.truth_only:
         return
     truth = load_truth()
+    todo = [
+        (case, truth[_key(case)], args.methods, args.timeout)
+        for case in cases
+        if "lo" in truth.get(_key(case), {})
+    ]
+    skipped = len(cases) - len(todo)
     rows: list[dict[str, Any]] = []
-    skipped = 0
-    for k, case in enumerate(cases, 1):
-        ref = truth.get(_key(case), {})
-        if "lo" not in ref:
-            skipped += 1
-            continue
-        lo, hi = ref["lo"], ref["hi"]
-        mid = 0.5 * (lo + hi)
-        for name in args.methods:
-            row = run_method(name, case)
-            row.update(id=case["id"], delta=case["delta"], lo=lo, hi=hi)
-            row["kinds"] = len(case["parts"])
-            row["n"] = sum(p["n"] for p in case["parts"])
-            if "eps" in row:
-                row["half_width"] = 0.5 * (hi - lo)
-                row["true_err"] = abs(row["eps"] - mid)
-                row["rel_err"] = row["eps"] / mid - 1 if mid > 0 else math.nan
-                row["resolved"] = mid > 1e-6 and (hi - lo) < RESOLVED_WIDTH * mid
-            rows.append(row)
-        if k % 100 == 0:
-            print(f"methods: {k}/{len(cases)}", flush=True)
-    summary = summarise(rows)
+    with mp.get_context("fork").Pool(args.jobs, maxtasksperchild=50) as pool:
+        for k, case_rows in enumerate(pool.imap(rows_of, todo), 1):
+            rows.extend(case_rows)
+            if k % 100 == 0:
+                print(f"methods: {k}/{len(todo)}", flush=True)
+    summary = summarise(rows, args.methods)
     fields = sorted({key for r in rows for key in r})
     with (RESULTS / "error_sweep.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=fields)
@@ -310,7 +335,7 @@ def main() -> None:
         "seed": args.seed,
         "reference_skipped": skipped,
         "summary": summary,
-        **_common.git_state(),
+        "git": _common.git_state(),
         "machine": _common.machine(),
     }
     (RESULTS / "error_sweep.json").write_text(json.dumps(record, indent=1) + "\n")
