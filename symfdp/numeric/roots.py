@@ -224,3 +224,53 @@ def bracketed_newton(
         f"({int(active.sum())} of {active.size} entries; widest remaining bracket "
         f"{float(np.max(np.where(active, hi - lo, 0.0))):.3g})."
     )
+
+
+def regula_falsi(
+    fn: ArrayFn,
+    lo: ArrayLike,
+    hi: ArrayLike,
+    *,
+    xrtol: float = 1e-9,
+    max_iter: int = 100,
+) -> FloatArray:
+    """Vectorised Illinois regula falsi for brackets with ``fn(lo) > 0 >= fn(hi)``.
+
+    Each entry's bracket shrinks until it is at most ``xrtol`` times its initial
+    width; the midpoint of the final bracket is returned. A false-position point
+    that is not finite or not strictly inside its bracket is replaced by the
+    midpoint (bisection), and the end value kept twice in a row on the same side
+    is halved (the Illinois modification; Dowell & Jarratt, BIT 11 (1971) 168),
+    so the bracket shrinks superlinearly for smooth ``fn`` and at least like
+    bisection otherwise. ``fn`` is called once on both ends together, then once
+    per iteration.
+
+    Raises:
+        RuntimeError: some bracket is still wider than the tolerance after
+            ``max_iter`` iterations.
+    """
+    a = np.array(lo, dtype=np.float64, copy=True)
+    b = np.broadcast_to(np.asarray(hi, dtype=np.float64), a.shape).copy()
+    fab = fn(np.concatenate((a.ravel(), b.ravel())))
+    fa, fb = fab[: a.size].reshape(a.shape), fab[a.size :].reshape(a.shape)
+    side = np.zeros(a.shape)
+    width = b - a
+    for _ in range(max_iter):
+        if np.all(b - a <= xrtol * width):
+            return 0.5 * (a + b)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            x = (a * fb - b * fa) / (fb - fa)
+        x = np.where(np.isfinite(x) & (x > a) & (x < b), x, 0.5 * (a + b))
+        fx = fn(x)
+        right = fx > 0  # the root lies in [x, b]
+        a, fa = np.where(right, x, a), np.where(right, fx, fa)
+        b, fb = np.where(right, b, x), np.where(right, fb, fx)
+        fb = np.where(right & (side > 0), 0.5 * fb, fb)
+        fa = np.where(~right & (side < 0), 0.5 * fa, fa)
+        side = np.where(right, 1.0, -1.0)
+    if np.all(b - a <= xrtol * width):
+        return 0.5 * (a + b)
+    raise RuntimeError(
+        f"regula falsi did not converge in {max_iter} iterations "
+        f"(widest remaining bracket {float(np.max(b - a)):.3g})."
+    )
