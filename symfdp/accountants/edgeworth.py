@@ -124,7 +124,7 @@ from symfdp.curve import PairCurve, PrivacyCurve
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.compile import evaluator
 from symfdp.numeric.edgeworth import EdgeworthDistribution, correction_polynomial
-from symfdp.numeric.roots import bracketed_newton, expand_bracket_up, regula_falsi
+from symfdp.numeric.roots import expand_bracket_up, newton_on_bracket, regula_falsi
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
 
 INVERSES: tuple[str, ...] = ("numerical", "cornish_fisher")
@@ -790,34 +790,30 @@ class EdgeworthPairCurve:
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
         r"""``(epsilon(delta), estimate of its absolute error)``: the delta
         estimate of :meth:`delta_and_error` at :math:`\hat\varepsilon` divided
-        by :math:`|\tilde\delta'(\hat\varepsilon)|` (the closed-form slope);
-        ``inf`` where the slope vanishes."""
+        by :math:`|\tilde\delta'(\hat\varepsilon)|` (the closed-form slope, from
+        the root's last Newton step); ``inf`` where the slope vanishes."""
         d = np.asarray(delta, dtype=np.float64)
-        eps, on_table = self._epsilon(d)
+        eps, slope, on_table = self._epsilon(d)
         flat = np.ravel(eps)
-        sf_q, sf_p, dens_q, dens_p = self._terms(flat)
-        raw, _ = self._tail_formula(flat, sf_q, sf_p)
-        slope = np.abs(self._slope_from(flat, sf_p, dens_q, dens_p))
-        repair = np.where(np.ravel(on_table), np.abs(np.ravel(d) - raw), 0.0)
-        gap = ERROR_SAFETY * np.ravel(self._order_gap(flat)) + repair
+        gap = ERROR_SAFETY * np.ravel(self._order_gap(flat))
+        if on_table.any():
+            # The majorant replaced the raw profile: its size there counts too.
+            raw, _ = self._raw_delta(flat)
+            gap = gap + np.where(np.ravel(on_table), np.abs(np.ravel(d) - raw), 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            err = np.where(gap > 0.0, gap / slope, 0.0)
+            err = np.where(gap > 0.0, gap / np.abs(np.ravel(slope)), 0.0)
         err = np.where(np.isnan(err), np.inf, err)
         return eps, err.reshape(np.shape(eps))
 
-    def _slope_from(
-        self, e: FloatArray, sf_p: FloatArray, dens_q: Any, dens_p: Any
-    ) -> FloatArray:
-        sign, log_up = self._slope_terms(e, sf_p, dens_p)
-        with np.errstate(over="ignore", invalid="ignore"):
-            up = np.where(sign == 0.0, 0.0, sign * np.exp(np.minimum(log_up, 700.0)))
-        return up - dens_q
-
-    def _epsilon(self, d: FloatArray) -> tuple[FloatArray, NDArray[np.bool_]]:
-        """``(eps, solved on the table)`` for the targets ``d`` (:meth:`epsilon`)."""
+    def _epsilon(
+        self, d: FloatArray
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+        """``(eps, delta'(eps), solved on the table)`` for the targets ``d``
+        (:meth:`epsilon`)."""
         shape = d.shape
         flat = np.ravel(d)
         out = np.zeros(flat.shape)
+        slope = np.zeros(flat.shape)
         on_table = np.zeros(flat.shape, dtype=bool)
         q = self.law_q
         centre = q.mean + q.sd * -special.ndtri(flat)
@@ -833,19 +829,58 @@ class EdgeworthPairCurve:
         after = np.arange(cols) > last[:, None]
         table = some & ((last == cols - 1) | np.any(rising & after, axis=1))
         direct = some & ~table
-        if direct.any():
-            rows = np.flatnonzero(direct)
-            j = last[rows]
-            lo, hi = probes[rows, j], probes[rows, j + 1]
-            out[rows] = self._solve(flat[rows], lo, hi, raw[rows, j], raw[rows, j + 1])
-        if table.any():
-            out[table] = self._epsilon_on_table(flat[table])
-            on_table = table
+        if direct.all():
+            j = last
+            out, slope = self._solve(
+                flat,
+                _take(probes, j),
+                _take(probes, j + 1),
+                _take(raw, j),
+                _take(raw, j + 1),
+            )
+        else:
+            if direct.any():
+                rows = np.flatnonzero(direct)
+                j = last[rows]
+                out[rows], slope[rows] = self._solve(
+                    flat[rows],
+                    probes[rows, j],
+                    probes[rows, j + 1],
+                    raw[rows, j],
+                    raw[rows, j + 1],
+                )
+            if table.any():
+                out[table], slope[table] = self._epsilon_on_table(flat[table])
+                on_table = table
+            if not some.all():
+                slope[~some] = self._slope_value(out[~some])
         # A target below the profile's last positive values converges onto the
         # cut-off eps* from below (to the solver's tolerance): warn there too.
         star = self.info["zero_mass_tail_eps"]
-        self._warn_empty_tail(out, 1e-9 * max(1.0, abs(star or 0.0)))
-        return out.reshape(shape), on_table.reshape(shape)
+        if star is not None:
+            self._warn_empty_tail(out, 1e-9 * max(1.0, abs(star)))
+        return out.reshape(shape), slope.reshape(shape), on_table.reshape(shape)
+
+    def _log_profile(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
+        r""":math:`(\log\tilde\delta, \tilde\delta'/\tilde\delta)` at the 1-d
+        ``x`` (``-inf`` where the tail formula is not positive), with
+        :math:`\tilde\delta = S_Q(1 - e^{\varepsilon + \log S_P - \log S_Q})`
+        and :math:`\tilde\delta' = e^\varepsilon(\tilde p - \tilde S_P) -
+        \tilde q` (module docstring), each term divided by
+        :math:`\tilde\delta` in log space."""
+        sf, dens = self.kernel.survival(x)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_s = np.log(sf)
+            log_q, log_b = log_s[0], x + log_s[1]
+            ratio = np.exp(log_b - log_q)
+            log_v = log_q + np.log1p(-np.minimum(ratio, 1.0))
+            log_d = np.log(dens)
+            dlog = (
+                np.exp(x + log_d[1] - log_v)
+                - np.exp(log_b - log_v)
+                - np.exp(log_d[0] - log_v)
+            )
+        return log_v, dlog
 
     def _solve(
         self,
@@ -854,49 +889,35 @@ class EdgeworthPairCurve:
         hi: FloatArray,
         d_lo: FloatArray,
         d_hi: FloatArray,
-    ) -> FloatArray:
-        """Bracketed Newton on log delta in ``[lo, hi]`` (start: the log-linear
+    ) -> tuple[FloatArray, FloatArray]:
+        """``(eps, delta'(eps))``: Newton on log delta in ``[lo, hi]``
+        (:func:`~symfdp.numeric.roots.newton_on_bracket`; start: the log-linear
         interpolation of the end values where both are positive)."""
         log_d = np.log(d)
-
-        def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-            sf_q, sf_p, dens_q, dens_p = self._terms(x)
-            value, _ = self._tail_formula(x, sf_q, sf_p)
-            sign, log_up = self._slope_terms(x, sf_p, dens_p)
-            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-                log_v = np.log(np.maximum(value, 0.0))
-                up = np.where(sign == 0.0, 0.0, sign * np.exp(log_up - log_v))
-                slope = up - np.exp(np.log(dens_q) - log_v)
-            return log_v, slope
-
         with np.errstate(divide="ignore", invalid="ignore"):
             la, lb = np.log(d_lo), np.log(np.maximum(d_hi, 0.0))
             x0 = lo + (hi - lo) * (la - log_d) / (la - lb)
-        return bracketed_newton(
-            fn,
-            log_d,
-            lo,
-            hi,
-            increasing=False,
-            xtol=1e-12,
-            ftol=1e-10,
-            x0=np.where(np.isfinite(x0), x0, 0.5 * (lo + hi)),
-            check_bracket=False,
+        eps, dlog = newton_on_bracket(
+            self._log_profile, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
         )
+        return eps, dlog * d
 
-    def _epsilon_on_table(self, d: FloatArray) -> FloatArray:
-        """The inverse of the tabulated majorant: each target is bracketed by
-        ``searchsorted`` on the table and solved by bracketed Newton on
-        :math:`\\log\\tilde\\delta` (inside a bracket the repaired and raw
+    def _epsilon_on_table(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(eps, delta'(eps))`` on the tabulated majorant: each target is
+        bracketed by ``searchsorted`` on the table and solved by Newton on
+        :math:`\\log\tilde\\delta` (inside a bracket the repaired and raw
         profiles coincide)."""
         table = self._table
         out = np.zeros(d.shape)
+        slope = np.zeros(d.shape)
         vals = table.grid_delta
         # vals is non-increasing: j = number of grid points with value > d.
         j = np.searchsorted(-vals, -d, side="left")
         todo = j > 0
+        if not todo.all():
+            slope[~todo] = self._slope_value(out[~todo])
         if not todo.any():
-            return out
+            return out, slope
         jj = j[todo]
         dd = d[todo]
         beyond = jj >= vals.size
@@ -912,8 +933,13 @@ class EdgeworthPairCurve:
             )
         d_lo, _ = self._raw_delta(lo)
         d_hi, _ = self._raw_delta(hi)
-        out[todo] = self._solve(dd, lo, hi, np.maximum(d_lo, dd), d_hi)
-        return out
+        out[todo], slope[todo] = self._solve(dd, lo, hi, np.maximum(d_lo, dd), d_hi)
+        return out, slope
+
+
+def _take(a: FloatArray, j: NDArray[np.intp]) -> FloatArray:
+    """``a[i, j[i]]`` for every row ``i``."""
+    return np.take_along_axis(a, j[:, None], axis=1)[:, 0]
 
 
 class Edgeworth(Accountant):

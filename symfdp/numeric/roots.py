@@ -274,3 +274,57 @@ def regula_falsi(
         f"regula falsi did not converge in {max_iter} iterations "
         f"(widest remaining bracket {float(np.max(b - a)):.3g})."
     )
+
+
+def newton_on_bracket(
+    fn_and_derivative: Callable[[FloatArray], tuple[FloatArray, FloatArray]],
+    target: FloatArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    x0: FloatArray,
+    *,
+    decreasing: bool = False,
+    xtol: float = 1e-12,
+    xatol: float = 0.0,
+    ftol: float = 1e-10,
+    max_iter: int = 100,
+) -> tuple[FloatArray, FloatArray]:
+    r"""Newton's method kept inside brackets, lean: ``(x, f'(x))`` with
+    ``f(x) = target`` per entry, for the hot path of one-shot queries.
+
+    ``f`` is monotone on each ``[lo, hi]`` (non-increasing if ``decreasing``)
+    with the target between its end values (not checked). Every step that
+    would leave the current bracket is replaced by bisection, and the bracket
+    shrinks to the evaluated point on the side its sign says, so the iteration
+    converges for any monotone ``f``; near a simple root it is quadratic. All
+    entries iterate together until every one has ``|f - target| <= ftol``, a
+    step of at most ``xtol * |x| + xatol`` (then the Newton point is returned)
+    or a bracket that narrow (noise in ``f`` above ``ftol``). Unlike
+    :func:`bracketed_newton` there is no per-entry freezing, no rtsafe step
+    history and no bracket check: a few array operations per step.
+
+    Returns:
+        The roots and ``f'`` at the last evaluated points (the derivative at
+        the root to within one Newton step).
+
+    Raises:
+        RuntimeError: no convergence in ``max_iter`` steps.
+    """
+    sign = -1.0 if decreasing else 1.0
+    x = np.asarray(x0, dtype=np.float64)
+    x = np.where((x > lo) & (x < hi), x, 0.5 * (lo + hi))
+    for _ in range(max_iter):
+        f, df = fn_and_derivative(x)
+        g = f - target
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = g / df
+        new = x - step
+        xscale = xtol * np.abs(x) + xatol
+        if np.all((np.abs(g) <= ftol) | (np.abs(step) <= xscale) | (hi - lo <= xscale)):
+            done = np.abs(g) <= ftol
+            return np.where(done, x, np.clip(new, lo, hi)), df
+        right = sign * g < 0  # the root lies above x
+        lo = np.where(right, x, lo)
+        hi = np.where(right, hi, x)
+        x = np.where((new > lo) & (new < hi), new, 0.5 * (lo + hi))
+    raise RuntimeError(f"Newton on brackets did not converge in {max_iter} steps.")
