@@ -148,13 +148,9 @@ _STACK: Final = 5
 ERROR_SAFETY: Final = 3.0
 #: Relative size of a positive slope of the raw profile that counts as a rise.
 _SLOPE_RTOL: Final = 1e-9
-#: Monotonicity probes beyond a point, in units of the smaller standard deviation:
-#: every 1/8 up to 4, then geometrically to 80.
-_PROBES: Final = np.concatenate((np.arange(1, 33) / 8.0, np.geomspace(4.5, 80.0, 10)))
-#: Bracket probes around the first-term root, same unit (column 0 becomes eps = 0).
-_OFFSETS: Final = np.concatenate(
-    ([-1e9, -16.0, -8.0, -6.0], np.linspace(-4.0, 4.0, 33), np.geomspace(5, 80, 10))
-)
+#: The monotonicity check's grid: every 1/8 standard deviation of either law from
+#: -8 to +40 standard deviations around its mean (eps >= 0 only).
+_CHECK_STEPS: Final = np.arange(-64, 321) / 8.0
 
 
 def _convex_through(
@@ -277,6 +273,15 @@ class _ProfileTable:
     suffix_max: FloatArray  # max of the raw profile at peaks[k:], length + 1
     grid: FloatArray  # increasing eps >= 0 for the inverse (starts at 0)
     grid_delta: FloatArray  # repaired profile on ``grid`` (non-increasing)
+
+
+@dataclass(frozen=True)
+class _MonotoneCheck:
+    """The raw profile on the check grid (see ``EdgeworthPairCurve._delta_parts``)."""
+
+    grid: FloatArray  # increasing eps >= 0, starting at 0
+    raw: FloatArray  # the raw profile there
+    rises: bool  # it rises somewhere on the grid
 
 
 @dataclass(frozen=True)
@@ -600,9 +605,16 @@ class EdgeworthPairCurve:
         return raw, scale, rising
 
     @functools.cached_property
-    def _probe_step(self) -> float:
-        """Unit of the monotonicity probes: the smaller standard deviation."""
-        return min(self.law_p.sd, self.law_q.sd)
+    def _check(self) -> _MonotoneCheck:
+        """The raw profile on the check grid and whether it rises there (built on
+        the first profile or inverse query; see :meth:`_delta_parts`)."""
+        p, q = self.law_p, self.law_q
+        nodes = [law.mean + law.sd * _CHECK_STEPS for law in (p, q)]
+        ends = np.array([law.mean + law.sd * np.array(law.interval) for law in (p, q)])
+        grid = np.unique(np.concatenate((*nodes, ends[np.isfinite(ends)], [0.0])))
+        grid = grid[grid >= 0.0]
+        raw, _, rising = self._profile_and_rise(grid)
+        return _MonotoneCheck(grid, raw, bool(rising.any()))
 
     @functools.cached_property
     def _table(self) -> _ProfileTable:
@@ -656,27 +668,24 @@ class EdgeworthPairCurve:
         return _ProfileTable(peaks, suffix, inv_grid, grid_delta)
 
     def _delta_parts(self, e: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(repaired, raw, term scale) of the profile at ``e``.
+        r"""(repaired, raw, term scale) of the profile at ``e``.
 
-        The monotone majorant (module docstring, item 4) is read off the profile
-        table only where it can differ from the raw profile: the raw profile and
-        its slope are evaluated at ``e`` and at :data:`_PROBES` (in units of the
-        smaller standard deviation) beyond ``min(e)`` and ``max(e)``; if it
-        rises at none of these points it is taken as non-increasing there and
-        the majorant is the raw profile clipped to [0, 1] (no table).
+        **Monotone repair rule.** The majorant (module docstring, item 4) is
+        read off the profile table only where it can differ from the raw
+        profile. Once per curve, the raw profile and its closed-form slope are
+        evaluated on the check grid (every 1/8 standard deviation of either law
+        from -8 to +40 around its mean, :math:`\varepsilon \ge 0`, and the
+        kinks); if it rises nowhere there (beyond round-off, at values above
+        :math:`10^{-250}`) it is taken as non-increasing on
+        :math:`\varepsilon \ge 0` and the majorant there is the raw profile
+        clipped to [0, 1]. Otherwise, and for negative ``eps``, the table is
+        used (it locates maxima on a grid of spacing 1/15 over +-40 standard
+        deviations). A rise narrower than the check grid's spacing could be
+        missed.
         """
-        flat = np.ravel(e)
-        finite = flat[np.isfinite(flat)]
-        if finite.size:
-            step = self._probe_step * _PROBES
-            probes = np.concatenate((flat, finite.min() + step, finite.max() + step))
-            raw_all, scale_all, rising = self._profile_and_rise(probes)
-            raw = raw_all[: flat.size].reshape(np.shape(e))
-            scale = scale_all[: flat.size].reshape(np.shape(e))
-            if not rising.any():
-                return np.clip(raw, 0.0, 1.0), raw, scale
-        else:
-            raw, scale = self._raw_delta(e)
+        raw, scale = self._raw_delta(e)
+        if not self._check.rises and np.all(e >= 0.0):
+            return np.clip(raw, 0.0, 1.0), raw, scale
         table = self._table
         later = table.suffix_max[np.searchsorted(table.peaks, e, side="right")]
         repaired = np.clip(np.maximum(raw, later), 0.0, 1.0)
@@ -773,17 +782,14 @@ class EdgeworthPairCurve:
     def epsilon(self, delta: ArrayLike) -> FloatArray:
         r""":math:`\inf\{\varepsilon \ge 0 : \hat\delta(\varepsilon) \le d\}`.
 
-        One bracketed Newton root per target on :math:`\log\tilde\delta` with
-        the closed-form slope. The bracket comes from one vectorised evaluation
-        of the raw profile at ``0`` and at :math:`c + s\,`:data:`_OFFSETS`
-        (:math:`c = m_Q + s_Q\Phi^{-1}(1 - d)`, where the first term of the
-        tail formula alone is ``d``; ``s`` the smaller standard deviation): the
-        cell after the *last* probe above ``d``. **Monotone repair rule:** if
-        the raw profile rises at no probe beyond that cell, it is taken as
-        non-increasing there and its root is the root of the majorant;
-        otherwise (a rise after the root could lift the majorant above ``d``),
-        and when the last probe is still above ``d``, the target is solved on
-        the tabulated majorant (:meth:`_epsilon_on_table`).
+        One Newton root per target on :math:`\log\tilde\delta` with the
+        closed-form slope (no table), in the cell of the check grid where the
+        raw profile crosses ``d`` (start: log-linear interpolation of the
+        cell's end values), when the monotonicity check of
+        :meth:`_delta_parts` finds no rise: the raw profile is then its own
+        majorant. Otherwise (and for targets below the profile at the grid's
+        end) each target is bracketed on the tabulated majorant
+        (:meth:`_epsilon_on_table`).
         """
         return self._epsilon(np.asarray(delta, dtype=np.float64))[0]
 
@@ -810,56 +816,47 @@ class EdgeworthPairCurve:
     ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
         """``(eps, delta'(eps), solved on the table)`` for the targets ``d``
         (:meth:`epsilon`)."""
-        shape = d.shape
-        flat = np.ravel(d)
-        out = np.zeros(flat.shape)
-        slope = np.zeros(flat.shape)
-        on_table = np.zeros(flat.shape, dtype=bool)
-        q = self.law_q
-        centre = q.mean + q.sd * -special.ndtri(flat)
-        probes = np.maximum(centre[:, None] + self._probe_step * _OFFSETS, 0.0)
-        probes[:, 0] = 0.0
-        raw, _, rising = self._profile_and_rise(probes.ravel())
-        raw = raw.reshape(probes.shape)
-        rising = rising.reshape(probes.shape)
-        above = raw > flat[:, None]
-        cols = probes.shape[1]
-        last = cols - 1 - np.argmax(above[:, ::-1], axis=1)
-        some = above.any(axis=1)
-        after = np.arange(cols) > last[:, None]
-        table = some & ((last == cols - 1) | np.any(rising & after, axis=1))
-        direct = some & ~table
-        if direct.all():
-            j = last
-            out, slope = self._solve(
-                flat,
-                _take(probes, j),
-                _take(probes, j + 1),
-                _take(raw, j),
-                _take(raw, j + 1),
-            )
+        check = self._check
+        if check.rises:
+            eps, slope = self._epsilon_on_table(np.ravel(d))
+            on_table = np.ones(d.shape, dtype=bool)
         else:
-            if direct.any():
-                rows = np.flatnonzero(direct)
-                j = last[rows]
-                out[rows], slope[rows] = self._solve(
-                    flat[rows],
-                    probes[rows, j],
-                    probes[rows, j + 1],
-                    raw[rows, j],
-                    raw[rows, j + 1],
-                )
-            if table.any():
-                out[table], slope[table] = self._epsilon_on_table(flat[table])
-                on_table = table
-            if not some.all():
-                slope[~some] = self._slope_value(out[~some])
+            eps, slope = self._epsilon_on_grid(np.ravel(d), check)
+            on_table = np.zeros(d.shape, dtype=bool)
         # A target below the profile's last positive values converges onto the
         # cut-off eps* from below (to the solver's tolerance): warn there too.
         star = self.info["zero_mass_tail_eps"]
         if star is not None:
-            self._warn_empty_tail(out, 1e-9 * max(1.0, abs(star)))
-        return out.reshape(shape), slope.reshape(shape), on_table.reshape(shape)
+            self._warn_empty_tail(eps, 1e-9 * max(1.0, abs(star)))
+        return eps.reshape(d.shape), slope.reshape(d.shape), on_table
+
+    def _epsilon_on_grid(
+        self, d: FloatArray, check: _MonotoneCheck
+    ) -> tuple[FloatArray, FloatArray]:
+        """``(eps, delta'(eps))`` for a profile without rises: the cell of the
+        check grid where the raw profile crosses ``d`` (it is non-increasing
+        there), then Newton; targets beyond the grid go to the table."""
+        vals = check.raw
+        j = np.searchsorted(-vals, -d, side="left")  # grid points above d
+        inside = (j > 0) & (j < vals.size)
+        if inside.all():
+            return self._solve(
+                d, check.grid[j - 1], check.grid[j], vals[j - 1], vals[j]
+            )
+        eps = np.zeros(d.shape)
+        slope = np.zeros(d.shape)
+        if inside.any():
+            jj = j[inside]
+            eps[inside], slope[inside] = self._solve(
+                d[inside], check.grid[jj - 1], check.grid[jj], vals[jj - 1], vals[jj]
+            )
+        zero = j == 0
+        if zero.any():
+            slope[zero] = self._slope_value(eps[zero])
+        far = j >= vals.size
+        if far.any():
+            eps[far], slope[far] = self._epsilon_on_table(d[far])
+        return eps, slope
 
     def _log_profile(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
         r""":math:`(\log\tilde\delta, \tilde\delta'/\tilde\delta)` at the 1-d
