@@ -539,19 +539,12 @@ class EdgeworthPairCurve:
     def _tail_formula(
         e: FloatArray, sf_q: FloatArray, sf_p: FloatArray
     ) -> tuple[FloatArray, FloatArray]:
-        """Tail formula and the larger of its two terms (for tolerances)."""
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            log_a = np.log(sf_q)
-            log_b = e + np.log(sf_p)
-            log_b = np.where(sf_p > 0.0, log_b, -np.inf)
-            top = np.maximum(log_a, log_b)
-            pos = np.exp(log_a) * -np.expm1(log_b - log_a)
-            neg = -np.exp(log_b) * -np.expm1(log_a - log_b)
-            out = np.where(log_b < log_a, pos, neg)
-        out = np.where(np.isneginf(top), 0.0, out)
-        out = np.where(e == np.inf, 0.0, out)
-        scale = np.where(np.isneginf(top), 0.0, np.exp(np.minimum(top, 700.0)))
-        return out, scale
+        """Tail formula and the larger of its two terms (for tolerances); the
+        second term :math:`e^{\\varepsilon + \\log S_P}` is capped at
+        :math:`e^{700}`."""
+        with np.errstate(divide="ignore", over="ignore"):
+            second = np.exp(np.minimum(e + np.log(sf_p), 700.0))
+        return sf_q - second, np.maximum(sf_q, second)
 
     @staticmethod
     def _slope_terms(
@@ -734,20 +727,32 @@ class EdgeworthPairCurve:
         repair = np.abs(repaired - raw)
         return ERROR_SAFETY * self._order_gap(e) + repair
 
+    @functools.cached_property
+    def _valid_eps(self) -> tuple[float, float]:
+        """The eps range where neither law is spliced."""
+        ends = [
+            (law.mean + law.sd * law.interval[0], law.mean + law.sd * law.interval[1])
+            for law in (self.law_p, self.law_q)
+        ]
+        return max(lo for lo, _ in ends), min(hi for _, hi in ends)
+
     def _warn_delta(
         self, e: FloatArray, repaired: FloatArray, raw: FloatArray, scale: FloatArray
     ) -> None:
         notes = []
         p, q = self.law_p, self.law_q
-        finite = np.isfinite(e)
-        if np.any(p.outside(p.standardise(e[finite]))):
-            notes.append(self._splice_note("P", p))
-        if np.any(q.outside(q.standardise(e[finite]))):
-            notes.append(self._splice_note("Q", q))
-        tol = PROFILE_RTOL * scale
-        if np.any(raw < -tol):
+        lo, hi = self._valid_eps
+        if e.size and (lo > -np.inf or hi < np.inf):
+            finite = e[np.isfinite(e)]
+            if finite.size and (finite.min() < lo or finite.max() > hi):
+                if np.any(p.outside(p.standardise(finite))):
+                    notes.append(self._splice_note("P", p))
+                if np.any(q.outside(q.standardise(finite))):
+                    notes.append(self._splice_note("Q", q))
+        if raw.size and raw.min() < 0.0 and np.any(raw < -PROFILE_RTOL * scale):
             notes.append("negative values of the tail formula were set to 0")
-        if np.any(repaired - np.maximum(raw, 0.0) > tol):
+        on_table = self._check.rises or (e.size and not np.all(e >= 0.0))
+        if on_table and np.any(repaired - np.maximum(raw, 0.0) > PROFILE_RTOL * scale):
             notes.append(
                 "the tail formula is not non-increasing here; its smallest "
                 "non-increasing majorant was used"
@@ -759,7 +764,8 @@ class EdgeworthPairCurve:
                 + ". accountants.Numerical gives certified values in this regime.",
                 stacklevel=_STACK,
             )
-        self._warn_empty_tail(e)
+        if self.info["zero_mass_tail_eps"] is not None:
+            self._warn_empty_tail(e)
 
     def _warn_empty_tail(self, e: FloatArray, atol: float = 0.0) -> None:
         """Warn when some ``e`` is at least ``eps* - atol`` (below the loss's end)."""
@@ -864,19 +870,19 @@ class EdgeworthPairCurve:
         :math:`\tilde\delta = S_Q(1 - e^{\varepsilon + \log S_P - \log S_Q})`
         and :math:`\tilde\delta' = e^\varepsilon(\tilde p - \tilde S_P) -
         \tilde q` (module docstring), each term divided by
-        :math:`\tilde\delta` in log space."""
+        :math:`\tilde\delta` in log space. Runs inside the root finder's
+        ``np.errstate`` (logs of 0 and overflows are expected values)."""
         sf, dens = self.kernel.survival(x)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            log_s = np.log(sf)
-            log_q, log_b = log_s[0], x + log_s[1]
-            ratio = np.exp(log_b - log_q)
-            log_v = log_q + np.log1p(-np.minimum(ratio, 1.0))
-            log_d = np.log(dens)
-            dlog = (
-                np.exp(x + log_d[1] - log_v)
-                - np.exp(log_b - log_v)
-                - np.exp(log_d[0] - log_v)
-            )
+        log_s = np.log(sf)
+        log_q, log_b = log_s[0], x + log_s[1]
+        ratio = np.exp(log_b - log_q)
+        log_v = log_q + np.log1p(-np.minimum(ratio, 1.0))
+        log_d = np.log(dens)
+        dlog = (
+            np.exp(x + log_d[1] - log_v)
+            - np.exp(log_b - log_v)
+            - np.exp(log_d[0] - log_v)
+        )
         return log_v, dlog
 
     def _solve(
@@ -889,11 +895,15 @@ class EdgeworthPairCurve:
     ) -> tuple[FloatArray, FloatArray]:
         """``(eps, delta'(eps))``: Newton on log delta in ``[lo, hi]``
         (:func:`~symfdp.numeric.roots.newton_on_bracket`; start: the log-linear
-        interpolation of the end values where both are positive)."""
+        interpolation of the end values where both are positive, else the
+        linear one)."""
         log_d = np.log(d)
         with np.errstate(divide="ignore", invalid="ignore"):
             la, lb = np.log(d_lo), np.log(np.maximum(d_hi, 0.0))
-            x0 = lo + (hi - lo) * (la - log_d) / (la - lb)
+            frac = np.where(
+                d_hi > 0.0, (la - log_d) / (la - lb), (d_lo - d) / (d_lo - d_hi)
+            )
+            x0 = lo + (hi - lo) * frac
         eps, dlog = newton_on_bracket(
             self._log_profile, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
         )

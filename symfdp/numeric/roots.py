@@ -313,11 +313,30 @@ def newton_on_bracket(
     sign = -1.0 if decreasing else 1.0
     x = np.asarray(x0, dtype=np.float64)
     x = np.where((x > lo) & (x < hi), x, 0.5 * (lo + hi))
+    # One floating-point context for the whole iteration (fn included): a
+    # non-finite value or step is handled by the bisection below.
+    with np.errstate(all="ignore"):
+        return _newton_steps(
+            fn_and_derivative, target, lo, hi, x, sign, xtol, xatol, ftol, max_iter
+        )
+
+
+def _newton_steps(
+    fn_and_derivative: Callable[[FloatArray], tuple[FloatArray, FloatArray]],
+    target: FloatArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    x: FloatArray,
+    sign: float,
+    xtol: float,
+    xatol: float,
+    ftol: float,
+    max_iter: int,
+) -> tuple[FloatArray, FloatArray]:
     for _ in range(max_iter):
         f, df = fn_and_derivative(x)
         g = f - target
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = g / df
+        step = g / df
         new = x - step
         xscale = xtol * np.abs(x) + xatol
         if np.all((np.abs(g) <= ftol) | (np.abs(step) <= xscale) | (hi - lo <= xscale)):
