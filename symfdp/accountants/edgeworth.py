@@ -445,8 +445,17 @@ class EdgeworthPairCurve:
         return grid, np.maximum(hull, 0.0)
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        """The repaired trade-off (see the module docstring, items 1-3)."""
+        """The repaired trade-off (see the module docstring, items 1-3).
+
+        On :func:`~symfdp.numeric.tabulate.alpha_grid` itself (the grid of the
+        symmetrisation in :class:`~symfdp.curve.PrivacyCurve` and of the hull),
+        the values are computed once per curve and reused.
+        """
         a = np.asarray(alpha, dtype=np.float64)
+        if a is alpha_grid():
+            parts = self._on_grid
+            self._warn_tradeoff(a, *parts)
+            return parts[-1].copy()
         if "_hull" in self.__dict__:
             x = self._threshold(a, repair=True)
             raw = self._tradeoff_of_threshold(x)
@@ -465,6 +474,19 @@ class EdgeworthPairCurve:
         out = beta if hull is None else _convex_through(a, beta, *hull)
         self._warn_tradeoff(a, x, raw, beta, out)
         return out
+
+    @functools.cached_property
+    def _on_grid(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """``(x, raw, clipped, repaired)`` on the alpha grid (one evaluation)."""
+        grid = alpha_grid()
+        x = self._threshold(grid, repair=True)
+        raw = self._tradeoff_of_threshold(x)
+        beta = np.minimum(raw, 1.0 - grid)
+        if "_hull" not in self.__dict__:
+            self.__dict__["_hull"] = self._hull_of(grid, beta)
+        hull = self._hull
+        out = beta if hull is None else _convex_through(grid, beta, *hull)
+        return x, raw, beta, out
 
     def _warn_tradeoff(
         self,
