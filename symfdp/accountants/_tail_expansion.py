@@ -131,8 +131,8 @@ class TailKernel:
             None if gaps is None else stack_coefficients(gaps),
             lo,
             hi,
-            np.nan_to_num(below),
-            np.nan_to_num(above),
+            below,
+            above,
             log_fa,
             log_sb,
             bool(np.any(np.isfinite(lo)) or np.any(np.isfinite(hi))),
@@ -208,9 +208,9 @@ def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKe
         if k.size < 4 or not k[1] > 0.0:
             raise ValueError("the reference needs K_1..K_4 with K_2 > 0.")
         lams = (float(k[2]) / float(k[1]) ** 1.5, float(k[3]) / float(k[1]) ** 2)
-        r1 = correction_polynomial(lams, 1)
         r2 = correction_polynomial(lams, 2)
-        r1 = np.pad(r1, (0, r2.size - r1.size))
+        r1 = np.zeros(r2.size)
+        r1[:3] = correction_polynomial(lams, 1)
         laws.append((float(k[0]), math.sqrt(float(k[1])), (r1, r2 - r1)))
     normal = (np.zeros(1), np.ones(1))
     return TailKernel.build(

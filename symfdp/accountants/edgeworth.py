@@ -260,8 +260,10 @@ class _Law:
         )
         orders = (max(order - 1, 0), order, order + 1, order + 2)
         polys = [correction_polynomial(lams, j) for j in orders]
-        size = max(len(c) for c in polys)
-        r0, r1, r2, r3 = (np.pad(c, (0, size - len(c))) for c in polys)
+        table = np.zeros((4, max(len(c) for c in polys)))
+        for row, c in zip(table, polys, strict=True):
+            row[: len(c)] = c
+        r0, r1, r2, r3 = table
         return r1 - r0, r2 - r1, r3 - r2
 
 
