@@ -321,6 +321,8 @@ class CLT(Accountant):
         form: How :math:`\mu` is computed: ``"moments"`` (default, any
             mechanism), ``"exp"`` or ``"chi2"`` (subsampled Gaussian), ``"dp"``
             (pure DP). See the module docstring for the formulas and sources.
+        warn_rel_error: Estimated relative error above which a query warns
+            (the error estimate of :class:`GaussianPairCurve`).
 
     The returned curve is symmetric (:math:`G_\mu`); ``curve.info["mu"]`` holds
     :math:`\mu`, ``info["form"]`` the form and ``info["delta0"]`` the
@@ -335,8 +337,9 @@ class CLT(Accountant):
 
     method = "CLT"
 
-    def __init__(self, form: str = "moments") -> None:
+    def __init__(self, form: str = "moments", warn_rel_error: float = 0.05) -> None:
         self.form = check_choice("form", form, FORMS)
+        self.warn_rel_error = check_real("warn_rel_error", warn_rel_error, 0.0)
 
     def compose(
         self,

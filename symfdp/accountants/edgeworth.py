@@ -25,9 +25,17 @@ their order-``J`` Edgeworth expansions :math:`\tilde F_P, \tilde F_Q` with
              m_Q}{s_Q}\Big) - e^{\varepsilon}\, \tilde S_P\Big(\frac{\varepsilon -
              m_P}{s_P}\Big),
 
-  computed in log space (:math:`\tilde S = 1 - \tilde F`, tail-stable);
-* :math:`\varepsilon(\delta)`: a vectorised bracketed Newton iteration on
-  :math:`\log\hat\delta` inside brackets read off a table of the profile.
+  evaluated from per-curve Horner coefficients of both laws
+  (:mod:`symfdp.accountants._tail_expansion`: one Horner pass, one
+  :math:`\Phi` and one :math:`\phi` call for both laws);
+* :math:`\varepsilon(\delta)`: one Newton root on :math:`\log\tilde\delta`
+  (closed-form slope) per target, in the cell of a per-curve check grid where the
+  profile crosses ``delta`` (:meth:`EdgeworthPairCurve.epsilon`);
+* **error estimate** (:meth:`EdgeworthPairCurve.delta_and_error`,
+  :meth:`EdgeworthPairCurve.epsilon_and_error`): three times the largest change
+  of the tail formula between consecutive orders ``J - 1 .. J + 2`` at the same
+  point (the fit keeps :math:`K_1..K_{J+4}`), plus the size of any repair; for
+  epsilon divided by :math:`|\tilde\delta'|`.
 
 Order 0 is the two-sided normal approximation (:math:`G_\mu` when
 :math:`s_P = s_Q`); for the Gaussian mechanism every :math:`\lambda_r` vanishes and
@@ -87,7 +95,11 @@ below round-off are not reported):
    :math:`10^{-250}`); the ends
    of the valid intervals (kinks, where a spliced density jumps and a maximum
    can sit) are grid nodes. A smooth wiggle narrower than the grid spacing could
-   be missed.
+   be missed. The table is built only for a profile that rises somewhere on a
+   per-curve check grid (every 1/8 standard deviation of either law from -8 to
+   +40, :math:`\varepsilon \ge 0`, and the kinks; see
+   :meth:`EdgeworthPairCurve._delta_parts`); otherwise the majorant on
+   :math:`\varepsilon \ge 0` is the raw profile itself.
    The exact profile satisfies :math:`\delta' = -e^\varepsilon P_P(L >
    \varepsilon) \le 0` (the "derivative form"); a profile built from that form
    alone would use only the P-expansion and give up the two-sided construction,
@@ -114,7 +126,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from scipy.optimize import isotonic_regression
 
-from symfdp._validation import check_array, check_choice, check_order
+from symfdp._validation import check_array, check_choice, check_order, check_real
 from symfdp._warnings import ApproximationWarning, warn_approximation
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._tail_expansion import TailKernel
@@ -981,6 +993,8 @@ class Edgeworth(Accountant):
             approximation; ``2`` = the paper's "degree 2"). Any ``J >= 0``.
         inverse: ``"numerical"`` (Method (i), default) or ``"cornish_fisher"``
             (Method (ii)) for :math:`F_P^{-1}`.
+        warn_rel_error: Estimated relative error above which a query warns
+            (the error estimate of the pair curves, module docstring).
 
     Heterogeneous compositions add cumulants (Zheng et al. (2020), eq. (A.2)). The
     curve is an approximation, not a bound; see the module docstring for the repair
@@ -1000,9 +1014,12 @@ class Edgeworth(Accountant):
 
     method = "Edgeworth"
 
-    def __init__(self, order: int = 2, inverse: str = "numerical") -> None:
+    def __init__(
+        self, order: int = 2, inverse: str = "numerical", warn_rel_error: float = 0.05
+    ) -> None:
         self.order = check_order(order)
         self.inverse = check_choice("inverse", inverse, INVERSES)
+        self.warn_rel_error = check_real("warn_rel_error", warn_rel_error, 0.0)
 
     def compose(
         self,
