@@ -122,6 +122,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
+from numpy.polynomial.polynomial import polyval
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from scipy.optimize import isotonic_regression
@@ -187,13 +188,6 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-def _horner(coeffs: FloatArray, x: FloatArray) -> FloatArray:
-    out = np.full(x.shape, coeffs[-1], dtype=np.float64)
-    for c in coeffs[-2::-1]:
-        out = out * x + c
-    return out
-
-
 def _cf_coefficients(lambdas: tuple[float, ...], order: int) -> FloatArray:
     """Ascending coefficients of the order-``J`` Cornish–Fisher polynomial x(z)."""
     kwargs = {
@@ -208,7 +202,7 @@ def _increasing_range(coeffs: FloatArray) -> tuple[float, float]:
     slope = np.polynomial.polynomial.polyder(coeffs)
     if slope.size == 0 or not np.any(slope):
         return (0.0, 0.0)
-    if _horner(slope, np.array(0.0)) <= 0:
+    if polyval(0.0, slope) <= 0:
         return (0.0, 0.0)
     roots = np.polynomial.polynomial.polyroots(slope) if slope.size > 1 else []
     real = np.array(
@@ -404,9 +398,9 @@ class EdgeworthPairCurve:
         if repair:
             lo, hi = self.cf_range
             inner = np.clip(zc, lo, hi)
-            x = _horner(self.cf, inner) + (zc - inner)
+            x = polyval(inner, self.cf) + (zc - inner)
         else:
-            x = _horner(self.cf, zc)
+            x = polyval(zc, self.cf)
         return np.where(finite, x, z)
 
     def _tradeoff_of_threshold(self, x: FloatArray) -> FloatArray:
@@ -980,6 +974,13 @@ class EdgeworthPairCurve:
         return out, slope
 
 
+@functools.lru_cache(maxsize=4096)
+def _loss_upper(mechanism: Mechanism) -> float:
+    """Upper end of the support of one pair's loss (cached per mechanism, as
+    its cumulants are)."""
+    return float(mechanism.plrv_support()[1])
+
+
 def _take(a: FloatArray, j: NDArray[np.intp]) -> FloatArray:
     """``a[i, j[i]]`` for every row ``i``."""
     return np.take_along_axis(a, j[:, None], axis=1)[:, 0]
@@ -1039,7 +1040,7 @@ class Edgeworth(Accountant):
             # A loss without variance is a.s. constant: only L = 0 is possible
             # for a pair of probability measures, i.e. perfect privacy (Id).
             return GaussianPairCurve(0.0, reference=())
-        upper = math.fsum(n * m.plrv_support()[1] for m, n in components)
+        upper = math.fsum(n * _loss_upper(m) for m, n in components)
         return EdgeworthPairCurve.from_cumulants(
             k_p, k_q, self.order, self.inverse, loss_upper=upper
         )
