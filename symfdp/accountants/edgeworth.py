@@ -288,8 +288,8 @@ class _MonotoneCheck:
     """The raw profile on the check grid (see ``EdgeworthPairCurve._delta_parts``)."""
 
     grid: FloatArray  # increasing eps >= 0, starting at 0
-    raw: FloatArray  # the raw profile there
-    rises: bool  # it rises somewhere on the grid
+    raw: FloatArray  # the raw profile there, clipped at 0
+    rises: bool  # it rises somewhere on the grid (where it is positive)
 
 
 @dataclass(frozen=True)
@@ -637,7 +637,7 @@ class EdgeworthPairCurve:
         grid = np.unique(np.concatenate((*nodes, ends[np.isfinite(ends)], [0.0])))
         grid = grid[grid >= 0.0]
         raw, _, rising = self._profile_and_rise(grid)
-        return _MonotoneCheck(grid, raw, bool(rising.any()))
+        return _MonotoneCheck(grid, np.maximum(raw, 0.0), bool(rising.any()))
 
     @functools.cached_property
     def _table(self) -> _ProfileTable:

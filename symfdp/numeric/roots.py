@@ -340,7 +340,7 @@ def _newton_steps(
         new = x - step
         xscale = xtol * np.abs(x) + xatol
         if np.all((np.abs(g) <= ftol) | (np.abs(step) <= xscale) | (hi - lo <= xscale)):
-            done = np.abs(g) <= ftol
+            done = (np.abs(g) <= ftol) | ~np.isfinite(new)
             return np.where(done, x, np.clip(new, lo, hi)), df
         right = sign * g < 0  # the root lies above x
         lo = np.where(right, x, lo)
