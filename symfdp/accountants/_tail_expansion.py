@@ -99,6 +99,7 @@ class TailKernel:
     log_fa: FloatArray
     log_sb: FloatArray
     spliced: bool
+    full: FloatArray | None = None
 
     @classmethod
     def build(
@@ -124,6 +125,11 @@ class TailKernel:
             above = np.where(
                 np.isfinite(hi), np.exp(log_sb - special.log_ndtr(-hi)), 0.0
             )
+        full = None
+        if gaps is not None:
+            full = stack_coefficients(
+                [(*c, *g) for c, g in zip(core, gaps, strict=True)]
+            )
         return cls(
             col(means),
             col(sds),
@@ -136,6 +142,7 @@ class TailKernel:
             log_fa,
             log_sb,
             bool(np.any(np.isfinite(lo)) or np.any(np.isfinite(hi))),
+            full,
         )
 
     def standardise(self, e: FloatArray) -> FloatArray:
@@ -148,11 +155,38 @@ class TailKernel:
         r"""``(S, dens)``: ``(2, N)`` survival functions of the loss under Q, P at
         the 1-d ``e`` and (if ``densities``) their densities (of the loss, i.e.
         divided by the sd), spliced outside the valid intervals."""
+        sf, dens, _ = self._evaluate(e, densities, False)
+        return sf, dens
+
+    def survival_and_gaps(
+        self, e: FloatArray, densities: bool = True
+    ) -> tuple[FloatArray, FloatArray | None, FloatArray]:
+        """:meth:`survival` and :meth:`order_gaps` from one Horner pass over all
+        polynomials (the same values as the two calls).
+
+        Raises:
+            ValueError: the kernel was built without order terms.
+        """
+        if self.full is None:
+            raise ValueError("this kernel holds no next-order terms.")
+        sf, dens, gaps = self._evaluate(e, densities, True)
+        assert gaps is not None
+        return sf, dens, gaps
+
+    def _evaluate(
+        self, e: FloatArray, densities: bool, with_gaps: bool
+    ) -> tuple[FloatArray, FloatArray | None, FloatArray | None]:
         x = self.standardise(e)
         xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
-        phi = np.exp(-0.5 * xc * xc)
+        half = -0.5 * xc * xc
+        phi = np.exp(half)
         phi *= 1.0 / math.sqrt(2.0 * math.pi)
-        poly = horner_stacked(self.core, xc)
+        poly = horner_stacked(self.full if with_gaps else self.core, xc)
+        gaps = None
+        if with_gaps:
+            with np.errstate(over="ignore", under="ignore"):
+                w_p = np.exp(np.minimum(e + half[1] - LOG_SQRT_2PI, EXP_CAP))
+            gaps = phi[0] * poly[0, 2:] - w_p * poly[1, 2:]
         sf = special.ndtr(-x)
         sf += phi * poly[:, 0]
         dens = phi * poly[:, 1] if densities else None
@@ -171,7 +205,7 @@ class TailKernel:
         sf = np.minimum(np.maximum(sf, 0.0), 1.0)
         if dens is not None:
             dens = np.maximum(dens, 0.0) / self.sd
-        return sf, dens
+        return sf, dens, gaps
 
     def order_gaps(self, e: FloatArray) -> FloatArray:
         r"""``(K, N)``: the differences :math:`\tilde\delta_{j_k} -

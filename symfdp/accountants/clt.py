@@ -185,6 +185,7 @@ class GaussianPairCurve:
         flat = np.ravel(e)
         orders = np.max([raw_orders(k, flat) for k in self.reference], axis=0)
         gap = np.max(np.abs(orders[1:] - np.ravel(value)), axis=0)
+        gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
         return gap.reshape(e.shape)
 
 

@@ -737,6 +737,20 @@ class EdgeworthPairCurve:
         true error under 3x the estimate in >= 90% of the cases.
         """
         e = np.asarray(eps, dtype=np.float64)
+        flat = np.ravel(e)
+        if self.kernel.full is not None and not self._check.rises and np.all(flat >= 0):
+            # The monotone path of _delta_parts, with the order gaps from the
+            # same Horner pass.
+            sf, _, gaps = self.kernel.survival_and_gaps(flat, densities=False)
+            raw, scale = self._tail_formula(flat, sf[0], sf[1])
+            repaired = np.clip(raw, 0.0, 1.0)
+            gap = np.abs(gaps).max(axis=0)
+            err = ERROR_SAFETY * np.where(np.isnan(gap), np.inf, gap)
+            err = err + np.abs(repaired - raw)
+            shape = e.shape
+            repaired, raw = repaired.reshape(shape), raw.reshape(shape)
+            self._warn_delta(e, repaired, raw, scale.reshape(shape))
+            return repaired, err.reshape(shape)
         repaired, raw, scale = self._delta_parts(e)
         self._warn_delta(e, repaired, raw, scale)
         return repaired, self._delta_error(e, repaired, raw)
@@ -749,6 +763,7 @@ class EdgeworthPairCurve:
         flat = np.ravel(e)
         gaps = np.abs(self.kernel.order_gaps(np.where(np.isfinite(flat), flat, 0.0)))
         gap = np.where(np.isfinite(flat), gaps.max(axis=0), 0.0)
+        gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
         return gap.reshape(np.shape(e))
 
     def _delta_error(
