@@ -153,6 +153,17 @@ def main() -> None:
             if r["delta_true_error"] > 0
         ]
         d_big = [r for r in dsel if r["delta_true_error"] > 0.05 * r["delta_truth"]]
+        claimed = [r for r in dsel if r["delta_estimate"] < abs(r["delta_at_true_eps"])]
+        summary[method]["delta_where_estimate_below_value"] = {
+            "cases": len(claimed),
+            "covered_3x": float(
+                np.mean(
+                    [r["delta_true_error"] <= 3 * r["delta_estimate"] for r in claimed]
+                )
+            )
+            if claimed
+            else float("nan"),
+        }
         summary[method]["delta"] = {
             "cases": len(dsel),
             "covered_3x": float(
@@ -187,6 +198,16 @@ def main() -> None:
                 f"{t['median_estimate_over_true']:.2f} | {t['errors_above_5pct']} | "
                 f"{t['flagged_of_those']} |"
             )
+    lines += [
+        "",
+        "delta(eps) where the estimate is below the value (estimated relative error "
+        "< 100%; above it the expansions have broken down and the estimate only "
+        "flags that):",
+        "",
+    ]
+    for method, s in summary.items():
+        t = s["delta_where_estimate_below_value"]
+        lines.append(f"- {method}: {t['cases']} cases, {t['covered_3x']:.0%} covered")
     out_path.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
 

@@ -734,7 +734,12 @@ class EdgeworthPairCurve:
         (``benchmarks/analytic_error_cases.py``): the factor 3 and the gap from
         the order below (an asymptotic series' last kept term is a better guide
         than the next one alone where the series starts to diverge) bring the
-        true error under 3x the estimate in >= 90% of the cases.
+        true error of epsilon under 3x its estimate in >= 90% of the cases.
+        Where the estimate exceeds the value itself (consecutive orders differ
+        by more than the value: the expansion has broken down there, typically
+        deep in the tail, e.g. delta = 3e-18 where the certified value is
+        1e-12) it flags that (relative error > 100%) but need not bound the
+        error.
         """
         e = np.asarray(eps, dtype=np.float64)
         flat = np.ravel(e)
