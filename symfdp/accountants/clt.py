@@ -162,7 +162,7 @@ class GaussianPairCurve:
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``(delta(eps), estimate of its absolute error)`` (see the class)."""
         e = np.asarray(eps, dtype=np.float64)
-        value = self.delta(e)
+        value = np.asarray(self.delta(e), dtype=np.float64)
         return value, self._delta_gap(e, value)
 
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
