@@ -237,7 +237,8 @@ def regula_falsi(
     """Vectorised Illinois regula falsi for brackets with ``fn(lo) > 0 >= fn(hi)``.
 
     Each entry's bracket shrinks until it is at most ``xrtol`` times its initial
-    width; the midpoint of the final bracket is returned. A false-position point
+    width (or a few ulps of its ends); the midpoint of the final bracket is
+    returned. A false-position point
     that is not finite or not strictly inside its bracket is replaced by the
     midpoint (bisection), and the end value kept twice in a row on the same side
     is halved (the Illinois modification; Dowell & Jarratt, BIT 11 (1971) 168),
@@ -255,8 +256,14 @@ def regula_falsi(
     fa, fb = fab[: a.size].reshape(a.shape), fab[a.size :].reshape(a.shape)
     side = np.zeros(a.shape)
     width = b - a
+
+    def converged() -> bool:
+        # A bracket of a few ulps cannot shrink further.
+        ulps = 4.0 * np.finfo(np.float64).eps * np.maximum(np.abs(a), np.abs(b))
+        return bool(np.all((b - a <= xrtol * width) | (b - a <= ulps)))
+
     for _ in range(max_iter):
-        if np.all(b - a <= xrtol * width):
+        if converged():
             return 0.5 * (a + b)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             x = (a * fb - b * fa) / (fb - fa)
@@ -268,7 +275,7 @@ def regula_falsi(
         fb = np.where(right & (side > 0), 0.5 * fb, fb)
         fa = np.where(~right & (side < 0), 0.5 * fa, fa)
         side = np.where(right, 1.0, -1.0)
-    if np.all(b - a <= xrtol * width):
+    if converged():
         return 0.5 * (a + b)
     raise RuntimeError(
         f"regula falsi did not converge in {max_iter} iterations "
