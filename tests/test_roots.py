@@ -19,6 +19,8 @@ from symfdp.numeric.roots import (
     bracketed_newton,
     expand_bracket_up,
     monotone_bisect,
+    newton_on_bracket,
+    regula_falsi,
 )
 
 #: Relative accuracy promised by ``xtol=1e-12`` (one step of at most xtol|x|,
@@ -274,3 +276,57 @@ def test_expand_then_bisect_property(scale, u):
     assert np.all(tail(hi) <= t)
     x = monotone_bisect(tail, t, 0.0, hi, xtol=0.0, rtol=1e-14)
     np.testing.assert_allclose(x, -scale * np.log(t), rtol=1e-13, atol=1e-300)
+
+
+# ------------------------------------------------------------------ newton_on_bracket
+def test_newton_on_bracket_solves_exp_and_returns_the_slope():
+    t = np.geomspace(1.5, 1e12, 300)
+    x, df = newton_on_bracket(_exp, t, np.zeros(t.shape), np.full(t.shape, 30.0), 1.0)
+    np.testing.assert_allclose(x, np.log(t), rtol=2 * XTOL, atol=0)
+    # f' at the last evaluated point: within one Newton step of the root.
+    np.testing.assert_allclose(df, t, rtol=1e-9)
+
+
+def test_newton_on_bracket_decreasing_with_bisection_fallback():
+    """A start outside the bracket and a non-finite value on the way (log of a
+    non-positive number) fall back to bisection; the root is -log(u)."""
+    u = np.array([0.3, 1e-5, 1e-12])
+
+    def fn(x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.exp(-x) - 1e-3 * (x > 40)
+            return np.log(v), np.full(x.shape, -1.0)
+
+    x, _ = newton_on_bracket(
+        fn, np.log(u), np.zeros(3), np.full(3, 45.0), np.full(3, -5.0), decreasing=True
+    )
+    np.testing.assert_allclose(x, -np.log(u), rtol=1e-10)
+
+
+def test_newton_on_bracket_noise_stops_on_the_bracket():
+    """Noise in f above ftol: the absolute x tolerance ends the iteration."""
+    rng = np.random.default_rng(0)
+
+    def fn(x):
+        return x + 1e-9 * rng.standard_normal(x.shape), np.ones(x.shape)
+
+    x, _ = newton_on_bracket(
+        fn, np.full(4, 1e-4), np.zeros(4), np.ones(4), 0.5, ftol=1e-12, xatol=1e-8
+    )
+    np.testing.assert_allclose(x, 1e-4, atol=1e-8)
+
+
+# ------------------------------------------------------------------ regula_falsi
+def test_regula_falsi_matches_brentq():
+    def fn(x):
+        return np.cos(x) - x / 4.0  # decreasing on [0, 2], root ~1.2
+
+    lo, hi = np.array([0.0, 0.5]), np.array([2.0, 1.9])
+    x = regula_falsi(fn, lo, hi, xrtol=1e-13)
+    ref = optimize.brentq(lambda v: math.cos(v) - v / 4.0, 0.0, 2.0, xtol=1e-15)
+    np.testing.assert_allclose(x, ref, rtol=1e-12)
+
+
+def test_regula_falsi_raises_without_convergence():
+    with pytest.raises(RuntimeError, match="regula falsi"):
+        regula_falsi(lambda x: 1.0 - x, np.zeros(1), np.full(1, 2.0), max_iter=2)

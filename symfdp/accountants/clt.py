@@ -61,7 +61,9 @@ from scipy import special
 
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
+from symfdp.accountants._tail_expansion import TailKernel, raw_orders, reference_kernel
 from symfdp.accountants.base import (
+    DEFAULT_WARN_REL_ERROR,
     Accountant,
     Components,
     normalize_composition,
@@ -95,11 +97,26 @@ class GaussianPairCurve:
     Attributes:
         mu: The GDP parameter :math:`\mu \ge 0`.
         delta0: The :math:`\delta` part :math:`\delta_0 \in [0, 1)`.
+        reference: For the error estimate: one
+            :func:`~symfdp.accountants._tail_expansion.reference_kernel` per
+            direction of the composition it approximates (``()`` for an exact
+            Gaussian composition: no error; None when unknown: ``inf``).
+
+    **Error estimate** (:meth:`delta_and_error`): the larger distance of the
+    GDP profile to the raw two-sided Edgeworth profiles of orders 1 and 2 of the
+    composed loss (Zheng et al. (2020), Lemma 5.1 with the expansions of
+    :mod:`symfdp.accountants._tail_expansion`), each the maximum over the
+    directions; for :meth:`epsilon_and_error` that delta gap at
+    :math:`\hat\varepsilon` divided by :math:`|\delta_{G_\mu}'| =
+    e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)`.
     """
 
     mu: float
     delta0: float = 0.0
     info: dict[str, Any] = field(default_factory=dict, compare=False)
+    reference: tuple[TailKernel, ...] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mu", check_real("mu", self.mu, 0.0))
@@ -142,6 +159,35 @@ class GaussianPairCurve:
             )
         t = (d - self.delta0) / (1.0 - self.delta0)
         return gaussian_epsilon(self.mu, t)
+
+    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(delta(eps), estimate of its absolute error)`` (see the class)."""
+        e = np.asarray(eps, dtype=np.float64)
+        value = np.asarray(self.delta(e), dtype=np.float64)
+        return value, self._delta_gap(e, value)
+
+    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(epsilon(delta), estimate of its absolute error)`` (see the class)."""
+        eps = self.epsilon(delta)
+        gap = self._delta_gap(eps, self.delta(eps))
+        if self.mu == 0.0:
+            return eps, np.where(gap > 0.0, np.inf, 0.0)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            log_slope = eps + special.log_ndtr(-eps / self.mu - self.mu / 2)
+            slope = (1.0 - self.delta0) * np.exp(log_slope)
+            err = np.where(gap > 0.0, gap / slope, 0.0)
+        return eps, np.where(np.isnan(err), np.inf, err)
+
+    def _delta_gap(self, e: FloatArray, value: FloatArray) -> FloatArray:
+        if self.reference is None or self.delta0 > 0.0:
+            return np.full(e.shape, np.inf)
+        if not self.reference:
+            return np.zeros(e.shape)
+        flat = np.ravel(e)
+        orders = np.max([raw_orders(k, flat) for k in self.reference], axis=0)
+        gap = np.max(np.abs(orders[1:] - np.ravel(value)), axis=0)
+        gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
+        return gap.reshape(e.shape)
 
 
 def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
@@ -216,6 +262,22 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
     return out
 
 
+def _references(components: Components) -> tuple[TailKernel, ...] | None:
+    """The error-estimate references of the directions of ``components``: ``()``
+    when every component is Gaussian (the GDP curve is exact), None when a
+    direction has no variance."""
+    if all(isinstance(m, Gaussian) for m, _ in components):
+        return ()
+    kernels = []
+    for direction in pair_compositions(components):
+        k_q = summed_cumulants(direction, 4, "Q")
+        k_p = summed_cumulants(direction, 4, "P")
+        if not (k_q[1] > 0.0 and k_p[1] > 0.0):
+            return None
+        kernels.append(reference_kernel(k_q, k_p))
+    return tuple(kernels)
+
+
 def _mu_moments(direction: Components) -> float:
     r"""Zheng et al. (2020), eq. (3.4): :math:`(K^Q_1 - K^P_1)/\sqrt{K^P_2}`."""
     k_p = summed_cumulants(direction, 2, "P")
@@ -261,6 +323,8 @@ class CLT(Accountant):
         form: How :math:`\mu` is computed: ``"moments"`` (default, any
             mechanism), ``"exp"`` or ``"chi2"`` (subsampled Gaussian), ``"dp"``
             (pure DP). See the module docstring for the formulas and sources.
+        warn_rel_error: Estimated relative error above which a query warns
+            (the error estimate of :class:`GaussianPairCurve`).
 
     The returned curve is symmetric (:math:`G_\mu`); ``curve.info["mu"]`` holds
     :math:`\mu`, ``info["form"]`` the form and ``info["delta0"]`` the
@@ -275,7 +339,13 @@ class CLT(Accountant):
 
     method = "CLT"
 
-    def __init__(self, form: str = "moments") -> None:
+    def __init__(
+        self,
+        form: str = "moments",
+        *,
+        warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR,
+    ) -> None:
+        super().__init__(warn_rel_error=warn_rel_error)
         self.form = check_choice("form", form, FORMS)
 
     def compose(
@@ -336,22 +406,28 @@ class CLT(Accountant):
         details.update(
             {"mu": mu, "form": form, "mu_directions": per_direction, "delta0": delta0}
         )
-        pair: PairCurve = GaussianPairCurve(mu, delta0)
+        reference = _references(components) if components is not None else None
+        pair: PairCurve = GaussianPairCurve(mu, delta0, reference=reference)
         if components is not None:
             bound = symmetric_loss_bound(components)
             if bound < math.inf:
                 pair = BoundedLossPair(pair, -bound, bound, self.method)
         return PrivacyCurve(
-            pairs=(pair,), method=self.method, symmetric=True, info=details
+            pairs=(pair,),
+            method=self.method,
+            symmetric=True,
+            info=details,
+            warn_rel_error=self.warn_rel_error,
         )
 
     def compose_pair(self, components: Components) -> PairCurve:
         """The :math:`G_{\\mu_n}` curve of one direction (``"moments"`` form) or of
         the per-component forms."""
+        reference = _references(components)
         if self.form == "moments":
-            return GaussianPairCurve(_mu_moments(components))
+            return GaussianPairCurve(_mu_moments(components), reference=reference)
         mu2 = sum(_component_mu2(m, k, self.form) for m, k in components)
-        return GaussianPairCurve(math.sqrt(mu2))
+        return GaussianPairCurve(math.sqrt(mu2), reference=reference)
 
     def __repr__(self) -> str:
         return f"CLT(form={self.form!r})"

@@ -294,3 +294,133 @@ def positive_root(
             max_iter=max_iter,
         )
     return out, capped
+
+
+def regula_falsi(
+    fn: ArrayFn,
+    lo: ArrayLike,
+    hi: ArrayLike,
+    *,
+    xrtol: float = 1e-9,
+    max_iter: int = 100,
+) -> FloatArray:
+    """Vectorised Illinois regula falsi for brackets with ``fn(lo) > 0 >= fn(hi)``.
+
+    Each entry's bracket shrinks until it is at most ``xrtol`` times its initial
+    width (or a few ulps of its ends); the midpoint of the final bracket is
+    returned. A false-position point
+    that is not finite or not strictly inside its bracket is replaced by the
+    midpoint (bisection), and the end value kept twice in a row on the same side
+    is halved (the Illinois modification; Dowell & Jarratt, BIT 11 (1971) 168),
+    so the bracket shrinks superlinearly for smooth ``fn`` and at least like
+    bisection otherwise. ``fn`` is called once on both ends together, then once
+    per iteration.
+
+    Raises:
+        RuntimeError: some bracket is still wider than the tolerance after
+            ``max_iter`` iterations.
+    """
+    a = np.array(lo, dtype=np.float64, copy=True)
+    b = np.broadcast_to(np.asarray(hi, dtype=np.float64), a.shape).copy()
+    fab = fn(np.concatenate((a.ravel(), b.ravel())))
+    fa, fb = fab[: a.size].reshape(a.shape), fab[a.size :].reshape(a.shape)
+    side = np.zeros(a.shape)
+    width = b - a
+
+    def converged() -> bool:
+        # A bracket of a few ulps cannot shrink further.
+        ulps = 4.0 * np.finfo(np.float64).eps * np.maximum(np.abs(a), np.abs(b))
+        return bool(np.all((b - a <= xrtol * width) | (b - a <= ulps)))
+
+    for _ in range(max_iter):
+        if converged():
+            return 0.5 * (a + b)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            x = (a * fb - b * fa) / (fb - fa)
+        x = np.where(np.isfinite(x) & (x > a) & (x < b), x, 0.5 * (a + b))
+        fx = fn(x)
+        right = fx > 0  # the root lies in [x, b]
+        a, fa = np.where(right, x, a), np.where(right, fx, fa)
+        b, fb = np.where(right, b, x), np.where(right, fb, fx)
+        fb = np.where(right & (side > 0), 0.5 * fb, fb)
+        fa = np.where(~right & (side < 0), 0.5 * fa, fa)
+        side = np.where(right, 1.0, -1.0)
+    if converged():
+        return 0.5 * (a + b)
+    raise RuntimeError(
+        f"regula falsi did not converge in {max_iter} iterations "
+        f"(widest remaining bracket {float(np.max(b - a)):.3g})."
+    )
+
+
+def newton_on_bracket(
+    fn_and_derivative: Callable[[FloatArray], tuple[FloatArray, FloatArray]],
+    target: FloatArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    x0: FloatArray,
+    *,
+    decreasing: bool = False,
+    xtol: float = 1e-12,
+    xatol: float = 0.0,
+    ftol: float = 1e-10,
+    max_iter: int = 100,
+) -> tuple[FloatArray, FloatArray]:
+    r"""Newton's method kept inside brackets, lean: ``(x, f'(x))`` with
+    ``f(x) = target`` per entry, for the hot path of one-shot queries.
+
+    ``f`` is monotone on each ``[lo, hi]`` (non-increasing if ``decreasing``)
+    with the target between its end values (not checked). Every step that
+    would leave the current bracket is replaced by bisection, and the bracket
+    shrinks to the evaluated point on the side its sign says, so the iteration
+    converges for any monotone ``f``; near a simple root it is quadratic. All
+    entries iterate together until every one has ``|f - target| <= ftol``, a
+    step of at most ``xtol * |x| + xatol`` (then the Newton point is returned)
+    or a bracket that narrow (noise in ``f`` above ``ftol``). Unlike
+    :func:`bracketed_newton` there is no per-entry freezing, no rtsafe step
+    history and no bracket check: a few array operations per step.
+
+    Returns:
+        The roots and ``f'`` at the last evaluated points (the derivative at
+        the root to within one Newton step).
+
+    Raises:
+        RuntimeError: no convergence in ``max_iter`` steps.
+    """
+    sign = -1.0 if decreasing else 1.0
+    x = np.asarray(x0, dtype=np.float64)
+    x = np.where((x > lo) & (x < hi), x, 0.5 * (lo + hi))
+    # One floating-point context for the whole iteration (fn included): a
+    # non-finite value or step is handled by the bisection below.
+    with np.errstate(all="ignore"):
+        return _newton_steps(
+            fn_and_derivative, target, lo, hi, x, sign, xtol, xatol, ftol, max_iter
+        )
+
+
+def _newton_steps(
+    fn_and_derivative: Callable[[FloatArray], tuple[FloatArray, FloatArray]],
+    target: FloatArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    x: FloatArray,
+    sign: float,
+    xtol: float,
+    xatol: float,
+    ftol: float,
+    max_iter: int,
+) -> tuple[FloatArray, FloatArray]:
+    for _ in range(max_iter):
+        f, df = fn_and_derivative(x)
+        g = f - target
+        step = g / df
+        new = x - step
+        xscale = xtol * np.abs(x) + xatol
+        if np.all((np.abs(g) <= ftol) | (np.abs(step) <= xscale) | (hi - lo <= xscale)):
+            done = (np.abs(g) <= ftol) | ~np.isfinite(new)
+            return np.where(done, x, np.clip(new, lo, hi)), df
+        right = sign * g < 0  # the root lies above x
+        lo = np.where(right, x, lo)
+        hi = np.where(right, hi, x)
+        x = np.where((new > lo) & (new < hi), new, 0.5 * (lo + hi))
+    raise RuntimeError(f"Newton on brackets did not converge in {max_iter} steps.")

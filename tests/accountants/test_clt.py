@@ -189,3 +189,38 @@ def test_curve_is_symmetric_gdp() -> None:
     assert curve.symmetric and len(curve.pairs) == 1 and not curve.certified
     mu = curve.info["mu"]
     np.testing.assert_allclose(curve.tradeoff(ALPHA), g_mu(mu, ALPHA), atol=1e-15)
+
+
+# --------------------------------------------------------------- error estimate
+def test_clt_error_estimate_is_zero_for_gaussian_compositions() -> None:
+    curve = A.CLT().compose([(M.Gaussian(mu=0.3), 4), (M.Gaussian(mu=1.1), 1)])
+    pair = curve.pairs[0]
+    _, err = pair.epsilon_and_error(np.array([1e-5, 1e-10]))
+    np.testing.assert_array_equal(err, 0.0)
+    _, d_err = pair.delta_and_error(np.array([0.0, 1.0, 3.0]))
+    np.testing.assert_array_equal(d_err, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("n", "delta"), [(1_000, 1e-5), (10_000, 1e-5), (1_000, 1e-10)]
+)
+def test_clt_error_estimate_covers_the_certified_truth(n: int, delta: float) -> None:
+    """DP-SGD sigma = 1, p = 0.01: the error of the GDP value against the
+    midpoint of Numerical's certified bracket is at most 3x the estimate, and
+    the estimate flags (> 5%) an error above 5%."""
+    m = M.SubsampledGaussian(sigma=1.0, p=0.01)
+    lo, hi = A.Numerical().compose(m, n).epsilon_bounds(delta)
+    truth = 0.5 * (lo + hi)
+    pair = A.CLT().compose(m, n).pairs[0]
+    eps, err = pair.epsilon_and_error(np.array([delta]))
+    true_err = abs(float(eps[0]) - truth)
+    assert hi - lo < 0.1 * true_err
+    assert true_err <= 3.0 * float(err[0])
+    if true_err > 0.05 * truth:
+        assert float(err[0]) > 0.05 * float(eps[0])
+
+
+def test_clt_error_estimate_unknown_for_eps_delta_lists() -> None:
+    pair = A.CLT().compose_eps_delta([(0.1, 1e-6, 10)]).pairs[0]
+    _, err = pair.epsilon_and_error(np.array([1e-3]))
+    assert np.isinf(err).all()

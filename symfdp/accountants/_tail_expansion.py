@@ -1,0 +1,267 @@
+r"""The two-sided Edgeworth tail formula of one pair, from Horner coefficients.
+
+For the composed loss :math:`T_n` of a dominating pair with summed cumulants
+:math:`K^P_r, K^Q_r` (Zheng et al. (2020), eq. (A.2)), each law is standardised
+(:math:`x = (\varepsilon - m)/s`) and replaced by its order-``J`` Edgeworth
+expansion :math:`1 - F_J(x) = \Phi(-x) + \phi(x) R_J(x)`, density
+:math:`\phi(x) q_J(x)` (the polynomials of :mod:`symfdp.numeric.edgeworth`), and
+
+.. math::  \tilde\delta(\varepsilon) = \tilde S_Q(x_Q) - e^{\varepsilon}\tilde S_P(x_P)
+
+(Zheng et al. (2020), Lemma 5.1, the tail formula). :class:`TailKernel` holds the
+coefficients of :math:`R_J` and :math:`q_J` of both laws in one array, so one
+Horner pass over a ``(2, N)`` array of standardised points gives all four
+polynomials, and one :math:`\Phi` and one :math:`\phi` call serve both laws.
+
+**Order terms** (the error estimate): with the cumulants up to
+:math:`K_{J+4}` the kernel also holds differences :math:`D_k = R_{j_k} -
+R_{j_k - 1}` of consecutive orders (e.g. :math:`j_k = J, J+1, J+2`), and
+
+.. math::  \tilde\delta_{j}(\varepsilon) - \tilde\delta_{j-1}(\varepsilon)
+           = \phi(x_Q) D^Q(x_Q) - e^{\varepsilon}\phi(x_P) D^P(x_P),
+
+the raw change of the tail formula from one order to the next at the same point
+(:meth:`TailKernel.order_gaps`; :math:`e^\varepsilon\phi(x_P)` is formed as one
+exponential, tail-stable). The valid-interval splice of the laws (normal tails
+scaled to the mass the expansion leaves outside :math:`(a, b)`; see
+:mod:`symfdp.numeric.edgeworth`) is applied to the values, not to the gaps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+FloatArray = NDArray[np.float64]
+
+#: :math:`\log\sqrt{2\pi}`.
+LOG_SQRT_2PI: Final = 0.5 * math.log(2.0 * math.pi)
+#: Beyond |x| > X_CLIP the normal factor underflows (as in numeric.edgeworth).
+X_CLIP: Final = 60.0
+#: Largest exponent formed (e^700 is finite in double precision).
+EXP_CAP: Final = 700.0
+
+
+def stack_coefficients(polys: Sequence[Sequence[FloatArray]]) -> FloatArray:
+    """Ascending coefficients ``polys[law][k]`` as one ``(deg + 1, L, K, 1)``
+    array, zero padded to a common degree of at least 1 (a zero leading
+    coefficient leaves a polynomial's values unchanged)."""
+    deg = max(2, *(len(c) for row in polys for c in row))
+    out = np.zeros((deg, len(polys), len(polys[0]), 1))
+    for i, row in enumerate(polys):
+        for k, c in enumerate(row):
+            out[: len(c), i, k, 0] = c
+    return out
+
+
+def horner_stacked(coeffs: FloatArray, x: FloatArray) -> FloatArray:
+    """All polynomials of :func:`stack_coefficients` at ``x`` of shape ``(L, N)``:
+    ``(L, K, N)``, polynomial ``k`` of law ``i`` at ``x[i]`` (Horner, in place)."""
+    xs = x[:, None, :]
+    out = coeffs[-1] * xs
+    out += coeffs[-2]
+    for c in coeffs[-3::-1]:
+        out *= xs
+        out += c
+    return out
+
+
+@dataclass(frozen=True)
+class TailKernel:
+    r"""Both laws of one pair (row 0: Q, row 1: P) for the tail formula.
+
+    Attributes:
+        mean, sd: ``(2, 1)`` means and standard deviations of the loss.
+        core: Coefficients of :math:`(R_J, q_J)` per law (:func:`stack_coefficients`).
+        gaps: Coefficients of the order differences :math:`D_k` per law, or None.
+        lo, hi: ``(2, 1)`` valid intervals (standardised); ``-inf``/``inf`` when
+            the expansion is valid there.
+        scale_below, scale_above: ``(2, 1)`` factors of the spliced tails,
+            :math:`F_J(a)/\Phi(a)` and :math:`(1 - F_J(b))/\Phi(-b)` (0 for an
+            empty tail).
+        log_fa, log_sb: ``(2, 1)`` :math:`\log F_J(a)` and :math:`\log(1 - F_J(b))`.
+    """
+
+    mean: FloatArray
+    sd: FloatArray
+    core: FloatArray
+    gaps: FloatArray | None
+    lo: FloatArray
+    hi: FloatArray
+    scale_below: FloatArray
+    scale_above: FloatArray
+    log_fa: FloatArray
+    log_sb: FloatArray
+    spliced: bool
+    full: FloatArray | None = None
+
+    @classmethod
+    def build(
+        cls,
+        means: tuple[float, float],
+        sds: tuple[float, float],
+        core: Sequence[tuple[FloatArray, FloatArray]],
+        gaps: Sequence[tuple[FloatArray, FloatArray]] | None = None,
+        intervals: Sequence[tuple[float, float]] = ((-math.inf, math.inf),) * 2,
+        log_masses: Sequence[tuple[float, float]] = ((-math.inf, -math.inf),) * 2,
+    ) -> TailKernel:
+        """From per-law ``(mean, sd)``, ``(R, q)``, ``(D_1, .., D_K)``, valid
+        intervals and :math:`(\\log F_J(a), \\log(1 - F_J(b)))` (Q first)."""
+        col = lambda v: np.asarray(v, dtype=np.float64).reshape(2, 1)  # noqa: E731
+        lo = col([i[0] for i in intervals])
+        hi = col([i[1] for i in intervals])
+        log_fa = col([m[0] for m in log_masses])
+        log_sb = col([m[1] for m in log_masses])
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            below = np.where(
+                np.isfinite(lo), np.exp(log_fa - special.log_ndtr(lo)), 0.0
+            )
+            above = np.where(
+                np.isfinite(hi), np.exp(log_sb - special.log_ndtr(-hi)), 0.0
+            )
+        full = None
+        if gaps is not None:
+            full = stack_coefficients(
+                [(*c, *g) for c, g in zip(core, gaps, strict=True)]
+            )
+        return cls(
+            col(means),
+            col(sds),
+            stack_coefficients(core),
+            None if gaps is None else stack_coefficients(gaps),
+            lo,
+            hi,
+            below,
+            above,
+            log_fa,
+            log_sb,
+            bool(np.any(np.isfinite(lo)) or np.any(np.isfinite(hi))),
+            full,
+        )
+
+    def standardise(self, e: FloatArray) -> FloatArray:
+        """``(2, N)`` standardised points of the 1-d ``e`` under Q and P."""
+        return (e - self.mean) / self.sd
+
+    def survival(
+        self, e: FloatArray, densities: bool = True
+    ) -> tuple[FloatArray, FloatArray | None]:
+        r"""``(S, dens)``: ``(2, N)`` survival functions of the loss under Q, P at
+        the 1-d ``e`` and (if ``densities``) their densities (of the loss, i.e.
+        divided by the sd), spliced outside the valid intervals."""
+        sf, dens, _ = self._evaluate(e, densities, False)
+        return sf, dens
+
+    def survival_and_gaps(
+        self, e: FloatArray, densities: bool = True
+    ) -> tuple[FloatArray, FloatArray | None, FloatArray]:
+        """:meth:`survival` and :meth:`order_gaps` from one Horner pass over all
+        polynomials (the same values as the two calls).
+
+        Raises:
+            ValueError: the kernel was built without order terms.
+        """
+        if self.full is None:
+            raise ValueError("this kernel holds no next-order terms.")
+        sf, dens, gaps = self._evaluate(e, densities, True)
+        assert gaps is not None
+        return sf, dens, gaps
+
+    def _evaluate(
+        self, e: FloatArray, densities: bool, with_gaps: bool
+    ) -> tuple[FloatArray, FloatArray | None, FloatArray | None]:
+        x = self.standardise(e)
+        xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
+        half = -0.5 * xc * xc
+        phi = np.exp(half)
+        phi *= 1.0 / math.sqrt(2.0 * math.pi)
+        poly = horner_stacked(self.full if with_gaps else self.core, xc)
+        gaps = None
+        if with_gaps:
+            with np.errstate(over="ignore", under="ignore"):
+                w_p = np.exp(np.minimum(e + half[1] - LOG_SQRT_2PI, EXP_CAP))
+            gaps = phi[0] * poly[0, 2:] - w_p * poly[1, 2:]
+        sf = special.ndtr(-x)
+        sf += phi * poly[:, 0]
+        dens = phi * poly[:, 1] if densities else None
+        if self.spliced:
+            below = x < self.lo
+            above = x > self.hi
+            if below.any() or above.any():
+                with np.errstate(all="ignore"):
+                    lf = self.log_fa + special.log_ndtr(x) - special.log_ndtr(self.lo)
+                    ls = self.log_sb + special.log_ndtr(-x) - special.log_ndtr(-self.hi)
+                    sf = np.where(below, -np.expm1(lf), sf)
+                    sf = np.where(above, np.exp(ls), sf)
+                    if dens is not None:
+                        dens = np.where(below, self.scale_below * phi, dens)
+                        dens = np.where(above, self.scale_above * phi, dens)
+        sf = np.minimum(np.maximum(sf, 0.0), 1.0)
+        if dens is not None:
+            dens = np.maximum(dens, 0.0) / self.sd
+        return sf, dens, gaps
+
+    def order_gaps(self, e: FloatArray) -> FloatArray:
+        r"""``(K, N)``: the differences :math:`\tilde\delta_{j_k} -
+        \tilde\delta_{j_k - 1}` of the kernel's order terms at the 1-d ``e``
+        (raw expansions; module docstring).
+
+        Raises:
+            ValueError: the kernel was built without next-order terms.
+        """
+        if self.gaps is None:
+            raise ValueError("this kernel holds no next-order terms.")
+        x = self.standardise(e)
+        xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
+        log_phi = -0.5 * xc * xc - LOG_SQRT_2PI
+        poly = horner_stacked(self.gaps, xc)
+        with np.errstate(over="ignore", under="ignore"):
+            w_q = np.exp(log_phi[0])
+            w_p = np.exp(np.minimum(e + log_phi[1], EXP_CAP))
+        return w_q * poly[0] - w_p * poly[1]
+
+
+def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKernel:
+    r"""The order-0 (two-sided normal) kernel with the order-1 and order-2 terms
+    as its next-order terms, from :math:`K_1..K_4` under Q and P: the reference
+    of the CLT error estimate (:func:`raw_orders`).
+
+    Raises:
+        ValueError: fewer than four cumulants or a non-positive variance.
+    """
+    from symfdp.numeric.edgeworth import correction_polynomial
+
+    laws = []
+    for k in (cumulants_q, cumulants_p):
+        if k.size < 4 or not k[1] > 0.0:
+            raise ValueError("the reference needs K_1..K_4 with K_2 > 0.")
+        lams = (float(k[2]) / float(k[1]) ** 1.5, float(k[3]) / float(k[1]) ** 2)
+        r2 = correction_polynomial(lams, 2)
+        r1 = np.zeros(r2.size)
+        r1[:3] = correction_polynomial(lams, 1)
+        laws.append((float(k[0]), math.sqrt(float(k[1])), (r1, r2 - r1)))
+    normal = (np.zeros(1), np.ones(1))
+    return TailKernel.build(
+        (laws[0][0], laws[1][0]),
+        (laws[0][1], laws[1][1]),
+        (normal, normal),
+        (laws[0][2], laws[1][2]),
+    )
+
+
+def raw_orders(kernel: TailKernel, e: FloatArray) -> FloatArray:
+    r"""``(3, N)``: the raw two-sided tail formula of orders 0, 1, 2 at the 1-d
+    ``e`` (:func:`reference_kernel`; order 0 is
+    :math:`\Phi(-x_Q) - e^\varepsilon\Phi(-x_P)`, formed tail-stably)."""
+    sf, _ = kernel.survival(e, densities=False)
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        second = np.exp(np.minimum(e + np.log(sf[1]), EXP_CAP))
+    base = sf[0] - second
+    gaps = kernel.order_gaps(e)
+    return np.stack((base, base + gaps[0], base + gaps[0] + gaps[1]))
