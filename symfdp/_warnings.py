@@ -33,9 +33,7 @@ def _outside_package_level() -> int:
     return level
 
 
-def warn_approximation(message: str, stacklevel: int | None = None) -> None:
+def warn_approximation(message: str) -> None:
     """Emit an :class:`ApproximationWarning` attributed to the first caller outside
-    symfdp (``stacklevel`` overrides that level, counted as in
-    :func:`warnings.warn` from the caller of this function)."""
-    level = _outside_package_level() if stacklevel is None else stacklevel
-    warnings.warn(message, ApproximationWarning, stacklevel=level)
+    symfdp (the stack level is computed, whatever the call path inside)."""
+    warnings.warn(message, ApproximationWarning, stacklevel=_outside_package_level())

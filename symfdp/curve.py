@@ -193,12 +193,20 @@ class BoundedLossPair:
     """
 
     def __init__(
-        self, pair: Any, lo: float, hi: float, method: str, warn: bool = True
+        self,
+        pair: Any,
+        lo: float,
+        hi: float,
+        method: str,
+        warn: bool = True,
+        *,
+        lattice_span: float | None = None,
     ) -> None:
         self._pair = pair
         self.loss_range = (float(lo), float(hi))
         self._method = method
         self._warn = warn
+        self.lattice_span = lattice_span
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._pair, name)
@@ -225,7 +233,24 @@ class BoundedLossPair:
         """The clipped profile and the wrapped pair's error estimate (clipping
         into a range that holds the truth never increases the error)."""
         d, err = self._pair.delta_and_error(eps)
-        return self._clip_delta(eps, np.asarray(d, dtype=np.float64)), err
+        d = self._clip_delta(eps, np.asarray(d, dtype=np.float64))
+        if self.lattice_span is not None:
+            # The profile moved by the lattice floor of epsilon (see below).
+            shift = self._lattice_floor()
+            up = np.asarray(self._pair.delta(eps - shift), dtype=np.float64)
+            down = np.asarray(self._pair.delta(eps + shift), dtype=np.float64)
+            err = np.maximum(err, 0.5 * np.abs(up - down))
+        return d, err
+
+    def _lattice_floor(self) -> float:
+        r""":math:`h^2/8` for a loss on a lattice of span :math:`h`: the exact
+        profile of a lattice sum is only piecewise smooth, and a smooth
+        approximation of it misses :math:`\varepsilon(\delta)` by up to about
+        this much (the largest gap between a function that is convex on each
+        lattice cell and its smooth interpolant, per unit curvature), whatever
+        the number of compositions."""
+        h = float(self.lattice_span or 0.0)
+        return h * h / 8.0
 
     def _clip_delta(self, e: FloatArray, d: FloatArray) -> FloatArray:
         floor, top = loss_range_profile_limits(e, self.loss_range)
@@ -245,6 +270,8 @@ class BoundedLossPair:
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The clipped inverse and the wrapped pair's error estimate."""
         eps, err = self._pair.epsilon_and_error(delta)
+        if self.lattice_span is not None:
+            err = np.maximum(err, self._lattice_floor())
         return self._clip_epsilon(delta, np.asarray(eps, dtype=np.float64)), err
 
     def _clip_epsilon(self, d: FloatArray, eps: FloatArray) -> FloatArray:

@@ -184,8 +184,7 @@ def _mu_from_tv(tv: float) -> float:
         warn_approximation(
             f"mu*: delta(0) = {tv!r} is within {_MU_STAR_FLOOR:g} of 1, so mu* "
             "(> 14.9) is not resolved in double precision; returned inf. Report "
-            "epsilon(delta) for such a run.",
-            stacklevel=4,
+            "epsilon(delta) for such a run."
         )
         return math.inf
     return max(0.0, -2.0 * float(special.ndtri(rest / 2.0)))

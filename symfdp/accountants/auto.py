@@ -64,7 +64,7 @@ class AutoAnswer:
 
     Attributes:
         query: ``"epsilon(delta)"``, ``"delta(eps)"`` or ``"tradeoff(alpha)"``.
-        at: The query points (flattened).
+        at: The query points (flattened, as the next two).
         value: The answers.
         error: Each answer's error estimate (bracket half-width for a certified
             tier).
@@ -182,11 +182,7 @@ class AutoCurve:
             method[idx] = curve.label
             todo = todo[~accept]
         answer = AutoAnswer(
-            query,
-            flat.copy(),
-            value.reshape(points.shape),
-            error.reshape(points.shape),
-            tuple(str(m) for m in method),
+            query, flat.copy(), value, error, tuple(str(m) for m in method)
         )
         self.last_answer = answer
         return answer
@@ -194,22 +190,30 @@ class AutoCurve:
     def epsilon(self, delta: ArrayLike) -> Any:
         r""":math:`\varepsilon(\delta)` from the fastest tier meeting ``rel_tol``."""
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
-        return scalar_or_array(self._answer("epsilon(delta)", d, _eps_query).value)
+        return scalar_or_array(
+            self._answer("epsilon(delta)", d, _eps_query).value.reshape(d.shape)
+        )
 
     def epsilon_error(self, delta: ArrayLike) -> Any:
         """The error estimate of each answer of :meth:`epsilon`."""
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
-        return scalar_or_array(self._answer("epsilon(delta)", d, _eps_query).error)
+        return scalar_or_array(
+            self._answer("epsilon(delta)", d, _eps_query).error.reshape(d.shape)
+        )
 
     def delta(self, eps: ArrayLike) -> Any:
         r""":math:`\delta(\varepsilon)` from the fastest tier meeting ``rel_tol``."""
         e = check_array("eps", eps, allow_inf=True)
-        return scalar_or_array(self._answer("delta(eps)", e, _delta_query).value)
+        return scalar_or_array(
+            self._answer("delta(eps)", e, _delta_query).value.reshape(e.shape)
+        )
 
     def delta_error(self, eps: ArrayLike) -> Any:
         """The error estimate of each answer of :meth:`delta`."""
         e = check_array("eps", eps, allow_inf=True)
-        return scalar_or_array(self._answer("delta(eps)", e, _delta_query).error)
+        return scalar_or_array(
+            self._answer("delta(eps)", e, _delta_query).error.reshape(e.shape)
+        )
 
     def tradeoff(self, alpha: ArrayLike, symmetric: bool = True) -> Any:
         r"""The trade-off of the first tier whose privacy profile meets

@@ -118,6 +118,16 @@ def loss_range(components: Components) -> tuple[float, float]:
     )
 
 
+def lattice_span(components: Components) -> float | None:
+    """The largest lattice span of the components' losses when every loss is a
+    lattice variable (:attr:`~symfdp.mechanisms.Mechanism.loss_lattice_span`),
+    else None: a continuous component smooths the sum."""
+    spans = [m.loss_lattice_span for m, _ in components]
+    if not spans or any(h is None for h in spans):
+        return None
+    return max(h for h in spans if h is not None)
+
+
 def symmetric_loss_bound(components: Components) -> float:
     r""":math:`B^* = \max_k \max(b_k, -a_k)` over the directions: a symmetrised
     curve of the composition is :math:`f_{B^*,0}`-DP (see
@@ -275,7 +285,14 @@ class Accountant(ABC):
         lo, hi = loss_range(components)
         if lo == -math.inf and hi == math.inf:
             return pair
-        return BoundedLossPair(pair, lo, hi, self.method, self.warns_out_of_range)
+        return BoundedLossPair(
+            pair,
+            lo,
+            hi,
+            self.method,
+            self.warns_out_of_range,
+            lattice_span=lattice_span(components),
+        )
 
     @abstractmethod
     def compose_pair(self, components: Components) -> PairCurve:

@@ -268,8 +268,7 @@ class BerryEsseen(Accountant):
                 f"BerryEsseen: gamma = {gamma:.4g} >= 1/2, so the Berry-Esseen "
                 "bound of Dong et al. (2019), Sec. 3.2, is vacuous here; the trivial "
                 "lower bound f >= 0 (delta = 1) is returned. Use "
-                "accountants.Numerical.",
-                stacklevel=4,
+                "accountants.Numerical."
             )
             return TrivialPairCurve(gamma), info
         bound = BerryEsseenLowerBound(mu, gamma)

@@ -156,7 +156,6 @@ _ROOT_RTOL: Final = 1e-9
 _EMPTY_RTOL: Final = 1e-9
 #: Profile values below this are round-off in the far tails, never refined.
 _NEGLIGIBLE_DELTA: Final = 1e-250
-_STACK: Final = 5
 #: Safety factor of the error estimates on the gap between consecutive orders.
 ERROR_SAFETY: Final = 3.0
 #: Relative size of a positive slope of the raw profile that counts as a rise.
@@ -534,8 +533,7 @@ class EdgeworthPairCurve:
         if notes:
             warn_approximation(
                 f"Edgeworth(order={self.order}) trade-off: " + "; ".join(notes) + ". "
-                "accountants.Numerical gives certified values in this regime.",
-                stacklevel=_STACK,
+                "accountants.Numerical gives certified values in this regime."
             )
 
     def _splice_note(self, side: str, law: _Law) -> str:
@@ -811,8 +809,7 @@ class EdgeworthPairCurve:
             warn_approximation(
                 f"Edgeworth(order={self.order}) delta(eps): "
                 + "; ".join(notes)
-                + ". accountants.Numerical gives certified values in this regime.",
-                stacklevel=_STACK,
+                + ". accountants.Numerical gives certified values in this regime."
             )
         if self.info["zero_mass_tail_eps"] is not None:
             self._warn_empty_tail(e)
@@ -830,8 +827,7 @@ class EdgeworthPairCurve:
                 f"itself reaches {upper:.6g}, so delta(eps) for eps >= eps* (and "
                 "epsilon(delta) near it) is NOT a privacy guarantee and is likely "
                 "too small (anti-conservative). Use accountants.Numerical for "
-                "certified values.",
-                stacklevel=_STACK,
+                "certified values."
             )
 
     # ------------------------------------------------------------ inverse

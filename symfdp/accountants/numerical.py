@@ -313,8 +313,7 @@ class NumericalPairCurve:
                 "Numerical: the certified bracket on delta(eps) is wider than "
                 f"{100 * self.eps_rel_tol:g} relative at some eps (e.g. "
                 f"[{_worst(lo, hi, flagged)}]); the point estimate is not "
-                "accurate there. " + _ADVICE,
-                stacklevel=5,
+                "accurate there. " + _ADVICE
             )
         return np.clip(core, lo, hi)
 
@@ -473,8 +472,7 @@ class NumericalPairCurve:
             warn_approximation(
                 "Numerical: the certified bracket on epsilon(delta) is wider than "
                 f"{10 * self.eps_rel_tol:g} relative at some delta (e.g. "
-                f"[{_worst(lo, hi, flagged)}]). " + _ADVICE,
-                stacklevel=5,
+                f"[{_worst(lo, hi, flagged)}]). " + _ADVICE
             )
         return eps.reshape(shape)
 
@@ -861,8 +859,7 @@ class NumericalPairCurve:
                 "there (typically a composition with little privacy left, whose "
                 "curve is close to 0). A smaller eps_rel_tol narrows the bracket; "
                 "accountants.Exact gives closed forms for Gaussian and pure-DP "
-                "compositions.",
-                stacklevel=5,
+                "compositions."
             )
         end = float(self._core_tradeoff(np.ones(1))[0])
         return np.maximum(self._core_tradeoff(a) - a * end, lo)

@@ -163,6 +163,14 @@ class Mechanism(ABC):
         """Essential support ``(lo, hi)`` of L (may be infinite)."""
         return (-math.inf, math.inf)
 
+    @property
+    def loss_lattice_span(self) -> float | None:
+        """The span ``h`` of the lattice ``a + h Z`` carrying all of L, or None
+        when L is not a lattice variable. Smooth approximations of a lattice sum
+        (Edgeworth, saddle point) err by O(h^2) in epsilon however many
+        compositions (the exact profile is only piecewise smooth)."""
+        return None
+
     # ------------------------------------------------------------------ derived
     # Generic fallbacks from the quadrature rule; closed forms override them.
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:

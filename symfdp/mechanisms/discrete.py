@@ -378,6 +378,14 @@ class RandomizedResponse(FiniteLoss):
         object.__setattr__(self, "eps", check_real("eps", self.eps, 0.0))
         object.__setattr__(self, "k", check_int("k", self.k, lo=2))
 
+    @property
+    def loss_lattice_span(self) -> float | None:
+        """L takes the values -eps, (0,) eps: a lattice of span eps (2 eps for
+        k = 2; None at eps = 0)."""
+        if self.eps == 0:
+            return None
+        return 2.0 * self.eps if self.k == 2 else self.eps
+
     def _atoms(self) -> tuple[FloatArray, FloatArray]:
         e, k = self.eps, self.k
         log_z = np.logaddexp(e, math.log(k - 1))

@@ -150,6 +150,11 @@ class PureDP(Mechanism):
     def plrv_support(self) -> tuple[float, float]:
         return (-self.eps, self.eps)
 
+    @property
+    def loss_lattice_span(self) -> float | None:
+        """L takes the values +-eps: a lattice of span 2 eps (None at eps = 0)."""
+        return 2.0 * self.eps if self.eps > 0 else None
+
     # ------------------------------------------------------------ closed forms
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         r""":math:`\kappa_r = \varepsilon^r(\log\cosh)^{(r)}(-\varepsilon/2)` under P,

@@ -203,7 +203,7 @@ class EdgeworthDistribution:
         """The (repaired) density: ``phi*q`` inside, scaled normal tails outside."""
         xs = check_array("x", x, allow_inf=True)
         xc = _clip(xs)
-        below, above = self._splice_masks(xs, "pdf", stacklevel=5)
+        below, above = self._splice_masks(xs, "pdf")
         out = self._density(xs, below, above, xc, normal_pdf(xc))
         return scalar_or_array(out)
 
@@ -254,11 +254,11 @@ class EdgeworthDistribution:
         return not np.any(self._fit.r)
 
     def _splice_masks(
-        self, xs: FloatArray, what: str, stacklevel: int
+        self, xs: FloatArray, what: str
     ) -> tuple[NDArray[np.bool_] | None, NDArray[np.bool_] | None]:
         below, above = self._masks(xs)
         if below is not None or above is not None:
-            self._warn_splice(what, below, above, stacklevel)
+            self._warn_splice(what, below, above)
         return below, above
 
     def _warn_splice(
@@ -266,7 +266,6 @@ class EdgeworthDistribution:
         what: str,
         below: NDArray[np.bool_] | None,
         above: NDArray[np.bool_] | None,
-        stacklevel: int,
     ) -> None:
         fit = self._fit
         parts = []
@@ -277,8 +276,7 @@ class EdgeworthDistribution:
         warn_approximation(
             f"EdgeworthDistribution(order={self.order}).{what}: the expansion is not "
             f"a valid CDF {' and '.join(parts)}; a scaled normal tail was spliced "
-            "there. accountants.Numerical (or a higher order) serves this regime.",
-            stacklevel=stacklevel,
+            "there. accountants.Numerical (or a higher order) serves this regime."
         )
 
     def _masks(
@@ -297,7 +295,7 @@ class EdgeworthDistribution:
         if self._is_normal:
             return np.asarray(special.ndtr(xs if lower else -xs), dtype=np.float64)
         xc = _clip(xs)
-        below, above = self._splice_masks(xs, "cdf" if lower else "sf", stacklevel=6)
+        below, above = self._splice_masks(xs, "cdf" if lower else "sf")
         corr = normal_pdf(xc) * _horner(self._fit.r, xc)
         return self._tail_values(xs, lower, below, above, corr)
 
@@ -783,8 +781,7 @@ def _fit(lams: tuple[float, ...], order: int) -> _Fit:
         warn_approximation(
             f"EdgeworthDistribution(order={order}): the expansion is nowhere a valid "
             "CDF for these cumulants; the standard normal is used instead. "
-            "accountants.Numerical serves this regime.",
-            stacklevel=5,
+            "accountants.Numerical serves this regime."
         )
         r, q = np.zeros(1), np.ones(1)
         proto = _Fit(r, q, cf, -np.inf, np.inf, -np.inf, -np.inf, *([np.empty(0)] * 3))

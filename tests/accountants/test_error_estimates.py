@@ -32,7 +32,10 @@ DELTAS = np.array([1e-2, 1e-5, 1e-10])
 EPS = np.array([0.0, 0.5, 2.0, 4.0])
 
 
-@pytest.mark.parametrize("method", list(ANALYTIC))
+EXACT_ON_GAUSSIAN = [m for m in ANALYTIC if m != "SaddlePoint(1)"]
+
+
+@pytest.mark.parametrize("method", EXACT_ON_GAUSSIAN)
 def test_gaussian_every_method_exact_with_small_estimate(method):
     curve = ANALYTIC[method]().compose(M.Gaussian(mu=0.25), n=64)  # G_2
     exact = M.Gaussian(mu=2.0)
@@ -48,6 +51,18 @@ def test_gaussian_every_method_exact_with_small_estimate(method):
     truth_e = A.Exact().compose(exact, n=1).epsilon(DELTAS)
     assert np.all(np.abs(eps - truth_e) <= 3 * est_e + 1e-9 * truth_e)
     assert np.all(est_e <= 0.05 * truth_e)
+
+
+def test_saddlepoint_order1_on_gaussian_is_flagged_by_its_estimate():
+    """delta_hat_1 (CF-S5) is not exact for the Gaussian (~2-9% off here); its
+    estimate covers the error and the query warns where it exceeds 5%."""
+    curve = A.SaddlePoint(order=1).compose(M.Gaussian(mu=0.25), n=64)
+    truth = M.Gaussian(mu=2.0).privacy_profile(EPS)
+    with pytest.warns(ApproximationWarning, match=r"SaddlePoint\(order=1\)"):
+        d = curve.delta(EPS)
+    est = curve.delta_error(EPS)
+    assert np.all(np.abs(d - truth) <= 3 * est)
+    assert np.any(np.abs(d - truth) > 0.05 * truth)
 
 
 @pytest.mark.parametrize(

@@ -65,7 +65,6 @@ def repair(
         warn_approximation(
             "SaddlePoint: delta(eps) left [max(0, 1 - e^eps), 1]; clipped into "
             "it. The approximation is outside its valid regime here "
-            "(accountants.Numerical gives certified values).",
-            stacklevel=5,
+            "(accountants.Numerical gives certified values)."
         )
     return np.clip(delta, floor, 1.0)

@@ -151,23 +151,20 @@ def log_integrals(
                 "(the tilted law is degenerate near the end of the support); "
                 "the contour integral was replaced by the Chernoff bound "
                 "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the last saddle point, an "
-                "upper bound. accountants.Numerical gives certified values.",
-                stacklevel=5,
+                "upper bound. accountants.Numerical gives certified values."
             )
         if (over2 if order == 2 else over1).any():
             warn_approximation(
                 "SaddlePoint: the estimate exceeded the Chernoff bound "
                 "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the saddle point (too few "
                 "compositions for the approximation); lowered to that bound. "
-                "accountants.Numerical gives certified values.",
-                stacklevel=5,
+                "accountants.Numerical gives certified values."
             )
         if order == 2 and (lost & ~capped).any():
             warn_approximation(
                 "SaddlePoint: the two Gaussian terms of delta_hat_2 agree to 8 "
                 "digits (degenerate tilted law); delta_hat_1 used instead. "
-                "accountants.Numerical gives certified values.",
-                stacklevel=5,
+                "accountants.Numerical gives certified values."
             )
     log1 = np.where(capped | over1, log_c, log1)
     log2 = np.where(capped | over2, log_c, log2)
@@ -199,8 +196,7 @@ def third_abs_moment(components: Components, t: Any) -> FloatArray:
                 warn_approximation(
                     f"SaddlePoint: the quadrature rule of {m!r} does not resolve "
                     "its tilted law at the saddle point; the CF-S7 error bound "
-                    "there is approximate.",
-                    stacklevel=5,
+                    "there is approximate."
                 )
     return total.reshape(np.shape(t))
 
@@ -225,7 +221,7 @@ def skewness(vals: SaddleValues) -> FloatArray:
     return np.where(np.isfinite(lam3), lam3, 0.0)
 
 
-def warn_if_skewed(skew: float, what: str, stacklevel: int = 7) -> None:
+def warn_if_skewed(skew: float, what: str) -> None:
     r"""One :class:`~symfdp.ApproximationWarning` when ``skew`` (the largest
     :func:`skewness` at the evaluated points) exceeds ``SKEWNESS_MAX``.
 
@@ -245,6 +241,5 @@ def warn_if_skewed(skew: float, what: str, stacklevel: int = 7) -> None:
             f"(skewness {skew:.3g} > {SKEWNESS_MAX:g}), so delta may be off by 10% "
             "or more. This is the regime of few effective compositions, e.g. the "
             "add pair of a subsampled mechanism with a small expected number of "
-            "samples n*p. Use accountants.Numerical for certified values.",
-            stacklevel=stacklevel,
+            "samples n*p. Use accountants.Numerical for certified values."
         )

@@ -349,8 +349,7 @@ class SaddlePointPairCurve:
                 "SaddlePoint: the two sides of the approximation disagree at the "
                 f"split point eps = {self.eps_split:.4g} (by up to {short:.3g}); "
                 "delta below it was raised to the value at the split so that it "
-                "does not increase. accountants.Numerical gives certified values.",
-                stacklevel=5,
+                "does not increase. accountants.Numerical gives certified values."
             )
         return np.maximum(lower, at_split)
 
@@ -506,8 +505,7 @@ class SaddlePointPairCurve:
                 "searched range (degenerate tilted law near the end of the "
                 "support); it was bounded with the Chernoff bound at the last "
                 "saddle point (an upper bound on epsilon, capped at the end of the "
-                "support). accountants.Numerical gives certified values.",
-                stacklevel=4,
+                "support). accountants.Numerical gives certified values."
             )
             kk, t, s = g.K[-1], g.t[-1], gs[-1]
             eps_c = (kk + F.log_kernel_max(np.array(s)) - log_d[capped]) / t
@@ -647,5 +645,5 @@ class SaddlePointPairCurve:
         out = T.tradeoff_from_profile(
             lookup, a, eps, symmetric=self.symmetric, refine=False
         )
-        F.warn_if_skewed(self._table_skew, "tradeoff(alpha)", stacklevel=5)
+        F.warn_if_skewed(self._table_skew, "tradeoff(alpha)")
         return np.asarray(out, dtype=np.float64).reshape(a.shape)
