@@ -1,17 +1,21 @@
 """SaddlePoint query times on DP-SGD against a minimal NumPy floor.
 
 For sigma = 1, p = 0.01 and n in {1000, 10000} (add/remove pairs): build +
-compose, one eps(1e-5), one delta(1.0), delta on 1000 eps points, for orders 2
-and 4, and the floor: a minimal NumPy evaluation of the same order-2 formula
-(eps(delta) by Newton in the tilt s on a precomputed quadrature rule of each
-pair, log delta_hat_2 from two log-normal-CDF terms; delta(eps) by Newton on the
-saddle-point equation), with no argument checks, warnings or repairs. Writes
-``benchmarks/results/saddlepoint_speed.json``. Run as
-``python benchmarks/saddlepoint_speed.py``.
+compose, one eps(1e-5), one delta(1.0), delta on 1000 eps points, for orders 1
+to 4 (minimum wall times), and the floor: a minimal NumPy evaluation of the
+same order-2 formula (eps(delta) by Newton in the tilt s on a precomputed
+quadrature rule of each pair, log delta_hat_2 from two log-normal-CDF terms;
+delta(eps) by Newton on the saddle-point equation), with no argument checks,
+warnings or repairs. Writes ``benchmarks/results/saddlepoint_speed_<label>.json``
+(label ``before`` or ``after``, the first argument) and the table of both
+runs, ``benchmarks/results/saddlepoint_speed.md``, with the error estimates and
+the distance of delta on the 1000-point grid to Numerical's certified bracket
+beside the times. Run as ``python benchmarks/saddlepoint_speed.py [label]``.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import warnings
@@ -28,8 +32,8 @@ from symfdp.mechanisms import _logmix as lm
 
 
 def _t(fn, repeats: int) -> float:
-    """Median wall time (s) of ``fn``."""
-    return float(timings(fn, repeats)[0]["median_s"])
+    """Minimum wall time (s) of ``fn`` (the machine is shared)."""
+    return float(timings(fn, repeats)[0]["min_s"])
 
 
 def _rule(m: M.SubsampledGaussian, pair: int) -> tuple[np.ndarray, np.ndarray]:
@@ -119,35 +123,50 @@ def _build_eps(build):
     return build().epsilon(1e-5)
 
 
+def _accuracy(curve, bracket):
+    """Max relative distance of ``curve.delta`` on the grid to the certified
+    bracket ``(lo, hi)`` (0 inside it) and the values."""
+    lo, hi = bracket
+    d = np.asarray(curve.delta(E1000), dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(d > hi, (d - hi) / hi, np.where(d < lo, (lo - d) / lo, 0.0))
+    keep = hi > 1e-300
+    return float(np.max(out[keep])), d
+
+
+E1000 = np.linspace(0.1, 6.0, 1000)
+RESULTS = ROOT / "benchmarks" / "results"
+
+
 def main() -> int:
+    label = sys.argv[1] if len(sys.argv) > 1 else "after"
     warnings.simplefilter("ignore", ApproximationWarning)
     rows = []
+    values = {}
     for n in (1000, 10000):
         mech = M.SubsampledGaussian(sigma=1.0, p=0.01)
         rules = [_rule(mech, 0), _rule(mech, 1)]
-        e1000 = np.linspace(0.1, 6.0, 1000)
+        bracket = A.Numerical().compose(mech, n=n).delta_bounds(E1000)
         floor = {
             "eps(1e-5)": _t(partial(floor_epsilon, rules, n, 1e-5), 20),
             "delta(1.0)": _t(partial(floor_delta, rules, n, 1.0), 20),
-            "delta(1000 eps)": _t(partial(floor_delta, rules, n, e1000), 5),
+            "delta(1000 eps)": _t(partial(floor_delta, rules, n, E1000), 3),
         }
-        for order in (2, 4):
+        for order in (1, 2, 3, 4):
             acc = A.SaddlePoint(order=order)
-
             build = partial(_compose, acc, n)
-
             curve = build()
-            curve.delta(e1000)
+            curve.delta(E1000)
             curve.epsilon(1e-5)
             ours = {
                 "build+compose": _t(build, 10),
                 "build+compose+eps(1e-5)": _t(partial(_build_eps, build), 5),
                 "eps(1e-5)": _t(partial(curve.epsilon, 1e-5), 20),
                 "delta(1.0)": _t(partial(curve.delta, 1.0), 20),
-                "delta(1000 eps)": _t(partial(curve.delta, e1000), 5),
+                "delta(1000 eps)": _t(partial(curve.delta, E1000), 3),
             }
-            eps_ours = float(curve.epsilon(1e-5))
-            eps_floor = floor_epsilon(rules, n, 1e-5)
+            out_of_bracket, d = _accuracy(curve, bracket)
+            values[f"{n}-{order}"] = d.tolist()
             row = {
                 "n": n,
                 "order": order,
@@ -156,16 +175,80 @@ def main() -> int:
                 "ratio_to_floor": {k: ours[k] / floor[k] for k in floor if k in ours},
                 "delta1000_over_one_query": ours["delta(1000 eps)"]
                 / ours["delta(1.0)"],
-                "eps_ours": eps_ours,
-                "eps_floor": eps_floor,
+                "eps_ours": float(curve.epsilon(1e-5)),
+                "eps_error": float(curve.epsilon_error(1e-5)),
+                "delta_1": float(curve.delta(1.0)),
+                "delta_1_error": float(curve.delta_error(1.0)),
+                "eps_floor_order2": floor_epsilon(rules, n, 1e-5),
+                "delta1000_max_rel_outside_bracket": out_of_bracket,
             }
             rows.append(row)
             print(row, flush=True)
     write_json(
-        ROOT / "benchmarks" / "results" / "saddlepoint_speed.json",
-        {"machine": machine(), "git": git_state(), "rows": rows},
+        RESULTS / f"saddlepoint_speed_{label}.json",
+        {"machine": machine(), "git": git_state(), "rows": rows, "values": values},
     )
+    _table()
     return 0
+
+
+def _table() -> None:
+    """``saddlepoint_speed.md``: the before/after runs side by side."""
+    runs = {}
+    for label in ("before", "after"):
+        path = RESULTS / f"saddlepoint_speed_{label}.json"
+        if path.exists():
+            runs[label] = json.loads(path.read_text())
+    lines = [
+        "# SaddlePoint query times (DP-SGD, sigma = 1, p = 0.01; add/remove)",
+        "",
+        "Minimum wall time in ms over repeats (shared, loaded machine), the NumPy",
+        "floor of the order-2 formula measured in the same run, ratio ours/floor;",
+        "eps(1e-5) and delta(1.0) with the curve's own error estimates; the last",
+        "column is the largest relative distance of delta on 1000 eps in",
+        "[0.1, 6] to Numerical's certified bracket (0 = inside).",
+        "",
+        "| run | n | order | eps(1e-5) ms (x floor) | delta(1.0) ms (x floor) "
+        "| 1000 deltas ms (x one) | build+compose+eps ms | eps +- err "
+        "| delta(1) +- err | outside bracket |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for label, run in runs.items():
+        for r in run["rows"]:
+            ms, rt = r["ms"], r["ratio_to_floor"]
+            lines.append(
+                f"| {label} | {r['n']} | {r['order']} "
+                f"| {ms['eps(1e-5)']:.2f} ({rt['eps(1e-5)']:.1f}) "
+                f"| {ms['delta(1.0)']:.2f} ({rt['delta(1.0)']:.1f}) "
+                f"| {ms['delta(1000 eps)']:.1f} ({r['delta1000_over_one_query']:.0f}) "
+                f"| {ms['build+compose+eps(1e-5)']:.2f} "
+                f"| {r['eps_ours']:.5f} +- {r['eps_error']:.1e} "
+                f"| {r['delta_1']:.4e} +- {r['delta_1_error']:.1e} "
+                f"| {r['delta1000_max_rel_outside_bracket']:.1e} |"
+            )
+    if len(runs) == 2:
+        change = 0.0
+        vb, va = runs["before"]["values"], runs["after"]["values"]
+        for key in vb.keys() & va.keys():
+            b, a = np.array(vb[key]), np.array(va[key])
+            keep = b > 1e-300
+            change = max(change, float(np.max(np.abs(a - b)[keep] / b[keep])))
+        lines += [
+            "",
+            f"Max relative change of delta on the 1000-point grid, before to after: "
+            f"{change:.2e}.",
+        ]
+        lines += [
+            "",
+            "Floors (ms): "
+            + ", ".join(
+                f"n={r['n']}: eps {r['floor_ms']['eps(1e-5)']:.2f}, "
+                f"delta {r['floor_ms']['delta(1.0)']:.2f}"
+                for r in runs["after"]["rows"]
+                if r["order"] == 2
+            ),
+        ]
+    (RESULTS / "saddlepoint_speed.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
