@@ -162,10 +162,11 @@ class SaddlePointPairCurve:
         skewness of the tilted loss sum over the points (see :meth:`_skew`); with
         ``extra`` also ``more``, the repaired estimates of orders ``order + 1 ..
         order + extra``."""
-        vals, capped = self._saddles.solve(eps, side, k3=check)
-        orders = tuple(range(self.order, self.order + extra + 1))
+        top = self.order + extra
+        vals, capped, kappa = self._saddles.solve(eps, side, k3=check, order=top)
+        orders = tuple(range(self.order, top + 1))
         logs, log_c, ok, lam3, capped = self._log_integrals(
-            vals, side, capped, (1, 2, *orders), warn
+            vals, side, capped, (1, 2, *orders), warn, kappa
         )
         d1 = B.from_integral(logs[1], eps, side, self.log_p_mass)
         d2 = B.from_integral(logs[2], eps, side, self.log_p_mass)
