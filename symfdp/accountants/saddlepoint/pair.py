@@ -567,6 +567,10 @@ class SaddlePointPairCurve:
             bad = ~((x0 > s_lo) & (x0 < s_hi))
             x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
             last: list[SaddleValues] = []
+            # Orders >= 3: log delta_J = log delta_2 + log rho_J with a smooth
+            # factor rho_J; its slope is the secant through the last two points.
+            rho: dict[str, FloatArray] = {}
+            no_cap = np.zeros(x0.shape, bool)
 
             def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
                 # K, K', K'', K''' (and the higher derivatives orders >= 3 use)
@@ -575,7 +579,22 @@ class SaddlePointPairCurve:
                 vals = _pack3(x, d)
                 last.append(vals)
                 slope = slope_fn(x, vals.v, d[3])
-                return self._upper_log_delta(vals, kappa=d[2:]), slope
+                if self.order <= 2:
+                    return self._upper_log_delta(vals, kappa=d[2:]), slope
+                logs, *_ = self._log_integrals(
+                    vals, "upper", no_cap, (2, self.order), False, d[2:]
+                )
+                log_rho = logs[self.order] - logs[2]
+                if rho:
+                    dx = x - rho["x"]
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        sec = (log_rho - rho["log"]) / dx
+                    far = np.abs(dx) > 1e-9 * x
+                    rho["slope"] = np.where(far & np.isfinite(sec), sec, rho["slope"])
+                else:
+                    rho["slope"] = np.zeros(x.shape)
+                rho.update(x=x, log=log_rho)
+                return logs[self.order], slope + rho["slope"]
 
             # log delta is decreasing in s; |log delta - target| <= 1e-10 is a
             # relative accuracy of 1e-10 in delta.
