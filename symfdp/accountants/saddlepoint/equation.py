@@ -52,6 +52,13 @@ RTOL: Final = 1e-14
 SOLVE_RTOL: Final = 1e-10
 MAX_ITER: Final = 100
 SIDES: Final = ("upper", "lower")
+#: Order of the derivatives the delta(eps) solve evaluates at least (the Taylor
+#: finish below shifts K, K', K'' with terms up to K^(4)).
+TAYLOR_ORDER: Final = 4
+#: Largest Newton step, relative to s, that the Taylor finish takes: with
+#: |h| <= 1e-4 s the first omitted term of K(t + h), K^(5) h^5/120, is below
+#: 1e-22 K^(5) s^5, far below the absolute precision of K.
+TAYLOR_STEP: Final = 1e-4
 #: Relative step of the forward difference giving K''' from K''.
 K3_STEP: Final = 1e-5
 
@@ -74,6 +81,38 @@ def pack(
     i.e. :math:`K'(t) \mp (1/s + 1/(1+s))`."""
     eps = m - sign(side) * (1.0 / s + 1.0 / (1.0 + s))
     return SaddleValues(s, tilt(s, side), k, m, v, eps)
+
+
+def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> FloatArray:
+    r"""The step ``h`` in ``s`` solving the saddle-point equation :math:`\pm(K'(t(s))
+    - \varepsilon) = 1/s + 1/(1+s)` with :math:`K'` replaced by its Taylor series
+    at ``x`` (rows ``d`` = :math:`K, K', \dots` at ``t(x)``): four Newton steps
+    from 0 (the series is accurate where the step is small, which the caller
+    checks)."""
+    h = np.zeros(x.shape)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(4):
+            u = sg * h
+            m = _series(d[1:], u)
+            mp = _series(d[2:], u)
+            xs = x + h
+            val = sg * (m - e) - 1.0 / xs - 1.0 / (1.0 + xs)
+            h = h - val / (mp + 1.0 / xs**2 + 1.0 / (1.0 + xs) ** 2)
+    return np.where(np.isfinite(h), h, np.inf)
+
+
+def _series(d: FloatArray, u: FloatArray) -> FloatArray:
+    """sum_j d[j] u^j / j! (Horner)."""
+    out = d[-1] / math.factorial(d.shape[0] - 1)
+    for j in range(d.shape[0] - 2, -1, -1):
+        out = out * u + d[j] / math.factorial(j)
+    return out
+
+
+def _taylor_shift(d: FloatArray, u: FloatArray) -> FloatArray:
+    """Rows K^(r)(t + u), r = 0..top, from the Taylor series of the rows ``d``
+    at t (the last row is kept: its series has no further term)."""
+    return np.array([_series(d[r:], u) for r in range(d.shape[0])])
 
 
 def _hermite_start(
@@ -298,7 +337,7 @@ class SaddleGrid:
             :math:`K'', \dots, K^{(order)}` at the points (``order >= 3``
             is used when ``k3``).
         """
-        top = max(order, 3 if k3 else 2)
+        top = max(order + 1, TAYLOR_ORDER)
         sg = sign(side)
         grid = self.covering(side, float(eps.min()), float(eps.max()))
         by_eps = np.argsort(grid.eps)
@@ -326,18 +365,30 @@ class SaddleGrid:
                 np.sqrt(lo_f * hi_f),
                 np.clip(x0, lo_f, hi_f),
             )
-            last: dict[str, Any] = {}
+            # One pass over the rules at the first guess; where the root is within
+            # TAYLOR_STEP of it, Newton on the Taylor series of K' finishes and
+            # the series shift the values (no second pass).
+            d0 = self.derivatives(tilt(x0, side), top)
+            step = _taylor_root(x0, d0, e_f, sg)
+            near = np.abs(step) <= TAYLOR_STEP * x0
+            near &= (x0 + step >= lo_f) & (x0 + step <= hi_f)
+            s = s.copy()
+            fi = np.flatnonzero(free)
+            if near.any():
+                s[fi[near]] = x0[near] + step[near]
+                rows[:, fi[near]] = _taylor_shift(d0[:, near], sg * step[near])
+                known[fi[near]] = True
+            far = ~near
+            e_f, lo_f, hi_f, x0 = e_f[far], lo_f[far], hi_f[far], x0[far]
+            last: dict[str, Any] = {"x": x0.copy(), "values": d0[:, far]}
 
             def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
                 # Entries that have converged keep their point: only the moved
                 # ones go through the rules again.
-                if "x" in last:
-                    d = last["values"].copy()
-                    moved = x != last["x"]
-                    if moved.any():
-                        d[:, moved] = self.derivatives(tilt(x[moved], side), top)
-                else:
-                    d = self.derivatives(tilt(x, side), top)
+                d = last["values"].copy()
+                moved = x != last["x"]
+                if moved.any():
+                    d[:, moved] = self.derivatives(tilt(x[moved], side), top)
                 last.update(x=x.copy(), values=d)
                 m, v = d[1], d[2]
                 val = sg * (m - e_f) - 1.0 / x - 1.0 / (1.0 + x)
@@ -347,21 +398,22 @@ class SaddleGrid:
                 val = np.where(np.abs(val) <= noise, 0.0, val)
                 return val, v + 1.0 / x**2 + 1.0 / (1.0 + x) ** 2
 
-            s = s.copy()
-            s[free] = bracketed_newton(
-                g,
-                np.zeros(lo_f.shape),
-                lo_f,
-                hi_f,
-                xtol=SOLVE_RTOL,
-                x0=x0,
-                geometric=True,
-                check_bracket=False,
-                max_iter=MAX_ITER,
-            )
-            if np.array_equal(last["x"], s[free]):
-                rows[:, free] = last["values"]
-                known[free] = True
+            rest = fi[far]
+            if rest.size:
+                s[rest] = bracketed_newton(
+                    g,
+                    np.zeros(lo_f.shape),
+                    lo_f,
+                    hi_f,
+                    xtol=SOLVE_RTOL,
+                    x0=x0,
+                    geometric=True,
+                    check_bracket=False,
+                    max_iter=MAX_ITER,
+                )
+                if np.array_equal(last["x"], s[rest]):
+                    rows[:, rest] = last["values"]
+                    known[rest] = True
         t = tilt(s, side)
         if not known.all():
             rows[:, ~known] = self.derivatives(t[~known], top)
