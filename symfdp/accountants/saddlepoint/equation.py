@@ -86,33 +86,33 @@ def pack(
 def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> FloatArray:
     r"""The step ``h`` in ``s`` solving the saddle-point equation :math:`\pm(K'(t(s))
     - \varepsilon) = 1/s + 1/(1+s)` with :math:`K'` replaced by its Taylor series
-    at ``x`` (rows ``d`` = :math:`K, K', \dots` at ``t(x)``): four Newton steps
-    from 0 (the series is accurate where the step is small, which the caller
-    checks)."""
+    at ``x`` (rows ``d`` = :math:`K, K', \dots` at ``t(x)``): three Newton steps
+    from 0 (quadratic convergence from a start within ~1e-5; the caller checks
+    that the step is small, where the series is accurate)."""
     h = np.zeros(x.shape)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for _ in range(4):
-            u = sg * h
-            m = _series(d[1:], u)
-            mp = _series(d[2:], u)
+        for _ in range(3):
+            m, mp = _taylor_shift(d, sg * h, first=1, count=2)
             xs = x + h
             val = sg * (m - e) - 1.0 / xs - 1.0 / (1.0 + xs)
             h = h - val / (mp + 1.0 / xs**2 + 1.0 / (1.0 + xs) ** 2)
     return np.where(np.isfinite(h), h, np.inf)
 
 
-def _series(d: FloatArray, u: FloatArray) -> FloatArray:
-    """sum_j d[j] u^j / j! (Horner)."""
-    out = d[-1] / math.factorial(d.shape[0] - 1)
-    for j in range(d.shape[0] - 2, -1, -1):
-        out = out * u + d[j] / math.factorial(j)
+def _taylor_shift(
+    d: FloatArray, u: FloatArray, first: int = 0, count: int | None = None
+) -> FloatArray:
+    """Rows ``first .. first + count - 1`` of ``d`` (K, K', ... at t) at t + u,
+    from their Taylor series in the rows of ``d`` (the row of the highest
+    derivative has no further term and is kept)."""
+    size = d.shape[0] - first if count is None else count
+    out = d[first : first + size].copy()
+    term = np.ones(np.shape(u))
+    for j in range(1, d.shape[0] - first):
+        term = term * u / j
+        k = min(size, d.shape[0] - first - j)
+        out[:k] += d[first + j : first + j + k] * term
     return out
-
-
-def _taylor_shift(d: FloatArray, u: FloatArray) -> FloatArray:
-    """Rows K^(r)(t + u), r = 0..top, from the Taylor series of the rows ``d``
-    at t (the last row is kept: its series has no further term)."""
-    return np.array([_series(d[r:], u) for r in range(d.shape[0])])
 
 
 def _hermite_start(
