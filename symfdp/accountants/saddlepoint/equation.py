@@ -92,14 +92,14 @@ def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> Floa
     h = np.zeros(x.shape)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for _ in range(3):
-            m, mp = _taylor_shift(d, sg * h, first=1, count=2)
+            m, mp = taylor_shift(d, sg * h, first=1, count=2)
             xs = x + h
             val = sg * (m - e) - 1.0 / xs - 1.0 / (1.0 + xs)
             h = h - val / (mp + 1.0 / xs**2 + 1.0 / (1.0 + xs) ** 2)
     return np.where(np.isfinite(h), h, np.inf)
 
 
-def _taylor_shift(
+def taylor_shift(
     d: FloatArray, u: FloatArray, first: int = 0, count: int | None = None
 ) -> FloatArray:
     """Rows ``first .. first + count - 1`` of ``d`` (K, K', ... at t) at t + u,
@@ -115,6 +115,28 @@ def _taylor_shift(
     return out
 
 
+def hermite_cubic(
+    y: FloatArray,
+    y0: FloatArray,
+    y1: FloatArray,
+    p0: FloatArray,
+    p1: FloatArray,
+    m0: FloatArray,
+    m1: FloatArray,
+) -> FloatArray:
+    """The cubic Hermite interpolant at ``y`` of values ``p0, p1`` and slopes
+    ``m0, m1`` at ``y0, y1`` (``y`` clipped into the interval); NaN where the
+    interval is degenerate."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        h = y1 - y0
+        u = np.clip((y - y0) / h, 0.0, 1.0)
+        h00 = (1.0 + 2.0 * u) * (1.0 - u) ** 2
+        h10 = u * (1.0 - u) ** 2
+        h01 = u * u * (3.0 - 2.0 * u)
+        h11 = u * u * (u - 1.0)
+        return h00 * p0 + h10 * h * m0 + h01 * p1 + h11 * h * m1
+
+
 def _hermite_start(
     grid: SaddleValues, order: Any, ja: Any, e: FloatArray, sg: float
 ) -> FloatArray:
@@ -125,20 +147,20 @@ def _hermite_start(
     1/(1+s)^2)`; NaN where the interval is degenerate."""
     i0, i1 = order[ja - 1], order[ja]
     s0, s1 = grid.s[i0], grid.s[i1]
-    e0, e1 = grid.eps[i0], grid.eps[i1]
 
     def dlog(i: Any, si: FloatArray) -> FloatArray:
         return sg / (si * (grid.v[i] + 1.0 / si**2 + 1.0 / (1.0 + si) ** 2))
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        h = e1 - e0
-        u = np.clip((e - e0) / h, 0.0, 1.0)
-        l0, l1 = np.log(s0), np.log(s1)
-        h00 = (1.0 + 2.0 * u) * (1.0 - u) ** 2
-        h10 = u * (1.0 - u) ** 2
-        h01 = u * u * (3.0 - 2.0 * u)
-        h11 = u * u * (u - 1.0)
-        x = h00 * l0 + h10 * h * dlog(i0, s0) + h01 * l1 + h11 * h * dlog(i1, s1)
+        x = hermite_cubic(
+            e,
+            grid.eps[i0],
+            grid.eps[i1],
+            np.log(s0),
+            np.log(s1),
+            dlog(i0, s0),
+            dlog(i1, s1),
+        )
         return np.exp(x)
 
 
@@ -376,7 +398,7 @@ class SaddleGrid:
             fi = np.flatnonzero(free)
             if near.any():
                 s[fi[near]] = x0[near] + step[near]
-                rows[:, fi[near]] = _taylor_shift(d0[:, near], sg * step[near])
+                rows[:, fi[near]] = taylor_shift(d0[:, near], sg * step[near])
                 known[fi[near]] = True
             far = ~near
             e_f, lo_f, hi_f, x0 = e_f[far], lo_f[far], hi_f[far], x0[far]

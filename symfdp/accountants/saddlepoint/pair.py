@@ -28,6 +28,8 @@ from symfdp.accountants.saddlepoint.equation import (
     RTOL,
     SIDES,
     SaddleGrid,
+    hermite_cubic,
+    taylor_shift,
 )
 from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
 from symfdp.mechanisms.base import FloatArray
@@ -93,7 +95,7 @@ class SaddlePointPairCurve:
         #: Essential support of the composed loss.
         self.support = self._saddles.support
         self._table: tuple[FloatArray, FloatArray] | None = None
-        self._grid_cache: tuple[SaddleValues, FloatArray] | None = None
+        self._grid_cache: tuple[SaddleValues, FloatArray, FloatArray] | None = None
         self._table_skew = 0.0
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
@@ -502,11 +504,20 @@ class SaddlePointPairCurve:
     def _grid_log_delta(self, g: SaddleValues) -> FloatArray:
         """:meth:`_upper_log_delta` along the upper grid ``g``, cached while the
         grid is unchanged (the grid is a frozen record, replaced when it grows)."""
+        return self._grid_values(g)[0]
+
+    def _grid_values(self, g: SaddleValues) -> tuple[FloatArray, FloatArray]:
+        """``(log delta, d log delta / ds)`` along the upper grid ``g`` (the
+        slope of :func:`~symfdp.accountants.saddlepoint.formulas.log_delta2_slope`,
+        of ``log_delta_slope`` for order 1, with K^(3) from differences of
+        K'' along the grid), cached while the grid is unchanged."""
         hit = self._grid_cache
         if hit is None or hit[0] is not g:
-            hit = (g, self._upper_log_delta(g))
+            slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
+            k3 = np.gradient(g.v, g.s) if g.s.size > 1 else np.zeros(g.s.shape)
+            hit = (g, self._upper_log_delta(g), slope_fn(g.s, g.v, k3))
             self._grid_cache = hit
-        return hit[1]
+        return hit[1], hit[2]
 
     def _invert_upper(
         self, d: FloatArray, e_lo: float, extra: int = 0
@@ -556,17 +567,30 @@ class SaddlePointPairCurve:
             i = idx[solve]
             s_lo, s_hi = gs[i - 1], gs[i]
             target = log_d[solve]
-            # First step for free: Newton from the grid's right end, with K''' from
-            # the grid's own divided difference (g is increasing and convex here).
-            v3_grid = (g.v[i] - g.v[i - 1]) / (s_hi - s_lo)
-            # The exact slope of log delta_hat_2 (orders >= 3 differ from it by
-            # the slope of a smooth factor close to 1).
-            slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
-            slope_hi = slope_fn(s_hi, g.v[i], v3_grid)
-            x0 = s_hi - (target - gl[i]) / -slope_hi
+            # First guess: log s as the cubic Hermite interpolant in log delta
+            # between the bracketing grid points (slopes 1/(s d log delta/ds);
+            # orders >= 3 use the slope of log delta_hat_2, which differs by the
+            # slope of a smooth factor close to 1).
+            _, gslope = self._grid_values(g)
+            x0 = np.exp(
+                hermite_cubic(
+                    target,
+                    gl[i - 1],
+                    gl[i],
+                    np.log(s_lo),
+                    np.log(s_hi),
+                    1.0 / (s_lo * gslope[i - 1]),
+                    1.0 / (s_hi * gslope[i]),
+                )
+            )
             bad = ~((x0 > s_lo) & (x0 < s_hi))
             x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
+            # The exact slope of log delta_hat_2 (log delta_hat_1 for order 1).
+            slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
             last: list[SaddleValues] = []
+            # The derivatives the error estimate needs come with each step.
+            top = max(3, self.order + extra)
+            rows: list[FloatArray] = []
             # Orders >= 3: log delta_J = log delta_2 + log rho_J with a smooth
             # factor rho_J; its slope is the secant through the last two points.
             rho: dict[str, FloatArray] = {}
@@ -575,9 +599,10 @@ class SaddlePointPairCurve:
             def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
                 # K, K', K'', K''' (and the higher derivatives orders >= 3 use)
                 # in one pass over the components' rules.
-                d = saddles.derivatives(x, max(3, self.order))
+                d = saddles.derivatives(x, top)
                 vals = _pack3(x, d)
                 last.append(vals)
+                rows.append(d)
                 slope = slope_fn(x, vals.v, d[3])
                 if self.order <= 2:
                     return self._upper_log_delta(vals, kappa=d[2:]), slope
@@ -612,7 +637,8 @@ class SaddlePointPairCurve:
                 max_iter=MAX_ITER,
             )
             if extra > 0:
-                at_s, log_i, err[solve] = self._error_at_saddle(s, extra)
+                hit = rows[-1] if np.array_equal(last[-1].s, s) else None
+                at_s, log_i, err[solve] = self._error_at_saddle(s, extra, hit)
             else:
                 at_s = last[-1]
                 if not np.array_equal(at_s.s, s):
@@ -624,12 +650,14 @@ class SaddlePointPairCurve:
         return eps, below, skew, err
 
     def _error_at_saddle(
-        self, s: FloatArray, extra: int
+        self, s: FloatArray, extra: int, d_s: FloatArray | None = None
     ) -> tuple[SaddleValues, FloatArray, FloatArray]:
         r"""``(vals, log_i, err)`` at upper-side saddle points ``s``: the values
         there (with ``k3``), the log of the chosen estimate and the eps-error
         estimate of :meth:`epsilon_and_error`, from one pass over the rules at
-        ``s`` and ``s (1 + EPS_STEP)``.
+        ``s`` and ``s (1 + EPS_STEP)`` (none if ``d_s``, the rows K, K', ...
+        at ``s``, is given: the second point then comes from their Taylor
+        series).
 
         The delta-spread of orders ``order .. order + extra`` (:func:`_spread`)
         is divided by the slope :math:`|\Delta\hat\delta_J| /
@@ -640,7 +668,13 @@ class SaddlePointPairCurve:
         """
         size = s.size
         both = np.concatenate((s, s * (1.0 + EPS_STEP)))
-        d = self._saddles.derivatives(both, max(3, self.order + extra))
+        top = max(3, self.order + extra)
+        if d_s is None:
+            d = self._saddles.derivatives(both, top)
+        else:
+            # The second point from the Taylor series at the first (step
+            # EPS_STEP * s: the omitted terms are ~1e-25 relative).
+            d = np.concatenate((d_s, taylor_shift(d_s, s * EPS_STEP)), axis=1)
         vals = _pack3(both, d)
         orders = tuple(range(self.order, self.order + extra + 1))
         logs, _, ok, lam3, capped = self._log_integrals(
