@@ -59,6 +59,9 @@ TAYLOR_ORDER: Final = 4
 #: |h| <= 1e-4 s the first omitted term of K(t + h), K^(5) h^5/120, is below
 #: 1e-22 K^(5) s^5, far below the absolute precision of K.
 TAYLOR_STEP: Final = 1e-4
+#: Passes over the rules that the Taylor finish gets before safeguarded Newton
+#: takes over (each moves the entries to the root of the series there).
+TAYLOR_ROUNDS: Final = 3
 #: Relative step of the forward difference giving K''' from K''.
 K3_STEP: Final = 1e-5
 
@@ -387,22 +390,34 @@ class SaddleGrid:
                 np.sqrt(lo_f * hi_f),
                 np.clip(x0, lo_f, hi_f),
             )
-            # One pass over the rules at the first guess; where the root is within
+            # A pass over the rules at the guess; where the root is within
             # TAYLOR_STEP of it, Newton on the Taylor series of K' finishes and
-            # the series shift the values (no second pass).
-            d0 = self.derivatives(tilt(x0, side), top)
-            step = _taylor_root(x0, d0, e_f, sg)
-            near = np.abs(step) <= TAYLOR_STEP * x0
-            near &= (x0 + step >= lo_f) & (x0 + step <= hi_f)
+            # the series shift the values (no further pass). Entries farther
+            # off move to the root of the series (inside their bracket) and are
+            # evaluated again, up to TAYLOR_ROUNDS passes; the rest go on with
+            # safeguarded Newton.
             s = s.copy()
             fi = np.flatnonzero(free)
-            if near.any():
-                s[fi[near]] = x0[near] + step[near]
-                rows[:, fi[near]] = taylor_shift(d0[:, near], sg * step[near])
-                known[fi[near]] = True
-            far = ~near
-            e_f, lo_f, hi_f, x0 = e_f[far], lo_f[far], hi_f[far], x0[far]
-            last: dict[str, Any] = {"x": x0.copy(), "values": d0[:, far]}
+            x = x0
+            for _ in range(TAYLOR_ROUNDS):
+                d0 = self.derivatives(tilt(x, side), top)
+                step = _taylor_root(x, d0, e_f, sg)
+                near = np.abs(step) <= TAYLOR_STEP * x
+                near &= (x + step >= lo_f) & (x + step <= hi_f)
+                if near.any():
+                    s[fi[near]] = x[near] + step[near]
+                    rows[:, fi[near]] = taylor_shift(d0[:, near], sg * step[near])
+                    known[fi[near]] = True
+                far = ~near
+                fi, e_f, lo_f, hi_f = fi[far], e_f[far], lo_f[far], hi_f[far]
+                x_next = x[far] + step[far]
+                ok = np.isfinite(x_next) & (x_next > lo_f) & (x_next < hi_f)
+                x_prev, d_prev = x[far], d0[:, far]
+                x = np.where(ok, x_next, np.sqrt(lo_f * hi_f))
+                if fi.size == 0:
+                    break
+            x0 = x
+            last: dict[str, Any] = {"x": x_prev, "values": d_prev}
 
             def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
                 # Entries that have converged keep their point: only the moved
@@ -420,7 +435,7 @@ class SaddleGrid:
                 val = np.where(np.abs(val) <= noise, 0.0, val)
                 return val, v + 1.0 / x**2 + 1.0 / (1.0 + x) ** 2
 
-            rest = fi[far]
+            rest = fi
             if rest.size:
                 s[rest] = bracketed_newton(
                     g,
