@@ -92,10 +92,19 @@ def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> Floa
     at ``x`` (rows ``d`` = :math:`K, K', \dots` at ``t(x)``): three Newton steps
     from 0 (quadratic convergence from a start within ~1e-5; the caller checks
     that the step is small, where the series is accurate)."""
+    # Taylor coefficients K^(1+j)/j! of K' and K^(2+j)/j! of K'' in u = sg h.
+    inv = 1.0 / np.array([math.factorial(j) for j in range(d.shape[0])])
+    c1 = d[1:] * inv[: d.shape[0] - 1, None]
+    c2 = d[2:] * inv[: d.shape[0] - 2, None]
     h = np.zeros(x.shape)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for _ in range(3):
-            m, mp = taylor_shift(d, sg * h, first=1, count=2)
+            u = sg * h
+            m, mp = c1[-1], c2[-1]
+            for j in range(c1.shape[0] - 2, -1, -1):
+                m = m * u + c1[j]
+            for j in range(c2.shape[0] - 2, -1, -1):
+                mp = mp * u + c2[j]
             xs = x + h
             val = sg * (m - e) - 1.0 / xs - 1.0 / (1.0 + xs)
             h = h - val / (mp + 1.0 / xs**2 + 1.0 / (1.0 + xs) ** 2)

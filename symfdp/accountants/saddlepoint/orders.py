@@ -189,10 +189,9 @@ def _rows(out: Any, count: int, size: int | None = None) -> FloatArray:
     public entry has checked (no per-call checks in the solvers' loops)."""
     if size is None:
         size = next((np.size(o) for o in out if np.ndim(o) > 0), 1)
-    rows = np.zeros((count, size))
+    rows = np.empty((count, size))
     for i, o in enumerate(out):
-        if np.ndim(o) > 0 or o != 0:
-            rows[i] = o
+        rows[i] = o
     return rows
 
 
