@@ -4,8 +4,11 @@ r"""The saddle-point equation of a composed pair and its grid of saddle points.
 saddle points in the tilt variable :math:`s` (:math:`t = s` on the upper side,
 :math:`t = -1 - s` on the lower side) grown by need, and solves
 :math:`F'_\varepsilon(t) = 0`, i.e. :math:`K'(t) = \varepsilon + 1/t + 1/(1+t)`
-(CF-S4), for any :math:`\varepsilon` by safeguarded Newton on a grid bracket
-(:func:`~symfdp.numeric.roots.bracketed_newton`).
+(CF-S4), for any :math:`\varepsilon`: from a cubic Hermite guess on the grid,
+one pass over the rules gives :math:`K, K', \dots, K^{(r)}` there, and Newton on
+their Taylor series finishes the root and shifts the values (usually no second
+pass); entries far from their guess continue by safeguarded Newton on the grid
+bracket (:func:`~symfdp.numeric.roots.bracketed_newton`).
 Along the grid :math:`\varepsilon(s) = K'(t(s)) \mp (1/s + 1/(1+s))` is explicit,
 which the accountant uses to avoid root solving where it can. See
 :mod:`symfdp.accountants.saddlepoint` for the mathematics.
