@@ -141,26 +141,26 @@ def log_delta2_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray
     """
     from scipy import special
 
-    sv = np.sqrt(v)
-    q = 1.0 / s + 1.0 / (1.0 + s)
-    dq = -1.0 / s**2 - 1.0 / (1.0 + s) ** 2
-    b = 1.0 + s
-    za = (q - s * v) / sv
-    zb = (q - b * v) / sv
-    dza = (dq - v - s * v3) / sv - za * v3 / (2.0 * v)
-    dzb = (dq - v - b * v3) / sv - zb * v3 / (2.0 * v)
     # phi(z) / Phi(z) = 1 / R(-z), R(w) = sqrt(pi/2) erfcx(w / sqrt 2).
     c = np.sqrt(np.pi / 2.0)
     sq2 = np.sqrt(2.0)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        sv = np.sqrt(v)
+        q = 1.0 / s + 1.0 / (1.0 + s)
+        dq = -1.0 / s**2 - 1.0 / (1.0 + s) ** 2
+        b = 1.0 + s
+        za = (q - s * v) / sv
+        zb = (q - b * v) / sv
+        dza = (dq - v - s * v3) / sv - za * v3 / (2.0 * v)
+        dzb = (dq - v - b * v3) / sv - zb * v3 / (2.0 * v)
         dla = 0.5 * s * s * v3 + dza / (c * special.erfcx(-za / sq2))
         dlb = v - dq + 0.5 * b * b * v3 + dzb / (c * special.erfcx(-zb / sq2))
         gap = -q + 0.5 * (2.0 * s + 1.0) * v + special.log_ndtr(zb)
         gap = gap - special.log_ndtr(za)
         r = np.exp(gap)
         out = (dla - r * dlb) / (1.0 - r)
-    fine = np.isfinite(out) & (gap < -1e-8)
-    return np.where(fine, out, log_delta_slope(s, v, v3))
+        fine = np.isfinite(out) & (gap < -1e-8)
+        return np.where(fine, out, log_delta_slope(s, v, v3))
 
 
 # ----------------------------------------------------------------- estimates
