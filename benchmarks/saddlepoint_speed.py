@@ -224,7 +224,7 @@ def main() -> int:
                 "build+compose+eps(1e-5)": _t(partial(_build_eps, build), 5),
                 "eps(1e-5)": _t(partial(curve.epsilon, 1e-5), 20),
                 "delta(1.0)": _t(partial(curve.delta, 1.0), 20),
-                "delta(1000 eps)": _t(partial(curve.delta, E1000), 3),
+                "delta(1000 eps)": _t(partial(curve.delta, E1000), 7),
             }
             out_of_bracket, d = _accuracy(curve, bracket)
             values[f"{n}-{order}"] = d.tolist()

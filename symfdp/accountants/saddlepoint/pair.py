@@ -572,17 +572,18 @@ class SaddlePointPairCurve:
             # orders >= 3 use the slope of log delta_hat_2, which differs by the
             # slope of a smooth factor close to 1).
             _, gslope = self._grid_values(g)
-            x0 = np.exp(
-                hermite_cubic(
-                    target,
-                    gl[i - 1],
-                    gl[i],
-                    np.log(s_lo),
-                    np.log(s_hi),
-                    1.0 / (s_lo * gslope[i - 1]),
-                    1.0 / (s_hi * gslope[i]),
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                x0 = np.exp(
+                    hermite_cubic(
+                        target,
+                        gl[i - 1],
+                        gl[i],
+                        np.log(s_lo),
+                        np.log(s_hi),
+                        1.0 / (s_lo * gslope[i - 1]),
+                        1.0 / (s_hi * gslope[i]),
+                    )
                 )
-            )
             bad = ~((x0 > s_lo) & (x0 < s_hi))
             x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
             # The exact slope of log delta_hat_2 (log delta_hat_1 for order 1).
