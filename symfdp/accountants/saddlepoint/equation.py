@@ -361,20 +361,26 @@ class SaddleGrid:
         The first guess is the cubic Hermite interpolant of :math:`\log s` in
         :math:`\varepsilon` between the bracketing grid points (slopes
         :math:`1/(s\,d\varepsilon/ds)`, :math:`d\varepsilon/ds = \pm F''`), within
-        about 1e-6 of the root, so one evaluation usually meets ``SOLVE_RTOL``.
-        Each Newton step evaluates :math:`K, K', \dots, K^{(order)}` in one pass
-        over the rules, and the values of the last step are kept: one CGF call
-        after the iteration serves only the capped entries.
+        about 1e-6 of the root. One pass over the rules there gives :math:`K, K',
+        \dots, K^{(r)}`; Newton on the Taylor series of :math:`K'` finishes the
+        root where it lies within ``TAYLOR_STEP`` and the series shift the
+        values (no further pass). Other entries move to the series' root and are
+        evaluated again (``TAYLOR_ROUNDS`` passes in all), then continue by
+        safeguarded Newton to ``SOLVE_RTOL``, re-evaluating only the moved
+        entries and keeping the values of the last step; one CGF call after the
+        iteration serves only the capped entries.
 
         Returns:
             The CGF values at the saddle points (``eps`` set to the input; with
             ``k3`` also ``k3``, the third derivative of K, 0 at capped entries),
             the mask of entries whose saddle point lies beyond the grid (their
             values are taken at its last point) and the rows
-            :math:`K'', \dots, K^{(order)}` at the points (``order >= 3``
-            is used when ``k3``).
+            :math:`K'', \dots, K^{(r)}` at the points, ``r = max(order,
+            TAYLOR_ORDER)`` (at Taylor-finished points the row of
+            :math:`K^{(r)}` itself is exact to first order in the step, below
+            ``TAYLOR_STEP`` relative, only).
         """
-        top = max(order + 1, TAYLOR_ORDER)
+        top = max(order, TAYLOR_ORDER)
         sg = sign(side)
         grid = self.covering(side, float(eps.min()), float(eps.max()))
         by_eps = np.argsort(grid.eps)

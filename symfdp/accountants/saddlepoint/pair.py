@@ -164,9 +164,12 @@ class SaddlePointPairCurve:
         skewness of the tilted loss sum over the points (see :meth:`_skew`); with
         ``extra`` also ``more``, the repaired estimates of orders ``order + 1 ..
         order + extra``."""
-        top = self.order + extra
+        # One derivative beyond the value's order: the solve's Taylor shift is
+        # exact to first order in its step only in the highest row (there the
+        # last order of the error estimate).
+        top = self.order + max(extra, 1)
         vals, capped, kappa = self._saddles.solve(eps, side, k3=check, order=top)
-        orders = tuple(range(self.order, top + 1))
+        orders = tuple(range(self.order, self.order + extra + 1))
         logs, log_c, ok, lam3, capped = self._log_integrals(
             vals, side, capped, (1, 2, *orders), warn, kappa
         )
