@@ -263,8 +263,11 @@ def _table() -> None:
     lines = [
         "# SaddlePoint query times (DP-SGD, sigma = 1, p = 0.01; add/remove)",
         "",
-        "Minimum wall time in ms over repeats (shared, loaded machine), the NumPy",
-        "floor of the order-2 formula measured in the same run, ratio ours/floor;",
+        "Minimum wall time in ms over repeats (shared, loaded machine); in",
+        "brackets the ratio to the NumPy floor of the same formula (order 1: the",
+        "order-2 floor) measured in the same run, and for 1000 deltas the ratio",
+        "to one delta(1.0) query; public PrivacyCurve queries, which compute the",
+        "error estimate (orders J..J+3) every time, the floor computes none;",
         "eps(1e-5) and delta(1.0) with the curve's own error estimates; the last",
         "column is the largest relative distance of delta on 1000 eps in",
         "[0.1, 6] to Numerical's certified bracket (0 = inside).",
