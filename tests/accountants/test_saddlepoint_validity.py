@@ -94,7 +94,7 @@ def test_skewness_matches_the_tilted_two_point_law():
     a, n = 0.2, 10
     pair = A.SaddlePoint().compose(M.PureDP(eps=a), n=n).pairs[0]
     eps = np.linspace(0.1, 1.6, 7)
-    vals, capped = pair._saddles.solve(eps, "upper", k3=True)
+    vals, capped, _ = pair._saddles.solve(eps, "upper", k3=True)
     assert not capped.any()
     t = vals.t
     log_up, log_down = (

@@ -103,7 +103,7 @@ pair at n = 1e4 (eps error 2e-5), 3.7 at n = 2000 and up to 950 on accurate
 points, and where a mechanism's quadrature rule misses the tilted law it can even
 fall below the true error (sigma = 2, p = 0.001: :math:`P_t` came out below
 :math:`|K'''|`, which bounds it from below). :math:`K'''(t_*)` comes free with the
-last Newton step (a forward difference of :math:`K''`).
+pass over the rules that gives :math:`K, K', K''` at the saddle point.
 
 Higher orders. ``order = J >= 3`` replaces the normal tilted law of
 :math:`\hat\delta_2` by its Edgeworth expansion in the standardised tilted
@@ -126,9 +126,16 @@ absolute error: the spread of the orders ``J..J+3`` at the same saddle point
 
 Speed: K, K', K'' (and higher) of the subsampled components come from one pass
 over a cached, tilt-following quadrature rule
-(:mod:`~symfdp.accountants.saddlepoint.rules`); eps(delta) is one root in the
-tilt (eps(t) is explicit), with one such pass per Newton step, vectorised over
-eps; nothing depends on the number of compositions.
+(:mod:`~symfdp.accountants.saddlepoint.rules`). delta(eps), vectorised over eps:
+a cubic Hermite guess of the saddle point from the cached grid, one pass there
+(to the order the error estimate needs), and Newton on the Taylor series of
+:math:`K'` to finish the root and shift the values, so usually one pass per
+point in all. eps(delta): one root in the tilt (eps(t) is explicit) by Newton
+with the exact slope of :math:`\log\hat\delta_2` (orders >= 3 add the secant
+slope of the smooth correction factor) from a cubic Hermite guess on the grid,
+one pass per step; the error estimate reuses the last step's derivatives. Nothing
+depends on the number of compositions; ``benchmarks/saddlepoint_speed.py``
+times the queries against a minimal NumPy evaluation of the same formulas.
 
 Modules: the accountant is here; the saddle-point equation and its grid are in
 :mod:`~symfdp.accountants.saddlepoint.equation`, the compiled estimates and the

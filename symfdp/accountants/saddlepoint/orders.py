@@ -126,12 +126,14 @@ def truncated_moments(w: FloatArray, kmax: int) -> FloatArray:
     rule). Shape ``(kmax + 1,) + w.shape``."""
     z = _GL_NODES[:, None]
     g = _GL_WEIGHTS[:, None] * np.exp(-0.5 * (z / w[None, :]) ** 2)
-    out = np.empty((kmax + 1, w.size))
-    zi = np.ones_like(z)
-    for i in range(kmax + 1):
-        out[i] = (g * zi).sum(axis=0) / w ** (i + 1)
-        zi = zi * z
-    return out
+    scale = w[None, :] ** -np.arange(1, kmax + 2)[:, None]
+    return (_laguerre_powers(kmax) @ g) * scale
+
+
+@functools.cache
+def _laguerre_powers(kmax: int) -> FloatArray:
+    """``z_j^i`` for the Gauss–Laguerre nodes, ``i = 0..kmax`` (rows)."""
+    return _GL_NODES[None, :] ** np.arange(kmax + 1)[:, None]
 
 
 def hermite_values(c: FloatArray, kmax: int) -> FloatArray:
@@ -153,8 +155,8 @@ def _moment_differences(
     :math:`G_k^- = \sum_i\binom{k}{i}He_{k-i}(c)(-1)^iM_i(-w)` (Appell
     property), a sum without cancellation for large :math:`|w|`."""
     sg = 1.0 if side == "upper" else -1.0
-    m1 = truncated_moments(sg * w1, kmax)
-    m2 = truncated_moments(sg * w2, kmax)
+    both = truncated_moments(sg * np.concatenate((w1, w2)), kmax)
+    m1, m2 = both[:, : w1.size], both[:, w1.size :]
     dm = (m1 - m2) if side == "upper" else (m2 - m1)
     dm = dm * (sg ** np.arange(kmax + 1))[:, None]
     he = hermite_values(c, kmax)
@@ -187,10 +189,9 @@ def _rows(out: Any, count: int, size: int | None = None) -> FloatArray:
     public entry has checked (no per-call checks in the solvers' loops)."""
     if size is None:
         size = next((np.size(o) for o in out if np.ndim(o) > 0), 1)
-    rows = np.zeros((count, size))
+    rows = np.empty((count, size))
     for i, o in enumerate(out):
-        if np.ndim(o) > 0 or o != 0:
-            rows[i] = o
+        rows[i] = o
     return rows
 
 
@@ -227,9 +228,11 @@ def correction_terms(
     near = ~far
     if near.any():
         ev = evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
+        bb = np.concatenate((b1[near], b2[near]))
+        ww = np.concatenate((w1[near], w2[near]))
         with np.errstate(over="ignore", invalid="ignore"):
-            g1 = _rows(ev.fn(b1[near], w1[near], mills_ratio(sg * w1[near])), kmax + 1)
-            g2 = _rows(ev.fn(b2[near], w2[near], mills_ratio(sg * w2[near])), kmax + 1)
+            gg = _rows(ev.fn(bb, ww, mills_ratio(sg * ww)), kmax + 1, ww.size)
+            g1, g2 = gg[:, : bb.size // 2], gg[:, bb.size // 2 :]
             d[:, near] = g1 - g2 if side == "upper" else g2 - g1
     if far.any():
         d[:, far] = _moment_differences(side, c[far], w1[far], w2[far], kmax)

@@ -28,7 +28,8 @@ from symfdp.accountants.saddlepoint.equation import (
     RTOL,
     SIDES,
     SaddleGrid,
-    pack,
+    hermite_cubic,
+    taylor_shift,
 )
 from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
 from symfdp.mechanisms.base import FloatArray
@@ -53,6 +54,13 @@ SKEW_ERROR_COEF = 0.05
 ERROR_ORDERS = 3
 #: Relative step of the forward difference giving d delta/d eps.
 EPS_STEP = 1e-5
+
+
+def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
+    """Upper-side values at ``s`` from the rows of K and its derivatives there
+    (at least three; ``eps(s)`` explicit, ``k3`` set)."""
+    eps = d[1] - (1.0 / s + 1.0 / (1.0 + s))
+    return SaddleValues(s, s, d[0], d[1], d[2], eps, d[3])
 
 
 def _spread(rows: FloatArray, lam3: FloatArray) -> FloatArray:
@@ -87,7 +95,7 @@ class SaddlePointPairCurve:
         #: Essential support of the composed loss.
         self.support = self._saddles.support
         self._table: tuple[FloatArray, FloatArray] | None = None
-        self._grid_cache: tuple[SaddleValues, FloatArray] | None = None
+        self._grid_cache: tuple[SaddleValues, FloatArray, FloatArray] | None = None
         self._table_skew = 0.0
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
@@ -156,10 +164,14 @@ class SaddlePointPairCurve:
         skewness of the tilted loss sum over the points (see :meth:`_skew`); with
         ``extra`` also ``more``, the repaired estimates of orders ``order + 1 ..
         order + extra``."""
-        vals, capped = self._saddles.solve(eps, side, k3=check)
+        # One derivative beyond the value's order: the solve's Taylor shift is
+        # exact to first order in its step only in the highest row (there the
+        # last order of the error estimate).
+        top = self.order + max(extra, 1)
+        vals, capped, kappa = self._saddles.solve(eps, side, k3=check, order=top)
         orders = tuple(range(self.order, self.order + extra + 1))
         logs, log_c, ok, lam3, capped = self._log_integrals(
-            vals, side, capped, (1, 2, *orders), warn
+            vals, side, capped, (1, 2, *orders), warn, kappa
         )
         d1 = B.from_integral(logs[1], eps, side, self.log_p_mass)
         d2 = B.from_integral(logs[2], eps, side, self.log_p_mass)
@@ -245,13 +257,28 @@ class SaddlePointPairCurve:
 
         The delta-spread of :meth:`delta_and_error` at :math:`\varepsilon_J =`
         ``epsilon(delta)`` turned into an eps-gap with the slope of the order-``J``
-        profile there, :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`
-        (a forward difference at relative step ``EPS_STEP``, evaluated in the
-        same vectorised call). ``inf`` where the slope vanishes (a profile that
-        stopped decreasing: the expansion has diverged).
+        profile there, :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`.
+        On the upper side both come from the saddle point :math:`s_*` that the
+        inversion found: one pass over the rules at :math:`s_*` and
+        :math:`s_*(1 +` ``EPS_STEP``:math:`)` (whose :math:`\varepsilon(s)` is
+        explicit) gives the value, the higher orders and the slope, with no
+        second saddle-point solve. ``inf`` where the slope vanishes (a profile
+        that stopped decreasing: the expansion has diverged).
         """
-        eps = self.epsilon(delta)
-        e = np.asarray(eps, dtype=np.float64).reshape(-1)
+        d = np.asarray(delta, dtype=np.float64)
+        flat = d.reshape(-1)
+        eps, err, skew = self._epsilon(flat, ERROR_ORDERS)
+        F.warn_if_skewed(skew, "epsilon(delta)", stacklevel=8)
+        rest = np.isnan(err)
+        if rest.any():
+            err[rest] = self._epsilon_error_at(eps[rest])
+        return eps.reshape(d.shape), err.reshape(d.shape)
+
+    def _epsilon_error_at(self, e: FloatArray) -> FloatArray:
+        """The eps-error estimate of :meth:`epsilon_and_error` at answers ``e``
+        (any side): the delta-spread there over the slope of the profile (a
+        forward difference at relative step ``EPS_STEP``), both evaluated in
+        one vectorised call."""
         h = EPS_STEP * np.maximum(1.0, np.abs(e))
         both = np.concatenate((e, e + h))
         rows, _, kind, lam3 = self._delta_orders(both, False, ERROR_ORDERS)
@@ -262,9 +289,7 @@ class SaddlePointPairCurve:
         with np.errstate(divide="ignore", invalid="ignore"):
             err = gap / slope
         err = np.where(kind[:size] == 0, 0.0, err)
-        err = np.where((kind[:size] == 3) | np.isnan(err), np.inf, err)
-        shape = np.shape(delta)
-        return np.asarray(eps, dtype=np.float64).reshape(shape), err.reshape(shape)
+        return np.where((kind[:size] == 3) | np.isnan(err), np.inf, err)
 
     def _delta(self, eps: ArrayLike, check: bool) -> tuple[FloatArray, float]:
         """:meth:`delta` without the validity warning, and the largest skewness
@@ -418,15 +443,27 @@ class SaddlePointPairCurve:
         CGF evaluation).
         """
         d = np.asarray(delta, dtype=np.float64)
-        flat = d.reshape(-1)
+        out, _, skew = self._epsilon(d.reshape(-1), 0)
+        F.warn_if_skewed(skew, "epsilon(delta)")
+        return out.reshape(d.shape)
+
+    def _epsilon(
+        self, flat: FloatArray, extra: int
+    ) -> tuple[FloatArray, FloatArray, float]:
+        """``(eps, err, skew)`` for flat targets ``flat``: the answers of
+        :meth:`epsilon`, with ``extra`` > 0 the eps-error estimates of the
+        answers found by the upper-side saddle-point inversion (NaN elsewhere),
+        and the largest skewness at the answers."""
         out = np.zeros(flat.shape)
+        err = np.full(flat.shape, np.nan)
         if self.support[1] <= 0.0 or flat.size == 0:
-            return out.reshape(d.shape)
+            return out, np.zeros(flat.shape), 0.0
         e_lo = max(0.0, self.eps_split)
         if e_lo >= self.support[1]:
-            return out.reshape(d.shape)
-        eps, below, skew = self._invert_upper(flat, e_lo)
+            return out, np.zeros(flat.shape), 0.0
+        eps, below, skew, err_up = self._invert_upper(flat, e_lo, extra)
         out[~below] = eps[~below]
+        err[~below] = err_up[~below]
         if below.any() and self.eps_split > 0.0:
             lo = np.zeros(int(below.sum()))
             out[below] = monotone_bisect(
@@ -453,8 +490,7 @@ class SaddlePointPairCurve:
                     lambda x: self._delta(x, check=False)[0], flat[redo]
                 )
                 skew = max(skew, self._delta(out[redo], check=True)[1])
-        F.warn_if_skewed(skew, "epsilon(delta)")
-        return out.reshape(d.shape)
+        return out, err, skew
 
     def _upper_log_delta(
         self, vals: SaddleValues, warn: bool = False, kappa: FloatArray | None = None
@@ -470,18 +506,30 @@ class SaddlePointPairCurve:
     def _grid_log_delta(self, g: SaddleValues) -> FloatArray:
         """:meth:`_upper_log_delta` along the upper grid ``g``, cached while the
         grid is unchanged (the grid is a frozen record, replaced when it grows)."""
+        return self._grid_values(g)[0]
+
+    def _grid_values(self, g: SaddleValues) -> tuple[FloatArray, FloatArray]:
+        """``(log delta, d log delta / ds)`` along the upper grid ``g`` (the
+        slope of :func:`~symfdp.accountants.saddlepoint.formulas.log_delta2_slope`,
+        of ``log_delta_slope`` for order 1, with K^(3) from differences of
+        K'' along the grid), cached while the grid is unchanged."""
         hit = self._grid_cache
         if hit is None or hit[0] is not g:
-            hit = (g, self._upper_log_delta(g))
+            slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
+            k3 = np.gradient(g.v, g.s) if g.s.size > 1 else np.zeros(g.s.shape)
+            hit = (g, self._upper_log_delta(g), slope_fn(g.s, g.v, k3))
             self._grid_cache = hit
-        return hit[1]
+        return hit[1], hit[2]
 
     def _invert_upper(
-        self, d: FloatArray, e_lo: float
-    ) -> tuple[FloatArray, Any, float]:
-        """Upper-side inverse; returns ``(eps, below, skew)`` with ``below``
-        marking targets whose answer lies below ``e_lo`` and ``skew`` the largest
-        skewness of the tilted loss sum at the solved saddle points."""
+        self, d: FloatArray, e_lo: float, extra: int = 0
+    ) -> tuple[FloatArray, Any, float, FloatArray]:
+        """Upper-side inverse; returns ``(eps, below, skew, err)`` with ``below``
+        marking targets whose answer lies below ``e_lo``, ``skew`` the largest
+        skewness of the tilted loss sum at the solved saddle points and, with
+        ``extra`` > 0, ``err`` the eps-error estimates at the solved points from
+        orders ``order .. order + extra`` (:meth:`_error_at_saddle`; NaN
+        elsewhere)."""
         saddles = self._saddles
         log_d = np.log(d)
         saddles.covering("upper", e_lo, e_lo)
@@ -496,6 +544,7 @@ class SaddlePointPairCurve:
         found = ok.any(axis=1)
         idx = j0 + np.argmax(ok, axis=1)
         eps = np.zeros(d.shape)
+        err = np.full(d.shape, np.nan)
         below = found & (idx == j0)
         capped = ~found
         skew = 0.0
@@ -519,23 +568,60 @@ class SaddlePointPairCurve:
             i = idx[solve]
             s_lo, s_hi = gs[i - 1], gs[i]
             target = log_d[solve]
-            # First step for free: Newton from the grid's right end, with K''' from
-            # the grid's own divided difference (g is increasing and convex here).
-            v3_grid = (g.v[i] - g.v[i - 1]) / (s_hi - s_lo)
-            slope_hi = F.log_delta_slope(s_hi, g.v[i], v3_grid)
-            x0 = s_hi - (target - gl[i]) / -slope_hi
+            # First guess: log s as the cubic Hermite interpolant in log delta
+            # between the bracketing grid points (slopes 1/(s d log delta/ds);
+            # orders >= 3 use the slope of log delta_hat_2, which differs by the
+            # slope of a smooth factor close to 1).
+            _, gslope = self._grid_values(g)
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                x0 = np.exp(
+                    hermite_cubic(
+                        target,
+                        gl[i - 1],
+                        gl[i],
+                        np.log(s_lo),
+                        np.log(s_hi),
+                        1.0 / (s_lo * gslope[i - 1]),
+                        1.0 / (s_hi * gslope[i]),
+                    )
+                )
             bad = ~((x0 > s_lo) & (x0 < s_hi))
             x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
+            # The exact slope of log delta_hat_2 (log delta_hat_1 for order 1).
+            slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
             last: list[SaddleValues] = []
+            # The derivatives the error estimate needs come with each step.
+            top = max(3, self.order + extra)
+            rows: list[FloatArray] = []
+            # Orders >= 3: log delta_J = log delta_2 + log rho_J with a smooth
+            # factor rho_J; its slope is the secant through the last two points.
+            rho: dict[str, FloatArray] = {}
+            no_cap = np.zeros(x0.shape, bool)
 
             def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
                 # K, K', K'', K''' (and the higher derivatives orders >= 3 use)
                 # in one pass over the components' rules.
-                d = saddles.derivatives(x, max(3, self.order))
-                vals = pack(x, "upper", d[0], d[1], d[2])
-                last.append(replace(vals, k3=d[3]))
-                slope = F.log_delta_slope(x, vals.v, d[3])
-                return self._upper_log_delta(vals, kappa=d[2:]), slope
+                d = saddles.derivatives(x, top)
+                vals = _pack3(x, d)
+                last.append(vals)
+                rows.append(d)
+                slope = slope_fn(x, vals.v, d[3])
+                if self.order <= 2:
+                    return self._upper_log_delta(vals, kappa=d[2:]), slope
+                logs, *_ = self._log_integrals(
+                    vals, "upper", no_cap, (2, self.order), False, d[2:]
+                )
+                log_rho = logs[self.order] - logs[2]
+                if rho:
+                    dx = x - rho["x"]
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        sec = (log_rho - rho["log"]) / dx
+                    far = np.abs(dx) > 1e-9 * x
+                    rho["slope"] = np.where(far & np.isfinite(sec), sec, rho["slope"])
+                else:
+                    rho["slope"] = np.zeros(x.shape)
+                rho.update(x=x, log=log_rho)
+                return logs[self.order], slope + rho["slope"]
 
             # log delta is decreasing in s; |log delta - target| <= 1e-10 is a
             # relative accuracy of 1e-10 in delta.
@@ -552,14 +638,67 @@ class SaddlePointPairCurve:
                 check_bracket=False,
                 max_iter=MAX_ITER,
             )
-            at_s = last[-1]
-            if not np.array_equal(at_s.s, s):
-                at_s = saddles.at_with_k3(s, "upper")
-            log_i = self._upper_log_delta(at_s, warn=True)
+            if extra > 0:
+                hit = rows[-1] if np.array_equal(last[-1].s, s) else None
+                at_s, log_i, err[solve] = self._error_at_saddle(s, extra, hit)
+            else:
+                at_s = last[-1]
+                if not np.array_equal(at_s.s, s):
+                    at_s = _pack3(s, saddles.derivatives(s, max(3, self.order)))
+                log_i = self._upper_log_delta(at_s, warn=True)
             eps[solve] = at_s.eps
             below[solve] = at_s.eps < e_lo
             skew = self._skew(at_s, log_i, np.exp(log_i), below[solve])
-        return eps, below, skew
+        return eps, below, skew, err
+
+    def _error_at_saddle(
+        self, s: FloatArray, extra: int, d_s: FloatArray | None = None
+    ) -> tuple[SaddleValues, FloatArray, FloatArray]:
+        r"""``(vals, log_i, err)`` at upper-side saddle points ``s``: the values
+        there (with ``k3``), the log of the chosen estimate and the eps-error
+        estimate of :meth:`epsilon_and_error`, from one pass over the rules at
+        ``s`` and ``s (1 + EPS_STEP)`` (none if ``d_s``, the rows K, K', ...
+        at ``s``, is given: the second point then comes from their Taylor
+        series).
+
+        The delta-spread of orders ``order .. order + extra`` (:func:`_spread`)
+        is divided by the slope :math:`|\Delta\hat\delta_J| /
+        \Delta\varepsilon` between the two points (:math:`\varepsilon(s)` is
+        explicit); the Chernoff-capped points take the value itself as the
+        delta-gap; ``inf`` where a higher term is not finite (diverged) or the
+        slope vanishes.
+        """
+        size = s.size
+        both = np.concatenate((s, s * (1.0 + EPS_STEP)))
+        top = max(3, self.order + extra)
+        if d_s is None:
+            d = self._saddles.derivatives(both, top)
+        else:
+            # The second point from the Taylor series at the first (step
+            # EPS_STEP * s: the omitted terms are ~1e-25 relative).
+            d = np.concatenate((d_s, taylor_shift(d_s, s * EPS_STEP)), axis=1)
+        vals = _pack3(both, d)
+        orders = tuple(range(self.order, self.order + extra + 1))
+        logs, _, ok, lam3, capped = self._log_integrals(
+            vals, "upper", np.zeros(both.shape, bool), orders, True, d[2:]
+        )
+        rows = np.array(
+            [
+                B.repair(np.exp(logs[j]), vals.eps, self.log_p_mass, False)
+                for j in orders
+            ]
+        )
+        capped = np.asarray(capped, dtype=bool)[:size]
+        good = ok[:size] | (self.order + extra <= 2)
+        gap = _spread(rows[:, :size], lam3[:size])
+        gap = np.where(capped, rows[0, :size], gap)
+        slope = np.abs(rows[0, size:] - rows[0, :size]) / (
+            vals.eps[size:] - vals.eps[:size]
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            err = gap / slope
+        err = np.where((~capped & ~good) | np.isnan(err), np.inf, err)
+        return vals.take(slice(0, size)), logs[self.order][:size], err
 
     # ------------------------------------------------------------ trade-off
     def profile_table(self) -> tuple[FloatArray, FloatArray]:
