@@ -270,17 +270,6 @@ class SaddleGrid:
         s = np.asarray(s, dtype=np.float64)
         return pack(s, side, *self.cgf(tilt(s, side)))
 
-    def at_with_k3(self, s: Any, side: str) -> SaddleValues:
-        """:meth:`at` plus ``k3``, the third derivative of K at ``t(s)``, by a
-        forward difference of K'' (one CGF call evaluates both points)."""
-        s = np.asarray(s, dtype=np.float64)
-        t = tilt(s, side)
-        k, m, v = self.cgf(np.concatenate((t, t * (1.0 + K3_STEP))))
-        size = s.size
-        vals = pack(s, side, k[:size], m[:size], v[:size])
-        return replace(vals, k3=(v[size:] - v[:size]) / (t * K3_STEP))
-
-    # ------------------------------------------------------------ grid
     def grid(self, side: str) -> SaddleValues:
         """The current grid of ``side`` (its first stage on first use)."""
         if side not in self._grids:
