@@ -462,7 +462,7 @@ class EdgeworthDistribution:
                 out[above] = -special.ndtri(np.exp(np.minimum(log_phi, 0.0)))
         if has_below or has_above:
             self._warn_splice(
-                what, below if has_below else None, above if has_above else None, 5
+                what, below if has_below else None, above if has_above else None
             )
         if inside.any():
             # Solve on the side where the level is not close to 1 (log accuracy):

@@ -268,7 +268,7 @@ class SaddlePointPairCurve:
         d = np.asarray(delta, dtype=np.float64)
         flat = d.reshape(-1)
         eps, err, skew = self._epsilon(flat, ERROR_ORDERS)
-        F.warn_if_skewed(skew, "epsilon(delta)", stacklevel=8)
+        F.warn_if_skewed(skew, "epsilon(delta)")
         rest = np.isnan(err)
         if rest.any():
             err[rest] = self._epsilon_error_at(eps[rest])
