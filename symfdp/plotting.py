@@ -70,7 +70,9 @@ def _describe(curve: Any) -> tuple[Callable[[np.ndarray], np.ndarray], Any, str]
     from symfdp.curve import PrivacyCurve
     from symfdp.tradeoff import TradeOff
 
-    if isinstance(curve, PrivacyCurve):
+    from symfdp.accountants.auto import AutoCurve
+
+    if isinstance(curve, (PrivacyCurve, AutoCurve)):
         return (
             lambda a: np.asarray(curve.tradeoff(a), dtype=np.float64),
             lambda e: np.asarray(curve.delta(e), dtype=np.float64),

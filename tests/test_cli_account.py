@@ -74,16 +74,24 @@ def test_all_methods_each_answer(capsys):
     data = _json(capsys, "account", *DPSGD, "--method", "all")
     rows = {r["method"]: r for r in data["results"]}
     assert list(rows) == [
+        "auto",
         "edgeworth",
         "saddlepoint",
+        "contour",
         "numerical",
         "clt",
         "berry-esseen",
+        "rdp",
     ]
     lo, hi = rows["numerical"]["epsilon_bounds"]
-    for name in ("edgeworth", "saddlepoint", "clt"):
+    for name in ("edgeworth", "saddlepoint", "contour", "clt", "auto"):
         assert rows[name]["epsilon"] > 0 and rows[name]["epsilon_bounds"] is None
+        assert rows[name]["epsilon_error_estimate"] >= 0
         assert rows[name]["seconds"] >= 0
+    assert rows["auto"]["answered_by"]
+    # Contour (near-exact) lies within its estimate of the certified bracket.
+    est = rows["contour"]["epsilon_error_estimate"]
+    assert lo - 3 * est <= rows["contour"]["epsilon"] <= hi + 3 * est
     # Each approximation is within 10% of the certified answer here; the CLT
     # underestimates (Zheng et al. 2020, Sec. 5.3).
     for name in ("edgeworth", "saddlepoint"):
@@ -181,7 +189,16 @@ def test_plot_writes_png_and_csv(capsys, tmp_path):
     lines = (tmp_path / "curves.csv").read_text().splitlines()
     assert lines[0] == "panel,method,x,y"
     methods = {line.split(",")[1] for line in lines[1:]}
-    assert methods == {"edgeworth", "saddlepoint", "numerical", "clt", "berry-esseen"}
+    assert methods == {
+        "auto",
+        "edgeworth",
+        "saddlepoint",
+        "contour",
+        "numerical",
+        "clt",
+        "berry-esseen",
+        "rdp",
+    }
 
 
 USER_ERRORS = [

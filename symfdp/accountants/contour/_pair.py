@@ -569,8 +569,11 @@ class ContourPairCurve:
         keep = np.isfinite(tab["alpha"])
         g_eps, g_alpha = grid[keep], tab["alpha"][keep]
         g_delta = tab["delta"][keep]
-        with np.errstate(over="ignore"):
-            lines = 1.0 - g_delta[None, :] - np.exp(g_eps)[None, :] * flat[:, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            slope_term = np.exp(g_eps)[None, :] * flat[:, None]
+        # alpha = 0: the lines all pass through (0, 1 - delta(eps_k)).
+        slope_term = np.where(flat[:, None] > 0, slope_term, 0.0)
+        lines = 1.0 - g_delta[None, :] - slope_term
         out = np.maximum(np.max(lines, axis=1, initial=0.0), 0.0)
         if dense:
             out = np.maximum(
