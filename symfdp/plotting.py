@@ -67,10 +67,9 @@ def default_alpha_grid(size: int = _N_ALPHA) -> np.ndarray:
 
 def _describe(curve: Any) -> tuple[Callable[[np.ndarray], np.ndarray], Any, str]:
     """(beta(alpha), profile delta(eps) or None, default label) of a curve."""
+    from symfdp.accountants.auto import AutoCurve
     from symfdp.curve import PrivacyCurve
     from symfdp.tradeoff import TradeOff
-
-    from symfdp.accountants.auto import AutoCurve
 
     if isinstance(curve, (PrivacyCurve, AutoCurve)):
         return (

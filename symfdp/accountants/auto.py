@@ -248,6 +248,26 @@ class AutoCurve:
             return scalar_or_array(beta)
         raise AssertionError("the certified tier always answers")  # pragma: no cover
 
+    def delta_bounds(self, eps: ArrayLike) -> Any:
+        """Not available: Auto answers with estimates (certified only when the
+        last tier answers); use ``accountants.Numerical`` for certified bounds."""
+        raise NotImplementedError(self._uncertified("delta_bounds"))
+
+    def epsilon_bounds(self, delta: ArrayLike) -> Any:
+        """Not available (see :meth:`delta_bounds`)."""
+        raise NotImplementedError(self._uncertified("epsilon_bounds"))
+
+    def tradeoff_bounds(self, alpha: ArrayLike) -> Any:
+        """Not available (see :meth:`delta_bounds`)."""
+        raise NotImplementedError(self._uncertified("tradeoff_bounds"))
+
+    def _uncertified(self, what: str) -> str:
+        return (
+            f"{what} needs a certified method; Auto answers each query from the "
+            "fastest method whose error estimate meets rel_tol. Use "
+            "accountants.Numerical() for certified bounds."
+        )
+
     def mu_star_gamma(self) -> tuple[float, float]:
         """The (mu*, gamma) interpreter of the trade-off (Zheng et al. 2020, Sec. 4)."""
         from symfdp import tradeoff as T
