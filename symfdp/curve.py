@@ -486,7 +486,7 @@ class PrivacyCurve:
         """One warning when some ``errors > warn_rel_error * |values|`` (and above
         ``atol``), naming the worst point."""
         tol = float(self.warn_rel_error or 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             rel = np.where(errors > atol, errors / np.abs(values), 0.0)
         rel = np.where(np.isnan(rel), np.inf, rel)
         if not np.any(rel > tol):

@@ -184,9 +184,11 @@ class TailKernel:
         poly = horner_stacked(self.full if with_gaps else self.core, xc)
         gaps = None
         if with_gaps:
-            with np.errstate(over="ignore", under="ignore"):
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
                 w_p = np.exp(np.minimum(e + half[1] - LOG_SQRT_2PI, EXP_CAP))
-            gaps = phi[0] * poly[0, 2:] - w_p * poly[1, 2:]
+                gaps = phi[0] * poly[0, 2:] - w_p * poly[1, 2:]
+            # Beyond float range the expansion has broken down: infinite gaps.
+            gaps = np.where(np.isnan(gaps), np.inf, gaps)
         sf = special.ndtr(-x)
         sf += phi * poly[:, 0]
         dens = phi * poly[:, 1] if densities else None
@@ -221,10 +223,13 @@ class TailKernel:
         xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
         log_phi = -0.5 * xc * xc - LOG_SQRT_2PI
         poly = horner_stacked(self.gaps, xc)
-        with np.errstate(over="ignore", under="ignore"):
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             w_q = np.exp(log_phi[0])
             w_p = np.exp(np.minimum(e + log_phi[1], EXP_CAP))
-        return w_q * poly[0] - w_p * poly[1]
+            # A gap beyond float range is an infinite estimate (the expansion
+            # has broken down there), not a NaN.
+            out = w_q * poly[0] - w_p * poly[1]
+        return np.where(np.isnan(out), np.inf, out)
 
 
 def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKernel:

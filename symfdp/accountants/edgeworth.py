@@ -858,7 +858,7 @@ class EdgeworthPairCurve:
             # The majorant replaced the raw profile: its size there counts too.
             raw, _ = self._raw_delta(flat)
             gap = gap + np.where(np.ravel(on_table), np.abs(np.ravel(d) - raw), 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             err = np.where(gap > 0.0, gap / np.abs(np.ravel(slope)), 0.0)
         err = np.where(np.isnan(err), np.inf, err)
         return eps, err.reshape(np.shape(eps))
