@@ -19,14 +19,21 @@ class ApproximationWarning(UserWarning):
     """
 
 
+#: Top-level packages whose frames a warning is never attributed to.
+_INTERNAL = frozenset({"symfdp", "scipy", "numpy"})
+
+
 def _outside_package_level() -> int:
-    """Stack level of the first frame outside ``symfdp`` (seen from the caller of
-    :func:`warn_approximation`), so that the warning points at user code."""
+    """Stack level of the first frame outside ``symfdp`` (and outside the NumPy
+    and SciPy frames it calls through), seen from the caller of
+    :func:`warn_approximation`, so that the warning points at user code."""
     frame = sys._getframe(2)  # the caller of warn_approximation
     level = 2
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
-        if name != "symfdp" and not name.startswith("symfdp."):
+        # Library frames between two symfdp frames (a SciPy root finder calling
+        # back into symfdp) are skipped too.
+        if name.partition(".")[0] not in _INTERNAL:
             return level
         frame = frame.f_back  # type: ignore[assignment]
         level += 1
