@@ -20,7 +20,6 @@ Certified methods (``Numerical``, ``Exact``) also supply lower and upper bounds.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -28,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from symfdp._validation import check_array, check_bool, scalar_or_array
-from symfdp._warnings import ApproximationWarning, warn_approximation
+from symfdp._warnings import emitted, warn_approximation
 from symfdp.numeric.roots import expand_bracket_up, monotone_bisect
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
 
@@ -346,9 +345,9 @@ class PrivacyCurve:
         """
         e = check_array("eps", eps, allow_inf=True)
         if self._warns_on_error():
-            with _OneWarning() as repairs:
-                vals, err = self._delta_and_error(e)
-            if not repairs.warned:
+            before = emitted()
+            vals, err = self._delta_and_error(e)
+            if emitted() == before:  # the approximation reported nothing itself
                 self._warn_error("delta(eps)", "eps", e, vals, err, _DELTA_ATOL)
             return scalar_or_array(vals)
         return scalar_or_array(self._delta(e))
@@ -400,9 +399,9 @@ class PrivacyCurve:
         if d.size == 0:  # nothing to answer (a curve that cannot would raise)
             return np.empty(d.shape)
         if self._warns_on_error():
-            with _OneWarning() as repairs:
-                eps, err = self._epsilon_and_error(d)
-            if not repairs.warned:
+            before = emitted()
+            eps, err = self._epsilon_and_error(d)
+            if emitted() == before:  # the approximation reported nothing itself
                 self._warn_error("epsilon(delta)", "delta", d, eps, err, _EPS_ATOL)
             return scalar_or_array(eps)
         eps = np.max([self._pair_epsilon(p, d) for p in self.pairs], axis=0)
@@ -695,26 +694,6 @@ class PrivacyCurve:
             f"PrivacyCurve(method={self.method!r}, pairs={len(self.pairs)}, "
             f"certified={self.certified}{extra})"
         )
-
-
-class _OneWarning:
-    """Collects the warnings of a query and passes them on at exit; ``warned``
-    tells whether the approximation already reported an ApproximationWarning
-    (a repair or a validity diagnostic), so that the query adds no second one
-    about its error estimate."""
-
-    def __enter__(self) -> _OneWarning:
-        self._ctx = warnings.catch_warnings(record=True)
-        self._caught = self._ctx.__enter__()
-        warnings.simplefilter("always")
-        self.warned = False
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._ctx.__exit__(*exc)
-        for w in self._caught:
-            self.warned |= issubclass(w.category, ApproximationWarning)
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _refuse_unresolved(
