@@ -117,6 +117,7 @@ class GaussianPairCurve:
     reference: tuple[TailKernel, ...] | None = field(
         default=None, repr=False, compare=False
     )
+    cramer: tuple[FloatArray, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mu", check_real("mu", self.mu, 0.0))
@@ -186,8 +187,36 @@ class GaussianPairCurve:
         flat = np.ravel(e)
         orders = np.max([raw_orders(k, flat) for k in self.reference], axis=0)
         gap = np.max(np.abs(orders[1:] - np.ravel(value)), axis=0)
+        for law in self.cramer:
+            gap = np.maximum(gap, _cramer_gap(law, flat))
         gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
         return gap.reshape(e.shape)
+
+
+def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
+    r"""The large-deviation size of the normal tails' error at ``e``.
+
+    For a sum with standardised third cumulant :math:`\lambda_3`, Cramér's
+    theorem gives :math:`P(T > m + s x) = \Phi(-x)\exp(\lambda_3 x^3/6 +
+    \dots)(1 + O((1 + x)/\sqrt n))` for :math:`0 \le x = o(\sqrt n)` (Petrov
+    1975, Ch. VIII, Thm 2): the normal tail's relative error grows like
+    :math:`|e^{\lambda_3 x^3/6} - 1|`, which the first Edgeworth term (linear in
+    :math:`\lambda_3 x^3`) stops tracking once :math:`|\lambda_3| x^3 \gtrsim
+    6`. ``law`` holds :math:`(m_Q, s_Q, \lambda_3^Q, m_P, s_P, \lambda_3^P)` of
+    one direction; the result bounds the error of
+    :math:`\Phi(-x_Q) - e^\varepsilon\Phi(-x_P)` by that relative size on each
+    term (``inf`` beyond float range)."""
+    m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law)
+    x_q = np.maximum((e - m_q) / s_q, 0.0)
+    x_p = np.maximum((e - m_p) / s_p, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r_q = np.abs(np.expm1(l_q * x_q**3 / 6.0))
+        r_p = np.abs(np.expm1(l_p * x_p**3 / 6.0))
+        term_q = r_q * special.ndtr(-(e - m_q) / s_q)
+        log_p = e + special.log_ndtr(-(e - m_p) / s_p)
+        term_p = r_p * np.exp(np.minimum(log_p, 700.0))
+        out = term_q + term_p
+    return np.where(np.isnan(out), np.inf, out)
 
 
 def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
@@ -276,6 +305,24 @@ def _references(components: Components) -> tuple[TailKernel, ...] | None:
             return None
         kernels.append(reference_kernel(k_q, k_p))
     return tuple(kernels)
+
+
+def _cramer_laws(components: Components) -> tuple[FloatArray, ...]:
+    """Per direction ``(m_Q, s_Q, lambda3_Q, m_P, s_P, lambda3_P)`` of the
+    composed loss, for :func:`_cramer_gap` (``()`` for Gaussian compositions)."""
+    if all(isinstance(m, Gaussian) for m, _ in components):
+        return ()
+    laws = []
+    for direction in pair_compositions(components):
+        row = []
+        for under in ("Q", "P"):
+            k = summed_cumulants(direction, 3, under)
+            if not k[1] > 0.0:
+                return ()
+            sd = math.sqrt(float(k[1]))
+            row += [float(k[0]), sd, float(k[2]) / sd**3]
+        laws.append(np.array(row))
+    return tuple(laws)
 
 
 def _mu_moments(direction: Components) -> float:
@@ -407,7 +454,10 @@ class CLT(Accountant):
             {"mu": mu, "form": form, "mu_directions": per_direction, "delta0": delta0}
         )
         reference = _references(components) if components is not None else None
-        pair: PairCurve = GaussianPairCurve(mu, delta0, reference=reference)
+        cramer = _cramer_laws(components) if components is not None else ()
+        pair: PairCurve = GaussianPairCurve(
+            mu, delta0, reference=reference, cramer=cramer
+        )
         if components is not None:
             bound = symmetric_loss_bound(components)
             if bound < math.inf:
@@ -424,10 +474,13 @@ class CLT(Accountant):
         """The :math:`G_{\\mu_n}` curve of one direction (``"moments"`` form) or of
         the per-component forms."""
         reference = _references(components)
+        cramer = _cramer_laws(components)
         if self.form == "moments":
-            return GaussianPairCurve(_mu_moments(components), reference=reference)
+            return GaussianPairCurve(
+                _mu_moments(components), reference=reference, cramer=cramer
+            )
         mu2 = sum(_component_mu2(m, k, self.form) for m, k in components)
-        return GaussianPairCurve(math.sqrt(mu2), reference=reference)
+        return GaussianPairCurve(math.sqrt(mu2), reference=reference, cramer=cramer)
 
     def __repr__(self) -> str:
         return f"CLT(form={self.form!r})"
