@@ -11,6 +11,7 @@ import warnings
 import pytest
 from scipy import optimize, special
 
+from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.cli import main
@@ -169,7 +170,10 @@ def test_order_and_pair_reach_the_accountant(capsys):
         ref = A.Edgeworth(order=4).compose(
             M.SubsampledGaussian(sigma=1.0, p=0.01), 1000
         )
-    assert data["results"][0]["epsilon"] == float(ref.epsilon(1e-5))
+    # Edgeworth order 4 estimates ~8% relative error here, above warn_rel_error.
+    with pytest.warns(ApproximationWarning, match=r"Edgeworth\(order=4\).*epsilon"):
+        eps_ref = float(ref.epsilon(1e-5))
+    assert data["results"][0]["epsilon"] == eps_ref
     add = _json(capsys, "account", *DPSGD, "--method", "numerical", "--pair", "add")
     both = _json(capsys, "account", *DPSGD, "--method", "numerical")
     assert add["pair"] == "add"

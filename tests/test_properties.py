@@ -444,15 +444,20 @@ def _assert_monotone(method: str, weak: Composition, strong: Composition) -> Non
     cw = _quiet(lambda: _compose(method, weak))
     cs = _quiet(lambda: _compose(method, strong))
     if method == "Numerical":
-        dw = (*cw.delta_bounds(EPS), cw.delta(EPS))
-        ds = (*cs.delta_bounds(EPS), cs.delta(EPS))
+        with warnings.catch_warnings():
+            # Random compositions reach deltas near the truncation level, where
+            # the point estimate warns that its bracket is wide; the test only
+            # uses the estimates within their brackets' widths.
+            warnings.simplefilter("ignore", ApproximationWarning)
+            dw = (*cw.delta_bounds(EPS), cw.delta(EPS))
+            ds = (*cs.delta_bounds(EPS), cs.delta(EPS))
+            # f_strong <= f_weak: the strong curve plays the "weak" role below.
+            fw = (*cw.tradeoff_bounds(ALPHA), cw.tradeoff(ALPHA))
+            fs = (*cs.tradeoff_bounds(ALPHA), cs.tradeoff(ALPHA))
+            ew = (*cw.epsilon_bounds(DELTAS), cw.epsilon(DELTAS))
+            es = (*cs.epsilon_bounds(DELTAS), cs.epsilon(DELTAS))
         _assert_bracket_order((dw[0], dw[2], dw[1]), (ds[0], ds[2], ds[1]), "delta")
-        # f_strong <= f_weak: the strong curve plays the "weak" role here.
-        fw = (*cw.tradeoff_bounds(ALPHA), cw.tradeoff(ALPHA))
-        fs = (*cs.tradeoff_bounds(ALPHA), cs.tradeoff(ALPHA))
         _assert_bracket_order((fs[0], fs[2], fs[1]), (fw[0], fw[2], fw[1]), "f")
-        ew = (*cw.epsilon_bounds(DELTAS), cw.epsilon(DELTAS))
-        es = (*cs.epsilon_bounds(DELTAS), cs.epsilon(DELTAS))
         _assert_bracket_order((ew[0], ew[2], ew[1]), (es[0], es[2], es[1]), "eps")
         return
     d_w = _quiet(lambda: np.asarray(cw.delta(EPS)))

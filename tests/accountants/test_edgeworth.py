@@ -121,13 +121,18 @@ def test_summed_cumulants_define_the_curve() -> None:
     m = M.SubsampledGaussian(sigma=1.0, p=0.05)
     split = A.Edgeworth(order=2).compose([(m, 30), (m, 70)])
     whole = A.Edgeworth(order=2).compose(m, 100)
-    assert split.epsilon(1e-5) == whole.epsilon(1e-5)
+    # n p = 5: order 2 estimates its own error far above 5% at delta = 1e-5.
+    with pytest.warns(ApproximationWarning, match=r"Edgeworth\(order=2\): .* epsilon"):
+        split_eps = split.epsilon(1e-5)
+    with pytest.warns(ApproximationWarning, match=r"Edgeworth\(order=2\): .* epsilon"):
+        whole_eps = whole.epsilon(1e-5)
+    assert split_eps == whole_eps
 
 
 # --------------------------------------------------------------- the paper
-def _sup_errors(mechanism, n: int, clt_curve, orders=(2,)) -> tuple:
+def _sup_errors(mechanism, n: int, clt_beta, orders=(2,)) -> tuple:
     ref, width = numerical_reference(mechanism, n, ALPHA)
-    clt = np.max(np.abs(clt_curve.tradeoff(ALPHA) - ref))
+    clt = np.max(np.abs(clt_beta - ref))
     ew = []
     for order in orders:
         curve = A.Edgeworth(order=order).compose(mechanism, n)
@@ -141,7 +146,11 @@ def test_laplace_experiment_order2_beats_clt(n: int) -> None:
     """Zheng et al. (2020), Sec. 5.2: Lap(0,1)^n vs Lap(3/sqrt(n),1)^n; CLT is
     G_{mu_n} (the paper's and the authors' code's choice)."""
     m = M.Laplace(mu=3 / math.sqrt(n))
-    clt, (ew,), width = _sup_errors(m, n, A.CLT().compose(m, n))
+    # G_mu drops below the floor max{1 - e^b alpha, e^-b (1 - alpha)} of a loss in
+    # [-b, b] near alpha = 0 and 1, and is clipped (which only helps CLT here).
+    with pytest.warns(ApproximationWarning, match="CLT: the trade-off left the range"):
+        clt_beta = A.CLT().compose(m, n).tradeoff(ALPHA)
+    clt, (ew,), width = _sup_errors(m, n, clt_beta)
     assert ew + width < clt
 
 
@@ -151,7 +160,8 @@ def test_noisy_sgd_experiment_order2_beats_clt(n: int) -> None:
     (the add pair, before symmetrisation); CLT is G_mu with
     mu = p sqrt(n (e - 1)). The full n = 1..500 table is in benchmarks/."""
     m = M.SubsampledGaussian(sigma=1.0, p=0.5 / n**0.25, pair="add")
-    clt, (ew,), width = _sup_errors(m, n, A.CLT(form="exp").compose(m, n))
+    clt_beta = A.CLT(form="exp").compose(m, n).tradeoff(ALPHA)
+    clt, (ew,), width = _sup_errors(m, n, clt_beta)
     assert ew + width < clt
 
 
@@ -204,10 +214,11 @@ def test_dpsgd_epsilon_close_to_numerical() -> None:
     m = M.SubsampledGaussian(sigma=1.0, p=0.01)
     lo, hi = A.Numerical().compose(m, 10_000).epsilon_bounds(1e-5)
     truth = 0.5 * (lo + hi)
-    errors = {
-        order: abs(A.Edgeworth(order=order).compose(m, 10_000).epsilon(1e-5) - truth)
-        for order in (2, 4)
-    }
+    # Order 2's own error estimate (~42%) is far above its actual error here.
+    with pytest.warns(ApproximationWarning, match=r"Edgeworth\(order=2\): .* epsilon"):
+        eps2 = A.Edgeworth(order=2).compose(m, 10_000).epsilon(1e-5)
+    eps4 = A.Edgeworth(order=4).compose(m, 10_000).epsilon(1e-5)
+    errors = {2: abs(eps2 - truth), 4: abs(eps4 - truth)}
     assert errors[2] <= 3e-2 * truth
     assert errors[4] <= 3e-3 * truth
     assert errors[4] < errors[2]
@@ -229,7 +240,10 @@ def test_skewed_small_n_is_repaired_with_warnings() -> None:
     assert np.all(np.diff(d) <= 0.0)
     assert np.all(d >= np.maximum(raw, 0.0))  # the repair only raises delta
     alpha = np.linspace(0.0, 1.0, 2001)
-    with pytest.warns(ApproximationWarning, match="convex"):
+    with (
+        pytest.warns(ApproximationWarning, match="trade-off left the range"),
+        pytest.warns(ApproximationWarning, match="convex"),
+    ):
         beta = pair.tradeoff(alpha)
     assert np.all(np.isfinite(beta))
     assert np.all(beta <= 1.0 - alpha + ATOL_FLOAT) and beta.min() >= 0.0
@@ -258,7 +272,10 @@ def test_cornish_fisher_is_repaired_at_the_boundary() -> None:
     alpha = np.linspace(1e-7, 1 - 1e-7, 2001)
     raw = pair.raw_tradeoff(alpha)
     assert np.max(np.diff(raw)) > 1e-3
-    with pytest.warns(ApproximationWarning, match="Cornish-Fisher"):
+    with (
+        pytest.warns(ApproximationWarning, match="trade-off left the range"),
+        pytest.warns(ApproximationWarning, match="Cornish-Fisher"),
+    ):
         beta = pair.tradeoff(alpha)
     assert np.all(np.diff(beta) <= MONO_ATOL)
     assert np.all((beta >= 0) & (beta <= 1 - alpha + ATOL_FLOAT))

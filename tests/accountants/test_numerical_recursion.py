@@ -5,9 +5,12 @@ The recursion is not certified; it is checked against the certified FFT bracket.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
+from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants.recursion import PAPER_EPS_GRID, zheng_recursion
@@ -37,7 +40,11 @@ def test_linear_recursion_matches_certified_bracket(m, n: int) -> None:
     rec = A.Numerical(method="recursion", eps_grid=FINE, rounding="linear")
     pair = rec.compose(m, n=n).pairs[0]
     lo, hi = ref.delta_bounds(FINE)
-    d = pair.delta(FINE)
+    with warnings.catch_warnings():
+        # The uncertified recursion may cross a loss-range limit by its quadrature
+        # error (m3, n = 4); BoundedLossPair reports and clips that.
+        warnings.simplefilter("ignore", ApproximationWarning)
+        d = pair.delta(FINE)
     assert np.all(d >= lo - RECURSION_ATOL) and np.all(d <= hi + RECURSION_ATOL)
 
 
@@ -50,10 +57,16 @@ def test_floor_recursion_is_pessimistic(m, n: int) -> None:
         .pairs[0]
     )
     lo, _ = ref.delta_bounds(FINE)
-    assert np.all(pair.delta(FINE) >= lo - QUADRATURE_ATOL)
     alpha = alpha_grid()
     _, f_hi = ref.tradeoff_bounds(alpha)
-    assert np.all(pair.tradeoff(alpha) <= f_hi + QUADRATURE_ATOL)
+    with warnings.catch_warnings():
+        # The uncertified recursion may cross a loss-range limit by its quadrature
+        # error (m2, m3); BoundedLossPair reports and clips that.
+        warnings.simplefilter("ignore", ApproximationWarning)
+        d = pair.delta(FINE)
+        f = pair.tradeoff(alpha)
+    assert np.all(d >= lo - QUADRATURE_ATOL)
+    assert np.all(f <= f_hi + QUADRATURE_ATOL)
 
 
 def test_symmetric_recursion_uses_mirrored_lines() -> None:

@@ -162,7 +162,11 @@ def test_dpsgd_profile_tracks_numerical(dpsgd, order):
     m, eps, lo, hi = dpsgd
     tight = hi - lo <= 2e-3 * lo
     assert tight.sum() >= 10
-    got = A.SaddlePoint(order=order).compose(m, n=2000).delta(eps)
+    with warnings.catch_warnings():
+        # The method's own error estimate passes 5% at some ends of the eps grid
+        # (sigma = 1 at eps = 4, order 1 at eps = 0.5); the bracket is the judge here.
+        warnings.simplefilter("ignore", ApproximationWarning)
+        got = A.SaddlePoint(order=order).compose(m, n=2000).delta(eps)
     dist = np.maximum(lo - got, got - hi).clip(min=0.0)[tight] / lo[tight]
     assert dist.max() <= RTOL_DPSGD
 
@@ -170,7 +174,10 @@ def test_dpsgd_profile_tracks_numerical(dpsgd, order):
 def test_dpsgd_error_bound_covers_the_error(dpsgd):
     m, eps, lo, hi = dpsgd
     curve = A.SaddlePoint().compose(m, n=2000)
-    got = curve.delta(eps)
+    with warnings.catch_warnings():
+        # The estimate passes 5% at eps = 4 for sigma = 1; the test checks it instead.
+        warnings.simplefilter("ignore", ApproximationWarning)
+        got = curve.delta(eps)
     bound = np.max([p.delta_error_bound(eps) for p in curve.pairs], axis=0)
     err = np.maximum(lo - got, got - hi).clip(min=0.0)
     assert np.all(err <= bound)
@@ -182,7 +189,13 @@ def test_dpsgd_epsilon_of_n_tracks_numerical(n):
     """spa-slide-dpsgd-eps: sigma = 0.65, p = 0.01, delta = 1e-5."""
     m = M.SubsampledGaussian(sigma=0.65, p=0.01)
     lo, hi = A.Numerical().compose(m, n=n).epsilon_bounds(1e-5)
-    got = A.SaddlePoint().compose(m, n=n).epsilon(1e-5)
+    curve = A.SaddlePoint().compose(m, n=n)
+    if n == 300:
+        # n p = 3 expected samples: the tilted add-pair loss is skewed (1.02 > 1).
+        with pytest.warns(ApproximationWarning, match="far from normal"):
+            got = curve.epsilon(1e-5)
+    else:
+        got = curve.epsilon(1e-5)
     assert lo * (1 - RTOL_EPS_N) <= got <= hi * (1 + RTOL_EPS_N)
 
 
@@ -256,7 +269,12 @@ def test_capped_saddle_point_uses_chernoff_bound():
     pair = A.SaddlePoint().compose(M.SubsampledGaussian(sigma=0.65, p=0.01), n=10)
     remove = pair.pairs[1]
     top = remove.support[1]
-    with pytest.warns(ApproximationWarning, match="Chernoff"):
+    # The Chernoff bound exceeds the loss-range limit (1 - e^{eps - b})_+ there
+    # and is clipped to it, which is reported too.
+    with (
+        pytest.warns(ApproximationWarning, match="left the range"),
+        pytest.warns(ApproximationWarning, match="Chernoff"),
+    ):
         d = remove.delta(np.array([top * 0.999]))
     assert 0 <= d[0] < 1e-3
 

@@ -8,10 +8,12 @@ two-direction container refuses single-law queries.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
+from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 
@@ -96,12 +98,16 @@ def test_compose_takes_the_relation(acc: A.Accountant) -> None:
     single mechanisms and composition lists."""
     base = M.from_pmfs([0.6, 0.3, 0.1], [0.2, 0.3, 0.5])
     e = np.array([0.0, 1.0])
-    for rel in M.ADJACENCIES:
-        got = acc.compose(base, 5, adjacency=rel).delta(e)
-        want = acc.compose(M.with_adjacency(base, rel), 5).delta(e)
-        np.testing.assert_array_equal(got, want)
-    got = acc.compose([(base, 3), (M.Gaussian(mu=0.5), 2)], adjacency="remove")
-    want = acc.compose([(base.swapped(), 3), (M.Gaussian(mu=0.5), 2)])
-    np.testing.assert_array_equal(got.delta(e), want.delta(e))
+    with warnings.catch_warnings():
+        # Only the two routes are compared: 5 steps of a 3-point pmf is too few for
+        # CLT and SaddlePoint, whose error estimates (5-15% at eps = 1) then warn.
+        warnings.simplefilter("ignore", ApproximationWarning)
+        for rel in M.ADJACENCIES:
+            got = acc.compose(base, 5, adjacency=rel).delta(e)
+            want = acc.compose(M.with_adjacency(base, rel), 5).delta(e)
+            np.testing.assert_array_equal(got, want)
+        got = acc.compose([(base, 3), (M.Gaussian(mu=0.5), 2)], adjacency="remove")
+        want = acc.compose([(base.swapped(), 3), (M.Gaussian(mu=0.5), 2)])
+        np.testing.assert_array_equal(got.delta(e), want.delta(e))
     with pytest.raises(ValueError, match="adjacency"):
         acc.compose(base, 5, adjacency="neighbours")
