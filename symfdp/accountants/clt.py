@@ -106,9 +106,12 @@ class GaussianPairCurve:
     GDP profile to the raw two-sided Edgeworth profiles of orders 1 and 2 of the
     composed loss (Zheng et al. (2020), Lemma 5.1 with the expansions of
     :mod:`symfdp.accountants._tail_expansion`), each the maximum over the
-    directions; for :meth:`epsilon_and_error` that delta gap at
-    :math:`\hat\varepsilon` divided by :math:`|\delta_{G_\mu}'| =
-    e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)`.
+    directions, and at least the large-deviation size of the normal tails'
+    error (:func:`_cramer_gap`); for :meth:`epsilon_and_error` the Edgeworth
+    gap at :math:`\hat\varepsilon` divided by the slope :math:`|\delta_{G_\mu}'|
+    = e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)`, or the large-deviation
+    log-ratio (:func:`_cramer_log_ratio`) divided by the log-slope
+    :math:`|\delta'|/\delta`, whichever is larger.
     """
 
     mu: float
@@ -170,27 +173,57 @@ class GaussianPairCurve:
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``(epsilon(delta), estimate of its absolute error)`` (see the class)."""
         eps = self.epsilon(delta)
-        gap = self._delta_gap(eps, self.delta(eps))
+        gap, cramer = self._delta_gaps(eps, self.delta(eps))
         if self.mu == 0.0:
-            return eps, np.where(gap > 0.0, np.inf, 0.0)
+            return eps, np.where(np.maximum(gap, cramer) > 0.0, np.inf, 0.0)
+        if self.reference is None or self.delta0 > 0.0:
+            return eps, np.full(np.shape(eps), np.inf)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             log_slope = eps + special.log_ndtr(-eps / self.mu - self.mu / 2)
             slope = (1.0 - self.delta0) * np.exp(log_slope)
-            err = np.where(gap > 0.0, gap / slope, 0.0)
-        return eps, np.where(np.isnan(err), np.inf, err)
+            linear = np.where(gap > 0.0, gap / slope, 0.0)
+            # The large-deviation term is a log-ratio of the tails: its eps
+            # shift is that ratio over |d log delta / d eps| = slope / delta.
+            log_ratio = np.zeros(np.shape(eps))
+            for law in self.cramer:
+                log_ratio = np.maximum(log_ratio, _cramer_log_ratio(law, eps))
+            large = np.where(
+                log_ratio > 0.0, log_ratio * np.asarray(delta, np.float64) / slope, 0.0
+            )
+        linear = np.where(np.isnan(linear), np.inf, linear)
+        large = np.where(np.isnan(large), np.inf, large)
+        return eps, np.maximum(linear, large)
 
     def _delta_gap(self, e: FloatArray, value: FloatArray) -> FloatArray:
+        gap, cramer = self._delta_gaps(e, value)
+        return np.maximum(gap, cramer)
+
+    def _delta_gaps(
+        self, e: FloatArray, value: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """(distance to the order-1/2 Edgeworth profiles, large-deviation term)."""
         if self.reference is None or self.delta0 > 0.0:
-            return np.full(e.shape, np.inf)
+            return np.full(e.shape, np.inf), np.zeros(e.shape)
         if not self.reference:
-            return np.zeros(e.shape)
+            return np.zeros(e.shape), np.zeros(e.shape)
         flat = np.ravel(e)
         orders = np.max([raw_orders(k, flat) for k in self.reference], axis=0)
         gap = np.max(np.abs(orders[1:] - np.ravel(value)), axis=0)
-        for law in self.cramer:
-            gap = np.maximum(gap, _cramer_gap(law, flat))
         gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
-        return gap.reshape(e.shape)
+        cramer = np.zeros(flat.shape)
+        for law in self.cramer:
+            cramer = np.maximum(cramer, _cramer_gap(law, flat))
+        return gap.reshape(e.shape), cramer.reshape(e.shape)
+
+
+def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:
+    r"""``max |lambda_3 x^3 / 6|`` over the two tails at ``e`` (``x >= 0``): the
+    size of :math:`\log` (true tail / normal tail) by Cramér's theorem (see
+    :func:`_cramer_gap`)."""
+    m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law)
+    x_q = np.maximum((np.asarray(e) - m_q) / s_q, 0.0)
+    x_p = np.maximum((np.asarray(e) - m_p) / s_p, 0.0)
+    return np.maximum(np.abs(l_q) * x_q**3, np.abs(l_p) * x_p**3) / 6.0
 
 
 def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
@@ -210,8 +243,10 @@ def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
     x_q = np.maximum((e - m_q) / s_q, 0.0)
     x_p = np.maximum((e - m_p) / s_p, 0.0)
     with np.errstate(over="ignore", invalid="ignore"):
-        r_q = np.abs(np.expm1(l_q * x_q**3 / 6.0))
-        r_p = np.abs(np.expm1(l_p * x_p**3 / 6.0))
+        # Exponents capped at 700 (a relative error of e^700 is "unbounded"
+        # for every purpose).
+        r_q = np.abs(np.expm1(np.minimum(l_q * x_q**3 / 6.0, 700.0)))
+        r_p = np.abs(np.expm1(np.minimum(l_p * x_p**3 / 6.0, 700.0)))
         term_q = r_q * special.ndtr(-(e - m_q) / s_q)
         log_p = e + special.log_ndtr(-(e - m_p) / s_p)
         term_p = r_p * np.exp(np.minimum(log_p, 700.0))
