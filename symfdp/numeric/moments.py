@@ -111,6 +111,22 @@ def cumulants_from_central_moments(
     return kappa[1:], kerr[1:]
 
 
+def cumulants_from_central_rows(central: FloatArray) -> FloatArray:
+    r"""Cumulants :math:`\kappa_2..\kappa_n` from central moments, vectorised over
+    columns: ``central[r]`` holds :math:`E[(X - EX)^r]` for ``r = 2..n`` (rows 0
+    and 1 are ignored); returns rows ``2..n`` of the same shape (the recursion
+    :math:`\kappa_r = c_r - \sum_{k=2}^{r-2} \binom{r-1}{k-1}\kappa_k c_{r-k}` of
+    :func:`cumulants_from_central_moments`, without its error bound)."""
+    order = central.shape[0] - 1
+    kappa = np.zeros_like(central)
+    for r in range(2, order + 1):
+        acc = central[r].copy()
+        for k in range(2, r - 1):
+            acc -= math.comb(r - 1, k - 1) * kappa[k] * central[r - k]
+        kappa[r] = acc
+    return kappa[2:]
+
+
 def weighted_cumulants(
     values: ArrayLike,
     weights: ArrayLike,

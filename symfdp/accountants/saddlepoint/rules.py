@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.numeric.moments import cumulants_from_central_rows
 
 #: Entries (tilts x nodes) per block of the vectorised pass.
 _CHUNK = 2_000_000
@@ -72,13 +73,7 @@ def rule_derivatives(
         for r in range(2, order + 1):
             power = power * d
             central[r] = np.einsum("ij,ij->i", w, power)
-        kappa = np.zeros_like(central)
-        for r in range(2, order + 1):
-            acc = central[r].copy()
-            for k in range(2, r - 1):
-                acc -= math.comb(r - 1, k - 1) * kappa[k] * central[r - k]
-            kappa[r] = acc
-        out[2:, block] = kappa[2:]
+        out[2:, block] = cumulants_from_central_rows(central)
     return out
 
 

@@ -25,13 +25,13 @@ of compositions.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from symfdp.accountants.base import Components
 from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.numeric.moments import cumulants_from_central_rows
 
 #: Entries (tilts x nodes) per block of the vectorised moment pass.
 _CHUNK = 2_000_000
@@ -59,13 +59,7 @@ def rule_cumulants(
         for r in range(2, order + 1):
             power = power * d
             central[r] = np.einsum("ij,ij->i", w, power)
-        kappa = np.zeros_like(central)
-        for r in range(2, order + 1):
-            acc = central[r].copy()
-            for k in range(2, r - 1):
-                acc -= math.comb(r - 1, k - 1) * kappa[k] * central[r - k]
-            kappa[r] = acc
-        out[:, start : start + step] = kappa[2:]
+        out[:, start : start + step] = cumulants_from_central_rows(central)
     return out
 
 
