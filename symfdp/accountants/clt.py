@@ -173,20 +173,18 @@ class GaussianPairCurve:
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``(epsilon(delta), estimate of its absolute error)`` (see the class)."""
         eps = self.epsilon(delta)
-        gap, cramer = self._delta_gaps(eps, self.delta(eps))
+        gap = self._edgeworth_gap(eps, self.delta(eps))
+        log_ratio = np.zeros(np.shape(eps))
+        for law in self.cramer:
+            log_ratio = np.maximum(log_ratio, _cramer_log_ratio(law, eps))
         if self.mu == 0.0:
-            return eps, np.where(np.maximum(gap, cramer) > 0.0, np.inf, 0.0)
-        if self.reference is None or self.delta0 > 0.0:
-            return eps, np.full(np.shape(eps), np.inf)
+            return eps, np.where(np.maximum(gap, log_ratio) > 0.0, np.inf, 0.0)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             log_slope = eps + special.log_ndtr(-eps / self.mu - self.mu / 2)
             slope = (1.0 - self.delta0) * np.exp(log_slope)
             linear = np.where(gap > 0.0, gap / slope, 0.0)
             # The large-deviation term is a log-ratio of the tails: its eps
             # shift is that ratio over |d log delta / d eps| = slope / delta.
-            log_ratio = np.zeros(np.shape(eps))
-            for law in self.cramer:
-                log_ratio = np.maximum(log_ratio, _cramer_log_ratio(law, eps))
             large = np.where(
                 log_ratio > 0.0, log_ratio * np.asarray(delta, np.float64) / slope, 0.0
             )
@@ -195,25 +193,24 @@ class GaussianPairCurve:
         return eps, np.maximum(linear, large)
 
     def _delta_gap(self, e: FloatArray, value: FloatArray) -> FloatArray:
-        gap, cramer = self._delta_gaps(e, value)
-        return np.maximum(gap, cramer)
+        """The delta estimate: the Edgeworth gap or the large-deviation term."""
+        flat = np.ravel(e)
+        cramer = np.zeros(flat.shape)
+        for law in self.cramer:
+            cramer = np.maximum(cramer, _cramer_gap(law, flat))
+        return np.maximum(self._edgeworth_gap(e, value), cramer.reshape(np.shape(e)))
 
-    def _delta_gaps(
-        self, e: FloatArray, value: FloatArray
-    ) -> tuple[FloatArray, FloatArray]:
-        """(distance to the order-1/2 Edgeworth profiles, large-deviation term)."""
+    def _edgeworth_gap(self, e: FloatArray, value: FloatArray) -> FloatArray:
+        """Distance to the order-1/2 Edgeworth profiles (``inf`` where unknown)."""
         if self.reference is None or self.delta0 > 0.0:
-            return np.full(e.shape, np.inf), np.zeros(e.shape)
+            return np.full(e.shape, np.inf)
         if not self.reference:
-            return np.zeros(e.shape), np.zeros(e.shape)
+            return np.zeros(e.shape)
         flat = np.ravel(e)
         orders = np.max([raw_orders(k, flat) for k in self.reference], axis=0)
         gap = np.max(np.abs(orders[1:] - np.ravel(value)), axis=0)
         gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
-        cramer = np.zeros(flat.shape)
-        for law in self.cramer:
-            cramer = np.maximum(cramer, _cramer_gap(law, flat))
-        return gap.reshape(e.shape), cramer.reshape(e.shape)
+        return gap.reshape(e.shape)
 
 
 def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:

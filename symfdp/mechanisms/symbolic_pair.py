@@ -45,6 +45,7 @@ from symfdp.mechanisms.user_defined import (
     Piece,
     _check_breakpoints,
     _check_support,
+    _midpoint,
     check_normalised,
     check_symmetric,
     split_monotone,
@@ -271,7 +272,7 @@ def from_densities(
     pieces: list[Piece] = []
     segments = []
     for a, b in itertools.pairwise(cuts):
-        mid = _mid(a, b)
+        mid = _midpoint(a, b)
         l_seg = _fix_signs(llr, xr, mid)
         lp_seg = _fix_signs(log_p, xr, mid)
         segments.append((a, b, l_seg, lp_seg))
@@ -296,16 +297,6 @@ def from_densities(
     check_normalised(m)
     check_symmetric(m)
     return m
-
-
-def _mid(a: float, b: float) -> float:
-    if math.isfinite(a) and math.isfinite(b):
-        return 0.5 * (a + b)
-    if math.isfinite(a):
-        return a + 1.0
-    if math.isfinite(b):
-        return b - 1.0
-    return 0.0
 
 
 def _closed_forms(segments: list[Any], x: Any, budget: float) -> dict[str, Any]:
