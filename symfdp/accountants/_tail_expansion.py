@@ -42,10 +42,15 @@ FloatArray = NDArray[np.float64]
 
 #: :math:`\log\sqrt{2\pi}`.
 LOG_SQRT_2PI: Final = 0.5 * math.log(2.0 * math.pi)
-#: Beyond |x| > X_CLIP the normal factor underflows (as in numeric.edgeworth).
-X_CLIP: Final = 60.0
+#: Standardised points are clipped to +-X_CLIP (the weighted normal factor
+#: e^eps phi(x_P) is O(delta) far beyond |x| = 38, where phi alone underflows;
+#: the clip only keeps the polynomials finite).
+X_CLIP: Final = 1e4
+_SQRT_HALF_PI: Final = math.sqrt(0.5 * math.pi)
+_SQRT_HALF: Final = math.sqrt(0.5)
 #: Largest exponent formed (e^700 is finite in double precision).
 EXP_CAP: Final = 700.0
+_CAP: Final = math.exp(EXP_CAP)
 
 
 def stack_coefficients(polys: Sequence[Sequence[FloatArray]]) -> FloatArray:
@@ -152,9 +157,11 @@ class TailKernel:
     def survival(
         self, e: FloatArray, densities: bool = True
     ) -> tuple[FloatArray, FloatArray | None]:
-        r"""``(S, dens)``: ``(2, N)`` survival functions of the loss under Q, P at
-        the 1-d ``e`` and (if ``densities``) their densities (of the loss, i.e.
-        divided by the sd), spliced outside the valid intervals."""
+        r"""``(S, dens)``: ``(2, N)`` survival functions of the loss at the 1-d
+        ``e`` and (if ``densities``) its densities (divided by the sd), spliced
+        outside the valid intervals; row 0 under Q, row 1 under P *times*
+        :math:`e^\varepsilon` (formed in log space, capped at :math:`e^{700}`),
+        the second term of the tail formula as it enters it."""
         sf, dens, _ = self._evaluate(e, densities, False)
         return sf, dens
 
@@ -178,20 +185,30 @@ class TailKernel:
     ) -> tuple[FloatArray, FloatArray | None, FloatArray | None]:
         x = self.standardise(e)
         xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
-        half = -0.5 * xc * xc
-        phi = np.exp(half)
-        phi *= 1.0 / math.sqrt(2.0 * math.pi)
+        log_phi = -0.5 * xc * xc - LOG_SQRT_2PI
+        # Row 1 carries the weight e^eps: log-space, so that e^eps S_P does not
+        # underflow where S_P does (|x_P| > 38) while the product is O(delta).
+        log_w = np.zeros_like(x)
+        log_w[1] = e
+        with np.errstate(over="ignore", under="ignore"):
+            phi_w = np.exp(np.minimum(log_w + log_phi, EXP_CAP))
+            weight = np.exp(np.minimum(log_w, EXP_CAP))
         poly = horner_stacked(self.full if with_gaps else self.core, xc)
         gaps = None
         if with_gaps:
             with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-                w_p = np.exp(np.minimum(e + half[1] - LOG_SQRT_2PI, EXP_CAP))
-                gaps = phi[0] * poly[0, 2:] - w_p * poly[1, 2:]
+                gaps = phi_w[0] * poly[0, 2:] - phi_w[1] * poly[1, 2:]
             # Beyond float range the expansion has broken down: infinite gaps.
             gaps = np.where(np.isnan(gaps), np.inf, gaps)
-        sf = special.ndtr(-x)
-        sf += phi * poly[:, 0]
-        dens = phi * poly[:, 1] if densities else None
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            # Above the mean: S = phi (M + R) with the Mills ratio
+            # M(x) = Phi(-x)/phi(x) = sqrt(pi/2) erfcx(x/sqrt 2), no underflow;
+            # below it: S = Phi(-x) + phi R (of order 1).
+            mills = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
+            upper = phi_w * (mills + poly[:, 0])
+            lower = weight * special.ndtr(-x) + phi_w * poly[:, 0]
+            sf = np.where(x > 0.0, upper, lower)
+            dens = phi_w * poly[:, 1] if densities else None
         if self.spliced:
             below = x < self.lo
             above = x > self.hi
@@ -199,14 +216,16 @@ class TailKernel:
                 with np.errstate(all="ignore"):
                     lf = self.log_fa + special.log_ndtr(x) - special.log_ndtr(self.lo)
                     ls = self.log_sb + special.log_ndtr(-x) - special.log_ndtr(-self.hi)
-                    sf = np.where(below, -np.expm1(lf), sf)
-                    sf = np.where(above, np.exp(ls), sf)
+                    sf = np.where(below, -np.expm1(lf) * weight, sf)
+                    sf = np.where(above, np.exp(np.minimum(log_w + ls, EXP_CAP)), sf)
                     if dens is not None:
-                        dens = np.where(below, self.scale_below * phi, dens)
-                        dens = np.where(above, self.scale_above * phi, dens)
-        sf = np.minimum(np.maximum(sf, 0.0), 1.0)
+                        dens = np.where(below, self.scale_below * phi_w, dens)
+                        dens = np.where(above, self.scale_above * phi_w, dens)
+        sf = np.minimum(np.maximum(sf, 0.0), weight)
         if dens is not None:
-            dens = np.maximum(dens, 0.0) / self.sd
+            # As the weight, capped at e^700 (NaN = inf * 0 far out: no density).
+            dens = np.minimum(np.nan_to_num(dens, nan=0.0), _CAP) / self.sd
+            dens = np.maximum(dens, 0.0)
         return sf, dens, gaps
 
     def order_gaps(self, e: FloatArray) -> FloatArray:
@@ -265,8 +284,6 @@ def raw_orders(kernel: TailKernel, e: FloatArray) -> FloatArray:
     ``e`` (:func:`reference_kernel`; order 0 is
     :math:`\Phi(-x_Q) - e^\varepsilon\Phi(-x_P)`, formed tail-stably)."""
     sf, _ = kernel.survival(e, densities=False)
-    with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        second = np.exp(np.minimum(e + np.log(sf[1]), EXP_CAP))
-    base = sf[0] - second
+    base = sf[0] - sf[1]
     gaps = kernel.order_gaps(e)
     return np.stack((base, base + gaps[0], base + gaps[0] + gaps[1]))

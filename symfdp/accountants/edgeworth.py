@@ -555,9 +555,10 @@ class EdgeworthPairCurve:
     def _terms(
         self, e: FloatArray, densities: bool = True
     ) -> tuple[FloatArray, FloatArray, FloatArray | None, FloatArray | None]:
-        """Survival functions (and densities) of L under Q and P at the 1-d ``e``
-        (the spliced laws, without their splice warnings: the profile reports
-        the splice itself), from the curve's Horner coefficients."""
+        r"""Survival function (and density) of L under Q and, times
+        :math:`e^\varepsilon`, under P at the 1-d ``e`` (the spliced laws, without
+        their splice warnings: the profile reports the splice itself), from the
+        curve's Horner coefficients (:meth:`TailKernel.survival`)."""
         sf, dens = self.kernel.survival(e, densities)
         if dens is None:
             return sf[0], sf[1], None, None
@@ -565,48 +566,22 @@ class EdgeworthPairCurve:
 
     @staticmethod
     def _tail_formula(
-        e: FloatArray, sf_q: FloatArray, sf_p: FloatArray
+        sf_q: FloatArray, weighted_sf_p: FloatArray
     ) -> tuple[FloatArray, FloatArray]:
-        """Tail formula and the larger of its two terms (for tolerances); the
-        second term :math:`e^{\\varepsilon + \\log S_P}` is capped at
-        :math:`e^{700}`."""
-        with np.errstate(divide="ignore", over="ignore"):
-            second = np.exp(np.minimum(e + np.log(sf_p), 700.0))
-        return sf_q - second, np.maximum(sf_q, second)
-
-    @staticmethod
-    def _slope_terms(
-        e: FloatArray, sf_p: FloatArray, dens_p: FloatArray
-    ) -> tuple[FloatArray, FloatArray]:
-        r"""Sign and log-magnitude of :math:`e^\varepsilon(\tilde p - \tilde S_P)`,
-        the first term of :math:`\tilde\delta'(\varepsilon) = e^\varepsilon
-        (\tilde p - \tilde S_P) - \tilde q` (densities of L: standardised pdf / sd)."""
-        inner = dens_p - sf_p
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_up = e + np.log(np.abs(inner))
-        return np.sign(inner), log_up
+        """Tail formula :math:`\tilde S_Q - e^{\varepsilon}\tilde S_P` and the
+        larger of its two terms (for tolerances)."""
+        return sf_q - weighted_sf_p, np.maximum(sf_q, weighted_sf_p)
 
     def _raw_delta(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
         sf_q, sf_p, _, _ = self._terms(np.ravel(e), densities=False)
-        out, scale = self._tail_formula(np.ravel(e), sf_q, sf_p)
+        out, scale = self._tail_formula(sf_q, sf_p)
         return out.reshape(np.shape(e)), scale.reshape(np.shape(e))
 
     def _slope_value(self, e: FloatArray) -> FloatArray:
-        r""":math:`\tilde\delta'(\varepsilon)` (the first term capped at
-        :math:`e^{700}`)."""
+        r""":math:`\tilde\delta'(\varepsilon) = e^\varepsilon(\tilde p - \tilde S_P)
+        - \tilde q` (densities of L: standardised pdf / sd)."""
         _, sf_p, dens_q, dens_p = self._terms(e)
-        sign, log_up = self._slope_terms(e, sf_p, dens_p)
-        with np.errstate(over="ignore", invalid="ignore"):
-            up = np.where(sign == 0.0, 0.0, sign * np.exp(np.minimum(log_up, 700.0)))
-        return up - dens_q
-
-    def _sign_of_slope(
-        self, e: FloatArray, sf_p: FloatArray, dens_q: Any, dens_p: Any
-    ) -> FloatArray:
-        sign, log_up = self._slope_terms(e, sf_p, dens_p)
-        with np.errstate(over="ignore", invalid="ignore"):
-            up = np.where(sign == 0.0, 0.0, sign * np.exp(np.minimum(log_up, 700.0)))
-        return np.sign(up - dens_q)
+        return dens_p - sf_p - dens_q
 
     def _profile_and_rise(
         self, e: FloatArray
@@ -615,10 +590,8 @@ class EdgeworthPairCurve:
         scale, and where it rises (:math:`\tilde\delta' > 0` beyond round-off,
         at values above :math:`10^{-250}`)."""
         sf_q, sf_p, dens_q, dens_p = self._terms(e)
-        raw, scale = self._tail_formula(e, sf_q, sf_p)
-        sign, log_up = self._slope_terms(e, sf_p, dens_p)
-        with np.errstate(over="ignore", invalid="ignore"):
-            up = np.where(sign == 0.0, 0.0, sign * np.exp(np.minimum(log_up, 700.0)))
+        raw, scale = self._tail_formula(sf_q, sf_p)
+        up = dens_p - sf_p
         slope = up - dens_q
         rising = (slope > _SLOPE_RTOL * (np.abs(up) + dens_q)) & (
             raw > _NEGLIGIBLE_DELTA
@@ -647,8 +620,8 @@ class EdgeworthPairCurve:
         ends = ends[np.isfinite(ends)]
         grid = np.unique(np.concatenate((p.mean + p.sd * z, q.mean + q.sd * z, ends)))
         sf_q, sf_p, dens_q, dens_p = self._terms(grid)
-        grid_raw, _ = self._tail_formula(grid, sf_q, sf_p)
-        sign = self._sign_of_slope(grid, sf_p, dens_q, dens_p)
+        grid_raw, _ = self._tail_formula(sf_q, sf_p)
+        sign = np.sign(dens_p - sf_p - dens_q)
         # Interior local maxima of the raw profile: cells where the slope changes
         # sign from + to - (kinks are nodes, so a maximum there is a node value).
         # Maxima of non-positive values cannot raise the repaired (clipped)
@@ -745,7 +718,7 @@ class EdgeworthPairCurve:
             # The monotone path of _delta_parts, with the order gaps from the
             # same Horner pass.
             sf, _, gaps = self.kernel.survival_and_gaps(flat, densities=False)
-            raw, scale = self._tail_formula(flat, sf[0], sf[1])
+            raw, scale = self._tail_formula(sf[0], sf[1])
             repaired = np.clip(raw, 0.0, 1.0)
             gap = np.abs(gaps).max(axis=0)
             err = ERROR_SAFETY * np.where(np.isnan(gap), np.inf, gap)
@@ -913,21 +886,19 @@ class EdgeworthPairCurve:
     def _log_profile(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
         r""":math:`(\log\tilde\delta, \tilde\delta'/\tilde\delta)` at the 1-d
         ``x`` (``-inf`` where the tail formula is not positive), with
-        :math:`\tilde\delta = S_Q(1 - e^{\varepsilon + \log S_P - \log S_Q})`
-        and :math:`\tilde\delta' = e^\varepsilon(\tilde p - \tilde S_P) -
-        \tilde q` (module docstring), each term divided by
-        :math:`\tilde\delta` in log space. Runs inside the root finder's
-        ``np.errstate`` (logs of 0 and overflows are expected values)."""
+        :math:`\tilde\delta = S_Q(1 - e^{\varepsilon}S_P/S_Q)` and
+        :math:`\tilde\delta' = e^\varepsilon(\tilde p - \tilde S_P) - \tilde q`
+        (module docstring), each term divided by :math:`\tilde\delta` in log
+        space. Runs inside the root finder's ``np.errstate`` (logs of 0 and
+        overflows are expected values)."""
         sf, dens = self.kernel.survival(x)
         log_s = np.log(sf)
-        log_q, log_b = log_s[0], x + log_s[1]
+        log_q, log_b = log_s[0], log_s[1]
         ratio = np.exp(log_b - log_q)
         log_v = log_q + np.log1p(-np.minimum(ratio, 1.0))
         log_d = np.log(dens)
         dlog = (
-            np.exp(x + log_d[1] - log_v)
-            - np.exp(log_b - log_v)
-            - np.exp(log_d[0] - log_v)
+            np.exp(log_d[1] - log_v) - np.exp(log_b - log_v) - np.exp(log_d[0] - log_v)
         )
         return log_v, dlog
 
