@@ -48,6 +48,7 @@ LOG_SQRT_2PI: Final = 0.5 * math.log(2.0 * math.pi)
 X_CLIP: Final = 1e4
 _SQRT_HALF_PI: Final = math.sqrt(0.5 * math.pi)
 _SQRT_HALF: Final = math.sqrt(0.5)
+_LAGUERRE_V, _LAGUERRE_W = np.polynomial.laguerre.laggauss(24)
 #: Largest exponent formed (e^700 is finite in double precision).
 EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
@@ -227,6 +228,50 @@ class TailKernel:
             dens = np.minimum(np.nan_to_num(dens, nan=0.0), _CAP) / self.sd
             dens = np.maximum(dens, 0.0)
         return sf, dens, gaps
+
+    def p_term_from_q(self, e: FloatArray) -> FloatArray:
+        r"""``(N,)``: the tail formula's second term :math:`e^\varepsilon S_P
+        (\varepsilon)` at the 1-d ``e`` as the pair identity
+        :math:`dP = e^{-L} dQ` gives it from the Q-expansion alone,
+
+        .. math::  e^\varepsilon S_P(\varepsilon)
+                   = \int_\varepsilon^\infty e^{\varepsilon - l} f_Q(l)\,dl
+                   = \int_x^\infty e^{-(y - x)s}\,\phi(y)\,q_J(y)\,dy,
+
+        :math:`x = x_Q`, :math:`s` the Q-law's sd: the normal part in closed form,
+        :math:`\phi(x) M(x + s) = e^{xs + s^2/2}\,\Phi(-x - s)` (:math:`M` the
+        Mills ratio), the correction :math:`q_J - 1` with :math:`y = x + v/c`,
+        :math:`c = \max(x + s, 1)`, by a 24-point Gauss–Laguerre rule in
+        :math:`v` (integrand :math:`\phi(x)\,e^{-v} e^{v(1 - (x + s)/c) -
+        v^2/2c^2} (q_J(y) - 1)/c`). The two-sided formula expands P at
+        :math:`x_P \approx x_Q + s`, many standard deviations out when the
+        composed loss is wide; there its relative error grows like
+        :math:`e^{\lambda_3 x_P^3/6}` (Cramér) while the order gaps stay small,
+        and the distance between the two evaluations of the same term is the
+        error estimate's measure of it (raw expansion, no splice).
+        """
+        x = (e - self.mean[0]) / self.sd[0]
+        s = self.sd[0]
+        beta = x + s
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            log_phi = -0.5 * np.minimum(x * x, 4.0 * EXP_CAP) - LOG_SQRT_2PI
+            mills = _SQRT_HALF_PI * special.erfcx(np.maximum(beta, 0.0) * _SQRT_HALF)
+            normal = np.where(
+                beta > 0.0,
+                np.exp(log_phi) * mills,
+                np.exp(np.minimum(x * s + 0.5 * s * s, EXP_CAP)) * special.ndtr(-beta),
+            )
+            c = np.maximum(beta, 1.0)
+            y = np.clip(x[:, None] + _LAGUERRE_V / c[:, None], -X_CLIP, X_CLIP)
+            core = self.core[:, :1, 1:2].copy()
+            core[0] -= 1.0
+            q = horner_stacked(core, y.reshape(1, -1))[0, 0].reshape(y.shape)
+            shape = np.exp(
+                _LAGUERRE_V * (1.0 - beta / c)[:, None]
+                - _LAGUERRE_V**2 / (2.0 * c * c)[:, None]
+            )
+            out = normal + np.exp(log_phi) / c * ((shape * q) @ _LAGUERRE_W)
+        return np.where(np.isfinite(out), out, np.inf)
 
     def order_gaps(self, e: FloatArray) -> FloatArray:
         r"""``(K, N)``: the differences :math:`\tilde\delta_{j_k} -

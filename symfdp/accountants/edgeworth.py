@@ -698,7 +698,11 @@ class EdgeworthPairCurve:
         The estimate is ``ERROR_SAFETY`` times the largest change of the raw
         tail formula between consecutive orders at the same point: ``J - 1`` to
         ``J`` (for ``J >= 1``), ``J`` to ``J + 1`` and ``J + 1`` to ``J + 2``
-        (:meth:`TailKernel.order_gaps`), plus the size of the repairs (clipping,
+        (:meth:`TailKernel.order_gaps`), plus the distance between the two
+        evaluations of the formula's second term :math:`e^\varepsilon S_P` (the
+        P-expansion, and the Q-expansion through :math:`dP = e^{-L}dQ`:
+        :meth:`TailKernel.p_term_from_q`; it catches the far P-tail, where all
+        orders agree and all are wrong), plus the size of the repairs (clipping,
         monotone majorant) at that point; ``inf`` when the curve was fitted
         without :math:`K_{J+3}, K_{J+4}`. Tuned on DP-SGD and Laplace cases
         against Numerical's certified values
@@ -723,6 +727,7 @@ class EdgeworthPairCurve:
             gap = np.abs(gaps).max(axis=0)
             err = ERROR_SAFETY * np.where(np.isnan(gap), np.inf, gap)
             err = err + np.abs(repaired - raw)
+            err = err + np.abs(sf[1] - self.kernel.p_term_from_q(flat))
             shape = e.shape
             repaired, raw = repaired.reshape(shape), raw.reshape(shape)
             self._warn_delta(e, repaired, raw, scale.reshape(shape))
@@ -732,21 +737,26 @@ class EdgeworthPairCurve:
         return repaired, self._delta_error(e, repaired, raw)
 
     def _order_gap(self, e: FloatArray) -> FloatArray:
-        """The largest change of the tail formula between consecutive orders
-        ``J - 1 .. J + 2`` at ``e``."""
+        """``ERROR_SAFETY`` times the largest change of the tail formula between
+        consecutive orders ``J - 1 .. J + 2`` at ``e``, plus the distance
+        between the two evaluations of its second term (two-sided, and from
+        the Q-expansion by the pair identity: :meth:`TailKernel.p_term_from_q`)."""
         if self.kernel.gaps is None:
             return np.full(np.shape(e), np.inf)
         flat = np.ravel(e)
-        gaps = np.abs(self.kernel.order_gaps(np.where(np.isfinite(flat), flat, 0.0)))
+        finite = np.where(np.isfinite(flat), flat, 0.0)
+        gaps = np.abs(self.kernel.order_gaps(finite))
         gap = np.where(np.isfinite(flat), gaps.max(axis=0), 0.0)
         gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
-        return gap.reshape(np.shape(e))
+        sf, _ = self.kernel.survival(finite, densities=False)
+        identity = np.abs(sf[1] - self.kernel.p_term_from_q(finite))
+        identity = np.where(np.isfinite(flat), identity, 0.0)
+        return (ERROR_SAFETY * gap + identity).reshape(np.shape(e))
 
     def _delta_error(
         self, e: FloatArray, repaired: FloatArray, raw: FloatArray
     ) -> FloatArray:
-        repair = np.abs(repaired - raw)
-        return ERROR_SAFETY * self._order_gap(e) + repair
+        return self._order_gap(e) + np.abs(repaired - raw)
 
     @functools.cached_property
     def _valid_eps(self) -> tuple[float, float]:
@@ -826,7 +836,7 @@ class EdgeworthPairCurve:
         d = np.asarray(delta, dtype=np.float64)
         eps, slope, on_table = self._epsilon(d)
         flat = np.ravel(eps)
-        gap = ERROR_SAFETY * np.ravel(self._order_gap(flat))
+        gap = np.ravel(self._order_gap(flat))
         if on_table.any():
             # The majorant replaced the raw profile: its size there counts too.
             raw, _ = self._raw_delta(flat)
