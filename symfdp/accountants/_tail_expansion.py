@@ -296,6 +296,42 @@ class TailKernel:
         return np.where(np.isnan(out), np.inf, out)
 
 
+#: A cumulant series term :math:`|\lambda_R| x^R/R!` above this, and above
+#: DIVERGENCE_RATIO times the term before it, marks the series as diverging
+#: (:func:`series_diverges`).
+DIVERGENCE_LEVEL: Final = 1e-2
+DIVERGENCE_RATIO: Final = 1.5
+
+
+def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
+    r"""Where the Cramér series of the standardised cumulants diverges at ``x``.
+
+    The normal tail's relative error is :math:`\exp(\sum_{r \ge 3} \lambda_r
+    x^r / r! + \dots)` to leading order (Petrov 1975, Ch. VIII): every
+    polynomial expansion of the tail (CLT, Edgeworth of any order) assumes the
+    terms :math:`c_r = |\lambda_r| x^r / r!` fall off. With
+    :math:`\lambda_3..\lambda_R` known (``lambdas``), the series is taken as
+    diverging at :math:`x > 0` where the last term grows by more than half,
+    :math:`c_R >` ``DIVERGENCE_RATIO`` :math:`c_{R-1}` (by the ratio test the
+    tilt :math:`t = x/s` is then well beyond the radius of the cumulant series
+    of :math:`K`), and is not negligible, :math:`c_R >` ``DIVERGENCE_LEVEL``.
+    There a rare, heavy component takes over the tail (e.g. a few subsampled
+    steps at a small delta): the true tail can differ from every expansion by
+    orders of magnitude while consecutive orders agree. Terms that stay of
+    order 1 (the series at its radius, e.g. DP-SGD at n = 1000, delta = 1e-5)
+    are left to the order gaps, which track them.
+    """
+    lams = np.abs(np.asarray(lambdas, dtype=np.float64))
+    if lams.size < 2:
+        return np.zeros(np.shape(x), dtype=bool)
+    r = lams.size + 2
+    xp = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        last = lams[-1] * xp**r / math.factorial(r)
+        before = lams[-2] * xp ** (r - 1) / math.factorial(r - 1)
+    return (last > DIVERGENCE_RATIO * before) & (last > DIVERGENCE_LEVEL)
+
+
 def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKernel:
     r"""The order-0 (two-sided normal) kernel with the order-1 and order-2 terms
     as its next-order terms, from :math:`K_1..K_4` under Q and P: the reference

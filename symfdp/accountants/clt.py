@@ -56,12 +56,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
-from symfdp.accountants._tail_expansion import TailKernel, raw_orders, reference_kernel
+from symfdp.accountants._tail_expansion import (
+    TailKernel,
+    raw_orders,
+    reference_kernel,
+    series_diverges,
+)
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
     Accountant,
@@ -107,7 +112,9 @@ class GaussianPairCurve:
     composed loss (Zheng et al. (2020), Lemma 5.1 with the expansions of
     :mod:`symfdp.accountants._tail_expansion`), each the maximum over the
     directions, and at least the large-deviation size of the normal tails'
-    error (:func:`_cramer_gap`); for :meth:`epsilon_and_error` the Edgeworth
+    error (:func:`_cramer_gap`), and ``inf`` where the Q-law's cumulant series
+    (:math:`\lambda_3..\lambda_6`) diverges (:func:`_diverges`); for
+    :meth:`epsilon_and_error` the Edgeworth
     gap at :math:`\hat\varepsilon` divided by the slope :math:`|\delta_{G_\mu}'|
     = e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)`, or the large-deviation
     log-ratio (:func:`_cramer_log_ratio`) divided by the log-slope
@@ -177,6 +184,7 @@ class GaussianPairCurve:
         log_ratio = np.zeros(np.shape(eps))
         for law in self.cramer:
             log_ratio = np.maximum(log_ratio, _cramer_log_ratio(law, eps))
+            log_ratio = np.where(_diverges(law, eps), np.inf, log_ratio)
         if self.mu == 0.0:
             return eps, np.where(np.maximum(gap, log_ratio) > 0.0, np.inf, 0.0)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -198,6 +206,7 @@ class GaussianPairCurve:
         cramer = np.zeros(flat.shape)
         for law in self.cramer:
             cramer = np.maximum(cramer, _cramer_gap(law, flat))
+            cramer = np.where(_diverges(law, flat), np.inf, cramer)
         return np.maximum(self._edgeworth_gap(e, value), cramer.reshape(np.shape(e)))
 
     def _edgeworth_gap(self, e: FloatArray, value: FloatArray) -> FloatArray:
@@ -217,10 +226,17 @@ def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:
     r"""``max |lambda_3 x^3 / 6|`` over the two tails at ``e`` (``x >= 0``): the
     size of :math:`\log` (true tail / normal tail) by Cramér's theorem (see
     :func:`_cramer_gap`)."""
-    m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law)
+    m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law[:6])
     x_q = np.maximum((np.asarray(e) - m_q) / s_q, 0.0)
     x_p = np.maximum((np.asarray(e) - m_p) / s_p, 0.0)
     return np.maximum(np.abs(l_q) * x_q**3, np.abs(l_p) * x_p**3) / 6.0
+
+
+def _diverges(law: FloatArray, e: FloatArray) -> NDArray[np.bool_]:
+    """Where the Q-law's cumulant series diverges at ``e``
+    (:func:`~symfdp.accountants._tail_expansion.series_diverges`): the normal
+    tail, and every expansion, can then be off by orders of magnitude."""
+    return series_diverges(law[6:], (np.asarray(e) - law[0]) / law[1])
 
 
 def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
@@ -236,7 +252,7 @@ def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
     one direction; the result bounds the error of
     :math:`\Phi(-x_Q) - e^\varepsilon\Phi(-x_P)` by that relative size on each
     term (``inf`` beyond float range)."""
-    m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law)
+    m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law[:6])
     x_q = np.maximum((e - m_q) / s_q, 0.0)
     x_p = np.maximum((e - m_p) / s_p, 0.0)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -339,21 +355,29 @@ def _references(components: Components) -> tuple[TailKernel, ...] | None:
     return tuple(kernels)
 
 
+#: The Q-law's standardised cumulants lambda_3 .. lambda_SERIES_TOP enter the
+#: divergence check of the estimate (:func:`series_diverges`).
+SERIES_TOP = 6
+
+
 def _cramer_laws(components: Components) -> tuple[FloatArray, ...]:
-    """Per direction ``(m_Q, s_Q, lambda3_Q, m_P, s_P, lambda3_P)`` of the
-    composed loss, for :func:`_cramer_gap` (``()`` for Gaussian compositions)."""
+    """Per direction ``(m_Q, s_Q, lambda3_Q, m_P, s_P, lambda3_P, lambda_3^Q ..
+    lambda_6^Q)`` of the composed loss, for :func:`_cramer_gap` and
+    :func:`_diverges` (``()`` for Gaussian compositions)."""
     if all(isinstance(m, Gaussian) for m, _ in components):
         return ()
     laws = []
     for direction in pair_compositions(components):
         row = []
         for under in ("Q", "P"):
-            k = summed_cumulants(direction, 3, under)
+            k = summed_cumulants(direction, SERIES_TOP if under == "Q" else 3, under)
             if not k[1] > 0.0:
                 return ()
             sd = math.sqrt(float(k[1]))
             row += [float(k[0]), sd, float(k[2]) / sd**3]
-        laws.append(np.array(row))
+            if under == "Q":
+                series = [float(k[r - 1]) / sd**r for r in range(3, SERIES_TOP + 1)]
+        laws.append(np.array(row + series))
     return tuple(laws)
 
 

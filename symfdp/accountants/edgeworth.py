@@ -130,7 +130,7 @@ from scipy.optimize import isotonic_regression
 from symfdp._validation import check_array, check_choice, check_order
 from symfdp._warnings import ApproximationWarning, warn_approximation
 from symfdp.accountants._cumulant_sums import summed_cumulants
-from symfdp.accountants._tail_expansion import TailKernel
+from symfdp.accountants._tail_expansion import TailKernel, series_diverges
 from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR, Accountant, Components
 from symfdp.accountants.clt import GaussianPairCurve
 from symfdp.curve import PairCurve, PrivacyCurve
@@ -314,6 +314,11 @@ class EdgeworthPairCurve:
     law_q: _Law
     kernel: TailKernel = field(repr=False, compare=False)
     info: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: The Q-law's standardised cumulants lambda_3 .. lambda_{J+4} (empty when
+    #: fitted without them): the divergence check of the error estimate.
+    series_q: FloatArray = field(
+        default_factory=lambda: np.zeros(0), repr=False, compare=False
+    )
 
     @classmethod
     def from_cumulants(
@@ -368,7 +373,11 @@ class EdgeworthPairCurve:
             ),
             "loss_upper": float(loss_upper),
         }
-        curve = cls(order, inverse, law_p, law_q, kernel, info)
+        top = order + 4 if k_q.size >= order + 4 else 0
+        series_q = np.array(
+            [float(k_q[r - 1]) / float(k_q[1]) ** (r / 2) for r in range(3, top + 1)]
+        )
+        curve = cls(order, inverse, law_p, law_q, kernel, info, series_q)
         if inverse == "cornish_fisher":
             info["cornish_fisher_monotone_z"] = curve.cf_range
         return curve
@@ -698,7 +707,8 @@ class EdgeworthPairCurve:
         The estimate is ``ERROR_SAFETY`` times the largest change of the raw
         tail formula between consecutive orders at the same point: ``J - 1`` to
         ``J`` (for ``J >= 1``), ``J`` to ``J + 1`` and ``J + 1`` to ``J + 2``
-        (:meth:`TailKernel.order_gaps`), plus the distance between the two
+        (:meth:`TailKernel.order_gaps`; ``inf`` where the Q-law's cumulant
+        series diverges, :func:`series_diverges`), plus the distance between the two
         evaluations of the formula's second term :math:`e^\varepsilon S_P` (the
         P-expansion, and the Q-expansion through :math:`dP = e^{-L}dQ`:
         :meth:`TailKernel.p_term_from_q`; it catches the far P-tail, where all
@@ -728,6 +738,7 @@ class EdgeworthPairCurve:
             err = ERROR_SAFETY * np.where(np.isnan(gap), np.inf, gap)
             err = err + np.abs(repaired - raw)
             err = err + np.abs(sf[1] - self.kernel.p_term_from_q(flat))
+            err = np.where(self._diverges(flat), np.inf, err)
             shape = e.shape
             repaired, raw = repaired.reshape(shape), raw.reshape(shape)
             self._warn_delta(e, repaired, raw, scale.reshape(shape))
@@ -751,7 +762,14 @@ class EdgeworthPairCurve:
         sf, _ = self.kernel.survival(finite, densities=False)
         identity = np.abs(sf[1] - self.kernel.p_term_from_q(finite))
         identity = np.where(np.isfinite(flat), identity, 0.0)
-        return (ERROR_SAFETY * gap + identity).reshape(np.shape(e))
+        out = np.where(self._diverges(finite), np.inf, ERROR_SAFETY * gap + identity)
+        return out.reshape(np.shape(e))
+
+    def _diverges(self, e: FloatArray) -> NDArray[np.bool_]:
+        """Where the Q-law's cumulant series diverges at ``e``
+        (:func:`~symfdp.accountants._tail_expansion.series_diverges`): no
+        expansion order can be trusted there, the estimate is ``inf``."""
+        return series_diverges(self.series_q, self.law_q.standardise(e))
 
     def _delta_error(
         self, e: FloatArray, repaired: FloatArray, raw: FloatArray

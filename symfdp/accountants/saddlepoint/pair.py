@@ -66,9 +66,12 @@ def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
 def _spread(rows: FloatArray, lam3: FloatArray) -> FloatArray:
     """``ERROR_SAFETY`` times the spread of the orders' estimates (rows), at
     least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one (the validity floor
-    of the tilted law)."""
+    of the tilted law); ``inf`` where ``lam3`` exceeds ``F.SKEWNESS_MAX``, outside
+    the valid range (the orders can agree there on a value that is off by a
+    factor: the tilted law of few effective compositions is far from normal)."""
     spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
-    return np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0]))
+    err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0]))
+    return np.where(lam3 > F.SKEWNESS_MAX, np.inf, err)
 
 
 class SaddlePointPairCurve:
@@ -563,6 +566,8 @@ class SaddlePointPairCurve:
             eps[capped] = np.minimum(
                 np.maximum(eps_c, max(float(ge[-1]), e_lo)), self.support[1]
             )
+            # An upper bound: the answer lies in [0, eps], its error up to eps.
+            err[capped] = eps[capped]
         solve = found & ~below
         if solve.any():
             i = idx[solve]
