@@ -105,3 +105,70 @@ def test_subsampled_gaussian_misses_over_ten_percent_warn(sigma, p, n):
                 assert caught, f"{name} off by {off:.1%} at delta={d:g} silently"
             if eps < a * 0.95:
                 assert caught, f"{name} anti-conservative at delta={d:g} silently"
+
+
+#: Sweep case 1215 (benchmarks/error_sweep.py): seven steps of four kinds at
+#: delta = 1.8e-11. A subsampled step with p = 0.0023 dominates the tail there,
+#: far beyond the radius of the cumulant series at the tilt of the answer.
+RARE_COMPONENT = (
+    (M.SubsampledGaussian(sigma=71.44149248351204, p=0.0001705842025157884), 1),
+    (M.SubsampledLaplace(mu=1.0019656796908971, p=0.01000323796035441), 2),
+    (M.Gaussian(sigma=5.776281034915581), 1),
+    (M.SubsampledGaussian(sigma=0.9045149069861337, p=0.0022781785494089524), 3),
+)
+RARE_DELTA = 1.822130609995e-11
+
+
+@pytest.mark.parametrize(
+    "make", [A.CLT, lambda: A.Edgeworth(order=2), lambda: A.Edgeworth(order=4)]
+)
+def test_diverging_cumulant_series_is_flagged(make) -> None:
+    """Every order agrees on eps ~ 1.07 while the certified eps is 1.20: the
+    estimate says it cannot tell (inf) and the query warns, naming Numerical."""
+    lo, hi = A.Numerical().compose(RARE_COMPONENT).epsilon_bounds(RARE_DELTA)
+    curve = make().compose(RARE_COMPONENT)
+    with pytest.warns(ApproximationWarning, match="Numerical"):
+        eps = float(curve.epsilon(RARE_DELTA))
+    assert eps < 0.95 * lo  # the failure the estimate must flag
+    assert np.isinf(curve.epsilon_error(RARE_DELTA))
+    assert hi > lo > 1.15
+
+
+def test_series_divergence_check_leaves_converging_series_alone() -> None:
+    """DP-SGD (sigma = 1, p = 0.01, n = 10^4) at delta = 1e-5: the Cramér terms
+    fall off geometrically, the estimates stay finite and bound the error
+    against Numerical's certified bracket."""
+    m, n, d = M.SubsampledGaussian(sigma=1.0, p=0.01), 10_000, 1e-5
+    lo, hi = A.Numerical().compose(m, n=n).epsilon_bounds(d)
+    for acc in (A.CLT(warn_rel_error=None), A.Edgeworth(order=4, warn_rel_error=None)):
+        curve = acc.compose(m, n=n)
+        eps, err = float(curve.epsilon(d)), float(curve.epsilon_error(d))
+        assert np.isfinite(err)
+        assert max(abs(eps - lo), abs(eps - hi)) <= 3.0 * err + (hi - lo)
+
+
+def test_saddlepoint_estimate_is_inf_outside_its_valid_range() -> None:
+    """The same composition: the tilted law at the saddle point is far from
+    normal (skewness > 1); SaddlePoint warns and its estimate is inf."""
+    curve = A.SaddlePoint(order=2).compose(RARE_COMPONENT)
+    with pytest.warns(ApproximationWarning, match="valid range"):
+        assert np.isinf(curve.epsilon_error(RARE_DELTA))
+
+
+def test_saddlepoint_chernoff_capped_answer_carries_its_size() -> None:
+    """SubsampledLaplace(mu=0.15, p=0.0056), n = 52, delta = 2e-6: no saddle
+    point in range, the answer is the Chernoff bound at the end of the support
+    (an upper bound): the estimate is the answer itself, and the certified eps
+    lies below it."""
+    m, n, d = (
+        M.SubsampledLaplace(mu=0.15076259643942333, p=0.005637163162299307),
+        52,
+        1.9624389247301456e-06,
+    )
+    curve = A.SaddlePoint(order=2).compose(m, n=n)
+    with pytest.warns(ApproximationWarning) as caught:
+        eps, err = float(curve.epsilon(d)), float(curve.epsilon_error(d))
+    assert any("Chernoff" in str(w.message) for w in caught)
+    _lo, hi = A.Numerical().compose(m, n=n).epsilon_bounds(d)
+    assert err == pytest.approx(eps, rel=1e-3)
+    assert hi < eps
