@@ -19,6 +19,7 @@ Certified methods (``Numerical``, ``Exact``) also supply lower and upper bounds.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -88,13 +89,20 @@ def max_with_error(
     larger distance of :math:`M = \max_k v_k` to the ends of that interval (a pair
     far below the maximum does not contribute its error).
     """
-    v = np.asarray(values, dtype=np.float64)
-    e = np.asarray(errors, dtype=np.float64)
-    top = np.max(v, axis=0)
-    with np.errstate(invalid="ignore"):
-        up = np.max(v + e, axis=0) - top
-        down = top - np.max(v - e, axis=0)
-    err = np.maximum(up, down)
+    if len(values) == 1:
+        top = np.asarray(values[0], dtype=np.float64)
+        err = np.asarray(errors[0], dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            # The same arithmetic as below: (v + e) - v and v - (v - e).
+            err = np.maximum((top + err) - top, top - (top - err))
+    else:
+        v = np.asarray(values, dtype=np.float64)
+        e = np.asarray(errors, dtype=np.float64)
+        top = np.max(v, axis=0)
+        with np.errstate(invalid="ignore"):
+            up = np.max(v + e, axis=0) - top
+            down = top - np.max(v - e, axis=0)
+        err = np.maximum(up, down)
     return top, np.where(np.isnan(err), np.inf, err)
 
 
@@ -109,14 +117,14 @@ def _finite_or_raise(values: FloatArray, what: str, method: str) -> FloatArray:
 
 def _clip_unit(values: FloatArray, what: str, method: str) -> FloatArray:
     values = _finite_or_raise(values, what, method)
-    lo, hi = values.min(initial=0.0), values.max(initial=0.0)
-    if lo < -1e-12 or hi > 1 + 1e-12:
+    if values.size and (values.min() < -1e-12 or values.max() > 1 + 1e-12):
+        lo, hi = values.min(initial=0.0), values.max(initial=0.0)
         warn_approximation(
             f"{method}: {what} left [0, 1] (range [{lo:.3g}, {hi:.3g}]); clipped to "
             "[0, 1]. The approximation is outside its valid regime here; "
             "accountants.Numerical gives certified values."
         )
-    return np.clip(values, 0.0, 1.0)
+    return np.minimum(np.maximum(values, 0.0), 1.0)
 
 
 def _profile_floor(
@@ -150,8 +158,10 @@ def loss_range_profile_limits(
     \le (1 - e^{\varepsilon - b})_+` for a composed loss in :math:`[a, b]` under Q
     (see :class:`BoundedLossPair`)."""
     a, b = loss_range
+    top = -np.expm1(np.minimum(eps - b, 0.0)) if b < math.inf else np.ones_like(eps)
+    if a == -math.inf:
+        return np.zeros_like(eps), top
     with np.errstate(over="ignore"):
-        top = -np.expm1(np.minimum(eps - b, 0.0))
         floor = np.maximum(-np.expm1(eps - a), 0.0)
     return floor, top
 
@@ -254,9 +264,9 @@ class BoundedLossPair:
 
     def _clip_delta(self, e: FloatArray, d: FloatArray) -> FloatArray:
         floor, top = loss_range_profile_limits(e, self.loss_range)
-        if np.any(d > top + 1e-12) or np.any(d < floor - 1e-12):
+        if (d > top + 1e-12).any() or (d < floor - 1e-12).any():
             self._report("delta(eps)")
-        return np.clip(d, floor, top)
+        return np.minimum(np.maximum(d, floor), top)
 
     def epsilon(self, delta: ArrayLike) -> FloatArray:
         d = np.asarray(delta, dtype=np.float64)
@@ -361,19 +371,34 @@ class PrivacyCurve:
     def _delta_and_error(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Profile and error estimate (exactly 0 at eps = +-inf)."""
         finite = np.isfinite(e)
-        parts = [p.delta_and_error(e[finite]) for p in self.pairs]
-        _refuse_unresolved(self.pairs, parts, lambda p: p.delta(e[finite]))
+        every = bool(finite.all())
+        ef = e.ravel() if every else e[finite]  # 1-d, as the pairs expect
+        parts = [p.delta_and_error(ef) for p in self.pairs]
+        _refuse_unresolved(self.pairs, parts, lambda p: p.delta(ef))
         top, err_f = max_with_error([v for v, _ in parts], [r for _, r in parts])
+        if every:
+            return self._repaired_profile(e, top, finite), err_f.reshape(e.shape)
         err = np.zeros(e.shape)
         err[finite] = err_f
-        return self._repaired_profile(e, top), err
+        return self._repaired_profile(e, top, finite), err
 
-    def _repaired_profile(self, e: FloatArray, top: FloatArray) -> FloatArray:
+    def _repaired_profile(
+        self, e: FloatArray, top: FloatArray, finite: FloatArray | None = None
+    ) -> FloatArray:
         """The profile at ``e`` from the pairs' maximum ``top`` at its finite
-        entries, clipped to its valid range (see :meth:`delta`)."""
+        entries (``finite``: ``np.isfinite(e)`` when known), clipped to its
+        valid range (see :meth:`delta`)."""
         # delta(+inf) = P_Q(L = +inf) = 0 and delta(-inf) = 1 for every mechanism
         # in symfdp (finite privacy loss); the pairs see finite eps only.
-        finite = np.isfinite(e)
+        if finite is None:
+            finite = np.isfinite(e)
+        if finite.all():
+            return _profile_floor(
+                e,
+                _clip_unit(np.reshape(top, e.shape), "delta(eps)", self.method),
+                self.method,
+                self.certified,
+            )
         vals = np.where(e < 0, 1.0, 0.0)
         if finite.any():
             vals[finite] = _profile_floor(
@@ -420,7 +445,7 @@ class PrivacyCurve:
         return invert_profile(lambda e: np.asarray(pair.delta(e), np.float64), d)
 
     # ------------------------------------------------------------- errors
-    @property
+    @functools.cached_property
     def estimates_error(self) -> bool:
         """Whether :meth:`delta_error` / :meth:`epsilon_error` are available: every
         pair of an approximation estimates its error, or the curve is certified."""
@@ -487,8 +512,8 @@ class PrivacyCurve:
         tol = float(self.warn_rel_error or 0.0)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             rel = np.where(errors > atol, errors / np.abs(values), 0.0)
-        rel = np.where(np.isnan(rel), np.inf, rel)
-        if not np.any(rel > tol):
+        rel[np.isnan(rel)] = np.inf
+        if not (rel > tol).any():
             return
         k = int(np.argmax(rel))
         worst = float(rel.flat[k])

@@ -29,6 +29,7 @@ scaled to the mass the expansion leaves outside :math:`(a, b)`; see
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,6 +52,11 @@ _SQRT_HALF: Final = math.sqrt(0.5)
 #: Largest exponent formed (e^700 is finite in double precision).
 EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
+#: The scalar path (:meth:`TailKernel.point`) serves standardised points up to
+#: this size (``erfc`` of them stays far above the underflow threshold) and
+#: eps in +-_POINT_EPS (the exponents stay below EXP_CAP).
+_POINT_X: Final = 26.0
+_POINT_EPS: Final = 600.0
 
 
 def stack_coefficients(polys: Sequence[Sequence[FloatArray]]) -> FloatArray:
@@ -183,50 +189,119 @@ class TailKernel:
     def _evaluate(
         self, e: FloatArray, densities: bool, with_gaps: bool
     ) -> tuple[FloatArray, FloatArray | None, FloatArray | None]:
-        x = self.standardise(e)
-        xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
-        log_phi = -0.5 * xc * xc - LOG_SQRT_2PI
-        # Row 1 carries the weight e^eps: log-space, so that e^eps S_P does not
-        # underflow where S_P does (|x_P| > 38) while the product is O(delta).
-        log_w = np.zeros_like(x)
-        log_w[1] = e
-        with np.errstate(over="ignore", under="ignore"):
-            phi_w = np.exp(np.minimum(log_w + log_phi, EXP_CAP))
-            weight = np.exp(np.minimum(log_w, EXP_CAP))
-        poly = horner_stacked(self.full if with_gaps else self.core, xc)
-        gaps = None
-        if with_gaps:
-            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        # One floating-point context: logs of 0, overflows beyond the caps and
+        # inf * 0 far in the tails are expected values here.
+        with np.errstate(all="ignore"):
+            x = (e - self.mean) / self.sd
+            xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
+            # Row 1 carries the weight e^eps: log-space, so that e^eps S_P does
+            # not underflow where S_P does (|x_P| > 38) while the product is
+            # O(delta).
+            log_phi_w = xc * xc
+            log_phi_w *= -0.5
+            log_phi_w -= LOG_SQRT_2PI
+            log_phi_w[1] += e
+            phi_w = np.exp(np.minimum(log_phi_w, EXP_CAP))
+            weight = np.ones_like(x)
+            weight[1] = np.exp(np.minimum(e, EXP_CAP))
+            poly = horner_stacked(self.full if with_gaps else self.core, xc)
+            gaps = None
+            if with_gaps:
                 gaps = phi_w[0] * poly[0, 2:] - phi_w[1] * poly[1, 2:]
-            # Beyond float range the expansion has broken down: infinite gaps.
-            gaps = np.where(np.isnan(gaps), np.inf, gaps)
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                # Beyond float range the expansion has broken down: infinite gaps.
+                gaps[np.isnan(gaps)] = np.inf
             # Above the mean: S = phi (M + R) with the Mills ratio
             # M(x) = Phi(-x)/phi(x) = sqrt(pi/2) erfcx(x/sqrt 2), no underflow;
             # below it: S = Phi(-x) + phi R (of order 1).
-            mills = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
-            upper = phi_w * (mills + poly[:, 0])
-            lower = weight * special.ndtr(-x) + phi_w * poly[:, 0]
+            r = poly[:, 0]
+            upper = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
+            upper += r
+            upper *= phi_w
+            lower = weight * special.ndtr(-x)
+            lower += phi_w * r
             sf = np.where(x > 0.0, upper, lower)
             dens = phi_w * poly[:, 1] if densities else None
-        if self.spliced:
-            below = x < self.lo
-            above = x > self.hi
-            if below.any() or above.any():
-                with np.errstate(all="ignore"):
+            if self.spliced:
+                below = x < self.lo
+                above = x > self.hi
+                if below.any() or above.any():
                     lf = self.log_fa + special.log_ndtr(x) - special.log_ndtr(self.lo)
                     ls = self.log_sb + special.log_ndtr(-x) - special.log_ndtr(-self.hi)
                     sf = np.where(below, -np.expm1(lf) * weight, sf)
-                    sf = np.where(above, np.exp(np.minimum(log_w + ls, EXP_CAP)), sf)
+                    ls[1] += e
+                    sf = np.where(above, np.exp(np.minimum(ls, EXP_CAP)), sf)
                     if dens is not None:
                         dens = np.where(below, self.scale_below * phi_w, dens)
                         dens = np.where(above, self.scale_above * phi_w, dens)
-        sf = np.minimum(np.maximum(sf, 0.0), weight)
-        if dens is not None:
-            # As the weight, capped at e^700 (NaN = inf * 0 far out: no density).
-            dens = np.minimum(np.nan_to_num(dens, nan=0.0), _CAP) / self.sd
-            dens = np.maximum(dens, 0.0)
+            sf = np.minimum(np.maximum(sf, 0.0), weight)
+            if dens is not None:
+                # As the weight, capped at e^700 (NaN = inf * 0 far out: no
+                # density).
+                dens = np.minimum(dens, _CAP)
+                dens[np.isnan(dens)] = 0.0
+                dens /= self.sd
+                dens = np.maximum(dens, 0.0)
         return sf, dens, gaps
+
+    @functools.cached_property
+    def _point_data(
+        self,
+    ) -> tuple[tuple[float, ...], ...]:
+        """Means, sds, valid intervals (standardised) and the descending
+        coefficients of every polynomial per law, as Python floats."""
+        coeffs = self.full if self.full is not None else self.core
+        # (law, polynomial, descending coefficient) as nested lists of floats.
+        polys = coeffs[::-1, :, :, 0].transpose(1, 2, 0).tolist()
+        mean, sd = self.mean[:, 0].tolist(), self.sd[:, 0].tolist()
+        lo, hi = self.lo[:, 0].tolist(), self.hi[:, 0].tolist()
+        return tuple(
+            (mean[i], sd[i], lo[i], hi[i], tuple(map(tuple, polys[i])))
+            for i in range(2)
+        )
+
+    def point(
+        self, e: float
+    ) -> tuple[float, float, float, float, tuple[float, ...]] | None:
+        r"""The values of :meth:`survival` (and of :meth:`order_gaps` when the
+        kernel holds order terms) at one ``e``, in Python floats: ``(S_Q,
+        e^eps S_P, density under Q, e^eps density under P, gaps)``; ``None``
+        where this path does not serve (a spliced tail, a standardised point
+        beyond +-26 or ``|e| > 600``: use the array methods there).
+
+        The same formulas as :meth:`survival` without array overhead (for a
+        one-point query); the values agree to rounding (:math:`\Phi(-x)` from
+        ``erfc`` where the array path uses the Mills ratio).
+        """
+        if not -_POINT_EPS <= e <= _POINT_EPS:
+            return None
+        (m_q, s_q, lo_q, hi_q, polys_q), (m_p, s_p, lo_p, hi_p, polys_p) = (
+            self._point_data
+        )
+        x_q = (e - m_q) / s_q
+        x_p = (e - m_p) / s_p
+        if not (
+            lo_q <= x_q <= hi_q
+            and lo_p <= x_p <= hi_p
+            and -_POINT_X <= x_q <= _POINT_X
+            and -_POINT_X <= x_p <= _POINT_X
+        ):
+            return None
+        phi_q = math.exp(x_q * x_q * -0.5 - LOG_SQRT_2PI)
+        phi_p = math.exp(x_p * x_p * -0.5 - LOG_SQRT_2PI + e)
+        weight = math.exp(e)
+        vals_q = [_horner_point(c, x_q) for c in polys_q]
+        vals_p = [_horner_point(c, x_p) for c in polys_p]
+        sf_q = 0.5 * math.erfc(x_q * _SQRT_HALF) + phi_q * vals_q[0]
+        sf_p = weight * 0.5 * math.erfc(x_p * _SQRT_HALF) + phi_p * vals_p[0]
+        sf_q = min(max(sf_q, 0.0), 1.0)
+        sf_p = min(max(sf_p, 0.0), weight)
+        dens_q = max(phi_q * vals_q[1] / s_q, 0.0)
+        dens_p = max(phi_p * vals_p[1] / s_p, 0.0)
+        gaps = tuple(
+            phi_q * g_q - phi_p * g_p
+            for g_q, g_p in zip(vals_q[2:], vals_p[2:], strict=True)
+        )
+        return sf_q, sf_p, dens_q, dens_p, gaps
 
     def order_gaps(self, e: FloatArray) -> FloatArray:
         r"""``(K, N)``: the differences :math:`\tilde\delta_{j_k} -
@@ -249,6 +324,15 @@ class TailKernel:
             # has broken down there), not a NaN.
             out = w_q * poly[0] - w_p * poly[1]
         return np.where(np.isnan(out), np.inf, out)
+
+
+def _horner_point(coeffs: tuple[float, ...], x: float) -> float:
+    """The polynomial with descending ``coeffs`` at ``x`` (the operations of
+    :func:`horner_stacked`)."""
+    out = coeffs[0]
+    for c in coeffs[1:]:
+        out = out * x + c
+    return out
 
 
 def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKernel:

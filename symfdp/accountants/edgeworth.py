@@ -225,7 +225,15 @@ class _Law:
 
     @classmethod
     def fit(cls, cumulants: FloatArray, order: int) -> _Law:
-        with _quiet():
+        # The lambdas of EdgeworthDistribution.from_cumulants (n = 1); the
+        # cumulants were validated by the caller.
+        k2 = float(cumulants[1])
+        lams = tuple(
+            float(cumulants[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3)
+        )
+        if all(map(math.isfinite, lams)):
+            dist = EdgeworthDistribution._trusted(lams, order, warn=False)
+        else:  # raises its ValueError
             dist = EdgeworthDistribution.from_cumulants(cumulants[: order + 2], order)
         a, b = dist.valid_interval()
         log_fa, log_sb = dist.tail_log_masses
@@ -289,6 +297,7 @@ class _MonotoneCheck:
     grid: FloatArray  # increasing eps >= 0, starting at 0
     raw: FloatArray  # the raw profile there, clipped at 0
     rises: bool  # it rises somewhere on the grid (where it is positive)
+    neg_raw: FloatArray  # -raw (increasing: searchsorted's order)
 
 
 @dataclass(frozen=True)
@@ -608,7 +617,8 @@ class EdgeworthPairCurve:
         grid = np.unique(np.concatenate((*nodes, ends[np.isfinite(ends)], [0.0])))
         grid = grid[grid >= 0.0]
         raw, _, rising = self._profile_and_rise(grid)
-        return _MonotoneCheck(grid, np.maximum(raw, 0.0), bool(rising.any()))
+        clipped = np.maximum(raw, 0.0)
+        return _MonotoneCheck(grid, clipped, bool(rising.any()), -clipped)
 
     @functools.cached_property
     def _table(self) -> _ProfileTable:
@@ -713,6 +723,10 @@ class EdgeworthPairCurve:
         error.
         """
         e = np.asarray(eps, dtype=np.float64)
+        if e.size == 1 and self.kernel.full is not None:
+            found = self._delta_and_error_point(e)
+            if found is not None:
+                return found
         flat = np.ravel(e)
         if self.kernel.full is not None and not self._check.rises and np.all(flat >= 0):
             # The monotone path of _delta_parts, with the order gaps from the
@@ -730,6 +744,34 @@ class EdgeworthPairCurve:
         repaired, raw, scale = self._delta_parts(e)
         self._warn_delta(e, repaired, raw, scale)
         return repaired, self._delta_error(e, repaired, raw)
+
+    def _delta_and_error_point(
+        self, e: FloatArray
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """:meth:`delta_and_error` at one point on the monotone path, from the
+        scalar kernel (:meth:`TailKernel.point`); None where that path does not
+        serve (the array path answers)."""
+        v = float(e.flat[0])
+        if not v >= 0.0 or self._check.rises:
+            return None
+        found = self.kernel.point(v)
+        if found is None:
+            return None
+        sf_q, sf_p, _, _, gaps = found
+        raw = sf_q - sf_p
+        repaired = min(max(raw, 0.0), 1.0)
+        gap = max(abs(g) for g in gaps)
+        if gap != gap:  # inf - inf far in the tails
+            gap = math.inf
+        err = ERROR_SAFETY * gap + abs(repaired - raw)
+        if raw < 0.0 or self.info["zero_mass_tail_eps"] is not None:
+            self._warn_delta(
+                e,
+                np.full(e.shape, repaired),
+                np.full(e.shape, raw),
+                np.full(e.shape, max(sf_q, sf_p)),
+            )
+        return np.full(e.shape, repaired), np.full(e.shape, err)
 
     def _order_gap(self, e: FloatArray) -> FloatArray:
         """The largest change of the tail formula between consecutive orders
@@ -824,6 +866,10 @@ class EdgeworthPairCurve:
         by :math:`|\tilde\delta'(\hat\varepsilon)|` (the closed-form slope, from
         the root's last Newton step); ``inf`` where the slope vanishes."""
         d = np.asarray(delta, dtype=np.float64)
+        if d.size == 1 and self.kernel.full is not None:
+            found = self._epsilon_and_error_point(d)
+            if found is not None:
+                return found
         eps, slope, on_table = self._epsilon(d)
         flat = np.ravel(eps)
         gap = ERROR_SAFETY * np.ravel(self._order_gap(flat))
@@ -835,6 +881,108 @@ class EdgeworthPairCurve:
             err = np.where(gap > 0.0, gap / np.abs(np.ravel(slope)), 0.0)
         err = np.where(np.isnan(err), np.inf, err)
         return eps, err.reshape(np.shape(eps))
+
+    def _epsilon_and_error_point(
+        self, d: FloatArray
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """:meth:`epsilon_and_error` for one target on the monotone path: the
+        cell of the check grid, then the Newton iteration of
+        :func:`~symfdp.numeric.roots.newton_on_bracket` on the scalar kernel
+        (:meth:`TailKernel.point`); None where that path does not serve (the
+        array path answers)."""
+        check = self._check
+        if check.rises:
+            return None
+        target = float(d.flat[0])
+        vals = check.raw
+        j = int(np.searchsorted(check.neg_raw, -target, side="left"))
+        if not 0 < j < vals.size:
+            return None
+        try:
+            solved = self._solve_point(
+                target,
+                float(check.grid[j - 1]),
+                float(check.grid[j]),
+                float(vals[j - 1]),
+                float(vals[j]),
+            )
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return None
+        if solved is None:
+            return None
+        eps, dlog = solved
+        found = self.kernel.point(eps)
+        if found is None:
+            return None
+        gap = max(abs(g) for g in found[4])
+        if gap != gap:
+            gap = math.inf
+        gap *= ERROR_SAFETY
+        slope = abs(dlog * target)
+        if gap > 0.0:
+            err = gap / slope if slope > 0.0 else math.inf
+        else:
+            err = 0.0
+        if self.info["zero_mass_tail_eps"] is not None:
+            self._warn_empty_tail(
+                np.array([eps]), 1e-9 * max(1.0, abs(self.info["zero_mass_tail_eps"]))
+            )
+        return np.full(d.shape, eps), np.full(d.shape, err)
+
+    def _log_profile_point(self, x: float) -> tuple[float, float] | None:
+        """:meth:`_log_profile` at one point (Python floats; raises
+        ``ValueError`` on a log of 0); None outside the scalar kernel's range."""
+        found = self.kernel.point(x)
+        if found is None:
+            return None
+        sf_q, sf_p, dens_q, dens_p, _ = found
+        log_q, log_b = math.log(sf_q), math.log(sf_p)
+        ratio = math.exp(log_b - log_q)
+        log_v = log_q + math.log1p(-min(ratio, 1.0))
+        dlog = (
+            math.exp(math.log(dens_p) - log_v)
+            - math.exp(log_b - log_v)
+            - math.exp(math.log(dens_q) - log_v)
+        )
+        return log_v, dlog
+
+    def _solve_point(
+        self, d: float, lo: float, hi: float, d_lo: float, d_hi: float
+    ) -> tuple[float, float] | None:
+        """:meth:`_solve` for one target (the same start, steps and stopping
+        rule as :func:`~symfdp.numeric.roots.newton_on_bracket` with
+        ``decreasing=True``, ``xtol=1e-12``, ``xatol=1e-14``, ``ftol=1e-10``):
+        ``(eps, d log delta / d eps)``; None where the scalar kernel does not
+        serve. Raises ``ValueError``/``OverflowError`` where a value leaves the
+        float range (the array path handles those points)."""
+        log_d = math.log(d)
+        if d_hi > 0.0:
+            la, lb = math.log(d_lo), math.log(d_hi)
+            x = lo + (hi - lo) * ((la - log_d) / (la - lb))
+        else:
+            x = lo + (hi - lo) * ((d_lo - d) / (d_lo - d_hi))
+        if not lo < x < hi:
+            x = 0.5 * (lo + hi)
+        xtol, xatol, ftol = 1e-12, 1e-14, 1e-10
+        for _ in range(100):
+            found = self._log_profile_point(x)
+            if found is None:
+                return None
+            f, df = found
+            g = f - log_d
+            step = g / df
+            new = x - step
+            xscale = xtol * abs(x) + xatol
+            if abs(g) <= ftol or abs(step) <= xscale or hi - lo <= xscale:
+                if abs(g) <= ftol or not math.isfinite(new):
+                    return x, df
+                return min(max(new, lo), hi), df
+            if -g < 0.0:  # the root lies above x
+                lo = x
+            else:
+                hi = x
+            x = new if lo < new < hi else 0.5 * (lo + hi)
+        return None
 
     def _epsilon(
         self, d: FloatArray
