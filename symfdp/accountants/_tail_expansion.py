@@ -204,10 +204,16 @@ class TailKernel:
             phi_w = np.exp(np.minimum(log_phi_w, EXP_CAP))
             weight = np.ones_like(x)
             weight[1] = np.exp(np.minimum(e, EXP_CAP))
-            poly = horner_stacked(self.full if with_gaps else self.core, xc)
+            if with_gaps and not densities:
+                # Without the densities' row: R, then the order terms.
+                poly = horner_stacked(self._full_without_density, xc)
+                first_gap = 1
+            else:
+                poly = horner_stacked(self.full if with_gaps else self.core, xc)
+                first_gap = 2
             gaps = None
             if with_gaps:
-                gaps = phi_w[0] * poly[0, 2:] - phi_w[1] * poly[1, 2:]
+                gaps = phi_w[0] * poly[0, first_gap:] - phi_w[1] * poly[1, first_gap:]
                 # Beyond float range the expansion has broken down: infinite gaps.
                 gaps[np.isnan(gaps)] = np.inf
             # Above the mean: S = phi (M + R) with the Mills ratio
@@ -242,6 +248,12 @@ class TailKernel:
                 dens /= self.sd
                 dens = np.maximum(dens, 0.0)
         return sf, dens, gaps
+
+    @functools.cached_property
+    def _full_without_density(self) -> FloatArray:
+        """``full`` without the density polynomial (row 1 of every law)."""
+        assert self.full is not None
+        return np.delete(self.full, 1, axis=2)
 
     @functools.cached_property
     def _point_data(
@@ -367,7 +379,6 @@ def raw_orders(kernel: TailKernel, e: FloatArray) -> FloatArray:
     r"""``(3, N)``: the raw two-sided tail formula of orders 0, 1, 2 at the 1-d
     ``e`` (:func:`reference_kernel`; order 0 is
     :math:`\Phi(-x_Q) - e^\varepsilon\Phi(-x_P)`, formed tail-stably)."""
-    sf, _ = kernel.survival(e, densities=False)
+    sf, _, gaps = kernel.survival_and_gaps(e, densities=False)
     base = sf[0] - sf[1]
-    gaps = kernel.order_gaps(e)
     return np.stack((base, base + gaps[0], base + gaps[0] + gaps[1]))

@@ -698,6 +698,10 @@ class EdgeworthPairCurve:
     def delta(self, eps: ArrayLike) -> FloatArray:
         """The repaired tail-formula profile (module docstring, items 1 and 4)."""
         e = np.asarray(eps, dtype=np.float64)
+        if e.size == 1 and self.kernel.full is not None:
+            found = self._delta_and_error_point(e)
+            if found is not None:
+                return found[0]
         repaired, raw, scale = self._delta_parts(e)
         self._warn_delta(e, repaired, raw, scale)
         return repaired
@@ -858,7 +862,12 @@ class EdgeworthPairCurve:
         end) each target is bracketed on the tabulated majorant
         (:meth:`_epsilon_on_table`).
         """
-        return self._epsilon(np.asarray(delta, dtype=np.float64))[0]
+        d = np.asarray(delta, dtype=np.float64)
+        if d.size == 1 and self.kernel.full is not None:
+            found = self._epsilon_and_error_point(d)
+            if found is not None:
+                return found[0]
+        return self._epsilon(d)[0]
 
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
         r"""``(epsilon(delta), estimate of its absolute error)``: the delta
