@@ -80,7 +80,7 @@ from symfdp.mechanisms.gaussian import (
 )
 from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
-from symfdp.numeric.roots import bracketed_newton
+from symfdp.numeric.roots import newton_on_bracket
 
 FORMS: tuple[str, ...] = ("moments", "exp", "chi2", "dp")
 
@@ -310,12 +310,16 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
         (log_complement, upper, np.log1p(-tt[upper]), True),
     ):
         if sel.any():
-            u[sel] = bracketed_newton(
+            # Newton kept inside the bracket (bisection where a step would
+            # leave it), started just inside the upper end, near the root for
+            # small targets (the first term alone is the target there).
+            u[sel], _ = newton_on_bracket(
                 fn,
                 target,
                 np.zeros(target.shape),
                 hi[sel],
-                increasing=rising,
+                np.nextafter(hi[sel], 0.0),
+                decreasing=not rising,
                 xtol=1e-14,
                 ftol=1e-13,
             )
