@@ -79,6 +79,10 @@ class ErrorEstimating(Protocol):
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
 
+#: The methods of :class:`ErrorEstimating`.
+_ESTIMATE_METHODS: tuple[str, ...] = ("delta_and_error", "epsilon_and_error")
+
+
 def max_with_error(
     values: list[FloatArray], errors: list[FloatArray]
 ) -> tuple[FloatArray, FloatArray]:
@@ -95,6 +99,15 @@ def max_with_error(
         with np.errstate(invalid="ignore"):
             # The same arithmetic as below: (v + e) - v and v - (v - e).
             err = np.maximum((top + err) - top, top - (top - err))
+    elif len(values) == 2:
+        # np.max over two rows, as np.maximum (the same values, no stacking).
+        v0, v1 = (np.asarray(v, dtype=np.float64) for v in values)
+        e0, e1 = (np.asarray(r, dtype=np.float64) for r in errors)
+        top = np.maximum(v0, v1)
+        with np.errstate(invalid="ignore"):
+            up = np.maximum(v0 + e0, v1 + e1) - top
+            down = top - np.maximum(v0 - e0, v1 - e1)
+        err = np.maximum(up, down)
     else:
         v = np.asarray(values, dtype=np.float64)
         e = np.asarray(errors, dtype=np.float64)
@@ -263,10 +276,23 @@ class BoundedLossPair:
         return h * h / 8.0
 
     def _clip_delta(self, e: FloatArray, d: FloatArray) -> FloatArray:
+        if d.size == 1 and e.size == 1:
+            return np.full(
+                d.shape, self._clip_delta_point(float(e.flat[0]), float(d.flat[0]))
+            )
         floor, top = loss_range_profile_limits(e, self.loss_range)
         if (d > top + 1e-12).any() or (d < floor - 1e-12).any():
             self._report("delta(eps)")
         return np.minimum(np.maximum(d, floor), top)
+
+    def _clip_delta_point(self, e: float, d: float) -> float:
+        """:meth:`_clip_delta` at one point (Python floats)."""
+        a, b = self.loss_range
+        top = -math.expm1(min(e - b, 0.0))
+        floor = 0.0 if e - a > 700.0 else max(-math.expm1(e - a), 0.0)
+        if d > top + 1e-12 or d < floor - 1e-12:
+            self._report("delta(eps)")
+        return min(max(d, floor), top)
 
     def epsilon(self, delta: ArrayLike) -> FloatArray:
         d = np.asarray(delta, dtype=np.float64)
@@ -392,6 +418,13 @@ class PrivacyCurve:
         # in symfdp (finite privacy loss); the pairs see finite eps only.
         if finite is None:
             finite = np.isfinite(e)
+        if e.size == 1 and finite.all():
+            # One point in Python floats; the array path below reports a
+            # repair (same values).
+            v, ev = float(np.reshape(top, -1)[0]), float(e.flat[0])
+            floor = -math.expm1(min(ev, 0.0))
+            if math.isfinite(v) and 0.0 <= v <= 1.0 and v >= floor:
+                return np.full(e.shape, v)
         if finite.all():
             return _profile_floor(
                 e,
@@ -737,7 +770,10 @@ def _refuse_unresolved(
 def _pair_estimates_error(pair: Any) -> bool:
     """Whether a pair (unwrapped from :class:`BoundedLossPair`) estimates its
     error."""
-    return isinstance(getattr(pair, "_pair", pair), ErrorEstimating)
+    inner = getattr(pair, "_pair", pair)
+    # The runtime check of the protocol (both methods present and not None),
+    # without typing's per-call attribute collection.
+    return all(getattr(inner, name, None) is not None for name in _ESTIMATE_METHODS)
 
 
 def invert_profile(delta_fn, target: FloatArray) -> FloatArray:

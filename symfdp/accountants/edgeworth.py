@@ -736,14 +736,24 @@ class EdgeworthPairCurve:
             # The monotone path of _delta_parts, with the order gaps from the
             # same Horner pass.
             sf, _, gaps = self.kernel.survival_and_gaps(flat, densities=False)
-            raw, scale = self._tail_formula(sf[0], sf[1])
-            repaired = np.clip(raw, 0.0, 1.0)
-            gap = np.abs(gaps).max(axis=0)
-            err = ERROR_SAFETY * np.where(np.isnan(gap), np.inf, gap)
-            err = err + np.abs(repaired - raw)
+            raw = sf[0] - sf[1]  # the tail formula (_tail_formula)
+            repaired = np.minimum(np.maximum(raw, 0.0), 1.0)
+            # The gaps carry no NaN (inf where they leave the float range).
+            err = np.abs(gaps).max(axis=0)
+            err *= ERROR_SAFETY
+            err += np.abs(repaired - raw)
             shape = e.shape
             repaired, raw = repaired.reshape(shape), raw.reshape(shape)
-            self._warn_delta(e, repaired, raw, scale.reshape(shape))
+            lo, hi = self._valid_eps
+            if (
+                (raw.size and raw.min() < 0.0)
+                or lo > -np.inf
+                or hi < np.inf
+                or self.info["zero_mass_tail_eps"] is not None
+            ):
+                # Otherwise _warn_delta has nothing to report on this path.
+                scale = np.maximum(sf[0], sf[1]).reshape(shape)
+                self._warn_delta(e, repaired, raw, scale)
             return repaired, err.reshape(shape)
         repaired, raw, scale = self._delta_parts(e)
         self._warn_delta(e, repaired, raw, scale)
