@@ -129,30 +129,38 @@ class TailKernel:
         hi = col([i[1] for i in intervals])
         log_fa = col([m[0] for m in log_masses])
         log_sb = col([m[1] for m in log_masses])
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            below = np.where(
-                np.isfinite(lo), np.exp(log_fa - special.log_ndtr(lo)), 0.0
-            )
-            above = np.where(
-                np.isfinite(hi), np.exp(log_sb - special.log_ndtr(-hi)), 0.0
-            )
-        full = None
+        spliced = bool(np.isfinite(lo).any() or np.isfinite(hi).any())
+        if spliced:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                below = np.where(
+                    np.isfinite(lo), np.exp(log_fa - special.log_ndtr(lo)), 0.0
+                )
+                above = np.where(
+                    np.isfinite(hi), np.exp(log_sb - special.log_ndtr(-hi)), 0.0
+                )
+        else:
+            below, above = np.zeros((2, 1)), np.zeros((2, 1))
+        core_c = stack_coefficients(core)
+        gaps_c = full = None
         if gaps is not None:
-            full = stack_coefficients(
-                [(*c, *g) for c, g in zip(core, gaps, strict=True)]
-            )
+            # full = stack_coefficients of (*core, *gaps) per law, from the two.
+            gaps_c = stack_coefficients(gaps)
+            k = core_c.shape[2]
+            full = np.zeros((max(len(core_c), len(gaps_c)), 2, k + gaps_c.shape[2], 1))
+            full[: len(core_c), :, :k] = core_c
+            full[: len(gaps_c), :, k:] = gaps_c
         return cls(
             col(means),
             col(sds),
-            stack_coefficients(core),
-            None if gaps is None else stack_coefficients(gaps),
+            core_c,
+            gaps_c,
             lo,
             hi,
             below,
             above,
             log_fa,
             log_sb,
-            bool(np.any(np.isfinite(lo)) or np.any(np.isfinite(hi))),
+            spliced,
             full,
         )
 

@@ -461,3 +461,42 @@ def test_error_estimate_is_inf_without_the_next_cumulants() -> None:
     pair = EdgeworthPairCurve.from_cumulants(k_p, k_q, order=2)
     _, err = quiet(pair.epsilon_and_error, np.array([1e-5]))
     assert np.isinf(err).all()
+
+
+@pytest.mark.parametrize("order", [2, 4])
+def test_one_point_queries_match_the_vectorised_formula(order: int) -> None:
+    """A one-point query (scalar kernel pass and scalar Newton) gives the tail
+    formula of EdgeworthDistribution at the same point and the answers of a
+    several-point query (DP-SGD add pair, n = 1e3; inside every valid
+    interval, so no splice enters)."""
+    from symfdp.numeric.edgeworth import EdgeworthDistribution
+
+    m = M.SubsampledGaussian(sigma=1.0, p=0.01, pair="add")
+    n = 1000
+    k_p = n * np.asarray(m.cumulants(order + 4, "P"))
+    k_q = n * np.asarray(m.cumulants(order + 4, "Q"))
+    pair = EdgeworthPairCurve.from_cumulants(k_p, k_q, order)
+    dq = EdgeworthDistribution.from_cumulants(k_q, order)
+    dp = EdgeworthDistribution.from_cumulants(k_p, order)
+    points = np.array([0.5, 2.0, 4.0])
+    for e in points:
+        found = pair.kernel.point(float(e))
+        assert found is not None
+        sf_q, sf_p, _, _, gaps = found
+        x_q = (e - k_q[0]) / math.sqrt(k_q[1])
+        x_p = (e - k_p[0]) / math.sqrt(k_p[1])
+        assert sf_q == pytest.approx(dq.sf(x_q), rel=1e-12)
+        assert sf_p == pytest.approx(math.exp(e) * dp.sf(x_p), rel=1e-12)
+        np.testing.assert_allclose(
+            gaps, pair.kernel.order_gaps(np.array([e]))[:, 0], rtol=1e-9
+        )
+    deltas = np.array([1e-3, 1e-5, 1e-8])
+    eps_all, err_all = quiet(pair.epsilon_and_error, deltas)
+    d_all, derr_all = quiet(pair.delta_and_error, points)
+    for k in range(3):
+        eps_1, err_1 = quiet(pair.epsilon_and_error, deltas[k : k + 1])
+        assert eps_1[0] == pytest.approx(eps_all[k], rel=1e-10)
+        assert err_1[0] == pytest.approx(err_all[k], rel=1e-6)
+        d_1, derr_1 = quiet(pair.delta_and_error, points[k : k + 1])
+        assert d_1[0] == pytest.approx(d_all[k], rel=1e-12)
+        assert derr_1[0] == pytest.approx(derr_all[k], rel=1e-9)
