@@ -137,7 +137,12 @@ from symfdp.curve import PairCurve, PrivacyCurve
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.compile import evaluator
 from symfdp.numeric.edgeworth import EdgeworthDistribution, correction_polynomial
-from symfdp.numeric.roots import expand_bracket_up, newton_on_bracket, regula_falsi
+from symfdp.numeric.roots import (
+    expand_bracket_up,
+    newton_on_bracket,
+    newton_on_bracket_scalar,
+    regula_falsi,
+)
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
 
 INVERSES: tuple[str, ...] = ("numerical", "cornish_fisher")
@@ -968,40 +973,19 @@ class EdgeworthPairCurve:
     def _solve_point(
         self, d: float, lo: float, hi: float, d_lo: float, d_hi: float
     ) -> tuple[float, float] | None:
-        """:meth:`_solve` for one target (the same start, steps and stopping
-        rule as :func:`~symfdp.numeric.roots.newton_on_bracket` with
-        ``decreasing=True``, ``xtol=1e-12``, ``xatol=1e-14``, ``ftol=1e-10``):
-        ``(eps, d log delta / d eps)``; None where the scalar kernel does not
-        serve. Raises ``ValueError``/``OverflowError`` where a value leaves the
-        float range (the array path handles those points)."""
+        """:meth:`_solve` for one target in Python floats (the same start and,
+        by :func:`~symfdp.numeric.roots.newton_on_bracket_scalar`, the same
+        steps): ``(eps, d log delta / d eps)``; None where the scalar kernel
+        does not serve (the array path answers)."""
         log_d = math.log(d)
         if d_hi > 0.0:
             la, lb = math.log(d_lo), math.log(d_hi)
-            x = lo + (hi - lo) * ((la - log_d) / (la - lb))
+            x0 = lo + (hi - lo) * ((la - log_d) / (la - lb))
         else:
-            x = lo + (hi - lo) * ((d_lo - d) / (d_lo - d_hi))
-        if not lo < x < hi:
-            x = 0.5 * (lo + hi)
-        xtol, xatol, ftol = 1e-12, 1e-14, 1e-10
-        for _ in range(100):
-            found = self._log_profile_point(x)
-            if found is None:
-                return None
-            f, df = found
-            g = f - log_d
-            step = g / df
-            new = x - step
-            xscale = xtol * abs(x) + xatol
-            if abs(g) <= ftol or abs(step) <= xscale or hi - lo <= xscale:
-                if abs(g) <= ftol or not math.isfinite(new):
-                    return x, df
-                return min(max(new, lo), hi), df
-            if -g < 0.0:  # the root lies above x
-                lo = x
-            else:
-                hi = x
-            x = new if lo < new < hi else 0.5 * (lo + hi)
-        return None
+            x0 = lo + (hi - lo) * ((d_lo - d) / (d_lo - d_hi))
+        return newton_on_bracket_scalar(
+            self._log_profile_point, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
+        )
 
     def _epsilon(
         self, d: FloatArray
