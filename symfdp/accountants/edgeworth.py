@@ -27,10 +27,14 @@ their order-``J`` Edgeworth expansions :math:`\tilde F_P, \tilde F_Q` with
 
   evaluated from per-curve Horner coefficients of both laws
   (:mod:`symfdp.accountants._tail_expansion`: one Horner pass, one
-  :math:`\Phi` and one :math:`\phi` call for both laws);
+  :math:`\Phi` and one :math:`\phi` call for both laws; a one-point query in
+  Python floats, :meth:`~symfdp.accountants._tail_expansion.TailKernel.point`,
+  with the order gaps in the same pass);
 * :math:`\varepsilon(\delta)`: one Newton root on :math:`\log\tilde\delta`
   (closed-form slope) per target, in the cell of a per-curve check grid where the
-  profile crosses ``delta`` (:meth:`EdgeworthPairCurve.epsilon`);
+  profile crosses ``delta`` (:meth:`EdgeworthPairCurve.epsilon`; one target:
+  the same iteration in Python floats,
+  :func:`~symfdp.numeric.roots.newton_on_bracket_scalar`);
 * **error estimate** (:meth:`EdgeworthPairCurve.delta_and_error`,
   :meth:`EdgeworthPairCurve.epsilon_and_error`): three times the largest change
   of the tail formula between consecutive orders ``J - 1 .. J + 2`` at the same
