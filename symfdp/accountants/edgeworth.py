@@ -623,8 +623,10 @@ class EdgeworthPairCurve:
         p, q = self.law_p, self.law_q
         nodes = [law.mean + law.sd * _CHECK_STEPS for law in (p, q)]
         ends = np.array([law.mean + law.sd * np.array(law.interval) for law in (p, q)])
-        grid = np.unique(np.concatenate((*nodes, ends[np.isfinite(ends)], [0.0])))
+        grid = np.concatenate((*nodes, ends[np.isfinite(ends)], [0.0]))
         grid = grid[grid >= 0.0]
+        grid.sort()
+        grid = grid[np.concatenate(([True], grid[1:] != grid[:-1]))]  # np.unique
         raw, _, rising = self._profile_and_rise(grid)
         clipped = np.maximum(raw, 0.0)
         return _MonotoneCheck(grid, clipped, bool(rising.any()), -clipped)
