@@ -543,13 +543,24 @@ class PrivacyCurve:
         """One warning when some ``errors > warn_rel_error * |values|`` (and above
         ``atol``), naming the worst point."""
         tol = float(self.warn_rel_error or 0.0)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            rel = np.where(errors > atol, errors / np.abs(values), 0.0)
-        rel[np.isnan(rel)] = np.inf
-        if not (rel > tol).any():
-            return
-        k = int(np.argmax(rel))
-        worst = float(rel.flat[k])
+        if errors.size == 1:  # in Python floats, the same comparison
+            err, val = float(errors.flat[0]), float(values.flat[0])
+            worst = 0.0
+            if err > atol:
+                worst = err / abs(val) if val != 0.0 else math.inf
+                if math.isnan(worst):
+                    worst = math.inf
+            if not worst > tol:
+                return
+            k = 0
+        else:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                rel = np.where(errors > atol, errors / np.abs(values), 0.0)
+            rel[np.isnan(rel)] = np.inf
+            if not (rel > tol).any():
+                return
+            k = int(np.argmax(rel))
+            worst = float(rel.flat[k])
         size = (
             "unknown (the method cannot estimate it here)"
             if math.isinf(worst)
