@@ -94,7 +94,7 @@ def max_with_error(
     far below the maximum does not contribute its error).
     """
     if len(values) == 1:
-        top = np.asarray(values[0], dtype=np.float64)
+        top = np.array(values[0], dtype=np.float64)  # a copy, as np.max gives
         err = np.asarray(errors[0], dtype=np.float64)
         with np.errstate(invalid="ignore"):
             # The same arithmetic as below: (v + e) - v and v - (v - e).
@@ -398,7 +398,7 @@ class PrivacyCurve:
         """Profile and error estimate (exactly 0 at eps = +-inf)."""
         finite = np.isfinite(e)
         every = bool(finite.all())
-        ef = e.ravel() if every else e[finite]  # 1-d, as the pairs expect
+        ef = e.flatten() if every else e[finite]  # 1-d copies, as the pairs expect
         parts = [p.delta_and_error(ef) for p in self.pairs]
         _refuse_unresolved(self.pairs, parts, lambda p: p.delta(ef))
         top, err_f = max_with_error([v for v, _ in parts], [r for _, r in parts])

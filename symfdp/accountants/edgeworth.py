@@ -237,10 +237,12 @@ class _Law:
         # The lambdas of EdgeworthDistribution.from_cumulants (n = 1); the
         # cumulants were validated by the caller.
         k2 = float(cumulants[1])
-        lams = tuple(
-            float(cumulants[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3)
-        )
-        if all(map(math.isfinite, lams)):
+        lams = ()
+        if k2 > 0.0 and cumulants.size >= order + 2:
+            lams = tuple(
+                float(cumulants[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3)
+            )
+        if len(lams) == order and all(map(math.isfinite, lams)):
             dist = EdgeworthDistribution._trusted(lams, order, warn=False)
         else:  # raises its ValueError
             dist = EdgeworthDistribution.from_cumulants(cumulants[: order + 2], order)
@@ -359,6 +361,19 @@ class EdgeworthPairCurve:
         inverse = check_choice("inverse", inverse, INVERSES)
         k_p = check_array("cumulants_p", np.atleast_1d(cumulants_p))
         k_q = check_array("cumulants_q", np.atleast_1d(cumulants_q))
+        return cls._fitted(k_p, k_q, order, inverse, loss_upper)
+
+    @classmethod
+    def _fitted(
+        cls,
+        k_p: FloatArray,
+        k_q: FloatArray,
+        order: int,
+        inverse: str,
+        loss_upper: float,
+    ) -> EdgeworthPairCurve:
+        """:meth:`from_cumulants` for validated arguments (finite 1-d
+        cumulants, a valid order and inverse)."""
         law_p = _Law.fit(k_p, order)
         law_q = _Law.fit(k_q, order)
         gap_q = law_q.order_terms(k_q, order)
@@ -1189,9 +1204,8 @@ class Edgeworth(Accountant):
             # for a pair of probability measures, i.e. perfect privacy (Id).
             return GaussianPairCurve(0.0, reference=())
         upper = math.fsum(n * _loss_upper(m) for m, n in components)
-        return EdgeworthPairCurve.from_cumulants(
-            k_p, k_q, self.order, self.inverse, loss_upper=upper
-        )
+        # The summed cumulants are finite (checked per mechanism).
+        return EdgeworthPairCurve._fitted(k_p, k_q, self.order, self.inverse, upper)
 
     def describe(self, components: Components) -> dict[str, Any]:
         info = super().describe(components)
