@@ -365,6 +365,20 @@ def test_bad_composition_raises() -> None:
         A.Edgeworth().compose(M.Gaussian(mu=1.0), n=2).epsilon(0.0)
 
 
+@pytest.mark.parametrize(
+    ("k_p", "match"),
+    [
+        ([0.1, -1.0, 0.2, 0.3, 0.1, 0.1], "variance"),
+        ([0.1, 0.0, 0.2, 0.3, 0.1, 0.1], "variance"),
+        ([0.1, 1.0], "kappa_1..kappa_4"),
+    ],
+)
+def test_bad_cumulants_raise(k_p: list[float], match: str) -> None:
+    k_q = [0.1, 1.0, 0.2, 0.3, 0.1, 0.1]
+    with pytest.raises(ValueError, match=match):
+        EdgeworthPairCurve.from_cumulants(k_p, k_q, order=2)
+
+
 def test_perfectly_private_composition_is_identity() -> None:
     curve = A.Edgeworth(order=2).compose(M.Gaussian(mu=0.0), 5)
     np.testing.assert_allclose(curve.tradeoff(ALPHA), 1 - ALPHA, atol=1e-15)
