@@ -61,7 +61,7 @@ from scipy import special
 
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
-from symfdp.accountants._tail_expansion import TailKernel, raw_orders, reference_kernel
+from symfdp.accountants._tail_expansion import TailKernel, reference_kernel
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
     Accountant,
@@ -211,9 +211,18 @@ class GaussianPairCurve:
             if found is not None:
                 return np.full(e.shape, found)
         flat = np.ravel(e)
-        orders = np.max([raw_orders(k, flat) for k in self.reference], axis=0)
-        gap = np.max(np.abs(orders[1:] - np.ravel(value)), axis=0)
-        gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
+        # The orders 1 and 2 of _tail_expansion.raw_orders, maximised over the
+        # references elementwise (as np.max over the stacked orders).
+        top1 = top2 = None
+        for kernel in self.reference:
+            sf, _, gaps = kernel.survival_and_gaps(flat, densities=False)
+            first = (sf[0] - sf[1]) + gaps[0]
+            second = first + gaps[1]
+            top1 = first if top1 is None else np.maximum(top1, first)
+            top2 = second if top2 is None else np.maximum(top2, second)
+        v = np.ravel(value)
+        gap = np.maximum(np.abs(top1 - v), np.abs(top2 - v))
+        gap[np.isnan(gap)] = np.inf  # inf - inf far in the tails
         return gap.reshape(e.shape)
 
     def _edgeworth_gap_point(self, e: float, value: float) -> float | None:
