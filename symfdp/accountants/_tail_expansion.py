@@ -52,6 +52,9 @@ _SQRT_HALF: Final = math.sqrt(0.5)
 #: Largest exponent formed (e^700 is finite in double precision).
 EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
+#: Largest number of coefficients whose powers of x (|x| <= X_CLIP) the
+#: matrix form of the order terms forms (1e4**31 is far inside float range).
+_MAX_POWERS: Final = 32
 #: The scalar path (:meth:`TailKernel.point`) serves standardised points up to
 #: this size (``erfc`` of them stays far above the underflow threshold) and
 #: eps in +-_POINT_EPS (the exponents stay below EXP_CAP).
@@ -212,16 +215,26 @@ class TailKernel:
             phi_w = np.exp(np.minimum(log_phi_w, EXP_CAP))
             weight = np.ones_like(x)
             weight[1] = np.exp(np.minimum(e, EXP_CAP))
-            if with_gaps and not densities:
-                # Without the densities' row: R, then the order terms.
-                poly = horner_stacked(self._full_without_density, xc)
-                first_gap = 1
+            gaps = None
+            full = self.full
+            if (
+                with_gaps
+                and not densities
+                and full is not None
+                and len(full) <= _MAX_POWERS
+            ):
+                # R by Horner (the value); the order terms, which only enter the
+                # error estimate, as one matrix product with the powers of x
+                # (the same polynomials, rounded differently).
+                r_coeffs, gap_matrix = self._value_and_gap_coefficients
+                poly = horner_stacked(r_coeffs, xc)
+                gap_poly = gap_matrix @ _powers(xc, gap_matrix.shape[2])
+                gaps = phi_w[0] * gap_poly[0] - phi_w[1] * gap_poly[1]
             else:
                 poly = horner_stacked(self.full if with_gaps else self.core, xc)
-                first_gap = 2
-            gaps = None
-            if with_gaps:
-                gaps = phi_w[0] * poly[0, first_gap:] - phi_w[1] * poly[1, first_gap:]
+                if with_gaps:
+                    gaps = phi_w[0] * poly[0, 2:] - phi_w[1] * poly[1, 2:]
+            if gaps is not None:
                 # Beyond float range the expansion has broken down: infinite gaps.
                 gaps[np.isnan(gaps)] = np.inf
             # Above the mean: S = phi (M + R) with the Mills ratio
@@ -258,10 +271,16 @@ class TailKernel:
         return sf, dens, gaps
 
     @functools.cached_property
-    def _full_without_density(self) -> FloatArray:
-        """``full`` without the density polynomial (row 1 of every law)."""
+    def _value_and_gap_coefficients(self) -> tuple[FloatArray, FloatArray]:
+        """``(R, D)``: the coefficients of R as for :func:`horner_stacked`, and
+        the order terms as a ``(2, K, deg + 1)`` matrix (law, term, power)."""
         assert self.full is not None
-        return np.delete(self.full, 1, axis=2)
+        matrix = self.full[:, :, 2:, 0].transpose(1, 2, 0)
+        r = self.full[:, :, :1]
+        # R's own degree (its zero leading coefficients change no value).
+        used = np.flatnonzero(np.any(r != 0.0, axis=(1, 2, 3)))
+        size = max(2, int(used[-1]) + 1 if used.size else 0)
+        return r[:size], np.ascontiguousarray(matrix)
 
     @functools.cached_property
     def _point_data(
@@ -352,6 +371,17 @@ def _horner_point(coeffs: tuple[float, ...], x: float) -> float:
     out = coeffs[0]
     for c in coeffs[1:]:
         out = out * x + c
+    return out
+
+
+def _powers(x: FloatArray, count: int) -> FloatArray:
+    r"""``(L, count, N)``: :math:`x^0, \dots, x^{count - 1}` of ``x`` ``(L, N)``."""
+    out = np.empty((x.shape[0], count, x.shape[1]))
+    out[:, 0] = 1.0
+    if count > 1:
+        out[:, 1] = x
+    for j in range(2, count):
+        np.multiply(out[:, j - 1], x, out=out[:, j])
     return out
 
 
