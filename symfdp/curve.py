@@ -19,6 +19,7 @@ Certified methods (``Numerical``, ``Exact``) also supply lower and upper bounds.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -78,6 +79,10 @@ class ErrorEstimating(Protocol):
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
 
+#: The methods of :class:`ErrorEstimating`.
+_ESTIMATE_METHODS: tuple[str, ...] = ("delta_and_error", "epsilon_and_error")
+
+
 def max_with_error(
     values: list[FloatArray], errors: list[FloatArray]
 ) -> tuple[FloatArray, FloatArray]:
@@ -88,13 +93,29 @@ def max_with_error(
     larger distance of :math:`M = \max_k v_k` to the ends of that interval (a pair
     far below the maximum does not contribute its error).
     """
-    v = np.asarray(values, dtype=np.float64)
-    e = np.asarray(errors, dtype=np.float64)
-    top = np.max(v, axis=0)
-    with np.errstate(invalid="ignore"):
-        up = np.max(v + e, axis=0) - top
-        down = top - np.max(v - e, axis=0)
-    err = np.maximum(up, down)
+    if len(values) == 1:
+        top = np.array(values[0], dtype=np.float64)  # a copy, as np.max gives
+        err = np.asarray(errors[0], dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            # The same arithmetic as below: (v + e) - v and v - (v - e).
+            err = np.maximum((top + err) - top, top - (top - err))
+    elif len(values) == 2:
+        # np.max over two rows, as np.maximum (the same values, no stacking).
+        v0, v1 = (np.asarray(v, dtype=np.float64) for v in values)
+        e0, e1 = (np.asarray(r, dtype=np.float64) for r in errors)
+        top = np.maximum(v0, v1)
+        with np.errstate(invalid="ignore"):
+            up = np.maximum(v0 + e0, v1 + e1) - top
+            down = top - np.maximum(v0 - e0, v1 - e1)
+        err = np.maximum(up, down)
+    else:
+        v = np.asarray(values, dtype=np.float64)
+        e = np.asarray(errors, dtype=np.float64)
+        top = np.max(v, axis=0)
+        with np.errstate(invalid="ignore"):
+            up = np.max(v + e, axis=0) - top
+            down = top - np.max(v - e, axis=0)
+        err = np.maximum(up, down)
     return top, np.where(np.isnan(err), np.inf, err)
 
 
@@ -109,14 +130,14 @@ def _finite_or_raise(values: FloatArray, what: str, method: str) -> FloatArray:
 
 def _clip_unit(values: FloatArray, what: str, method: str) -> FloatArray:
     values = _finite_or_raise(values, what, method)
-    lo, hi = values.min(initial=0.0), values.max(initial=0.0)
-    if lo < -1e-12 or hi > 1 + 1e-12:
+    if values.size and (values.min() < -1e-12 or values.max() > 1 + 1e-12):
+        lo, hi = values.min(initial=0.0), values.max(initial=0.0)
         warn_approximation(
             f"{method}: {what} left [0, 1] (range [{lo:.3g}, {hi:.3g}]); clipped to "
             "[0, 1]. The approximation is outside its valid regime here; "
             "accountants.Numerical gives certified values."
         )
-    return np.clip(values, 0.0, 1.0)
+    return np.minimum(np.maximum(values, 0.0), 1.0)
 
 
 def _profile_floor(
@@ -150,8 +171,10 @@ def loss_range_profile_limits(
     \le (1 - e^{\varepsilon - b})_+` for a composed loss in :math:`[a, b]` under Q
     (see :class:`BoundedLossPair`)."""
     a, b = loss_range
+    top = -np.expm1(np.minimum(eps - b, 0.0)) if b < math.inf else np.ones_like(eps)
+    if a == -math.inf:
+        return np.zeros_like(eps), top
     with np.errstate(over="ignore"):
-        top = -np.expm1(np.minimum(eps - b, 0.0))
         floor = np.maximum(-np.expm1(eps - a), 0.0)
     return floor, top
 
@@ -253,10 +276,23 @@ class BoundedLossPair:
         return h * h / 8.0
 
     def _clip_delta(self, e: FloatArray, d: FloatArray) -> FloatArray:
+        if d.size == 1 and e.size == 1:
+            return np.full(
+                d.shape, self._clip_delta_point(float(e.flat[0]), float(d.flat[0]))
+            )
         floor, top = loss_range_profile_limits(e, self.loss_range)
-        if np.any(d > top + 1e-12) or np.any(d < floor - 1e-12):
+        if (d > top + 1e-12).any() or (d < floor - 1e-12).any():
             self._report("delta(eps)")
-        return np.clip(d, floor, top)
+        return np.minimum(np.maximum(d, floor), top)
+
+    def _clip_delta_point(self, e: float, d: float) -> float:
+        """:meth:`_clip_delta` at one point (Python floats)."""
+        a, b = self.loss_range
+        top = -math.expm1(min(e - b, 0.0))
+        floor = 0.0 if e - a > 700.0 else max(-math.expm1(e - a), 0.0)
+        if d > top + 1e-12 or d < floor - 1e-12:
+            self._report("delta(eps)")
+        return min(max(d, floor), top)
 
     def epsilon(self, delta: ArrayLike) -> FloatArray:
         d = np.asarray(delta, dtype=np.float64)
@@ -361,19 +397,41 @@ class PrivacyCurve:
     def _delta_and_error(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Profile and error estimate (exactly 0 at eps = +-inf)."""
         finite = np.isfinite(e)
-        parts = [p.delta_and_error(e[finite]) for p in self.pairs]
-        _refuse_unresolved(self.pairs, parts, lambda p: p.delta(e[finite]))
+        every = bool(finite.all())
+        ef = e.flatten() if every else e[finite]  # 1-d copies, as the pairs expect
+        parts = [p.delta_and_error(ef) for p in self.pairs]
+        _refuse_unresolved(self.pairs, parts, lambda p: p.delta(ef))
         top, err_f = max_with_error([v for v, _ in parts], [r for _, r in parts])
+        if every:
+            return self._repaired_profile(e, top, finite), err_f.reshape(e.shape)
         err = np.zeros(e.shape)
         err[finite] = err_f
-        return self._repaired_profile(e, top), err
+        return self._repaired_profile(e, top, finite), err
 
-    def _repaired_profile(self, e: FloatArray, top: FloatArray) -> FloatArray:
+    def _repaired_profile(
+        self, e: FloatArray, top: FloatArray, finite: FloatArray | None = None
+    ) -> FloatArray:
         """The profile at ``e`` from the pairs' maximum ``top`` at its finite
-        entries, clipped to its valid range (see :meth:`delta`)."""
+        entries (``finite``: ``np.isfinite(e)`` when known), clipped to its
+        valid range (see :meth:`delta`)."""
         # delta(+inf) = P_Q(L = +inf) = 0 and delta(-inf) = 1 for every mechanism
         # in symfdp (finite privacy loss); the pairs see finite eps only.
-        finite = np.isfinite(e)
+        if finite is None:
+            finite = np.isfinite(e)
+        if e.size == 1 and finite.all():
+            # One point in Python floats; the array path below reports a
+            # repair (same values).
+            v, ev = float(np.reshape(top, -1)[0]), float(e.flat[0])
+            floor = -math.expm1(min(ev, 0.0))
+            if math.isfinite(v) and 0.0 <= v <= 1.0 and v >= floor:
+                return np.full(e.shape, v)
+        if finite.all():
+            return _profile_floor(
+                e,
+                _clip_unit(np.reshape(top, e.shape), "delta(eps)", self.method),
+                self.method,
+                self.certified,
+            )
         vals = np.where(e < 0, 1.0, 0.0)
         if finite.any():
             vals[finite] = _profile_floor(
@@ -420,7 +478,7 @@ class PrivacyCurve:
         return invert_profile(lambda e: np.asarray(pair.delta(e), np.float64), d)
 
     # ------------------------------------------------------------- errors
-    @property
+    @functools.cached_property
     def estimates_error(self) -> bool:
         """Whether :meth:`delta_error` / :meth:`epsilon_error` are available: every
         pair of an approximation estimates its error, or the curve is certified."""
@@ -485,13 +543,24 @@ class PrivacyCurve:
         """One warning when some ``errors > warn_rel_error * |values|`` (and above
         ``atol``), naming the worst point."""
         tol = float(self.warn_rel_error or 0.0)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            rel = np.where(errors > atol, errors / np.abs(values), 0.0)
-        rel = np.where(np.isnan(rel), np.inf, rel)
-        if not np.any(rel > tol):
-            return
-        k = int(np.argmax(rel))
-        worst = float(rel.flat[k])
+        if errors.size == 1:  # in Python floats, the same comparison
+            err, val = float(errors.flat[0]), float(values.flat[0])
+            worst = 0.0
+            if err > atol:
+                worst = err / abs(val) if val != 0.0 else math.inf
+                if math.isnan(worst):
+                    worst = math.inf
+            if not worst > tol:
+                return
+            k = 0
+        else:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                rel = np.where(errors > atol, errors / np.abs(values), 0.0)
+            rel[np.isnan(rel)] = np.inf
+            if not (rel > tol).any():
+                return
+            k = int(np.argmax(rel))
+            worst = float(rel.flat[k])
         size = (
             "unknown (the method cannot estimate it here)"
             if math.isinf(worst)
@@ -712,7 +781,10 @@ def _refuse_unresolved(
 def _pair_estimates_error(pair: Any) -> bool:
     """Whether a pair (unwrapped from :class:`BoundedLossPair`) estimates its
     error."""
-    return isinstance(getattr(pair, "_pair", pair), ErrorEstimating)
+    inner = getattr(pair, "_pair", pair)
+    # The runtime check of the protocol (both methods present and not None),
+    # without typing's per-call attribute collection.
+    return all(getattr(inner, name, None) is not None for name in _ESTIMATE_METHODS)
 
 
 def invert_profile(delta_fn, target: FloatArray) -> FloatArray:

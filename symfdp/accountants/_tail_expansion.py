@@ -29,6 +29,7 @@ scaled to the mass the expansion leaves outside :math:`(a, b)`; see
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,6 +53,14 @@ _LAGUERRE_V, _LAGUERRE_W = np.polynomial.laguerre.laggauss(24)
 #: Largest exponent formed (e^700 is finite in double precision).
 EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
+#: Largest number of coefficients whose powers of x (|x| <= X_CLIP) the
+#: matrix form of the order terms forms (1e4**31 is far inside float range).
+_MAX_POWERS: Final = 32
+#: The scalar path (:meth:`TailKernel.point`) serves standardised points up to
+#: this size (``erfc`` of them stays far above the underflow threshold) and
+#: eps in +-_POINT_EPS (the exponents stay below EXP_CAP).
+_POINT_X: Final = 26.0
+_POINT_EPS: Final = 600.0
 
 
 def stack_coefficients(polys: Sequence[Sequence[FloatArray]]) -> FloatArray:
@@ -124,30 +133,38 @@ class TailKernel:
         hi = col([i[1] for i in intervals])
         log_fa = col([m[0] for m in log_masses])
         log_sb = col([m[1] for m in log_masses])
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            below = np.where(
-                np.isfinite(lo), np.exp(log_fa - special.log_ndtr(lo)), 0.0
-            )
-            above = np.where(
-                np.isfinite(hi), np.exp(log_sb - special.log_ndtr(-hi)), 0.0
-            )
-        full = None
+        spliced = bool(np.isfinite(lo).any() or np.isfinite(hi).any())
+        if spliced:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                below = np.where(
+                    np.isfinite(lo), np.exp(log_fa - special.log_ndtr(lo)), 0.0
+                )
+                above = np.where(
+                    np.isfinite(hi), np.exp(log_sb - special.log_ndtr(-hi)), 0.0
+                )
+        else:
+            below, above = np.zeros((2, 1)), np.zeros((2, 1))
+        core_c = stack_coefficients(core)
+        gaps_c = full = None
         if gaps is not None:
-            full = stack_coefficients(
-                [(*c, *g) for c, g in zip(core, gaps, strict=True)]
-            )
+            # full = stack_coefficients of (*core, *gaps) per law, from the two.
+            gaps_c = stack_coefficients(gaps)
+            k = core_c.shape[2]
+            full = np.zeros((max(len(core_c), len(gaps_c)), 2, k + gaps_c.shape[2], 1))
+            full[: len(core_c), :, :k] = core_c
+            full[: len(gaps_c), :, k:] = gaps_c
         return cls(
             col(means),
             col(sds),
-            stack_coefficients(core),
-            None if gaps is None else stack_coefficients(gaps),
+            core_c,
+            gaps_c,
             lo,
             hi,
             below,
             above,
             log_fa,
             log_sb,
-            bool(np.any(np.isfinite(lo)) or np.any(np.isfinite(hi))),
+            spliced,
             full,
         )
 
@@ -184,49 +201,74 @@ class TailKernel:
     def _evaluate(
         self, e: FloatArray, densities: bool, with_gaps: bool
     ) -> tuple[FloatArray, FloatArray | None, FloatArray | None]:
-        x = self.standardise(e)
-        xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
-        log_phi = -0.5 * xc * xc - LOG_SQRT_2PI
-        # Row 1 carries the weight e^eps: log-space, so that e^eps S_P does not
-        # underflow where S_P does (|x_P| > 38) while the product is O(delta).
-        log_w = np.zeros_like(x)
-        log_w[1] = e
-        with np.errstate(over="ignore", under="ignore"):
-            phi_w = np.exp(np.minimum(log_w + log_phi, EXP_CAP))
-            weight = np.exp(np.minimum(log_w, EXP_CAP))
-        poly = horner_stacked(self.full if with_gaps else self.core, xc)
-        gaps = None
-        if with_gaps:
-            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-                gaps = phi_w[0] * poly[0, 2:] - phi_w[1] * poly[1, 2:]
-            # Beyond float range the expansion has broken down: infinite gaps.
-            gaps = np.where(np.isnan(gaps), np.inf, gaps)
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        # One floating-point context: logs of 0, overflows beyond the caps and
+        # inf * 0 far in the tails are expected values here.
+        with np.errstate(all="ignore"):
+            x = (e - self.mean) / self.sd
+            xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
+            # Row 1 carries the weight e^eps: log-space, so that e^eps S_P does
+            # not underflow where S_P does (|x_P| > 38) while the product is
+            # O(delta).
+            log_phi_w = xc * xc
+            log_phi_w *= -0.5
+            log_phi_w -= LOG_SQRT_2PI
+            log_phi_w[1] += e
+            phi_w = np.exp(np.minimum(log_phi_w, EXP_CAP))
+            weight = np.ones_like(x)
+            weight[1] = np.exp(np.minimum(e, EXP_CAP))
+            gaps = None
+            full = self.full
+            if (
+                with_gaps
+                and not densities
+                and full is not None
+                and len(full) <= _MAX_POWERS
+            ):
+                # R by Horner (the value); the order terms, which only enter the
+                # error estimate, as one matrix product with the powers of x
+                # (the same polynomials, rounded differently).
+                r_coeffs, gap_matrix = self._value_and_gap_coefficients
+                poly = horner_stacked(r_coeffs, xc)
+                gap_poly = gap_matrix @ _powers(xc, gap_matrix.shape[2])
+                gaps = phi_w[0] * gap_poly[0] - phi_w[1] * gap_poly[1]
+            else:
+                poly = horner_stacked(self.full if with_gaps else self.core, xc)
+                if with_gaps:
+                    gaps = phi_w[0] * poly[0, 2:] - phi_w[1] * poly[1, 2:]
+            if gaps is not None:
+                # Beyond float range the expansion has broken down: infinite gaps.
+                gaps[np.isnan(gaps)] = np.inf
             # Above the mean: S = phi (M + R) with the Mills ratio
             # M(x) = Phi(-x)/phi(x) = sqrt(pi/2) erfcx(x/sqrt 2), no underflow;
             # below it: S = Phi(-x) + phi R (of order 1).
-            mills = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
-            upper = phi_w * (mills + poly[:, 0])
-            lower = weight * special.ndtr(-x) + phi_w * poly[:, 0]
+            r = poly[:, 0]
+            upper = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
+            upper += r
+            upper *= phi_w
+            lower = weight * special.ndtr(-x)
+            lower += phi_w * r
             sf = np.where(x > 0.0, upper, lower)
             dens = phi_w * poly[:, 1] if densities else None
-        if self.spliced:
-            below = x < self.lo
-            above = x > self.hi
-            if below.any() or above.any():
-                with np.errstate(all="ignore"):
+            if self.spliced:
+                below = x < self.lo
+                above = x > self.hi
+                if below.any() or above.any():
                     lf = self.log_fa + special.log_ndtr(x) - special.log_ndtr(self.lo)
                     ls = self.log_sb + special.log_ndtr(-x) - special.log_ndtr(-self.hi)
                     sf = np.where(below, -np.expm1(lf) * weight, sf)
-                    sf = np.where(above, np.exp(np.minimum(log_w + ls, EXP_CAP)), sf)
+                    ls[1] += e
+                    sf = np.where(above, np.exp(np.minimum(ls, EXP_CAP)), sf)
                     if dens is not None:
                         dens = np.where(below, self.scale_below * phi_w, dens)
                         dens = np.where(above, self.scale_above * phi_w, dens)
-        sf = np.minimum(np.maximum(sf, 0.0), weight)
-        if dens is not None:
-            # As the weight, capped at e^700 (NaN = inf * 0 far out: no density).
-            dens = np.minimum(np.nan_to_num(dens, nan=0.0), _CAP) / self.sd
-            dens = np.maximum(dens, 0.0)
+            sf = np.minimum(np.maximum(sf, 0.0), weight)
+            if dens is not None:
+                # As the weight, capped at e^700 (NaN = inf * 0 far out: no
+                # density).
+                dens = np.minimum(dens, _CAP)
+                dens[np.isnan(dens)] = 0.0
+                dens /= self.sd
+                dens = np.maximum(dens, 0.0)
         return sf, dens, gaps
 
     def p_term_from_q(self, e: FloatArray) -> FloatArray:
@@ -272,6 +314,78 @@ class TailKernel:
             )
             out = normal + np.exp(log_phi) / c * ((shape * q) @ _LAGUERRE_W)
         return np.where(np.isfinite(out), out, np.inf)
+
+    @functools.cached_property
+    def _value_and_gap_coefficients(self) -> tuple[FloatArray, FloatArray]:
+        """``(R, D)``: the coefficients of R as for :func:`horner_stacked`, and
+        the order terms as a ``(2, K, deg + 1)`` matrix (law, term, power)."""
+        assert self.full is not None
+        matrix = self.full[:, :, 2:, 0].transpose(1, 2, 0)
+        r = self.full[:, :, :1]
+        # R's own degree (its zero leading coefficients change no value).
+        used = np.flatnonzero(np.any(r != 0.0, axis=(1, 2, 3)))
+        size = max(2, int(used[-1]) + 1 if used.size else 0)
+        return r[:size], np.ascontiguousarray(matrix)
+
+    @functools.cached_property
+    def _point_data(
+        self,
+    ) -> tuple[tuple[float, ...], ...]:
+        """Means, sds, valid intervals (standardised) and the descending
+        coefficients of every polynomial per law, as Python floats."""
+        coeffs = self.full if self.full is not None else self.core
+        # (law, polynomial, descending coefficient) as nested lists of floats.
+        polys = coeffs[::-1, :, :, 0].transpose(1, 2, 0).tolist()
+        mean, sd = self.mean[:, 0].tolist(), self.sd[:, 0].tolist()
+        lo, hi = self.lo[:, 0].tolist(), self.hi[:, 0].tolist()
+        return tuple(
+            (mean[i], sd[i], lo[i], hi[i], tuple(map(tuple, polys[i])))
+            for i in range(2)
+        )
+
+    def point(
+        self, e: float
+    ) -> tuple[float, float, float, float, tuple[float, ...]] | None:
+        r"""The values of :meth:`survival` (and of :meth:`order_gaps` when the
+        kernel holds order terms) at one ``e``, in Python floats: ``(S_Q,
+        e^eps S_P, density under Q, e^eps density under P, gaps)``; ``None``
+        where this path does not serve (a spliced tail, a standardised point
+        beyond +-26 or ``|e| > 600``: use the array methods there).
+
+        The same formulas as :meth:`survival` without array overhead (for a
+        one-point query); the values agree to rounding (:math:`\Phi(-x)` from
+        ``erfc`` where the array path uses the Mills ratio).
+        """
+        if not -_POINT_EPS <= e <= _POINT_EPS:
+            return None
+        (m_q, s_q, lo_q, hi_q, polys_q), (m_p, s_p, lo_p, hi_p, polys_p) = (
+            self._point_data
+        )
+        x_q = (e - m_q) / s_q
+        x_p = (e - m_p) / s_p
+        if not (
+            lo_q <= x_q <= hi_q
+            and lo_p <= x_p <= hi_p
+            and -_POINT_X <= x_q <= _POINT_X
+            and -_POINT_X <= x_p <= _POINT_X
+        ):
+            return None
+        phi_q = math.exp(x_q * x_q * -0.5 - LOG_SQRT_2PI)
+        phi_p = math.exp(x_p * x_p * -0.5 - LOG_SQRT_2PI + e)
+        weight = math.exp(e)
+        vals_q = [_horner_point(c, x_q) for c in polys_q]
+        vals_p = [_horner_point(c, x_p) for c in polys_p]
+        sf_q = 0.5 * math.erfc(x_q * _SQRT_HALF) + phi_q * vals_q[0]
+        sf_p = weight * 0.5 * math.erfc(x_p * _SQRT_HALF) + phi_p * vals_p[0]
+        sf_q = min(max(sf_q, 0.0), 1.0)
+        sf_p = min(max(sf_p, 0.0), weight)
+        dens_q = max(phi_q * vals_q[1] / s_q, 0.0)
+        dens_p = max(phi_p * vals_p[1] / s_p, 0.0)
+        gaps = tuple(
+            phi_q * g_q - phi_p * g_p
+            for g_q, g_p in zip(vals_q[2:], vals_p[2:], strict=True)
+        )
+        return sf_q, sf_p, dens_q, dens_p, gaps
 
     def order_gaps(self, e: FloatArray) -> FloatArray:
         r"""``(K, N)``: the differences :math:`\tilde\delta_{j_k} -
@@ -332,10 +446,31 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
     return (last > DIVERGENCE_RATIO * before) & (last > DIVERGENCE_LEVEL)
 
 
+def _horner_point(coeffs: tuple[float, ...], x: float) -> float:
+    """The polynomial with descending ``coeffs`` at ``x`` (the operations of
+    :func:`horner_stacked`)."""
+    out = coeffs[0]
+    for c in coeffs[1:]:
+        out = out * x + c
+    return out
+
+
+def _powers(x: FloatArray, count: int) -> FloatArray:
+    r"""``(L, count, N)``: :math:`x^0, \dots, x^{count - 1}` of ``x`` ``(L, N)``."""
+    out = np.empty((x.shape[0], count, x.shape[1]))
+    out[:, 0] = 1.0
+    if count > 1:
+        out[:, 1] = x
+    for j in range(2, count):
+        np.multiply(out[:, j - 1], x, out=out[:, j])
+    return out
+
+
 def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKernel:
     r"""The order-0 (two-sided normal) kernel with the order-1 and order-2 terms
     as its next-order terms, from :math:`K_1..K_4` under Q and P: the reference
-    of the CLT error estimate (:func:`raw_orders`).
+    of the CLT error estimate (its raw orders 0, 1, 2 are ``sf[0] - sf[1]`` and
+    that plus the cumulated order terms of :meth:`TailKernel.survival_and_gaps`).
 
     Raises:
         ValueError: fewer than four cumulants or a non-positive variance.
@@ -358,13 +493,3 @@ def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKe
         (normal, normal),
         (laws[0][2], laws[1][2]),
     )
-
-
-def raw_orders(kernel: TailKernel, e: FloatArray) -> FloatArray:
-    r"""``(3, N)``: the raw two-sided tail formula of orders 0, 1, 2 at the 1-d
-    ``e`` (:func:`reference_kernel`; order 0 is
-    :math:`\Phi(-x_Q) - e^\varepsilon\Phi(-x_P)`, formed tail-stably)."""
-    sf, _ = kernel.survival(e, densities=False)
-    base = sf[0] - sf[1]
-    gaps = kernel.order_gaps(e)
-    return np.stack((base, base + gaps[0], base + gaps[0] + gaps[1]))

@@ -63,7 +63,6 @@ from symfdp._validation import check_choice, check_int, check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._tail_expansion import (
     TailKernel,
-    raw_orders,
     reference_kernel,
     series_diverges,
 )
@@ -85,7 +84,7 @@ from symfdp.mechanisms.gaussian import (
 )
 from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
-from symfdp.numeric.roots import bracketed_newton
+from symfdp.numeric.roots import newton_on_bracket, newton_on_bracket_scalar
 
 FORMS: tuple[str, ...] = ("moments", "exp", "chi2", "dp")
 
@@ -215,11 +214,40 @@ class GaussianPairCurve:
             return np.full(e.shape, np.inf)
         if not self.reference:
             return np.zeros(e.shape)
+        if e.size == 1:
+            found = self._edgeworth_gap_point(float(e.flat[0]), float(value.flat[0]))
+            if found is not None:
+                return np.full(e.shape, found)
         flat = np.ravel(e)
-        orders = np.max([raw_orders(k, flat) for k in self.reference], axis=0)
-        gap = np.max(np.abs(orders[1:] - np.ravel(value)), axis=0)
-        gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
+        # The raw orders 1 and 2 of the reference kernels, maximised over the
+        # references elementwise (as np.max over the stacked orders).
+        top1 = top2 = None
+        for kernel in self.reference:
+            sf, _, gaps = kernel.survival_and_gaps(flat, densities=False)
+            first = (sf[0] - sf[1]) + gaps[0]
+            second = first + gaps[1]
+            top1 = first if top1 is None else np.maximum(top1, first)
+            top2 = second if top2 is None else np.maximum(top2, second)
+        v = np.ravel(value)
+        gap = np.maximum(np.abs(top1 - v), np.abs(top2 - v))
+        gap[np.isnan(gap)] = np.inf  # inf - inf far in the tails
         return gap.reshape(e.shape)
+
+    def _edgeworth_gap_point(self, e: float, value: float) -> float | None:
+        """:meth:`_edgeworth_gap` at one point from the kernels' scalar pass
+        (:meth:`TailKernel.point`); None where it does not serve."""
+        assert self.reference
+        orders = [-math.inf, -math.inf, -math.inf]
+        for kernel in self.reference:
+            found = kernel.point(e)
+            if found is None:
+                return None
+            sf_q, sf_p, _, _, gaps = found
+            base = sf_q - sf_p
+            for j, v in enumerate((base, base + gaps[0], base + gaps[0] + gaps[1])):
+                orders[j] = max(orders[j], v)
+        gap = max(abs(orders[1] - value), abs(orders[2] - value))
+        return math.inf if math.isnan(gap) else gap
 
 
 def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:
@@ -320,23 +348,70 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
             log_c = np.logaddexp(special.log_ndtr(w), log_b)
             return log_c, mu * np.exp(log_b - log_c)
 
+    if tt.size == 1:
+        found = _gaussian_u_point(mu, float(tt[0]), float(hi[0]))
+        if found is not None:
+            out[todo] = mu * found
+            return out
     u = np.zeros(tt.shape)
     for fn, sel, target, rising in (
         (log_delta, ~upper, np.log(tt[~upper]), False),
         (log_complement, upper, np.log1p(-tt[upper]), True),
     ):
         if sel.any():
-            u[sel] = bracketed_newton(
+            # Newton kept inside the bracket (bisection where a step would
+            # leave it), started just inside the upper end, near the root for
+            # small targets (the first term alone is the target there).
+            u[sel], _ = newton_on_bracket(
                 fn,
                 target,
                 np.zeros(target.shape),
                 hi[sel],
-                increasing=rising,
+                np.nextafter(hi[sel], 0.0),
+                decreasing=not rising,
                 xtol=1e-14,
                 ftol=1e-13,
             )
     out[todo] = mu * u
     return out
+
+
+_SQRT2 = math.sqrt(2)
+
+
+def _gaussian_u_point(mu: float, t: float, hi: float) -> float | None:
+    """The root ``u`` of :func:`gaussian_epsilon` for one target ``t`` in
+    Python floats (the same functions and, by
+    :func:`~symfdp.numeric.roots.newton_on_bracket_scalar`, the same steps);
+    None where a value leaves the float range (the array path answers)."""
+    half = mu / 2
+    upper = t > 0.5
+
+    def fn(u: float) -> tuple[float, float]:
+        w = u - half
+        log_b = -0.5 * w * w + math.log(float(special.erfcx((w + mu) / _SQRT2)) / 2)
+        if upper:
+            log_c = float(np.logaddexp(float(special.log_ndtr(w)), log_b))
+            return log_c, mu * math.exp(log_b - log_c)
+        log_a = float(special.log_ndtr(-w))
+        log_d = log_a + math.log1p(-math.exp(min(log_b - log_a, 0.0)))
+        return log_d, -mu * math.exp(log_b - log_d)
+
+    try:
+        target = math.log1p(-t) if upper else math.log(t)
+    except ValueError:
+        return None
+    found = newton_on_bracket_scalar(
+        fn,
+        target,
+        0.0,
+        hi,
+        math.nextafter(hi, 0.0),
+        decreasing=not upper,
+        xtol=1e-14,
+        ftol=1e-13,
+    )
+    return None if found is None else found[0]
 
 
 def _references(components: Components) -> tuple[TailKernel, ...] | None:

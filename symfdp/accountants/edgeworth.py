@@ -27,10 +27,14 @@ their order-``J`` Edgeworth expansions :math:`\tilde F_P, \tilde F_Q` with
 
   evaluated from per-curve Horner coefficients of both laws
   (:mod:`symfdp.accountants._tail_expansion`: one Horner pass, one
-  :math:`\Phi` and one :math:`\phi` call for both laws);
+  :math:`\Phi` and one :math:`\phi` call for both laws; a one-point query in
+  Python floats, :meth:`~symfdp.accountants._tail_expansion.TailKernel.point`,
+  with the order gaps in the same pass);
 * :math:`\varepsilon(\delta)`: one Newton root on :math:`\log\tilde\delta`
   (closed-form slope) per target, in the cell of a per-curve check grid where the
-  profile crosses ``delta`` (:meth:`EdgeworthPairCurve.epsilon`);
+  profile crosses ``delta`` (:meth:`EdgeworthPairCurve.epsilon`; one target:
+  the same iteration in Python floats,
+  :func:`~symfdp.numeric.roots.newton_on_bracket_scalar`);
 * **error estimate** (:meth:`EdgeworthPairCurve.delta_and_error`,
   :meth:`EdgeworthPairCurve.epsilon_and_error`): three times the largest change
   of the tail formula between consecutive orders ``J - 1 .. J + 2`` at the same
@@ -137,7 +141,12 @@ from symfdp.curve import PairCurve, PrivacyCurve
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.compile import evaluator
 from symfdp.numeric.edgeworth import EdgeworthDistribution, correction_polynomial
-from symfdp.numeric.roots import expand_bracket_up, newton_on_bracket, regula_falsi
+from symfdp.numeric.roots import (
+    expand_bracket_up,
+    newton_on_bracket,
+    newton_on_bracket_scalar,
+    regula_falsi,
+)
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
 
 INVERSES: tuple[str, ...] = ("numerical", "cornish_fisher")
@@ -225,7 +234,17 @@ class _Law:
 
     @classmethod
     def fit(cls, cumulants: FloatArray, order: int) -> _Law:
-        with _quiet():
+        # The lambdas of EdgeworthDistribution.from_cumulants (n = 1); the
+        # cumulants were validated by the caller.
+        k2 = float(cumulants[1])
+        lams = ()
+        if k2 > 0.0 and cumulants.size >= order + 2:
+            lams = tuple(
+                float(cumulants[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3)
+            )
+        if len(lams) == order and all(map(math.isfinite, lams)):
+            dist = EdgeworthDistribution._trusted(lams, order, warn=False)
+        else:  # raises its ValueError
             dist = EdgeworthDistribution.from_cumulants(cumulants[: order + 2], order)
         a, b = dist.valid_interval()
         log_fa, log_sb = dist.tail_log_masses
@@ -289,6 +308,7 @@ class _MonotoneCheck:
     grid: FloatArray  # increasing eps >= 0, starting at 0
     raw: FloatArray  # the raw profile there, clipped at 0
     rises: bool  # it rises somewhere on the grid (where it is positive)
+    neg_raw: FloatArray  # -raw (increasing: searchsorted's order)
 
 
 @dataclass(frozen=True)
@@ -346,6 +366,19 @@ class EdgeworthPairCurve:
         inverse = check_choice("inverse", inverse, INVERSES)
         k_p = check_array("cumulants_p", np.atleast_1d(cumulants_p))
         k_q = check_array("cumulants_q", np.atleast_1d(cumulants_q))
+        return cls._fitted(k_p, k_q, order, inverse, loss_upper)
+
+    @classmethod
+    def _fitted(
+        cls,
+        k_p: FloatArray,
+        k_q: FloatArray,
+        order: int,
+        inverse: str,
+        loss_upper: float,
+    ) -> EdgeworthPairCurve:
+        """:meth:`from_cumulants` for validated arguments (finite 1-d
+        cumulants, a valid order and inverse)."""
         law_p = _Law.fit(k_p, order)
         law_q = _Law.fit(k_q, order)
         gap_q = law_q.order_terms(k_q, order)
@@ -614,10 +647,13 @@ class EdgeworthPairCurve:
         p, q = self.law_p, self.law_q
         nodes = [law.mean + law.sd * _CHECK_STEPS for law in (p, q)]
         ends = np.array([law.mean + law.sd * np.array(law.interval) for law in (p, q)])
-        grid = np.unique(np.concatenate((*nodes, ends[np.isfinite(ends)], [0.0])))
+        grid = np.concatenate((*nodes, ends[np.isfinite(ends)], [0.0]))
         grid = grid[grid >= 0.0]
+        grid.sort()
+        grid = grid[np.concatenate(([True], grid[1:] != grid[:-1]))]  # np.unique
         raw, _, rising = self._profile_and_rise(grid)
-        return _MonotoneCheck(grid, np.maximum(raw, 0.0), bool(rising.any()))
+        clipped = np.maximum(raw, 0.0)
+        return _MonotoneCheck(grid, clipped, bool(rising.any()), -clipped)
 
     @functools.cached_property
     def _table(self) -> _ProfileTable:
@@ -697,6 +733,10 @@ class EdgeworthPairCurve:
     def delta(self, eps: ArrayLike) -> FloatArray:
         """The repaired tail-formula profile (module docstring, items 1 and 4)."""
         e = np.asarray(eps, dtype=np.float64)
+        if e.size == 1 and self.kernel.full is not None:
+            found = self._delta_and_error_point(e)
+            if found is not None:
+                return found[0]
         repaired, raw, scale = self._delta_parts(e)
         self._warn_delta(e, repaired, raw, scale)
         return repaired
@@ -727,25 +767,76 @@ class EdgeworthPairCurve:
         error.
         """
         e = np.asarray(eps, dtype=np.float64)
+        if e.size == 1 and self.kernel.full is not None:
+            found = self._delta_and_error_point(e)
+            if found is not None:
+                return found
         flat = np.ravel(e)
         if self.kernel.full is not None and not self._check.rises and np.all(flat >= 0):
             # The monotone path of _delta_parts, with the order gaps from the
             # same Horner pass.
             sf, _, gaps = self.kernel.survival_and_gaps(flat, densities=False)
-            raw, scale = self._tail_formula(sf[0], sf[1])
-            repaired = np.clip(raw, 0.0, 1.0)
-            gap = np.abs(gaps).max(axis=0)
-            err = ERROR_SAFETY * np.where(np.isnan(gap), np.inf, gap)
-            err = err + np.abs(repaired - raw)
-            err = err + np.abs(sf[1] - self.kernel.p_term_from_q(flat))
+            raw = sf[0] - sf[1]  # the tail formula (_tail_formula)
+            repaired = np.minimum(np.maximum(raw, 0.0), 1.0)
+            # The gaps carry no NaN (inf where they leave the float range).
+            err = np.abs(gaps).max(axis=0)
+            err *= ERROR_SAFETY
+            err += np.abs(repaired - raw)
+            err += np.abs(sf[1] - self.kernel.p_term_from_q(flat))
             err = np.where(self._diverges(flat), np.inf, err)
             shape = e.shape
             repaired, raw = repaired.reshape(shape), raw.reshape(shape)
-            self._warn_delta(e, repaired, raw, scale.reshape(shape))
+            lo, hi = self._valid_eps
+            if (
+                (raw.size and raw.min() < 0.0)
+                or lo > -np.inf
+                or hi < np.inf
+                or self.info["zero_mass_tail_eps"] is not None
+            ):
+                # Otherwise _warn_delta has nothing to report on this path.
+                scale = np.maximum(sf[0], sf[1]).reshape(shape)
+                self._warn_delta(e, repaired, raw, scale)
             return repaired, err.reshape(shape)
         repaired, raw, scale = self._delta_parts(e)
         self._warn_delta(e, repaired, raw, scale)
         return repaired, self._delta_error(e, repaired, raw)
+
+    def _delta_and_error_point(
+        self, e: FloatArray
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """:meth:`delta_and_error` at one point on the monotone path, from the
+        scalar kernel (:meth:`TailKernel.point`); None where that path does not
+        serve (the array path answers)."""
+        v = float(e.flat[0])
+        if not v >= 0.0 or self._check.rises:
+            return None
+        found = self.kernel.point(v)
+        if found is None:
+            return None
+        sf_q, sf_p, _, _, gaps = found
+        raw = sf_q - sf_p
+        repaired = min(max(raw, 0.0), 1.0)
+        gap = max(abs(g) for g in gaps)
+        if gap != gap:  # inf - inf far in the tails
+            gap = math.inf
+        err = ERROR_SAFETY * gap + abs(repaired - raw) + self._identity_gap(v, sf_p)
+        if raw < 0.0 or self.info["zero_mass_tail_eps"] is not None:
+            self._warn_delta(
+                e,
+                np.full(e.shape, repaired),
+                np.full(e.shape, raw),
+                np.full(e.shape, max(sf_q, sf_p)),
+            )
+        return np.full(e.shape, repaired), np.full(e.shape, err)
+
+    def _identity_gap(self, e: float, weighted_sf_p: float) -> float:
+        """The pair-identity term of the estimate at one point (see
+        :meth:`_order_gap`); ``inf`` where the Q-law's cumulant series diverges
+        (:meth:`_diverges`)."""
+        at = np.array([e])
+        if self._diverges(at)[0]:
+            return math.inf
+        return abs(weighted_sf_p - float(self.kernel.p_term_from_q(at)[0]))
 
     def _order_gap(self, e: FloatArray) -> FloatArray:
         """``ERROR_SAFETY`` times the largest change of the tail formula between
@@ -844,7 +935,12 @@ class EdgeworthPairCurve:
         end) each target is bracketed on the tabulated majorant
         (:meth:`_epsilon_on_table`).
         """
-        return self._epsilon(np.asarray(delta, dtype=np.float64))[0]
+        d = np.asarray(delta, dtype=np.float64)
+        if d.size == 1 and self.kernel.full is not None:
+            found = self._epsilon_and_error_point(d)
+            if found is not None:
+                return found[0]
+        return self._epsilon(d)[0]
 
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
         r"""``(epsilon(delta), estimate of its absolute error)``: the delta
@@ -852,6 +948,10 @@ class EdgeworthPairCurve:
         by :math:`|\tilde\delta'(\hat\varepsilon)|` (the closed-form slope, from
         the root's last Newton step); ``inf`` where the slope vanishes."""
         d = np.asarray(delta, dtype=np.float64)
+        if d.size == 1 and self.kernel.full is not None:
+            found = self._epsilon_and_error_point(d)
+            if found is not None:
+                return found
         eps, slope, on_table = self._epsilon(d)
         flat = np.ravel(eps)
         gap = np.ravel(self._order_gap(flat))
@@ -863,6 +963,87 @@ class EdgeworthPairCurve:
             err = np.where(gap > 0.0, gap / np.abs(np.ravel(slope)), 0.0)
         err = np.where(np.isnan(err), np.inf, err)
         return eps, err.reshape(np.shape(eps))
+
+    def _epsilon_and_error_point(
+        self, d: FloatArray
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """:meth:`epsilon_and_error` for one target on the monotone path: the
+        cell of the check grid, then the Newton iteration of
+        :func:`~symfdp.numeric.roots.newton_on_bracket` on the scalar kernel
+        (:meth:`TailKernel.point`); None where that path does not serve (the
+        array path answers)."""
+        check = self._check
+        if check.rises:
+            return None
+        target = float(d.flat[0])
+        vals = check.raw
+        j = int(np.searchsorted(check.neg_raw, -target, side="left"))
+        if not 0 < j < vals.size:
+            return None
+        try:
+            solved = self._solve_point(
+                target,
+                float(check.grid[j - 1]),
+                float(check.grid[j]),
+                float(vals[j - 1]),
+                float(vals[j]),
+            )
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return None
+        if solved is None:
+            return None
+        eps, dlog = solved
+        found = self.kernel.point(eps)
+        if found is None:
+            return None
+        gap = max(abs(g) for g in found[4])
+        if gap != gap:
+            gap = math.inf
+        gap = ERROR_SAFETY * gap + self._identity_gap(eps, found[1])
+        slope = abs(dlog * target)
+        if gap > 0.0:
+            err = gap / slope if slope > 0.0 else math.inf
+        else:
+            err = 0.0
+        if self.info["zero_mass_tail_eps"] is not None:
+            self._warn_empty_tail(
+                np.array([eps]), 1e-9 * max(1.0, abs(self.info["zero_mass_tail_eps"]))
+            )
+        return np.full(d.shape, eps), np.full(d.shape, err)
+
+    def _log_profile_point(self, x: float) -> tuple[float, float] | None:
+        """:meth:`_log_profile` at one point (Python floats; raises
+        ``ValueError`` on a log of 0); None outside the scalar kernel's range."""
+        found = self.kernel.point(x)
+        if found is None:
+            return None
+        sf_q, sf_p, dens_q, dens_p, _ = found
+        log_q, log_b = math.log(sf_q), math.log(sf_p)
+        ratio = math.exp(log_b - log_q)
+        log_v = log_q + math.log1p(-min(ratio, 1.0))
+        dlog = (
+            math.exp(math.log(dens_p) - log_v)
+            - math.exp(log_b - log_v)
+            - math.exp(math.log(dens_q) - log_v)
+        )
+        return log_v, dlog
+
+    def _solve_point(
+        self, d: float, lo: float, hi: float, d_lo: float, d_hi: float
+    ) -> tuple[float, float] | None:
+        """:meth:`_solve` for one target in Python floats (the same start and,
+        by :func:`~symfdp.numeric.roots.newton_on_bracket_scalar`, the same
+        steps): ``(eps, d log delta / d eps)``; None where the scalar kernel
+        does not serve (the array path answers)."""
+        log_d = math.log(d)
+        if d_hi > 0.0:
+            la, lb = math.log(d_lo), math.log(d_hi)
+            x0 = lo + (hi - lo) * ((la - log_d) / (la - lb))
+        else:
+            x0 = lo + (hi - lo) * ((d_lo - d) / (d_lo - d_hi))
+        return newton_on_bracket_scalar(
+            self._log_profile_point, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
+        )
 
     def _epsilon(
         self, d: FloatArray
@@ -1060,9 +1241,8 @@ class Edgeworth(Accountant):
             # for a pair of probability measures, i.e. perfect privacy (Id).
             return GaussianPairCurve(0.0, reference=())
         upper = math.fsum(n * _loss_upper(m) for m, n in components)
-        return EdgeworthPairCurve.from_cumulants(
-            k_p, k_q, self.order, self.inverse, loss_upper=upper
-        )
+        # The summed cumulants are finite (checked per mechanism).
+        return EdgeworthPairCurve._fitted(k_p, k_q, self.order, self.inverse, upper)
 
     def describe(self, components: Components) -> dict[str, Any]:
         info = super().describe(components)

@@ -179,6 +179,20 @@ class EdgeworthDistribution:
         lams = tuple(float(n * k[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3))
         return cls(lams, order)
 
+    @classmethod
+    def _trusted(
+        cls, lambdas: tuple[float, ...], order: int, warn: bool = True
+    ) -> EdgeworthDistribution:
+        """The distribution for ``order`` and exactly ``order`` finite float
+        ``lambdas`` (the checks of ``__post_init__`` skipped: for callers that
+        derived them from validated cumulants); ``warn=False`` silences the
+        warning about an expansion that is nowhere a valid CDF."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "lambdas", lambdas)
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "_fit", _fit(lambdas, order, warn))
+        return self
+
     # ------------------------------------------------------------------ queries
 
     def valid_interval(self) -> tuple[float, float]:
@@ -763,30 +777,51 @@ def _coeffs(name: str, lams: tuple[float, ...], order: int) -> FloatArray:
     only), so the function is called with Python floats: the same IEEE
     operations as on 0-d arrays, without NumPy's per-operation overhead (a
     factor 3 at order 2, 40 at order 6)."""
-    kwargs = {f"lambda{r}": v for r, v in zip(range(3, order + 3), lams, strict=True)}
-    ev = evaluator(name, order)
-    if set(ev.args) != set(kwargs):
+    found = _coeff_function(name, order)
+    if found is None:
+        kwargs = {
+            f"lambda{r}": v for r, v in zip(range(3, order + 3), lams, strict=True)
+        }
+        ev = evaluator(name, order)
         return np.atleast_1d(np.asarray(ev(**kwargs), dtype=np.float64))  # raises
-    args = [float(kwargs[a]) for a in ev.args]
-    return np.atleast_1d(np.array(ev.fn(*args), dtype=np.float64))
+    fn, index = found
+    return np.atleast_1d(np.array(fn(*[float(lams[i]) for i in index]), np.float64))
 
 
-def _fit(lams: tuple[float, ...], order: int) -> _Fit:
+@functools.cache
+def _coeff_function(
+    name: str, order: int
+) -> tuple[Callable[..., Any], tuple[int, ...]] | None:
+    """The generated function of evaluator ``name`` and, per argument, the
+    index of its lambda (``lambda3`` is 0); None when its arguments are not
+    ``lambda3 .. lambda{J+2}``."""
+    ev = evaluator(name, order)
+    names = [f"lambda{r}" for r in range(3, order + 3)]
+    if set(ev.args) != set(names):
+        return None
+    return ev.fn, tuple(names.index(a) for a in ev.args)
+
+
+def _fit(lams: tuple[float, ...], order: int, warn: bool = True) -> _Fit:
     r = _coeffs("edgeworth_cdf_poly_coeffs", lams, order)
     q = _coeffs("edgeworth_pdf_poly_coeffs", lams, order)
     cf = _coeffs("cornish_fisher_poly_coeffs", lams, order)
     proto = _Fit(r, q, cf, -np.inf, np.inf, -np.inf, -np.inf, *([np.empty(0)] * 3))
     interval = _valid_interval(proto)
     if interval is None:
-        warn_approximation(
-            f"EdgeworthDistribution(order={order}): the expansion is nowhere a valid "
-            "CDF for these cumulants; the standard normal is used instead. "
-            "accountants.Numerical serves this regime."
-        )
+        if warn:
+            warn_approximation(
+                f"EdgeworthDistribution(order={order}): the expansion is nowhere a "
+                "valid CDF for these cumulants; the standard normal is used instead. "
+                "accountants.Numerical serves this regime."
+            )
         r, q = np.zeros(1), np.ones(1)
         proto = _Fit(r, q, cf, -np.inf, np.inf, -np.inf, -np.inf, *([np.empty(0)] * 3))
         interval = (-np.inf, np.inf)
     a, b = interval
+    empty = np.empty(0)
+    if a == -np.inf and b == np.inf:
+        return _Fit(r, q, cf, a, b, -np.inf, -np.inf, empty, empty, empty)
     f_ab, s_ab = _raw_tails(proto, np.array([a, b]))
     with np.errstate(divide="ignore"):
         log_fa = float(np.log(max(float(f_ab[0]), 0.0)))
@@ -830,13 +865,22 @@ def _valid_interval(fit: _Fit) -> tuple[float, float] | None:
     if len(q) <= 1:
         return (-np.inf, np.inf) if q[0] > 0 else None
     with np.errstate(all="ignore"):
-        roots = np.roots(q[::-1])
+        if q[0] != 0.0:
+            # np.roots' companion matrix (no zero roots to strip), built directly.
+            companion = np.eye(len(q) - 1, k=-1)
+            companion[0, :] = -q[-2::-1] / q[-1]
+            roots = np.linalg.eigvals(companion)
+        else:
+            roots = np.roots(q[::-1])
     roots = roots[np.isfinite(roots)]
     real = np.sort(
         roots[
             np.abs(roots.imag) <= _ROOT_IMAG_TOL * np.maximum(1.0, np.abs(roots.real))
         ].real
     )
+    if real.size == 0 and q[0] > 0:
+        # q > 0 on the whole line: F increases from 0 to 1, a valid CDF.
+        return (-np.inf, np.inf)
     ends = np.concatenate(([-np.inf], real, [np.inf]))
     pieces = [(float(lo), float(hi)) for lo, hi in itertools.pairwise(ends) if hi > lo]
     probes = np.array([_probe(lo, hi) for lo, hi in pieces])

@@ -365,6 +365,20 @@ def test_bad_composition_raises() -> None:
         A.Edgeworth().compose(M.Gaussian(mu=1.0), n=2).epsilon(0.0)
 
 
+@pytest.mark.parametrize(
+    ("k_p", "match"),
+    [
+        ([0.1, -1.0, 0.2, 0.3, 0.1, 0.1], "variance"),
+        ([0.1, 0.0, 0.2, 0.3, 0.1, 0.1], "variance"),
+        ([0.1, 1.0], "kappa_1..kappa_4"),
+    ],
+)
+def test_bad_cumulants_raise(k_p: list[float], match: str) -> None:
+    k_q = [0.1, 1.0, 0.2, 0.3, 0.1, 0.1]
+    with pytest.raises(ValueError, match=match):
+        EdgeworthPairCurve.from_cumulants(k_p, k_q, order=2)
+
+
 def test_perfectly_private_composition_is_identity() -> None:
     curve = A.Edgeworth(order=2).compose(M.Gaussian(mu=0.0), 5)
     np.testing.assert_allclose(curve.tradeoff(ALPHA), 1 - ALPHA, atol=1e-15)
@@ -484,3 +498,42 @@ def test_pair_identity_term_measures_the_far_p_tail() -> None:
     assert gaps < 1e-3 * abs(
         float(pair.kernel.survival(e)[0][1, 0]) - float(pair.kernel.p_term_from_q(e)[0])
     )
+
+
+@pytest.mark.parametrize("order", [2, 4])
+def test_one_point_queries_match_the_vectorised_formula(order: int) -> None:
+    """A one-point query (scalar kernel pass and scalar Newton) gives the tail
+    formula of EdgeworthDistribution at the same point and the answers of a
+    several-point query (DP-SGD add pair, n = 1e3; inside every valid
+    interval, so no splice enters)."""
+    from symfdp.numeric.edgeworth import EdgeworthDistribution
+
+    m = M.SubsampledGaussian(sigma=1.0, p=0.01, pair="add")
+    n = 1000
+    k_p = n * np.asarray(m.cumulants(order + 4, "P"))
+    k_q = n * np.asarray(m.cumulants(order + 4, "Q"))
+    pair = EdgeworthPairCurve.from_cumulants(k_p, k_q, order)
+    dq = EdgeworthDistribution.from_cumulants(k_q, order)
+    dp = EdgeworthDistribution.from_cumulants(k_p, order)
+    points = np.array([0.5, 2.0, 4.0])
+    for e in points:
+        found = pair.kernel.point(float(e))
+        assert found is not None
+        sf_q, sf_p, _, _, gaps = found
+        x_q = (e - k_q[0]) / math.sqrt(k_q[1])
+        x_p = (e - k_p[0]) / math.sqrt(k_p[1])
+        assert sf_q == pytest.approx(dq.sf(x_q), rel=1e-12)
+        assert sf_p == pytest.approx(math.exp(e) * dp.sf(x_p), rel=1e-12)
+        np.testing.assert_allclose(
+            gaps, pair.kernel.order_gaps(np.array([e]))[:, 0], rtol=1e-9
+        )
+    deltas = np.array([1e-3, 1e-5, 1e-8])
+    eps_all, err_all = quiet(pair.epsilon_and_error, deltas)
+    d_all, derr_all = quiet(pair.delta_and_error, points)
+    for k in range(3):
+        eps_1, err_1 = quiet(pair.epsilon_and_error, deltas[k : k + 1])
+        assert eps_1[0] == pytest.approx(eps_all[k], rel=1e-10)
+        assert err_1[0] == pytest.approx(err_all[k], rel=1e-6)
+        d_1, derr_1 = quiet(pair.delta_and_error, points[k : k + 1])
+        assert d_1[0] == pytest.approx(d_all[k], rel=1e-12)
+        assert derr_1[0] == pytest.approx(derr_all[k], rel=1e-9)
