@@ -50,42 +50,32 @@ from symfdp._validation import (
 )
 from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import Accountant
+from symfdp.accountants.registry import accountant_classes
 from symfdp.curve import PrivacyCurve
 
 #: The default accountant of ``TrainingAccountant`` and ``symfdp account``:
 #: certified (see the module docstring).
 DEFAULT_METHOD: Final = "numerical"
 #: Accountant names (as used by ``TrainingAccountant`` and ``symfdp account``)
-#: mapped to the classes of :mod:`symfdp.accountants`.
+#: mapped to the class names of :mod:`symfdp.accountants`; derived from the
+#: registry (:mod:`symfdp.accountants.registry`), certified methods first.
 METHODS: Final[dict[str, str]] = {
-    "auto": "Auto",
-    "saddlepoint": "SaddlePoint",
-    "contour": "Contour",
-    "edgeworth": "Edgeworth",
-    "numerical": "Numerical",
-    "clt": "CLT",
-    "berry-esseen": "BerryEsseen",
-    "exact": "Exact",
-    "rdp": "RDP",
+    name: cls.__name__ for name, cls in accountant_classes().items()
 }
-#: What each method's answer is: a certified bracket, an asymptotic
-#: approximation, or a rigorous one-sided bound.
+#: What each method's answer is: ``"certified"`` (a bracket containing the exact
+#: value), ``"bound"`` (rigorous, one-sided) or ``"estimate"`` (the class's
+#: ``guarantee``).
 GUARANTEES: Final[dict[str, str]] = {
-    "auto": "estimated",
-    "saddlepoint": "asymptotic",
-    "contour": "estimated",
-    "edgeworth": "asymptotic",
-    "numerical": "certified",
-    "clt": "asymptotic",
-    "berry-esseen": "bound",
-    "exact": "certified",
-    "rdp": "bound",
+    name: cls.guarantee for name, cls in accountant_classes().items()
 }
-#: Options a method name implies: ``rdp`` converts as Opacus and dp-accounting
-#: do today (Canonne, Kamath and Steinke 2020), so its epsilon is the number an
-#: Opacus user knows; ``RDP()`` itself defaults to the 2019 conversion.
+#: Options a method name implies (the class's ``name_options``): ``rdp``
+#: converts as Opacus and dp-accounting do today (Canonne, Kamath and Steinke
+#: 2020), so its epsilon is the number an Opacus user knows; ``RDP()`` itself
+#: defaults to the 2019 conversion.
 METHOD_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
-    "rdp": {"conversion": "improved"},
+    name: dict(cls.name_options)
+    for name, cls in accountant_classes().items()
+    if cls.name_options
 }
 PAIRS: Final = ("add", "remove", "both")
 #: Format tag and version of :meth:`TrainingAccountant.state_dict`.
@@ -107,9 +97,9 @@ def normalize_method(method: Any) -> str:
     if not isinstance(method, str):
         raise TypeError(f"method must be a string. Found {method!r}.")
     name = method.strip().lower().replace("_", "-")
-    name = {"saddle-point": "saddlepoint", "berryesseen": "berry-esseen"}.get(
-        name, name
-    )
+    # Hyphens are optional: "saddle-point" is saddlepoint, "berryesseen" berry-esseen.
+    bare = {k.replace("-", ""): k for k in METHODS}
+    name = bare.get(name.replace("-", ""), name)
     return check_choice("method", name, tuple(METHODS))
 
 
@@ -123,10 +113,8 @@ def make_accountant(method: str, **options: Any) -> Accountant:
     Raises:
         ValueError / TypeError: unknown method or invalid options.
     """
-    from symfdp import accountants as A
-
     name = normalize_method(method)
-    cls = getattr(A, METHODS[name])
+    cls = accountant_classes()[name]
     try:
         return cls(**{**METHOD_DEFAULTS.get(name, {}), **options})
     except TypeError as exc:

@@ -24,41 +24,89 @@ import sys
 import textwrap
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-#: Methods of ``--method`` (``all`` runs each that applies), in display order.
-METHOD_CHOICES = (
-    "auto",
-    "edgeworth",
-    "saddlepoint",
-    "contour",
-    "numerical",
-    "clt",
-    "berry-esseen",
-    "rdp",
+
+class Lazy(Sequence[str]):
+    """A tuple of names computed on first use, so that building the parser imports
+    no accountant or mechanism (argparse reads ``choices`` only when it parses,
+    reports an error or prints help)."""
+
+    def __init__(self, make: Callable[[], tuple[str, ...]]) -> None:
+        self._make = make
+        self._items: tuple[str, ...] | None = None
+
+    def _get(self) -> tuple[str, ...]:
+        if self._items is None:
+            self._items = tuple(self._make())
+        return self._items
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._get()[i]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._get()
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+
+def _accountants() -> dict[str, Any]:
+    from symfdp.accountants.registry import accountant_classes
+
+    return accountant_classes()
+
+
+#: Methods of ``--method all``: every registered accountant that serves any
+#: composition (one with a ``serves`` test, e.g. ``exact``, only where it does),
+#: in registry order.
+METHOD_CHOICES = Lazy(
+    lambda: tuple(n for n, c in _accountants().items() if not hasattr(c, "serves"))
 )
 #: The default ``--method``: certified. Equal to ``symfdp.training.DEFAULT_METHOD``
 #: (spelled out so that building the parser imports no accountant).
 DEFAULT_METHOD = "numerical"
-EXTRA_METHODS = ("exact",)
-MECHANISMS = (
-    "subsampled-gaussian",
-    "gaussian",
-    "laplace",
-    "pure-dp",
-    "subsampled-laplace",
+#: Registered methods that serve only some compositions (``serves``).
+EXTRA_METHODS = Lazy(
+    lambda: tuple(n for n, c in _accountants().items() if hasattr(c, "serves"))
 )
-SUBSAMPLED = ("subsampled-gaussian", "subsampled-laplace")
-#: Which of --sigma / --mu / --eps each mechanism takes (first = preferred).
-MECHANISM_PARAMS = {
-    "subsampled-gaussian": ("sigma", "mu"),
-    "gaussian": ("sigma", "mu"),
-    "laplace": ("mu",),
-    "pure-dp": ("eps",),
-    "subsampled-laplace": ("mu",),
-}
+#: The mechanism flags, in order of preference.
+PARAM_FLAGS = ("sigma", "mu", "eps")
+
+
+def _cli_families() -> dict[str, Any]:
+    """The registry families the flags can build: every parameter but the
+    sampling rate ``p`` is one of :data:`PARAM_FLAGS`."""
+    from symfdp.mechanisms import REGISTRY
+
+    return {
+        name: cls
+        for name, cls in REGISTRY.items()
+        if set(cls.PARAMS) - {"p"} <= set(PARAM_FLAGS)
+    }
+
+
+def mechanism_flags(name: str) -> tuple[str, ...]:
+    """Which of ``--sigma`` / ``--mu`` / ``--eps`` mechanism ``name`` takes
+    (first = preferred): its constructor arguments among :data:`PARAM_FLAGS`."""
+    import inspect
+
+    args = inspect.signature(_cli_families()[name]).parameters
+    return tuple(k for k in PARAM_FLAGS if k in args)
+
+
+#: ``--mechanism`` choices: the buildable registry families (derived).
+MECHANISMS = Lazy(lambda: tuple(_cli_families()))
+#: The subsampled ones (``p`` in their ``PARAMS``: they take ``--sample-rate``).
+SUBSAMPLED = Lazy(
+    lambda: tuple(n for n, c in _cli_families().items() if "p" in c.PARAMS)
+)
 MU_NOTE = (
     "mu*: GDP parameter of the G_mu meeting the curve on the diagonal "
     "(Zheng et al. 2020, Sec. 4)"
@@ -130,8 +178,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--mechanism",
         "-m",
         choices=MECHANISMS,
+        metavar="MECHANISM",
         default="subsampled-gaussian",
-        help="the per-step mechanism (default subsampled-gaussian)",
+        help="the per-step mechanism, one of %(choices)s (default subsampled-gaussian)",
     )
     g = p.add_argument_group("mechanism parameters")
     g.add_argument(
@@ -164,9 +213,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--method",
-        choices=(*METHOD_CHOICES, *EXTRA_METHODS, "all"),
+        choices=Lazy(lambda: (*METHOD_CHOICES, *EXTRA_METHODS, "all")),
+        metavar="METHOD",
         default=DEFAULT_METHOD,
-        help=f"accountant (default {DEFAULT_METHOD}: a certified bracket; auto: "
+        help="accountant, one of %(choices)s "
+        f"(default {DEFAULT_METHOD}: a certified bracket; auto: "
         "the fastest method whose error estimate is within 1%%, else numerical; "
         "rdp: Renyi DP converted as Opacus does, an upper bound); "
         "'all' runs every method",
@@ -229,7 +280,7 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
     subsampled = mechanism in SUBSAMPLED
     chosen: dict[str, float] = {}
     if params:
-        allowed = MECHANISM_PARAMS[mechanism]
+        allowed = mechanism_flags(mechanism)
         given = [k for k in ("sigma", "mu", "eps") if getattr(args, k) is not None]
         extra = [k for k in given if k not in allowed]
         if extra:
@@ -403,12 +454,12 @@ def methods_for(args: argparse.Namespace, run: Run) -> list[str]:
                 f"--order applies to edgeworth and saddlepoint, not {args.method}."
             )
         return [args.method]
+    from symfdp.accountants.base import normalize_composition
+
+    components = normalize_composition(run.build(), run.steps)
+    classes = _accountants()
     methods = list(METHOD_CHOICES)
-    closed_form = run.mechanism in ("gaussian", "pure-dp") or (
-        run.mechanism == "laplace" and run.steps == 1
-    )
-    if closed_form:
-        methods.append("exact")
+    methods += [n for n in EXTRA_METHODS if classes[n].serves(components)]
     return methods
 
 

@@ -332,7 +332,12 @@ def expand(data: dict[str, Any]) -> Sweep:
     import argparse
 
     from symfdp.cli import UsageError
-    from symfdp.cli.account import MECHANISM_PARAMS, MECHANISMS, SUBSAMPLED, resolve_run
+    from symfdp.cli.account import (
+        MECHANISMS,
+        SUBSAMPLED,
+        mechanism_flags,
+        resolve_run,
+    )
 
     unknown = sorted(set(data) - set(TOP_KEYS))
     if unknown:
@@ -380,7 +385,7 @@ def expand(data: dict[str, Any]) -> Sweep:
     else:
         if "delta" not in values:
             raise SpecError("give grid.delta (the delta of epsilon(delta)).")
-        allowed = MECHANISM_PARAMS[mechanism]
+        allowed = mechanism_flags(mechanism)
         given = [k for k in ("sigma", "mu", "eps") if k in values]
         if not given or given[0] not in allowed or len(given) > 1:
             raise SpecError(
