@@ -103,7 +103,7 @@ def mechanisms(draw: Any, names: tuple[str, ...] | None = None) -> Mechanism:
     cls = REGISTRY[name]
     kwargs: dict[str, Any] = {p: draw(_param(cls, p)) for p in cls.PARAMS}
     if issubclass(cls, PoissonSubsampled):
-        kwargs["pair"] = draw(st.sampled_from(PAIRS))
+        return cls(**kwargs).with_pair(draw(st.sampled_from(PAIRS)))
     return cls(**kwargs)
 
 
@@ -521,9 +521,9 @@ def test_more_composition_never_helps(
 def _less_noise(m: Mechanism, factor: float) -> Mechanism:
     """The same mechanism with its noise divided by ``factor`` (> 1)."""
     if isinstance(m, M.SubsampledGaussian):
-        return M.SubsampledGaussian(p=m.p, sigma=m.sigma / factor, pair=m.pair)
+        return M.SubsampledGaussian(p=m.p, sigma=m.sigma / factor).with_pair(m.pair)
     if isinstance(m, M.SubsampledLaplace):
-        return M.SubsampledLaplace(p=m.p, mu=m.base.mu * factor, pair=m.pair)
+        return M.SubsampledLaplace(p=m.p, mu=m.base.mu * factor).with_pair(m.pair)
     if isinstance(m, M.PureDP):
         return M.PureDP(eps=m.eps * factor)
     return type(m)(mu=m.mu * factor)
@@ -563,5 +563,5 @@ def test_larger_sampling_rate_hurts(
 
 def _with_p(m: Any, p: float) -> Mechanism:
     if isinstance(m, M.SubsampledGaussian):
-        return M.SubsampledGaussian(p=p, sigma=m.sigma, pair=m.pair)
-    return M.SubsampledLaplace(p=p, mu=m.base.mu, pair=m.pair)
+        return M.SubsampledGaussian(p=p, sigma=m.sigma).with_pair(m.pair)
+    return M.SubsampledLaplace(p=p, mu=m.base.mu).with_pair(m.pair)

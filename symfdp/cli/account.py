@@ -76,6 +76,10 @@ DEFAULT_METHOD = "numerical"
 EXTRA_METHODS = Lazy(
     lambda: tuple(n for n, c in _accountants().items() if hasattr(c, "serves"))
 )
+#: ``--adjacency`` choices (:data:`symfdp.mechanisms.ADJACENCIES`, spelled out so
+#: that building the parser imports no mechanism; a test checks they agree).
+ADJACENCIES = ("add_or_remove", "replace_one", "add", "remove")
+_PAIR_OF = {"add_or_remove": "both", "add": "add", "remove": "remove"}
 #: The mechanism flags, in order of preference.
 PARAM_FLAGS = ("sigma", "mu", "eps")
 
@@ -160,10 +164,19 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dataset-size", type=_integer, metavar="N", help="dataset size")
     g.add_argument("--batch-size", type=_integer, metavar="B", help="expected batch")
     p.add_argument(
+        "--adjacency",
+        choices=ADJACENCIES,
+        default=None,
+        help="the neighbouring relation (dp-accounting's NeighboringRelation): "
+        "add_or_remove (default; the worse of the two directions), add, remove, or "
+        "replace_one (Gaussian and Laplace: the values move by 2x the sensitivity "
+        "bound, so mu doubles)",
+    )
+    p.add_argument(
         "--pair",
         choices=("add", "remove", "both"),
         default=None,
-        help="adjacency of subsampled mechanisms (default both: add/remove)",
+        help="deprecated spelling of --adjacency (both = add_or_remove)",
     )
 
 
@@ -250,6 +263,8 @@ class Run:
     sample_rate: float | None
     pair: str | None
     derived: dict[str, Any] | None = None
+    #: Factor on the effect size mu: 2 under ``--adjacency replace_one``.
+    effect_factor: float = 1.0
 
     def build(self) -> Any:
         """The mechanism object of one step."""
@@ -258,8 +273,19 @@ class Run:
         kwargs: dict[str, Any] = dict(self.params)
         if self.sample_rate is not None:
             kwargs["p"] = self.sample_rate
-            kwargs["pair"] = self.pair or "both"
-        return REGISTRY[self.mechanism](**kwargs)
+        m = REGISTRY[self.mechanism](**kwargs)
+        if self.effect_factor != 1.0:
+            m = type(m)(mu=self.effect_factor * m.mu)
+        if self.sample_rate is not None and self.pair not in (None, "both"):
+            m = m.with_pair(self.pair)
+        return m
+
+    @property
+    def adjacency(self) -> str:
+        """The neighbouring relation of the run."""
+        if self.effect_factor != 1.0:
+            return "replace_one"
+        return {"add": "add", "remove": "remove"}.get(self.pair or "", "add_or_remove")
 
     def describe(self) -> str:
         """One line: mechanism, parameters, sampling and number of steps."""
@@ -269,6 +295,8 @@ class Run:
                 f"sample_rate={self.sample_rate:g}",
                 f"pair={self.pair or 'both'}",
             ]
+        if self.effect_factor != 1.0:
+            parts.append("adjacency=replace_one (mu doubled)")
         steps = "1 step" if self.steps == 1 else f"{self.steps} steps"
         return f"{self.mechanism}({', '.join(parts)}) x {steps}"
 
@@ -308,10 +336,38 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
         "--batch-size": args.batch_size,
     }
     given_epoch = [k for k, v in epoch_flags.items() if v is not None]
-    if args.pair is not None and not subsampled:
-        raise UsageError(
-            f"--pair applies to subsampled mechanisms only; {mechanism} is symmetric."
+    adjacency = getattr(args, "adjacency", None)
+    effect_factor = 1.0
+    if args.pair is not None and adjacency is not None:
+        raise UsageError("give --adjacency only (--pair is its deprecated spelling).")
+    if args.pair is not None:
+        if not subsampled:
+            raise UsageError(
+                f"--pair applies to subsampled mechanisms only; {mechanism} is "
+                "symmetric."
+            )
+        relation = {"both": "add_or_remove"}.get(args.pair, args.pair)
+        print(
+            f"symfdp: warning: --pair is deprecated; use --adjacency {relation}.",
+            file=sys.stderr,
         )
+    pair = args.pair
+    if adjacency == "replace_one":
+        if subsampled:
+            raise UsageError(
+                "--adjacency replace_one is not served for Poisson-subsampled "
+                "mechanisms: under replace-one neighbours the dominating pair is a "
+                "mixture over the replaced and the replacing record. Use "
+                "add_or_remove."
+            )
+        if "mu" not in mechanism_flags(mechanism):
+            raise UsageError(
+                f"--adjacency replace_one does not apply to {mechanism}: its --eps "
+                "is the guarantee of one step under the relation you state."
+            )
+        effect_factor = 2.0
+    elif adjacency is not None:
+        pair = _PAIR_OF[adjacency] if subsampled else None
     derived = None
     if given_epoch:
         if not subsampled:
@@ -382,7 +438,7 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
             f"--steps must be at most {MAX_COMPOSITIONS} (2**53, the largest count "
             f"any accountant serves). Found {steps:.4g}."
         )
-    return Run(mechanism, chosen, int(steps), sample_rate, args.pair, derived)
+    return Run(mechanism, chosen, int(steps), sample_rate, pair, derived, effect_factor)
 
 
 def derived_line(run: Run) -> str | None:
@@ -831,6 +887,7 @@ def run(args: argparse.Namespace) -> int:
             "sample_rate": spec.sample_rate,
             "steps": spec.steps,
             "pair": (spec.pair or "both") if spec.sample_rate is not None else None,
+            "adjacency": spec.adjacency,
             "delta": deltas[0] if deltas else None,
             "deltas": deltas,
             "at_eps": at_eps,

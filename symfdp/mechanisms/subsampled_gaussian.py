@@ -43,7 +43,9 @@ class SubsampledGaussian(PoissonSubsampled):
         p: Sampling probability, ``0 < p <= 1``.
         sigma: Noise multiplier at unit sensitivity, ``sigma > 0`` (``mu = 1/sigma``).
         mu: Effect size of one step, ``mu >= 0``.
-        pair: ``"add"``, ``"remove"`` or ``"both"`` (default). For ``"both"`` the
+        pair: Deprecated (``DeprecationWarning``): give the relation to
+            ``compose(..., adjacency=)``. ``"add"``, ``"remove"`` or ``"both"``
+            (the default, add-or-remove). For ``"both"`` the
             PLRV methods describe the add pair; ``tradeoff`` and
             ``privacy_profile`` describe the mechanism (see
             :class:`PoissonSubsampled`).
@@ -67,7 +69,7 @@ class SubsampledGaussian(PoissonSubsampled):
         p: float,
         sigma: float | None = None,
         mu: float | None = None,
-        pair: Pair = "both",
+        pair: Pair | None = None,
     ) -> None:
         if sigma is None and mu is None:
             raise ValueError("SubsampledGaussian needs sigma or mu.")
