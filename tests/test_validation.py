@@ -441,6 +441,13 @@ WRAPPERS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
         {"base": M.Swapped(M.Laplace(mu=1.0))},
         {"base": Instance(M.Mechanism)},
     ),
+    # An (eps, delta) event: its loss is infinite with probability delta, so it
+    # has no moments for the generic mechanism checks (tests/mechanisms/
+    # test_epsilon_delta.py).
+    "EpsilonDelta": (
+        {"eps": 1.0, "delta": 1e-5},
+        {"eps": NONNEG, "delta": Real(0.0, 1.0, hi_open=True)},
+    ),
     # Finite losses with an integer parameter (outside REGISTRY, whose
     # instances are drawn from real PARAMS ranges).
     "RandomizedResponse": ({"eps": 1.0, "k": 3}, {"eps": NONNEG, "k": Int(2)}),

@@ -273,7 +273,14 @@ class Accountant(ABC):
     def _compose_checked(self, components: Components) -> PairCurve:
         """:meth:`compose_pair`, with float64 overflow (parameters near the float
         limit, e.g. ``mu = 1e308``) reported as a ``ValueError`` naming the
-        mechanisms instead of an ``OverflowError`` / ``FloatingPointError``."""
+        mechanisms instead of an ``OverflowError`` / ``FloatingPointError``.
+        Blatant outcomes (``EpsilonDelta``) are composed exactly around it
+        (:mod:`symfdp.accountants._blatant`)."""
+        from symfdp.accountants._blatant import BlatantPair, split_blatant
+
+        finite, keep = split_blatant(components)
+        if keep < 1.0:
+            return BlatantPair(self._compose_checked(finite), keep)
         try:
             return self.compose_pair(components)
         except (OverflowError, FloatingPointError) as exc:

@@ -27,6 +27,7 @@ from symfdp.mechanisms.discrete import (
 from symfdp.mechanisms.discrete import (
     FinitePair as FinitePair,
 )
+from symfdp.mechanisms.epsilon_delta import BlatantLossError, EpsilonDelta
 from symfdp.mechanisms.fixed_batch import SampledWithoutReplacement
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.laplace import Laplace
@@ -85,10 +86,12 @@ REGISTRY: dict[str, type[Mechanism]] = _families()
 __all__ = [
     "ADJACENCIES",
     "REGISTRY",
+    "BlatantLossError",
     "BothDirections",
     "CGFDomainError",
     "DiscreteGaussian",
     "DiscreteLaplace",
+    "EpsilonDelta",
     "Gaussian",
     "Laplace",
     "Mechanism",
