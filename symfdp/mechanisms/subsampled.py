@@ -95,6 +95,13 @@ class PoissonSubsampled(Mechanism):
     def __post_init__(self) -> None:
         if not isinstance(self.base, Mechanism):
             raise TypeError(f"base must be a Mechanism. Found {self.base!r}.")
+        if getattr(self.base, "blatant_mass", 0.0) > 0.0:
+            raise ValueError(
+                f"base={self.base!r} has an infinite privacy loss with positive "
+                "probability; its Poisson subsampling is not served (the blatant "
+                "mass is then Q-only and shifts the finite loss). Account the "
+                "subsampled event by its own (eps', delta') guarantee."
+            )
         object.__setattr__(self, "p", check_real("p", self.p, 0.0, 1.0, lo_open=True))
         if self.pair is None:
             object.__setattr__(self, "pair", "both")
