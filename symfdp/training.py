@@ -221,8 +221,9 @@ class TrainingAccountant:
         adjacency: The neighbouring relation, as dp-accounting's
             ``NeighboringRelation``: ``"add_or_remove"`` (default; epsilon is the
             larger over the two directions), ``"add"`` or ``"remove"`` (one
-            direction). ``"replace_one"`` is refused: Poisson sampling under
-            replace-one neighbours has its own dominating pair.
+            direction), or ``"replace_one"`` (the mixture pair of the replaced
+            and the replacing record, ``SubsampledGaussian.replace_one``,
+            composed by quadrature: slower).
         **options: Passed to the accountant, e.g. ``order=3`` for Edgeworth or
             ``eps_rel_tol=1e-4`` for Numerical. They must be JSON-serialisable.
 
@@ -269,14 +270,6 @@ class TrainingAccountant:
     def _configure(self, method: Any, adjacency: Any, options: dict[str, Any]) -> None:
         name = normalize_method(method)
         check_choice("adjacency", adjacency, ADJACENCIES)
-        if adjacency == "replace_one":
-            raise ValueError(
-                "adjacency='replace_one' is not served for DP-SGD with Poisson "
-                "sampling: under replace-one neighbours its dominating pair is a "
-                "mixture over the replaced and the replacing record, not one of "
-                "the add/remove pairs. Use 'add_or_remove' (the relation of "
-                "Opacus and dp-accounting's default)."
-            )
         options = _check_options(options)
         self._accountant = make_accountant(name, **options)
         self._method, self._adjacency, self._options = name, str(adjacency), options

@@ -170,7 +170,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         help="the neighbouring relation (dp-accounting's NeighboringRelation): "
         "add_or_remove (default; the worse of the two directions), add, remove, or "
         "replace_one (Gaussian and Laplace: the values move by 2x the sensitivity "
-        "bound, so mu doubles)",
+        "bound, so mu doubles; subsampled-gaussian: the mixture pair of the "
+        "replaced and the replacing record)",
     )
     p.add_argument(
         "--pair",
@@ -265,6 +266,8 @@ class Run:
     derived: dict[str, Any] | None = None
     #: Factor on the effect size mu: 2 under ``--adjacency replace_one``.
     effect_factor: float = 1.0
+    #: Subsampled mechanisms under ``--adjacency replace_one``: their own pair.
+    replace_one: bool = False
 
     def build(self) -> Any:
         """The mechanism object of one step."""
@@ -278,12 +281,14 @@ class Run:
             m = type(m)(mu=self.effect_factor * m.mu)
         if self.sample_rate is not None and self.pair not in (None, "both"):
             m = m.with_pair(self.pair)
+        if self.replace_one:
+            m = m.replace_one()
         return m
 
     @property
     def adjacency(self) -> str:
         """The neighbouring relation of the run."""
-        if self.effect_factor != 1.0:
+        if self.effect_factor != 1.0 or self.replace_one:
             return "replace_one"
         return {"add": "add", "remove": "remove"}.get(self.pair or "", "add_or_remove")
 
@@ -291,12 +296,13 @@ class Run:
         """One line: mechanism, parameters, sampling and number of steps."""
         parts = [f"{k}={v:g}" for k, v in self.params.items()]
         if self.sample_rate is not None:
-            parts += [
-                f"sample_rate={self.sample_rate:g}",
-                f"pair={self.pair or 'both'}",
-            ]
+            parts.append(f"sample_rate={self.sample_rate:g}")
+            if not self.replace_one:
+                parts.append(f"pair={self.pair or 'both'}")
         if self.effect_factor != 1.0:
             parts.append("adjacency=replace_one (mu doubled)")
+        if self.replace_one:
+            parts.append("adjacency=replace_one")
         steps = "1 step" if self.steps == 1 else f"{self.steps} steps"
         return f"{self.mechanism}({', '.join(parts)}) x {steps}"
 
@@ -338,6 +344,7 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
     given_epoch = [k for k, v in epoch_flags.items() if v is not None]
     adjacency = getattr(args, "adjacency", None)
     effect_factor = 1.0
+    replace_one = False
     if args.pair is not None and adjacency is not None:
         raise UsageError("give --adjacency only (--pair is its deprecated spelling).")
     if args.pair is not None:
@@ -352,14 +359,16 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
             file=sys.stderr,
         )
     pair = args.pair
-    if adjacency == "replace_one":
-        if subsampled:
+    if adjacency == "replace_one" and subsampled:
+        if not hasattr(_cli_families()[mechanism], "replace_one"):
             raise UsageError(
-                "--adjacency replace_one is not served for Poisson-subsampled "
-                "mechanisms: under replace-one neighbours the dominating pair is a "
-                "mixture over the replaced and the replacing record. Use "
-                "add_or_remove."
+                f"--adjacency replace_one is not served for {mechanism}: under "
+                "replace-one neighbours Poisson sampling has its own dominating "
+                "pair (a mixture over the replaced and the replacing record), "
+                "implemented for subsampled-gaussian. Use add_or_remove."
             )
+        replace_one = True
+    elif adjacency == "replace_one":
         if "mu" not in mechanism_flags(mechanism):
             raise UsageError(
                 f"--adjacency replace_one does not apply to {mechanism}: its --eps "
@@ -438,7 +447,16 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
             f"--steps must be at most {MAX_COMPOSITIONS} (2**53, the largest count "
             f"any accountant serves). Found {steps:.4g}."
         )
-    return Run(mechanism, chosen, int(steps), sample_rate, pair, derived, effect_factor)
+    return Run(
+        mechanism,
+        chosen,
+        int(steps),
+        sample_rate,
+        pair,
+        derived,
+        effect_factor,
+        replace_one,
+    )
 
 
 def derived_line(run: Run) -> str | None:

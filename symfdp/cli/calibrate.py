@@ -204,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``symfdp calibrate``; returns the exit status."""
     kind, target = _target(args)
     spec = resolve_run(args, args.mechanism, params=False)
-    if spec.effect_factor != 1.0:
+    if spec.adjacency == "replace_one":
         from symfdp.cli import UsageError
 
         raise UsageError(

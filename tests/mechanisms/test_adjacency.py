@@ -163,3 +163,28 @@ def test_each_direction_has_its_own_cumulants_and_cgf() -> None:
     t = np.array([-0.5, 0.3, 1.7])
     np.testing.assert_allclose(rem.cgf(t, "P"), add.cgf(1.0 - t, "P"), rtol=1e-9)
     assert not np.allclose(rem.cumulants(3, "P"), add.cumulants(3, "P"))
+
+
+def test_replace_one_subsampled_gaussian_matches_dp_accounting() -> None:
+    """The replace-one pair of Poisson sampling, (1-p) N(0) + p N(+-mu), against
+    dp-accounting's REPLACE_ONE relation on the same events; it lies above the
+    add-or-remove answer (two records move) and is symmetric."""
+    p, sigma, n = 0.05, 1.0, 50
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "replace_one")
+    assert m.is_symmetric and m.pairs == (m,)
+    lo, hi = A.Numerical().compose(m, n).delta_bounds(np.array(EPS))
+    event = dpa.SelfComposedDpEvent(
+        dpa.PoissonSampledDpEvent(p, dpa.GaussianDpEvent(sigma)), n
+    )
+    ref = _dp_accounting(event, NR.REPLACE_ONE)
+    assert np.all(lo <= ref + 1e-12)
+    np.testing.assert_allclose(hi, ref, rtol=2e-3)
+    aor = _dp_accounting(event, NR.ADD_OR_REMOVE_ONE)
+    assert np.all(lo > aor)
+    # p = 1: the Gaussian pair of effect size 2 mu (Dong et al. 2019, Cor. 2.13).
+    full = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=1.0), "replace_one")
+    np.testing.assert_allclose(
+        full.privacy_profile(np.array(EPS)),
+        M.Gaussian(mu=2 / sigma).privacy_profile(np.array(EPS)),
+        rtol=1e-9,
+    )
