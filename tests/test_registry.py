@@ -100,3 +100,19 @@ def test_cli_mechanism_lists_agree_with_the_registry() -> None:
     assert set(cli_derive.MECHANISMS) == {
         n for n, c in M.REGISTRY.items() if hasattr(c, "cumulant_exprs")
     }
+
+
+def test_building_the_parser_imports_no_accountant_or_mechanism() -> None:
+    """The CLI's choices are derived lazily: ``symfdp --help`` stays fast."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from symfdp.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('symfdp.accountants', "
+        "'symfdp.mechanisms'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
