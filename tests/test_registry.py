@@ -116,3 +116,7 @@ def test_building_the_parser_imports_no_accountant_or_mechanism() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_relation_names_agree() -> None:
+    assert training.ADJACENCIES == M.ADJACENCIES == cli_account.ADJACENCIES

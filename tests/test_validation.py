@@ -1265,7 +1265,7 @@ TRAINING_FUNCTIONS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
         {
             "method": Choice(tuple(training.METHODS)),
             "pair": PAIR,
-            "adjacency": Choice(("add_or_remove", "add", "remove"), optional=True),
+            "adjacency": Choice(training.ADJACENCIES, optional=True),
         },
     ),
     "make_accountant": (
