@@ -92,7 +92,7 @@ def tradeoff_case(name: str, mechanism: M.Mechanism, n: int) -> dict[str, Any]:
 
 
 def tradeoff_section() -> dict[str, Any]:
-    sg_add = M.SubsampledGaussian(sigma=SIGMA, p=P, pair="add")
+    sg_add = M.with_adjacency(M.SubsampledGaussian(sigma=SIGMA, p=P), "add")
     lap = M.Laplace(mu=0.1)
     cases = [tradeoff_case("SubsampledGaussian(add)", sg_add, n) for n in NS]
     cases += [tradeoff_case("Laplace(0.1)", lap, n) for n in NS]

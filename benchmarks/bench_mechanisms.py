@@ -95,16 +95,18 @@ def speed() -> dict[str, Any]:
         for under in ("P", "Q"):
 
             def cold(under: str = under, sigma: float = sigma, p: float = p) -> None:
-                M.SubsampledGaussian(sigma=sigma, p=p, pair="add").cumulants(8, under)
+                M.with_adjacency(
+                    M.SubsampledGaussian(sigma=sigma, p=p), "add"
+                ).cumulants(8, under)
 
-            m = M.SubsampledGaussian(sigma=sigma, p=p, pair="add")
+            m = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "add")
             m.cumulants(8, under)
             row[f"cold_ms_{under}"] = _median_ms(cold)
             row[f"warm_ms_{under}"] = _median_ms(lambda m=m, u=under: m.cumulants(8, u))
             row[f"quad_peer_ms_{under}"] = _median_ms(
                 lambda u=under, s=sigma, q=p: quad_peer(s, q, 8, u), repeats=3
             )
-        m = M.SubsampledGaussian(sigma=sigma, p=p, pair="add")
+        m = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "add")
         t = np.linspace(-5, 50, 1000)
         row["cgf_derivatives_1000_t_ms"] = _median_ms(
             lambda m=m, t=t: m.cgf_derivatives(t), 5
@@ -119,7 +121,7 @@ def accuracy(quick: bool) -> dict[str, Any]:
     worst = {name: np.zeros(8) for name in ("ours", "plain_moments", "quad_peer")}
     where: dict[str, list[Any]] = {name: [None] * 8 for name in worst}
     for sigma, p, under in itertools.product(sigmas, ps, ("P", "Q")):
-        m = M.SubsampledGaussian(sigma=sigma, p=p, pair="add")
+        m = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "add")
         ref = np.array([float(v) for v in R.plrv_cumulants(m, 8, under)])
         routes = {
             "ours": m.cumulants(8, under),

@@ -81,7 +81,7 @@ def median_time(fn: Callable[[], Any], repeats: int = REPEATS) -> tuple[float, A
 
 # ----------------------------------------------------------------- (a) NoisySGD
 def noisy_sgd(n: int = 500, tol: float = 5e-6) -> dict[str, Any]:
-    m = M.SubsampledGaussian(sigma=1.0, p=0.5 / n**0.25, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.5 / n**0.25), "add")
     alpha = alpha_grid()
 
     def run() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -72,7 +72,7 @@ def timed(fn: Callable[[int], object], repeats: int = REPEATS) -> tuple[float, o
 
 
 def gamma_with(acc: object, p: float, n: int, sigma: float) -> np.ndarray:
-    m = M.SubsampledGaussian(sigma=sigma, p=p, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "add")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ApproximationWarning)
         return np.asarray(rero.gamma(acc.compose(m, n), KAPPA))

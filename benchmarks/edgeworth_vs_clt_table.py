@@ -66,7 +66,7 @@ def row(experiment: str, n: int) -> dict[str, float | int | str]:
         m = M.Laplace(mu=3 / math.sqrt(n))
         clt = A.CLT().compose(m, n)
     else:
-        m = M.SubsampledGaussian(sigma=1.0, p=0.5 / n**0.25, pair="add")
+        m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.5 / n**0.25), "add")
         clt = A.CLT(form="exp").compose(m, n)
     pair = A.Numerical(eps_rel_tol=NUM_TOL).compose(m, n).pairs[0]
     lo, hi = pair.tradeoff_bounds(ALPHA)

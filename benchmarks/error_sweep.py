@@ -5,8 +5,9 @@ Run: ``python benchmarks/error_sweep.py [--cases N] [--seed S] [--jobs K]``.
 Two phases, so that the expensive reference is computed once:
 
 1. *truth*: for each random case, ``A.Numerical(delta_ref=delta).compose(...)
-   .epsilon_bounds(delta)`` in a worker process with a time limit (``--timeout``, default 60 s;
-   cases beyond it are recorded as skipped). Cached in
+   .epsilon_bounds(delta)`` in a worker process with a time limit
+   (``--timeout``, default 60 s; cases beyond it are recorded as skipped; the
+   references of cases 0-1499 were computed with the default ``delta_ref``). Cached in
    ``benchmarks/results/error_sweep_truth.jsonl`` (one line per case, keyed by
    the case), so a re-run only computes new cases.
 2. *methods*: every analytic method answers ``epsilon(delta)`` with its error
@@ -17,7 +18,7 @@ Cases (seeded): 1-5 kinds of mechanism, each a Poisson-subsampled Gaussian
 (sigma log-uniform in [0.3, 100], p log-uniform in [1e-7, 1]), a plain Gaussian
 or a (subsampled) Laplace, with its own count; the total number of steps
 log-uniform in [1, 1e7]; delta log-uniform in [1e-15, 0.5]; add/remove adjacency
-(``pair="both"``).
+(add-or-remove, the default).
 
 Measures, per method, over the cases whose bracket is resolved (relative width
 < 1e-2 and a reference eps > 1e-6):
@@ -156,9 +157,9 @@ def truth_of(args: tuple[dict[str, Any], int]) -> dict[str, Any]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            curve = A.Numerical(
-                max_fft_size=2**25, delta_ref=case["delta"]
-            ).compose(composition(case))
+            curve = A.Numerical(max_fft_size=2**25, delta_ref=case["delta"]).compose(
+                composition(case)
+            )
             lo, hi = curve.epsilon_bounds(case["delta"])
         row.update(lo=float(lo), hi=float(hi))
     except _Timeout:

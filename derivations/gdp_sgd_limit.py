@@ -98,7 +98,7 @@ def main() -> int:
     gaps = []
     for pp in (1e-2, 1e-3, 1e-4):
         nn = round((1.0 / pp) ** 2)  # c = p sqrt(n) = 1
-        add = M.SubsampledGaussian(p=pp, sigma=sigma, pair="add")
+        add = M.with_adjacency(M.SubsampledGaussian(p=pp, sigma=sigma), "add")
         kp, kq = add.cumulants(2, "P"), add.cumulants(2, "Q")
         # Zheng's mu_n = sqrt(n) (E_Q L - E_P L) / sd_P(L) for the asymmetric pair.
         mu_add = math.sqrt(nn) * (kq[0] - kp[0]) / math.sqrt(kp[1])

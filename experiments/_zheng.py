@@ -54,8 +54,8 @@ def sampling_rate(params: dict[str, Any], n: int) -> float:
 def noisy_sgd(params: dict[str, Any], n: int) -> M.SubsampledGaussian:
     """The add pair N(0,1) vs p N(1/sigma,1) + (1-p) N(0,1) at p = p0/n^{p_power},
     whose trade-off is p G_{1/sigma} + (1-p) Id (Lemma C.1)."""
-    return M.SubsampledGaussian(
-        sigma=params["sigma"], p=sampling_rate(params, n), pair="add"
+    return M.with_adjacency(
+        M.SubsampledGaussian(sigma=params["sigma"], p=sampling_rate(params, n)), "add"
     )
 
 

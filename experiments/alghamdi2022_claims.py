@@ -198,7 +198,7 @@ def _direction(params: dict[str, Any]) -> tuple[dict, list]:
     direct = _hockey_stick(1.0 / sigma, p, eps, 2 * params["grid_points"])
     prof = {
         pair: np.asarray(
-            M.SubsampledGaussian(sigma=sigma, p=p, pair=pair).privacy_profile(eps)
+            M.SubsampledGaussian(sigma=sigma, p=p).with_pair(pair).privacy_profile(eps)
         )
         for pair in ("add", "remove")
     }
@@ -237,7 +237,7 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
     floor = np.maximum(-np.expm1(eps), 0.0)
     for st in params["settings"]:
         sigma, n = st["sigma"], st["n"]
-        mech = M.SubsampledGaussian(sigma=sigma, p=params["p"], pair=SLIDES)
+        mech = M.SubsampledGaussian(sigma=sigma, p=params["p"]).with_pair(SLIDES)
         eps_of = {}
         for order in (1, 2):
             curve, w = _approx.recorded(
@@ -348,7 +348,7 @@ def _moments(params: dict[str, Any]) -> tuple[dict, list]:
     orders = 1.0 + np.geomspace(1e-2, 1e2, 1000)
     for st in params["settings"]:
         sigma, n = st["sigma"], st["n"]
-        mech = M.SubsampledGaussian(sigma=sigma, p=params["p"], pair=SLIDES)
+        mech = M.SubsampledGaussian(sigma=sigma, p=params["p"]).with_pair(SLIDES)
         e0, e1 = params["ma_eps"][f"{sigma:g}"]
         eps = np.linspace(e0, e1, params["n_ma_eps"])
         k = _cgf(mech, n)
@@ -419,7 +419,7 @@ def _moments(params: dict[str, Any]) -> tuple[dict, list]:
 
 def _rate(params: dict[str, Any], ref_acc: Any) -> tuple[dict, list, list]:
     sigma = params["rate_sigma"]
-    mech = M.SubsampledGaussian(sigma=sigma, p=params["p"], pair=SLIDES)
+    mech = M.SubsampledGaussian(sigma=sigma, p=params["p"]).with_pair(SLIDES)
     kappa = mech.cumulants(2, under="Q")  # the slides' E[L], var(L) per step
     bs = np.asarray(params["rate_bs"], dtype=float)
     rows = _tables.Rows(
@@ -516,7 +516,7 @@ def _cfs7(params: dict[str, Any], works: dict, rate_points: list) -> tuple[dict,
     # Cross-check the library's bound with a direct quadrature (slides' formula).
     st = params["settings"][0]
     sigma, n, p = st["sigma"], st["n"], params["p"]
-    mech = M.SubsampledGaussian(sigma=sigma, p=p, pair=SLIDES)
+    mech = M.SubsampledGaussian(sigma=sigma, p=p).with_pair(SLIDES)
     eps_chk = np.array([0.5, 2.0])
     pair = A.SaddlePoint(order=2).compose(mech, n).pairs[0]
     lib = pair.delta_error_bound(eps_chk)
@@ -542,7 +542,7 @@ def _cfs7(params: dict[str, Any], works: dict, rate_points: list) -> tuple[dict,
 
     # A hard case: the saddle point far in the tail of a short, sparse composition.
     ex = params["extreme"]
-    m_ex = M.SubsampledGaussian(sigma=ex["sigma"], p=ex["p"], pair=SLIDES)
+    m_ex = M.SubsampledGaussian(sigma=ex["sigma"], p=ex["p"]).with_pair(SLIDES)
     e_ex = np.array([ex["eps"]])
     (pair_ex, lib_ex), n_warn = _approx.recorded(
         lambda: (lambda pr: (pr, pr.delta_error_bound(e_ex)))(
@@ -606,7 +606,7 @@ def _weak_spot(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list]:
     sigma, p, delta = params["dir_sigma"], params["p"], params["dir_delta"]
     rows = _tables.Rows("pair", "n", "eps_sp1", "eps_sp2", "eps_lo", "eps_hi", "warned")
     for pair in ("add", "remove"):
-        mech = M.SubsampledGaussian(sigma=sigma, p=p, pair=pair)
+        mech = M.SubsampledGaussian(sigma=sigma, p=p).with_pair(pair)
         for n in params["dir_ns"]:
             lo, hi = ref_acc.compose(mech, n).epsilon_bounds(delta)
             (e1, e2), w = _approx.recorded(
@@ -655,7 +655,7 @@ def _weak_spot(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list]:
     d_lo, d_hi = params["dir_delta_eps"]
     eps = np.linspace(d_lo, d_hi, 31)
     drows = _tables.Rows("n", "eps", "delta_hat_2", "num_lo", "num_hi", "resolved")
-    mech = M.SubsampledGaussian(sigma=sigma, p=p, pair="add")
+    mech = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "add")
     worst = {}
     for n in params["dir_delta_ns"]:
         d2 = A.SaddlePoint(order=2).compose(mech, n).pairs[0].delta_estimates(eps)[1]

@@ -75,7 +75,7 @@ def compute(params: dict[str, Any]) -> Result:
         sigma, n = st["sigma"], int(st["n"])
         eps = np.linspace(0.0, st["eps_max"], params["n_eps"])
         for pair, label in PAIRS.items():
-            mech = M.SubsampledGaussian(sigma=sigma, p=params["p"], pair=pair)
+            mech = M.SubsampledGaussian(sigma=sigma, p=params["p"]).with_pair(pair)
             estimates = _spa.estimates_and_bracket(mech, n, eps, ref_acc)
             d1, d2, _, lo, hi = estimates
             k_end = _spa.resolved_end(lo, hi, params["resolved_width"])

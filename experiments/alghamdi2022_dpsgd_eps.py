@@ -170,8 +170,8 @@ def _match(
 
 def compute(params: dict[str, Any]) -> Result:
     sigma, p, delta = params["sigma"], params["p"], params["delta"]
-    mech = M.SubsampledGaussian(sigma=sigma, p=p, pair=params["pair"])
-    other = M.SubsampledGaussian(sigma=sigma, p=p, pair=params["other_pair"])
+    mech = M.SubsampledGaussian(sigma=sigma, p=p).with_pair(params["pair"])
+    other = M.SubsampledGaussian(sigma=sigma, p=p).with_pair(params["other_pair"])
     ns = [int(n) for n in params["ns"]]
     reps, min_s = params["repeats"], params["min_sample_seconds"]
     ref_acc = A.Numerical(eps_rel_tol=params["ref_eps_rel_tol"])

@@ -207,7 +207,9 @@ def _theorem(params: dict[str, Any]) -> dict[str, Any]:
     # f-DP part on one SGM step: 1 - f(kappa) vs the NP test's power.
     mu, p = 1.0, 0.3
     out["thm_fdp"] = (
-        float(rero.gamma(M.SubsampledGaussian(mu=mu, p=p, pair="add"), kappa)),
+        float(
+            rero.gamma(M.with_adjacency(M.SubsampledGaussian(mu=mu, p=p), "add"), kappa)
+        ),
         _np_power_mpmath(kappa, mu, p),
     )
     # (eps, delta) part: the bound over a grid of eps for G_1 (exact profile).

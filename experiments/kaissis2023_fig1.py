@@ -326,7 +326,7 @@ def _panel_e(params: dict[str, Any]) -> tuple[_tables.Rows, dict]:
     p = params["e_batch"] / params["e_dataset"]
     n, sigma = params["e_steps"], params["e_sigma"]
     kappa = np.logspace(-7, -1, params["e_kappa_points"])
-    m = M.SubsampledGaussian(sigma=sigma, p=p, pair="both")
+    m = M.SubsampledGaussian(sigma=sigma, p=p)
     out = _tables.Rows("panel", "curve", "p", "kappa", "gamma")
     seconds = {}
     for name, acc in (
@@ -355,7 +355,7 @@ def _panel_f(params: dict[str, Any], out: _tables.Rows) -> dict[str, Any]:
         sigma = _kaissis.calibrated_sigma(
             eps, delta, p, n, params["f_sigma_bracket"], rtol=1e-8
         )
-        m = M.SubsampledGaussian(sigma=sigma, p=p, pair="both")
+        m = M.SubsampledGaussian(sigma=sigma, p=p)
         curve = A.Numerical().compose(m, n)
         add = rero.gamma(curve, kappa)
         remove = rero.gamma(lambda a, c=curve: c.pairs[1].tradeoff(a), kappa)

@@ -120,7 +120,7 @@ def compute(params: dict[str, Any]) -> Result:
     s_needed = math.ceil(params["kept_needed"] / 1e-7)
     for name, batch, size, n, sigma in params["panels"]:
         p = batch / size
-        m = M.SubsampledGaussian(sigma=sigma, p=p, pair="both")
+        m = M.SubsampledGaussian(sigma=sigma, p=p)
         gammas, seconds = {}, {}
         for label, acc in (
             ("EW4", A.Edgeworth(order=4)),

@@ -106,7 +106,7 @@ def compute(params: dict[str, Any]) -> Result:
         }
         for name, f in curves.items():
             table.add(p, name, alpha, f(alpha))
-        m = M.SubsampledGaussian(sigma=sigma, p=p, pair="both")
+        m = M.SubsampledGaussian(sigma=sigma, p=p)
         prof[p] = m.privacy_profile
         sym[p] = curves["sym"](alpha)
         profiles.add(p, eps, m.privacy_profile(eps))

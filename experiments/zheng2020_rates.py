@@ -174,7 +174,9 @@ def compute(params: dict[str, Any]) -> Result:
     sup_clt, sup_ew, gen_bracket = [], [], 0.0
     for n in gen_ns:
         p = params["generic_nu"] / math.sqrt(n)
-        mech = M.SubsampledGaussian(sigma=params["generic_sigma"], p=p, pair="add")
+        mech = M.with_adjacency(
+            M.SubsampledGaussian(sigma=params["generic_sigma"], p=p), "add"
+        )
         res = _errors(mech, n, g_alpha, params["generic_tol"])
         sup_clt.append(float(res["clt"].max()))
         sup_ew.append(float(res["ew"].max()))
@@ -194,7 +196,9 @@ def compute(params: dict[str, Any]) -> Result:
     )
 
     # ---------------------------------------------------------- T1, T2
-    iid = M.SubsampledGaussian(sigma=params["iid_sigma"], p=params["iid_p"], pair="add")
+    iid = M.with_adjacency(
+        M.SubsampledGaussian(sigma=params["iid_sigma"], p=params["iid_p"]), "add"
+    )
     t1s, t2s = [], []
     for n in params["iid_ns"]:
         info = A.Edgeworth(order=2).compose(iid, n).info["pairs"][0]
@@ -223,8 +227,11 @@ def compute(params: dict[str, Any]) -> Result:
         for _ in range(params["cost_repeats"]):
             for name, acc in methods:
                 bump = 1 + 1e-12 * next(counter)
-                mech = M.SubsampledGaussian(
-                    sigma=params["iid_sigma"], p=params["iid_p"] * bump, pair="add"
+                mech = M.with_adjacency(
+                    M.SubsampledGaussian(
+                        sigma=params["iid_sigma"], p=params["iid_p"] * bump
+                    ),
+                    "add",
                 )
                 start = time.process_time()
                 acc.compose(mech, n).tradeoff(alpha100, symmetric=False)

@@ -98,12 +98,14 @@ def compute(params: dict[str, Any]) -> Result:
 
     def mechanism(n: int, bump: float) -> M.SubsampledGaussian:
         p = _zheng.sampling_rate(params, n)
-        return M.SubsampledGaussian(sigma=sigma, p=p * (1 + bump), pair="add")
+        return M.with_adjacency(
+            M.SubsampledGaussian(sigma=sigma, p=p * (1 + bump)), "add"
+        )
 
     ours, accuracy = _zheng_runtime.measure(
         params,
         mechanism,
-        M.SubsampledGaussian(sigma=sigma, p=0.3, pair="add"),
+        M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=0.3), "add"),
         clt=lambda: A.CLT(form="exp"),
         symmetric=False,
     )

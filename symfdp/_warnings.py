@@ -55,3 +55,18 @@ def warn_approximation(message: str) -> None:
     symfdp (the stack level is computed, whatever the call path inside)."""
     _EMITTED[0] += 1
     warnings.warn(message, ApproximationWarning, stacklevel=_outside_package_level())
+
+
+def warn_pair_deprecated(owner: str, pair: str) -> None:
+    """Emit the :class:`DeprecationWarning` of the ``pair=`` keyword of ``owner``
+    (attributed to the first caller outside symfdp), naming its replacement."""
+    relation = {"both": "add_or_remove"}.get(pair, pair)
+    warnings.warn(
+        f"{owner}(pair=...) is deprecated: a mechanism is one dominating pair and "
+        "the neighbouring relation is chosen where the composition is accounted. "
+        f"Use compose(mechanism, n, adjacency={relation!r}) (or "
+        f"symfdp.mechanisms.with_adjacency(mechanism, {relation!r}); "
+        "TrainingAccountant(adjacency=...), symfdp account --adjacency ...).",
+        DeprecationWarning,
+        stacklevel=_outside_package_level(),
+    )

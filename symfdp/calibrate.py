@@ -81,7 +81,7 @@ def mechanism_factory(
                 f"mechanism='subsampled-gaussian' for p < 1. Found {p:g}."
             )
         return lambda sigma: M.Gaussian(sigma=sigma)
-    return lambda sigma: M.SubsampledGaussian(p=p, sigma=sigma, pair=pair)
+    return lambda sigma: M.SubsampledGaussian(p=p, sigma=sigma).with_pair(pair)
 
 
 def _check_bracket(bracket: Any) -> tuple[float, float]:

@@ -48,51 +48,50 @@ from symfdp._validation import (
     check_int,
     check_real,
 )
-from symfdp._warnings import warn_approximation
+from symfdp._warnings import warn_approximation, warn_pair_deprecated
 from symfdp.accountants.base import Accountant
+from symfdp.accountants.registry import accountant_classes
 from symfdp.curve import PrivacyCurve
 
 #: The default accountant of ``TrainingAccountant`` and ``symfdp account``:
 #: certified (see the module docstring).
 DEFAULT_METHOD: Final = "numerical"
 #: Accountant names (as used by ``TrainingAccountant`` and ``symfdp account``)
-#: mapped to the classes of :mod:`symfdp.accountants`.
+#: mapped to the class names of :mod:`symfdp.accountants`; derived from the
+#: registry (:mod:`symfdp.accountants.registry`), certified methods first.
 METHODS: Final[dict[str, str]] = {
-    "auto": "Auto",
-    "saddlepoint": "SaddlePoint",
-    "contour": "Contour",
-    "edgeworth": "Edgeworth",
-    "numerical": "Numerical",
-    "clt": "CLT",
-    "berry-esseen": "BerryEsseen",
-    "exact": "Exact",
-    "rdp": "RDP",
+    name: cls.__name__ for name, cls in accountant_classes().items()
 }
-#: What each method's answer is: a certified bracket, an asymptotic
-#: approximation, or a rigorous one-sided bound.
+#: What each method's answer is: ``"certified"`` (a bracket containing the exact
+#: value), ``"bound"`` (rigorous, one-sided) or ``"estimate"`` (the class's
+#: ``guarantee``).
 GUARANTEES: Final[dict[str, str]] = {
-    "auto": "estimated",
-    "saddlepoint": "asymptotic",
-    "contour": "estimated",
-    "edgeworth": "asymptotic",
-    "numerical": "certified",
-    "clt": "asymptotic",
-    "berry-esseen": "bound",
-    "exact": "certified",
-    "rdp": "bound",
+    name: cls.guarantee for name, cls in accountant_classes().items()
 }
-#: Options a method name implies: ``rdp`` converts as Opacus and dp-accounting
-#: do today (Canonne, Kamath and Steinke 2020), so its epsilon is the number an
-#: Opacus user knows; ``RDP()`` itself defaults to the 2019 conversion.
+#: Options a method name implies (the class's ``name_options``): ``rdp``
+#: converts as Opacus and dp-accounting do today (Canonne, Kamath and Steinke
+#: 2020), so its epsilon is the number an Opacus user knows; ``RDP()`` itself
+#: defaults to the 2019 conversion.
 METHOD_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
-    "rdp": {"conversion": "improved"},
+    name: dict(cls.name_options)
+    for name, cls in accountant_classes().items()
+    if cls.name_options
 }
+#: The deprecated ``pair=`` values and the relation each stands for.
 PAIRS: Final = ("add", "remove", "both")
-#: Format tag and version of :meth:`TrainingAccountant.state_dict`.
+_PAIR_RELATION: Final = {"both": "add_or_remove", "add": "add", "remove": "remove"}
+#: The neighbouring relations of a run (:data:`symfdp.mechanisms.ADJACENCIES`).
+ADJACENCIES: Final = ("add_or_remove", "replace_one", "add", "remove")
+DEFAULT_ADJACENCY: Final = "add_or_remove"
+#: Format tag and version of :meth:`TrainingAccountant.state_dict` (version 1
+#: states, with ``pair`` instead of ``adjacency``, still load).
 STATE_FORMAT: Final = "symfdp.TrainingAccountant"
-STATE_VERSION: Final = 1
+STATE_VERSION: Final = 2
 #: The keys of a saved state (load_state_dict refuses any other).
-_STATE_KEYS = frozenset({"format", "version", "method", "pair", "options", "history"})
+_STATE_KEYS = frozenset(
+    {"format", "version", "method", "adjacency", "options", "history"}
+)
+_STATE_KEYS_V1 = _STATE_KEYS - {"adjacency"} | {"pair"}
 #: Smallest ``1 - delta(0)`` from which :func:`mu_star` is resolved (mu* ~ 14.9).
 _MU_STAR_FLOOR: Final = 1e-13
 
@@ -107,9 +106,9 @@ def normalize_method(method: Any) -> str:
     if not isinstance(method, str):
         raise TypeError(f"method must be a string. Found {method!r}.")
     name = method.strip().lower().replace("_", "-")
-    name = {"saddle-point": "saddlepoint", "berryesseen": "berry-esseen"}.get(
-        name, name
-    )
+    # Hyphens are optional: "saddle-point" is saddlepoint, "berryesseen" berry-esseen.
+    bare = {k.replace("-", ""): k for k in METHODS}
+    name = bare.get(name.replace("-", ""), name)
     return check_choice("method", name, tuple(METHODS))
 
 
@@ -123,10 +122,8 @@ def make_accountant(method: str, **options: Any) -> Accountant:
     Raises:
         ValueError / TypeError: unknown method or invalid options.
     """
-    from symfdp import accountants as A
-
     name = normalize_method(method)
-    cls = getattr(A, METHODS[name])
+    cls = accountant_classes()[name]
     try:
         return cls(**{**METHOD_DEFAULTS.get(name, {}), **options})
     except TypeError as exc:
@@ -218,13 +215,21 @@ class TrainingAccountant:
             valid range, e.g. few expected samples per run), ``"edgeworth"``,
             ``"clt"``, ``"berry-esseen"`` or ``"exact"`` (only for
             ``sample_rate = 1``); see :data:`METHODS`.
-        pair: Neighbouring relation: ``"both"`` (add/remove adjacency, default),
-            ``"add"`` or ``"remove"``.
+        pair: Deprecated (``DeprecationWarning``): ``"both"``, ``"add"`` or
+            ``"remove"``, the relations ``"add_or_remove"``, ``"add"`` and
+            ``"remove"`` of ``adjacency``.
+        adjacency: The neighbouring relation, as dp-accounting's
+            ``NeighboringRelation``: ``"add_or_remove"`` (default; epsilon is the
+            larger over the two directions), ``"add"`` or ``"remove"`` (one
+            direction), or ``"replace_one"`` (the mixture pair of the replaced
+            and the replacing record, ``SubsampledGaussian.replace_one``,
+            composed by quadrature: slower).
         **options: Passed to the accountant, e.g. ``order=3`` for Edgeworth or
             ``eps_rel_tol=1e-4`` for Numerical. They must be JSON-serialisable.
 
     Each step is :math:`C_p(G_{1/\sigma})`, ``SubsampledGaussian(sigma=
-    noise_multiplier, p=sample_rate, pair=pair)``; a run with settings
+    noise_multiplier, p=sample_rate)`` under the relation ``adjacency``
+    (:func:`symfdp.mechanisms.with_adjacency`); a run with settings
     :math:`(\sigma_k, p_k)` used :math:`n_k` times is the heterogeneous
     composition ``[(SubsampledGaussian(...), n_k), ...]`` (Dong et al. 2019,
     Thm 5.1), which the chosen accountant composes.
@@ -241,18 +246,33 @@ class TrainingAccountant:
     """
 
     def __init__(
-        self, method: str = DEFAULT_METHOD, pair: str = "both", **options: Any
+        self,
+        method: str = DEFAULT_METHOD,
+        pair: str | None = None,
+        *,
+        adjacency: str | None = None,
+        **options: Any,
     ) -> None:
-        self._configure(method, pair, options)
+        if pair is not None:
+            check_choice("pair", pair, PAIRS)
+            if adjacency is not None:
+                raise ValueError(
+                    "give adjacency only (pair is its deprecated spelling)."
+                )
+            warn_pair_deprecated("TrainingAccountant", pair)
+            adjacency = _PAIR_RELATION[pair]
+        self._configure(
+            method, DEFAULT_ADJACENCY if adjacency is None else adjacency, options
+        )
         self._history: list[list[Any]] = []
         self._counts: dict[tuple[float, float], int] = {}
 
-    def _configure(self, method: Any, pair: Any, options: dict[str, Any]) -> None:
+    def _configure(self, method: Any, adjacency: Any, options: dict[str, Any]) -> None:
         name = normalize_method(method)
-        check_choice("pair", pair, PAIRS)
+        check_choice("adjacency", adjacency, ADJACENCIES)
         options = _check_options(options)
         self._accountant = make_accountant(name, **options)
-        self._method, self._pair, self._options = name, str(pair), options
+        self._method, self._adjacency, self._options = name, str(adjacency), options
         self._curve: PrivacyCurve | None = None
         self._mechanisms: dict[tuple[float, float], Any] = {}
 
@@ -307,9 +327,15 @@ class TrainingAccountant:
         return self._method
 
     @property
+    def adjacency(self) -> str:
+        """The neighbouring relation (a value of :data:`ADJACENCIES`)."""
+        return self._adjacency
+
+    @property
     def pair(self) -> str:
-        """The neighbouring relation: ``"add"``, ``"remove"`` or ``"both"``."""
-        return self._pair
+        """The relation in the deprecated ``pair`` spelling: ``"both"`` for
+        add-or-remove, ``"add"`` or ``"remove"``."""
+        return {v: k for k, v in _PAIR_RELATION.items()}[self._adjacency]
 
     # ------------------------------------------------------------ answers
     def curve(self) -> PrivacyCurve | None:
@@ -322,13 +348,15 @@ class TrainingAccountant:
         return self._curve
 
     def _components(self) -> list[tuple[Any, int]]:
-        from symfdp.mechanisms import SubsampledGaussian
+        from symfdp.mechanisms import SubsampledGaussian, with_adjacency
 
         out = []
         for (sigma, p), k in self._counts.items():
             m = self._mechanisms.get((sigma, p))
             if m is None:
-                m = SubsampledGaussian(p=p, sigma=sigma, pair=self._pair)
+                m = with_adjacency(
+                    SubsampledGaussian(p=p, sigma=sigma), self._adjacency
+                )
                 self._mechanisms[(sigma, p)] = m
             out.append((m, k))
         return out
@@ -389,7 +417,7 @@ class TrainingAccountant:
             "format": STATE_FORMAT,
             "version": STATE_VERSION,
             "method": self._method,
-            "pair": self._pair,
+            "adjacency": self._adjacency,
             "options": copy.deepcopy(self._options),
             "history": [[s, p, k] for s, p, k in self._history],
         }
@@ -408,28 +436,38 @@ class TrainingAccountant:
                 f"state['format'] must be {STATE_FORMAT!r}. "
                 f"Found {state.get('format')!r}."
             )
-        unknown = set(state) - _STATE_KEYS
-        if unknown:
-            raise ValueError(
-                f"state has unknown keys {sorted(map(str, unknown))}; a state has "
-                f"exactly {sorted(_STATE_KEYS)}."
-            )
         version = state.get("version")
-        if type(version) is not int or version != STATE_VERSION:
+        if type(version) is not int or version not in (1, STATE_VERSION):
             raise ValueError(
-                f"state['version'] must be {STATE_VERSION}. "
+                f"state['version'] must be {STATE_VERSION} (or 1). "
                 f"Found {state.get('version')!r}."
             )
-        missing = {"method", "pair", "options", "history"} - set(state)
+        keys = _STATE_KEYS if version == STATE_VERSION else _STATE_KEYS_V1
+        unknown = set(state) - keys
+        if unknown:
+            raise ValueError(
+                f"state has unknown keys {sorted(map(str, unknown))}; a state of "
+                f"version {version} has exactly {sorted(keys)}."
+            )
+        missing = keys - {"format", "version"} - set(state)
         if missing:
             raise ValueError(f"state is missing {sorted(missing)}.")
+        if version == 1:  # {"pair": "both"|"add"|"remove"}
+            pair = state["pair"]
+            if not isinstance(pair, str) or pair not in _PAIR_RELATION:
+                raise ValueError(
+                    f"state['pair'] must be one of {PAIRS}. Found {pair!r}."
+                )
+            adjacency = _PAIR_RELATION[pair]
+        else:
+            adjacency = state["adjacency"]
         options = state["options"]
         if not isinstance(options, dict):
             raise TypeError("state['options'] must be a dict.")
         history = state["history"]
         if not isinstance(history, list):
             raise TypeError("state['history'] must be a list.")
-        fresh = TrainingAccountant(state["method"], state["pair"], **options)
+        fresh = TrainingAccountant(state["method"], adjacency=adjacency, **options)
         for i, entry in enumerate(history):
             if not isinstance(entry, (list, tuple)) or len(entry) != 3:
                 raise ValueError(
@@ -459,6 +497,7 @@ class TrainingAccountant:
     def __repr__(self) -> str:
         opts = "".join(f", {k}={v!r}" for k, v in self._options.items())
         return (
-            f"TrainingAccountant(method={self._method!r}, pair={self._pair!r}{opts}; "
+            f"TrainingAccountant(method={self._method!r}, "
+            f"adjacency={self._adjacency!r}{opts}; "
             f"{self.steps} steps in {len(self._history)} runs)"
         )

@@ -74,15 +74,17 @@ def test_text_output_shows_eps_bracket_mu_and_time(capsys):
 def test_all_methods_each_answer(capsys):
     data = _json(capsys, "account", *DPSGD, "--method", "all")
     rows = {r["method"]: r for r in data["results"]}
+    # Every registered accountant but exact (no closed form here), in registry
+    # order: certified, bounds, estimates.
     assert list(rows) == [
-        "auto",
-        "edgeworth",
-        "saddlepoint",
-        "contour",
         "numerical",
-        "clt",
         "berry-esseen",
         "rdp",
+        "auto",
+        "clt",
+        "contour",
+        "edgeworth",
+        "saddlepoint",
     ]
     lo, hi = rows["numerical"]["epsilon_bounds"]
     for name in ("edgeworth", "saddlepoint", "contour", "clt", "auto"):
@@ -174,13 +176,41 @@ def test_order_and_pair_reach_the_accountant(capsys):
     with pytest.warns(ApproximationWarning, match=r"Edgeworth\(order=4\).*epsilon"):
         eps_ref = float(ref.epsilon(1e-5))
     assert data["results"][0]["epsilon"] == eps_ref
-    add = _json(capsys, "account", *DPSGD, "--method", "numerical", "--pair", "add")
+    add = _json(
+        capsys, "account", *DPSGD, "--method", "numerical", "--adjacency", "add"
+    )
     both = _json(capsys, "account", *DPSGD, "--method", "numerical")
-    assert add["pair"] == "add"
+    assert add["pair"] == "add" and add["adjacency"] == "add"
+    assert both["adjacency"] == "add_or_remove"
     assert (
         add["results"][0]["epsilon_bounds"][0]
         <= both["results"][0]["epsilon_bounds"][1]
     )
+
+
+def test_pair_flag_is_deprecated(capsys):
+    code, out, err = _run(
+        capsys, "account", *DPSGD, "--method", "clt", "--pair", "remove", "--json"
+    )
+    assert code == 0 and "--pair is deprecated; use --adjacency remove" in err
+    assert json.loads(out)["adjacency"] == "remove"
+
+
+def test_replace_one_doubles_the_gaussian_effect_size(capsys):
+    """dp-accounting's REPLACE_ONE on GaussianDpEvent(2) is G_1 (sensitivity 2C):
+    4 steps are G_2, eps(delta) from Cor. 2.13."""
+    argv = ("account", "-m", "gaussian", "--sigma", "2", "-n", "4", "--delta")
+    data = _json(
+        capsys, *argv, "1e-5", "--method", "exact", "--adjacency", "replace_one"
+    )
+    assert data["adjacency"] == "replace_one"
+    ref = gaussian_epsilon(2.0, 1e-5)
+    assert data["results"][0]["epsilon"] == pytest.approx(ref, rel=1e-9)
+    code, _, err = _run(
+        capsys, "account", "-m", "subsampled-laplace", "--mu", "1", "-p", "0.01",
+        "-n", "10", "--delta", "1e-5", "--adjacency", "replace_one",
+    )  # fmt: skip
+    assert code != 0 and "replace_one" in err
 
 
 def test_plot_writes_png_and_csv(capsys, tmp_path):

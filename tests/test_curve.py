@@ -46,7 +46,7 @@ def test_symmetrised_equals_cp_closed_form(mu: float, p: float) -> None:
 def test_certified_symmetrised_bounds_contain_truth(
     mu: float, p: float, n: int
 ) -> None:
-    m = M.SubsampledGaussian(mu=mu, p=p, pair="both")
+    m = M.SubsampledGaussian(mu=mu, p=p)
     curve = A.Numerical().compose(m, n)
     lo, hi = curve.tradeoff_bounds(ALPHA)
     if n == 1:

@@ -22,9 +22,9 @@ def _close(a: mpmath.mpf, b: mpmath.mpf, scale: mpmath.mpf | None = None) -> boo
 @pytest.mark.parametrize(
     "mech",
     [
-        M.SubsampledGaussian(sigma=0.3, p=1e-6, pair="add"),
-        M.SubsampledGaussian(sigma=20.0, p=0.5, pair="remove"),
-        M.SubsampledLaplace(p=0.01, mu=2.0, pair="add"),
+        M.with_adjacency(M.SubsampledGaussian(sigma=0.3, p=1e-6), "add"),
+        M.with_adjacency(M.SubsampledGaussian(sigma=20.0, p=0.5), "remove"),
+        M.with_adjacency(M.SubsampledLaplace(p=0.01, mu=2.0), "add"),
         M.Laplace(0.5),
         M.PureDP(1.0),
     ],
@@ -48,7 +48,7 @@ def test_gaussian_reference_cumulants_and_cgf_are_exact() -> None:
 
 
 def test_subsampled_reference_is_stable_in_precision() -> None:
-    m = M.SubsampledGaussian(sigma=20.0, p=1e-6, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=20.0, p=1e-6), "add")
     a = R.plrv_cumulants(m, 8, "P", dps=30)
     b = R.plrv_cumulants(m, 8, "P", dps=45)
     assert all(_close(x, y) for x, y in zip(a, b, strict=True))
@@ -56,7 +56,7 @@ def test_subsampled_reference_is_stable_in_precision() -> None:
 
 @pytest.mark.parametrize("t", [-1.5, 0.3, 4.0])
 def test_direct_cgf_derivatives_equal_mpmath_finite_differences(t: float) -> None:
-    m = M.SubsampledGaussian(sigma=1.0, p=0.3, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.3), "add")
     direct = R.plrv_cgf_derivatives(m, t, "Q")
     diff = R.plrv_cgf_derivatives(m, t, "Q", method="diff")
     for a, b in zip(direct, diff, strict=True):
@@ -85,7 +85,7 @@ def test_profile_quadrature_against_closed_forms(eps: float) -> None:
 
 def test_profile_of_a_tiny_tail_keeps_relative_precision() -> None:
     # Deep tail (~1e-91): mpmath.quad on an unscaled integrand returns a wrong value.
-    m = M.SubsampledGaussian(sigma=5.0, p=1e-4, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=5.0, p=1e-4), "add")
     with mpmath.workdps(40):
         mu, p, e = mpmath.mpf(0.2), mpmath.mpf(1e-4), mpmath.mpf(0.005)
         b = mpmath.log((mpmath.exp(e) - 1 + p) / p)

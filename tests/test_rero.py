@@ -187,7 +187,7 @@ def test_single_step_sgm_is_lemma_c1() -> None:
     p, mu = 0.3, 1.7
     expected = p * rero.gamma_gaussian(kappa, mu) + (1 - p) * kappa
     for pair in ("add", "both"):
-        m = M.SubsampledGaussian(mu=mu, p=p, pair=pair)
+        m = M.SubsampledGaussian(mu=mu, p=p).with_pair(pair)
         np.testing.assert_allclose(rero.gamma(m, kappa), expected, rtol=1e-9)
     curve = A.Numerical(eps_rel_tol=1e-5).compose(M.SubsampledGaussian(mu=mu, p=p), 1)
     lo, hi = rero.gamma_bounds(curve, kappa)

@@ -392,3 +392,30 @@ def test_store_writes_complete_lines(tmp_path):
     store.close()
     assert (tmp_path / "x.csv").read_text() == "id,a,warnings\nr1,inf,W: one | W: two\n"
     assert store.finished()["r1"]["a"] == float("inf")
+
+
+def test_adjacency_key_reaches_the_rows():
+    """``adjacency`` as in ``symfdp account --adjacency``; ``pair`` (the older
+    key) still works and gives the same rows and ids."""
+    old = sweep(_spec(methods=["clt"], pair="add", grid={"sigma": 1.0, "steps": 10}))
+    new = sweep(
+        _spec(methods=["clt"], adjacency="add", grid={"sigma": 1.0, "steps": 10})
+    )
+    assert _numbers(old) == _numbers(new) and new[0]["pair"] == "add"
+    (row,) = sweep(
+        _spec(
+            methods=["numerical"],
+            adjacency="replace_one",
+            grid={"sigma": 1.0, "steps": 100},
+        )
+    )
+    from symfdp import TrainingAccountant
+
+    acc = TrainingAccountant(adjacency="replace_one")
+    acc.step(noise_multiplier=1.0, sample_rate=0.01, num_steps=100)
+    assert row["pair"] == "replace_one"
+    assert [row["epsilon_lo"], row["epsilon_hi"]] == list(acc.get_epsilon_bounds(1e-5))
+    with pytest.raises(SpecError, match="adjacency only"):
+        load(_spec(pair="add", adjacency="add"))
+    with pytest.raises(SpecError, match="adjacency must be one of"):
+        load(_spec(adjacency="both"))

@@ -80,7 +80,7 @@ def test_default_is_certified_and_the_saddle_point_warns_where_it_is_off():
 
 def test_heterogeneous_history_is_run_length_encoded_and_order_free():
     a, b = (1.0, 0.01), (2.0, 0.02)
-    acc = TrainingAccountant(method="saddlepoint", pair="both")
+    acc = TrainingAccountant(method="saddlepoint", adjacency="add_or_remove")
     for sigma, p, k in [(*a, 100), (*a, 50), (*b, 30), (*a, 20)]:
         acc.step(noise_multiplier=sigma, sample_rate=p, num_steps=k)
     assert acc.history == ((*a, 150), (*b, 30), (*a, 20))
@@ -118,14 +118,67 @@ def test_more_steps_never_less_epsilon():
     assert np.all(np.diff(eps) > 0)
 
 
-def test_numerical_bounds_contain_estimate_and_pair_is_used():
-    acc = TrainingAccountant(method="numerical", pair="add")
+def test_numerical_bounds_contain_estimate_and_adjacency_is_used():
+    acc = TrainingAccountant(method="numerical", adjacency="add")
     acc.step(noise_multiplier=1.0, sample_rate=0.01, num_steps=1000)
     lo, hi = acc.get_epsilon_bounds(DELTA)
     assert lo <= acc.get_epsilon(DELTA) <= hi
     both = A.Numerical().compose(M.SubsampledGaussian(sigma=1.0, p=0.01), 1000)
     # add/remove adjacency covers the add pair, so its epsilon is at least as large.
     assert both.epsilon_bounds(DELTA)[1] >= lo
+
+
+@pytest.mark.parametrize(
+    ("pair", "adjacency"),
+    [("both", "add_or_remove"), ("add", "add"), ("remove", "remove")],
+)
+def test_pair_is_deprecated_for_adjacency(pair, adjacency):
+    with pytest.warns(DeprecationWarning, match="adjacency="):
+        old = TrainingAccountant(method="clt", pair=pair)
+    new = TrainingAccountant(method="clt", adjacency=adjacency)
+    assert old.adjacency == adjacency and old.pair == pair == new.pair
+    for acc in (old, new):
+        acc.step(noise_multiplier=1.0, sample_rate=0.05, num_steps=200)
+    assert old.get_epsilon(DELTA) == new.get_epsilon(DELTA)
+    with pytest.raises(ValueError, match="adjacency only"):
+        TrainingAccountant(pair=pair, adjacency=adjacency)
+
+
+def test_add_or_remove_is_the_worse_direction():
+    """add-or-remove is the worse of the two directions at every delta."""
+    eps = {}
+    for rel in ("add_or_remove", "add", "remove"):
+        acc = TrainingAccountant(method="numerical", adjacency=rel)
+        acc.step(noise_multiplier=0.8, sample_rate=0.05, num_steps=100)
+        eps[rel] = [acc.get_epsilon_bounds(d) for d in (1e-2, 1e-5, 1e-9)]
+    for both, add, rem in zip(*eps.values(), strict=True):
+        assert both[1] >= max(add[0], rem[0])
+        assert both[0] <= max(add[1], rem[1])
+
+
+def test_replace_one_matches_dp_accounting():
+    dpa = pytest.importorskip("dp_accounting")
+    acc = TrainingAccountant(adjacency="replace_one")
+    acc.step(noise_multiplier=1.0, sample_rate=0.01, num_steps=500)
+    lo, hi = acc.get_epsilon_bounds(DELTA)
+    ref = dpa.pld.PLDAccountant(
+        dpa.NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4
+    )
+    ref.compose(
+        dpa.SelfComposedDpEvent(
+            dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), 500
+        )
+    )
+    # dp-accounting's pessimistic PLD: an upper bound, within 1e-3 of ours.
+    assert lo <= ref.get_epsilon(DELTA) <= hi * (1 + 1e-3)
+
+
+def test_version_1_states_load():
+    state = _state()
+    state.pop("adjacency")
+    state.update(version=1, pair="add")
+    acc = TrainingAccountant.from_state_dict(state)
+    assert acc.adjacency == "add" and acc.steps == 3
 
 
 def test_gaussian_steps_match_the_closed_form():
@@ -195,9 +248,10 @@ def _state(**changes):
     [
         ([], TypeError, "state must be a dict"),
         (_state(format="opacus"), ValueError, "format"),
-        (_state(version=2), ValueError, "version"),
+        (_state(version=3), ValueError, "version"),
         (_state(method="prv"), ValueError, "method"),
-        (_state(pair="neither"), ValueError, "pair"),
+        (_state(adjacency="neither"), ValueError, "adjacency"),
+        (_state(version=1), ValueError, "unknown keys"),
         (_state(options=[1]), TypeError, "options"),
         (_state(options={"bogus": 1}), TypeError, "invalid option"),
         (_state(history={"a": 1}), TypeError, "history"),
@@ -263,6 +317,8 @@ def test_constructor_validation_and_names():
         TrainingAccountant(method="prv")
     with pytest.raises(ValueError, match="pair"):
         TrainingAccountant(pair="replace")
+    with pytest.raises(ValueError, match="adjacency"):
+        TrainingAccountant(adjacency="both")
     with pytest.raises(TypeError, match="JSON"):
         TrainingAccountant(method="numerical", eps_grid=np.linspace(-1, 1, 5))
     with pytest.raises(ValueError, match="order"):

@@ -208,6 +208,15 @@ class Accountant(ABC):
     """
 
     method: ClassVar[str]
+    #: Registry name (``TrainingAccountant(method=)``, ``symfdp account
+    #: --method``): the class name in lower case unless the class sets it.
+    name: ClassVar[str]
+    #: What an answer is: ``"certified"`` (a bracket containing the exact value),
+    #: ``"bound"`` (rigorous, one-sided) or ``"estimate"``; taken from
+    #: ``certified`` unless the class sets it (:mod:`symfdp.accountants.registry`).
+    guarantee: ClassVar[str]
+    #: Options that choosing the accountant by its registry name implies.
+    name_options: ClassVar[dict[str, Any]] = {}
     warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR
 
     def __init__(
@@ -217,6 +226,11 @@ class Accountant(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:
+            cls.name = cls.__name__.lower()
+        if getattr(cls, "guarantee", None) is None:
+            certified = getattr(cls, "certified", False) is True
+            cls.guarantee = "certified" if certified else "estimate"
         # Every accountant's own compose takes the relation too.
         if "compose" in cls.__dict__:
             cls.compose = _accepting_adjacency(cls.__dict__["compose"])  # type: ignore[method-assign]
@@ -259,7 +273,14 @@ class Accountant(ABC):
     def _compose_checked(self, components: Components) -> PairCurve:
         """:meth:`compose_pair`, with float64 overflow (parameters near the float
         limit, e.g. ``mu = 1e308``) reported as a ``ValueError`` naming the
-        mechanisms instead of an ``OverflowError`` / ``FloatingPointError``."""
+        mechanisms instead of an ``OverflowError`` / ``FloatingPointError``.
+        Blatant outcomes (``EpsilonDelta``) are composed exactly around it
+        (:mod:`symfdp.accountants._blatant`)."""
+        from symfdp.accountants._blatant import BlatantPair, split_blatant
+
+        finite, keep = split_blatant(components)
+        if keep < 1.0:
+            return BlatantPair(self._compose_checked(finite), keep)
         try:
             return self.compose_pair(components)
         except (OverflowError, FloatingPointError) as exc:

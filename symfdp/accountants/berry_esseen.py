@@ -226,6 +226,8 @@ class BerryEsseen(Accountant):
     """
 
     method = "BerryEsseen"
+    name = "berry-esseen"
+    guarantee = "bound"
 
     def compose(
         self,

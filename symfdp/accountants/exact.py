@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from symfdp.accountants.base import Accountant, Components
+from symfdp.accountants.base import Accountant, Components, pair_compositions
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import (
     Gaussian,
@@ -272,6 +272,21 @@ class Exact(Accountant):
 
     method = "Exact"
     certified = True
+
+    @classmethod
+    def serves(cls, components: Components) -> bool:
+        """Whether a closed form covers every direction of ``components`` (the
+        cases of :meth:`compose_pair`)."""
+        for c in pair_compositions(components):
+            laws = [_law_of(m) for m, _ in c]
+            if all(isinstance(m, Gaussian) for m in laws):
+                continue
+            if all(isinstance(m, PureDP) for m in laws):
+                continue
+            if len(c) == 1 and c[0][1] == 1 and _has_closed_form(c[0][0]):
+                continue
+            return False
+        return True
 
     def compose_pair(self, components: Components) -> _Certified:
         laws = [(_law_of(m), n) for m, n in components]

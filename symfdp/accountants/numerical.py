@@ -951,6 +951,8 @@ class Numerical(Accountant):
         self.refine = check_int("refine", refine, lo=0, hi=8)
         self.max_fft_size = check_int("max_fft_size", max_fft_size, lo=16)
 
+    guarantee = "certified"
+
     @property
     def method(self) -> str:  # type: ignore[override]
         return "Numerical" if self._method == "fft" else "Numerical(recursion)"

@@ -76,7 +76,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -477,6 +477,11 @@ class RDP(Accountant):
     """
 
     method = "rdp"
+    guarantee = "bound"
+    #: By name, ``rdp`` converts as Opacus and dp-accounting do today (Canonne,
+    #: Kamath and Steinke 2020), so its epsilon is the number an Opacus user
+    #: knows; ``RDP()`` itself defaults to the 2019 conversion.
+    name_options: ClassVar[dict[str, Any]] = {"conversion": "improved"}
     warns_out_of_range = False
 
     def __init__(

@@ -24,41 +24,93 @@ import sys
 import textwrap
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-#: Methods of ``--method`` (``all`` runs each that applies), in display order.
-METHOD_CHOICES = (
-    "auto",
-    "edgeworth",
-    "saddlepoint",
-    "contour",
-    "numerical",
-    "clt",
-    "berry-esseen",
-    "rdp",
+
+class Lazy(Sequence[str]):
+    """A tuple of names computed on first use, so that building the parser imports
+    no accountant or mechanism (argparse reads ``choices`` only when it parses,
+    reports an error or prints help)."""
+
+    def __init__(self, make: Callable[[], tuple[str, ...]]) -> None:
+        self._make = make
+        self._items: tuple[str, ...] | None = None
+
+    def _get(self) -> tuple[str, ...]:
+        if self._items is None:
+            self._items = tuple(self._make())
+        return self._items
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._get()[i]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._get()
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+
+def _accountants() -> dict[str, Any]:
+    from symfdp.accountants.registry import accountant_classes
+
+    return accountant_classes()
+
+
+#: Methods of ``--method all``: every registered accountant that serves any
+#: composition (one with a ``serves`` test, e.g. ``exact``, only where it does),
+#: in registry order.
+METHOD_CHOICES = Lazy(
+    lambda: tuple(n for n, c in _accountants().items() if not hasattr(c, "serves"))
 )
 #: The default ``--method``: certified. Equal to ``symfdp.training.DEFAULT_METHOD``
 #: (spelled out so that building the parser imports no accountant).
 DEFAULT_METHOD = "numerical"
-EXTRA_METHODS = ("exact",)
-MECHANISMS = (
-    "subsampled-gaussian",
-    "gaussian",
-    "laplace",
-    "pure-dp",
-    "subsampled-laplace",
+#: Registered methods that serve only some compositions (``serves``).
+EXTRA_METHODS = Lazy(
+    lambda: tuple(n for n, c in _accountants().items() if hasattr(c, "serves"))
 )
-SUBSAMPLED = ("subsampled-gaussian", "subsampled-laplace")
-#: Which of --sigma / --mu / --eps each mechanism takes (first = preferred).
-MECHANISM_PARAMS = {
-    "subsampled-gaussian": ("sigma", "mu"),
-    "gaussian": ("sigma", "mu"),
-    "laplace": ("mu",),
-    "pure-dp": ("eps",),
-    "subsampled-laplace": ("mu",),
-}
+#: ``--adjacency`` choices (:data:`symfdp.mechanisms.ADJACENCIES`, spelled out so
+#: that building the parser imports no mechanism; a test checks they agree).
+ADJACENCIES = ("add_or_remove", "replace_one", "add", "remove")
+_PAIR_OF = {"add_or_remove": "both", "add": "add", "remove": "remove"}
+#: The mechanism flags, in order of preference.
+PARAM_FLAGS = ("sigma", "mu", "eps")
+
+
+def _cli_families() -> dict[str, Any]:
+    """The registry families the flags can build: every parameter but the
+    sampling rate ``p`` is one of :data:`PARAM_FLAGS`."""
+    from symfdp.mechanisms import REGISTRY
+
+    return {
+        name: cls
+        for name, cls in REGISTRY.items()
+        if set(cls.PARAMS) - {"p"} <= set(PARAM_FLAGS)
+    }
+
+
+def mechanism_flags(name: str) -> tuple[str, ...]:
+    """Which of ``--sigma`` / ``--mu`` / ``--eps`` mechanism ``name`` takes
+    (first = preferred): its constructor arguments among :data:`PARAM_FLAGS`."""
+    import inspect
+
+    args = inspect.signature(_cli_families()[name]).parameters
+    return tuple(k for k in PARAM_FLAGS if k in args)
+
+
+#: ``--mechanism`` choices: the buildable registry families (derived).
+MECHANISMS = Lazy(lambda: tuple(_cli_families()))
+#: The subsampled ones (``p`` in their ``PARAMS``: they take ``--sample-rate``).
+SUBSAMPLED = Lazy(
+    lambda: tuple(n for n, c in _cli_families().items() if "p" in c.PARAMS)
+)
 MU_NOTE = (
     "mu*: GDP parameter of the G_mu meeting the curve on the diagonal "
     "(Zheng et al. 2020, Sec. 4)"
@@ -112,10 +164,20 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dataset-size", type=_integer, metavar="N", help="dataset size")
     g.add_argument("--batch-size", type=_integer, metavar="B", help="expected batch")
     p.add_argument(
+        "--adjacency",
+        choices=ADJACENCIES,
+        default=None,
+        help="the neighbouring relation (dp-accounting's NeighboringRelation): "
+        "add_or_remove (default; the worse of the two directions), add, remove, or "
+        "replace_one (Gaussian and Laplace: the values move by 2x the sensitivity "
+        "bound, so mu doubles; subsampled-gaussian: the mixture pair of the "
+        "replaced and the replacing record)",
+    )
+    p.add_argument(
         "--pair",
         choices=("add", "remove", "both"),
         default=None,
-        help="adjacency of subsampled mechanisms (default both: add/remove)",
+        help="deprecated spelling of --adjacency (both = add_or_remove)",
     )
 
 
@@ -130,8 +192,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--mechanism",
         "-m",
         choices=MECHANISMS,
+        metavar="MECHANISM",
         default="subsampled-gaussian",
-        help="the per-step mechanism (default subsampled-gaussian)",
+        help="the per-step mechanism, one of %(choices)s (default subsampled-gaussian)",
     )
     g = p.add_argument_group("mechanism parameters")
     g.add_argument(
@@ -164,9 +227,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--method",
-        choices=(*METHOD_CHOICES, *EXTRA_METHODS, "all"),
+        choices=Lazy(lambda: (*METHOD_CHOICES, *EXTRA_METHODS, "all")),
+        metavar="METHOD",
         default=DEFAULT_METHOD,
-        help=f"accountant (default {DEFAULT_METHOD}: a certified bracket; auto: "
+        help="accountant, one of %(choices)s "
+        f"(default {DEFAULT_METHOD}: a certified bracket; auto: "
         "the fastest method whose error estimate is within 1%%, else numerical; "
         "rdp: Renyi DP converted as Opacus does, an upper bound); "
         "'all' runs every method",
@@ -199,6 +264,10 @@ class Run:
     sample_rate: float | None
     pair: str | None
     derived: dict[str, Any] | None = None
+    #: Factor on the effect size mu: 2 under ``--adjacency replace_one``.
+    effect_factor: float = 1.0
+    #: Subsampled mechanisms under ``--adjacency replace_one``: their own pair.
+    replace_one: bool = False
 
     def build(self) -> Any:
         """The mechanism object of one step."""
@@ -207,17 +276,33 @@ class Run:
         kwargs: dict[str, Any] = dict(self.params)
         if self.sample_rate is not None:
             kwargs["p"] = self.sample_rate
-            kwargs["pair"] = self.pair or "both"
-        return REGISTRY[self.mechanism](**kwargs)
+        m = REGISTRY[self.mechanism](**kwargs)
+        if self.effect_factor != 1.0:
+            m = type(m)(mu=self.effect_factor * m.mu)
+        if self.sample_rate is not None and self.pair not in (None, "both"):
+            m = m.with_pair(self.pair)
+        if self.replace_one:
+            m = m.replace_one()
+        return m
+
+    @property
+    def adjacency(self) -> str:
+        """The neighbouring relation of the run."""
+        if self.effect_factor != 1.0 or self.replace_one:
+            return "replace_one"
+        return {"add": "add", "remove": "remove"}.get(self.pair or "", "add_or_remove")
 
     def describe(self) -> str:
         """One line: mechanism, parameters, sampling and number of steps."""
         parts = [f"{k}={v:g}" for k, v in self.params.items()]
         if self.sample_rate is not None:
-            parts += [
-                f"sample_rate={self.sample_rate:g}",
-                f"pair={self.pair or 'both'}",
-            ]
+            parts.append(f"sample_rate={self.sample_rate:g}")
+            if not self.replace_one:
+                parts.append(f"pair={self.pair or 'both'}")
+        if self.effect_factor != 1.0:
+            parts.append("adjacency=replace_one (mu doubled)")
+        if self.replace_one:
+            parts.append("adjacency=replace_one")
         steps = "1 step" if self.steps == 1 else f"{self.steps} steps"
         return f"{self.mechanism}({', '.join(parts)}) x {steps}"
 
@@ -229,7 +314,7 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
     subsampled = mechanism in SUBSAMPLED
     chosen: dict[str, float] = {}
     if params:
-        allowed = MECHANISM_PARAMS[mechanism]
+        allowed = mechanism_flags(mechanism)
         given = [k for k in ("sigma", "mu", "eps") if getattr(args, k) is not None]
         extra = [k for k in given if k not in allowed]
         if extra:
@@ -257,10 +342,41 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
         "--batch-size": args.batch_size,
     }
     given_epoch = [k for k, v in epoch_flags.items() if v is not None]
-    if args.pair is not None and not subsampled:
-        raise UsageError(
-            f"--pair applies to subsampled mechanisms only; {mechanism} is symmetric."
+    adjacency = getattr(args, "adjacency", None)
+    effect_factor = 1.0
+    replace_one = False
+    if args.pair is not None and adjacency is not None:
+        raise UsageError("give --adjacency only (--pair is its deprecated spelling).")
+    if args.pair is not None:
+        if not subsampled:
+            raise UsageError(
+                f"--pair applies to subsampled mechanisms only; {mechanism} is "
+                "symmetric."
+            )
+        relation = {"both": "add_or_remove"}.get(args.pair, args.pair)
+        print(
+            f"symfdp: warning: --pair is deprecated; use --adjacency {relation}.",
+            file=sys.stderr,
         )
+    pair = args.pair
+    if adjacency == "replace_one" and subsampled:
+        if not hasattr(_cli_families()[mechanism], "replace_one"):
+            raise UsageError(
+                f"--adjacency replace_one is not served for {mechanism}: under "
+                "replace-one neighbours Poisson sampling has its own dominating "
+                "pair (a mixture over the replaced and the replacing record), "
+                "implemented for subsampled-gaussian. Use add_or_remove."
+            )
+        replace_one = True
+    elif adjacency == "replace_one":
+        if "mu" not in mechanism_flags(mechanism):
+            raise UsageError(
+                f"--adjacency replace_one does not apply to {mechanism}: its --eps "
+                "is the guarantee of one step under the relation you state."
+            )
+        effect_factor = 2.0
+    elif adjacency is not None:
+        pair = _PAIR_OF[adjacency] if subsampled else None
     derived = None
     if given_epoch:
         if not subsampled:
@@ -331,7 +447,16 @@ def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True
             f"--steps must be at most {MAX_COMPOSITIONS} (2**53, the largest count "
             f"any accountant serves). Found {steps:.4g}."
         )
-    return Run(mechanism, chosen, int(steps), sample_rate, args.pair, derived)
+    return Run(
+        mechanism,
+        chosen,
+        int(steps),
+        sample_rate,
+        pair,
+        derived,
+        effect_factor,
+        replace_one,
+    )
 
 
 def derived_line(run: Run) -> str | None:
@@ -403,12 +528,12 @@ def methods_for(args: argparse.Namespace, run: Run) -> list[str]:
                 f"--order applies to edgeworth and saddlepoint, not {args.method}."
             )
         return [args.method]
+    from symfdp.accountants.base import normalize_composition
+
+    components = normalize_composition(run.build(), run.steps)
+    classes = _accountants()
     methods = list(METHOD_CHOICES)
-    closed_form = run.mechanism in ("gaussian", "pure-dp") or (
-        run.mechanism == "laplace" and run.steps == 1
-    )
-    if closed_form:
-        methods.append("exact")
+    methods += [n for n in EXTRA_METHODS if classes[n].serves(components)]
     return methods
 
 
@@ -780,6 +905,7 @@ def run(args: argparse.Namespace) -> int:
             "sample_rate": spec.sample_rate,
             "steps": spec.steps,
             "pair": (spec.pair or "both") if spec.sample_rate is not None else None,
+            "adjacency": spec.adjacency,
             "delta": deltas[0] if deltas else None,
             "deltas": deltas,
             "at_eps": at_eps,

@@ -176,7 +176,7 @@ def calibrate_one(
         mech = (
             M.Gaussian(sigma=sigma)
             if mechanism == "gaussian"
-            else M.SubsampledGaussian(p=p, sigma=sigma, pair=pair)
+            else M.SubsampledGaussian(p=p, sigma=sigma).with_pair(pair)
         )
         curve = final.compose(mech, steps)
         achieved: dict[str, Any] = {"method": final_name(method)}
@@ -204,6 +204,13 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``symfdp calibrate``; returns the exit status."""
     kind, target = _target(args)
     spec = resolve_run(args, args.mechanism, params=False)
+    if spec.adjacency == "replace_one":
+        from symfdp.cli import UsageError
+
+        raise UsageError(
+            "calibrate: --adjacency replace_one is not served; calibrate sigma for "
+            "add_or_remove (the sensitivity bound C), or halve the target mu."
+        )
     accountant = _accountant(args)  # validates --order before any work
     p = 1.0 if spec.sample_rate is None else spec.sample_rate
     pair = spec.pair or "both"

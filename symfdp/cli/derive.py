@@ -33,9 +33,19 @@ import argparse
 import math
 from tokenize import TokenError
 
+from symfdp.cli.account import Lazy
+
 KINDS = ("edgeworth", "cornish-fisher", "cumulants", "saddlepoint")
-#: Built-ins with exact cumulant expressions (``cumulant_exprs``).
-MECHANISMS = ("gaussian", "laplace", "pure-dp")
+
+
+def _symbolic_families() -> tuple[str, ...]:
+    from symfdp.mechanisms import REGISTRY
+
+    return tuple(n for n, c in REGISTRY.items() if hasattr(c, "cumulant_exprs"))
+
+
+#: Registry families with exact cumulant expressions (``cumulant_exprs``).
+MECHANISMS = Lazy(_symbolic_families)
 FORMATS = ("latex", "sympy", "python")
 
 
@@ -66,7 +76,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--mechanism",
         choices=MECHANISMS,
-        help="cumulants: of the privacy loss of this built-in mechanism",
+        metavar="MECHANISM",
+        help="cumulants: of the privacy loss of this built-in mechanism, one of "
+        "%(choices)s",
     )
     p.add_argument("--p", help="cumulants: density of P (SymPy, in x)")
     p.add_argument("--q", help="cumulants: density of Q (SymPy, in x)")

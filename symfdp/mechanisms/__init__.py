@@ -27,6 +27,7 @@ from symfdp.mechanisms.discrete import (
 from symfdp.mechanisms.discrete import (
     FinitePair as FinitePair,
 )
+from symfdp.mechanisms.epsilon_delta import BlatantLossError, EpsilonDelta
 from symfdp.mechanisms.fixed_batch import SampledWithoutReplacement
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.laplace import Laplace
@@ -44,18 +45,53 @@ from symfdp.mechanisms.user_defined import (
     DensityPair as DensityPair,
 )
 
-REGISTRY: dict[str, type[Mechanism]] = {
-    cls.name: cls
-    for cls in (Gaussian, Laplace, PureDP, SubsampledGaussian, SubsampledLaplace)
-}
+#: Constructor arguments outside ``PARAMS`` that a family may take: the other
+#: parametrisation (``sigma = 1/mu``) and the deprecated adjacency ``pair``.
+FAMILY_EXTRA_ARGS: tuple[str, ...] = ("mu", "sigma", "pair")
+
+
+def _subclasses(cls: type) -> list[type]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
+
+
+def _families() -> dict[str, type[Mechanism]]:
+    """Every parametric family of this package, by ``name``: a concrete public
+    class with ``PARAMS`` whose constructor takes nothing but its ``PARAMS``
+    and :data:`FAMILY_EXTRA_ARGS`. Wrappers (of another mechanism) and
+    user-defined pairs have no ``PARAMS``; families with an integer argument
+    (``RandomizedResponse(k=)``) take it outside ``PARAMS``."""
+    import inspect
+
+    out: dict[str, type[Mechanism]] = {}
+    for cls in _subclasses(Mechanism):
+        if (
+            not cls.__module__.startswith(__name__ + ".")
+            or cls.__name__.startswith("_")
+            or inspect.isabstract(cls)
+            or not cls.__dict__.get("PARAMS")
+        ):
+            continue
+        args = set(inspect.signature(cls).parameters)
+        if args <= set(cls.PARAMS) | set(FAMILY_EXTRA_ARGS):
+            out[cls.name] = cls
+    return dict(sorted(out.items()))
+
+
+#: The parametric families by ``name`` (derived: :func:`_families`).
+REGISTRY: dict[str, type[Mechanism]] = _families()
 
 __all__ = [
     "ADJACENCIES",
     "REGISTRY",
+    "BlatantLossError",
     "BothDirections",
     "CGFDomainError",
     "DiscreteGaussian",
     "DiscreteLaplace",
+    "EpsilonDelta",
     "Gaussian",
     "Laplace",
     "Mechanism",

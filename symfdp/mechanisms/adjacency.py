@@ -12,7 +12,8 @@ composition is accounted decides which pairs it must cover (as dp-accounting's
 * ``"replace_one"``: a mechanism given at its replace-one sensitivity is one
   pair whose two directions are neighbours too: both directions, as above.
   Poisson subsampling under replace-one has a different dominating pair
-  (a mixture over the replaced and the replacing record) and is refused.
+  (a mixture over the replaced and the replacing record): served for the
+  subsampled Gaussian (``SubsampledGaussian.replace_one``), refused otherwise.
 
 :func:`with_adjacency` returns a mechanism whose ``pairs`` are exactly these;
 every accountant composes ``pairs`` direction by direction, so the cumulants and
@@ -142,6 +143,9 @@ def with_adjacency(mechanism: Mechanism, adjacency: str) -> Mechanism:
     rel = check_choice("adjacency", adjacency, ADJACENCIES)
     with_pair = getattr(mechanism, "with_pair", None)
     if with_pair is not None:
+        replace_one = getattr(mechanism, "replace_one", None)
+        if rel == "replace_one" and replace_one is not None:
+            return replace_one()  # type: ignore[no-any-return]
         if rel == "replace_one":
             raise ValueError(
                 f"adjacency='replace_one' is not implemented for {mechanism!r}: "

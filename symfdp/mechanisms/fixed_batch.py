@@ -239,7 +239,7 @@ class SampledWithoutReplacement(SymmetrisedPair):
 
         if self.batch_size == self.dataset_size:
             return self.base
-        return PoissonSubsampled(self.base, p=self.p, pair="add")
+        return PoissonSubsampled(self.base, p=self.p).with_pair("add")
 
     def __repr__(self) -> str:
         return (

@@ -42,6 +42,7 @@ from symfdp._validation import (
     check_real,
     scalar_or_array,
 )
+from symfdp._warnings import warn_pair_deprecated
 from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
@@ -73,13 +74,15 @@ class PoissonSubsampled(Mechanism):
     Args:
         base: The base dominating pair (a :class:`Mechanism`).
         p: Sampling probability, ``0 < p <= 1``; ``p = 1`` is the base mechanism.
-        pair: ``"add"``, ``"remove"`` or ``"both"`` (default): see the module
-            docstring. For ``"both"`` the PLRV methods describe the add pair.
+        pair: Deprecated (a ``DeprecationWarning``): choose the relation with
+            ``compose(..., adjacency=)`` or :func:`~symfdp.mechanisms.with_adjacency`.
+            ``"add"``, ``"remove"`` or ``"both"`` (the default, add-or-remove):
+            see the module docstring.
     """
 
     base: Mechanism
     p: float
-    pair: Pair = "both"
+    pair: Pair = None  # type: ignore[assignment]
     _cache: dict[Any, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
@@ -92,8 +95,19 @@ class PoissonSubsampled(Mechanism):
     def __post_init__(self) -> None:
         if not isinstance(self.base, Mechanism):
             raise TypeError(f"base must be a Mechanism. Found {self.base!r}.")
+        if getattr(self.base, "blatant_mass", 0.0) > 0.0:
+            raise ValueError(
+                f"base={self.base!r} has an infinite privacy loss with positive "
+                "probability; its Poisson subsampling is not served (the blatant "
+                "mass is then Q-only and shifts the finite loss). Account the "
+                "subsampled event by its own (eps', delta') guarantee."
+            )
         object.__setattr__(self, "p", check_real("p", self.p, 0.0, 1.0, lo_open=True))
-        check_choice("pair", self.pair, PAIRS)
+        if self.pair is None:
+            object.__setattr__(self, "pair", "both")
+        else:
+            check_choice("pair", self.pair, PAIRS)
+            warn_pair_deprecated(type(self).__name__, self.pair)
 
     # ------------------------------------------------------------ structure
     @property

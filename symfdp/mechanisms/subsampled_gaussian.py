@@ -13,9 +13,10 @@ high-precision cumulant routes of :mod:`symfdp.mechanisms._gaussian_mixture`.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
@@ -25,7 +26,14 @@ from symfdp.mechanisms._gaussian_mixture import (
     subsampled_gaussian_cumulants,
     x_grid,
 )
-from symfdp.mechanisms.base import FloatArray, Pair, Param, PLRVQuadrature, Under
+from symfdp.mechanisms.base import (
+    FloatArray,
+    Mechanism,
+    Pair,
+    Param,
+    PLRVQuadrature,
+    Under,
+)
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.subsampled import PoissonSubsampled
 
@@ -43,7 +51,9 @@ class SubsampledGaussian(PoissonSubsampled):
         p: Sampling probability, ``0 < p <= 1``.
         sigma: Noise multiplier at unit sensitivity, ``sigma > 0`` (``mu = 1/sigma``).
         mu: Effect size of one step, ``mu >= 0``.
-        pair: ``"add"``, ``"remove"`` or ``"both"`` (default). For ``"both"`` the
+        pair: Deprecated (``DeprecationWarning``): give the relation to
+            ``compose(..., adjacency=)``. ``"add"``, ``"remove"`` or ``"both"``
+            (the default, add-or-remove). For ``"both"`` the
             PLRV methods describe the add pair; ``tradeoff`` and
             ``privacy_profile`` describe the mechanism (see
             :class:`PoissonSubsampled`).
@@ -67,7 +77,7 @@ class SubsampledGaussian(PoissonSubsampled):
         p: float,
         sigma: float | None = None,
         mu: float | None = None,
-        pair: Pair = "both",
+        pair: Pair | None = None,
     ) -> None:
         if sigma is None and mu is None:
             raise ValueError("SubsampledGaussian needs sigma or mu.")
@@ -136,8 +146,51 @@ class SubsampledGaussian(PoissonSubsampled):
         kappa, _ = subsampled_gaussian_cumulants(self.mu, self.p, order, under)
         return kappa
 
+    # ------------------------------------------------------------ replace-one
+    def replace_one(self) -> Mechanism:
+        r"""The dominating pair under replace-one neighbours.
+
+        The replaced record and its replacement each enter the batch with the
+        same Poisson draw, so with the rest of the batch as reference the pair is
+
+        .. math::  P = (1-p) N(0,1) + p N(\mu,1), \qquad
+                   Q = (1-p) N(0,1) + p N(-\mu,1),
+
+        symmetric under :math:`x \mapsto -x` (dp-accounting's ``REPLACE``
+        adjacency of a Poisson-sampled Gaussian; at ``p = 1`` it is the Gaussian
+        pair of effect size :math:`2\mu`). Its loss is a monotone function of
+        :math:`x`; the pair is composed by quadrature
+        (:func:`~symfdp.mechanisms.from_log_likelihood_ratio`, stated accuracy
+        of its masses ~1e-12). ``with_adjacency(m, "replace_one")`` returns it.
+        """
+        from symfdp.mechanisms.user_defined import from_log_likelihood_ratio
+
+        if self.mu == 0.0:
+            return Gaussian(mu=0.0)
+        args = (self._log_q, math.log(self.p), self.mu)
+        return from_log_likelihood_ratio(
+            functools.partial(_replace_one_llr, *args),
+            functools.partial(_log_mixture, *args[:2], args[2]),
+            log_density=True,
+            symmetric=True,
+            name=f"replace-one SubsampledGaussian(p={self.p!r}, sigma={self.sigma!r})",
+        )
+
     def __repr__(self) -> str:
         return (
             f"SubsampledGaussian(p={self.p!r}, sigma={self.sigma!r}, "
             f"pair={self.pair!r})"
         )
+
+
+def _log_mixture(log_keep: float, log_p: float, shift: float, x: Any) -> FloatArray:
+    r""":math:`\log((1-p)\varphi(x) + p\varphi(x - shift))`."""
+    xs = np.asarray(x, dtype=np.float64)
+    return np.logaddexp(log_keep - xs * xs / 2, log_p - (xs - shift) ** 2 / 2) - (
+        0.5 * math.log(2 * math.pi)
+    )
+
+
+def _replace_one_llr(log_keep: float, log_p: float, mu: float, x: Any) -> FloatArray:
+    r""":math:`L = \log q/p` of the replace-one pair (see ``replace_one``)."""
+    return _log_mixture(log_keep, log_p, -mu, x) - _log_mixture(log_keep, log_p, mu, x)

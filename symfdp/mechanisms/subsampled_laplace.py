@@ -27,8 +27,9 @@ class SubsampledLaplace(PoissonSubsampled):
     Args:
         p: Sampling probability, ``0 < p <= 1``.
         mu: Effect size of one step (sensitivity / scale), ``mu >= 0``.
-        pair: ``"add"``, ``"remove"`` or ``"both"`` (default); for ``"both"`` the
-            PLRV methods describe the add pair.
+        pair: Deprecated (``DeprecationWarning``): give the relation to
+            ``compose(..., adjacency=)``. ``"add"``, ``"remove"`` or ``"both"``
+            (the default, add-or-remove; its PLRV methods describe the add pair).
     """
 
     name: ClassVar[str] = "subsampled-laplace"
@@ -37,7 +38,7 @@ class SubsampledLaplace(PoissonSubsampled):
         "mu": Param("effect size Delta_1 / b", (0.0, math.inf), (0.05, 5.0)),
     }
 
-    def __init__(self, p: float, mu: float, pair: Pair = "both") -> None:
+    def __init__(self, p: float, mu: float, pair: Pair | None = None) -> None:
         object.__setattr__(self, "base", Laplace(mu))
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "pair", pair)

@@ -48,6 +48,7 @@ from symfdp.mechanisms.user_defined import (
     _midpoint,
     check_normalised,
     check_symmetric,
+    remember_recipe,
     split_monotone,
 )
 
@@ -296,7 +297,15 @@ def from_densities(
     )
     check_normalised(m)
     check_symmetric(m)
-    return m
+    kwargs = {
+        "log_likelihood_ratio": log_likelihood_ratio,
+        "name": name,
+        "breakpoints": tuple(breakpoints),
+        "budget": budget,
+        "symmetric": symmetric,
+        **params,
+    }
+    return remember_recipe(m, from_densities, (p, q, x, support), kwargs)
 
 
 def _closed_forms(segments: list[Any], x: Any, budget: float) -> dict[str, Any]:

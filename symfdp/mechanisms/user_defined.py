@@ -779,6 +779,33 @@ class DensityPair(Mechanism):
     def __repr__(self) -> str:
         return f"DensityPair({self.label})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the call that built it (:func:`from_densities` with its SymPy
+        expressions, or :func:`from_log_likelihood_ratio` with its callables), so
+        that process pools and Dask can ship user-defined mechanisms; the
+        receiving process rebuilds it (and re-derives any closed forms)."""
+        recipe = self.__dict__.get("_recipe")
+        if recipe is None:
+            raise TypeError(
+                f"{self!r} was constructed from compiled functions directly and "
+                "cannot be pickled; build it with from_densities (SymPy) or "
+                "from_log_likelihood_ratio (module-level functions)."
+            )
+        return (_rebuild, recipe)
+
+
+def _rebuild(fn: Callable[..., DensityPair], args: tuple, kwargs: dict) -> Any:
+    """Unpickle a :class:`DensityPair`: call its front end again."""
+    return fn(*args, **kwargs)
+
+
+def remember_recipe(
+    m: DensityPair, fn: Callable[..., DensityPair], args: tuple, kwargs: dict
+) -> DensityPair:
+    """Record the front-end call that built ``m`` (for pickling)."""
+    object.__setattr__(m, "_recipe", (fn, tuple(args), dict(kwargs)))
+    return m
+
 
 def from_log_likelihood_ratio(
     llr: Callable[[FloatArray], ArrayLike],
@@ -845,7 +872,15 @@ def from_log_likelihood_ratio(
     )
     check_normalised(m)
     check_symmetric(m)
-    return m
+    kwargs = {
+        "breakpoints": tuple(bps),
+        "name": name,
+        "log_density": log_density,
+        "symmetric": symmetric,
+    }
+    return remember_recipe(
+        m, from_log_likelihood_ratio, (llr, density, support), kwargs
+    )
 
 
 def _numeric_pieces(a: float, b: float, llr: Fn) -> list[Piece]:

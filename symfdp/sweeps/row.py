@@ -54,12 +54,16 @@ def _account(config: dict[str, Any]) -> dict[str, Any]:
     params = {
         k: float(config[k]) for k in ("sigma", "mu", "eps") if config.get(k) is not None
     }
+    replace = config["pair"] == "replace_one"
+    subsampled = config["sample_rate"] is not None
     run = Run(
         config["mechanism"],
         params,
         int(config["steps"]),
         config["sample_rate"],
-        config["pair"],
+        None if replace else config["pair"],
+        effect_factor=2.0 if replace and not subsampled else 1.0,
+        replace_one=replace and subsampled,
     )
     start = time.perf_counter()
     try:

@@ -5,7 +5,8 @@ Format (TOML; the same keys in YAML when PyYAML is installed)::
 
     mechanism = "subsampled-gaussian"    # one of symfdp account's mechanisms
     methods = ["numerical"]              # or tables {name = "edgeworth", order = 3}
-    pair = "both"                        # optional (subsampled mechanisms)
+    adjacency = "add_or_remove"          # optional: add_or_remove (default),
+                                         # add, remove or replace_one
 
     [grid]                               # the axes, expanded in this order
     sigma = [0.8, 1.0, 1.5]              # a list, one value, or a range:
@@ -56,7 +57,23 @@ AXES: Final[dict[str, tuple[str, float, bool, float, bool]]] = {
     "target_eps": ("real", 0.0, True, math.inf, True),
     "target_mu": ("real", 0.0, True, math.inf, True),
 }
-TOP_KEYS: Final = ("mechanism", "method", "methods", "pair", "grid", "calibrate")
+TOP_KEYS: Final = (
+    "mechanism",
+    "method",
+    "methods",
+    "adjacency",
+    "pair",
+    "grid",
+    "calibrate",
+)
+#: ``adjacency`` values and the ``pair`` column of their rows (``pair``, the
+#: older key, takes the column values "add", "remove", "both").
+_PAIR_COLUMN: Final = {
+    "add_or_remove": "both",
+    "add": "add",
+    "remove": "remove",
+    "replace_one": "replace_one",
+}
 CALIBRATE_KEYS: Final = ("sigma_range", "rtol")
 RANGE_KEYS: Final = ("start", "stop", "num", "step", "scale")
 
@@ -332,7 +349,12 @@ def expand(data: dict[str, Any]) -> Sweep:
     import argparse
 
     from symfdp.cli import UsageError
-    from symfdp.cli.account import MECHANISM_PARAMS, MECHANISMS, SUBSAMPLED, resolve_run
+    from symfdp.cli.account import (
+        MECHANISMS,
+        SUBSAMPLED,
+        mechanism_flags,
+        resolve_run,
+    )
 
     unknown = sorted(set(data) - set(TOP_KEYS))
     if unknown:
@@ -352,8 +374,18 @@ def expand(data: dict[str, Any]) -> Sweep:
     targets = [k for k in ("target_eps", "target_mu") if k in grid]
     task = "calibrate" if targets or "calibrate" in data else "account"
     pair = data.get("pair")
+    adjacency = data.get("adjacency")
+    if pair is not None and adjacency is not None:
+        raise SpecError("give adjacency only (pair is its older spelling).")
     if pair is not None and pair not in ("add", "remove", "both"):
         raise SpecError(f"pair must be 'add', 'remove' or 'both'. Found {pair!r}.")
+    if adjacency is not None and adjacency not in _PAIR_COLUMN:
+        raise SpecError(
+            f"adjacency must be one of {', '.join(map(repr, _PAIR_COLUMN))}. "
+            f"Found {adjacency!r}."
+        )
+    if pair is not None:
+        adjacency = {"both": "add_or_remove"}.get(pair, pair)
     values = {name: axis_values(name, spec) for name, spec in grid.items()}
     methods = _methods(data, task)
     extras: dict[str, Any] = {}
@@ -377,10 +409,12 @@ def expand(data: dict[str, Any]) -> Sweep:
         if targets == ["target_eps"] and "delta" not in values:
             raise SpecError("grid.target_eps needs grid.delta.")
         extras = _calibrate_options(data.get("calibrate", {}))
+        if adjacency == "replace_one":
+            raise SpecError("calibrate sweeps take no adjacency 'replace_one'.")
     else:
         if "delta" not in values:
             raise SpecError("give grid.delta (the delta of epsilon(delta)).")
-        allowed = MECHANISM_PARAMS[mechanism]
+        allowed = mechanism_flags(mechanism)
         given = [k for k in ("sigma", "mu", "eps") if k in values]
         if not given or given[0] not in allowed or len(given) > 1:
             raise SpecError(
@@ -400,7 +434,8 @@ def expand(data: dict[str, Any]) -> Sweep:
             epochs=point.get("epochs"),
             dataset_size=point.get("dataset_size"),
             batch_size=point.get("batch_size"),
-            pair=pair,
+            pair=None,
+            adjacency=adjacency,
         )
         try:
             run = resolve_run(args, mechanism, params=task == "account")
@@ -414,7 +449,7 @@ def expand(data: dict[str, Any]) -> Sweep:
                 **point,
                 "sample_rate": run.sample_rate,
                 "steps": run.steps,
-                "pair": (pair or "both") if run.sample_rate is not None else None,
+                "pair": _pair_column(run),
                 "method": method.name,
                 "options": method.options,
                 **extras,
@@ -423,6 +458,14 @@ def expand(data: dict[str, Any]) -> Sweep:
             config["method_label"] = method.label
             rows.append(config)
     return Sweep(task, mechanism, axes, rows)
+
+
+def _pair_column(run: Any) -> str | None:
+    """The ``pair`` column of a row: the relation of a subsampled mechanism as
+    "both", "add" or "remove", or "replace_one" (any mechanism)."""
+    if run.adjacency == "replace_one":
+        return "replace_one"
+    return _PAIR_COLUMN[run.adjacency] if run.sample_rate is not None else None
 
 
 def _calibrate_options(table: Any) -> dict[str, Any]:

@@ -58,7 +58,7 @@ def test_noisy_sgd_uses_symmetrised_functionals_for_every_pair() -> None:
     for pair in ("both", "add", "remove"):
         info = (
             A.BerryEsseen()
-            .compose(M.SubsampledGaussian(sigma=sigma, p=p, pair=pair), n)
+            .compose(M.SubsampledGaussian(sigma=sigma, p=p).with_pair(pair), n)
             .info
         )
         assert info["mu"] == pytest.approx(mu, rel=1e-12)
@@ -71,8 +71,8 @@ def test_noisy_sgd_uses_symmetrised_functionals_for_every_pair() -> None:
         (M.PureDP(eps=0.1), 100),
         (M.Laplace(mu=0.2), 60),
         (M.Gaussian(mu=0.3), 20),
-        (M.SubsampledGaussian(sigma=1.0, p=0.05, pair="add"), 1000),
-        (M.SubsampledLaplace(p=0.1, mu=0.5, pair="add"), 400),
+        (M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.05), "add"), 1000),
+        (M.with_adjacency(M.SubsampledLaplace(p=0.1, mu=0.5), "add"), 400),
     ],
 )
 def test_lower_bound_is_below_the_certified_truth(mechanism, n: int) -> None:
@@ -134,7 +134,7 @@ def test_vacuous_bound_warns_and_is_trivial() -> None:
 
 
 def test_asymmetric_component_raises() -> None:
-    swapped = M.Swapped(M.SubsampledGaussian(sigma=1.0, p=0.1, pair="add"))
+    swapped = M.Swapped(M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.1), "add"))
     with pytest.raises(ValueError, match="symmetric"):
         A.BerryEsseen().compose(swapped, 10)
 

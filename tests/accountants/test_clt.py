@@ -130,7 +130,7 @@ def test_per_component_forms_add_mu_squared() -> None:
     component contributing its exact n mu^2 (GDP composition, Cor. 3.3)."""
     comp = [
         (M.SubsampledGaussian(sigma=1.0, p=0.01), 1000),
-        (M.SubsampledGaussian(sigma=2.0, p=0.05, pair="add"), 200),
+        (M.with_adjacency(M.SubsampledGaussian(sigma=2.0, p=0.05), "add"), 200),
         (M.Gaussian(mu=0.3), 4),
     ]
     mu2_exp = 1000 * 0.01**2 * math.expm1(1.0) + 200 * 0.05**2 * math.expm1(0.25)

@@ -111,8 +111,8 @@ def _inside(value, lo, hi):
     ("mechanism", "n"),
     [
         (M.SubsampledGaussian(sigma=1.0, p=0.01), 2000),
-        (M.SubsampledGaussian(sigma=0.6, p=0.1, pair="remove"), 300),
-        (M.SubsampledGaussian(sigma=2.0, p=0.05, pair="add"), 5000),
+        (M.with_adjacency(M.SubsampledGaussian(sigma=0.6, p=0.1), "remove"), 300),
+        (M.with_adjacency(M.SubsampledGaussian(sigma=2.0, p=0.05), "add"), 5000),
     ],
 )
 def test_subsampled_gaussian_inside_numerical_bracket(mechanism, n):
@@ -180,7 +180,9 @@ def test_refuses_mixed_composition_with_atoms():
 
 def test_refuses_where_the_integrand_does_not_decay():
     """10 steps at p = 1e-3: the loss is nearly an atom at log(1 - p)."""
-    curve = A.Contour().compose(M.SubsampledGaussian(sigma=1.0, p=1e-3, pair="add"), 10)
+    curve = A.Contour().compose(
+        M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=1e-3), "add"), 10
+    )
     with pytest.raises(ValueError, match="Numerical"):
         curve.delta(0.5)
     value, err = curve.pairs[0].delta_and_error(np.array([0.5]))

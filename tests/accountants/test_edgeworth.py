@@ -92,7 +92,7 @@ def test_heterogeneous_gaussian_composes_in_quadrature() -> None:
 def test_order_zero_is_the_two_sided_normal_approximation() -> None:
     """Order 0: f = Phi((m_P + s_P Phi^{-1}(1-a) - m_Q)/s_Q) and the normal tail
     formula for delta, written out here from the mechanism's cumulants."""
-    m, n = M.SubsampledGaussian(sigma=1.0, p=0.2, pair="add"), 30
+    m, n = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.2), "add"), 30
     kp, kq = n * m.cumulants(2, "P"), n * m.cumulants(2, "Q")
     sp_, sq_ = math.sqrt(kp[1]), math.sqrt(kq[1])
     pair = A.Edgeworth(order=0).compose(m, n).pairs[0]
@@ -159,7 +159,7 @@ def test_noisy_sgd_experiment_order2_beats_clt(n: int) -> None:
     """Zheng et al. (2020), Sec. 5.3: g = (p G_1 + (1-p) Id)^n with p = 0.5/n^{1/4}
     (the add pair, before symmetrisation); CLT is G_mu with
     mu = p sqrt(n (e - 1)). The full n = 1..500 table is in benchmarks/."""
-    m = M.SubsampledGaussian(sigma=1.0, p=0.5 / n**0.25, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.5 / n**0.25), "add")
     clt_beta = A.CLT(form="exp").compose(m, n).tradeoff(ALPHA)
     clt, (ew,), width = _sup_errors(m, n, clt_beta)
     assert ew + width < clt
@@ -229,7 +229,7 @@ def test_skewed_small_n_is_repaired_with_warnings() -> None:
     """p = 0.01, sigma = 1, n = 10 (add pair): the tail formula goes negative and
     non-monotone; the repaired profile is in [0, 1], non-increasing, and never
     NaN, and the trade-off is a valid trade-off curve."""
-    m = M.SubsampledGaussian(sigma=1.0, p=0.01, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     pair = A.Edgeworth(order=2).compose(m, 10).pairs[0]
     eps = np.linspace(-1.0, 3.0, 4001)
     with pytest.warns(ApproximationWarning, match="not non-increasing"):
@@ -447,7 +447,7 @@ def test_order_gaps_are_differences_of_consecutive_orders() -> None:
     """The kernel's gaps equal delta_j - delta_{j-1} of the tail formula built
     from EdgeworthDistribution of orders j (DP-SGD at n = 1e4, at points inside
     every order's valid interval, so no splice enters)."""
-    m = M.SubsampledGaussian(sigma=1.0, p=0.01, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     n, order = 10_000, 2
     k_p = n * np.asarray(m.cumulants(order + 4, "P"))
     k_q = n * np.asarray(m.cumulants(order + 4, "Q"))
@@ -473,7 +473,7 @@ def test_order_gaps_are_differences_of_consecutive_orders() -> None:
 
 
 def test_error_estimate_is_inf_without_the_next_cumulants() -> None:
-    m = M.SubsampledGaussian(sigma=1.0, p=0.01, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     k_p, k_q = 100 * m.cumulants(4, "P"), 100 * m.cumulants(4, "Q")
     pair = EdgeworthPairCurve.from_cumulants(k_p, k_q, order=2)
     _, err = quiet(pair.epsilon_and_error, np.array([1e-5]))
@@ -508,7 +508,7 @@ def test_one_point_queries_match_the_vectorised_formula(order: int) -> None:
     interval, so no splice enters)."""
     from symfdp.numeric.edgeworth import EdgeworthDistribution
 
-    m = M.SubsampledGaussian(sigma=1.0, p=0.01, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     n = 1000
     k_p = n * np.asarray(m.cumulants(order + 4, "P"))
     k_q = n * np.asarray(m.cumulants(order + 4, "Q"))

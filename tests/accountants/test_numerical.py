@@ -212,8 +212,8 @@ def test_laplace_change_point() -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda pair: M.SubsampledGaussian(sigma=1.0, p=0.05, pair=pair),
-        lambda pair: M.SubsampledLaplace(mu=1.0, p=0.1, pair=pair),
+        lambda pair: M.SubsampledGaussian(sigma=1.0, p=0.05).with_pair(pair),
+        lambda pair: M.SubsampledLaplace(mu=1.0, p=0.1).with_pair(pair),
     ],
     ids=["gaussian", "laplace"],
 )
@@ -282,7 +282,7 @@ def test_more_composition_never_helps() -> None:
 
 
 def test_profile_is_a_profile() -> None:
-    m = M.SubsampledGaussian(sigma=0.8, p=0.1, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=0.8, p=0.1), "add")
     pair = A.Numerical().compose(m, n=30).pairs[0]
     eps = np.linspace(-8.0, 15.0, 2001)
     for values in (pair.delta(eps), *pair.delta_bounds(eps)):
@@ -295,7 +295,7 @@ def test_profile_is_a_profile() -> None:
 
 
 def test_asymmetric_tradeoff_bounds_bracket_single_step() -> None:
-    m = M.SubsampledGaussian(sigma=1.0, p=0.2, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.2), "add")
     pair = A.Numerical().compose(m, n=1).pairs[0]
     alpha = alpha_grid()
     lo, hi = pair.tradeoff_bounds(alpha)

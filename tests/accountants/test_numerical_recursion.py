@@ -29,8 +29,8 @@ QUADRATURE_ATOL = 1e-8
 CASES = [
     (M.Gaussian(mu=1.0), 3),
     (M.Laplace(mu=1.0), 3),
-    (M.SubsampledGaussian(sigma=1.0, p=0.3, pair="add"), 5),
-    (M.SubsampledLaplace(p=0.3, mu=1.0, pair="remove"), 4),
+    (M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.3), "add"), 5),
+    (M.with_adjacency(M.SubsampledLaplace(p=0.3, mu=1.0), "remove"), 4),
 ]
 
 
@@ -97,8 +97,8 @@ def test_heterogeneous_recursion_runs_in_order() -> None:
 def test_heterogeneous_fft_matches_sequential_recursion() -> None:
     """Heterogeneous FFT composition = composing the steps one after another."""
     comps = [
-        (M.SubsampledGaussian(sigma=1.0, p=0.2, pair="add"), 4),
-        (M.SubsampledGaussian(sigma=0.8, p=0.5, pair="add"), 2),
+        (M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.2), "add"), 4),
+        (M.with_adjacency(M.SubsampledGaussian(sigma=0.8, p=0.5), "add"), 2),
     ]
     ref = A.Numerical(eps_rel_tol=1e-5).compose(comps).pairs[0]
     seq = zheng_recursion(comps, FINE, "linear")

@@ -41,7 +41,7 @@ def _record(fn, *args):
 def test_add_pair_with_few_expected_samples_warns_once_per_call():
     # sigma = 1, p = 0.01, n = 100 (one expected sample per run): eps(1e-5) is
     # 0.877 against the certified 0.718.
-    m = M.SubsampledGaussian(sigma=1.0, p=0.01, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     curve = A.SaddlePoint().compose(m, n=100)
     _, hi = A.Numerical().compose(m, n=100).epsilon_bounds(1e-5)
     eps, msgs = _record(curve.epsilon, np.array([1e-3, 1e-5, 1e-8]))
@@ -70,7 +70,7 @@ def test_warning_tracks_the_pair_that_is_off():
 
 
 def test_remove_pair_at_2000_steps_is_silent_and_accurate():
-    m = M.SubsampledGaussian(sigma=1.0, p=0.01, pair="remove")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "remove")
     curve = A.SaddlePoint().compose(m, n=2000)
     d = np.array([1e-3, 1e-5, 1e-8])
     with warnings.catch_warnings():

@@ -111,3 +111,80 @@ def test_compose_takes_the_relation(acc: A.Accountant) -> None:
         np.testing.assert_array_equal(got.delta(e), want.delta(e))
     with pytest.raises(ValueError, match="adjacency"):
         acc.compose(base, 5, adjacency="neighbours")
+
+
+#: Accountants whose add-or-remove answer is, by construction, the worse of the
+#: two directions' answers (Auto may answer the directions from different tiers;
+#: bounds fold the directions into one bound).
+_PER_DIRECTION = ("numerical", "clt", "contour", "edgeworth", "saddlepoint")
+
+
+@pytest.mark.parametrize("name", _PER_DIRECTION)
+def test_add_or_remove_is_the_worse_direction_for_every_query(name: str) -> None:
+    from symfdp.accountants.registry import accountant_classes
+
+    acc = accountant_classes()[name]()
+    m, n = M.SubsampledGaussian(sigma=0.8, p=0.05), 300
+    e = np.array([0.25, 1.0, 2.0])
+    d = np.array([1e-3, 1e-6])
+    alpha = np.linspace(0.0, 1.0, 21)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ApproximationWarning)
+        both = acc.compose(m, n, adjacency="add_or_remove")
+        add = acc.compose(m, n, adjacency="add")
+        rem = acc.compose(m, n, adjacency="remove")
+        np.testing.assert_allclose(
+            both.delta(e), np.maximum(add.delta(e), rem.delta(e)), rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            both.epsilon(d), np.maximum(add.epsilon(d), rem.epsilon(d)), rtol=1e-9
+        )
+        f = both.tradeoff(alpha)
+        assert np.all(f <= np.minimum(add.tradeoff(alpha), rem.tradeoff(alpha)) + 1e-9)
+        # Each direction of the add-or-remove curve is that direction's own (CLT
+        # folds both into one symmetric G_mu).
+        for k, one in enumerate((add, rem)[: len(both.pairs)]):
+            np.testing.assert_allclose(
+                both.pairs[k].delta(e), one.pairs[0].delta(e), rtol=1e-12
+            )
+
+
+def test_each_direction_has_its_own_cumulants_and_cgf() -> None:
+    """L_remove = -L_add with P_remove = Q_add, so kappa_j of the remove pair
+    under P is (-1)^j kappa_j of the add pair under Q, and
+    K_remove,P(t) = K_add,Q(-t) = K_add,P(1 - t)."""
+    m = M.SubsampledGaussian(sigma=0.8, p=0.05)
+    add, rem = M.with_adjacency(m, "add"), M.with_adjacency(m, "remove")
+    assert M.with_adjacency(m, "add_or_remove").pairs == (add, rem)
+    sign = (-1.0) ** np.arange(1, 7)
+    np.testing.assert_allclose(
+        rem.cumulants(6, "P"), sign * add.cumulants(6, "Q"), rtol=1e-9, atol=1e-15
+    )
+    t = np.array([-0.5, 0.3, 1.7])
+    np.testing.assert_allclose(rem.cgf(t, "P"), add.cgf(1.0 - t, "P"), rtol=1e-9)
+    assert not np.allclose(rem.cumulants(3, "P"), add.cumulants(3, "P"))
+
+
+def test_replace_one_subsampled_gaussian_matches_dp_accounting() -> None:
+    """The replace-one pair of Poisson sampling, (1-p) N(0) + p N(+-mu), against
+    dp-accounting's REPLACE_ONE relation on the same events; it lies above the
+    add-or-remove answer (two records move) and is symmetric."""
+    p, sigma, n = 0.05, 1.0, 50
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "replace_one")
+    assert m.is_symmetric and m.pairs == (m,)
+    lo, hi = A.Numerical().compose(m, n).delta_bounds(np.array(EPS))
+    event = dpa.SelfComposedDpEvent(
+        dpa.PoissonSampledDpEvent(p, dpa.GaussianDpEvent(sigma)), n
+    )
+    ref = _dp_accounting(event, NR.REPLACE_ONE)
+    assert np.all(lo <= ref + 1e-12)
+    np.testing.assert_allclose(hi, ref, rtol=2e-3)
+    aor = _dp_accounting(event, NR.ADD_OR_REMOVE_ONE)
+    assert np.all(lo > aor)
+    # p = 1: the Gaussian pair of effect size 2 mu (Dong et al. 2019, Cor. 2.13).
+    full = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=1.0), "replace_one")
+    np.testing.assert_allclose(
+        full.privacy_profile(np.array(EPS)),
+        M.Gaussian(mu=2 / sigma).privacy_profile(np.array(EPS)),
+        rtol=1e-9,
+    )

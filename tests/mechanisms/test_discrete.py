@@ -164,7 +164,7 @@ def test_poisson_subsampled_randomized_response() -> None:
     contains the enumerated composition."""
     eps, k, p, n = 1.0, 3, 0.2, 8
     base = M.RandomizedResponse(eps=eps, k=k)
-    sub = M.PoissonSubsampled(base, p=p, pair="add")
+    sub = M.with_adjacency(M.PoissonSubsampled(base, p=p), "add")
     pp, qq = base.pdf(np.arange(k), "P"), base.pdf(np.arange(k), "Q")
     mix = M.from_pmfs(pp, (1 - p) * pp + p * qq)
     for under in ("P", "Q"):

@@ -22,7 +22,7 @@ def test_single_step_profile_is_the_larger_direction(
 ) -> None:
     # The profile of C(f) is max(delta_f, delta_{f^-1}); here from the Poisson
     # pair's own closed forms, read through pair="both".
-    both = M.PoissonSubsampled(M.Gaussian(sigma=1.1), p=256 / 60000, pair="both")
+    both = M.PoissonSubsampled(M.Gaussian(sigma=1.1), p=256 / 60000)
     e = np.array([-0.05, 0.0, 0.01, 0.05, 0.2])
     want = both.privacy_profile(e)
     lo, hi = A.Numerical().compose(noisy_sgd, 1).delta_bounds(e)

@@ -133,7 +133,7 @@ def test_pure_dp_bad_input() -> None:
 )
 def test_subsampled_laplace_cumulants(mu: float, p: float, under: str) -> None:
     for pair in ("add", "remove"):
-        m = M.SubsampledLaplace(p=p, mu=mu, pair=pair)
+        m = M.SubsampledLaplace(p=p, mu=mu).with_pair(pair)
         np.testing.assert_allclose(
             m.cumulants(8, under), _ref_cumulants(m, under), rtol=RTOL_CUMULANT
         )
@@ -141,8 +141,8 @@ def test_subsampled_laplace_cumulants(mu: float, p: float, under: str) -> None:
 
 def test_subsampled_laplace_profile_and_tradeoff() -> None:
     mu, p = 1.2, 0.3
-    add = M.SubsampledLaplace(p=p, mu=mu, pair="add")
-    rem = M.SubsampledLaplace(p=p, mu=mu, pair="remove")
+    add = M.with_adjacency(M.SubsampledLaplace(p=p, mu=mu), "add")
+    rem = M.with_adjacency(M.SubsampledLaplace(p=p, mu=mu), "remove")
     eps = [-1.0, 0.05, 0.8]
     for m in (add, rem):
         ref = np.array([float(RP.privacy_profile(m, e)) for e in eps])

@@ -42,13 +42,15 @@ PS_FULL = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 0.999, 1
 
 @functools.cache
 def _reference(sigma: float, p: float, under: str) -> np.ndarray:
-    m = M.SubsampledGaussian(sigma=sigma, p=p, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "add")
     return np.array([float(v) for v in R.plrv_cumulants(m, 8, under)])
 
 
 def _check_cumulants(sigma: float, p: float, under: str) -> None:
     ref = _reference(sigma, p, under)
-    got = M.SubsampledGaussian(sigma=sigma, p=p, pair="add").cumulants(8, under)
+    got = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "add").cumulants(
+        8, under
+    )
     rel = np.abs(got / ref - 1)
     assert np.all(rel <= RTOL_CUMULANT), (sigma, p, under, rel)
 
@@ -73,8 +75,8 @@ def test_issue_example_sigma1_p001() -> None:
 
 
 def test_remove_and_both_pairs_use_the_swap_relations() -> None:
-    add = M.SubsampledGaussian(sigma=2.0, p=0.05, pair="add")
-    rem = M.SubsampledGaussian(sigma=2.0, p=0.05, pair="remove")
+    add = M.with_adjacency(M.SubsampledGaussian(sigma=2.0, p=0.05), "add")
+    rem = M.with_adjacency(M.SubsampledGaussian(sigma=2.0, p=0.05), "remove")
     both = M.SubsampledGaussian(sigma=2.0, p=0.05)
     signs = (-1.0) ** np.arange(1, 9)
     for under, other in (("P", "Q"), ("Q", "P")):
@@ -91,7 +93,7 @@ def test_remove_and_both_pairs_use_the_swap_relations() -> None:
 @pytest.mark.parametrize("under", ["P", "Q"])
 @pytest.mark.parametrize("t", [-2.0, -0.5, 0.25, 0.5, 1.0, 3.0, 10.0, 50.0])
 def test_cgf_matches_mpmath_finite_differences(t: float, under: str) -> None:
-    m = M.SubsampledGaussian(sigma=1.0, p=0.01, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     k, k1, k2 = (float(v) for v in R.plrv_cgf_derivatives(m, t, under, method="diff"))
     got = m.cgf_derivatives(t, under)
     scale = float(m.cumulants(2, under)[1])  # K' crosses zero near t = 1/2
@@ -102,7 +104,7 @@ def test_cgf_matches_mpmath_finite_differences(t: float, under: str) -> None:
 
 @pytest.mark.parametrize(("sigma", "p"), [(0.3, 0.5), (20.0, 1e-6), (2.0, 0.999)])
 def test_cgf_vectorised_against_direct_reference(sigma: float, p: float) -> None:
-    m = M.SubsampledGaussian(sigma=sigma, p=p, pair="remove")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), "remove")
     t = np.array([-3.0, 0.1, 0.9, 4.0, 30.0])
     got = m.cgf_derivatives(t, "Q")
     for i, ti in enumerate(t):
@@ -118,7 +120,7 @@ def test_cgf_vectorised_against_direct_reference(sigma: float, p: float) -> None
 def test_p_one_is_exactly_the_gaussian_mechanism() -> None:
     g = M.Gaussian(sigma=1.7)
     for pair in ("add", "remove", "both"):
-        m = M.SubsampledGaussian(sigma=1.7, p=1.0, pair=pair)
+        m = M.SubsampledGaussian(sigma=1.7, p=1.0).with_pair(pair)
         assert m.is_symmetric and m.pairs == (m,)
         for under in ("P", "Q"):
             np.testing.assert_array_equal(m.cumulants(6, under), g.cumulants(6, under))
@@ -143,7 +145,7 @@ def test_p_one_is_exactly_the_gaussian_mechanism() -> None:
 def test_privacy_profile_matches_hockey_stick_quadrature(
     sigma: float, p: float, pair: str
 ) -> None:
-    m = M.SubsampledGaussian(sigma=sigma, p=p, pair=pair)
+    m = M.SubsampledGaussian(sigma=sigma, p=p).with_pair(pair)
     eps = np.array([-1.0, 0.005, 1.0, 6.0])
     ref = np.array([float(RP.privacy_profile(m, e)) for e in eps])
     got = m.privacy_profile(eps)
@@ -154,8 +156,8 @@ def test_privacy_profile_matches_hockey_stick_quadrature(
 
 def test_tradeoffs_add_remove_both() -> None:
     mu, p = 1.3, 0.2
-    add = M.SubsampledGaussian(mu=mu, p=p, pair="add")
-    rem = M.SubsampledGaussian(mu=mu, p=p, pair="remove")
+    add = M.with_adjacency(M.SubsampledGaussian(mu=mu, p=p), "add")
+    rem = M.with_adjacency(M.SubsampledGaussian(mu=mu, p=p), "remove")
     both = M.SubsampledGaussian(mu=mu, p=p)
     a = np.concatenate(([0.0, 1e-10], np.linspace(0.001, 0.999, 97), [1.0]))
     # Zheng et al. (2020), Lemma C.1: beta = p Phi(h - mu) + (1-p) Phi(h).
@@ -172,7 +174,7 @@ def test_tradeoffs_add_remove_both() -> None:
 
 def test_plrv_law_is_the_transformed_gaussian() -> None:
     mu, p = 0.8, 0.05
-    m = M.SubsampledGaussian(mu=mu, p=p, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(mu=mu, p=p), "add")
     x = np.linspace(-4, 6, 41)
     s = m.log_likelihood_ratio(x)
     # L is increasing in x, so P(L <= L(x)) = Phi(x) and Q(L <= L(x)) is the mixture.
@@ -186,7 +188,7 @@ def test_plrv_law_is_the_transformed_gaussian() -> None:
 
 
 def test_tiny_p_keeps_relative_precision() -> None:
-    m = M.SubsampledGaussian(sigma=1.0, p=1e-12, pair="add")
+    m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=1e-12), "add")
     ref = [float(v) for v in R.plrv_cumulants(m, 3, "P")]
     np.testing.assert_allclose(m.cumulants(3, "P"), ref, rtol=RTOL_CUMULANT)
     k = m.cgf(np.array([0.5, 2.0]))

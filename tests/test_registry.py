@@ -1,0 +1,122 @@
+"""Completeness of the registries: every name list is derived from them.
+
+The accountant registry (:mod:`symfdp.accountants.registry`) and the mechanism
+registry (``symfdp.mechanisms.REGISTRY``) are the only places names live; these
+tests fail when a class is missing from a registry or a list disagrees with it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+import symfdp.accountants as A
+from symfdp import mechanisms as M
+from symfdp import training
+from symfdp.accountants.base import Accountant
+from symfdp.accountants.registry import GUARANTEES, accountant_classes
+from symfdp.cli import account as cli_account
+from symfdp.cli import calibrate as cli_calibrate
+from symfdp.cli import derive as cli_derive
+
+
+def _every_accountant_class() -> set[type]:
+    """Every concrete public Accountant subclass of the package, private modules
+    included (found by walking the package, independently of the registry)."""
+    for info in pkgutil.walk_packages(A.__path__, A.__name__ + "."):
+        importlib.import_module(info.name)
+    out: set[type] = set()
+    todo = list(Accountant.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        if (
+            cls.__module__.startswith("symfdp.accountants.")
+            and not cls.__name__.startswith("_")
+            and not inspect.isabstract(cls)
+        ):
+            out.add(cls)
+    return out
+
+
+def test_every_accountant_class_is_registered() -> None:
+    assert set(accountant_classes().values()) == _every_accountant_class()
+
+
+def test_registry_attributes() -> None:
+    for name, cls in accountant_classes().items():
+        assert cls.name == name and name == name.lower()
+        assert cls.guarantee in GUARANTEES
+        if isinstance(inspect.getattr_static(cls, "certified"), bool):
+            assert cls.certified == (cls.guarantee == "certified"), name
+        assert isinstance(cls.name_options, dict)
+        cls(**cls.name_options)  # the implied options are valid
+
+
+def test_derived_lists_agree_with_the_registry() -> None:
+    reg = accountant_classes()
+    assert list(training.METHODS) == list(reg)
+    assert training.METHODS == {n: c.__name__ for n, c in reg.items()}
+    assert training.GUARANTEES == {n: c.guarantee for n, c in reg.items()}
+    assert training.DEFAULT_METHOD == cli_account.DEFAULT_METHOD in reg
+    assert sorted((*cli_account.METHOD_CHOICES, *cli_account.EXTRA_METHODS)) == sorted(
+        reg
+    )
+    assert set(cli_calibrate.METHODS) <= set(reg)
+    assert set(A.__all__) == {"Accountant", "normalize_composition"} | {
+        c.__name__ for c in reg.values()
+    }
+    for cls in reg.values():
+        assert getattr(A, cls.__name__) is cls
+
+
+@pytest.mark.parametrize("spelling", ["Saddle_Point", "berryesseen", "BERRY-ESSEEN"])
+def test_method_spellings(spelling: str) -> None:
+    assert training.normalize_method(spelling) in training.METHODS
+
+
+def test_mechanism_registry_names() -> None:
+    """(That every concrete mechanism class is a family or a declared wrapper is
+    ``test_validation.test_every_mechanism_class_is_covered``.)"""
+    for name, cls in M.REGISTRY.items():
+        assert cls.name == name and cls.PARAMS
+
+
+def test_cli_mechanism_lists_agree_with_the_registry() -> None:
+    for name in cli_account.MECHANISMS:
+        cls = M.REGISTRY[name]
+        flags = cli_account.mechanism_flags(name)
+        assert flags, name
+        assert (name in cli_account.SUBSAMPLED) == ("p" in cls.PARAMS)
+    buildable = {
+        n
+        for n, c in M.REGISTRY.items()
+        if set(c.PARAMS) - {"p"} <= set(cli_account.PARAM_FLAGS)
+    }
+    assert set(cli_account.MECHANISMS) == buildable
+    assert set(cli_derive.MECHANISMS) == {
+        n for n, c in M.REGISTRY.items() if hasattr(c, "cumulant_exprs")
+    }
+
+
+def test_building_the_parser_imports_no_accountant_or_mechanism() -> None:
+    """The CLI's choices are derived lazily: ``symfdp --help`` stays fast."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from symfdp.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('symfdp.accountants', "
+        "'symfdp.mechanisms'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_relation_names_agree() -> None:
+    assert training.ADJACENCIES == M.ADJACENCIES == cli_account.ADJACENCIES
