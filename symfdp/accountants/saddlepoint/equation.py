@@ -16,6 +16,7 @@ which the accountant uses to avoid root solving where it can. See
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 from typing import Any, Final
@@ -91,6 +92,12 @@ def pack(
     return SaddleValues(s, tilt(s, side), k, m, v, eps)
 
 
+@functools.cache
+def _inverse_factorials(count: int) -> FloatArray:
+    """``1/j!`` for ``j = 0..count - 1``."""
+    return 1.0 / np.array([math.factorial(j) for j in range(count)], dtype=np.float64)
+
+
 def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> FloatArray:
     r"""The step ``h`` in ``s`` solving the saddle-point equation :math:`\pm(K'(t(s))
     - \varepsilon) = 1/s + 1/(1+s)` with :math:`K'` replaced by its Taylor series
@@ -98,21 +105,24 @@ def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> Floa
     from 0 (quadratic convergence from a start within ~1e-5; the caller checks
     that the step is small, where the series is accurate)."""
     # Taylor coefficients K^(1+j)/j! of K' and K^(2+j)/j! of K'' in u = sg h.
-    inv = 1.0 / np.array([math.factorial(j) for j in range(d.shape[0])])
-    c1 = d[1:] * inv[: d.shape[0] - 1, None]
-    c2 = d[2:] * inv[: d.shape[0] - 2, None]
+    rows = d.shape[0]
+    inv = _inverse_factorials(rows)
+    c1 = d[1:] * inv[: rows - 1, None]
+    c2 = d[2:] * inv[: rows - 2, None]
     h = np.zeros(x.shape)
+    up = np.empty((rows - 1, *x.shape))
+    up[0] = 1.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for _ in range(3):
             u = sg * h
-            m, mp = c1[-1], c2[-1]
-            for j in range(c1.shape[0] - 2, -1, -1):
-                m = m * u + c1[j]
-            for j in range(c2.shape[0] - 2, -1, -1):
-                mp = mp * u + c2[j]
-            xs = x + h
-            val = sg * (m - e) - 1.0 / xs - 1.0 / (1.0 + xs)
-            h = h - val / (mp + 1.0 / xs**2 + 1.0 / (1.0 + xs) ** 2)
+            for j in range(1, rows - 1):
+                np.multiply(up[j - 1], u, out=up[j])
+            m = np.einsum("jn,jn->n", c1, up)
+            mp = np.einsum("jn,jn->n", c2, up[:-1])
+            a1 = 1.0 / (x + h)
+            a2 = 1.0 / (1.0 + x + h)
+            val = sg * (m - e) - a1 - a2
+            h = h - val / (mp + a1 * a1 + a2 * a2)
     return np.where(np.isfinite(h), h, np.inf)
 
 
@@ -146,7 +156,7 @@ def hermite_cubic(
     interval is degenerate."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         h = y1 - y0
-        u = np.clip((y - y0) / h, 0.0, 1.0)
+        u = np.minimum(np.maximum((y - y0) / h, 0.0), 1.0)
         h00 = (1.0 + 2.0 * u) * (1.0 - u) ** 2
         h10 = u * (1.0 - u) ** 2
         h01 = u * u * (3.0 - 2.0 * u)
@@ -212,6 +222,7 @@ class SaddleGrid:
             lo, hi = lo + n * a, hi + n * b
         self.support = (lo, hi)
         self._grids = {"upper": pack(s0, "upper", k0[2:], k1[2:], k2[2:])}
+        self._sorted_cache: dict[str, tuple[Any, ...]] = {}
 
     # ------------------------------------------------------------ CGF
     def cgf(self, t: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -236,20 +247,22 @@ class SaddleGrid:
         out = np.zeros((order + 1, flat.size))
         if flat.size == 0:
             return out.reshape((order + 1, *t.shape))
-        level = np.floor(np.log(1.0 + np.abs(flat)) / math.log(4.0))
-        level = np.where(level < 3, 0, level)  # |t| < 63: one group
-        groups = (
-            [slice(None)]
-            if level.max() == 0
-            else [np.flatnonzero(level == lv) for lv in np.unique(level)]
-        )
+        lo, hi = float(flat.min()), float(flat.max())
+        if max(hi, -lo) < 62.0:
+            groups: list[Any] = [slice(None)]  # |t| < 63: one group
+        else:
+            level = np.floor(np.log(1.0 + np.abs(flat)) / math.log(4.0))
+            level = np.where(level < 3, 0, level)
+            groups = [np.flatnonzero(level == lv) for lv in np.unique(level)]
         for idx in groups:
             tt = flat[idx]
+            if len(groups) > 1:
+                lo, hi = float(tt.min()), float(tt.max())
             for (m, n), cache in zip(self.components, self._fast, strict=True):
                 if cache is not None:
-                    rule = cache.rule(float(tt.min()), float(tt.max()))
+                    rule = cache.rule(lo, hi)
                     out[:, idx] += n * rule_derivatives(
-                        rule.nodes, rule.log_w, tt, order
+                        rule.nodes, rule.log_w, tt, order, finite=True
                     )
                     continue
                 a, b, c = m.cgf_derivatives(tt, "Q")
@@ -340,6 +353,17 @@ class SaddleGrid:
                 continue
             return self.grid(side)
 
+    def _sorted(self, grid: SaddleValues) -> tuple[Any, FloatArray, FloatArray]:
+        """``(order, eps, s)``: the grid sorted by eps, cached per grid record
+        (grids are frozen records, replaced when they grow)."""
+        key = "upper" if grid.t[0] > 0 else "lower"
+        hit = self._sorted_cache.get(key)
+        if hit is None or hit[0] is not grid:
+            by_eps = np.argsort(grid.eps)
+            hit = (grid, by_eps, grid.eps[by_eps], grid.s[by_eps])
+            self._sorted_cache[key] = hit
+        return hit[1], hit[2], hit[3]
+
     # ------------------------------------------------------------ saddle point
     def solve(
         self, eps: FloatArray, side: str, k3: bool = False, order: int = 2
@@ -374,9 +398,8 @@ class SaddleGrid:
         top = max(order, TAYLOR_ORDER)
         sg = sign(side)
         grid = self.covering(side, float(eps.min()), float(eps.max()))
-        by_eps = np.argsort(grid.eps)
-        ge, gs = grid.eps[by_eps], grid.s[by_eps]
-        j = np.clip(np.searchsorted(ge, eps), 1, ge.size - 1)
+        by_eps, ge, gs = self._sorted(grid)
+        j = np.minimum(np.maximum(np.searchsorted(ge, eps), 1), ge.size - 1)
         lo = np.minimum(gs[j - 1], gs[j])
         hi = np.maximum(gs[j - 1], gs[j])
         if side == "upper":
@@ -397,7 +420,7 @@ class SaddleGrid:
             x0 = np.where(
                 tiny[free] | ~np.isfinite(x0),
                 np.sqrt(lo_f * hi_f),
-                np.clip(x0, lo_f, hi_f),
+                np.minimum(np.maximum(x0, lo_f), hi_f),
             )
             # A pass over the rules at the guess; where the root is within
             # TAYLOR_STEP of it, Newton on the Taylor series of K' finishes and
@@ -413,6 +436,12 @@ class SaddleGrid:
                 step = _taylor_root(x, d0, e_f, sg)
                 near = np.abs(step) <= TAYLOR_STEP * x
                 near &= (x + step >= lo_f) & (x + step <= hi_f)
+                if near.all():
+                    s[fi] = x + step
+                    rows[:, fi] = taylor_shift(d0, sg * step)
+                    known[fi] = True
+                    fi, x_prev, d_prev = fi[:0], x[:0], d0[:, :0]
+                    break
                 if near.any():
                     s[fi[near]] = x[near] + step[near]
                     rows[:, fi[near]] = taylor_shift(d0[:, near], sg * step[near])
