@@ -385,12 +385,16 @@ class ContourPairCurve:
         upper = d < at_lo["delta"][0]
         if upper.any():
             sel = np.flatnonzero(upper)
-            e_hi = self._chernoff_end(d[sel])
-            # log delta is concave in the tail, where Newton from the right end
-            # converges monotonically.
-            eps[sel], err[sel], ok[sel] = self._solve(
-                d[sel], np.full(sel.size, e_lo), e_hi, x0=e_hi
-            )
+            found = self._solve_in_tilt(d[sel])
+            if found is not None:
+                eps[sel], err[sel], ok[sel] = found
+            else:
+                e_hi = self._chernoff_end(d[sel])
+                # log delta is concave in the tail, where Newton from the right
+                # end converges monotonically.
+                eps[sel], err[sel], ok[sel] = self._solve(
+                    d[sel], np.full(sel.size, e_lo), e_hi, x0=e_hi
+                )
         below = ~upper
         if below.any() and e_lo > 0.0:
             at0 = self.evaluate(np.zeros(1))
@@ -402,6 +406,108 @@ class ContourPairCurve:
             ok &= bool(at0["converged"][0])
         ok &= bool(at_lo["converged"][0])
         return eps, err, ok
+
+    @functools.cached_property
+    def _tilt_split(self) -> float:
+        r"""The upper saddle point of :math:`\max(0, \varepsilon_{mid})`
+        (``nan`` if it lies beyond ``S_CAP``); once per pair."""
+        t, _, capped = self.saddle(np.array([max(0.0, self.eps_split)]), "upper")
+        return math.nan if bool(capped[0]) else float(t[0])
+
+    def _tilt_guess(self, log_d: FloatArray, u_lo: float) -> FloatArray:
+        r"""``log t`` where the saddle-point estimate :math:`\hat\delta_1`
+        (CF-S5) of :math:`\varepsilon(t)` meets ``log_d``: the start of
+        :meth:`_solve_in_tilt` (real CGF values only; a few per cent off in
+        :math:`\delta`), by safeguarded Newton in :math:`u = \log t` with the
+        saddle-point slope :math:`d\log\delta/du \approx -t^2\,
+        \varepsilon'(t)`."""
+
+        def fn(u: FloatArray) -> tuple[FloatArray, FloatArray]:
+            t = np.exp(u)
+            k0, k1, k2 = self.cgf(t)
+            e = k1 - 1.0 / t - 1.0 / (1.0 + t)
+            de = k2 + 1.0 / t**2 + 1.0 / (1.0 + t) ** 2
+            q = t * t * (1.0 + t) ** 2 * k2 + t * t + (1.0 + t) ** 2
+            return k0 - e * t - 0.5 * np.log(2.0 * math.pi * q), -t * t * de
+
+        return bracketed_newton(
+            fn,
+            log_d,
+            np.full(log_d.shape, u_lo),
+            np.full(log_d.shape, math.log(S_CAP)),
+            increasing=False,
+            xtol=0.0,
+            xatol=1e-3,
+            check_bracket=False,
+        )
+
+    def _solve_in_tilt(
+        self, d: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+        r"""``(eps, error, converged)`` for targets below :math:`\delta(e_{lo})`
+        by Newton in :math:`u = \log t` on :math:`\log\delta(\varepsilon(t))`,
+        where :math:`\varepsilon(t) = K'(t) - 1/t - 1/(1+t)` is explicit and
+        ``t`` is its saddle point (no saddle-point solve per step): the slope is
+        :math:`(\delta'/\delta)\,\varepsilon'(t)\,t`, with :math:`\delta'`
+        from the same contour integral. Bracket: :math:`[t(e_{lo}),` ``S_CAP``
+        :math:`]`; start: :meth:`_tilt_guess`. The error estimate is that of
+        :meth:`_solve`. ``None`` (the caller then solves in eps) where a line
+        comes within ``POLE_RATIO`` of a pole, more than ``MAX_FAILED_ITERATES``
+        integrals do not converge, or the root is not inside the bracket."""
+        t_lo = self._tilt_split
+        if not math.isfinite(t_lo):
+            return None
+        log_d = np.log(d)
+        u_lo, u_hi = math.log(t_lo), math.log(S_CAP)
+        state: dict[str, Any] = {}
+        failures = [0]
+
+        class _Unfit(Exception):
+            pass
+
+        def fn(u: FloatArray) -> tuple[FloatArray, FloatArray]:
+            t = np.exp(u)
+            _, k1, k2 = self.cgf(t)
+            if np.any(np.minimum(t, 1.0 + t) * np.sqrt(k2) < POLE_RATIO):
+                raise _Unfit
+            de = k2 + 1.0 / t**2 + 1.0 / (1.0 + t) ** 2
+            e = k1 - 1.0 / t - 1.0 / (1.0 + t)
+            res = self.integral(e, t, 1.0 / np.sqrt(de))
+            if not np.all(res["converged"]):
+                failures[0] += 1
+                if failures[0] > MAX_FAILED_ITERATES:
+                    raise _Unfit
+            state.update(u=u, e=e, res=res)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                log_delta = np.where(res["sign"] > 0, res["log_i"], -np.inf)
+                return log_delta, res["slope"] * de * t
+
+        try:
+            u0 = self._tilt_guess(log_d, u_lo)
+            u = bracketed_newton(
+                fn,
+                log_d,
+                np.full(d.shape, u_lo),
+                np.full(d.shape, u_hi),
+                increasing=False,
+                xtol=1e-13,
+                ftol=LOG_DELTA_TOL,
+                x0=u0,
+                check_bracket=False,
+            )
+            if not np.array_equal(state.get("u"), u):
+                fn(u)
+        except (_Unfit, RuntimeError):
+            return None
+        if np.any(u >= u_hi * (1.0 - 1e-12)):
+            return None
+        res, e = state["res"], state["e"]
+        with np.errstate(over="ignore"):
+            delta = res["sign"] * np.exp(res["log_i"])
+        d_delta = delta * res["slope"]
+        error = np.abs(delta) * res["rel_err"] + ROUND * np.abs(delta)
+        err = (error + np.abs(delta - d)) / np.abs(d_delta)
+        return np.minimum(e, self.support[1]), err, res["converged"]
 
     @functools.cached_property
     def _at_split(self) -> dict[str, FloatArray]:
