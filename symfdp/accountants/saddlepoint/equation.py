@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import replace
 from typing import Any, Final
 
 import numpy as np
@@ -113,12 +112,15 @@ def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> Floa
     up = np.empty((rows - 1, *x.shape))
     up[0] = 1.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for _ in range(3):
-            u = sg * h
-            for j in range(1, rows - 1):
-                np.multiply(up[j - 1], u, out=up[j])
-            m = np.einsum("jn,jn->n", c1, up)
-            mp = np.einsum("jn,jn->n", c2, up[:-1])
+        for it in range(3):
+            if it == 0:  # h = 0: the series' constant terms
+                m, mp = c1[0], c2[0]
+            else:
+                u = sg * h
+                for j in range(1, rows - 1):
+                    np.multiply(up[j - 1], u, out=up[j])
+                m = np.einsum("jn,jn->n", c1, up)
+                mp = np.einsum("jn,jn->n", c2, up[:-1])
             a1 = 1.0 / (x + h)
             a2 = 1.0 / (1.0 + x + h)
             val = sg * (m - e) - a1 - a2
@@ -129,17 +131,27 @@ def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> Floa
 def taylor_shift(
     d: FloatArray, u: FloatArray, first: int = 0, count: int | None = None
 ) -> FloatArray:
-    """Rows ``first .. first + count - 1`` of ``d`` (K, K', ... at t) at t + u,
+    r"""Rows ``first .. first + count - 1`` of ``d`` (K, K', ... at t) at t + u,
     from their Taylor series in the rows of ``d`` (the row of the highest
-    derivative has no further term and is kept)."""
-    size = d.shape[0] - first if count is None else count
-    out = d[first : first + size].copy()
-    term = np.ones(np.shape(u))
-    for j in range(1, d.shape[0] - first):
-        term = term * u / j
-        k = min(size, d.shape[0] - first - j)
-        out[:k] += d[first + j : first + j + k] * term
-    return out
+    derivative has no further term and is kept): row ``i`` is
+    :math:`\sum_j d_{i+j} u^j/j!`, all rows in one contraction."""
+    rows = d.shape[0] - first
+    size = rows if count is None else count
+    u = np.asarray(u, dtype=np.float64)
+    powers = np.empty((rows, *u.shape))
+    powers[0] = 1.0
+    for j in range(1, rows):
+        np.multiply(powers[j - 1], u, out=powers[j])
+    powers *= _inverse_factorials(rows).reshape((rows,) + (1,) * u.ndim)
+    # hankel[i, j] = d[first + i + j] (zero beyond the last row).
+    padded = np.concatenate((d[first:], np.zeros((rows, *d.shape[1:]))))
+    return np.einsum("ij...,j...->i...", padded[_hankel(rows)[:size]], powers)
+
+
+@functools.cache
+def _hankel(rows: int) -> Any:
+    """Index table ``i + j`` (``i, j < rows``) into a row-padded array."""
+    return np.add.outer(np.arange(rows), np.arange(rows))
 
 
 def hermite_cubic(
@@ -492,7 +504,6 @@ class SaddleGrid:
         t = tilt(s, side)
         if not known.all():
             rows[:, ~known] = self.derivatives(t[~known], top)
-        vals = replace(pack(s, side, rows[0], rows[1], rows[2]), eps=eps)
-        if k3:
-            vals = replace(vals, k3=np.where(capped, 0.0, rows[3]))
+        k3_rows = np.where(capped, 0.0, rows[3]) if k3 else None
+        vals = SaddleValues(s, tilt(s, side), rows[0], rows[1], rows[2], eps, k3_rows)
         return vals, capped, rows[2:]

@@ -177,6 +177,8 @@ def log_delta2_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray
         r = np.exp(gap)
         out = (dla - r * dlb) / (1.0 - r)
         fine = np.isfinite(out) & (gap < -1e-8)
+        if fine.all():
+            return out
         return np.where(fine, out, log_delta_slope(s, v, v3))
 
 
