@@ -82,13 +82,19 @@ def tilt(s: FloatArray, side: str) -> FloatArray:
 
 
 def pack(
-    s: FloatArray, side: str, k: FloatArray, m: FloatArray, v: FloatArray
+    s: FloatArray,
+    side: str,
+    k: FloatArray,
+    m: FloatArray,
+    v: FloatArray,
+    k3: FloatArray | None = None,
 ) -> SaddleValues:
     r"""Values at the saddle point ``t(s)``, with the ``eps`` solving
     :math:`F'_\varepsilon(t) = 0` there: :math:`\varepsilon = K'(t) - 1/t - 1/(1+t)`,
-    i.e. :math:`K'(t) \mp (1/s + 1/(1+s))`."""
+    i.e. :math:`K'(t) \mp (1/s + 1/(1+s))` (and ``k3`` = :math:`K^{(3)}(t)` if
+    given)."""
     eps = m - sign(side) * (1.0 / s + 1.0 / (1.0 + s))
-    return SaddleValues(s, tilt(s, side), k, m, v, eps)
+    return SaddleValues(s, tilt(s, side), k, m, v, eps, k3)
 
 
 @functools.cache
@@ -225,7 +231,7 @@ class SaddleGrid:
         self._fast = [fast_cache(m) for m, _ in components]
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = FIRST_STAGE
-        k0, k1, k2 = self.cgf(np.concatenate(([-1.0, -0.5], s0)))
+        k0, k1, k2, k3 = self.derivatives(np.concatenate(([-1.0, -0.5], s0)), 3)
         self.log_p_mass = float(min(k0[0], 0.0))
         self.eps_split = 0.0 if symmetric else float(k1[1])
         lo = hi = 0.0
@@ -233,7 +239,7 @@ class SaddleGrid:
             a, b = m.plrv_support()
             lo, hi = lo + n * a, hi + n * b
         self.support = (lo, hi)
-        self._grids = {"upper": pack(s0, "upper", k0[2:], k1[2:], k2[2:])}
+        self._grids = {"upper": pack(s0, "upper", k0[2:], k1[2:], k2[2:], k3[2:])}
         self._sorted_cache: dict[str, tuple[Any, ...]] = {}
 
     # ------------------------------------------------------------ CGF
@@ -293,7 +299,7 @@ class SaddleGrid:
     def at(self, s: Any, side: str) -> SaddleValues:
         """CGF values at ``t(s)`` and the saddle-consistent ``eps(s)``."""
         s = np.asarray(s, dtype=np.float64)
-        return pack(s, side, *self.cgf(tilt(s, side)))
+        return pack(s, side, *self.derivatives(tilt(s, side), 3))
 
     def grid(self, side: str) -> SaddleValues:
         """The current grid of ``side`` (its first stage on first use)."""

@@ -197,6 +197,31 @@ def _rows(out: Any, count: int, size: int | None = None) -> FloatArray:
     return rows
 
 
+@functools.cache
+def _coefficient_layout(order: int) -> tuple[Any, tuple[int, ...], FloatArray]:
+    """The compiled tilted Edgeworth coefficients of ``order``, the indices of
+    its outputs that depend on the lambdas and the values of all outputs at
+    lambda = 0 (the constants; most entries are 0)."""
+    ev = evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
+    probe = [np.full(2, 0.5 + 0.1 * i) for i in range(order - 2)]
+    out = ev.fn(*probe)
+    varying = tuple(i for i, o in enumerate(out) if np.ndim(o) > 0)
+    zero = ev.fn(*(0.0 for _ in range(order - 2)))
+    base = np.array([0.0 if i in varying else float(o) for i, o in enumerate(zero)])
+    return ev, varying, base
+
+
+def _coefficient_rows(order: int, lams: list[FloatArray], size: int) -> FloatArray:
+    r"""The coefficients :math:`c_{jk}(\lambda)` of saddle-point order ``order``
+    as rows ``(J - 2) (3 (J - 2) + 1, size)`` (constant entries broadcast)."""
+    ev, varying, base = _coefficient_layout(order)
+    out = ev.fn(*lams)
+    rows = np.repeat(base[:, None], size, axis=1)
+    for i in varying:
+        rows[i] = out[i]
+    return rows
+
+
 def kernel_hermite_moments(
     side: str, b: FloatArray, w: FloatArray, kmax: int
 ) -> FloatArray:
@@ -254,22 +279,22 @@ def correction_terms(
     w1, w2 = c + b1, c + b2
     sg = 1.0 if side == "upper" else -1.0
     kmax = 3 * (order - 2)
-    d = np.empty((kmax + 1, eps.size))
     far = np.minimum(sg * w1, sg * w2) >= W_SWITCH
     near = ~far
-    if near.any():
+    if far.all():
+        d = _moment_differences(side, c, w1, w2, kmax)
+    else:
+        d = np.empty((kmax + 1, eps.size))
         bb = np.concatenate((b1[near], b2[near]))
         ww = np.concatenate((w1[near], w2[near]))
         with np.errstate(over="ignore", invalid="ignore"):
             gg = kernel_hermite_moments(side, bb, ww, kmax)
             g1, g2 = gg[:, : bb.size // 2], gg[:, bb.size // 2 :]
             d[:, near] = g1 - g2 if side == "upper" else g2 - g1
-    if far.any():
-        d[:, far] = _moment_differences(side, c[far], w1[far], w2[far], kmax)
-    coeffs = evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
+        if far.any():
+            d[:, far] = _moment_differences(side, c[far], w1[far], w2[far], kmax)
     lams = [lam[r - 3].reshape(-1) for r in range(3, order + 1)]
-    cm = _rows(coeffs.fn(*lams), (order - 2) * (kmax + 1), eps.size)
-    cm = cm.reshape(order - 2, kmax + 1, -1)
+    cm = _coefficient_rows(order, lams, eps.size).reshape(order - 2, kmax + 1, -1)
     with np.errstate(over="ignore", invalid="ignore"):
         terms = np.einsum("jkn,kn->jn", cm, d)
     log_pref = -eps * t - 0.5 * c * c - _LOG_SQRT_2PI
@@ -302,8 +327,10 @@ def log_ratios(
     if order_max < 3:
         ok[...] = np.asarray(usable, dtype=bool)
         return rho, ok, lam3
-    idx = np.flatnonzero(np.asarray(usable, dtype=bool).reshape(-1))
-    if idx.size == 0:
+    use = np.asarray(usable, dtype=bool).reshape(-1)
+    # Every entry usable (the common case): slices, no gathering copies.
+    idx: Any = slice(None) if use.all() else np.flatnonzero(use)
+    if not use.any():
         return rho, ok, lam3
     t = vals.t.reshape(-1)[idx]
     if kappa is not None and np.shape(kappa)[0] >= order_max - 1:

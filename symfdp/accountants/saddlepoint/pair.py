@@ -516,12 +516,14 @@ class SaddlePointPairCurve:
     def _grid_values(self, g: SaddleValues) -> tuple[FloatArray, FloatArray]:
         """``(log delta, d log delta / ds)`` along the upper grid ``g`` (the
         slope of :func:`~symfdp.accountants.saddlepoint.formulas.log_delta2_slope`,
-        of ``log_delta_slope`` for order 1, with K^(3) from differences of
-        K'' along the grid), cached while the grid is unchanged."""
+        of ``log_delta_slope`` for order 1, with K^(3) of the grid, else from
+        differences of K'' along it), cached while the grid is unchanged."""
         hit = self._grid_cache
         if hit is None or hit[0] is not g:
             slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
-            k3 = np.gradient(g.v, g.s) if g.s.size > 1 else np.zeros(g.s.shape)
+            k3 = g.k3
+            if k3 is None:
+                k3 = np.gradient(g.v, g.s) if g.s.size > 1 else np.zeros(g.s.shape)
             hit = (g, self._upper_log_delta(g), slope_fn(g.s, g.v, k3))
             self._grid_cache = hit
         return hit[1], hit[2]
