@@ -43,6 +43,8 @@ DENSE_ALPHAS: Final = 64
 MAX_FAILED_ITERATES: Final = 2
 #: Relative tolerance of epsilon(delta) on log delta.
 LOG_DELTA_TOL: Final = 1e-8
+#: Iterations of the Halley solve of epsilon(delta) before it gives up.
+MAX_HALLEY: Final = 30
 
 
 def _lower_side(
@@ -368,13 +370,15 @@ class ContourPairCurve:
         return eps.reshape(d.shape)
 
     def _epsilon(self, d: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        r"""``(eps, error, converged)``: safeguarded Newton on ``log delta(eps)``
-        (derivative from the same contour integral) on a bracket: targets
-        below :math:`\delta(e_{lo})`, :math:`e_{lo} = \max(0,
-        \varepsilon_{mid})`, on :math:`[e_{lo}, \varepsilon(t_{hi})]` with the
-        Chernoff bound at :math:`t_{hi}` below the target (so
-        :math:`\delta(\varepsilon(t_{hi}))` is); others on :math:`[0,
-        e_{lo}]` (0 where :math:`\delta(0)` is at most the target)."""
+        r"""``(eps, error, converged)``. Targets below :math:`\delta(e_{lo})`,
+        :math:`e_{lo} = \max(0, \varepsilon_{mid})`: Halley's iteration with
+        the line following the saddle point (:meth:`_solve_in_tilt`, usually
+        two or three integrals); where it does not serve, safeguarded Newton on
+        ``log delta(eps)`` (derivative from the same contour integral) on
+        :math:`[e_{lo}, \varepsilon(t_{hi})]` with the Chernoff bound at
+        :math:`t_{hi}` below the target (so :math:`\delta(\varepsilon(t_{hi}))`
+        is). Others on :math:`[0, e_{lo}]` (0 where :math:`\delta(0)` is at
+        most the target)."""
         eps = np.zeros(d.shape)
         err = np.zeros(d.shape)
         ok = np.ones(d.shape, dtype=bool)
@@ -415,21 +419,35 @@ class ContourPairCurve:
         return math.nan if bool(capped[0]) else float(t[0])
 
     def _tilt_guess(self, log_d: FloatArray, u_lo: float) -> FloatArray:
-        r"""``log t`` where the saddle-point estimate :math:`\hat\delta_1`
-        (CF-S5) of :math:`\varepsilon(t)` meets ``log_d``: the start of
-        :meth:`_solve_in_tilt` (real CGF values only; a few per cent off in
-        :math:`\delta`), by safeguarded Newton in :math:`u = \log t` with the
-        saddle-point slope :math:`d\log\delta/du \approx -t^2\,
+        r"""``log t`` where the saddle-point estimate :math:`\hat\delta_2`
+        (CF-S6, :func:`~symfdp.accountants.saddlepoint.formulas.delta2_log_terms`)
+        of :math:`\varepsilon(t)` meets ``log_d``: the start of
+        :meth:`_solve_in_tilt` (real CGF values only; typically within a few
+        per mille of :math:`\delta`), by safeguarded Newton in :math:`u = \log
+        t` with the saddle-point slope :math:`d\log\delta/du \approx -t^2
         \varepsilon'(t)`."""
+        from symfdp.accountants.saddlepoint.formulas import delta2_log_terms
 
         def fn(u: FloatArray) -> tuple[FloatArray, FloatArray]:
             t = np.exp(u)
             k0, k1, k2 = self.cgf(t)
             e = k1 - 1.0 / t - 1.0 / (1.0 + t)
             de = k2 + 1.0 / t**2 + 1.0 / (1.0 + t) ** 2
-            q = t * t * (1.0 + t) ** 2 * k2 + t * t + (1.0 + t) ** 2
-            return k0 - e * t - 0.5 * np.log(2.0 * math.pi * q), -t * t * de
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                la, lb = delta2_log_terms("upper", k0, e, t, k1, k2)
+                log2 = la + np.log(-np.expm1(np.minimum(lb - la, -1e-300)))
+                q = t * t * (1.0 + t) ** 2 * k2 + t * t + (1.0 + t) ** 2
+                log1 = k0 - e * t - 0.5 * np.log(2.0 * math.pi * q)
+            return np.where(np.isfinite(log2), log2, log1), -t * t * de
 
+        # Start where the Gaussian tail of the loss (variance K''(1)) puts it,
+        # log delta ~ -t^2 K''/2: Newton from below overshoots where log delta
+        # is strongly concave in log t.
+        k2 = self.cgf(np.ones(1))[2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u0 = 0.5 * np.log(-2.0 * log_d / k2)
+        u0 = np.where(np.isfinite(u0), u0, 0.0)
+        u0 = np.minimum(np.maximum(u0, u_lo), math.log(S_CAP))
         return bracketed_newton(
             fn,
             log_d,
@@ -437,71 +455,87 @@ class ContourPairCurve:
             np.full(log_d.shape, math.log(S_CAP)),
             increasing=False,
             xtol=0.0,
-            xatol=1e-3,
+            xatol=1e-4,
+            x0=u0,
             check_bracket=False,
         )
 
     def _solve_in_tilt(
         self, d: FloatArray
     ) -> tuple[FloatArray, FloatArray, FloatArray] | None:
-        r"""``(eps, error, converged)`` for targets below :math:`\delta(e_{lo})`
-        by Newton in :math:`u = \log t` on :math:`\log\delta(\varepsilon(t))`,
-        where :math:`\varepsilon(t) = K'(t) - 1/t - 1/(1+t)` is explicit and
-        ``t`` is its saddle point (no saddle-point solve per step): the slope is
-        :math:`(\delta'/\delta)\,\varepsilon'(t)\,t`, with :math:`\delta'`
-        from the same contour integral. Bracket: :math:`[t(e_{lo}),` ``S_CAP``
-        :math:`]`; start: :meth:`_tilt_guess`. The error estimate is that of
-        :meth:`_solve`. ``None`` (the caller then solves in eps) where a line
-        comes within ``POLE_RATIO`` of a pole, more than ``MAX_FAILED_ITERATES``
-        integrals do not converge, or the root is not inside the bracket."""
+        r"""``(eps, error, converged)`` for targets below :math:`\delta(e_{lo})`,
+        :math:`e_{lo} = \max(0, \varepsilon_{mid})`: Halley's iteration on
+        :math:`f(\varepsilon) = \log\delta(\varepsilon) - \log d`, whose
+        derivatives :math:`f' = \delta'/\delta` and :math:`f'' =
+        \delta''/\delta - f'^2` come from the same contour integral (cubic
+        convergence). The line of each iterate follows the saddle point to first
+        order, :math:`t \leftarrow t + \Delta\varepsilon/\varepsilon'(t)`
+        (any line on the upper side gives the exact integral; near the saddle
+        point it is cheap), so no saddle-point equation is solved. Start:
+        :math:`t_0` from :meth:`_tilt_guess`, :math:`\varepsilon_0 =
+        \varepsilon(t_0)`. A step leaving the bracket :math:`[e_{lo},
+        \cdot]` (updated by the signs of ``f``) is replaced by bisection
+        (Newton while the upper end is open). Stops, as :meth:`_solve`, where
+        :math:`|f| \le` ``LOG_DELTA_TOL`` or the step is below 1e-12
+        relative; the error estimate is that of :meth:`_solve`. ``None`` (the
+        caller then solves in eps) where a line comes within ``POLE_RATIO`` of
+        a pole, more than ``MAX_FAILED_ITERATES`` integrals do not converge,
+        or the iteration does not settle in ``MAX_HALLEY`` steps."""
         t_lo = self._tilt_split
         if not math.isfinite(t_lo):
             return None
         log_d = np.log(d)
-        u_lo, u_hi = math.log(t_lo), math.log(S_CAP)
-        state: dict[str, Any] = {}
-        failures = [0]
-
-        class _Unfit(Exception):
-            pass
-
-        def fn(u: FloatArray) -> tuple[FloatArray, FloatArray]:
-            t = np.exp(u)
-            _, k1, k2 = self.cgf(t)
-            if np.any(np.minimum(t, 1.0 + t) * np.sqrt(k2) < POLE_RATIO):
-                raise _Unfit
-            de = k2 + 1.0 / t**2 + 1.0 / (1.0 + t) ** 2
-            e = k1 - 1.0 / t - 1.0 / (1.0 + t)
-            res = self.integral(e, t, 1.0 / np.sqrt(de))
-            if not np.all(res["converged"]):
-                failures[0] += 1
-                if failures[0] > MAX_FAILED_ITERATES:
-                    raise _Unfit
-            state.update(u=u, e=e, res=res)
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                log_delta = np.where(res["sign"] > 0, res["log_i"], -np.inf)
-                return log_delta, res["slope"] * de * t
-
-        try:
-            u0 = self._tilt_guess(log_d, u_lo)
-            u = bracketed_newton(
-                fn,
-                log_d,
-                np.full(d.shape, u_lo),
-                np.full(d.shape, u_hi),
-                increasing=False,
-                xtol=1e-13,
-                ftol=LOG_DELTA_TOL,
-                x0=u0,
-                check_bracket=False,
-            )
-            if not np.array_equal(state.get("u"), u):
-                fn(u)
-        except (_Unfit, RuntimeError):
+        e_lo = max(0.0, self.eps_split)
+        t = np.exp(self._tilt_guess(log_d, math.log(t_lo)))
+        if np.any(t >= S_CAP * (1.0 - 1e-9)):
             return None
-        if np.any(u >= u_hi * (1.0 - 1e-12)):
+        _, k1, _ = self.cgf(t)
+        e = k1 - 1.0 / t - 1.0 / (1.0 + t)
+        lo = np.full(d.shape, e_lo)
+        hi = np.full(d.shape, self.support[1])
+        active = np.ones(d.shape, dtype=bool)
+        res: dict[str, FloatArray] = {}
+        failures = 0
+        for _ in range(MAX_HALLEY):
+            idx = np.flatnonzero(active)
+            ta, ea = t[idx], e[idx]
+            _, _, k2 = self.cgf(ta)
+            if np.any(np.minimum(ta, 1.0 + ta) * np.sqrt(k2) < POLE_RATIO):
+                return None
+            de = k2 + 1.0 / ta**2 + 1.0 / (1.0 + ta) ** 2
+            got = self.integral(ea, ta, 1.0 / np.sqrt(de))
+            if not np.all(got["converged"]):
+                failures += 1
+                if failures > MAX_FAILED_ITERATES:
+                    return None
+            if not res:
+                res = {k: np.zeros(d.shape, dtype=v.dtype) for k, v in got.items()}
+            for k, v in got.items():
+                res[k][idx] = v
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                f = np.where(got["sign"] > 0, got["log_i"], -np.inf) - log_d[idx]
+                g1 = got["slope"]
+                g2 = got["curvature"] - g1 * g1
+                lo[idx] = np.where(f > 0, ea, lo[idx])
+                hi[idx] = np.where(f < 0, ea, hi[idx])
+                step = -2.0 * f * g1 / (2.0 * g1 * g1 - f * g2)
+                step = np.where(np.isfinite(step), step, -f / g1)
+                new = ea + step
+            done = (np.abs(f) <= LOG_DELTA_TOL) | (np.abs(step) <= 1e-12 * np.abs(ea))
+            inside = np.isfinite(new) & (new > lo[idx]) & (new < hi[idx])
+            bounded = np.isfinite(hi[idx])
+            new = np.where(inside | ~bounded, new, 0.5 * (lo[idx] + hi[idx]))
+            if not np.all(np.isfinite(new) | done):
+                return None
+            move = ~done
+            t_new = ta + (new - ea) / de
+            t[idx] = np.where(move, np.maximum(t_new, 0.5 * ta), ta)
+            e[idx] = np.where(move, new, ea)
+            active[idx] = move
+            if not active.any():
+                break
+        else:
             return None
-        res, e = state["res"], state["e"]
         with np.errstate(over="ignore"):
             delta = res["sign"] * np.exp(res["log_i"])
         d_delta = delta * res["slope"]

@@ -106,8 +106,9 @@ def _inverse_factorials(count: int) -> FloatArray:
 def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> FloatArray:
     r"""The step ``h`` in ``s`` solving the saddle-point equation :math:`\pm(K'(t(s))
     - \varepsilon) = 1/s + 1/(1+s)` with :math:`K'` replaced by its Taylor series
-    at ``x`` (rows ``d`` = :math:`K, K', \dots` at ``t(x)``): three Newton steps
-    from 0 (quadratic convergence from a start within ~1e-5; the caller checks
+    at ``x`` (rows ``d`` = :math:`K, K', \dots` at ``t(x)``): up to three Newton
+    steps from 0 (quadratic convergence from a start within ~1e-5; the last is
+    skipped where the second moved by a rounding error only; the caller checks
     that the step is small, where the series is accurate)."""
     # Taylor coefficients K^(1+j)/j! of K' and K^(2+j)/j! of K'' in u = sg h.
     rows = d.shape[0]
@@ -130,7 +131,11 @@ def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> Floa
             a1 = 1.0 / (x + h)
             a2 = 1.0 / (1.0 + x + h)
             val = sg * (m - e) - a1 - a2
-            h = h - val / (mp + a1 * a1 + a2 * a2)
+            dh = val / (mp + a1 * a1 + a2 * a2)
+            h = h - dh
+            # A step at the rounding level of x: the next one would be ~dh^2.
+            if it > 0 and np.all(np.abs(dh) <= 4e-16 * x):
+                break
     return np.where(np.isfinite(h), h, np.inf)
 
 
