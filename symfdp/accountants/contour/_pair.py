@@ -24,7 +24,7 @@ from symfdp.accountants.contour._integral import (
     trapezoid_integral,
 )
 from symfdp.mechanisms._complex_mgf import LogMGF, log_mgf
-from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.mechanisms.base import FloatArray, Mechanism, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton, positive_root
 
 __all__ = ["ContourPairCurve", "refusal"]
@@ -108,6 +108,7 @@ class ContourPairCurve:
             a, b = m.plrv_support()
             lo, hi = lo + n * a, hi + n * b
         self.support = (lo, hi)
+        self._tables: dict[str, tuple[FloatArray, FloatArray]] = {}
         self.eps_split = 0.0 if symmetric else float(self.cgf(np.array([-0.5]))[1][0])
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
@@ -142,8 +143,20 @@ class ContourPairCurve:
         :math:`-1 < t < 0`) for each ``eps``, :math:`F''_\varepsilon(t)^{-1/2}`,
         and the entries whose saddle point lies beyond :math:`s =` ``S_CAP``
         (:math:`s = t` or :math:`-1 - t`; returned there)."""
+        t, sigma, capped, _ = self._saddle_k2(eps, side)
+        return t, sigma, capped
+
+    def _saddle_k2(
+        self, eps: FloatArray, side: str
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_], FloatArray]:
+        r""":meth:`saddle` and :math:`K''` at the saddle points. Upper and lower
+        side: bracketed Newton in :math:`s` from a bracket in the cached table
+        of :meth:`_saddle_table` (start: the table's secant in :math:`\log s`),
+        to relative step 1e-6; where the table does not bracket an entry,
+        :func:`~symfdp.numeric.roots.positive_root` from ``s = 1``."""
         if side == "middle":
-            return self._saddle_middle(eps)
+            t, sigma, capped = self._saddle_middle(eps)
+            return t, sigma, capped, 1.0 / sigma**2 - 1.0 / t**2 - 1.0 / (1.0 + t) ** 2
         sg = 1.0 if side == "upper" else -1.0
 
         def g(s: FloatArray, idx: Any) -> tuple[FloatArray, FloatArray]:
@@ -152,10 +165,74 @@ class ContourPairCurve:
             val = sg * (k1 - eps[idx]) - 1.0 / s - 1.0 / (1.0 + s)
             return val, k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
 
-        s, capped = positive_root(g, eps.size, x_max=S_CAP, xtol=1e-6)
+        found = self._table_bracket(eps, side)
+        if found is None:
+            s, capped = positive_root(g, eps.size, x_max=S_CAP, xtol=1e-6)
+        else:
+            lo, hi, x0 = found
+            every = np.arange(eps.size)
+            s = bracketed_newton(
+                lambda x: g(x, every),
+                np.zeros(eps.shape),
+                lo,
+                hi,
+                xtol=1e-6,
+                x0=x0,
+                geometric=True,
+                check_bracket=False,
+            )
+            capped = np.zeros(eps.shape, dtype=bool)
         t = s if side == "upper" else -1.0 - s
         _, _, k2 = self.cgf(t)
-        return t, 1.0 / np.sqrt(k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2), capped
+        sigma = 1.0 / np.sqrt(k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2)
+        return t, sigma, capped, k2
+
+    def _saddle_table(self, side: str, extend: bool) -> tuple[FloatArray, FloatArray]:
+        r"""``(s, K'(t(s)))`` on a cached, log-spaced table of ``s`` (``t = s``
+        or ``-1 - s``) from 1e-3 to 16, grown by factors of 4 up to ``S_CAP``
+        when ``extend`` (not beyond a tilt whose rule exceeds the memory guard);
+        cost independent of the queries."""
+        tab = self._tables.get(side)
+        if tab is None:
+            s = np.geomspace(1e-3, 16.0, 65)
+            tab = (s, self.cgf(s if side == "upper" else -1.0 - s)[1])
+        elif extend and tab[0][-1] < S_CAP:
+            s_new = np.minimum(tab[0][-1] * np.geomspace(1.0, 4.0, 9)[1:], S_CAP)
+            try:
+                k1 = self.cgf(s_new if side == "upper" else -1.0 - s_new)[1]
+            except QuadratureLimitError:
+                return tab
+            tab = (np.concatenate((tab[0], s_new)), np.concatenate((tab[1], k1)))
+        self._tables[side] = tab
+        return tab
+
+    def _table_bracket(
+        self, eps: FloatArray, side: str
+    ) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+        """``(lo, hi, x0)``: a bracket of each entry's saddle point in ``s`` from
+        :meth:`_saddle_table` and the secant start in ``log s``; ``None`` where
+        some entry lies below the table or beyond its end."""
+        sg = 1.0 if side == "upper" else -1.0
+        s, k1 = self._saddle_table(side, False)
+        while True:
+            q = 1.0 / s + 1.0 / (1.0 + s)
+            g = sg * (k1[None, :] - eps[:, None]) - q[None, :]
+            j = np.sum(g < 0, axis=1)
+            if np.all(j < s.size) or s[-1] >= S_CAP:
+                break
+            size = s.size
+            s, k1 = self._saddle_table(side, True)
+            if s.size == size:  # the table cannot grow
+                break
+        if not np.all((j > 0) & (j < s.size)):
+            return None
+        rows = np.arange(eps.size)
+        g_lo, g_hi = g[rows, j - 1], g[rows, j]
+        lo, hi = s[j - 1], s[j]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.clip(g_lo / (g_lo - g_hi), 0.0, 1.0)
+        x0 = np.exp(np.log(lo) + frac * (np.log(hi) - np.log(lo)))
+        return lo, hi, np.where(np.isfinite(x0), x0, np.sqrt(lo * hi))
 
     def _saddle_middle(
         self, eps: FloatArray
@@ -249,8 +326,9 @@ class ContourPairCurve:
             idx = np.flatnonzero(reg[side])
             if idx.size == 0:
                 continue
-            t, sigma, capped = self.saddle(e[idx], side)
-            near = ~capped & (self.pole_ratio(t) < POLE_RATIO)
+            t, sigma, capped, k2 = self._saddle_k2(e[idx], side)
+            ratio = np.minimum(np.abs(t), np.abs(1.0 + t)) * np.sqrt(k2)
+            near = ~capped & (ratio < POLE_RATIO)
             if near.any():
                 jobs.append(("middle", idx[near], self.saddle(e[idx[near]], "middle")))
             keep = ~near
