@@ -43,7 +43,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -250,8 +250,9 @@ class SubsampledGaussianLogMGF:
         flat = w.reshape(-1)
         k0, k1, k2 = np.empty(flat.shape), np.empty(flat.shape), np.empty(flat.shape)
         key = np.where(flat >= 0, _bucket_array(flat), -_bucket_array(-flat))
-        for b in np.unique(key):
-            idx = np.flatnonzero(key == b)
+        keys = np.unique(key)
+        for b in keys:
+            idx: Any = slice(None) if keys.size == 1 else np.flatnonzero(key == b)
             rule = _rule(self.mu, self.p, min(float(b), 0.0), max(float(b), 1.0), 0.0)
             expo = rule.log_w[None, :] + flat[idx, None] * rule.a[None, :]
             c = np.max(expo, axis=1, keepdims=True)
