@@ -558,7 +558,17 @@ class ContourPairCurve:
         relative; the error estimate is that of :meth:`_solve`. ``None`` (the
         caller then solves in eps) where a line comes within ``POLE_RATIO`` of
         a pole, more than ``MAX_FAILED_ITERATES`` integrals do not converge,
-        or the iteration does not settle in ``MAX_HALLEY`` steps."""
+        a rule exceeds the memory guard or the iteration does not settle in
+        ``MAX_HALLEY`` steps."""
+        try:
+            return self._halley_in_eps(d)
+        except (RuntimeError, QuadratureLimitError):
+            return None
+
+    def _halley_in_eps(
+        self, d: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+        """The iteration of :meth:`_solve_in_tilt`."""
         t_lo = self._tilt_split
         if not math.isfinite(t_lo):
             return None
@@ -607,7 +617,8 @@ class ContourPairCurve:
                 return None
             move = ~done
             t_new = ta + (new - ea) / de
-            t[idx] = np.where(move, np.maximum(t_new, 0.5 * ta), ta)
+            t_new = np.minimum(np.maximum(t_new, 0.5 * ta), S_CAP)
+            t[idx] = np.where(move, t_new, ta)
             e[idx] = np.where(move, new, ea)
             active[idx] = move
             if not active.any():
