@@ -29,8 +29,10 @@ import numpy as np
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.moments import cumulants_from_central_rows
 
-#: Entries (tilts x nodes) per block of the vectorised pass.
-_CHUNK = 2_000_000
+#: Entries (tilts x nodes) per block of the vectorised pass: half a megabyte,
+#: so that the block stays in cache through its ~15 passes (1000 tilts x 137
+#: nodes to order 5: 0.86 ms against 1.8 ms in one block).
+_CHUNK = 65_536
 
 
 @dataclass(frozen=True)
