@@ -69,7 +69,7 @@ METHODS: dict[str, Callable[[], A.Accountant]] = {
 }
 #: Repeats relative to the fast methods' (the slower methods' minima settle
 #: sooner in absolute terms; the machine is shared).
-SLOW = {"SaddlePoint(2)": 5, "Contour": 20}
+SLOW = {"SaddlePoint(2)": 5, "Contour": 5}
 #: Methods whose delta on 1000 eps and trade-off are not timed: Contour takes
 #: one contour integral per point (34 s for 1000 eps at n = 1e3 on the loaded
 #: machine, 2.7 s at n = 1e4).
