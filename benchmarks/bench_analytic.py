@@ -6,8 +6,9 @@ checkout is recorded). One run, one machine, everything measured together.
 
 (1) Build + compose + eps(1e-5) of DP-SGD (sigma = 1, p = 0.01, add/remove
     adjacency), n = 1e3 and 1e4: ``A.CLT()``, ``A.Edgeworth(order=2)``,
-    ``A.Edgeworth(order=4)``, ``A.SaddlePoint(order=2)`` through the public API
-    (accountant and mechanism built inside the timed call); dp-accounting's
+    ``A.Edgeworth(order=4)``, ``A.SaddlePoint(order=2)``, ``A.Contour()``
+    through the public API (accountant and mechanism built inside the timed
+    call); dp-accounting's
     ``PLDAccountant`` (value_discretization_interval 1e-3) and ``RdpAccountant``,
     prv-accountant's ``PRVAccountant`` (eps_error 1e-2, delta_error 1e-10);
     the PLD time, the denominator of the ratios, is the minimum of 15 runs.
@@ -23,7 +24,9 @@ checkout is recorded). One run, one machine, everything measured together.
     saddle point order 2; their per-curve set-up is timed separately). The
     first eps(1e-5) on a freshly composed curve (compose + query minus compose)
     is recorded too: per-curve lazy work (the monotonicity check grid) is paid
-    there.
+    there. Contour's queries are also given as multiples of SaddlePoint(2)'s
+    (target 5), and the saddle-point floor's own set-up + eps(1e-5) beside the
+    PLD time of (1): what 100x PLD would leave for a build.
 
 Times: minimum over repeats (timeit's estimator of the intrinsic cost on a
 shared machine) with the median beside it; the garbage collector is paused while
@@ -63,7 +66,15 @@ METHODS: dict[str, Callable[[], A.Accountant]] = {
     "Edgeworth(2)": lambda: A.Edgeworth(order=2),
     "Edgeworth(4)": lambda: A.Edgeworth(order=4),
     "SaddlePoint(2)": lambda: A.SaddlePoint(order=2),
+    "Contour": lambda: A.Contour(),
 }
+#: Repeats relative to the fast methods' (the slower methods' minima settle
+#: sooner in absolute terms; the machine is shared).
+SLOW = {"SaddlePoint(2)": 5, "Contour": 5}
+#: Methods whose delta on 1000 eps and trade-off are not timed: Contour takes
+#: one contour integral per point (34 s for 1000 eps at n = 1e3 on the loaded
+#: machine, 2.7 s at n = 1e4).
+DENSE_SKIPPED = {"Contour"}
 FLOOR_ORDER = {"Edgeworth(2)": 2, "Edgeworth(4)": 4}
 #: Repeats of dp-accounting's PLD accountant in the build section.
 PLD_REPEATS = 15
@@ -106,7 +117,7 @@ def build_section(n: int, repeats: int) -> dict[str, Any]:
     lo, hi = float(lo), float(hi)
     rows: dict[str, Any] = {}
     for name, make in METHODS.items():
-        reps = repeats if not name.startswith("Saddle") else max(3, repeats // 10)
+        reps = max(3, repeats // SLOW.get(name, 1))
         t, eps = timed(
             lambda make=make: float(make().compose(mechanism(), n).epsilon(DELTA)), reps
         )
@@ -170,8 +181,7 @@ def query_section(n: int, repeats: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     d1 = np.array([DELTA])
     for name, make in METHODS.items():
-        saddle = name.startswith("Saddle")
-        reps = repeats if not saddle else max(3, repeats // 40)
+        reps = max(3, repeats // SLOW.get(name, 1))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ApproximationWarning)
             curve = make().compose(mechanism(), n)
@@ -185,12 +195,16 @@ def query_section(n: int, repeats: int) -> dict[str, Any]:
         else:
             row["eps_and_error_pairs"] = None
         row["delta_1.0"], _ = timed(lambda c=curve: c.delta(1.0), reps)
-        row["delta_1000_points"], _ = timed(
-            lambda c=curve: c.delta(EPS_1000), max(3, reps // 10)
-        )
-        row["tradeoff_1000_alphas"], _ = timed(
-            lambda c=curve: c.tradeoff(ALPHA_1000), max(3, reps // 10)
-        )
+        if name in DENSE_SKIPPED:
+            # One contour integral per point: seconds (see DENSE_SKIPPED).
+            row["delta_1000_points"] = row["tradeoff_1000_alphas"] = None
+        else:
+            row["delta_1000_points"], _ = timed(
+                lambda c=curve: c.delta(EPS_1000), max(3, reps // 10)
+            )
+            row["tradeoff_1000_alphas"], _ = timed(
+                lambda c=curve: c.tradeoff(ALPHA_1000), max(3, reps // 10)
+            )
         compose_t, _ = timed(
             lambda make=make: make().compose(mechanism(), n), max(3, reps // 10)
         )
@@ -200,7 +214,9 @@ def query_section(n: int, repeats: int) -> dict[str, Any]:
         )
         row["first_eps_on_fresh_curve_min_s"] = first_t["min_s"] - compose_t["min_s"]
         row["delta_1000_over_eps_query"] = (
-            row["delta_1000_points"]["min_s"] / row["eps_1e-5"]["min_s"]
+            None
+            if row["delta_1000_points"] is None
+            else row["delta_1000_points"]["min_s"] / row["eps_1e-5"]["min_s"]
         )
         found = floor_for(name, n)
         if found is not None:
@@ -236,6 +252,11 @@ def query_section(n: int, repeats: int) -> dict[str, Any]:
                 / f_dn_t["min_s"],
             }
         out[name] = row
+    if "Contour" in out and "SaddlePoint(2)" in out:
+        c, sp = out["Contour"], out["SaddlePoint(2)"]
+        out["Contour"]["over_saddlepoint2"] = {
+            key: c[key]["min_s"] / sp[key]["min_s"] for key in ("eps_1e-5", "delta_1.0")
+        }
     return {
         "n": n,
         "targets": {
@@ -248,7 +269,9 @@ def query_section(n: int, repeats: int) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------- report
-def ms(t: dict[str, Any]) -> str:
+def ms(t: dict[str, Any] | None) -> str:
+    if t is None:
+        return "n/a"
     return f"{1e3 * t['min_s']:.3f} ({1e3 * t['median_s']:.3f})"
 
 
@@ -285,7 +308,22 @@ def markdown(result: dict[str, Any]) -> str:
                 f"{row['rel_error_vs_bracket_mid']:+.2e} | |"
             )
         lines.append("")
-    lines += ["## Queries on a composed curve", ""]
+    lines += [
+        "Saddle-point floor's own set-up + eps(1e-5) (`_floors.SaddlePointFloor`, "
+        "same run):",
+        "",
+    ]
+    for sec, q in zip(result["build_compose_eps"], result["queries"], strict=True):
+        floor = q["methods"].get("SaddlePoint(2)", {}).get("floor")
+        if floor is None:
+            continue
+        both = floor["setup"]["min_s"] + floor["eps_1e-5"]["min_s"]
+        pld = sec["peers"]["dp-accounting PLD (vdi 1e-3)"]["min_s"]
+        lines.append(
+            f"- n = {sec['n']}: {1e3 * both:.3f} ms, PLD time / this = "
+            f"{pld / both:.1f} (target 100)"
+        )
+    lines += ["", "## Queries on a composed curve", ""]
     pld_min = {
         sec["n"]: sec["peers"]["dp-accounting PLD (vdi 1e-3)"]["min_s"]
         for sec in result["build_compose_eps"]
@@ -301,14 +339,26 @@ def markdown(result: dict[str, Any]) -> str:
         ]
         for name, row in sec["methods"].items():
             est = row["eps_and_error_pairs"]
+            over = row["delta_1000_over_eps_query"]
             lines.append(
                 f"| {name} | {ms(row['eps_1e-5'])} | "
                 f"{ms(est) if est is not None else 'n/a'} | "
                 f"{1e3 * row['first_eps_on_fresh_curve_min_s']:.3f} | "
                 f"{ms(row['delta_1.0'])} | {ms(row['delta_1000_points'])} | "
-                f"{row['delta_1000_over_eps_query']:.2f} (target 5) | "
+                + ("n/a" if over is None else f"{over:.2f} (target 5)")
+                + " | "
                 f"{ms(row['tradeoff_1000_alphas'])} |"
             )
+        ratio = sec["methods"].get("Contour", {}).get("over_saddlepoint2")
+        if ratio is not None:
+            lines += [
+                "",
+                "Contour / SaddlePoint(2), same run: "
+                f"eps(1e-5) {ratio['eps_1e-5']:.2f}, delta(1.0) "
+                f"{ratio['delta_1.0']:.2f} (target 5). Contour's delta on 1000 "
+                "eps and trade-off are not timed here (one contour integral "
+                "per point: seconds).",
+            ]
         lines += [
             "",
             "Floors (`benchmarks/_floors.py`, minimal NumPy, both pairs in one pass). "

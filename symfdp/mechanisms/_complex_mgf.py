@@ -43,7 +43,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -250,8 +250,9 @@ class SubsampledGaussianLogMGF:
         flat = w.reshape(-1)
         k0, k1, k2 = np.empty(flat.shape), np.empty(flat.shape), np.empty(flat.shape)
         key = np.where(flat >= 0, _bucket_array(flat), -_bucket_array(-flat))
-        for b in np.unique(key):
-            idx = np.flatnonzero(key == b)
+        keys = np.unique(key)
+        for b in keys:
+            idx: Any = slice(None) if keys.size == 1 else np.flatnonzero(key == b)
             rule = _rule(self.mu, self.p, min(float(b), 0.0), max(float(b), 1.0), 0.0)
             expo = rule.log_w[None, :] + flat[idx, None] * rule.a[None, :]
             c = np.max(expo, axis=1, keepdims=True)
@@ -277,10 +278,13 @@ class SubsampledGaussianLogMGF:
         re_key = np.where(
             flat.real >= 0, _bucket_array(flat.real), -_bucket_array(-flat.real)
         )
-        # |Im w| in powers of 4 from 16/mu on (below it the step is set by the
-        # Gaussian factor alone, and groups cost more than they save).
+        # |Im w| in powers of 2 from 16/mu on (below it the step is set by the
+        # Gaussian factor alone, and groups cost more than they save). A rule's
+        # nodes grow about linearly with its |Im w|: a node pays for at most
+        # twice its own (powers of 4: up to four times, the far nodes of the
+        # contour rule then dominating the cost).
         s_abs = np.maximum(np.abs(flat.imag), 16.0 / self.mu)
-        s_key = 4.0 ** np.ceil(np.log(s_abs) / math.log(4.0))
+        s_key = 2.0 ** np.ceil(np.log2(s_abs))
         uniq, inverse = np.unique(re_key + 1j * s_key, return_inverse=True)
         inverse = inverse.reshape(-1)
         for g, key in enumerate(uniq):

@@ -103,6 +103,46 @@ def test_moment_path_agrees_with_closed_form_at_moderate_b() -> None:
     np.testing.assert_allclose(far, (g1 - g2).reshape(13, 1), rtol=1e-8, atol=1e-12)
 
 
+def _kernel_hermite_mpmath(k: int, b: float, w: float, side: str) -> float:
+    """G_k^+- from its defining integral's Appell sum at 50 digits."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        b, w = mp.mpf(b), mp.mpf(w)
+        sg = 1 if side == "upper" else -1
+        mills = mp.erfc(sg * w / mp.sqrt(2)) / 2 / mp.npdf(w)
+        total = (-b) ** k * mills
+        he_prev, he = mp.mpf(0), mp.mpf(1)  # He_{-1} := 0, He_0
+        for i in range(1, k + 1):
+            total += sg * mp.binomial(k, i) * (-b) ** (k - i) * he
+            he_prev, he = he, w * he - (i - 1) * he_prev
+        return float(total)
+
+
+@pytest.mark.parametrize("side", ["upper", "lower"])
+def test_kernel_hermite_moments_match_mpmath_and_compiled(side: str) -> None:
+    rng = np.random.default_rng(7)
+    b, w = rng.uniform(0.01, 6.0, 12), rng.uniform(-3.0, 2.0, 12)
+    kmax = 12
+    got = O.kernel_hermite_moments(side, b, w, kmax)
+    exact = np.array(
+        [
+            [
+                _kernel_hermite_mpmath(k, bi, wi, side)
+                for bi, wi in zip(b, w, strict=True)
+            ]
+            for k in range(kmax + 1)
+        ]
+    )
+    np.testing.assert_allclose(got, exact, rtol=1e-9)
+    from symfdp.numeric.compile import evaluator
+
+    sg = 1.0 if side == "upper" else -1.0
+    ev = evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
+    compiled = ev(hb=b, hw=w, mills=O.mills_ratio(sg * w))
+    np.testing.assert_allclose(got, compiled, rtol=1e-8)
+
+
 @pytest.mark.parametrize(
     "mech",
     [

@@ -24,7 +24,7 @@ from symfdp.accountants.contour._integral import (
     trapezoid_integral,
 )
 from symfdp.mechanisms._complex_mgf import LogMGF, log_mgf
-from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.mechanisms.base import FloatArray, Mechanism, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton, positive_root
 
 __all__ = ["ContourPairCurve", "refusal"]
@@ -43,6 +43,8 @@ DENSE_ALPHAS: Final = 64
 MAX_FAILED_ITERATES: Final = 2
 #: Relative tolerance of epsilon(delta) on log delta.
 LOG_DELTA_TOL: Final = 1e-8
+#: Iterations of the Halley solve of epsilon(delta) before it gives up.
+MAX_HALLEY: Final = 30
 
 
 def _lower_side(
@@ -106,6 +108,7 @@ class ContourPairCurve:
             a, b = m.plrv_support()
             lo, hi = lo + n * a, hi + n * b
         self.support = (lo, hi)
+        self._tables: dict[str, tuple[FloatArray, FloatArray]] = {}
         self.eps_split = 0.0 if symmetric else float(self.cgf(np.array([-0.5]))[1][0])
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
@@ -140,8 +143,20 @@ class ContourPairCurve:
         :math:`-1 < t < 0`) for each ``eps``, :math:`F''_\varepsilon(t)^{-1/2}`,
         and the entries whose saddle point lies beyond :math:`s =` ``S_CAP``
         (:math:`s = t` or :math:`-1 - t`; returned there)."""
+        t, sigma, capped, _ = self._saddle_k2(eps, side)
+        return t, sigma, capped
+
+    def _saddle_k2(
+        self, eps: FloatArray, side: str
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_], FloatArray]:
+        r""":meth:`saddle` and :math:`K''` at the saddle points. Upper and lower
+        side: bracketed Newton in :math:`s` from a bracket in the cached table
+        of :meth:`_saddle_table` (start: the table's secant in :math:`\log s`),
+        to relative step 1e-6; where the table does not bracket an entry,
+        :func:`~symfdp.numeric.roots.positive_root` from ``s = 1``."""
         if side == "middle":
-            return self._saddle_middle(eps)
+            t, sigma, capped = self._saddle_middle(eps)
+            return t, sigma, capped, 1.0 / sigma**2 - 1.0 / t**2 - 1.0 / (1.0 + t) ** 2
         sg = 1.0 if side == "upper" else -1.0
 
         def g(s: FloatArray, idx: Any) -> tuple[FloatArray, FloatArray]:
@@ -150,10 +165,74 @@ class ContourPairCurve:
             val = sg * (k1 - eps[idx]) - 1.0 / s - 1.0 / (1.0 + s)
             return val, k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
 
-        s, capped = positive_root(g, eps.size, x_max=S_CAP, xtol=1e-6)
+        found = self._table_bracket(eps, side)
+        if found is None:
+            s, capped = positive_root(g, eps.size, x_max=S_CAP, xtol=1e-6)
+        else:
+            lo, hi, x0 = found
+            every = np.arange(eps.size)
+            s = bracketed_newton(
+                lambda x: g(x, every),
+                np.zeros(eps.shape),
+                lo,
+                hi,
+                xtol=1e-6,
+                x0=x0,
+                geometric=True,
+                check_bracket=False,
+            )
+            capped = np.zeros(eps.shape, dtype=bool)
         t = s if side == "upper" else -1.0 - s
         _, _, k2 = self.cgf(t)
-        return t, 1.0 / np.sqrt(k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2), capped
+        sigma = 1.0 / np.sqrt(k2 + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2)
+        return t, sigma, capped, k2
+
+    def _saddle_table(self, side: str, extend: bool) -> tuple[FloatArray, FloatArray]:
+        r"""``(s, K'(t(s)))`` on a cached, log-spaced table of ``s`` (``t = s``
+        or ``-1 - s``) from 1e-3 to 16, grown by factors of 4 up to ``S_CAP``
+        when ``extend`` (not beyond a tilt whose rule exceeds the memory guard);
+        cost independent of the queries."""
+        tab = self._tables.get(side)
+        if tab is None:
+            s = np.geomspace(1e-3, 16.0, 65)
+            tab = (s, self.cgf(s if side == "upper" else -1.0 - s)[1])
+        elif extend and tab[0][-1] < S_CAP:
+            s_new = np.minimum(tab[0][-1] * np.geomspace(1.0, 4.0, 9)[1:], S_CAP)
+            try:
+                k1 = self.cgf(s_new if side == "upper" else -1.0 - s_new)[1]
+            except QuadratureLimitError:
+                return tab
+            tab = (np.concatenate((tab[0], s_new)), np.concatenate((tab[1], k1)))
+        self._tables[side] = tab
+        return tab
+
+    def _table_bracket(
+        self, eps: FloatArray, side: str
+    ) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+        """``(lo, hi, x0)``: a bracket of each entry's saddle point in ``s`` from
+        :meth:`_saddle_table` and the secant start in ``log s``; ``None`` where
+        some entry lies below the table or beyond its end."""
+        sg = 1.0 if side == "upper" else -1.0
+        s, k1 = self._saddle_table(side, False)
+        while True:
+            q = 1.0 / s + 1.0 / (1.0 + s)
+            g = sg * (k1[None, :] - eps[:, None]) - q[None, :]
+            j = np.sum(g < 0, axis=1)
+            if np.all(j < s.size) or s[-1] >= S_CAP:
+                break
+            size = s.size
+            s, k1 = self._saddle_table(side, True)
+            if s.size == size:  # the table cannot grow
+                break
+        if not np.all((j > 0) & (j < s.size)):
+            return None
+        rows = np.arange(eps.size)
+        g_lo, g_hi = g[rows, j - 1], g[rows, j]
+        lo, hi = s[j - 1], s[j]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.clip(g_lo / (g_lo - g_hi), 0.0, 1.0)
+        x0 = np.exp(np.log(lo) + frac * (np.log(hi) - np.log(lo)))
+        return lo, hi, np.where(np.isfinite(x0), x0, np.sqrt(lo * hi))
 
     def _saddle_middle(
         self, eps: FloatArray
@@ -247,8 +326,9 @@ class ContourPairCurve:
             idx = np.flatnonzero(reg[side])
             if idx.size == 0:
                 continue
-            t, sigma, capped = self.saddle(e[idx], side)
-            near = ~capped & (self.pole_ratio(t) < POLE_RATIO)
+            t, sigma, capped, k2 = self._saddle_k2(e[idx], side)
+            ratio = np.minimum(np.abs(t), np.abs(1.0 + t)) * np.sqrt(k2)
+            near = ~capped & (ratio < POLE_RATIO)
             if near.any():
                 jobs.append(("middle", idx[near], self.saddle(e[idx[near]], "middle")))
             keep = ~near
@@ -368,13 +448,15 @@ class ContourPairCurve:
         return eps.reshape(d.shape)
 
     def _epsilon(self, d: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        r"""``(eps, error, converged)``: safeguarded Newton on ``log delta(eps)``
-        (derivative from the same contour integral) on a bracket: targets
-        below :math:`\delta(e_{lo})`, :math:`e_{lo} = \max(0,
-        \varepsilon_{mid})`, on :math:`[e_{lo}, \varepsilon(t_{hi})]` with the
-        Chernoff bound at :math:`t_{hi}` below the target (so
-        :math:`\delta(\varepsilon(t_{hi}))` is); others on :math:`[0,
-        e_{lo}]` (0 where :math:`\delta(0)` is at most the target)."""
+        r"""``(eps, error, converged)``. Targets below :math:`\delta(e_{lo})`,
+        :math:`e_{lo} = \max(0, \varepsilon_{mid})`: Halley's iteration with
+        the line following the saddle point (:meth:`_solve_in_tilt`, usually
+        two or three integrals); where it does not serve, safeguarded Newton on
+        ``log delta(eps)`` (derivative from the same contour integral) on
+        :math:`[e_{lo}, \varepsilon(t_{hi})]` with the Chernoff bound at
+        :math:`t_{hi}` below the target (so :math:`\delta(\varepsilon(t_{hi}))`
+        is). Others on :math:`[0, e_{lo}]` (0 where :math:`\delta(0)` is at
+        most the target)."""
         eps = np.zeros(d.shape)
         err = np.zeros(d.shape)
         ok = np.ones(d.shape, dtype=bool)
@@ -385,12 +467,16 @@ class ContourPairCurve:
         upper = d < at_lo["delta"][0]
         if upper.any():
             sel = np.flatnonzero(upper)
-            e_hi = self._chernoff_end(d[sel])
-            # log delta is concave in the tail, where Newton from the right end
-            # converges monotonically.
-            eps[sel], err[sel], ok[sel] = self._solve(
-                d[sel], np.full(sel.size, e_lo), e_hi, x0=e_hi
-            )
+            found = self._solve_in_tilt(d[sel])
+            if found is not None:
+                eps[sel], err[sel], ok[sel] = found
+            else:
+                e_hi = self._chernoff_end(d[sel])
+                # log delta is concave in the tail, where Newton from the right
+                # end converges monotonically.
+                eps[sel], err[sel], ok[sel] = self._solve(
+                    d[sel], np.full(sel.size, e_lo), e_hi, x0=e_hi
+                )
         below = ~upper
         if below.any() and e_lo > 0.0:
             at0 = self.evaluate(np.zeros(1))
@@ -402,6 +488,149 @@ class ContourPairCurve:
             ok &= bool(at0["converged"][0])
         ok &= bool(at_lo["converged"][0])
         return eps, err, ok
+
+    @functools.cached_property
+    def _tilt_split(self) -> float:
+        r"""The upper saddle point of :math:`\max(0, \varepsilon_{mid})`
+        (``nan`` if it lies beyond ``S_CAP``); once per pair."""
+        t, _, capped = self.saddle(np.array([max(0.0, self.eps_split)]), "upper")
+        return math.nan if bool(capped[0]) else float(t[0])
+
+    def _tilt_guess(self, log_d: FloatArray, u_lo: float) -> FloatArray:
+        r"""``log t`` where the saddle-point estimate :math:`\hat\delta_2`
+        (CF-S6, :func:`~symfdp.accountants.saddlepoint.formulas.delta2_log_terms`)
+        of :math:`\varepsilon(t)` meets ``log_d``: the start of
+        :meth:`_solve_in_tilt` (real CGF values only; typically within a few
+        per mille of :math:`\delta`), by safeguarded Newton in :math:`u = \log
+        t` with the saddle-point slope :math:`d\log\delta/du \approx -t^2
+        \varepsilon'(t)`."""
+        from symfdp.accountants.saddlepoint.formulas import delta2_log_terms
+
+        def fn(u: FloatArray) -> tuple[FloatArray, FloatArray]:
+            t = np.exp(u)
+            k0, k1, k2 = self.cgf(t)
+            e = k1 - 1.0 / t - 1.0 / (1.0 + t)
+            de = k2 + 1.0 / t**2 + 1.0 / (1.0 + t) ** 2
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                la, lb = delta2_log_terms("upper", k0, e, t, k1, k2)
+                log2 = la + np.log(-np.expm1(np.minimum(lb - la, -1e-300)))
+                q = t * t * (1.0 + t) ** 2 * k2 + t * t + (1.0 + t) ** 2
+                log1 = k0 - e * t - 0.5 * np.log(2.0 * math.pi * q)
+            return np.where(np.isfinite(log2), log2, log1), -t * t * de
+
+        # Start where the Gaussian tail of the loss (variance K''(1)) puts it,
+        # log delta ~ -t^2 K''/2: Newton from below overshoots where log delta
+        # is strongly concave in log t.
+        k2 = self.cgf(np.ones(1))[2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u0 = 0.5 * np.log(-2.0 * log_d / k2)
+        u0 = np.where(np.isfinite(u0), u0, 0.0)
+        u0 = np.minimum(np.maximum(u0, u_lo), math.log(S_CAP))
+        return bracketed_newton(
+            fn,
+            log_d,
+            np.full(log_d.shape, u_lo),
+            np.full(log_d.shape, math.log(S_CAP)),
+            increasing=False,
+            xtol=0.0,
+            xatol=1e-4,
+            x0=u0,
+            check_bracket=False,
+        )
+
+    def _solve_in_tilt(
+        self, d: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+        r"""``(eps, error, converged)`` for targets below :math:`\delta(e_{lo})`,
+        :math:`e_{lo} = \max(0, \varepsilon_{mid})`: Halley's iteration on
+        :math:`f(\varepsilon) = \log\delta(\varepsilon) - \log d`, whose
+        derivatives :math:`f' = \delta'/\delta` and :math:`f'' =
+        \delta''/\delta - f'^2` come from the same contour integral (cubic
+        convergence). The line of each iterate follows the saddle point to first
+        order, :math:`t \leftarrow t + \Delta\varepsilon/\varepsilon'(t)`
+        (any line on the upper side gives the exact integral; near the saddle
+        point it is cheap), so no saddle-point equation is solved. Start:
+        :math:`t_0` from :meth:`_tilt_guess`, :math:`\varepsilon_0 =
+        \varepsilon(t_0)`. A step leaving the bracket :math:`[e_{lo},
+        \cdot]` (updated by the signs of ``f``) is replaced by bisection
+        (Newton while the upper end is open). Stops, as :meth:`_solve`, where
+        :math:`|f| \le` ``LOG_DELTA_TOL`` or the step is below 1e-12
+        relative; the error estimate is that of :meth:`_solve`. ``None`` (the
+        caller then solves in eps) where a line comes within ``POLE_RATIO`` of
+        a pole, more than ``MAX_FAILED_ITERATES`` integrals do not converge,
+        a rule exceeds the memory guard or the iteration does not settle in
+        ``MAX_HALLEY`` steps."""
+        try:
+            return self._halley_in_eps(d)
+        except (RuntimeError, QuadratureLimitError):
+            return None
+
+    def _halley_in_eps(
+        self, d: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+        """The iteration of :meth:`_solve_in_tilt`."""
+        t_lo = self._tilt_split
+        if not math.isfinite(t_lo):
+            return None
+        log_d = np.log(d)
+        e_lo = max(0.0, self.eps_split)
+        t = np.exp(self._tilt_guess(log_d, math.log(t_lo)))
+        if np.any(t >= S_CAP * (1.0 - 1e-9)):
+            return None
+        _, k1, _ = self.cgf(t)
+        e = k1 - 1.0 / t - 1.0 / (1.0 + t)
+        lo = np.full(d.shape, e_lo)
+        hi = np.full(d.shape, self.support[1])
+        active = np.ones(d.shape, dtype=bool)
+        res: dict[str, FloatArray] = {}
+        failures = 0
+        for _ in range(MAX_HALLEY):
+            idx = np.flatnonzero(active)
+            ta, ea = t[idx], e[idx]
+            _, _, k2 = self.cgf(ta)
+            if np.any(np.minimum(ta, 1.0 + ta) * np.sqrt(k2) < POLE_RATIO):
+                return None
+            de = k2 + 1.0 / ta**2 + 1.0 / (1.0 + ta) ** 2
+            got = self.integral(ea, ta, 1.0 / np.sqrt(de))
+            if not np.all(got["converged"]):
+                failures += 1
+                if failures > MAX_FAILED_ITERATES:
+                    return None
+            if not res:
+                res = {k: np.zeros(d.shape, dtype=v.dtype) for k, v in got.items()}
+            for k, v in got.items():
+                res[k][idx] = v
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                f = np.where(got["sign"] > 0, got["log_i"], -np.inf) - log_d[idx]
+                g1 = got["slope"]
+                g2 = got["curvature"] - g1 * g1
+                lo[idx] = np.where(f > 0, ea, lo[idx])
+                hi[idx] = np.where(f < 0, ea, hi[idx])
+                step = -2.0 * f * g1 / (2.0 * g1 * g1 - f * g2)
+                step = np.where(np.isfinite(step), step, -f / g1)
+                new = ea + step
+            done = (np.abs(f) <= LOG_DELTA_TOL) | (np.abs(step) <= 1e-12 * np.abs(ea))
+            inside = np.isfinite(new) & (new > lo[idx]) & (new < hi[idx])
+            bounded = np.isfinite(hi[idx])
+            new = np.where(inside | ~bounded, new, 0.5 * (lo[idx] + hi[idx]))
+            if not np.all(np.isfinite(new) | done):
+                return None
+            move = ~done
+            t_new = ta + (new - ea) / de
+            t_new = np.minimum(np.maximum(t_new, 0.5 * ta), S_CAP)
+            t[idx] = np.where(move, t_new, ta)
+            e[idx] = np.where(move, new, ea)
+            active[idx] = move
+            if not active.any():
+                break
+        else:
+            return None
+        with np.errstate(over="ignore"):
+            delta = res["sign"] * np.exp(res["log_i"])
+        d_delta = delta * res["slope"]
+        error = np.abs(delta) * res["rel_err"] + ROUND * np.abs(delta)
+        err = (error + np.abs(delta - d)) / np.abs(d_delta)
+        return np.minimum(e, self.support[1]), err, res["converged"]
 
     @functools.cached_property
     def _at_split(self) -> dict[str, FloatArray]:

@@ -132,10 +132,14 @@ a cubic Hermite guess of the saddle point from the cached grid, one pass there
 :math:`K'` to finish the root and shift the values, so usually one pass per
 point in all. eps(delta): one root in the tilt (eps(t) is explicit) by Newton
 with the exact slope of :math:`\log\hat\delta_2` (orders >= 3 add the secant
-slope of the smooth correction factor) from a cubic Hermite guess on the grid,
-one pass per step; the error estimate reuses the last step's derivatives. Nothing
+slope of the smooth correction factor) from a cubic Hermite guess on the grid
+(which carries :math:`K^{(3)}`), the steps taken on the Taylor series of one pass
+over the rules (a new pass only where a step leaves ``TAYLOR_STEP`` of it);
+the error estimate reuses the derivatives at the root. The Hermite terms of
+orders >= 3 are Appell sums (a few array operations per order). Nothing
 depends on the number of compositions; ``benchmarks/saddlepoint_speed.py``
-times the queries against a minimal NumPy evaluation of the same formulas.
+and ``benchmarks/bench_analytic.py`` time the queries against a minimal NumPy
+evaluation of the same formulas.
 
 Modules: the accountant is here; the saddle-point equation and its grid are in
 :mod:`~symfdp.accountants.saddlepoint.equation`, the compiled estimates and the

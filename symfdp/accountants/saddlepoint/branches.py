@@ -67,4 +67,4 @@ def repair(
             "it. The approximation is outside its valid regime here "
             "(accountants.Numerical gives certified values)."
         )
-    return np.clip(delta, floor, 1.0)
+    return np.minimum(np.maximum(delta, floor), 1.0)

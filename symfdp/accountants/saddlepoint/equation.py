@@ -16,8 +16,8 @@ which the accountant uses to avoid root solving where it can. See
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import replace
 from typing import Any, Final
 
 import numpy as np
@@ -82,54 +82,87 @@ def tilt(s: FloatArray, side: str) -> FloatArray:
 
 
 def pack(
-    s: FloatArray, side: str, k: FloatArray, m: FloatArray, v: FloatArray
+    s: FloatArray,
+    side: str,
+    k: FloatArray,
+    m: FloatArray,
+    v: FloatArray,
+    k3: FloatArray | None = None,
 ) -> SaddleValues:
     r"""Values at the saddle point ``t(s)``, with the ``eps`` solving
     :math:`F'_\varepsilon(t) = 0` there: :math:`\varepsilon = K'(t) - 1/t - 1/(1+t)`,
-    i.e. :math:`K'(t) \mp (1/s + 1/(1+s))`."""
+    i.e. :math:`K'(t) \mp (1/s + 1/(1+s))` (and ``k3`` = :math:`K^{(3)}(t)` if
+    given)."""
     eps = m - sign(side) * (1.0 / s + 1.0 / (1.0 + s))
-    return SaddleValues(s, tilt(s, side), k, m, v, eps)
+    return SaddleValues(s, tilt(s, side), k, m, v, eps, k3)
+
+
+@functools.cache
+def _inverse_factorials(count: int) -> FloatArray:
+    """``1/j!`` for ``j = 0..count - 1``."""
+    return 1.0 / np.array([math.factorial(j) for j in range(count)], dtype=np.float64)
 
 
 def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> FloatArray:
     r"""The step ``h`` in ``s`` solving the saddle-point equation :math:`\pm(K'(t(s))
     - \varepsilon) = 1/s + 1/(1+s)` with :math:`K'` replaced by its Taylor series
-    at ``x`` (rows ``d`` = :math:`K, K', \dots` at ``t(x)``): three Newton steps
-    from 0 (quadratic convergence from a start within ~1e-5; the caller checks
+    at ``x`` (rows ``d`` = :math:`K, K', \dots` at ``t(x)``): up to three Newton
+    steps from 0 (quadratic convergence from a start within ~1e-5; the last is
+    skipped where the second moved by a rounding error only; the caller checks
     that the step is small, where the series is accurate)."""
     # Taylor coefficients K^(1+j)/j! of K' and K^(2+j)/j! of K'' in u = sg h.
-    inv = 1.0 / np.array([math.factorial(j) for j in range(d.shape[0])])
-    c1 = d[1:] * inv[: d.shape[0] - 1, None]
-    c2 = d[2:] * inv[: d.shape[0] - 2, None]
+    rows = d.shape[0]
+    inv = _inverse_factorials(rows)
+    c1 = d[1:] * inv[: rows - 1, None]
+    c2 = d[2:] * inv[: rows - 2, None]
     h = np.zeros(x.shape)
+    up = np.empty((rows - 1, *x.shape))
+    up[0] = 1.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for _ in range(3):
-            u = sg * h
-            m, mp = c1[-1], c2[-1]
-            for j in range(c1.shape[0] - 2, -1, -1):
-                m = m * u + c1[j]
-            for j in range(c2.shape[0] - 2, -1, -1):
-                mp = mp * u + c2[j]
-            xs = x + h
-            val = sg * (m - e) - 1.0 / xs - 1.0 / (1.0 + xs)
-            h = h - val / (mp + 1.0 / xs**2 + 1.0 / (1.0 + xs) ** 2)
+        for it in range(3):
+            if it == 0:  # h = 0: the series' constant terms
+                m, mp = c1[0], c2[0]
+            else:
+                u = sg * h
+                for j in range(1, rows - 1):
+                    np.multiply(up[j - 1], u, out=up[j])
+                m = np.einsum("jn,jn->n", c1, up)
+                mp = np.einsum("jn,jn->n", c2, up[:-1])
+            a1 = 1.0 / (x + h)
+            a2 = 1.0 / (1.0 + x + h)
+            val = sg * (m - e) - a1 - a2
+            dh = val / (mp + a1 * a1 + a2 * a2)
+            h = h - dh
+            # A step at the rounding level of x: the next one would be ~dh^2.
+            if it > 0 and np.all(np.abs(dh) <= 4e-16 * x):
+                break
     return np.where(np.isfinite(h), h, np.inf)
 
 
 def taylor_shift(
     d: FloatArray, u: FloatArray, first: int = 0, count: int | None = None
 ) -> FloatArray:
-    """Rows ``first .. first + count - 1`` of ``d`` (K, K', ... at t) at t + u,
+    r"""Rows ``first .. first + count - 1`` of ``d`` (K, K', ... at t) at t + u,
     from their Taylor series in the rows of ``d`` (the row of the highest
-    derivative has no further term and is kept)."""
-    size = d.shape[0] - first if count is None else count
-    out = d[first : first + size].copy()
-    term = np.ones(np.shape(u))
-    for j in range(1, d.shape[0] - first):
-        term = term * u / j
-        k = min(size, d.shape[0] - first - j)
-        out[:k] += d[first + j : first + j + k] * term
-    return out
+    derivative has no further term and is kept): row ``i`` is
+    :math:`\sum_j d_{i+j} u^j/j!`, all rows in one contraction."""
+    rows = d.shape[0] - first
+    size = rows if count is None else count
+    u = np.asarray(u, dtype=np.float64)
+    powers = np.empty((rows, *u.shape))
+    powers[0] = 1.0
+    for j in range(1, rows):
+        np.multiply(powers[j - 1], u, out=powers[j])
+    powers *= _inverse_factorials(rows).reshape((rows,) + (1,) * u.ndim)
+    # hankel[i, j] = d[first + i + j] (zero beyond the last row).
+    padded = np.concatenate((d[first:], np.zeros((rows, *d.shape[1:]))))
+    return np.einsum("ij...,j...->i...", padded[_hankel(rows)[:size]], powers)
+
+
+@functools.cache
+def _hankel(rows: int) -> Any:
+    """Index table ``i + j`` (``i, j < rows``) into a row-padded array."""
+    return np.add.outer(np.arange(rows), np.arange(rows))
 
 
 def hermite_cubic(
@@ -146,7 +179,7 @@ def hermite_cubic(
     interval is degenerate."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         h = y1 - y0
-        u = np.clip((y - y0) / h, 0.0, 1.0)
+        u = np.minimum(np.maximum((y - y0) / h, 0.0), 1.0)
         h00 = (1.0 + 2.0 * u) * (1.0 - u) ** 2
         h10 = u * (1.0 - u) ** 2
         h01 = u * u * (3.0 - 2.0 * u)
@@ -203,7 +236,7 @@ class SaddleGrid:
         self._fast = [fast_cache(m) for m, _ in components]
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = FIRST_STAGE
-        k0, k1, k2 = self.cgf(np.concatenate(([-1.0, -0.5], s0)))
+        k0, k1, k2, k3 = self.derivatives(np.concatenate(([-1.0, -0.5], s0)), 3)
         self.log_p_mass = float(min(k0[0], 0.0))
         self.eps_split = 0.0 if symmetric else float(k1[1])
         lo = hi = 0.0
@@ -211,7 +244,8 @@ class SaddleGrid:
             a, b = m.plrv_support()
             lo, hi = lo + n * a, hi + n * b
         self.support = (lo, hi)
-        self._grids = {"upper": pack(s0, "upper", k0[2:], k1[2:], k2[2:])}
+        self._grids = {"upper": pack(s0, "upper", k0[2:], k1[2:], k2[2:], k3[2:])}
+        self._sorted_cache: dict[str, tuple[Any, ...]] = {}
 
     # ------------------------------------------------------------ CGF
     def cgf(self, t: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -236,20 +270,22 @@ class SaddleGrid:
         out = np.zeros((order + 1, flat.size))
         if flat.size == 0:
             return out.reshape((order + 1, *t.shape))
-        level = np.floor(np.log(1.0 + np.abs(flat)) / math.log(4.0))
-        level = np.where(level < 3, 0, level)  # |t| < 63: one group
-        groups = (
-            [slice(None)]
-            if level.max() == 0
-            else [np.flatnonzero(level == lv) for lv in np.unique(level)]
-        )
+        lo, hi = float(flat.min()), float(flat.max())
+        if max(hi, -lo) < 62.0:
+            groups: list[Any] = [slice(None)]  # |t| < 63: one group
+        else:
+            level = np.floor(np.log(1.0 + np.abs(flat)) / math.log(4.0))
+            level = np.where(level < 3, 0, level)
+            groups = [np.flatnonzero(level == lv) for lv in np.unique(level)]
         for idx in groups:
             tt = flat[idx]
+            if len(groups) > 1:
+                lo, hi = float(tt.min()), float(tt.max())
             for (m, n), cache in zip(self.components, self._fast, strict=True):
                 if cache is not None:
-                    rule = cache.rule(float(tt.min()), float(tt.max()))
+                    rule = cache.rule(lo, hi)
                     out[:, idx] += n * rule_derivatives(
-                        rule.nodes, rule.log_w, tt, order
+                        rule.nodes, rule.log_w, tt, order, finite=True
                     )
                     continue
                 a, b, c = m.cgf_derivatives(tt, "Q")
@@ -268,7 +304,7 @@ class SaddleGrid:
     def at(self, s: Any, side: str) -> SaddleValues:
         """CGF values at ``t(s)`` and the saddle-consistent ``eps(s)``."""
         s = np.asarray(s, dtype=np.float64)
-        return pack(s, side, *self.cgf(tilt(s, side)))
+        return pack(s, side, *self.derivatives(tilt(s, side), 3))
 
     def grid(self, side: str) -> SaddleValues:
         """The current grid of ``side`` (its first stage on first use)."""
@@ -340,6 +376,17 @@ class SaddleGrid:
                 continue
             return self.grid(side)
 
+    def _sorted(self, grid: SaddleValues) -> tuple[Any, FloatArray, FloatArray]:
+        """``(order, eps, s)``: the grid sorted by eps, cached per grid record
+        (grids are frozen records, replaced when they grow)."""
+        key = "upper" if grid.t[0] > 0 else "lower"
+        hit = self._sorted_cache.get(key)
+        if hit is None or hit[0] is not grid:
+            by_eps = np.argsort(grid.eps)
+            hit = (grid, by_eps, grid.eps[by_eps], grid.s[by_eps])
+            self._sorted_cache[key] = hit
+        return hit[1], hit[2], hit[3]
+
     # ------------------------------------------------------------ saddle point
     def solve(
         self, eps: FloatArray, side: str, k3: bool = False, order: int = 2
@@ -374,9 +421,8 @@ class SaddleGrid:
         top = max(order, TAYLOR_ORDER)
         sg = sign(side)
         grid = self.covering(side, float(eps.min()), float(eps.max()))
-        by_eps = np.argsort(grid.eps)
-        ge, gs = grid.eps[by_eps], grid.s[by_eps]
-        j = np.clip(np.searchsorted(ge, eps), 1, ge.size - 1)
+        by_eps, ge, gs = self._sorted(grid)
+        j = np.minimum(np.maximum(np.searchsorted(ge, eps), 1), ge.size - 1)
         lo = np.minimum(gs[j - 1], gs[j])
         hi = np.maximum(gs[j - 1], gs[j])
         if side == "upper":
@@ -397,7 +443,7 @@ class SaddleGrid:
             x0 = np.where(
                 tiny[free] | ~np.isfinite(x0),
                 np.sqrt(lo_f * hi_f),
-                np.clip(x0, lo_f, hi_f),
+                np.minimum(np.maximum(x0, lo_f), hi_f),
             )
             # A pass over the rules at the guess; where the root is within
             # TAYLOR_STEP of it, Newton on the Taylor series of K' finishes and
@@ -413,6 +459,12 @@ class SaddleGrid:
                 step = _taylor_root(x, d0, e_f, sg)
                 near = np.abs(step) <= TAYLOR_STEP * x
                 near &= (x + step >= lo_f) & (x + step <= hi_f)
+                if near.all():
+                    s[fi] = x + step
+                    rows[:, fi] = taylor_shift(d0, sg * step)
+                    known[fi] = True
+                    fi, x_prev, d_prev = fi[:0], x[:0], d0[:, :0]
+                    break
                 if near.any():
                     s[fi[near]] = x[near] + step[near]
                     rows[:, fi[near]] = taylor_shift(d0[:, near], sg * step[near])
@@ -463,7 +515,6 @@ class SaddleGrid:
         t = tilt(s, side)
         if not known.all():
             rows[:, ~known] = self.derivatives(t[~known], top)
-        vals = replace(pack(s, side, rows[0], rows[1], rows[2]), eps=eps)
-        if k3:
-            vals = replace(vals, k3=np.where(capped, 0.0, rows[3]))
+        k3_rows = np.where(capped, 0.0, rows[3]) if k3 else None
+        vals = SaddleValues(s, tilt(s, side), rows[0], rows[1], rows[2], eps, k3_rows)
         return vals, capped, rows[2:]

@@ -17,6 +17,7 @@ arrays ``s`` (the tilt variable), ``t`` (the tilt), ``K``, ``m`` (= K'), ``v``
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Final
 
 import numpy as np
@@ -71,16 +72,32 @@ register_derivation(
 )
 
 
+@functools.cache
+def _compiled(name: str) -> Any:
+    """The order-0 evaluator ``name`` (looked up once per process)."""
+    return evaluator(name, 0)
+
+
 def _direct(name: str, **values: FloatArray) -> Any:
     """The compiled function of evaluator ``name`` (order 0) called directly on
     ``values`` (float arrays of one shape, checked by the callers' public entry):
-    no per-call argument checks in the solvers' loops."""
-    ev = evaluator(name, 0)
-    shape = np.broadcast_shapes(*(np.shape(v) for v in values.values()))
-    out = ev.fn(*(values[a] for a in ev.args))
+    no per-call argument checks in the solvers' loops. A vector evaluator
+    returns a list of arrays."""
+    ev = _compiled(name)
+    args = [values[a] for a in ev.args]
+    shape = np.shape(args[0])
+    if any(np.shape(a) != shape for a in args):
+        shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+    out = ev.fn(*args)
+
+    def full(o: Any) -> FloatArray:
+        if isinstance(o, np.ndarray) and o.shape == shape and o.dtype == np.float64:
+            return o
+        return np.broadcast_to(np.asarray(o, dtype=np.float64), shape)
+
     if ev.n_outputs is None:
-        return np.broadcast_to(np.asarray(out, dtype=np.float64), shape)
-    return np.stack([np.broadcast_to(np.asarray(o, np.float64), shape) for o in out])
+        return full(out)
+    return [full(o) for o in out]
 
 
 def log_delta1(K: FloatArray, eps: FloatArray, t: FloatArray, v: FloatArray) -> Any:
@@ -97,7 +114,7 @@ def delta2_log_terms(
     v: FloatArray,
 ) -> Any:
     r"""The logs of the two Gaussian terms whose difference is
-    :math:`\hat\delta_2` (CF-S6) on ``side``, compiled; shape ``(2, ...)``."""
+    :math:`\hat\delta_2` (CF-S6) on ``side``, compiled (a pair of arrays)."""
     return _direct(f"saddlepoint_delta2_log_terms_{side}", K=K, eps=eps, t=t, m=m, v=v)
 
 
@@ -160,6 +177,8 @@ def log_delta2_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray
         r = np.exp(gap)
         out = (dla - r * dlb) / (1.0 - r)
         fine = np.isfinite(out) & (gap < -1e-8)
+        if fine.all():
+            return out
         return np.where(fine, out, log_delta_slope(s, v, v3))
 
 

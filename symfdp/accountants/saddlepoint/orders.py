@@ -127,7 +127,9 @@ def truncated_moments(w: FloatArray, kmax: int) -> FloatArray:
     z = _GL_NODES[:, None]
     g = _GL_WEIGHTS[:, None] * np.exp(-0.5 * (z / w[None, :]) ** 2)
     scale = w[None, :] ** -np.arange(1, kmax + 2)[:, None]
-    return (_laguerre_powers(kmax) @ g) * scale
+    # einsum, not a BLAS product: a threaded GEMM of this shape stalls on a
+    # loaded machine (7 ms against 0.2 ms for 7 x 80 x 2000).
+    return np.einsum("ij,jn->in", _laguerre_powers(kmax), g) * scale
 
 
 @functools.cache
@@ -195,6 +197,59 @@ def _rows(out: Any, count: int, size: int | None = None) -> FloatArray:
     return rows
 
 
+@functools.cache
+def _coefficient_layout(order: int) -> tuple[Any, tuple[int, ...], FloatArray]:
+    """The compiled tilted Edgeworth coefficients of ``order``, the indices of
+    its outputs that depend on the lambdas and the values of all outputs at
+    lambda = 0 (the constants; most entries are 0)."""
+    ev = evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
+    probe = [np.full(2, 0.5 + 0.1 * i) for i in range(order - 2)]
+    out = ev.fn(*probe)
+    varying = tuple(i for i, o in enumerate(out) if np.ndim(o) > 0)
+    zero = ev.fn(*(0.0 for _ in range(order - 2)))
+    base = np.array([0.0 if i in varying else float(o) for i, o in enumerate(zero)])
+    return ev, varying, base
+
+
+def _coefficient_rows(order: int, lams: list[FloatArray], size: int) -> FloatArray:
+    r"""The coefficients :math:`c_{jk}(\lambda)` of saddle-point order ``order``
+    as rows ``(J - 2) (3 (J - 2) + 1, size)`` (constant entries broadcast)."""
+    ev, varying, base = _coefficient_layout(order)
+    out = ev.fn(*lams)
+    rows = np.repeat(base[:, None], size, axis=1)
+    for i in varying:
+        rows[i] = out[i]
+    return rows
+
+
+def kernel_hermite_moments(
+    side: str, b: FloatArray, w: FloatArray, kmax: int
+) -> FloatArray:
+    r""":math:`G_k^\pm(b, w)`, ``k = 0..kmax`` (rows), the closed form of
+    :func:`symfdp.symbolic.saddlepoint.kernel_hermite_moment_expr` evaluated as
+    its Appell sum :math:`G_k^\pm = (-b)^kR(\pm w) \pm \sum_{i=1}^k
+    \binom{k}{i}(-b)^{k-i}He_{i-1}(w)` (powers and :math:`He` by recurrences,
+    one contraction for every ``k``): about ``3 kmax`` array operations where
+    the expanded, compiled polynomial takes hundreds. Agrees with the compiled
+    evaluator ``saddlepoint_kernel_hermite_<side>`` to rounding
+    (``tests/accountants/test_saddlepoint_orders.py``)."""
+    sg = 1.0 if side == "upper" else -1.0
+    powers = np.empty((kmax + 1, b.size))
+    powers[0] = 1.0
+    for k in range(1, kmax + 1):
+        np.multiply(powers[k - 1], -b, out=powers[k])
+    out = powers * mills_ratio(sg * w)
+    if kmax >= 1:
+        he = hermite_values(w, kmax - 1)
+        binom, shift = _appell_tables(kmax)
+        # sum_{i >= 1} binom[k, i] (-b)^{k-i} He_{i-1}(w); row kmax + 1 of the
+        # padded powers is zero (i > k).
+        pad = np.concatenate((powers, np.zeros((1, b.size))))
+        he_sh = np.concatenate((np.zeros((1, b.size)), he))
+        out += sg * np.einsum("ki,kin,in->kn", binom, pad[shift], he_sh)
+    return out
+
+
 def correction_terms(
     side: str,
     eps: FloatArray,
@@ -210,7 +265,8 @@ def correction_terms(
     :math:`\le J` to the contour integral is :math:`e^{K + \log pref}
     \sum_{j \le J'-2} T_j`. ``lam`` holds :math:`\lambda_3..\lambda_J` (rows).
 
-    :math:`D_k` comes from the compiled closed form :math:`G_k` where the
+    :math:`D_k` comes from the closed form :math:`G_k`
+    (:func:`kernel_hermite_moments`) where the
     truncation points satisfy :math:`\pm w <` ``W_SWITCH`` and from
     :func:`_moment_differences` elsewhere (the closed form is a difference of
     terms of size :math:`b^kR(w)` and would lose about :math:`k\log_{10}b`
@@ -223,23 +279,22 @@ def correction_terms(
     w1, w2 = c + b1, c + b2
     sg = 1.0 if side == "upper" else -1.0
     kmax = 3 * (order - 2)
-    d = np.empty((kmax + 1, eps.size))
     far = np.minimum(sg * w1, sg * w2) >= W_SWITCH
     near = ~far
-    if near.any():
-        ev = evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
+    if far.all():
+        d = _moment_differences(side, c, w1, w2, kmax)
+    else:
+        d = np.empty((kmax + 1, eps.size))
         bb = np.concatenate((b1[near], b2[near]))
         ww = np.concatenate((w1[near], w2[near]))
         with np.errstate(over="ignore", invalid="ignore"):
-            gg = _rows(ev.fn(bb, ww, mills_ratio(sg * ww)), kmax + 1, ww.size)
+            gg = kernel_hermite_moments(side, bb, ww, kmax)
             g1, g2 = gg[:, : bb.size // 2], gg[:, bb.size // 2 :]
             d[:, near] = g1 - g2 if side == "upper" else g2 - g1
-    if far.any():
-        d[:, far] = _moment_differences(side, c[far], w1[far], w2[far], kmax)
-    coeffs = evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
+        if far.any():
+            d[:, far] = _moment_differences(side, c[far], w1[far], w2[far], kmax)
     lams = [lam[r - 3].reshape(-1) for r in range(3, order + 1)]
-    cm = _rows(coeffs.fn(*lams), (order - 2) * (kmax + 1), eps.size)
-    cm = cm.reshape(order - 2, kmax + 1, -1)
+    cm = _coefficient_rows(order, lams, eps.size).reshape(order - 2, kmax + 1, -1)
     with np.errstate(over="ignore", invalid="ignore"):
         terms = np.einsum("jkn,kn->jn", cm, d)
     log_pref = -eps * t - 0.5 * c * c - _LOG_SQRT_2PI
@@ -272,8 +327,10 @@ def log_ratios(
     if order_max < 3:
         ok[...] = np.asarray(usable, dtype=bool)
         return rho, ok, lam3
-    idx = np.flatnonzero(np.asarray(usable, dtype=bool).reshape(-1))
-    if idx.size == 0:
+    use = np.asarray(usable, dtype=bool).reshape(-1)
+    # Every entry usable (the common case): slices, no gathering copies.
+    idx: Any = slice(None) if use.all() else np.flatnonzero(use)
+    if not use.any():
         return rho, ok, lam3
     t = vals.t.reshape(-1)[idx]
     if kappa is not None and np.shape(kappa)[0] >= order_max - 1:

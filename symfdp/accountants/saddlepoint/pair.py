@@ -27,13 +27,16 @@ from symfdp.accountants.saddlepoint.equation import (
     MAX_ITER,
     RTOL,
     SIDES,
+    TAYLOR_ORDER,
+    TAYLOR_ROUNDS,
+    TAYLOR_STEP,
     SaddleGrid,
     hermite_cubic,
     taylor_shift,
 )
 from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
 from symfdp.mechanisms.base import FloatArray
-from symfdp.numeric.roots import bracketed_newton, monotone_bisect
+from symfdp.numeric.roots import ROUNDOFF_RTOL, bracketed_newton, monotone_bisect
 
 #: Relative disagreement of the two sides at the split point that warns.
 SPLIT_RTOL = 0.1
@@ -54,6 +57,8 @@ SKEW_ERROR_COEF = 0.05
 ERROR_ORDERS = 3
 #: Relative step of the forward difference giving d delta/d eps.
 EPS_STEP = 1e-5
+#: Newton steps per pass over the rules in the epsilon(delta) solve.
+NEWTON_STEPS = 12
 
 
 def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
@@ -514,12 +519,14 @@ class SaddlePointPairCurve:
     def _grid_values(self, g: SaddleValues) -> tuple[FloatArray, FloatArray]:
         """``(log delta, d log delta / ds)`` along the upper grid ``g`` (the
         slope of :func:`~symfdp.accountants.saddlepoint.formulas.log_delta2_slope`,
-        of ``log_delta_slope`` for order 1, with K^(3) from differences of
-        K'' along the grid), cached while the grid is unchanged."""
+        of ``log_delta_slope`` for order 1, with K^(3) of the grid, else from
+        differences of K'' along it), cached while the grid is unchanged."""
         hit = self._grid_cache
         if hit is None or hit[0] is not g:
             slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
-            k3 = np.gradient(g.v, g.s) if g.s.size > 1 else np.zeros(g.s.shape)
+            k3 = g.k3
+            if k3 is None:
+                k3 = np.gradient(g.v, g.s) if g.s.size > 1 else np.zeros(g.s.shape)
             hit = (g, self._upper_log_delta(g), slope_fn(g.s, g.v, k3))
             self._grid_cache = hit
         return hit[1], hit[2]
@@ -594,30 +601,32 @@ class SaddlePointPairCurve:
             x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
             # The exact slope of log delta_hat_2 (log delta_hat_1 for order 1).
             slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
-            last: list[SaddleValues] = []
-            # The derivatives the error estimate needs come with each step.
+            # The derivatives the error estimate needs come with each pass, and
+            # enough more for the Taylor series of the rows (see _taylor_newton).
             top = max(3, self.order + extra)
-            rows: list[FloatArray] = []
+            reach = max(top, TAYLOR_ORDER) + 1
             # Orders >= 3: log delta_J = log delta_2 + log rho_J with a smooth
             # factor rho_J; its slope is the secant through the last two points.
             rho: dict[str, FloatArray] = {}
-            no_cap = np.zeros(x0.shape, bool)
 
-            def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-                # K, K', K'', K''' (and the higher derivatives orders >= 3 use)
-                # in one pass over the components' rules.
-                d = saddles.derivatives(x, top)
+            def objective(
+                x: FloatArray, d: FloatArray
+            ) -> tuple[FloatArray, FloatArray]:
+                # log delta_J and its slope in s at x, from the rows K, K', ...
+                # there.
                 vals = _pack3(x, d)
-                last.append(vals)
-                rows.append(d)
                 slope = slope_fn(x, vals.v, d[3])
                 if self.order <= 2:
+                    lean = self._lean_log_delta(vals)
+                    if lean is not None:
+                        return lean, slope
                     return self._upper_log_delta(vals, kappa=d[2:]), slope
+                no_cap = np.zeros(x.shape, bool)
                 logs, *_ = self._log_integrals(
                     vals, "upper", no_cap, (2, self.order), False, d[2:]
                 )
                 log_rho = logs[self.order] - logs[2]
-                if rho:
+                if rho and np.shape(rho["x"]) == x.shape:
                     dx = x - rho["x"]
                     with np.errstate(divide="ignore", invalid="ignore"):
                         sec = (log_rho - rho["log"]) / dx
@@ -628,33 +637,146 @@ class SaddlePointPairCurve:
                 rho.update(x=x, log=log_rho)
                 return logs[self.order], slope + rho["slope"]
 
-            # log delta is decreasing in s; |log delta - target| <= 1e-10 is a
-            # relative accuracy of 1e-10 in delta.
-            s = bracketed_newton(
-                fn,
-                target,
-                s_lo,
-                s_hi,
-                increasing=False,
-                xtol=RTOL,
-                ftol=1e-10,
-                x0=x0,
-                geometric=True,
-                check_bracket=False,
-                max_iter=MAX_ITER,
+            s, d_s, rest, s_lo, s_hi = self._taylor_newton(
+                objective, target, s_lo, s_hi, x0, reach
             )
+            if rest.any():
+                # Entries whose root lies farther than the Taylor steps reach:
+                # safeguarded Newton with a pass over the rules per step.
+                rho.clear()
+                last: list[tuple[FloatArray, FloatArray]] = []
+
+                def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+                    d = saddles.derivatives(x, reach)
+                    last.append((x, d))
+                    return objective(x, d)
+
+                # log delta is decreasing in s; |log delta - target| <= 1e-10 is
+                # a relative accuracy of 1e-10 in delta.
+                s_r = bracketed_newton(
+                    fn,
+                    target[rest],
+                    s_lo[rest],
+                    s_hi[rest],
+                    increasing=False,
+                    xtol=RTOL,
+                    ftol=1e-10,
+                    x0=s[rest],
+                    geometric=True,
+                    check_bracket=False,
+                    max_iter=MAX_ITER,
+                )
+                if last and np.array_equal(last[-1][0], s_r):
+                    d_s[:, rest] = last[-1][1]
+                else:
+                    d_s[:, rest] = saddles.derivatives(s_r, reach)
+                s[rest] = s_r
             if extra > 0:
-                hit = rows[-1] if np.array_equal(last[-1].s, s) else None
-                at_s, log_i, err[solve] = self._error_at_saddle(s, extra, hit)
+                at_s, log_i, err[solve] = self._error_at_saddle(s, extra, d_s)
             else:
-                at_s = last[-1]
-                if not np.array_equal(at_s.s, s):
-                    at_s = _pack3(s, saddles.derivatives(s, max(3, self.order)))
-                log_i = self._upper_log_delta(at_s, warn=True)
+                at_s = _pack3(s, d_s)
+                log_i = self._upper_log_delta(at_s, warn=True, kappa=d_s[2:])
             eps[solve] = at_s.eps
             below[solve] = at_s.eps < e_lo
             skew = self._skew(at_s, log_i, np.exp(log_i), below[solve])
         return eps, below, skew, err
+
+    def _lean_log_delta(self, vals: SaddleValues) -> FloatArray | None:
+        """log of the order-1 or order-2 estimate at upper-side saddle points
+        ``vals`` (no cap): the value of :meth:`_upper_log_delta` where none of
+        its repairs applies (positive tilted variance, the two Gaussian terms of
+        delta_hat_2 apart, the estimate below the Chernoff bound), else
+        ``None``."""
+        kk, eps, t, m, v, s = vals.K, vals.eps, vals.t, vals.m, vals.v, vals.s
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_c = kk - eps * t + F.log_kernel_max(s)
+            if self.order == 1:
+                out = F.log_delta1(kk, eps, t, v)
+                bad = ~(v > 0.0) | ~(out <= log_c + 1e-12)
+            else:
+                la, lb = F.delta2_log_terms("upper", kk, eps, t, m, v)
+                gap = lb - la
+                out = la + np.log(-np.expm1(gap))
+                bad = ~(v > 0.0) | ~(gap < -1e-8) | ~(out <= log_c + 1e-12)
+        return None if bad.any() else out
+
+    def _taylor_newton(
+        self,
+        objective: Any,
+        target: FloatArray,
+        lo: FloatArray,
+        hi: FloatArray,
+        x0: FloatArray,
+        reach: int,
+    ) -> tuple[FloatArray, FloatArray, Any, FloatArray, FloatArray]:
+        r"""Solve ``objective(s, rows)[0] = target`` (decreasing in ``s``, the
+        second output its slope) for upper-side saddle points ``s`` in
+        ``[lo, hi]``, with ``rows`` (:math:`K, \dots, K^{(reach)}` at ``s``) from
+        the Taylor series of one pass over the rules at the start point: Newton
+        steps move within ``TAYLOR_STEP`` of that point (where the series is
+        exact to far below the precision of K, see
+        :mod:`~symfdp.accountants.saddlepoint.equation`); an entry whose step
+        leaves it gets a new pass there (up to ``TAYLOR_ROUNDS`` passes). An
+        entry stops, as in :func:`~symfdp.numeric.roots.bracketed_newton`, at
+        the evaluated point where :math:`|f - target| \le 10^{-10}` (or four
+        units of round-off of ``f``) or the Newton step is at most ``RTOL``
+        relative; a step outside the current bracket bisects it geometrically.
+
+        Returns:
+            ``(s, rows, rest, lo, hi)``: the points, the rows there, the entries
+            not resolved (their ``s`` is their last point) and the brackets.
+        """
+        size = target.size
+        s_out = x0.copy()
+        d_out = np.zeros((reach + 1, size))
+        rest = np.ones(size, dtype=bool)
+        lo, hi = lo.copy(), hi.copy()
+        idx = np.arange(size)
+        x = x0
+        for _ in range(TAYLOR_ROUNDS):
+            d0 = self._saddles.derivatives(x, reach)
+            tgt, l_i, h_i = target[idx], lo[idx], hi[idx]
+            s, d = x, d0
+            done = np.zeros(idx.size, dtype=bool)
+            leave = np.zeros(idx.size, dtype=bool)
+            nxt = x
+            for _ in range(NEWTON_STEPS):
+                f, slope = objective(s, d)
+                g = f - tgt
+                act = ~done & ~leave
+                l_i = np.where(act & (g > 0), s, l_i)
+                h_i = np.where(act & (g < 0), s, h_i)
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                    step = g / slope
+                    tol = np.maximum(
+                        1e-10, ROUNDOFF_RTOL * np.maximum(abs(f), abs(tgt))
+                    )
+                    new = s - step
+                    inside = np.isfinite(new) & (new > l_i) & (new < h_i)
+                    stop = (np.abs(g) <= tol) | (inside & (np.abs(step) <= RTOL * s))
+                    stop |= h_i - l_i <= RTOL * s
+                    done |= act & stop
+                    new = np.where(inside, new, np.sqrt(l_i * h_i))
+                    out = act & ~stop & (np.abs(new - x) > TAYLOR_STEP * x)
+                leave |= out
+                nxt = np.where(out, new, nxt)
+                move = act & ~stop & ~out
+                if not move.any():
+                    break
+                s = np.where(move, new, s)
+                d = taylor_shift(d0, s - x)
+            keep = done
+            s_out[idx[keep]] = s[keep]
+            d_out[:, idx[keep]] = d[:, keep]
+            rest[idx[keep]] = False
+            lo[idx], hi[idx] = l_i, h_i
+            # Entries that neither stopped nor left go on from their last point.
+            nxt = np.where(leave, nxt, s)
+            s_out[idx[~keep]] = nxt[~keep]
+            idx, x = idx[~keep], nxt[~keep]
+            if idx.size == 0:
+                break
+        return s_out, d_out, rest, lo, hi
 
     def _error_at_saddle(
         self, s: FloatArray, extra: int, d_s: FloatArray | None = None

@@ -29,14 +29,16 @@ import numpy as np
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.moments import cumulants_from_central_rows
 
-#: Entries (tilts x nodes) per block of the vectorised pass.
-_CHUNK = 2_000_000
+#: Entries (tilts x nodes) per block of the vectorised pass: half a megabyte,
+#: so that the block stays in cache through its ~15 passes (1000 tilts x 137
+#: nodes to order 5: 0.86 ms against 1.8 ms in one block).
+_CHUNK = 65_536
 
 
 @dataclass(frozen=True)
 class LossRule:
     """Loss nodes and log Q-weights of one component, valid for tilts in
-    ``[t_lo, t_hi]``."""
+    ``[t_lo, t_hi]`` (finite entries only)."""
 
     nodes: FloatArray
     log_w: FloatArray
@@ -45,34 +47,50 @@ class LossRule:
 
 
 def rule_derivatives(
-    nodes: FloatArray, log_w: FloatArray, t: FloatArray, order: int
+    nodes: FloatArray,
+    log_w: FloatArray,
+    t: FloatArray,
+    order: int,
+    *,
+    finite: bool = False,
 ) -> FloatArray:
     r"""``K, K', ..., K^{(order)}`` at each tilt ``t`` of the discrete law
     :math:`\propto e^{\log w_i}` (rows); shape ``(order + 1, t.size)``.
-    Non-finite nodes and weights are left out."""
-    keep = np.isfinite(nodes) & np.isfinite(log_w)
-    l, lw = nodes[keep], log_w[keep]
-    out = np.zeros((order + 1, t.size))
+    Non-finite nodes and weights are left out (``finite``: the caller
+    guarantees there are none, as in a :class:`LossRule`).
+
+    One pass per block of tilts: the unnormalised tilted weights :math:`e_i =
+    e^{\log w_i + t l_i - \max}`, their sum :math:`S`, the mean :math:`\sum
+    e_i l_i / S` and the central power sums :math:`\sum e_i (l_i - m)^r / S`,
+    accumulated in place."""
+    if finite:
+        l, lw = nodes, log_w
+    else:
+        keep = np.isfinite(nodes) & np.isfinite(log_w)
+        l, lw = nodes[keep], log_w[keep]
+    out = np.empty((order + 1, t.size))
     step = max(1, _CHUNK // max(l.size, 1))
     for start in range(0, t.size, step):
-        tt = t[start : start + step, None]
-        a = lw[None, :] + tt * l[None, :]
-        amax = a.max(axis=1, keepdims=True)
-        e = np.exp(a - amax)
-        s = e.sum(axis=1)
-        w = e / s[:, None]
-        mean = w @ l
-        block = slice(start, start + tt.shape[0])
-        out[0, block] = amax[:, 0] + np.log(s)
+        tt = t[start : start + step]
+        a = np.multiply.outer(tt, l)
+        a += lw
+        amax = a.max(axis=1)
+        a -= amax[:, None]
+        np.exp(a, out=a)
+        s = a.sum(axis=1)
+        mean = (a @ l) / s
+        block = slice(start, start + tt.size)
+        out[0, block] = amax + np.log(s)
         out[1, block] = mean
         if order < 2:
             continue
-        d = l[None, :] - mean[:, None]
-        central = np.zeros((order + 1, tt.shape[0]))
-        power = d
+        d = l - mean[:, None]
+        central = np.empty((order + 1, tt.size))
+        a *= d
         for r in range(2, order + 1):
-            power = power * d
-            central[r] = np.einsum("ij,ij->i", w, power)
+            a *= d
+            central[r] = a.sum(axis=1)
+        central[2:] /= s
         out[2:, block] = cumulants_from_central_rows(central)
     return out
 
@@ -118,10 +136,12 @@ class RuleCache:
         if m.pair == "add":
             # Q-weights w_P e^{L}; tilting them by t is the P-law tilted by t + 1.
             with np.errstate(invalid="ignore"):
-                rule = LossRule(a, log_p + a, t_lo, t_hi)
+                nodes, log_w = a, log_p + a
         else:
             # L' = -L, Q' = P_add: the Q'-law tilted by t is P_add tilted by -t.
-            rule = LossRule(-a, log_p, t_lo, t_hi)
+            nodes, log_w = -a, log_p
+        keep = np.isfinite(nodes) & np.isfinite(log_w)
+        rule = LossRule(nodes[keep], log_w[keep], t_lo, t_hi)
         self._rules[key] = rule
         return rule
 
