@@ -116,7 +116,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -131,10 +131,14 @@ from symfdp._validation import check_array, check_choice, check_order
 from symfdp._warnings import ApproximationWarning, warn_approximation
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._tail_expansion import TailKernel
-from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR, Accountant, Components
-from symfdp.accountants.clt import GaussianPairCurve
-from symfdp.curve import PairCurve, PrivacyCurve
-from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.accountants.base import (
+    DEFAULT_WARN_REL_ERROR,
+    Accountant,
+    Components,
+    loss_range,
+)
+from symfdp.curve import PairCurve
+from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.compile import evaluator
 from symfdp.numeric.edgeworth import EdgeworthDistribution, correction_polynomial
 from symfdp.numeric.roots import expand_bracket_up, newton_on_bracket, regula_falsi
@@ -990,13 +994,6 @@ class EdgeworthPairCurve:
         return out, slope
 
 
-@functools.lru_cache(maxsize=4096)
-def _loss_upper(mechanism: Mechanism) -> float:
-    """Upper end of the support of one pair's loss (cached per mechanism, as
-    its cumulants are)."""
-    return float(mechanism.plrv_support()[1])
-
-
 def _take(a: FloatArray, j: NDArray[np.intp]) -> FloatArray:
     """``a[i, j[i]]`` for every row ``i``."""
     return np.take_along_axis(a, j[:, None], axis=1)[:, 0]
@@ -1042,27 +1039,13 @@ class Edgeworth(Accountant):
         self.order = check_order(order)
         self.inverse = check_choice("inverse", inverse, INVERSES)
 
-    def compose(
-        self,
-        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
-        n: int | None = None,
-    ) -> PrivacyCurve:
-        curve = super().compose(mechanism, n)
-        curve.info["pairs"] = [dict(getattr(p, "info", {})) for p in curve.pairs]
-        return curve
-
     def compose_pair(self, components: Components) -> PairCurve:
         # K_{J+3}, K_{J+4}: the next two orders' terms of the error estimate.
         k = self.order + 4
         k_p = summed_cumulants(components, k, "P")
         k_q = summed_cumulants(components, k, "Q")
-        if k_p[1] <= 0.0 or k_q[1] <= 0.0:
-            # A loss without variance is a.s. constant: only L = 0 is possible
-            # for a pair of probability measures, i.e. perfect privacy (Id).
-            return GaussianPairCurve(0.0, reference=())
-        upper = math.fsum(n * _loss_upper(m) for m, n in components)
         return EdgeworthPairCurve.from_cumulants(
-            k_p, k_q, self.order, self.inverse, loss_upper=upper
+            k_p, k_q, self.order, self.inverse, loss_upper=loss_range(components)[1]
         )
 
     def describe(self, components: Components) -> dict[str, Any]:
