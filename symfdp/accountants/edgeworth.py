@@ -139,7 +139,7 @@ from symfdp.accountants.base import (
 )
 from symfdp.curve import PairCurve
 from symfdp.mechanisms.base import FloatArray
-from symfdp.numeric.compile import evaluator
+from symfdp.numeric.compile import _evaluator
 from symfdp.numeric.edgeworth import EdgeworthDistribution, correction_polynomial
 from symfdp.numeric.roots import expand_bracket_up, newton_on_bracket, regula_falsi
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
@@ -196,7 +196,7 @@ def _cf_coefficients(lambdas: tuple[float, ...], order: int) -> FloatArray:
     kwargs = {
         f"lambda{r}": v for r, v in zip(range(3, order + 3), lambdas, strict=True)
     }
-    ev = evaluator("cornish_fisher_poly_coeffs", order)
+    ev = _evaluator("cornish_fisher_poly_coeffs", order)
     return np.atleast_1d(np.asarray(ev(**kwargs), dtype=np.float64))
 
 
@@ -216,6 +216,16 @@ def _increasing_range(coeffs: FloatArray) -> tuple[float, float]:
     return (lo, hi)
 
 
+def _check_cumulants(name: str, cumulants: ArrayLike, order: int) -> FloatArray:
+    """Finite :math:`K_1..K_{J+2}` (or more) with :math:`K_2 > 0`."""
+    k = check_array(name, np.atleast_1d(cumulants))
+    if k.ndim != 1 or k.size < order + 2:
+        raise ValueError(f"{name} must hold K_1..K_{order + 2}. Found {k.size}.")
+    if not k[1] > 0.0:
+        raise ValueError(f"{name}[1] (the variance) must be > 0. Found {k[1]:g}.")
+    return k
+
+
 @dataclass(frozen=True)
 class _Law:
     """The Edgeworth law of one side: mean, standard deviation and distribution."""
@@ -230,7 +240,7 @@ class _Law:
     @classmethod
     def fit(cls, cumulants: FloatArray, order: int) -> _Law:
         with _quiet():
-            dist = EdgeworthDistribution.from_cumulants(cumulants[: order + 2], order)
+            dist = EdgeworthDistribution._from_cumulants(cumulants, order)
         a, b = dist.valid_interval()
         log_fa, log_sb = dist.tail_log_masses
         log_rtol = math.log(_EMPTY_RTOL)
@@ -343,8 +353,20 @@ class EdgeworthPairCurve:
         """
         order = check_order(order)
         inverse = check_choice("inverse", inverse, INVERSES)
-        k_p = check_array("cumulants_p", np.atleast_1d(cumulants_p))
-        k_q = check_array("cumulants_q", np.atleast_1d(cumulants_q))
+        k_p = _check_cumulants("cumulants_p", cumulants_p, order)
+        k_q = _check_cumulants("cumulants_q", cumulants_q, order)
+        return cls._fit(k_p, k_q, order, inverse, loss_upper)
+
+    @classmethod
+    def _fit(
+        cls,
+        k_p: FloatArray,
+        k_q: FloatArray,
+        order: int,
+        inverse: str,
+        loss_upper: float,
+    ) -> EdgeworthPairCurve:
+        """:meth:`from_cumulants` for checked input (``Edgeworth.compose_pair``)."""
         law_p = _Law.fit(k_p, order)
         law_q = _Law.fit(k_q, order)
         gap_q = law_q.order_terms(k_q, order)
@@ -1044,8 +1066,8 @@ class Edgeworth(Accountant):
         k = self.order + 4
         k_p = summed_cumulants(components, k, "P")
         k_q = summed_cumulants(components, k, "Q")
-        return EdgeworthPairCurve.from_cumulants(
-            k_p, k_q, self.order, self.inverse, loss_upper=loss_range(components)[1]
+        return EdgeworthPairCurve._fit(
+            k_p, k_q, self.order, self.inverse, loss_range(components)[1]
         )
 
     def describe(self, components: Components) -> dict[str, Any]:

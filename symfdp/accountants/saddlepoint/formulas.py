@@ -25,7 +25,7 @@ from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint.records import SaddleValues
 from symfdp.mechanisms.base import FloatArray
-from symfdp.numeric.compile import evaluator, register_derivation
+from symfdp.numeric.compile import _evaluator, register_derivation
 
 _DEPS: Final = ("symfdp.symbolic.saddlepoint", "symfdp.symbolic.symbols")
 #: Below this log of the Chernoff bound, capped points are not worth a warning.
@@ -75,7 +75,7 @@ def _direct(name: str, **values: FloatArray) -> Any:
     """The compiled function of evaluator ``name`` (order 0) called directly on
     ``values`` (float arrays of one shape, checked by the callers' public entry):
     no per-call argument checks in the solvers' loops."""
-    ev = evaluator(name, 0)
+    ev = _evaluator(name, 0)
     shape = np.broadcast_shapes(*(np.shape(v) for v in values.values()))
     out = ev.fn(*(values[a] for a in ev.args))
     if ev.n_outputs is None:

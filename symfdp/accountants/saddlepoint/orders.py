@@ -51,7 +51,7 @@ from scipy import special
 from symfdp.accountants.saddlepoint.records import SaddleValues
 from symfdp.accountants.saddlepoint.tilted import standardised
 from symfdp.mechanisms.base import FloatArray
-from symfdp.numeric.compile import evaluator, register_derivation
+from symfdp.numeric.compile import _evaluator, register_derivation
 
 _DEPS: Final = (
     "symfdp.symbolic.saddlepoint",
@@ -227,7 +227,7 @@ def correction_terms(
     far = np.minimum(sg * w1, sg * w2) >= W_SWITCH
     near = ~far
     if near.any():
-        ev = evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
+        ev = _evaluator(f"saddlepoint_kernel_hermite_{side}", kmax)
         bb = np.concatenate((b1[near], b2[near]))
         ww = np.concatenate((w1[near], w2[near]))
         with np.errstate(over="ignore", invalid="ignore"):
@@ -236,7 +236,7 @@ def correction_terms(
             d[:, near] = g1 - g2 if side == "upper" else g2 - g1
     if far.any():
         d[:, far] = _moment_differences(side, c[far], w1[far], w2[far], kmax)
-    coeffs = evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
+    coeffs = _evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
     lams = [lam[r - 3].reshape(-1) for r in range(3, order + 1)]
     cm = _rows(coeffs.fn(*lams), (order - 2) * (kmax + 1), eps.size)
     cm = cm.reshape(order - 2, kmax + 1, -1)
