@@ -194,14 +194,18 @@ class Composed:
     symmetric: bool
 
 
-def is_identity(components: Components) -> bool:
+def is_identity(components: Components, order: int = 2) -> bool:
     r"""Whether the composed loss has no variance (under P or under Q) in every
     direction of ``components``: it is then a.s. 0 (a pair of probability
     measures allows no other constant loss) and the curve is
     :math:`\mathrm{Id}` (:data:`~symfdp.accountants._exact_pairs.IDENTITY_PAIR`).
+
+    ``order`` (>= 2) is the number of cumulants computed (and cached) per
+    mechanism: an accountant's own order makes the check free.
     """
     return all(
-        summed_cumulants(d, 2, "Q")[1] <= 0.0 or summed_cumulants(d, 2, "P")[1] <= 0.0
+        summed_cumulants(d, order, "Q")[1] <= 0.0
+        or summed_cumulants(d, order, "P")[1] <= 0.0
         for d in pair_compositions(components)
     )
 
@@ -236,6 +240,8 @@ class Accountant(ABC):
     #: Whether a direction whose composed loss has no variance gets the exact
     #: Id curve instead of :meth:`compose_pair`.
     identity_without_variance: ClassVar[bool] = True
+    #: The cumulant order the method computes (the identity check reuses it).
+    cumulant_order: int = 2
 
     def __init__(
         self, *, warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR
@@ -308,9 +314,14 @@ class Accountant(ABC):
     def _pair(self, components: Components) -> PairCurve:
         r""":meth:`compose_pair`, or :math:`\mathrm{Id}` for a loss without
         variance (see ``identity_without_variance``)."""
-        if self.identity_without_variance and is_identity(components):
+        if self.identity_without_variance and self._is_identity(components):
             return IDENTITY_PAIR
         return self.compose_pair(components)
+
+    def _is_identity(self, components: Components) -> bool:
+        """:func:`is_identity` at :attr:`cumulant_order` (a method that has the
+        variance from its own quantities may answer from those)."""
+        return is_identity(components, self.cumulant_order)
 
     def _bounded(self, pair: PairCurve, components: Components) -> PairCurve:
         """``pair`` clipped into the range its loss support allows

@@ -354,6 +354,7 @@ class CLT(GDPAccountant):
 
     method = "CLT"
     identity_summary = MappingProxyType({"mu": 0.0, "delta0": 0.0})
+    cumulant_order = 4  # the error estimate's reference
 
     def __init__(
         self,

@@ -1061,11 +1061,14 @@ class Edgeworth(Accountant):
         self.order = check_order(order)
         self.inverse = check_choice("inverse", inverse, INVERSES)
 
+    @property
+    def cumulant_order(self) -> int:  # type: ignore[override]
+        """``J + 4``: the next two orders' terms of the error estimate too."""
+        return self.order + 4
+
     def compose_pair(self, components: Components) -> PairCurve:
-        # K_{J+3}, K_{J+4}: the next two orders' terms of the error estimate.
-        k = self.order + 4
-        k_p = summed_cumulants(components, k, "P")
-        k_q = summed_cumulants(components, k, "Q")
+        k_p = summed_cumulants(components, self.cumulant_order, "P")
+        k_q = summed_cumulants(components, self.cumulant_order, "Q")
         return EdgeworthPairCurve._fit(
             k_p, k_q, self.order, self.inverse, loss_range(components)[1]
         )
