@@ -394,10 +394,10 @@ class EdgeworthPairCurve:
             ),
             "loss_upper": float(loss_upper),
         }
-        curve = cls(order, inverse, law_p, law_q, kernel, info)
         if inverse == "cornish_fisher":
-            info["cornish_fisher_monotone_z"] = curve.cf_range
-        return curve
+            cf = _cf_coefficients(law_p.dist.lambdas, order)
+            info["cornish_fisher_monotone_z"] = _increasing_range(cf)
+        return cls(order, inverse, law_p, law_q, kernel, info)
 
     @functools.cached_property
     def cf(self) -> FloatArray:
