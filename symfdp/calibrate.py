@@ -312,10 +312,7 @@ def epsilon_upper(curve: PrivacyCurve, delta: float) -> float:
 
 
 def _check_curve(curve: Any) -> None:
-    from symfdp.accountants.auto import AutoCurve
-
-    if not isinstance(curve, AutoCurve):
-        check_instance("curve", curve, PrivacyCurve)
+    check_instance("curve", curve, PrivacyCurve)
 
 
 def mu_upper(curve: PrivacyCurve) -> float:
@@ -343,10 +340,7 @@ def curve_mu(curve: PrivacyCurve) -> float:
     the (mu*, gamma) interpreter, :math:`\Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*)`
     at the fixed point :math:`\alpha^*` of the trade-off (Zheng et al. 2020,
     Sec. 4), which equals :math:`\mu` for :math:`G_\mu`."""
-    from symfdp.accountants.auto import AutoCurve
-
-    if not isinstance(curve, AutoCurve):
-        check_instance("curve", curve, PrivacyCurve)
+    _check_curve(curve)
     mu = curve.info.get("mu")
     if mu is not None:
         return float(mu)

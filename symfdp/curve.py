@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -343,7 +345,8 @@ class PrivacyCurve:
             trade-off of the first pair needs no symmetrisation.
         certified: True when the pairs provide certified lower/upper bounds.
         info: Method-specific diagnostics (e.g. ``mu`` for GDP methods,
-            grid sizes for Numerical).
+            grid sizes for Numerical), read-only: fixed when the curve is
+            built.
         warn_rel_error: For approximations whose pairs estimate their error:
             ``delta`` and ``epsilon`` emit one
             :class:`~symfdp.ApproximationWarning` per query when the estimated
@@ -354,12 +357,22 @@ class PrivacyCurve:
     method: str
     symmetric: bool = True
     certified: bool = False
-    info: dict[str, Any] = field(default_factory=dict, compare=False)
+    info: Mapping[str, Any] = field(default_factory=dict, compare=False)
     warn_rel_error: float | None = None
 
     def __post_init__(self) -> None:
+        self._check()
+        _freeze_info(self)
+
+    def _check(self) -> None:
         if not self.pairs:
             raise ValueError("a PrivacyCurve needs at least one pair.")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle (and copy) by the constructor's fields (``info`` as a dict)."""
+        values = (getattr(self, f.name) for f in fields(self) if f.init)
+        args = tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in values)
+        return (type(self), args)
 
     # ------------------------------------------------------------- profile
     def delta(self, eps: ArrayLike) -> Any:
@@ -763,6 +776,11 @@ class PrivacyCurve:
             f"PrivacyCurve(method={self.method!r}, pairs={len(self.pairs)}, "
             f"certified={self.certified}{extra})"
         )
+
+
+def _freeze_info(curve: PrivacyCurve) -> None:
+    """Store ``curve.info`` as a read-only copy."""
+    object.__setattr__(curve, "info", MappingProxyType(dict(curve.info)))
 
 
 def _refuse_unresolved(

@@ -37,10 +37,9 @@ DEFAULT_ALPHA: Final = np.linspace(0.0, 1.0, 201)
 
 
 def _check_curve(curve: Any) -> Any:
-    from symfdp.accountants.auto import AutoCurve
     from symfdp.curve import PrivacyCurve
 
-    if not isinstance(curve, (PrivacyCurve, AutoCurve)):
+    if not isinstance(curve, PrivacyCurve):
         raise TypeError(f"curve must be a PrivacyCurve. Found {type(curve).__name__}.")
     return curve
 
@@ -50,9 +49,7 @@ def composition_text(curve: Any) -> str:
     ``SubsampledGaussian(p=0.01, sigma=1.1, pair='both') x 1000``; ``n = 1000``
     when only the count is known."""
     curve = _check_curve(curve)
-    comp = curve.info.get("composition") or [
-        (repr(m), k) for m, k in getattr(curve, "components", ())
-    ]
+    comp = curve.info.get("composition")
     if comp:
         return " + ".join(f"{m} x {k}" for m, k in comp)
     return f"n = {curve.info.get('n', '?')}"

@@ -67,11 +67,10 @@ def default_alpha_grid(size: int = _N_ALPHA) -> np.ndarray:
 
 def _describe(curve: Any) -> tuple[Callable[[np.ndarray], np.ndarray], Any, str]:
     """(beta(alpha), profile delta(eps) or None, default label) of a curve."""
-    from symfdp.accountants.auto import AutoCurve
     from symfdp.curve import PrivacyCurve
     from symfdp.tradeoff import TradeOff
 
-    if isinstance(curve, (PrivacyCurve, AutoCurve)):
+    if isinstance(curve, PrivacyCurve):
         return (
             lambda a: np.asarray(curve.tradeoff(a), dtype=np.float64),
             lambda e: np.asarray(curve.delta(e), dtype=np.float64),

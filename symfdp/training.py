@@ -161,9 +161,7 @@ def mu_star(curve: PrivacyCurve, *, bounds: bool = False) -> Any:
         10^{-13}`, i.e. :math:`\mu^* > 14.9`, which double precision cannot
         resolve from :math:`\delta(0)`.
     """
-    from symfdp.accountants.auto import AutoCurve
-
-    if not isinstance(curve, (PrivacyCurve, AutoCurve)):
+    if not isinstance(curve, PrivacyCurve):
         raise TypeError(f"curve must be a PrivacyCurve. Found {type(curve).__name__}.")
     if check_bool("bounds", bounds):
         lo, hi = curve.delta_bounds(0.0)

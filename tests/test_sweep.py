@@ -52,7 +52,13 @@ def _numbers(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The rows of ``OUT.jsonl``, non-finite numbers (written as strings: JSON
+    has none) read back as floats."""
+    nonfinite = ("inf", "-inf", "nan")
+    return [
+        {k: float(v) if v in nonfinite else v for k, v in json.loads(line).items()}
+        for line in path.read_text().splitlines()
+    ]
 
 
 # ----------------------------------------------------------------- specs

@@ -37,9 +37,8 @@ from numpy.typing import ArrayLike
 
 from symfdp._validation import check_array, check_real, scalar_or_array
 from symfdp._warnings import ApproximationWarning
-from symfdp.accountants.base import Accountant, Components, normalize_composition
+from symfdp.accountants.base import Accountant, Components
 from symfdp.curve import FloatArray, PrivacyCurve
-from symfdp.mechanisms.base import Mechanism
 
 #: Errors below this (absolute) always meet the tolerance (round-off).
 _ABS_FLOOR = 1e-12
@@ -86,42 +85,61 @@ class AutoAnswer:
 
 
 @dataclass
-class AutoCurve:
-    """The curve of :class:`Auto`: the public queries of
-    :class:`~symfdp.curve.PrivacyCurve` (``delta``, ``epsilon``,
-    ``delta_error``, ``epsilon_error``, ``tradeoff``, ``mu_star_gamma``,
-    ``plot``), each answered tier by tier (see the module docstring)."""
+class _AutoState:
+    """What an :class:`AutoCurve` learns while it answers: the tiers' curves
+    (None where a tier cannot serve), why tiers were skipped, the last answer."""
 
-    components: Components
-    tiers: tuple[Accountant, ...]
-    rel_tol: float
-    method: str = "Auto"
-    certified: bool = False
-    info: dict[str, Any] = field(default_factory=dict)
+    curves: dict[int, PrivacyCurve | None] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
     last_answer: AutoAnswer | None = None
-    _curves: dict[int, PrivacyCurve | None] = field(default_factory=dict, repr=False)
-    _skipped: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True, repr=False)
+class AutoCurve(PrivacyCurve):
+    """The curve of :class:`Auto`: a :class:`~symfdp.curve.PrivacyCurve` whose
+    queries (``delta``, ``epsilon``, ``delta_error``, ``epsilon_error``,
+    ``tradeoff``, and through them ``mu_star_gamma`` and ``plot``) are each
+    answered tier by tier (see the module docstring). It holds no pairs of its
+    own: the tiers' curves are composed at their first use.
+
+    Attributes:
+        components: The normalised composition.
+        tiers: The accountants, in increasing cost (the last certified).
+        rel_tol: Largest estimated relative error accepted from a tier.
+    """
+
+    components: Components = ()
+    tiers: tuple[Accountant, ...] = ()
+    rel_tol: float = 1e-2
+    _state: _AutoState = field(
+        default_factory=_AutoState, repr=False, compare=False, hash=False
+    )
+
+    def _check(self) -> None:
+        """An AutoCurve answers from its tiers' curves, not from pairs."""
 
     @property
     def label(self) -> str:
         return f"Auto(rel_tol={self.rel_tol:g})"
 
     @property
-    def symmetric(self) -> bool:
-        return all(m.is_symmetric for m, _ in self.components)
-
-    @property
     def estimates_error(self) -> bool:
         return True
 
     @property
+    def last_answer(self) -> AutoAnswer | None:
+        """Who answered each point of the last query (None before the first)."""
+        return self._state.last_answer
+
+    @property
     def skipped(self) -> dict[str, str]:
         """Tiers that could not serve this composition, with the reason."""
-        return dict(self._skipped)
+        return dict(self._state.skipped)
 
     def tier_curve(self, k: int) -> PrivacyCurve | None:
         """The composed curve of tier ``k`` (None if it cannot serve)."""
-        if k not in self._curves:
+        curves = self._state.curves
+        if k not in curves:
             tier = self.tiers[k]
             try:
                 with warnings.catch_warnings():
@@ -130,13 +148,13 @@ class AutoCurve:
             except (ValueError, NotImplementedError) as exc:
                 if k == len(self.tiers) - 1:
                     raise
-                self._skipped[repr(tier)] = str(exc).splitlines()[0]
+                self._state.skipped[repr(tier)] = str(exc).splitlines()[0]
                 curve = None
             if curve is not None and not curve.estimates_error:
-                self._skipped[repr(tier)] = "no error estimate"
+                self._state.skipped[repr(tier)] = "no error estimate"
                 curve = None
-            self._curves[k] = curve
-        return self._curves[k]
+            curves[k] = curve
+        return curves[k]
 
     # ------------------------------------------------------------- queries
     def _answer(
@@ -184,36 +202,36 @@ class AutoCurve:
         answer = AutoAnswer(
             query, flat.copy(), value, error, tuple(str(m) for m in method)
         )
-        self.last_answer = answer
+        self._state.last_answer = answer
         return answer
+
+    def _epsilon_and_error(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
+        answer = self._answer("epsilon(delta)", d, _eps_query)
+        return answer.value.reshape(d.shape), answer.error.reshape(d.shape)
+
+    def _delta_and_error(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
+        answer = self._answer("delta(eps)", e, _delta_query)
+        return answer.value.reshape(e.shape), answer.error.reshape(e.shape)
 
     def epsilon(self, delta: ArrayLike) -> Any:
         r""":math:`\varepsilon(\delta)` from the fastest tier meeting ``rel_tol``."""
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
-        return scalar_or_array(
-            self._answer("epsilon(delta)", d, _eps_query).value.reshape(d.shape)
-        )
+        return scalar_or_array(self._epsilon_and_error(d)[0])
 
     def epsilon_error(self, delta: ArrayLike) -> Any:
         """The error estimate of each answer of :meth:`epsilon`."""
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
-        return scalar_or_array(
-            self._answer("epsilon(delta)", d, _eps_query).error.reshape(d.shape)
-        )
+        return scalar_or_array(self._epsilon_and_error(d)[1])
 
     def delta(self, eps: ArrayLike) -> Any:
         r""":math:`\delta(\varepsilon)` from the fastest tier meeting ``rel_tol``."""
         e = check_array("eps", eps, allow_inf=True)
-        return scalar_or_array(
-            self._answer("delta(eps)", e, _delta_query).value.reshape(e.shape)
-        )
+        return scalar_or_array(self._delta_and_error(e)[0])
 
     def delta_error(self, eps: ArrayLike) -> Any:
         """The error estimate of each answer of :meth:`delta`."""
         e = check_array("eps", eps, allow_inf=True)
-        return scalar_or_array(
-            self._answer("delta(eps)", e, _delta_query).error.reshape(e.shape)
-        )
+        return scalar_or_array(self._delta_and_error(e)[1])
 
     def tradeoff(self, alpha: ArrayLike, symmetric: bool = True) -> Any:
         r"""The trade-off of the first tier whose privacy profile meets
@@ -238,7 +256,7 @@ class AutoCurve:
                 if not np.all(err <= self.rel_tol * d):
                     continue
             beta = np.asarray(curve.tradeoff(a, symmetric=symmetric), np.float64)
-            self.last_answer = AutoAnswer(
+            self._state.last_answer = AutoAnswer(
                 "tradeoff(alpha)",
                 a.ravel().copy(),
                 beta,
@@ -268,17 +286,13 @@ class AutoCurve:
             "accountants.Numerical() for certified bounds."
         )
 
-    def mu_star_gamma(self) -> tuple[float, float]:
-        """The (mu*, gamma) interpreter of the trade-off (Zheng et al. 2020, Sec. 4)."""
-        from symfdp import tradeoff as T
-
-        return T.mu_star_gamma(lambda x: np.asarray(self.tradeoff(x), np.float64))
-
-    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw the trade-off curve on ``ax`` (a new figure if None); returns ax."""
-        from symfdp import plotting
-
-        return plotting.plot_tradeoff(self, ax=ax, **kwargs)
+    def raw(self) -> PrivacyCurve:
+        """Not available: Auto answers from its tiers' repaired curves; compose
+        with one tier's accountant for its raw curve."""
+        raise NotImplementedError(
+            "raw: Auto answers each query from its tiers' curves; compose with a "
+            "tier's accountant (e.g. accountants.Edgeworth) and call raw() on it."
+        )
 
     def __repr__(self) -> str:
         n = sum(k for _, k in self.components)
@@ -345,17 +359,20 @@ class Auto(Accountant):
             )
         self.tiers = chosen
 
-    def compose(  # type: ignore[override]
-        self,
-        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
-        n: int | None = None,
-    ) -> AutoCurve:
-        components = normalize_composition(mechanism, n)
-        info = {"n": sum(k for _, k in components), "rel_tol": self.rel_tol}
-        return AutoCurve(components, self.tiers, self.rel_tol, info=info)
+    def _curve(self, components: Components) -> AutoCurve:
+        """An :class:`AutoCurve`: the tiers compose at their first use."""
+        return AutoCurve(
+            pairs=(),
+            method=self.method,
+            symmetric=all(m.is_symmetric for m, _ in components),
+            info={**self.describe(components), "rel_tol": self.rel_tol},
+            components=components,
+            tiers=self.tiers,
+            rel_tol=self.rel_tol,
+        )
 
     def compose_pair(self, components: Components) -> Any:  # pragma: no cover
-        raise NotImplementedError("Auto composes whole curves (see compose).")
+        raise NotImplementedError("Auto answers from its tiers' curves.")
 
     def __repr__(self) -> str:
         return f"Auto(rel_tol={self.rel_tol:g})"

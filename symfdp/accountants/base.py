@@ -10,14 +10,16 @@ in both unchanged.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar, final
 
 from symfdp._validation import MAX_COMPOSITIONS, check_int, check_real
+from symfdp.accountants._cumulant_sums import summed_cumulants
+from symfdp.accountants._exact_pairs import IDENTITY_PAIR
 from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
 from symfdp.interop.dp_events import composition_of_event, is_dp_event
 from symfdp.mechanisms.base import Mechanism
@@ -179,27 +181,48 @@ def apply_adjacency(
     return out
 
 
-def _accepting_adjacency(compose: Any) -> Any:
-    """Wrap an accountant's ``compose(mechanism, n)`` so that it also takes the
-    keyword ``adjacency`` (applied to the mechanisms before composing)."""
+@dataclass(frozen=True)
+class Composed:
+    """The pair curves of a composition, as an accountant's template builds them.
 
-    @functools.wraps(compose)
-    def wrapper(
-        self: Any, mechanism: Any, n: int | None = None, *, adjacency: str | None = None
-    ) -> Any:
-        return compose(self, apply_adjacency(mechanism, adjacency), n)
+    Attributes:
+        pairs: One pair curve per direction to cover (or one for all).
+        symmetric: Whether the first pair's trade-off needs no symmetrisation.
+    """
 
-    sig = inspect.signature(compose)
-    params = list(sig.parameters.values())
-    params.append(
-        inspect.Parameter("adjacency", inspect.Parameter.KEYWORD_ONLY, default=None)
+    pairs: tuple[PairCurve, ...]
+    symmetric: bool
+
+
+def is_identity(components: Components, order: int = 2) -> bool:
+    r"""Whether the composed loss has no variance (under P or under Q) in every
+    direction of ``components``: it is then a.s. 0 (a pair of probability
+    measures allows no other constant loss) and the curve is
+    :math:`\mathrm{Id}` (:data:`~symfdp.accountants._exact_pairs.IDENTITY_PAIR`).
+
+    ``order`` (>= 2) is the number of cumulants computed (and cached) per
+    mechanism: an accountant's own order makes the check free.
+    """
+    return all(
+        summed_cumulants(d, order, "Q")[1] <= 0.0
+        or summed_cumulants(d, order, "P")[1] <= 0.0
+        for d in pair_compositions(components)
     )
-    wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
-    return wrapper
 
 
 class Accountant(ABC):
-    """Base class: subclasses implement :meth:`compose_pair`.
+    r"""Base class: the template :meth:`compose` and its hooks.
+
+    ``compose`` (final) validates the composition, applies ``adjacency``, builds
+    the pair curves and returns a :class:`~symfdp.curve.PrivacyCurve` whose
+    ``info`` is :meth:`describe` (what the accountant was asked) followed by
+    :meth:`summary` (what it found), fixed at construction. A subclass
+    implements :meth:`compose_pair` (the curve of one direction) and may extend
+    ``describe`` and ``summary``. The template handles, once for every
+    accountant: a direction whose loss has no variance (its curve is
+    :math:`\mathrm{Id}`, unless ``identity_without_variance`` is False), the
+    range the loss support allows (:class:`~symfdp.curve.BoundedLossPair`, for
+    approximations) and float64 overflow (a ``ValueError``).
 
     Args:
         warn_rel_error: Approximations warn (:class:`~symfdp.ApproximationWarning`,
@@ -218,6 +241,20 @@ class Accountant(ABC):
     #: Options that choosing the accountant by its registry name implies.
     name_options: ClassVar[dict[str, Any]] = {}
     warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR
+    #: Whether the curves carry certified bounds.
+    certified: ClassVar[bool] = False
+    #: Whether leaving the range allowed by the loss's support is an error of the
+    #: method (warned) or the looseness of a bound (silently tightened).
+    warns_out_of_range: ClassVar[bool] = True
+    #: Whether a direction whose composed loss has no variance gets the exact
+    #: Id curve instead of :meth:`compose_pair`.
+    identity_without_variance: ClassVar[bool] = True
+    #: Whether blatant outcomes (``EpsilonDelta``) are split off and composed
+    #: exactly around the method; methods that need moments of the whole loss
+    #: leave them in (the mechanism then refuses, naming Numerical).
+    splits_blatant: ClassVar[bool] = True
+    #: The cumulant order the method computes (the identity check reuses it).
+    cumulant_order: int = 2
 
     def __init__(
         self, *, warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR
@@ -231,10 +268,8 @@ class Accountant(ABC):
         if getattr(cls, "guarantee", None) is None:
             certified = getattr(cls, "certified", False) is True
             cls.guarantee = "certified" if certified else "estimate"
-        # Every accountant's own compose takes the relation too.
-        if "compose" in cls.__dict__:
-            cls.compose = _accepting_adjacency(cls.__dict__["compose"])  # type: ignore[method-assign]
 
+    @final
     def compose(
         self,
         mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
@@ -246,6 +281,10 @@ class Accountant(ABC):
         heterogeneous composition ``[(m1, n1), (m2, n2), ...]``.
 
         Args:
+            mechanism: A mechanism (with ``n``), a list of ``(mechanism, n_i)``
+                pairs, or a dp-accounting ``DpEvent`` (see
+                :func:`normalize_composition`).
+            n: The number of compositions of a single mechanism.
             adjacency: The neighbouring relation, ``"add_or_remove"``,
                 ``"replace_one"``, ``"add"`` or ``"remove"``
                 (:func:`symfdp.mechanisms.with_adjacency`); None keeps each
@@ -254,35 +293,14 @@ class Accountant(ABC):
         Returns:
             A :class:`~symfdp.curve.PrivacyCurve`.
         """
-        mechanism = apply_adjacency(mechanism, adjacency)
-        components = normalize_composition(mechanism, n)
-        symmetric = all(m.is_symmetric for m, _ in components)
-        directions = pair_compositions(components)
-        if symmetric:
-            directions = directions[:1]
-        pairs = tuple(self._bounded(self._compose_checked(c), c) for c in directions)
-        return PrivacyCurve(
-            pairs=pairs,
-            method=self.method,
-            symmetric=symmetric and len(pairs) == 1,
-            certified=self.certified,
-            info=self.describe(components),
-            warn_rel_error=self.warn_rel_error,
-        )
+        components = normalize_composition(apply_adjacency(mechanism, adjacency), n)
+        return self._curve(components)
 
-    def _compose_checked(self, components: Components) -> PairCurve:
-        """:meth:`compose_pair`, with float64 overflow (parameters near the float
-        limit, e.g. ``mu = 1e308``) reported as a ``ValueError`` naming the
-        mechanisms instead of an ``OverflowError`` / ``FloatingPointError``.
-        Blatant outcomes (``EpsilonDelta``) are composed exactly around it
-        (:mod:`symfdp.accountants._blatant`)."""
-        from symfdp.accountants._blatant import BlatantPair, split_blatant
-
-        finite, keep = split_blatant(components)
-        if keep < 1.0:
-            return BlatantPair(self._compose_checked(finite), keep)
+    def _curve(self, components: Components) -> PrivacyCurve:
+        """The curve of a normalised composition (overridden by methods that
+        answer from whole curves, e.g. ``Auto``)."""
         try:
-            return self.compose_pair(components)
+            composed = self._compose(components)
         except (OverflowError, FloatingPointError) as exc:
             names = ", ".join(f"{m!r} x {n}" for m, n in components)
             raise ValueError(
@@ -291,12 +309,48 @@ class Accountant(ABC):
                 "extreme for this accountant (accountants.Exact gives closed forms "
                 "for Gaussian and pure-DP compositions)."
             ) from exc
+        info = {**self.describe(components), **self.summary(composed.pairs)}
+        return self._privacy_curve(composed, info)
 
-    #: Whether the curves carry certified bounds.
-    certified: ClassVar[bool] = False
-    #: Whether leaving the range allowed by the loss's support is an error of the
-    #: method (warned) or the looseness of a bound (silently tightened).
-    warns_out_of_range: ClassVar[bool] = True
+    def _privacy_curve(self, composed: Composed, info: dict[str, Any]) -> PrivacyCurve:
+        return PrivacyCurve(
+            pairs=composed.pairs,
+            method=self.method,
+            symmetric=composed.symmetric,
+            certified=self.certified,
+            info=info,
+            warn_rel_error=self.warn_rel_error,
+        )
+
+    def _compose(self, components: Components) -> Composed:
+        """One pair per direction (the first only when every mechanism is
+        symmetric), each clipped into its loss range (:meth:`_bounded`)."""
+        symmetric = all(m.is_symmetric for m, _ in components)
+        directions = pair_compositions(components)
+        if symmetric:
+            directions = directions[:1]
+        pairs = tuple(self._bounded(self._pair(c), c) for c in directions)
+        return Composed(pairs, symmetric and len(pairs) == 1)
+
+    def _pair(self, components: Components) -> PairCurve:
+        r""":meth:`compose_pair`, or :math:`\mathrm{Id}` for a loss without
+        variance (see ``identity_without_variance``). Blatant outcomes
+        (``EpsilonDelta``) are composed exactly around it
+        (:mod:`symfdp.accountants._blatant`)."""
+        from symfdp.accountants._blatant import BlatantPair, split_blatant
+
+        if self.splits_blatant:
+            finite, keep = split_blatant(components)
+            if keep < 1.0:
+                return BlatantPair(self._pair(finite), keep)
+        if self.identity_without_variance and self._is_identity(components):
+            return IDENTITY_PAIR
+        return self.compose_pair(components)
+
+    def _is_identity(self, components: Components) -> bool:
+        """:func:`is_identity` at :attr:`cumulant_order` (a method that has the
+        variance from its own quantities may answer from those)."""
+        return is_identity(components, self.cumulant_order)
 
     def _bounded(self, pair: PairCurve, components: Components) -> PairCurve:
         """``pair`` clipped into the range its loss support allows
@@ -317,12 +371,59 @@ class Accountant(ABC):
 
     @abstractmethod
     def compose_pair(self, components: Components) -> PairCurve:
-        """Privacy of the composition of single dominating pairs."""
+        """The curve of one direction: a composition of single dominating pairs
+        (of every direction at once for a :class:`OnePairAccountant`)."""
 
     def describe(self, components: Components) -> dict[str, Any]:
-        """Diagnostics stored in ``PrivacyCurve.info`` (override to add): ``n``
-        and ``composition``, the ``(repr(mechanism), n_i)`` pairs."""
+        """What the accountant was asked, for ``PrivacyCurve.info`` (extend to
+        add options): ``n`` and ``composition``, the ``(repr(mechanism), n_i)``
+        pairs."""
         return {
             "n": sum(k for _, k in components),
             "composition": [(repr(m), k) for m, k in components],
         }
+
+    def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
+        """What the pairs found, for ``PrivacyCurve.info`` after
+        :meth:`describe`: ``pairs``, a copy of each pair's own ``info``."""
+        return {"pairs": [dict(getattr(p, "info", {})) for p in pairs]}
+
+
+class OnePairAccountant(Accountant):
+    """An accountant whose :meth:`compose_pair` receives the whole composition
+    (every direction) and returns one symmetric pair covering all of them
+    (GDP-type methods, RDP). The curve's summary is that pair's ``info``; the
+    pair is clipped to :math:`[-B^*, B^*]` (:func:`symmetric_loss_bound`) when
+    ``clips_to_loss_bound``."""
+
+    #: Whether the pair is clipped into :math:`[-B^*, B^*]`.
+    clips_to_loss_bound: ClassVar[bool] = True
+    splits_blatant: ClassVar[bool] = False
+
+    def _compose(self, components: Components) -> Composed:
+        pair = self._pair(components)
+        bound = symmetric_loss_bound(components)
+        if self.clips_to_loss_bound and bound < math.inf:
+            pair = BoundedLossPair(
+                pair, -bound, bound, self.method, self.warns_out_of_range
+            )
+        return Composed((pair,), True)
+
+    def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
+        """The pair's own ``info``."""
+        return dict(getattr(pairs[0], "info", {}))
+
+
+class GDPAccountant(OnePairAccountant):
+    r"""A Gaussian-DP method: one symmetric curve built from a parameter
+    :math:`\mu` (``info["mu"]``) of the whole composition (CLT, Berry–Esseen).
+    A composition without variance is :math:`\mathrm{Id} = G_0`, with the
+    summary :attr:`identity_summary`."""
+
+    #: The summary of the :math:`\mathrm{Id}` curve.
+    identity_summary: ClassVar[Mapping[str, Any]] = MappingProxyType({"mu": 0.0})
+
+    def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
+        """The pair's own ``info`` (:attr:`identity_summary` for Id)."""
+        info = getattr(pairs[0], "info", None)
+        return dict(self.identity_summary if info is None else info)

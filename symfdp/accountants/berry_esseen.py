@@ -36,8 +36,10 @@ raised and the trivial bound :math:`f \ge 0` (:math:`\delta \equiv 1`) returned.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -46,9 +48,8 @@ from scipy import special
 
 from symfdp._validation import check_real
 from symfdp._warnings import warn_approximation
-from symfdp.accountants.base import Accountant, Components, normalize_composition
-from symfdp.accountants.clt import GaussianPairCurve
-from symfdp.curve import PrivacyCurve, invert_profile
+from symfdp.accountants.base import Components, GDPAccountant
+from symfdp.curve import PairCurve, invert_profile
 from symfdp.functionals import (
     BERRY_ESSEEN_CONSTANT,
     MomentFunctionals,
@@ -145,7 +146,7 @@ class BerryEsseenPairCurve:
     """The Berry–Esseen lower bound as a :class:`~symfdp.curve.PairCurve`."""
 
     bound: BerryEsseenLowerBound
-    info: dict[str, Any] = field(default_factory=dict, compare=False)
+    info: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         return self.bound._eval(np.asarray(alpha, dtype=np.float64))
@@ -181,6 +182,7 @@ class TrivialPairCurve:
     the Berry–Esseen bound is vacuous (:math:`\gamma \ge 1/2`)."""
 
     gamma: float
+    info: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         return np.zeros(np.shape(alpha))
@@ -210,7 +212,14 @@ def _symmetric_component(mechanism: Mechanism) -> Mechanism:
     return mechanism
 
 
-class BerryEsseen(Accountant):
+@functools.lru_cache(maxsize=64)
+def _functionals(components: Components) -> tuple[MomentFunctionals, ...]:
+    """The functionals of each component's symmetric trade-off (cached: the
+    identity check and the bound share them)."""
+    return tuple(moment_functionals(_symmetric_component(m)) for m, _ in components)
+
+
+class BerryEsseen(GDPAccountant):
     r"""Certified lower bound :math:`\max\{G_\mu(\alpha+\gamma)-\gamma, 0\}` on the
     trade-off of a composition (Dong et al. 2019, Sec. 3.2 ``berryrep``; Cor.
     ``SGDBerryrep``).
@@ -228,38 +237,28 @@ class BerryEsseen(Accountant):
     method = "BerryEsseen"
     name = "berry-esseen"
     guarantee = "bound"
+    clips_to_loss_bound = False
+    identity_summary = MappingProxyType({"mu": 0.0, "gamma": 0.0, "vacuous": False})
 
-    def compose(
-        self,
-        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
-        n: int | None = None,
-    ) -> PrivacyCurve:
-        components = normalize_composition(mechanism, n)
-        pair, info = self._bound(components)
-        info = {**self.describe(components), **info}
-        return PrivacyCurve(
-            pairs=(pair,), method=self.method, symmetric=True, info=info
-        )
-
-    def compose_pair(self, components: Components) -> Any:
-        return self._bound(components)[0]
-
-    def _bound(self, components: Components) -> tuple[Any, dict[str, Any]]:
-        funcs: list[MomentFunctionals] = [
-            moment_functionals(_symmetric_component(m)) for m, _ in components
-        ]
+    def _is_identity(self, components: Components) -> bool:
+        r"""No variance: :math:`\sum_i n_i(\kappa_2 - \mathrm{kl}^2) = 0`, from
+        the functionals the bound uses (no cumulants needed)."""
+        funcs = _functionals(components)
         counts = [k for _, k in components]
         var = sum(k * (f.kappa2 - f.kl**2) for f, k in zip(funcs, counts, strict=True))
-        if not var > 0.0:
-            # Every component is perfectly private (Id): so is the composition.
-            return GaussianPairCurve(0.0), {"mu": 0.0, "gamma": 0.0, "vacuous": False}
+        return not var > 0.0
+
+    def compose_pair(self, components: Components) -> PairCurve:
+        """The bound for the whole composition (its summary as ``info``)."""
+        funcs = _functionals(components)
+        counts = [k for _, k in components]
         mu, gamma = berry_esseen_mu_gamma(
             [f.kl for f in funcs],
             [f.kappa2 for f in funcs],
             [f.kappa3_bar for f in funcs],
             counts,
         )
-        info = {
+        info: dict[str, Any] = {
             "mu": mu,
             "gamma": gamma,
             "constant": BERRY_ESSEEN_CONSTANT,
@@ -272,10 +271,10 @@ class BerryEsseen(Accountant):
                 "lower bound f >= 0 (delta = 1) is returned. Use "
                 "accountants.Numerical."
             )
-            return TrivialPairCurve(gamma), info
+            return TrivialPairCurve(gamma, info)
         bound = BerryEsseenLowerBound(mu, gamma)
         info["delta_floor"] = bound.floor
-        return BerryEsseenPairCurve(bound, dict(info)), info
+        return BerryEsseenPairCurve(bound, info)
 
     def __repr__(self) -> str:
         return "BerryEsseen()"

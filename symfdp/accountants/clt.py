@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -61,6 +62,7 @@ from scipy import special
 
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
+from symfdp.accountants._exact_pairs import gaussian_epsilon
 from symfdp.accountants._tail_expansion import (
     TailKernel,
     reference_kernel,
@@ -68,13 +70,12 @@ from symfdp.accountants._tail_expansion import (
 )
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
-    Accountant,
     Components,
-    normalize_composition,
+    Composed,
+    GDPAccountant,
     pair_compositions,
-    symmetric_loss_bound,
 )
-from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
+from symfdp.curve import PairCurve, PrivacyCurve
 from symfdp.functionals import noisy_sgd_mu_chi2, noisy_sgd_mu_exp
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import (
@@ -84,13 +85,12 @@ from symfdp.mechanisms.gaussian import (
 )
 from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
-from symfdp.numeric.roots import newton_on_bracket, newton_on_bracket_scalar
 
 FORMS: tuple[str, ...] = ("moments", "exp", "chi2", "dp")
 
 
 @dataclass(frozen=True)
-class GaussianPairCurve:
+class CLTPairCurve:
     r""":math:`G_\mu \otimes f_{0,\delta_0}` as a :class:`~symfdp.curve.PairCurve`.
 
     Trade-off :math:`(1-\delta_0) G_\mu(\alpha/(1-\delta_0))` on
@@ -295,125 +295,6 @@ def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
     return np.where(np.isnan(out), np.inf, out)
 
 
-def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
-    r""":math:`\inf\{\varepsilon \ge 0 : \delta_{G_\mu}(\varepsilon) \le t\}`,
-    vectorised (see :meth:`GaussianPairCurve.epsilon`).
-
-    Solved for :math:`u = \varepsilon/\mu` with :math:`w = u - \mu/2`, where the
-    profile (Dong et al. 2019, Cor. 2.13) reads
-
-    .. math::  \delta = \Phi(-w) - \tfrac12 e^{-w^2/2}
-               \operatorname{erfcx}\bigl((w + \mu)/\sqrt2\bigr),
-
-    since :math:`e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2) = e^{\mu^2/2 + \mu
-    w}\Phi(-w-\mu)` and :math:`\Phi(-x) = \tfrac12 e^{-x^2/2}
-    \operatorname{erfcx}(x/\sqrt2)`: the exponents cancel exactly, so no term
-    of size :math:`\mu^2` is formed and every :math:`\mu` (up to the float
-    range of :math:`\varepsilon`) keeps full precision. Bracketed Newton on
-    :math:`\log\delta` (targets :math:`t \le 1/2`) or on :math:`\log(1 - \delta)
-    = \log(\Phi(w) + \tfrac12 e^{-w^2/2}\operatorname{erfcx}(\cdot))` (targets
-    near 1, whose distance to 1 then keeps its relative precision) in
-    :math:`u \in [0, \mu/2 + \Phi^{-1}(1-t)]` (at the upper end the first term
-    alone is :math:`t`; the end is widened by a few ulps of :math:`\mu/2`, the
-    rounding of :math:`w`), with :math:`d\delta/du = -\mu
-    e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)`.
-    """
-    t = np.asarray(target, dtype=np.float64)
-    out = np.zeros(t.shape)
-    if mu == 0.0:
-        return out
-    at_zero = gaussian_privacy_profile(mu, np.zeros(t.shape)) <= t
-    todo = ~at_zero & (t < 1.0)
-    if not todo.any():
-        return out
-    tt = t[todo]
-    hi = mu / 2 + -special.ndtri(tt) + 8e-16 * mu
-    upper = tt > 0.5
-
-    def parts(u: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        w = u - mu / 2
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            log_b = -0.5 * w * w + np.log(special.erfcx((w + mu) / math.sqrt(2)) / 2)
-            return w, special.log_ndtr(-w), log_b
-
-    def log_delta(u: FloatArray) -> tuple[FloatArray, FloatArray]:
-        _, log_a, log_b = parts(u)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            log_d = log_a + np.log1p(-np.exp(np.minimum(log_b - log_a, 0.0)))
-            return log_d, -mu * np.exp(log_b - log_d)
-
-    def log_complement(u: FloatArray) -> tuple[FloatArray, FloatArray]:
-        w, _, log_b = parts(u)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            log_c = np.logaddexp(special.log_ndtr(w), log_b)
-            return log_c, mu * np.exp(log_b - log_c)
-
-    if tt.size == 1:
-        found = _gaussian_u_point(mu, float(tt[0]), float(hi[0]))
-        if found is not None:
-            out[todo] = mu * found
-            return out
-    u = np.zeros(tt.shape)
-    for fn, sel, target, rising in (
-        (log_delta, ~upper, np.log(tt[~upper]), False),
-        (log_complement, upper, np.log1p(-tt[upper]), True),
-    ):
-        if sel.any():
-            # Newton kept inside the bracket (bisection where a step would
-            # leave it), started just inside the upper end, near the root for
-            # small targets (the first term alone is the target there).
-            u[sel], _ = newton_on_bracket(
-                fn,
-                target,
-                np.zeros(target.shape),
-                hi[sel],
-                np.nextafter(hi[sel], 0.0),
-                decreasing=not rising,
-                xtol=1e-14,
-                ftol=1e-13,
-            )
-    out[todo] = mu * u
-    return out
-
-
-_SQRT2 = math.sqrt(2)
-
-
-def _gaussian_u_point(mu: float, t: float, hi: float) -> float | None:
-    """The root ``u`` of :func:`gaussian_epsilon` for one target ``t`` in
-    Python floats (the same functions and, by
-    :func:`~symfdp.numeric.roots.newton_on_bracket_scalar`, the same steps);
-    None where a value leaves the float range (the array path answers)."""
-    half = mu / 2
-    upper = t > 0.5
-
-    def fn(u: float) -> tuple[float, float]:
-        w = u - half
-        log_b = -0.5 * w * w + math.log(float(special.erfcx((w + mu) / _SQRT2)) / 2)
-        if upper:
-            log_c = float(np.logaddexp(float(special.log_ndtr(w)), log_b))
-            return log_c, mu * math.exp(log_b - log_c)
-        log_a = float(special.log_ndtr(-w))
-        log_d = log_a + math.log1p(-math.exp(min(log_b - log_a, 0.0)))
-        return log_d, -mu * math.exp(log_b - log_d)
-
-    try:
-        target = math.log1p(-t) if upper else math.log(t)
-    except ValueError:
-        return None
-    found = newton_on_bracket_scalar(
-        fn,
-        target,
-        0.0,
-        hi,
-        math.nextafter(hi, 0.0),
-        decreasing=not upper,
-        xtol=1e-14,
-        ftol=1e-13,
-    )
-    return None if found is None else found[0]
-
-
 def _references(components: Components) -> tuple[TailKernel, ...] | None:
     """The error-estimate references of the directions of ``components``: ``()``
     when every component is Gaussian (the GDP curve is exact), None when a
@@ -457,18 +338,12 @@ def _cramer_laws(components: Components) -> tuple[FloatArray, ...]:
 
 
 def _mu_moments(direction: Components) -> float:
-    r"""Zheng et al. (2020), eq. (3.4): :math:`(K^Q_1 - K^P_1)/\sqrt{K^P_2}`."""
+    r"""Zheng et al. (2020), eq. (3.4): :math:`(K^Q_1 - K^P_1)/\sqrt{K^P_2}` (a
+    direction with variance: :class:`~symfdp.accountants.base.GDPAccountant`
+    answers :math:`\mathrm{Id}` for a composition without)."""
     k_p = summed_cumulants(direction, 2, "P")
     k_q = summed_cumulants(direction, 1, "Q")
-    gap = float(k_q[0] - k_p[0])
-    if k_p[1] <= 0.0:
-        if abs(gap) > 0.0:
-            raise FloatingPointError(
-                "zero variance of the privacy loss with a non-zero mean gap; the "
-                "mechanism's cumulants are inconsistent."
-            )
-        return 0.0
-    return max(gap, 0.0) / math.sqrt(float(k_p[1]))
+    return max(float(k_q[0] - k_p[0]), 0.0) / math.sqrt(float(k_p[1]))
 
 
 def _component_mu2(mechanism: Mechanism, n: int, form: str) -> float:
@@ -494,7 +369,21 @@ def _component_mu2(mechanism: Mechanism, n: int, form: str) -> float:
     )
 
 
-class CLT(Accountant):
+def _clt_pair(
+    mu: float,
+    delta0: float,
+    form: str,
+    per_direction: tuple[float, ...],
+    reference: tuple[TailKernel, ...] | None,
+    cramer: tuple[FloatArray, ...],
+) -> CLTPairCurve:
+    """The CLT pair with its summary (``mu``, ``form``, ``mu_directions``,
+    ``delta0``) as ``info``."""
+    info = {"mu": mu, "form": form, "mu_directions": per_direction, "delta0": delta0}
+    return CLTPairCurve(mu, delta0, info, reference, cramer)
+
+
+class CLT(GDPAccountant):
     r"""The Gaussian-DP (CLT) approximation :math:`G_\mu` of a composition.
 
     Args:
@@ -502,7 +391,7 @@ class CLT(Accountant):
             mechanism), ``"exp"`` or ``"chi2"`` (subsampled Gaussian), ``"dp"``
             (pure DP). See the module docstring for the formulas and sources.
         warn_rel_error: Estimated relative error above which a query warns
-            (the error estimate of :class:`GaussianPairCurve`).
+            (the error estimate of :class:`CLTPairCurve`).
 
     The returned curve is symmetric (:math:`G_\mu`); ``curve.info["mu"]`` holds
     :math:`\mu`, ``info["form"]`` the form and ``info["delta0"]`` the
@@ -516,6 +405,8 @@ class CLT(Accountant):
     """
 
     method = "CLT"
+    identity_summary = MappingProxyType({"mu": 0.0, "delta0": 0.0})
+    cumulant_order = 4  # the error estimate's reference
 
     def __init__(
         self,
@@ -525,20 +416,6 @@ class CLT(Accountant):
     ) -> None:
         super().__init__(warn_rel_error=warn_rel_error)
         self.form = check_choice("form", form, FORMS)
-
-    def compose(
-        self,
-        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
-        n: int | None = None,
-    ) -> PrivacyCurve:
-        components = normalize_composition(mechanism, n)
-        if self.form == "moments":
-            per_direction = tuple(_mu_moments(c) for c in pair_compositions(components))
-            mu = max(per_direction)
-        else:
-            mu = math.sqrt(sum(_component_mu2(m, k, self.form) for m, k in components))
-            per_direction = (mu,)
-        return self._curve(mu, 0.0, components, per_direction)
 
     def compose_eps_delta(
         self, eps_delta: Sequence[tuple[float, float, int]]
@@ -568,50 +445,30 @@ class CLT(Accountant):
         delta0 = -math.expm1(log_keep)
         if delta0 >= 1.0:
             raise ValueError("the composed delta part rounds to 1; nothing is private.")
-        info = {"n": sum(int(t[2]) for t in triples)}
-        return self._curve(math.sqrt(mu2), delta0, None, (math.sqrt(mu2),), info)
-
-    def _curve(
-        self,
-        mu: float,
-        delta0: float,
-        components: Components | None,
-        per_direction: tuple[float, ...],
-        info: dict[str, Any] | None = None,
-    ) -> PrivacyCurve:
-        details = dict(info) if info is not None else self.describe(components or ())
-        form = self.form if components is not None else "dp"
-        details.update(
-            {"mu": mu, "form": form, "mu_directions": per_direction, "delta0": delta0}
-        )
-        reference = _references(components) if components is not None else None
-        cramer = _cramer_laws(components) if components is not None else ()
-        pair: PairCurve = GaussianPairCurve(
-            mu, delta0, reference=reference, cramer=cramer
-        )
-        if components is not None:
-            bound = symmetric_loss_bound(components)
-            if bound < math.inf:
-                pair = BoundedLossPair(pair, -bound, bound, self.method)
-        return PrivacyCurve(
-            pairs=(pair,),
-            method=self.method,
-            symmetric=True,
-            info=details,
-            warn_rel_error=self.warn_rel_error,
-        )
+        pair = _clt_pair(math.sqrt(mu2), delta0, "dp", (math.sqrt(mu2),), None, ())
+        info = {"n": sum(int(t[2]) for t in triples), **pair.info}
+        return self._privacy_curve(Composed((pair,), True), info)
 
     def compose_pair(self, components: Components) -> PairCurve:
-        """The :math:`G_{\\mu_n}` curve of one direction (``"moments"`` form) or of
-        the per-component forms."""
-        reference = _references(components)
-        cramer = _cramer_laws(components)
+        r""":math:`G_\mu` of the whole composition: the largest :math:`\mu_n`
+        over the directions (``"moments"`` form) or the per-component sum."""
         if self.form == "moments":
-            return GaussianPairCurve(
-                _mu_moments(components), reference=reference, cramer=cramer
-            )
-        mu2 = sum(_component_mu2(m, k, self.form) for m, k in components)
-        return GaussianPairCurve(math.sqrt(mu2), reference=reference, cramer=cramer)
+            per_direction = tuple(_mu_moments(c) for c in pair_compositions(components))
+            mu = max(per_direction)
+        else:
+            mu = math.sqrt(sum(_component_mu2(m, k, self.form) for m, k in components))
+            per_direction = (mu,)
+        return _clt_pair(
+            mu,
+            0.0,
+            self.form,
+            per_direction,
+            _references(components),
+            _cramer_laws(components),
+        )
+
+    def describe(self, components: Components) -> dict[str, Any]:
+        return {**super().describe(components), "form": self.form}
 
     def __repr__(self) -> str:
         return f"CLT(form={self.form!r})"

@@ -120,7 +120,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -135,11 +135,15 @@ from symfdp._validation import check_array, check_choice, check_order
 from symfdp._warnings import ApproximationWarning, warn_approximation
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._tail_expansion import TailKernel, series_diverges
-from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR, Accountant, Components
-from symfdp.accountants.clt import GaussianPairCurve
-from symfdp.curve import PairCurve, PrivacyCurve
-from symfdp.mechanisms.base import FloatArray, Mechanism
-from symfdp.numeric.compile import evaluator
+from symfdp.accountants.base import (
+    DEFAULT_WARN_REL_ERROR,
+    Accountant,
+    Components,
+    loss_range,
+)
+from symfdp.curve import PairCurve
+from symfdp.mechanisms.base import FloatArray
+from symfdp.numeric.compile import _evaluator
 from symfdp.numeric.edgeworth import EdgeworthDistribution, correction_polynomial
 from symfdp.numeric.roots import (
     expand_bracket_up,
@@ -201,7 +205,7 @@ def _cf_coefficients(lambdas: tuple[float, ...], order: int) -> FloatArray:
     kwargs = {
         f"lambda{r}": v for r, v in zip(range(3, order + 3), lambdas, strict=True)
     }
-    ev = evaluator("cornish_fisher_poly_coeffs", order)
+    ev = _evaluator("cornish_fisher_poly_coeffs", order)
     return np.atleast_1d(np.asarray(ev(**kwargs), dtype=np.float64))
 
 
@@ -219,6 +223,19 @@ def _increasing_range(coeffs: FloatArray) -> tuple[float, float]:
     lo = float(real[real < 0].max()) if np.any(real < 0) else -math.inf
     hi = float(real[real > 0].min()) if np.any(real > 0) else math.inf
     return (lo, hi)
+
+
+def _check_cumulants(name: str, cumulants: ArrayLike, order: int) -> FloatArray:
+    """Finite :math:`K_1..K_{J+2}` (or more) with :math:`K_2 > 0`."""
+    k = check_array(name, np.atleast_1d(cumulants))
+    if k.ndim != 1 or k.size < order + 2:
+        raise ValueError(
+            f"{name} must hold the cumulants kappa_1..kappa_{order + 2}; "
+            f"found {k.size}."
+        )
+    if not k[1] > 0.0:
+        raise ValueError(f"{name}[1] (the variance) must be > 0. Found {k[1]:g}.")
+    return k
 
 
 @dataclass(frozen=True)
@@ -364,12 +381,12 @@ class EdgeworthPairCurve:
         """
         order = check_order(order)
         inverse = check_choice("inverse", inverse, INVERSES)
-        k_p = check_array("cumulants_p", np.atleast_1d(cumulants_p))
-        k_q = check_array("cumulants_q", np.atleast_1d(cumulants_q))
-        return cls._fitted(k_p, k_q, order, inverse, loss_upper)
+        k_p = _check_cumulants("cumulants_p", cumulants_p, order)
+        k_q = _check_cumulants("cumulants_q", cumulants_q, order)
+        return cls._fit(k_p, k_q, order, inverse, loss_upper)
 
     @classmethod
-    def _fitted(
+    def _fit(
         cls,
         k_p: FloatArray,
         k_q: FloatArray,
@@ -377,8 +394,7 @@ class EdgeworthPairCurve:
         inverse: str,
         loss_upper: float,
     ) -> EdgeworthPairCurve:
-        """:meth:`from_cumulants` for validated arguments (finite 1-d
-        cumulants, a valid order and inverse)."""
+        """:meth:`from_cumulants` for checked input (``Edgeworth.compose_pair``)."""
         law_p = _Law.fit(k_p, order)
         law_q = _Law.fit(k_q, order)
         gap_q = law_q.order_terms(k_q, order)
@@ -410,10 +426,10 @@ class EdgeworthPairCurve:
         series_q = np.array(
             [float(k_q[r - 1]) / float(k_q[1]) ** (r / 2) for r in range(3, top + 1)]
         )
-        curve = cls(order, inverse, law_p, law_q, kernel, info, series_q)
         if inverse == "cornish_fisher":
-            info["cornish_fisher_monotone_z"] = curve.cf_range
-        return curve
+            cf = _cf_coefficients(law_p.dist.lambdas, order)
+            info["cornish_fisher_monotone_z"] = _increasing_range(cf)
+        return cls(order, inverse, law_p, law_q, kernel, info, series_q)
 
     @functools.cached_property
     def cf(self) -> FloatArray:
@@ -1170,13 +1186,6 @@ class EdgeworthPairCurve:
         return out, slope
 
 
-@functools.lru_cache(maxsize=4096)
-def _loss_upper(mechanism: Mechanism) -> float:
-    """Upper end of the support of one pair's loss (cached per mechanism, as
-    its cumulants are)."""
-    return float(mechanism.plrv_support()[1])
-
-
 def _take(a: FloatArray, j: NDArray[np.intp]) -> FloatArray:
     """``a[i, j[i]]`` for every row ``i``."""
     return np.take_along_axis(a, j[:, None], axis=1)[:, 0]
@@ -1222,27 +1231,17 @@ class Edgeworth(Accountant):
         self.order = check_order(order)
         self.inverse = check_choice("inverse", inverse, INVERSES)
 
-    def compose(
-        self,
-        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
-        n: int | None = None,
-    ) -> PrivacyCurve:
-        curve = super().compose(mechanism, n)
-        curve.info["pairs"] = [dict(getattr(p, "info", {})) for p in curve.pairs]
-        return curve
+    @property
+    def cumulant_order(self) -> int:  # type: ignore[override]
+        """``J + 4``: the next two orders' terms of the error estimate too."""
+        return self.order + 4
 
     def compose_pair(self, components: Components) -> PairCurve:
-        # K_{J+3}, K_{J+4}: the next two orders' terms of the error estimate.
-        k = self.order + 4
-        k_p = summed_cumulants(components, k, "P")
-        k_q = summed_cumulants(components, k, "Q")
-        if k_p[1] <= 0.0 or k_q[1] <= 0.0:
-            # A loss without variance is a.s. constant: only L = 0 is possible
-            # for a pair of probability measures, i.e. perfect privacy (Id).
-            return GaussianPairCurve(0.0, reference=())
-        upper = math.fsum(n * _loss_upper(m) for m, n in components)
-        # The summed cumulants are finite (checked per mechanism).
-        return EdgeworthPairCurve._fitted(k_p, k_q, self.order, self.inverse, upper)
+        k_p = summed_cumulants(components, self.cumulant_order, "P")
+        k_q = summed_cumulants(components, self.cumulant_order, "Q")
+        return EdgeworthPairCurve._fit(
+            k_p, k_q, self.order, self.inverse, loss_range(components)[1]
+        )
 
     def describe(self, components: Components) -> dict[str, Any]:
         info = super().describe(components)

@@ -38,13 +38,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
+from symfdp.accountants._exact_pairs import ExactBounds, ExactGaussianPairCurve
 from symfdp.accountants.base import Accountant, Components, pair_compositions
 from symfdp.mechanisms.base import FloatArray, Mechanism
-from symfdp.mechanisms.gaussian import (
-    Gaussian,
-    gaussian_privacy_profile,
-    gaussian_tradeoff,
-)
+from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled import PoissonSubsampled
 from symfdp.mechanisms.swapped import Swapped
@@ -57,53 +54,8 @@ MAX_ATOMS: Final = 2_000_000
 _CHUNK: Final = 4_000_000
 
 
-class _Certified:
-    """Zero-width certified bounds from the exact values."""
-
-    def delta(self, eps: ArrayLike) -> FloatArray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:  # pragma: no cover
-        raise NotImplementedError
-
-    def delta_bounds(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        d = self.delta(eps)
-        return d, d
-
-    def tradeoff_bounds(self, alpha: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        f = self.tradeoff(alpha)
-        return f, f
-
-
 @dataclass(frozen=True)
-class GaussianPairCurve(_Certified):
-    r""":math:`G_\mu` with :math:`\mu = \sqrt{\sum_i n_i\mu_i^2}` (Dong et al. 2019,
-    Cor. 3.3)."""
-
-    mu: float
-
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        e = np.asarray(eps, dtype=np.float64)
-        return np.asarray(gaussian_privacy_profile(self.mu, e), dtype=np.float64)
-
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        a = np.asarray(alpha, dtype=np.float64)
-        return np.asarray(gaussian_tradeoff(self.mu, a), dtype=np.float64)
-
-    def epsilon(self, delta: ArrayLike) -> FloatArray:
-        r"""The exact inverse of the profile, for any :math:`\mu` (no search
-        limit: :math:`\varepsilon \approx \mu^2/2` grows without bound)."""
-        from symfdp.accountants.clt import gaussian_epsilon
-
-        return gaussian_epsilon(self.mu, np.asarray(delta, dtype=np.float64))
-
-    def epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        eps = self.epsilon(delta)
-        return eps, eps
-
-
-@dataclass(frozen=True)
-class DiscretePairCurve(_Certified):
+class DiscretePairCurve(ExactBounds):
     r"""Exact profile and trade-off of a finite privacy-loss law.
 
     Attributes:
@@ -191,7 +143,7 @@ class DiscretePairCurve(_Certified):
 
 
 @dataclass(frozen=True)
-class ClosedFormPairCurve(_Certified):
+class ClosedFormPairCurve(ExactBounds):
     """A single mechanism's own closed forms (``n = 1``)."""
 
     mechanism: Mechanism
@@ -272,6 +224,7 @@ class Exact(Accountant):
 
     method = "Exact"
     certified = True
+    identity_without_variance = False  # the closed forms are exact there too
 
     @classmethod
     def serves(cls, components: Components) -> bool:
@@ -288,11 +241,11 @@ class Exact(Accountant):
             return False
         return True
 
-    def compose_pair(self, components: Components) -> _Certified:
+    def compose_pair(self, components: Components) -> ExactBounds:
         laws = [(_law_of(m), n) for m, n in components]
         if all(isinstance(m, Gaussian) for m, _ in laws):
             mu = math.sqrt(math.fsum(n * m.mu**2 for m, n in laws))  # type: ignore[attr-defined]
-            return GaussianPairCurve(mu)
+            return ExactGaussianPairCurve(mu)
         if all(isinstance(m, PureDP) for m, _ in laws):
             groups: dict[float, int] = {}
             for m, n in laws:

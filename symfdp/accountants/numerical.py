@@ -54,7 +54,6 @@ from numpy.typing import ArrayLike
 
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp._warnings import warn_approximation
-from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import Accountant, Components, loss_range
 from symfdp.accountants.recursion import (
     PAPER_EPS_GRID,
@@ -64,11 +63,10 @@ from symfdp.accountants.recursion import (
 )
 from symfdp.curve import (
     PairCurve,
-    PrivacyCurve,
     loss_range_profile_limits,
     loss_range_tradeoff_floor,
 )
-from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.roots import monotone_bisect
 from symfdp.pld.compose import UNIT_ROUNDOFF, ComposedPLD, FFTSizeError, compose_fft
 from symfdp.pld.discretise import discretise
@@ -961,23 +959,7 @@ class Numerical(Accountant):
     def certified(self) -> bool:  # type: ignore[override]
         return self._method == "fft"
 
-    def compose(
-        self,
-        mechanism: Mechanism | Any,
-        n: int | None = None,
-    ) -> PrivacyCurve:
-        curve = super().compose(mechanism, n)
-        diagnostics = [getattr(p, "info", {}) for p in curve.pairs]
-        curve.info["pairs"] = diagnostics
-        return curve
-
     def compose_pair(self, components: Components) -> PairCurve:
-        if summed_cumulants(components, 2, "Q")[1] <= 0.0:
-            # A loss without variance is a.s. 0 (Id): exact, zero-width bounds
-            # (the lattice rules assume a spread-out loss).
-            from symfdp.accountants.exact import GaussianPairCurve
-
-            return GaussianPairCurve(0.0)
         if self._method == "recursion":
             return recursion_pair(components, self.eps_grid, self.rounding)
         return self._fft_pair(components)

@@ -84,13 +84,11 @@ from scipy import special
 
 from symfdp._validation import check_array, check_choice
 from symfdp.accountants.base import (
-    Accountant,
     Components,
+    OnePairAccountant,
     normalize_composition,
     pair_compositions,
-    symmetric_loss_bound,
 )
-from symfdp.curve import BoundedLossPair, PrivacyCurve
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.pure_dp import PureDP
@@ -455,7 +453,7 @@ class RDPPairCurve:
         return FromPrivacyProfile(e, self.delta(e))
 
 
-class RDP(Accountant):
+class RDP(OnePairAccountant):
     r"""Rényi-DP accountant (the "moments accountant" of Abadi et al. 2016 in its
     RDP form, as tensorflow/privacy computed it in 2019).
 
@@ -483,6 +481,8 @@ class RDP(Accountant):
     #: knows; ``RDP()`` itself defaults to the 2019 conversion.
     name_options: ClassVar[dict[str, Any]] = {"conversion": "improved"}
     warns_out_of_range = False
+    identity_without_variance = False
+    warn_rel_error = None  # a bound: no error estimate to warn about
 
     def __init__(
         self, orders: Sequence[float] | None = None, conversion: str = "classic"
@@ -497,7 +497,9 @@ class RDP(Accountant):
         n: int | None = None,
     ) -> FloatArray:
         """Composed RDP at :attr:`orders` (max over the adjacency directions)."""
-        components = normalize_composition(mechanism, n)
+        return self._renyi(normalize_composition(mechanism, n))
+
+    def _renyi(self, components: Components) -> FloatArray:
         return np.max(
             [self._direction_rdp(c) for c in pair_compositions(components)], axis=0
         )
@@ -509,26 +511,9 @@ class RDP(Accountant):
         return total
 
     def compose_pair(self, components: Components) -> RDPPairCurve:
-        return RDPPairCurve(
-            self.orders, self._direction_rdp(components), self.conversion
-        )
-
-    def compose(
-        self,
-        mechanism: Mechanism | Sequence[tuple[Mechanism, int]],
-        n: int | None = None,
-    ) -> PrivacyCurve:
-        """RDP of the composition, converted to a :class:`PrivacyCurve`."""
-        components = normalize_composition(mechanism, n)
-        rdp = self.renyi(components)
+        """The RDP curve of the whole composition (its ``info``: ``orders``,
+        ``rdp``, ``conversion``)."""
+        rdp = self._renyi(components)
         rdp.setflags(write=False)
-        pair: Any = RDPPairCurve(self.orders, rdp, self.conversion)
-        bound = symmetric_loss_bound(components)
-        if bound < math.inf:
-            # A tighter valid bound where the loss is bounded (pure DP).
-            pair = BoundedLossPair(pair, -bound, bound, self.method, warn=False)
-        info = self.describe(components)
-        info.update(orders=self.orders, rdp=rdp, conversion=self.conversion)
-        return PrivacyCurve(
-            pairs=(pair,), method=self.method, symmetric=True, info=info
-        )
+        info = {"orders": self.orders, "rdp": rdp, "conversion": self.conversion}
+        return RDPPairCurve(self.orders, rdp, self.conversion, info)

@@ -46,7 +46,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from symfdp._validation import check_array, check_order, check_real, scalar_or_array
 from symfdp._warnings import warn_approximation
-from symfdp.numeric.compile import evaluator, normal_pdf
+from symfdp.numeric.compile import _evaluator, normal_pdf
 from symfdp.numeric.roots import ROUNDOFF_RTOL
 
 FloatArray = NDArray[np.float64]
@@ -175,9 +175,23 @@ class EdgeworthDistribution:
             raise ValueError(
                 f"cumulants[1] (the variance) must be > 0. Found {k[1]:g}."
             )
-        k2 = n * k[1]
-        lams = tuple(float(n * k[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3))
-        return cls(lams, order)
+        return cls._from_cumulants(k, order, n)
+
+    @classmethod
+    def _from_cumulants(
+        cls, cumulants: FloatArray, order: int, n: float = 1.0
+    ) -> EdgeworthDistribution:
+        """:meth:`from_cumulants` for checked input (``order`` an int >= 0, at
+        least ``order + 2`` finite cumulants, variance > 0)."""
+        k2 = n * cumulants[1]
+        lams = tuple(
+            float(n * cumulants[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3)
+        )
+        dist = object.__new__(cls)
+        object.__setattr__(dist, "lambdas", lams)
+        object.__setattr__(dist, "order", order)
+        object.__setattr__(dist, "_fit", _fit(lams, order))
+        return dist
 
     @classmethod
     def _trusted(
@@ -782,7 +796,7 @@ def _coeffs(name: str, lams: tuple[float, ...], order: int) -> FloatArray:
         kwargs = {
             f"lambda{r}": v for r, v in zip(range(3, order + 3), lams, strict=True)
         }
-        ev = evaluator(name, order)
+        ev = _evaluator(name, order)
         return np.atleast_1d(np.asarray(ev(**kwargs), dtype=np.float64))  # raises
     fn, index = found
     return np.atleast_1d(np.array(fn(*[float(lams[i]) for i in index]), np.float64))
@@ -795,7 +809,7 @@ def _coeff_function(
     """The generated function of evaluator ``name`` and, per argument, the
     index of its lambda (``lambda3`` is 0); None when its arguments are not
     ``lambda3 .. lambda{J+2}``."""
-    ev = evaluator(name, order)
+    ev = _evaluator(name, order)
     names = [f"lambda{r}" for r in range(3, order + 3)]
     if set(ev.args) != set(names):
         return None

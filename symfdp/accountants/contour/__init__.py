@@ -101,8 +101,6 @@ from symfdp._validation import check_int
 from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR, Accountant, Components
 from symfdp.accountants.contour._integral import MAX_NODES, N0
 from symfdp.accountants.contour._pair import ContourPairCurve, refusal
-from symfdp.curve import PrivacyCurve
-from symfdp.mechanisms.base import Mechanism
 
 __all__ = ["Contour", "ContourPairCurve"]
 
@@ -132,6 +130,7 @@ class Contour(Accountant):
 
     method = "Contour"
     certified = False
+    identity_without_variance = False  # an atom at 0: refused like every atom
 
     def __init__(
         self,
@@ -148,11 +147,6 @@ class Contour(Accountant):
                 raise ValueError(refusal(m))
         symmetric = all(m.is_symmetric for m, _ in components)
         return ContourPairCurve(components, symmetric, self.max_nodes)
-
-    def compose(self, mechanism: Mechanism | Any, n: int | None = None) -> PrivacyCurve:
-        curve = super().compose(mechanism, n)
-        curve.info["pairs"] = [getattr(p, "info", {}) for p in curve.pairs]
-        return curve
 
     def __repr__(self) -> str:
         return f"Contour(max_nodes={self.max_nodes})"

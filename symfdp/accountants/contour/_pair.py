@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from symfdp.accountants.base import Components
+from symfdp.accountants.base import Components, loss_range
 from symfdp.accountants.contour._integral import (
     MAX_NODES,
     ROUND,
@@ -103,11 +103,7 @@ class ContourPairCurve:
                 raise ValueError(refusal(m))
             parts.append((fn, int(n)))
         self._parts = tuple(parts)
-        lo = hi = 0.0
-        for m, n in components:
-            a, b = m.plrv_support()
-            lo, hi = lo + n * a, hi + n * b
-        self.support = (lo, hi)
+        self.support = loss_range(components)
         self._tables: dict[str, tuple[FloatArray, FloatArray]] = {}
         self.eps_split = 0.0 if symmetric else float(self.cgf(np.array([-0.5]))[1][0])
         self.info: dict[str, Any] = {

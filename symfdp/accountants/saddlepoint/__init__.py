@@ -158,9 +158,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR, Accountant, Components
-from symfdp.accountants.clt import GaussianPairCurve
 from symfdp.accountants.saddlepoint.equation import (
     DEGENERATE_SD,
     LOG_NEGLIGIBLE,
@@ -170,8 +168,6 @@ from symfdp.accountants.saddlepoint.equation import (
 from symfdp.accountants.saddlepoint.formulas import SKEWNESS_MAX
 from symfdp.accountants.saddlepoint.orders import MAX_ORDER
 from symfdp.accountants.saddlepoint.pair import SaddlePointPairCurve
-from symfdp.curve import PrivacyCurve
-from symfdp.mechanisms.base import Mechanism
 
 __all__ = [
     "DEGENERATE_SD",
@@ -222,31 +218,18 @@ class SaddlePoint(Accountant):
         self.order = int(order)
 
     def compose_pair(self, components: Components) -> Any:
-        if summed_cumulants(components, 2, "Q")[1] <= 0.0:
-            # A loss without variance is a.s. 0 (perfect privacy, Id); the
-            # saddle-point equation has no solution there.
-            return GaussianPairCurve(0.0)
         symmetric = all(m.is_symmetric for m, _ in components)
         return SaddlePointPairCurve(components, self.order, symmetric)
 
-    def compose(
-        self,
-        mechanism: Mechanism | Any,
-        n: int | None = None,
-    ) -> PrivacyCurve:
-        curve = super().compose(mechanism, n)
-        curve.info["pairs"] = [getattr(p, "info", {}) for p in curve.pairs]
-        curve.info["error_bound"] = (
+    def describe(self, components: Components) -> dict[str, Any]:
+        info = super().describe(components)
+        info["order"] = self.order
+        info["error_bound"] = (
             "pairs[k].delta_error_bound(eps): the CF-S7 bound on the error of the "
             "approximation (asymptotic, not certified); pairs[k].delta_and_error("
             "eps) / epsilon_and_error(delta): value and error estimate (spread of "
             "the orders J..J+3, validity floor 0.05 lambda_3^4)"
         )
-        return curve
-
-    def describe(self, components: Components) -> dict[str, Any]:
-        info = super().describe(components)
-        info["order"] = self.order
         return info
 
     def __repr__(self) -> str:

@@ -22,7 +22,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from symfdp.accountants.base import Components
+from symfdp.accountants.base import Components, loss_range
 from symfdp.accountants.saddlepoint.formulas import log_integrals
 from symfdp.accountants.saddlepoint.records import SaddleValues
 from symfdp.accountants.saddlepoint.rules import fast_cache, rule_derivatives
@@ -239,11 +239,7 @@ class SaddleGrid:
         k0, k1, k2, k3 = self.derivatives(np.concatenate(([-1.0, -0.5], s0)), 3)
         self.log_p_mass = float(min(k0[0], 0.0))
         self.eps_split = 0.0 if symmetric else float(k1[1])
-        lo = hi = 0.0
-        for m, n in components:
-            a, b = m.plrv_support()
-            lo, hi = lo + n * a, hi + n * b
-        self.support = (lo, hi)
+        self.support = loss_range(components)
         self._grids = {"upper": pack(s0, "upper", k0[2:], k1[2:], k2[2:], k3[2:])}
         self._sorted_cache: dict[str, tuple[Any, ...]] = {}
 

@@ -26,7 +26,7 @@ from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint.records import SaddleValues
 from symfdp.mechanisms.base import FloatArray
-from symfdp.numeric.compile import evaluator, register_derivation
+from symfdp.numeric.compile import _evaluator, register_derivation
 
 _DEPS: Final = ("symfdp.symbolic.saddlepoint", "symfdp.symbolic.symbols")
 #: Below this log of the Chernoff bound, capped points are not worth a warning.
@@ -75,7 +75,7 @@ register_derivation(
 @functools.cache
 def _compiled(name: str) -> Any:
     """The order-0 evaluator ``name`` (looked up once per process)."""
-    return evaluator(name, 0)
+    return _evaluator(name, 0)
 
 
 def _direct(name: str, **values: FloatArray) -> Any:

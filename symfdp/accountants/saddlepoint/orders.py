@@ -51,7 +51,7 @@ from scipy import special
 from symfdp.accountants.saddlepoint.records import SaddleValues
 from symfdp.accountants.saddlepoint.tilted import standardised
 from symfdp.mechanisms.base import FloatArray
-from symfdp.numeric.compile import evaluator, register_derivation
+from symfdp.numeric.compile import _evaluator, register_derivation
 
 _DEPS: Final = (
     "symfdp.symbolic.saddlepoint",
@@ -202,7 +202,7 @@ def _coefficient_layout(order: int) -> tuple[Any, tuple[int, ...], FloatArray]:
     """The compiled tilted Edgeworth coefficients of ``order``, the indices of
     its outputs that depend on the lambdas and the values of all outputs at
     lambda = 0 (the constants; most entries are 0)."""
-    ev = evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
+    ev = _evaluator("saddlepoint_tilted_edgeworth_coeffs", order)
     probe = [np.full(2, 0.5 + 0.1 * i) for i in range(order - 2)]
     out = ev.fn(*probe)
     varying = tuple(i for i, o in enumerate(out) if np.ndim(o) > 0)
