@@ -1005,8 +1005,10 @@ class Numerical(Accountant):
             lo, hi = best._plain_epsilon_bounds(d)
             target = self.eps_rel_tol * max(float(lo), 1.0)
             width = float(hi - lo)
+            if not math.isfinite(width) or width <= target:
+                break
             core = float(best.core_epsilon_width(d))
-            if not math.isfinite(width) or width <= target or core <= 0.5 * target:
+            if core <= 0.5 * target:
                 break
             shrink = max(0.25, math.sqrt(0.5 * target / core))
             h = align_step(components, h * shrink)
