@@ -746,14 +746,17 @@ class NumericalPairCurve:
             return lo, hi, refined
         todo = self._epsilon_wide(lo, hi) & (d > self._truncation_floor())
         ups = self.sources[0]
-        for _ in range(_MAX_TILTS):
+        for attempt in range(_MAX_TILTS):
             if not todo.any():
                 break
             i = int(np.flatnonzero(todo)[np.argmin(d[todo])])
-            if np.isfinite(hi[i]):
-                lam = tilt_for(ups, 0.5 * (lo[i] + hi[i]))
-            else:
+            if attempt == 0 or not np.isfinite(hi[i]):
+                # The first tilt targets the queried delta (the plain bracket
+                # can be vacuous there, e.g. capped at the top of the loss
+                # range, and its midpoint far from the answer).
                 lam = tilt_for_delta(ups, math.log(d[i]))
+            else:
+                lam = tilt_for(ups, 0.5 * (lo[i] + hi[i]))
             if lam <= 0.0:
                 break
             try:

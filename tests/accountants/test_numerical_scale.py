@@ -78,3 +78,13 @@ def test_gaussian_closed_form_in_bracket_at_n_1e9() -> None:
     for eps in (0.5, 1.0, 2.0):
         lo, hi = curve.delta_bounds(eps)
         assert lo <= gaussian_delta(1.0, eps) <= hi
+
+
+def test_small_delta_refinement_targets_the_queried_delta() -> None:
+    """SubsampledGaussian(0.6, 1e-3), n = 1e6, delta = 1e-10: the remove pair's
+    plain bracket is capped only by the loss range (~1000), and tilting at its
+    midpoint spent every tilt far from the answer ([32.38, 38.21]); the first
+    tilt now comes from the Chernoff exponent of the queried delta."""
+    curve = A.Numerical().compose(M.SubsampledGaussian(sigma=0.6, p=1e-3), 10**6)
+    lo, hi = curve.epsilon_bounds(1e-10)
+    assert hi - lo <= 1e-3 * hi
