@@ -166,6 +166,8 @@ _U_LD = float(np.finfo(_LD).eps) / 2
 _TWO_PI_LD = _LD("6.283185307179586476925286766559005768394")
 #: The composed spectrum below e^-_HOT_RANGE of its peak is left to the FFT.
 _HOT_RANGE = 60.0
+#: Largest memory for the component spectra kept between the two passes.
+_SPEC_CACHE_BYTES = 2**28
 #: Budget of the direct sums: frequencies x lattice points over all components.
 _HOT_WORK = 2 * 10**7
 
@@ -269,37 +271,56 @@ def compose_fft(
     u = UNIT_ROUNDOFF
     eta = 16 * u * (math.ceil(math.log2(size)) + 1)
     half = size // 2 + 1
-    specs = [
-        (sfft.rfft(d.q, n=size), np.full(half, eta * float(d.q.sum())), n)
-        for d, n in parts
-    ]
-    # Log-moduli of the perturbed spectra, B = |A| + eta ||q||_1 (>= |A|, |A_hat|).
-    log_b = [np.log(np.abs(spec) + dev) for spec, dev, _ in specs]
-    total_b = sum(n * lb for (_, _, n), lb in zip(specs, log_b, strict=True))
+    devs = [eta * float(d.q.sum()) for d, _ in parts]
+    # Pass 1: log-moduli of the perturbed spectra, B = |A| + eta ||q||_1 (>= |A|,
+    # |A_hat|), summed; the spectra are kept for pass 2 unless that would take
+    # more than _SPEC_CACHE_BYTES (many distinct components: recomputed then).
+    keep = len(parts) * half * 16 <= _SPEC_CACHE_BYTES
+    cache = []
+    total_b = np.zeros(half)
+    min_lb = math.inf
+    for (d, n), dev in zip(parts, devs, strict=True):
+        spec = sfft.rfft(d.q, n=size)
+        lb = np.log(np.abs(spec) + dev)
+        total_b += n * lb
+        min_lb = min(min_lb, float(lb.min()))
+        if keep:
+            cache.append(spec)
     hot = _hot_frequencies(total_b, parts)
+    direct = []
     if hot.size:
         # The frequencies that carry the composed spectrum, where the FFT's
         # error bound is amplified n times: exact-as-possible direct sums.
-        for (spec, dev, _), (d, _), lb in zip(specs, parts, log_b, strict=True):
-            spec[hot], dev[hot] = direct_spectrum(d.q, size, hot)
-            lb[hot] = np.log(np.abs(spec[hot]) + dev[hot])
-        total_b = sum(n * lb for (_, _, n), lb in zip(specs, log_b, strict=True))
+        total_b[hot] = 0.0
+        for d, n in parts:
+            vals, dev = direct_spectrum(d.q, size, hot)
+            lb = np.log(np.abs(vals) + dev)
+            total_b[hot] += n * lb
+            min_lb = min(min_lb, float(lb.min()))
+            direct.append((vals, dev))
     # Only frequencies where the composed spectrum (or its error bound) is above
     # e^-700 matter; the others are flushed to 0 (error <= e^-700 each).
-    live = np.flatnonzero(total_b - min(lb.min() for lb in log_b) > _LOG_TINY)
+    live = np.flatnonzero(total_b - min_lb > _LOG_TINY)
+    at = np.searchsorted(live, hot)  # the hot frequencies are live
     log_pi = np.zeros(live.size, dtype=np.complex128)
     abs_log = np.zeros(live.size)
-    fwd = np.zeros(live.size)
-    for (spec, dev, n), lb in zip(specs, log_b, strict=True):
+    ratio = np.zeros(live.size)
+    for i, ((d, n), dev) in enumerate(zip(parts, devs, strict=True)):
+        spec = (cache[i] if keep else sfft.rfft(d.q, n=size))[live]
+        err = np.full(live.size, dev)
+        if hot.size:
+            spec[at], err[at] = direct[i]
         with np.errstate(divide="ignore"):
-            lg = np.log(spec[live])
+            lg = np.log(spec)
         # Real and imaginary parts scaled separately: n * (-inf + 0j) as a
         # complex product would form 0 * inf = nan for a vanishing spectrum.
         log_pi += n * lg.real + 1j * (n * lg.imag)
         abs_log += n * np.abs(lg)
-        # Forward round-off through the powers (componentwise, module docstring).
-        with np.errstate(under="ignore", over="ignore"):  # inf: refused below
-            fwd += n * dev[live] * np.exp(total_b[live] - lb[live])
+        # n dev / B (<= n): the forward round-off through the powers is
+        # sum_i n_i dev_i prod_j B_j^{n_j} / B_i (module docstring).
+        ratio += n * err / (np.abs(spec) + err)
+    with np.errstate(under="ignore", over="ignore"):  # inf: refused below
+        fwd = np.exp(total_b[live]) * ratio
     with np.errstate(under="ignore"):
         vals = np.where(log_pi.real > _LOG_TINY, np.exp(log_pi), 0.0)
     mod = np.abs(vals)
