@@ -24,7 +24,7 @@ Numerical Algorithms*, Sec. 24.1). With :math:`B_{ik} = |\hat A_{ik}| + \eta
 
 which weights the error by the (tiny, for most :math:`k`) modulus of the
 composed spectrum. Where that modulus is large (the few frequencies within
-:math:`e^{-60}` of its peak) the bound is about :math:`n\eta`, e.g.
+:math:`e^{-12}` of its peak) the bound is about :math:`n\eta`, e.g.
 :math:`4\cdot 10^{-8}` at :math:`n = 10^6`, which swamps :math:`\delta =
 10^{-5}` to a relative :math:`10^{-2}`; there the spectra are recomputed by direct
 sums in extended precision (:func:`direct_spectrum`, error about :math:`3u
@@ -164,8 +164,9 @@ def fft_size(window_lo: float, window_hi: float, h: float, min_size: int) -> int
 _LD = np.longdouble
 _U_LD = float(np.finfo(_LD).eps) / 2
 _TWO_PI_LD = _LD("6.283185307179586476925286766559005768394")
-#: The composed spectrum below e^-_HOT_RANGE of its peak is left to the FFT.
-_HOT_RANGE = 60.0
+#: The composed spectrum below e^-_HOT_RANGE of its peak is left to the FFT
+#: (its share of the forward error bound is at most e^-12 of n eta there).
+_HOT_RANGE = 12.0
 #: Largest memory for the component spectra kept between the two passes.
 _SPEC_CACHE_BYTES = 2**28
 #: Budget of the direct sums: frequencies x lattice points over all components.
@@ -175,7 +176,7 @@ _HOT_WORK = 2 * 10**7
 def _hot_frequencies(
     total_b: FloatArray, parts: Sequence[tuple[DiscretePLD, int]]
 ) -> np.ndarray:
-    """The frequencies where the composed spectrum is within e^-60 of its peak,
+    """The frequencies where the composed spectrum is within e^-12 of its peak,
     largest first, as many as the work budget allows (none without extended
     precision)."""
     if _U_LD >= UNIT_ROUNDOFF / 64:
@@ -216,23 +217,36 @@ def direct_spectrum(
     about :math:`3u \|q\|_1` against :math:`16u(\lceil\log_2 N\rceil + 1)
     \|q\|_1` for the FFT.
     """
-    m = q.size
-    cols = max(1, math.isqrt(m))
-    rows = -(-m // cols)
-    qm = np.zeros(rows * cols, dtype=_LD)
-    qm[:m] = q
-    qm = qm.reshape(rows, cols)
+    return direct_spectra([q], size, ks)[0]
+
+
+def direct_spectra(
+    qs: Sequence[FloatArray], size: int, ks: np.ndarray
+) -> list[tuple[np.ndarray, FloatArray]]:
+    """:func:`direct_spectrum` of several arrays, sharing the twiddle factors
+    (one column count :math:`B` for all)."""
+    longest = max(q.size for q in qs)
+    cols = max(1, math.isqrt(longest))
     c0, s0 = _twiddles(ks, np.arange(cols), size)
-    c1, s1 = _twiddles(ks, np.arange(rows) * cols, size)
-    inner_c = qm @ c0  # sum_b q cos(theta_b)
-    inner_s = qm @ s0
-    # e^{-i phi}(C - i S) = (cos phi C - sin phi S) - i (sin phi C + cos phi S)
-    re = np.sum(c1 * inner_c - s1 * inner_s, axis=0)
-    im = -np.sum(s1 * inner_c + c1 * inner_s, axis=0)
-    vals = re.astype(np.float64) + 1j * im.astype(np.float64)
-    norm1 = float(np.sum(np.abs(q))) * (1.0 + 4.0 * m * UNIT_ROUNDOFF)
-    dev = norm1 * (2.0 * UNIT_ROUNDOFF + 4.0 * _U_LD * (cols + rows + 40))
-    return vals, np.full(ks.size, dev)
+    c1_all, s1_all = _twiddles(ks, np.arange(-(-longest // cols)) * cols, size)
+    out = []
+    for q in qs:
+        m = q.size
+        rows = -(-m // cols)
+        qm = np.zeros(rows * cols, dtype=_LD)
+        qm[:m] = q
+        qm = qm.reshape(rows, cols)
+        c1, s1 = c1_all[:rows], s1_all[:rows]
+        inner_c = qm @ c0  # sum_b q cos(theta_b)
+        inner_s = qm @ s0
+        # e^{-i phi}(C - i S) = (cos phi C - sin phi S) - i (sin phi C + cos phi S)
+        re = np.sum(c1 * inner_c - s1 * inner_s, axis=0)
+        im = -np.sum(s1 * inner_c + c1 * inner_s, axis=0)
+        vals = re.astype(np.float64) + 1j * im.astype(np.float64)
+        norm1 = float(np.sum(np.abs(q))) * (1.0 + 4.0 * m * UNIT_ROUNDOFF)
+        dev = norm1 * (2.0 * UNIT_ROUNDOFF + 4.0 * _U_LD * (cols + rows + 40))
+        out.append((vals, np.full(ks.size, dev)))
+    return out
 
 
 def compose_fft(
@@ -292,12 +306,11 @@ def compose_fft(
         # The frequencies that carry the composed spectrum, where the FFT's
         # error bound is amplified n times: exact-as-possible direct sums.
         total_b[hot] = 0.0
-        for d, n in parts:
-            vals, dev = direct_spectrum(d.q, size, hot)
+        direct = direct_spectra([d.q for d, _ in parts], size, hot)
+        for (_, n), (vals, dev) in zip(parts, direct, strict=True):
             lb = np.log(np.abs(vals) + dev)
             total_b[hot] += n * lb
             min_lb = min(min_lb, float(lb.min()))
-            direct.append((vals, dev))
     # Only frequencies where the composed spectrum (or its error bound) is above
     # e^-700 matter; the others are flushed to 0 (error <= e^-700 each).
     live = np.flatnonzero(total_b - min_lb > _LOG_TINY)
