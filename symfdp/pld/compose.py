@@ -90,7 +90,15 @@ _LOG_TINY = -700.0
 
 
 class FFTSizeError(ValueError):
-    """The composition needs an FFT longer than the allowed ``max_size``."""
+    """The composition needs an FFT longer than the allowed ``max_size``.
+
+    Attributes:
+        size: The length needed (a lower bound when not known exactly), or None.
+    """
+
+    def __init__(self, message: str, size: int | None = None) -> None:
+        super().__init__(message)
+        self.size = size
 
 
 class RoundoffRangeError(FFTSizeError):
@@ -107,7 +115,7 @@ class RoundoffRangeError(FFTSizeError):
 MAX_ROUNDOFF = 1.0
 
 
-def _methods_without_lattice() -> str:
+def methods_without_lattice() -> str:
     return (
         "accountants.SaddlePoint / accountants.Edgeworth, which need no lattice "
         "(approximations), or accountants.RDP (a looser certified upper bound)"
@@ -280,7 +288,8 @@ def compose_fft(
             f"needs an FFT of {size} points "
             f"(window [{window.lo:.4g}, {window.hi:.4g}] at step {h:.3g}), more "
             f"than max_fft_size={max_size}; use a larger grid_step or "
-            f"eps_rel_tol, or {_methods_without_lattice()}."
+            f"eps_rel_tol, or {methods_without_lattice()}.",
+            size,
         )
     u = UNIT_ROUNDOFF
     eta = 16 * u * (math.ceil(math.log2(size)) + 1)
@@ -356,7 +365,7 @@ def compose_fft(
             f"{worst:.3g} (the powers of the spectra amplify round-off by up to "
             f"exp(n * {eta:.2g})), so no certified bracket is possible: Numerical "
             f"serves n while n * {eta:.2g} is well below 1 (n up to about 1e12); use "
-            f"{_methods_without_lattice()}."
+            f"{methods_without_lattice()}."
         )
     t0 = origin + first * h
     fp_const = 4 * size * u + 8 * u * (abs(t0) + size * h)
