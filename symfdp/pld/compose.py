@@ -257,6 +257,23 @@ def direct_spectra(
     return out
 
 
+def _live_spectrum(
+    cached: Any, whole: bool, q: FloatArray, size: int, live: np.ndarray
+) -> np.ndarray:
+    """``rfft(q, n=size)[live]`` from what pass 1 kept: the whole spectrum, the
+    values at candidate frequencies (if they cover ``live``), or nothing."""
+    if whole:
+        return cached[live]
+    if cached is not None:
+        cand, vals = cached
+        pos = np.searchsorted(cand, live)
+        if np.all(pos < cand.size) and np.array_equal(
+            cand[np.minimum(pos, cand.size - 1)], live
+        ):
+            return vals[pos]
+    return sfft.rfft(q, n=size)[live]
+
+
 def compose_fft(
     parts: Sequence[tuple[DiscretePLD, int]],
     window: Window,
@@ -299,7 +316,18 @@ def compose_fft(
     # |A_hat|), summed; the spectra are kept for pass 2 unless that would take
     # more than _SPEC_CACHE_BYTES (many distinct components: recomputed then).
     keep = len(parts) * half * 16 <= _SPEC_CACHE_BYTES
-    cache = []
+    cache: list[Any] = []
+    # Otherwise only the frequencies where a component's own term could still be
+    # live are kept: live needs n_i log B_i > -700 + min log B - sum_j n_j
+    # log+(B_j), with B >= 2u ||q|| everywhere (FFT or direct) and the direct
+    # sums raising n_i log B_i by at most 0.05 n_i. A live frequency missing
+    # from the store (it should not happen) is recomputed in pass 2.
+    floor = min(math.log(2 * u * float(d.q.sum())) for d, _ in parts if d.q.any())
+    plus = sum(
+        n * max(0.0, math.log(float(d.q.sum()) + v))
+        for (d, n), v in zip(parts, devs, strict=True)
+    )
+    stored = 0
     total_b = np.zeros(half)
     min_lb = math.inf
     for (d, n), dev in zip(parts, devs, strict=True):
@@ -309,6 +337,12 @@ def compose_fft(
         min_lb = min(min_lb, float(lb.min()))
         if keep:
             cache.append(spec)
+        elif stored * 24 <= _SPEC_CACHE_BYTES:
+            cand = np.flatnonzero(n * lb > _LOG_TINY + floor - plus - 0.05 * n)
+            cache.append((cand, spec[cand]))
+            stored += cand.size
+        else:
+            cache.append(None)
     hot = _hot_frequencies(total_b, parts)
     direct = []
     if hot.size:
@@ -328,7 +362,7 @@ def compose_fft(
     abs_log = np.zeros(live.size)
     ratio = np.zeros(live.size)
     for i, ((d, n), dev) in enumerate(zip(parts, devs, strict=True)):
-        spec = (cache[i] if keep else sfft.rfft(d.q, n=size))[live]
+        spec = _live_spectrum(cache[i], keep, d.q, size, live)
         err = np.full(live.size, dev)
         if hot.size:
             spec[at], err[at] = direct[i]
