@@ -122,18 +122,27 @@ def grid_case(
             {"peer": f"dp-accounting PLD vdi={vdi:g}", "eps": eps, "seconds": seconds}
         )
     err = max(1e-2 * ours["eps"], 1e-3)
-    seconds, (p_lo, p_est, p_hi) = _timed(
-        lambda: _common.prv_epsilon(sigma, p, n, DELTA, err, 1e-10)
-    )
-    peers.append(
-        {
-            "peer": f"prv-accountant eps_error={err:.3g}",
-            "eps": float(p_est),
-            "bounds": [float(p_lo), float(p_hi)],
-            "seconds": seconds,
-        }
-    )
+    name = f"prv-accountant eps_error={err:.3g}"
+    try:
+        seconds, (p_lo, p_est, p_hi) = _timed(
+            lambda: _common.prv_epsilon(sigma, p, n, DELTA, err, 1e-10)
+        )
+    except (RuntimeError, ValueError, FloatingPointError) as exc:
+        # e.g. "Discrete mean differs from continuous mean significantly."
+        peers.append({"peer": name, "error": f"{type(exc).__name__}: {exc}"})
+    else:
+        peers.append(
+            {
+                "peer": name,
+                "eps": float(p_est),
+                "bounds": [float(p_lo), float(p_hi)],
+                "seconds": seconds,
+            }
+        )
     for peer in peers:
+        if "eps" not in peer:
+            peer["within_1pct"] = False
+            continue
         peer["error_vs_certified"] = _peer_error(peer["eps"], lo, hi)
         peer["within_1pct"] = abs(peer["eps"] - ours["eps"]) <= 0.01 * ours["eps"]
     close = [q for q in peers if q["within_1pct"]]
