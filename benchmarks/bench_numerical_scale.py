@@ -25,13 +25,16 @@ Run ``python benchmarks/bench_numerical_scale.py`` (``--quick``: n <= 1e4 in the
 grid, K = 100 distinct settings, no n = 1e9 case; ``--steps 1000000``: only those
 grid rows; ``--before DIR``: also time Numerical from the source tree ``DIR``, an
 older commit, on every grid case, in a subprocess). Timings depend on the load
-of the machine: the record stores the machine, the commit and the load average.
+of the machine: calls under 3 s are timed three times and the fastest kept, for
+Numerical and the peers alike; the record stores the machine, the commit and the
+load average.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing as mp
 import os
 import resource
@@ -53,12 +56,23 @@ RESULTS = _common.ROOT / "benchmarks" / "results" / "numerical_scale.json"
 LIMIT = 300.0
 
 
-def _timed(fn: Any) -> tuple[float, Any]:
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        out = fn()
-    return time.perf_counter() - t0, out
+#: Calls faster than this (s) are repeated, and the fastest time kept (the
+#: machine is shared: the minimum is the least disturbed run).
+REPEAT_BELOW = 3.0
+REPEATS = 3
+
+
+def _timed(fn: Any, repeats: int = REPEATS) -> tuple[float, Any]:
+    best = math.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = fn()
+        best = min(best, time.perf_counter() - t0)
+        if best >= REPEAT_BELOW:
+            break
+    return best, out
 
 
 def _ours(sigma: float, p: float, n: int) -> dict[str, Any]:
@@ -170,10 +184,10 @@ def cached_queries() -> dict[str, Any]:
 
     acc = TrainingAccountant()
     acc.step(noise_multiplier=1.0, sample_rate=0.01, num_steps=10**6)
-    first, eps = _timed(lambda: acc.get_epsilon(DELTA))
+    first, eps = _timed(lambda: acc.get_epsilon(DELTA), 1)
     out: dict[str, Any] = {"first_query_s": first, "eps_1e-5": eps, "queries": []}
     for d in (1e-6, 1e-6, 1e-7, 3e-5, 1e-8, 1e-8):
-        seconds, e = _timed(lambda d=d: acc.get_epsilon(d))
+        seconds, e = _timed(lambda d=d: acc.get_epsilon(d), 1)
         out["queries"].append({"delta": d, "eps": e, "seconds": seconds})
     return out
 
@@ -198,7 +212,7 @@ def _isolated(target: Any, args: tuple[Any, ...]) -> dict[str, Any]:
 
 def _child(queue: Any, target: Any, args: tuple[Any, ...]) -> None:
     try:
-        seconds, result = _timed(lambda: target(*args))
+        seconds, result = _timed(lambda: target(*args), 1)
         out = {"status": "ok", "seconds": seconds, "result": result}
     except ValueError as exc:  # a refusal is an answer
         out = {"status": "refused", "message": str(exc)}
