@@ -349,6 +349,17 @@ class NumericalPairCurve:
             self._tilts[key] = hit
         return hit
 
+    def _tilt_for_delta(self, d: float) -> float:
+        """:func:`~symfdp.pld.tilt.tilt_for_delta` of the dominating parts at
+        ``log d``, cached per delta (a bisection over the component lattices; a
+        repeated query reuses it)."""
+        key = ("delta", d)
+        hit = self._tilts.get(key)  # type: ignore[call-overload]
+        if hit is None:
+            hit = tilt_for_delta(self.sources[0], math.log(d))
+            self._tilts[key] = hit  # type: ignore[index]
+        return float(hit)
+
     def _tilt_grids(
         self, lam: float, z: Any, y: Any, base: FloatArray
     ) -> tuple[_TiltGrids, _TiltGrids]:
@@ -772,7 +783,7 @@ class NumericalPairCurve:
                 # The first tilt targets the queried delta (the plain bracket
                 # can be vacuous there, e.g. capped at the top of the loss
                 # range, and its midpoint far from the answer).
-                lam = tilt_for_delta(ups, math.log(d[i]))
+                lam = self._tilt_for_delta(float(d[i]))
             else:
                 lam = tilt_for(ups, 0.5 * (lo[i] + hi[i]))
             if lam <= 0.0:
