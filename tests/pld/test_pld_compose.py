@@ -48,3 +48,18 @@ def test_long_composition_bracket_holds_gaussian_closed_form() -> None:
     assert np.all(lo <= truth) and np.all(truth <= hi)
     e_lo, e_hi = curve.epsilon_bounds(1e-5)  # the default eps_rel_tol is met
     assert e_hi - e_lo <= 1e-3 * max(float(e_lo), 1.0)
+
+
+def test_streamed_spectra_give_the_same_composition(monkeypatch) -> None:
+    """Many distinct components: the spectra kept only at candidate frequencies
+    (pass 1) compose exactly as the whole spectra kept in memory."""
+    import symfdp.pld.compose as compose
+
+    comp = [
+        (M.SubsampledGaussian(sigma=1.0 + i / 10, p=0.01 + 0.002 * i), 100)
+        for i in range(10)
+    ]
+    whole = A.Numerical().compose(comp).epsilon_bounds(1e-5)
+    monkeypatch.setattr(compose, "_SPEC_CACHE_BYTES", 2**12)
+    streamed = A.Numerical().compose(comp).epsilon_bounds(1e-5)
+    assert np.array_equal(np.asarray(whole), np.asarray(streamed))
