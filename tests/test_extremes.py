@@ -546,11 +546,13 @@ def test_saddlepoint_lower_side_beyond_exp_range(order: int) -> None:
 
 
 def test_numerical_tradeoff_and_mu_star_warn_when_bracket_is_wide() -> None:
-    """Gaussian(mu=20), n = 1: the FFT bracket on f is [0, 2e-3] wide, so the
-    estimate alpha* ~ 5e-4 gives mu* = 6.2 (true 20); both now warn."""
-    curve = A.Numerical().compose(M.Gaussian(mu=20.0), 1000)
+    """A coarse grid (step 1) leaves the bracket on f of Gaussian(mu=1) composed
+    10 times [0.016, 0.089] at alpha = 0.1; Gaussian(mu=20), n = 1: the bracket
+    on f is [0, 3e-8] wide near alpha* ~ 7e-9, so mu* is off (true 20); both
+    warn."""
+    curve = A.Numerical(grid_step=1.0).compose(M.Gaussian(mu=1.0), 10)
     with pytest.warns(ApproximationWarning, match="trade-off is wider"):
-        curve.tradeoff(0.5)
+        curve.tradeoff(0.1)
     curve = A.Numerical().compose(M.Gaussian(mu=20.0), 1)
     with pytest.warns(ApproximationWarning, match=r"mu\* is certified only"):
         mu_star, _ = curve.mu_star_gamma()

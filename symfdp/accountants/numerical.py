@@ -54,6 +54,7 @@ from numpy.typing import ArrayLike
 
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp._warnings import warn_approximation
+from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import Accountant, Components, loss_range
 from symfdp.accountants.recursion import (
     PAPER_EPS_GRID,
@@ -68,7 +69,14 @@ from symfdp.curve import (
 )
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.roots import monotone_bisect
-from symfdp.pld.compose import UNIT_ROUNDOFF, ComposedPLD, FFTSizeError, compose_fft
+from symfdp.pld.compose import (
+    UNIT_ROUNDOFF,
+    ComposedPLD,
+    FFTSizeError,
+    RoundoffRangeError,
+    compose_fft,
+    methods_without_lattice,
+)
 from symfdp.pld.discretise import discretise
 from symfdp.pld.grid import align_step, choose_step, component_grid
 from symfdp.pld.profile import DiscreteProfile
@@ -146,6 +154,8 @@ class NumericalPairCurve:
         tail_rate: Discretisation round-off per unit of
             :math:`Q(T > \varepsilon - h)` (:mod:`symfdp.pld.compose`), applied
             to both bounds through :meth:`tail_allowance`.
+        tail_shift: The shift :math:`s` of the tail bound of
+            :meth:`tail_allowance`.
         info: Diagnostics (grid step, FFT sizes, allowances).
     """
 
@@ -159,6 +169,7 @@ class NumericalPairCurve:
     sources: Any = field(default=None, compare=False, repr=False)
     eps_rel_tol: float = 1e-3
     loss_range: tuple[float, float] = (-math.inf, math.inf)
+    tail_shift: float = 1.0
     _tilts: dict[float, Any] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -172,6 +183,7 @@ class NumericalPairCurve:
         sources: Any = None,
         eps_rel_tol: float = 1e-3,
         loss_range: tuple[float, float] = (-math.inf, math.inf),
+        tail_shift: float = 1.0,
     ) -> NumericalPairCurve:
         lower = DiscreteProfile.from_masses(low.t0, low.h, low.q)
         upper = DiscreteProfile.from_masses(up.t0, up.h, up.q)
@@ -193,6 +205,7 @@ class NumericalPairCurve:
             sources,
             eps_rel_tol,
             loss_range,
+            tail_shift,
         )
 
     # ------------------------------------------------------------ profile
@@ -207,10 +220,12 @@ class NumericalPairCurve:
         :math:`\varepsilon - h` of any composition of true, dominated and
         dominating components (:mod:`symfdp.pld.compose`). All of them are below
         the all-dominating composition :math:`Z` in the increasing convex order,
-        and :math:`(1 - e^{x - 1 - t})_+ \ge (1 - e^{-1}) 1\{t > x\}`, so the
-        tail is at most :math:`\min\{1, \delta_Z(x - 1)/(1 - e^{-1})\}` with
-        :math:`\delta_Z \le` the upper profile plus its allowances plus this
-        allowance at :math:`x - 1`: the recursion is unrolled ``_NEST`` levels
+        and :math:`(1 - e^{x - s - t})_+ \ge (1 - e^{-s}) 1\{t > x\}` for any
+        :math:`s > 0`, so the tail is at most :math:`\min\{1, \delta_Z(x -
+        s)/(1 - e^{-s})\}` with :math:`\delta_Z \le` the upper profile plus its
+        allowances plus this allowance at :math:`x - s` (``tail_shift``
+        :math:`s`: half the composed standard deviation, at most 1, so that
+        :math:`x - s` stays in the tail): the recursion is unrolled ``_NEST`` levels
         deep and closed with ``tail_rate`` (a single level left an absolute
         floor ``tail_rate``:math:`^2/(1 - e^{-1})`, 2e-13 at n = 1e7, that
         swamped small deltas).
@@ -226,10 +241,10 @@ class NumericalPairCurve:
         r = self.tail_rate
         if depth == 0 or r == 0.0:
             return np.full(np.shape(e), r)
-        x = e - up.h - 1.0
+        x = e - up.h - self.tail_shift
         inner = self._allowance(x, up, extra, depth - 1)
         base = up.delta(x) + extra[up.cell(x)] + inner
-        return r * np.minimum(base / -math.expm1(-1.0), 1.0)
+        return r * np.minimum(base / -math.expm1(-self.tail_shift), 1.0)
 
     def _tilted_tail_allowance(self, e: FloatArray, z: Any, up_extra: Any) -> Any:
         """:meth:`tail_allowance` with the tail bounded by a tilted dominating
@@ -332,6 +347,17 @@ class NumericalPairCurve:
             hit = compose_tilted(ups, lows, window, key, max_size)
             self._tilts[key] = hit
         return hit
+
+    def _tilt_for_delta(self, d: float) -> float:
+        """:func:`~symfdp.pld.tilt.tilt_for_delta` of the dominating parts at
+        ``log d``, cached per delta (a bisection over the component lattices; a
+        repeated query reuses it)."""
+        key = ("delta", d)
+        hit = self._tilts.get(key)  # type: ignore[call-overload]
+        if hit is None:
+            hit = tilt_for_delta(self.sources[0], math.log(d))
+            self._tilts[key] = hit  # type: ignore[index]
+        return float(hit)
 
     def _tilt_grids(
         self, lam: float, z: Any, y: Any, base: FloatArray
@@ -519,7 +545,7 @@ class NumericalPairCurve:
 
         On cell ``k`` (left end :math:`t_{k-1}`) the allowance is at most its
         value at :math:`t_{k-1}`, which needs :math:`\delta_{hi}` at
-        :math:`t_{k-1} - h - 1`; the upper profile at the nearest lattice point
+        :math:`t_{k-1} - h - s`; the upper profile at the nearest lattice point
         below that is larger (non-increasing), so index arithmetic suffices.
         Cell 0 extends to -inf and gets the global maximum. ``upper`` and
         ``upper_extra`` replace the dominating profile and its allowances (a
@@ -528,10 +554,11 @@ class NumericalPairCurve:
         up = self.upper if upper is None else upper
         extra = self.upper_extra if upper_extra is None else upper_extra
         if cells is None:
-            left = profile.points - profile.h - up.h - 1.0
+            left = profile.points - profile.h - up.h - self.tail_shift
         else:  # the left ends of the cells asked for (cell 0: -inf, value 1)
             k = np.asarray(cells, dtype=np.int64)
-            left = profile.t0 + (k - 1) * profile.h - profile.h - up.h - 1.0
+            left = profile.t0 + (k - 1) * profile.h - profile.h - up.h
+            left = left - self.tail_shift
         # The nested allowance inside delta_Z, at the lattice point below left
         # (>= left - h; the allowance is non-increasing).
         inner = self._allowance(left - up.h, up, extra, _NEST - 1)
@@ -545,8 +572,11 @@ class NumericalPairCurve:
         vals = np.where(j >= up.size, top, vals)
         if cells is not None:
             vals = np.where(k <= 0, 1.0, vals)
-            return self.tail_rate * np.minimum(vals / -math.expm1(-1.0), 1.0)
-        tails = np.minimum(np.concatenate(([1.0], vals)) / -math.expm1(-1.0), 1.0)
+            return self.tail_rate * np.minimum(
+                vals / -math.expm1(-self.tail_shift), 1.0
+            )
+        vals = np.concatenate(([1.0], vals))
+        tails = np.minimum(vals / -math.expm1(-self.tail_shift), 1.0)
         return self.tail_rate * tails
 
     def _local_bound(
@@ -744,14 +774,17 @@ class NumericalPairCurve:
             return lo, hi, refined
         todo = self._epsilon_wide(lo, hi) & (d > self._truncation_floor())
         ups = self.sources[0]
-        for _ in range(_MAX_TILTS):
+        for attempt in range(_MAX_TILTS):
             if not todo.any():
                 break
             i = int(np.flatnonzero(todo)[np.argmin(d[todo])])
-            if np.isfinite(hi[i]):
-                lam = tilt_for(ups, 0.5 * (lo[i] + hi[i]))
+            if attempt == 0 or not np.isfinite(hi[i]):
+                # The first tilt targets the queried delta (the plain bracket
+                # can be vacuous there, e.g. capped at the top of the loss
+                # range, and its midpoint far from the answer).
+                lam = self._tilt_for_delta(float(d[i]))
             else:
-                lam = tilt_for_delta(ups, math.log(d[i]))
+                lam = tilt_for(ups, 0.5 * (lo[i] + hi[i]))
             if lam <= 0.0:
                 break
             try:
@@ -893,16 +926,19 @@ class Numerical(Accountant):
         lower_origins: Lattice offsets tried for the dominated measure.
         delta_ref: The delta at which the eps bracket is checked.
         refine: Largest number of refinements of the step.
-        max_fft_size: Largest FFT length allowed (memory guard: 2**27 points use
-            about 1 GiB per array).
+        max_fft_size: Largest FFT length allowed (time and memory guard: the
+            default 2**23 points take about 64 MiB per array and a few seconds
+            per composition; 2**27 about 1 GiB per array and minutes).
 
     Range: any ``n`` up to :data:`symfdp._validation.MAX_COMPOSITIONS`
     (:math:`2^{53}`, checked by ``compose`` for every accountant) is either
     answered with a certified bracket or refused with a ``ValueError`` naming
     ``n``: :class:`~symfdp.pld.compose.FFTSizeError` when the window needs more
-    than ``max_fft_size`` points (at the default accuracy about
-    :math:`n \gtrsim 10^{11}` for a homogeneous composition: the FFT length
-    grows like :math:`\sqrt{n/\mathrm{tol}}`), and
+    than ``max_fft_size`` points (the FFT length grows like
+    :math:`\sqrt{n/\mathrm{tol}}`: at the default accuracy and size about
+    :math:`n \gtrsim 5\cdot 10^{8}` for a subsampled Gaussian,
+    :math:`n \gtrsim 10^{9}` for a Gaussian; the message gives the
+    ``eps_rel_tol`` that fits), and
     :class:`~symfdp.pld.compose.RoundoffRangeError` when the FFT round-off
     bound, which grows like :math:`e^{n \cdot 5\cdot 10^{-14}}`, would make the
     bracket vacuous (:math:`n \gtrsim 10^{13}`).
@@ -927,7 +963,7 @@ class Numerical(Accountant):
         lower_origins: int = 1,
         delta_ref: float = 1e-5,
         refine: int = 2,
-        max_fft_size: int = 2**27,
+        max_fft_size: int = 2**23,
     ) -> None:
         self.eps_rel_tol = check_real(
             "eps_rel_tol", eps_rel_tol, 0.0, 1.0, lo_open=True, hi_open=True
@@ -989,12 +1025,17 @@ class Numerical(Accountant):
             lo, hi = best._plain_epsilon_bounds(d)
             target = self.eps_rel_tol * max(float(lo), 1.0)
             width = float(hi - lo)
+            if not math.isfinite(width) or width <= target:
+                break
             core = float(best.core_epsilon_width(d))
-            if not math.isfinite(width) or width <= target or core <= 0.5 * target:
+            if core <= 0.5 * target:
                 break
             shrink = max(0.25, math.sqrt(0.5 * target / core))
             h = align_step(components, h * shrink)
-            cand = self._fft_pair_at(components, h)
+            try:
+                cand = self._fft_pair_at(components, h)
+            except FFTSizeError:
+                break  # the finer lattice does not fit: keep the bracket found
             passes += 1
             c_lo, c_hi = cand._plain_epsilon_bounds(d)
             if float(c_hi - c_lo) >= width:
@@ -1003,19 +1044,52 @@ class Numerical(Accountant):
         best.info["refinements"] = passes
         return best
 
+    def _too_large(self, n_total: int, h: float, size: int | None) -> FFTSizeError:
+        r"""The refusal of a composition whose lattice exceeds ``max_fft_size``:
+        names ``n``, the step, and what serves it instead (the FFT length grows
+        like :math:`\sqrt{n / \mathrm{tol}}`, so a tolerance larger by the
+        squared excess fits)."""
+        need = f"at least {size}" if size else "more"
+        source = (
+            f"set by eps_rel_tol={self.eps_rel_tol:g}"
+            if self.grid_step is None
+            else "the grid_step given"
+        )
+        fit = ""
+        if self.grid_step is None and size:
+            tol = self.eps_rel_tol * 1.2 * (size / self.max_fft_size) ** 2
+            if tol < 1.0:
+                fit = f"Numerical(eps_rel_tol={float(f'{tol:.2g}'):g}) fits; "
+        return FFTSizeError(
+            f"Numerical: n = {n_total} compositions need {need} lattice points at "
+            f"step {h:.3g} ({source}), more than "
+            f"max_fft_size={self.max_fft_size}; {fit}a larger max_fft_size costs "
+            f"about 8 bytes and 20 ns per point and pass; or use "
+            f"{methods_without_lattice()}.",
+            size,
+        )
+
     def _fft_pair_at(self, components: Components, h: float) -> NumericalPairCurve:
         n_total = sum(n for _, n in components)
         cut = self.tail_mass / (4 * n_total)
-        grids = [
-            component_grid(m, h, cut, self.lower_origins, self.max_fft_size)
-            for m, _ in components
-        ]
+        try:
+            grids = [
+                component_grid(m, h, cut, self.lower_origins, self.max_fft_size)
+                for m, _ in components
+            ]
+        except ValueError as exc:  # a component alone exceeds max_fft_size
+            raise self._too_large(n_total, h, getattr(exc, "size", None)) from exc
         pieces = [discretise(m, g) for (m, _), g in zip(components, grids, strict=True)]
         ups = [(z, n) for (z, _), (_, n) in zip(pieces, components, strict=True)]
         lows = [(y, n) for (_, y), (_, n) in zip(pieces, components, strict=True)]
         window = chernoff_window([ups, lows], self.tail_mass / 4)
-        up = compose_fft(ups, window, self.max_fft_size)
-        low = compose_fft(lows, window, self.max_fft_size)
+        try:
+            up = compose_fft(ups, window, self.max_fft_size)
+            low = compose_fft(lows, window, self.max_fft_size)
+        except RoundoffRangeError:
+            raise
+        except FFTSizeError as exc:
+            raise self._too_large(n_total, h, exc.size) from exc
         info = {
             "grid_step": h,
             "fft_size": up.size,
@@ -1028,8 +1102,14 @@ class Numerical(Accountant):
             },
         }
         sources = (ups, lows, window, self.max_fft_size)
+        # The shift s of the tail bound Q(T > x) <= delta_Z(x - s) / (1 - e^-s):
+        # a fraction of the composed standard deviation, so that x - s stays in
+        # the tail (s = 1 reached into the bulk of a narrow composed loss, e.g.
+        # sd 0.17 at n = 1e9 steps of SubsampledGaussian(2, 1e-5)).
+        sd = math.sqrt(max(summed_cumulants(components, 2, "Q")[1], 0.0))
+        shift = min(1.0, max(0.5 * sd, 4.0 * h))
         return NumericalPairCurve.from_composed(
-            low, up, info, sources, self.eps_rel_tol, loss_range(components)
+            low, up, info, sources, self.eps_rel_tol, loss_range(components), shift
         )
 
     def describe(self, components: Components) -> dict[str, Any]:

@@ -52,9 +52,17 @@ point :math:`\gamma_k` has its barycentre at :math:`\ge \gamma_k`: with the *pul
   :math:`\gamma_k`, scaled down by the share of atom :math:`k` that stays.
 
 Then :math:`Y \le E[\bar V \mid Y]`, so :math:`Y` is below :math:`\bar V` (hence
-below :math:`V`) in the increasing convex order: :math:`\psi_Y \le \psi`. The
-moved Q-mass is second order in :math:`h` for a smooth law (the P-barycentres are
-balanced, so the total Q-mass is kept up to the slack of the conservative steps).
+below :math:`V`) in the increasing convex order: :math:`\psi_Y \le \psi`. Each
+atom balances only the share it keeps after its own loans (a deficit atom after
+lending :math:`x_{k-1}` down, an excess atom after giving :math:`y_{k+1}` up), so
+the loans solve a chain :math:`x_k = r_k (p_k - x_{k-1})`; a few fixed-point
+passes approach the exactly balanced loans, and a last pass sizes every share
+from the loans actually used, so the measure is dominated whatever the number of
+passes. The Q-mass lost is then a small second-order term where the law turns
+(below :math:`0.3 h^2` per component in the tests), where loans sized for whole
+atoms lost up to :math:`4 h^2` (:math:`10^{-7}` per step for a subsampled
+Gaussian with :math:`p = 10^{-3}` at :math:`h = 1.7 \cdot 10^{-4}`, which shifts
+:math:`10^6` composed steps by 0.13).
 A lowest (highest) dual cell whose barycentre lies above (below) its point cannot
 be balanced from outside; it is merged with its neighbours into the nearest
 lattice point where it can, unless it holds an atom on the lattice, which is then
@@ -80,6 +88,8 @@ from symfdp.pld.grid import ComponentGrid
 
 #: Relative size of a pull treated as round-off (see barycentric_masses).
 PULL_RTOL = 16 * float(np.finfo(np.float64).eps)
+#: Fixed-point passes of the deficit loans of the barycentric rounding.
+BORROW_PASSES = 5
 #: Point masses below this are removed (to +infinity in a dominating measure).
 TINY_MASS = 1e-300
 
@@ -250,18 +260,31 @@ def barycentric_masses(pb: FloatArray, qb: FloatArray, gam: FloatArray) -> Float
     # barycentre condition then holds up to PULL_RTOL * qb, which the round-off
     # allowance of symfdp.pld.compose covers.
     pull = np.where(np.abs(pull) <= PULL_RTOL * (qb + gam * pb), 0.0, pull)
-    # Deficits borrow x_k from atom k+1, moved down to gam[k].
+    # Deficits borrow x_k from atom k+1, moved down to gam[k]. Atom k balances
+    # only what it keeps after lending x_{k-1} to atom k-1, so the loan it needs
+    # is a decreasing function of x_{k-1}: a few fixed-point passes approach the
+    # loans that balance every point exactly; whatever loans are used, the final
+    # pass sizes the balanced share of each atom from them (any loans in
+    # [0, p_next] give a valid measure; better ones lose less Q-mass).
     gap_up = _shift_up(vbar, np.nan) - gam
     p_next = _shift_up(pb)
-    need = np.maximum(-pull, 0.0)
+    need = np.maximum(-pull, 0.0)  # for the whole atom
     can = (need > 0.0) & (gap_up > 0.0) & (p_next > 0.0) & np.isfinite(gap_up)
     with np.errstate(divide="ignore", invalid="ignore"):
-        x_req = np.where(can, need / np.where(can, gap_up, 1.0), 0.0)
-    x = np.minimum(x_req, p_next)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(need > 0.0, np.where(can, x / np.where(can, x_req, 1.0), 0.0), 1.0)
-    w = np.clip(w, 0.0, 1.0)
+        per_unit = np.where(can, need / (safe * np.where(can, gap_up, 1.0)), 0.0)
+    x = np.zeros_like(pb)
+    for _ in range(BORROW_PASSES):
+        rest = np.maximum(pb - _shift_down(x), 0.0)
+        x = np.minimum(np.minimum(per_unit * pb, per_unit * rest), p_next)
     rest = np.maximum(pb - _shift_down(x), 0.0)
+    x_req = np.minimum(per_unit * pb, per_unit * rest)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(
+            (need > 0.0) & (x_req > 0.0),
+            np.where(can, x / np.where(x_req > 0.0, x_req, 1.0), 0.0),
+            np.where(need > 0.0, np.where(can, 1.0, 0.0), 1.0),
+        )
+    w = np.clip(w, 0.0, 1.0)
     stay = w * rest
     down = rest - stay
     # Excesses lift y_k of atom k-1 up to gam[k].
@@ -269,10 +292,17 @@ def barycentric_masses(pb: FloatArray, qb: FloatArray, gam: FloatArray) -> Float
     p_prev = _shift_down(pb)
     lend = (pull > 0.0) & pos & (gap_dn > 0.0) & (p_prev > 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        y_hat = np.where(lend, pull / np.where(lend, gap_dn, 1.0), 0.0)
-    cap = np.minimum(_shift_up(y_hat), stay)  # most that atom k gives up to k+1
-    y = np.where(lend, y_hat * np.maximum(stay - cap, 0.0) / safe, 0.0)
-    y = np.minimum(y, _shift_down(cap))
+        lift = np.where(lend, pull / (safe * np.where(lend, gap_dn, 1.0)), 0.0)
+    # Atom k balances the lift y_k with what it keeps after giving y_{k+1} up to
+    # k+1: y_k <= lift_k (stay_k - y_{k+1}), decreasing in y_{k+1}, and y_k <=
+    # stay_{k-1}. Fixed-point passes, then a last pass that makes every y_k
+    # allowed by the y_{k+1} actually used (lowering y_k only raises what atom
+    # k-1 may lift, so the result is balanced everywhere).
+    stay_prev = _shift_down(stay)
+    y = np.zeros_like(pb)
+    for _ in range(BORROW_PASSES):
+        y = np.minimum(lift * np.maximum(stay - _shift_up(y), 0.0), stay_prev)
+    y = np.minimum(y, lift * np.maximum(stay - _shift_up(y), 0.0))
     own = stay - _shift_up(y)
     return np.maximum(own, 0.0) + x + y + _shift_up(down)
 

@@ -51,6 +51,14 @@ _TAIL_STEPS = 2.0 ** (np.arange(0, 60) / 4.0)
 _TAIL_REFINE = 33
 
 
+class _LatticeSizeError(ValueError):
+    """A component's lattice exceeds the allowed size (``size`` points)."""
+
+    def __init__(self, size: int, message: str) -> None:
+        super().__init__(message)
+        self.size = size
+
+
 @dataclass(frozen=True)
 class ComponentGrid:
     """Lattice of one component: points ``origin + k h``, ``k_lo <= k <= k_hi``.
@@ -262,10 +270,11 @@ def component_grid(
     k_lo = math.floor((l_lo - origin) / h + 1e-9)
     k_hi = max(math.ceil((l_hi - origin) / h - 1e-9), k_lo)
     if k_hi - k_lo + 2 > max_points:
-        raise ValueError(
+        raise _LatticeSizeError(
+            k_hi - k_lo + 2,
             f"the privacy loss of {m!r} spans [{l_lo:.4g}, {l_hi:.4g}], "
             f"{k_hi - k_lo + 1} lattice points at step {h:.3g}: more than "
-            f"max_fft_size={max_points}; use a larger grid_step or eps_rel_tol."
+            f"max_fft_size={max_points}; use a larger grid_step or eps_rel_tol.",
         )
     if atom_lo or atom_hi:
         lower: tuple[float, ...] = (origin,)

@@ -43,36 +43,57 @@ class Window:
 
 
 @dataclass(frozen=True)
-class _Part:
-    points: np.ndarray  # lattice points carrying mass
-    logq: np.ndarray  # their log Q-masses
-    n: int
+class _Family:
+    """The parts of one composition, concatenated: lattice points carrying mass,
+    their log Q-masses, the start of each part and its number of compositions."""
+
+    points: np.ndarray
+    logq: np.ndarray
+    starts: np.ndarray
+    n: np.ndarray
 
     def log_mgf(self, lam: float) -> float:
-        """``n * log sum_k q_k e^{lam l_k}`` (log-sum-exp, no overflow)."""
+        """``sum_i n_i log sum_k q_ik e^{lam l_ik}`` (log-sum-exp per part, no
+        overflow; one vectorised pass over all parts)."""
         a = lam * self.points + self.logq
-        top = float(a.max())
+        top = np.maximum.reduceat(a, self.starts)
+        sizes = np.diff(np.append(self.starts, a.size))
         # Terms below e^-700 are raised to it (an over-estimate of K, so the
         # window stays valid) to keep the arithmetic out of subnormals.
-        rel = np.maximum(a - top, -700.0)
-        return self.n * (top + math.log(float(np.exp(rel).sum())))
+        rel = np.maximum(a - np.repeat(top, sizes), -700.0)
+        sums = np.add.reduceat(np.exp(rel), self.starts)
+        return float(np.sum(self.n * (top + np.log(sums))))
+
+    @property
+    def empty(self) -> bool:
+        """Whether some part carries no mass."""
+        return bool(np.any(np.diff(np.append(self.starts, self.points.size)) == 0))
 
 
-def _parts(parts: Sequence[tuple[DiscretePLD, int]]) -> list[_Part]:
-    out = []
+def _family(parts: Sequence[tuple[DiscretePLD, int]]) -> _Family:
+    points, logq, starts, counts = [], [], [], []
+    at = 0
     for d, n in parts:
         keep = d.q > 0.0
-        out.append(_Part(d.points[keep], np.log(d.q[keep]), n))
-    return out
+        points.append(d.points[keep])
+        logq.append(np.log(d.q[keep]))
+        starts.append(at)
+        counts.append(float(n))
+        at += int(np.count_nonzero(keep))
+    return _Family(
+        np.concatenate(points),
+        np.concatenate(logq),
+        np.asarray(starts, dtype=np.int64),
+        np.asarray(counts),
+    )
 
 
-def _end(parts: list[_Part], log_tail: float, sign: float, lam: float) -> float:
+def _end(fam: _Family, log_tail: float, sign: float, lam: float) -> float:
     """Chernoff end: ``sign * u`` with mass beyond ``u`` at most ``e^log_tail``."""
-    k = sum(p.log_mgf(sign * lam) for p in parts)
-    return sign * (k - log_tail) / lam
+    return sign * (fam.log_mgf(sign * lam) - log_tail) / lam
 
 
-def _best_lambda(parts: list[_Part], log_tail: float, sign: float, sd: float) -> float:
+def _best_lambda(parts: _Family, log_tail: float, sign: float, sd: float) -> float:
     """Golden-section search of the quasi-convex ``lam -> (K(lam) - log tail)/lam``."""
     a, b = math.log(_LAM_RANGE[0] / sd), math.log(_LAM_RANGE[1] / sd)
 
@@ -93,6 +114,13 @@ def _best_lambda(parts: list[_Part], log_tail: float, sign: float, sd: float) ->
     return math.exp(c if fc <= fd else d)
 
 
+def _trivial_end(fam: _Family, first: bool) -> float:
+    """``sum_i n_i min l_ik`` (``first``) or ``sum_i n_i max l_ik``."""
+    ends = np.append(fam.starts[1:], fam.points.size) - 1
+    idx = fam.starts if first else ends
+    return float(np.sum(fam.n * fam.points[idx]))
+
+
 def chernoff_window(
     families: Sequence[Sequence[tuple[DiscretePLD, int]]], tail: float
 ) -> Window:
@@ -102,18 +130,22 @@ def chernoff_window(
     the others (each family's own bound is evaluated at them, so the window is
     valid for all); the union of the ends is returned.
     """
-    fams = [_parts(f) for f in families]
-    if any(p.points.size == 0 for f in fams for p in f):
+    fams = [_family(f) for f in families]
+    if any(f.empty for f in fams):
         return Window(0.0, 0.0, 0.0)
-    triv_lo = min(sum(p.n * float(p.points[0]) for p in f) for f in fams)
-    triv_hi = max(sum(p.n * float(p.points[-1]) for p in f) for f in fams)
+    triv_lo = min(_trivial_end(f, first=True) for f in fams)
+    triv_hi = max(_trivial_end(f, first=False) for f in fams)
     var = 0.0
-    for p in fams[0]:
-        w = np.exp(p.logq - p.logq.max())
+    first = fams[0]
+    bounds = np.append(first.starts, first.points.size)
+    for i, n in enumerate(first.n):
+        pts = first.points[bounds[i] : bounds[i + 1]]
+        lq = first.logq[bounds[i] : bounds[i + 1]]
+        w = np.exp(lq - lq.max())
         w /= w.sum()
         # Plain sums: no BLAS call (its thread start-up dominates at this size).
-        mean = float(np.sum(w * p.points))
-        var += p.n * float(np.sum(w * (p.points - mean) ** 2))
+        mean = float(np.sum(w * pts))
+        var += n * float(np.sum(w * (pts - mean) ** 2))
     if var <= 0.0 or triv_hi <= triv_lo:
         return Window(triv_lo, triv_hi, 0.0)
     sd = math.sqrt(var)
