@@ -24,7 +24,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -189,7 +189,7 @@ def loss_range_tradeoff_floor(
     a, b = loss_range
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         upper = 1.0 - np.exp(b + np.log(alpha)) if b < math.inf else -np.inf
-        return np.maximum(upper, np.exp(a) * (1.0 - alpha))
+        return cast(FloatArray, np.maximum(upper, np.exp(a) * (1.0 - alpha)))
 
 
 class BoundedLossPair:
@@ -715,7 +715,7 @@ class PrivacyCurve:
         :func:`_symmetric_hull`)."""
         grid = alpha_grid()
         points = [(grid, self._tabulate(grid, evaluate(p, grid))) for p in self.pairs]
-        return _symmetric_hull(a, points)
+        return cast(FloatArray, _symmetric_hull(a, points))
 
     def mu_star_gamma(self) -> tuple[float, float]:
         r"""The (mu*, gamma) interpreter of Zheng et al. (2020), Sec. 4.

@@ -33,7 +33,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -84,7 +84,7 @@ def horner_stacked(coeffs: FloatArray, x: FloatArray) -> FloatArray:
     for c in coeffs[-3::-1]:
         out *= xs
         out += c
-    return out
+    return cast(FloatArray, out)
 
 
 @dataclass(frozen=True)
@@ -443,7 +443,10 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
     with np.errstate(over="ignore", invalid="ignore"):
         last = lams[-1] * xp**r / math.factorial(r)
         before = lams[-2] * xp ** (r - 1) / math.factorial(r - 1)
-    return (last > DIVERGENCE_RATIO * before) & (last > DIVERGENCE_LEVEL)
+    return cast(
+        NDArray[np.bool_],
+        (last > DIVERGENCE_RATIO * before) & (last > DIVERGENCE_LEVEL),
+    )
 
 
 def _horner_point(coeffs: tuple[float, ...], x: float) -> float:

@@ -123,7 +123,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
 from numpy.polynomial.polynomial import polyval
@@ -520,7 +520,7 @@ class EdgeworthPairCurve:
         if a is alpha_grid():
             parts = self._on_grid
             self._warn_tradeoff(a, *parts)
-            return parts[-1].copy()
+            return cast(FloatArray, parts[-1].copy())
         if "_hull" in self.__dict__:
             x = self._threshold(a, repair=True)
             raw = self._tradeoff_of_threshold(x)
