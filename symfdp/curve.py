@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Protocol, cast, runtime_checkable
@@ -79,6 +79,12 @@ class ErrorEstimating(Protocol):
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]: ...
+
+
+class _Certified(Protocol):
+    """A pair curve with certified bounds (the optional ``delta_bounds``)."""
+
+    def delta_bounds(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
 
 #: The methods of :class:`ErrorEstimating`.
@@ -412,7 +418,7 @@ class PrivacyCurve:
         finite = np.isfinite(e)
         every = bool(finite.all())
         ef = e.flatten() if every else e[finite]  # 1-d copies, as the pairs expect
-        parts = [p.delta_and_error(ef) for p in self.pairs]
+        parts = [cast(ErrorEstimating, p).delta_and_error(ef) for p in self.pairs]
         _refuse_unresolved(self.pairs, parts, lambda p: p.delta(ef))
         top, err_f = max_with_error([v for v, _ in parts], [r for _, r in parts])
         if every:
@@ -479,7 +485,7 @@ class PrivacyCurve:
         return scalar_or_array(_finite_or_raise(eps, "epsilon(delta)", self.method))
 
     def _epsilon_and_error(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
-        parts = [p.epsilon_and_error(d) for p in self.pairs]
+        parts = [cast(ErrorEstimating, p).epsilon_and_error(d) for p in self.pairs]
         _refuse_unresolved(self.pairs, parts, lambda p: p.epsilon(d))
         eps, err = max_with_error([v for v, _ in parts], [r for _, r in parts])
         return _finite_or_raise(eps, "epsilon(delta)", self.method), err
@@ -605,7 +611,9 @@ class PrivacyCurve:
         finite = np.isfinite(e)
         if finite.any():
             ef = e[finite]
-            lows, highs = zip(*(p.delta_bounds(ef) for p in self.pairs), strict=True)
+            lows, highs = zip(
+                *(cast(_Certified, p).delta_bounds(ef) for p in self.pairs), strict=True
+            )
             lo[finite] = np.clip(np.max(np.asarray(lows, np.float64), 0), 0.0, 1.0)
             hi[finite] = np.clip(np.max(np.asarray(highs, np.float64), 0), 0.0, 1.0)
         return scalar_or_array(lo), scalar_or_array(hi)
@@ -624,8 +632,9 @@ class PrivacyCurve:
                 lows.append(np.asarray(lo, np.float64))
                 highs.append(np.asarray(hi, np.float64))
                 continue
-            lows.append(invert_profile(lambda e, p=p: p.delta_bounds(e)[0], d))
-            highs.append(invert_profile(lambda e, p=p: p.delta_bounds(e)[1], d))
+            bounds = cast(_Certified, p).delta_bounds
+            lows.append(invert_profile(lambda e: bounds(e)[0], d))
+            highs.append(invert_profile(lambda e: bounds(e)[1], d))
         return (
             scalar_or_array(np.max(lows, axis=0)),
             scalar_or_array(np.max(highs, axis=0)),
@@ -805,7 +814,9 @@ def _pair_estimates_error(pair: Any) -> bool:
     return all(getattr(inner, name, None) is not None for name in _ESTIMATE_METHODS)
 
 
-def invert_profile(delta_fn, target: FloatArray) -> FloatArray:
+def invert_profile(
+    delta_fn: Callable[[FloatArray], FloatArray], target: FloatArray
+) -> FloatArray:
     r"""Vectorised :math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le d\}`.
 
     Assumes ``delta_fn`` is non-increasing (true for every exact profile and
