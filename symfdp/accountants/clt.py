@@ -221,7 +221,8 @@ class CLTPairCurve:
         flat = np.ravel(e)
         # The raw orders 1 and 2 of the reference kernels, maximised over the
         # references elementwise (as np.max over the stacked orders).
-        top1 = top2 = None
+        top1: FloatArray | None = None
+        top2: FloatArray | None = None
         for kernel in self.reference:
             sf, _, gaps = kernel.survival_and_gaps(flat, densities=False)
             first = (sf[0] - sf[1]) + gaps[0]
@@ -229,6 +230,8 @@ class CLTPairCurve:
             top1 = first if top1 is None else np.maximum(top1, first)
             top2 = second if top2 is None else np.maximum(top2, second)
         v = np.ravel(value)
+        # self.reference is not empty: top1 and top2 are arrays.
+        top1, top2 = cast(FloatArray, top1), cast(FloatArray, top2)
         gap = np.maximum(np.abs(top1 - v), np.abs(top2 - v))
         gap[np.isnan(gap)] = np.inf  # inf - inf far in the tails
         return cast(FloatArray, gap.reshape(e.shape))

@@ -560,7 +560,7 @@ class NumericalPairCurve:
         else:  # the left ends of the cells asked for (cell 0: -inf, value 1)
             k = np.asarray(cells, dtype=np.int64)
             left = profile.t0 + (k - 1) * profile.h - profile.h - up.h
-            left = left - self.tail_shift
+            left = cast(FloatArray, left - self.tail_shift)
         # The nested allowance inside delta_Z, at the lattice point below left
         # (>= left - h; the allowance is non-increasing).
         inner = self._allowance(left - up.h, up, extra, _NEST - 1)

@@ -701,7 +701,8 @@ class ContourPairCurve:
                 x0=x0,
                 check_bracket=False,
             )
-            if not np.array_equal(state.get("e"), e):
+            # None (no evaluation yet) compares unequal, as array_equal does.
+            if not np.array_equal(cast(Any, state.get("e")), e):
                 fn(e)
         except RuntimeError:
             return np.maximum(hi, lo), np.full(d.shape, np.inf), np.zeros(d.shape, bool)
@@ -832,7 +833,8 @@ class ContourPairCurve:
                 ftol=1e-12,
                 check_bracket=False,
             )
-            if not np.array_equal(state.get("e"), e_star):
+            # None (no evaluation yet) compares unequal, as array_equal does.
+            if not np.array_equal(cast(Any, state.get("e")), e_star):
                 fn(e_star)
             res = state["res"]
             self._require(res["converged"], e_star)

@@ -277,8 +277,9 @@ def log_error_bound(vals: SaddleValues, p3: FloatArray) -> FloatArray:
 def skewness(vals: SaddleValues) -> FloatArray:
     r""":math:`|\lambda_3| = |K'''(t)|/K''(t)^{3/2}`, the skewness of the tilted
     loss sum (the law :math:`\propto e^{tl}\,dQ_L(l)`) at the saddle points."""
+    k3 = cast(FloatArray, vals.k3)  # computed at the points passed here
     with np.errstate(divide="ignore", invalid="ignore"):
-        lam3 = np.abs(vals.k3) / vals.v**1.5
+        lam3 = np.abs(k3) / vals.v**1.5
     return np.where(np.isfinite(lam3), lam3, 0.0)
 
 

@@ -46,6 +46,7 @@ from collections.abc import Callable
 from typing import Any, Final, cast
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import special
 
 from symfdp.accountants.saddlepoint.records import SaddleValues
@@ -311,7 +312,7 @@ def log_ratios(
     order_max: int,
     usable: Any,
     kappa: FloatArray | None = None,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+) -> tuple[FloatArray, NDArray[np.bool_], FloatArray]:
     r"""``(rho, ok, lam3)``: :math:`\rho_J = \hat I_J/\hat I_2` for ``J = 2..order_max``
     (rows; row 0 is 1) at the saddle points ``vals``, where :math:`\hat I_J` is
     the order-``J`` approximation of the contour integral and ``log2`` the log of
