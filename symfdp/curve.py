@@ -87,6 +87,11 @@ class _Certified(Protocol):
     def delta_bounds(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
 
+def _bound(pair: _Certified, side: int) -> Callable[[FloatArray], FloatArray]:
+    """``eps -> pair.delta_bounds(eps)[side]`` (0: lower, 1: upper)."""
+    return lambda e: pair.delta_bounds(e)[side]
+
+
 #: The methods of :class:`ErrorEstimating`.
 _ESTIMATE_METHODS: tuple[str, ...] = ("delta_and_error", "epsilon_and_error")
 
@@ -632,9 +637,9 @@ class PrivacyCurve:
                 lows.append(np.asarray(lo, np.float64))
                 highs.append(np.asarray(hi, np.float64))
                 continue
-            bounds = cast(_Certified, p).delta_bounds
-            lows.append(invert_profile(lambda e: bounds(e)[0], d))
-            highs.append(invert_profile(lambda e: bounds(e)[1], d))
+            pair = cast(_Certified, p)
+            lows.append(invert_profile(_bound(pair, 0), d))
+            highs.append(invert_profile(_bound(pair, 1), d))
         return (
             scalar_or_array(np.max(lows, axis=0)),
             scalar_or_array(np.max(highs, axis=0)),
