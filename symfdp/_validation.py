@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import reprlib
-from typing import Any
+from typing import Any, SupportsInt, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -108,7 +108,7 @@ def check_int(name: str, value: Any, lo: int = 1, hi: float = MAX_INT) -> int:
     if isinstance(value, numbers.Integral):
         k = int(value)
     elif isinstance(value, numbers.Real) and float(value).is_integer():
-        k = int(value)
+        k = int(cast(SupportsInt, value))
     else:
         raise TypeError(f"{name} must be an integer. Found {_short(value)}.")
     if k < lo or k > hi:
@@ -130,7 +130,7 @@ def check_order(order: Any, max_order: int = 64) -> int:
         raise ValueError(f"order must be a non-negative integer. Found {order!r}.")
     if not isinstance(order, numbers.Integral):
         if isinstance(order, numbers.Real) and float(order).is_integer():
-            order = int(order)
+            order = int(cast(SupportsInt, order))
         else:
             raise ValueError(f"order must be a non-negative integer. Found {order!r}.")
     order = int(order)
@@ -265,7 +265,11 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     return str(value)
 
 
-def scalar_or_array(out: NDArray[np.float64]) -> Any:
-    """Return a Python float for 0-d results and the array otherwise (SciPy style)."""
-    out = np.asarray(out, dtype=np.float64)
-    return float(out) if out.ndim == 0 else out
+def scalar_or_array(out: ArrayLike) -> NDArray[np.float64]:
+    """Return a Python float for 0-d results and the array otherwise (SciPy style).
+
+    Typed as the array: the package's functions are annotated ``NDArray`` out
+    with a float for a 0-d result (STYLE.md), so the float is cast here, once.
+    """
+    arr = np.asarray(out, dtype=np.float64)
+    return cast(NDArray[np.float64], float(arr)) if arr.ndim == 0 else arr

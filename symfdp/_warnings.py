@@ -35,7 +35,7 @@ def _outside_package_level() -> int:
         # back into symfdp) are skipped too.
         if name.partition(".")[0] not in _INTERNAL:
             return level
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
         level += 1
     return level
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
 from scipy import optimize
@@ -45,7 +45,7 @@ from scipy import optimize
 from symfdp._validation import check_choice, check_instance, check_int, check_real
 from symfdp._warnings import ApproximationWarning
 from symfdp.curve import PrivacyCurve
-from symfdp.mechanisms.base import Mechanism
+from symfdp.mechanisms.base import Mechanism, Pair
 
 #: Names accepted for ``mechanism`` (a callable ``sigma -> Mechanism`` also works).
 MECHANISMS: Final = ("subsampled-gaussian", "gaussian")
@@ -70,7 +70,10 @@ def mechanism_factory(
     if callable(mechanism):
 
         def checked(sigma: float) -> Mechanism:
-            return check_instance("mechanism(sigma)", mechanism(sigma), Mechanism)
+            return cast(
+                Mechanism,
+                check_instance("mechanism(sigma)", mechanism(sigma), Mechanism),
+            )
 
         return checked
     name = check_choice("mechanism", mechanism, MECHANISMS)
@@ -81,7 +84,8 @@ def mechanism_factory(
                 f"mechanism='subsampled-gaussian' for p < 1. Found {p:g}."
             )
         return lambda sigma: M.Gaussian(sigma=sigma)
-    return lambda sigma: M.SubsampledGaussian(p=p, sigma=sigma).with_pair(pair)
+    adjacency = cast(Pair, pair)  # checked against PAIRS above
+    return lambda sigma: M.SubsampledGaussian(p=p, sigma=sigma).with_pair(adjacency)
 
 
 def _check_bracket(bracket: Any) -> tuple[float, float]:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -79,6 +79,17 @@ class ErrorEstimating(Protocol):
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]: ...
+
+
+class _Certified(Protocol):
+    """A pair curve with certified bounds (the optional ``delta_bounds``)."""
+
+    def delta_bounds(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]: ...
+
+
+def _bound(pair: _Certified, side: int) -> Callable[[FloatArray], FloatArray]:
+    """``eps -> pair.delta_bounds(eps)[side]`` (0: lower, 1: upper)."""
+    return lambda e: pair.delta_bounds(e)[side]
 
 
 #: The methods of :class:`ErrorEstimating`.
@@ -189,7 +200,7 @@ def loss_range_tradeoff_floor(
     a, b = loss_range
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         upper = 1.0 - np.exp(b + np.log(alpha)) if b < math.inf else -np.inf
-        return np.maximum(upper, np.exp(a) * (1.0 - alpha))
+        return cast(FloatArray, np.maximum(upper, np.exp(a) * (1.0 - alpha)))
 
 
 class BoundedLossPair:
@@ -412,7 +423,7 @@ class PrivacyCurve:
         finite = np.isfinite(e)
         every = bool(finite.all())
         ef = e.flatten() if every else e[finite]  # 1-d copies, as the pairs expect
-        parts = [p.delta_and_error(ef) for p in self.pairs]
+        parts = [cast(ErrorEstimating, p).delta_and_error(ef) for p in self.pairs]
         _refuse_unresolved(self.pairs, parts, lambda p: p.delta(ef))
         top, err_f = max_with_error([v for v, _ in parts], [r for _, r in parts])
         if every:
@@ -479,7 +490,7 @@ class PrivacyCurve:
         return scalar_or_array(_finite_or_raise(eps, "epsilon(delta)", self.method))
 
     def _epsilon_and_error(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
-        parts = [p.epsilon_and_error(d) for p in self.pairs]
+        parts = [cast(ErrorEstimating, p).epsilon_and_error(d) for p in self.pairs]
         _refuse_unresolved(self.pairs, parts, lambda p: p.epsilon(d))
         eps, err = max_with_error([v for v, _ in parts], [r for _, r in parts])
         return _finite_or_raise(eps, "epsilon(delta)", self.method), err
@@ -605,7 +616,9 @@ class PrivacyCurve:
         finite = np.isfinite(e)
         if finite.any():
             ef = e[finite]
-            lows, highs = zip(*(p.delta_bounds(ef) for p in self.pairs), strict=True)
+            lows, highs = zip(
+                *(cast(_Certified, p).delta_bounds(ef) for p in self.pairs), strict=True
+            )
             lo[finite] = np.clip(np.max(np.asarray(lows, np.float64), 0), 0.0, 1.0)
             hi[finite] = np.clip(np.max(np.asarray(highs, np.float64), 0), 0.0, 1.0)
         return scalar_or_array(lo), scalar_or_array(hi)
@@ -624,8 +637,9 @@ class PrivacyCurve:
                 lows.append(np.asarray(lo, np.float64))
                 highs.append(np.asarray(hi, np.float64))
                 continue
-            lows.append(invert_profile(lambda e, p=p: p.delta_bounds(e)[0], d))
-            highs.append(invert_profile(lambda e, p=p: p.delta_bounds(e)[1], d))
+            pair = cast(_Certified, p)
+            lows.append(invert_profile(_bound(pair, 0), d))
+            highs.append(invert_profile(_bound(pair, 1), d))
         return (
             scalar_or_array(np.max(lows, axis=0)),
             scalar_or_array(np.max(highs, axis=0)),
@@ -715,7 +729,7 @@ class PrivacyCurve:
         :func:`_symmetric_hull`)."""
         grid = alpha_grid()
         points = [(grid, self._tabulate(grid, evaluate(p, grid))) for p in self.pairs]
-        return _symmetric_hull(a, points)
+        return cast(FloatArray, _symmetric_hull(a, points))
 
     def mu_star_gamma(self) -> tuple[float, float]:
         r"""The (mu*, gamma) interpreter of Zheng et al. (2020), Sec. 4.
@@ -805,7 +819,9 @@ def _pair_estimates_error(pair: Any) -> bool:
     return all(getattr(inner, name, None) is not None for name in _ESTIMATE_METHODS)
 
 
-def invert_profile(delta_fn, target: FloatArray) -> FloatArray:
+def invert_profile(
+    delta_fn: Callable[[FloatArray], FloatArray], target: FloatArray
+) -> FloatArray:
     r"""Vectorised :math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le d\}`.
 
     Assumes ``delta_fn`` is non-increasing (true for every exact profile and

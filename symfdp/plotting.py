@@ -23,7 +23,7 @@ import functools
 import io
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -48,11 +48,13 @@ def _notebook_axes_class() -> type:
     ``curve.plot()`` as a cell's value shows the picture (the figures here are
     pyplot-free, so no backend displays them otherwise)."""
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
-    class NotebookAxes(Axes):  # type: ignore[misc]
+    class NotebookAxes(Axes):
         def _repr_png_(self) -> bytes:
             buf = io.BytesIO()
-            self.figure.savefig(buf, format="png", dpi=100)
+            # The axes of _new_axes sit on a Figure, never on a SubFigure.
+            cast(Figure, self.figure).savefig(buf, format="png", dpi=100)
             return buf.getvalue()
 
     return NotebookAxes

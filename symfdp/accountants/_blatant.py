@@ -22,7 +22,7 @@ same monotone formulas.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -110,13 +110,19 @@ class BlatantPair:
         return inner
 
     def _epsilon(self, delta: ArrayLike) -> FloatArray:
-        return self._pair.epsilon(self._target(delta))
+        return cast(FloatArray, self._pair.epsilon(self._target(delta)))
 
     def _epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        return self._pair.epsilon_bounds(self._target(delta))
+        return cast(
+            tuple[FloatArray, FloatArray],
+            self._pair.epsilon_bounds(self._target(delta)),
+        )
 
     def _epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
-        return self._pair.epsilon_and_error(self._target(delta))
+        return cast(
+            tuple[FloatArray, FloatArray],
+            self._pair.epsilon_and_error(self._target(delta)),
+        )
 
     # ------------------------------------------------------------ trade-off
     def _map_tradeoff(self, fn: Any, alpha: ArrayLike) -> FloatArray:

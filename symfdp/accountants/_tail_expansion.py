@@ -33,13 +33,16 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal, cast, overload
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 FloatArray = NDArray[np.float64]
+#: One law of :meth:`TailKernel.point`: mean, sd, standardised valid interval
+#: and the descending coefficients of every polynomial, as Python floats.
+_PointLaw = tuple[float, float, float, float, tuple[tuple[float, ...], ...]]
 
 #: :math:`\log\sqrt{2\pi}`.
 LOG_SQRT_2PI: Final = 0.5 * math.log(2.0 * math.pi)
@@ -84,7 +87,7 @@ def horner_stacked(coeffs: FloatArray, x: FloatArray) -> FloatArray:
     for c in coeffs[-3::-1]:
         out *= xs
         out += c
-    return out
+    return cast(FloatArray, out)
 
 
 @dataclass(frozen=True)
@@ -121,14 +124,17 @@ class TailKernel:
         cls,
         means: tuple[float, float],
         sds: tuple[float, float],
-        core: Sequence[tuple[FloatArray, FloatArray]],
-        gaps: Sequence[tuple[FloatArray, FloatArray]] | None = None,
+        core: Sequence[Sequence[FloatArray]],
+        gaps: Sequence[Sequence[FloatArray]] | None = None,
         intervals: Sequence[tuple[float, float]] = ((-math.inf, math.inf),) * 2,
         log_masses: Sequence[tuple[float, float]] = ((-math.inf, -math.inf),) * 2,
     ) -> TailKernel:
         """From per-law ``(mean, sd)``, ``(R, q)``, ``(D_1, .., D_K)``, valid
         intervals and :math:`(\\log F_J(a), \\log(1 - F_J(b)))` (Q first)."""
-        col = lambda v: np.asarray(v, dtype=np.float64).reshape(2, 1)  # noqa: E731
+
+        def col(v: ArrayLike) -> FloatArray:
+            return np.asarray(v, dtype=np.float64).reshape(2, 1)
+
         lo = col([i[0] for i in intervals])
         hi = col([i[1] for i in intervals])
         log_fa = col([m[0] for m in log_masses])
@@ -171,6 +177,21 @@ class TailKernel:
     def standardise(self, e: FloatArray) -> FloatArray:
         """``(2, N)`` standardised points of the 1-d ``e`` under Q and P."""
         return (e - self.mean) / self.sd
+
+    @overload
+    def survival(
+        self, e: FloatArray, densities: Literal[True] = ...
+    ) -> tuple[FloatArray, FloatArray]: ...
+
+    @overload
+    def survival(
+        self, e: FloatArray, densities: Literal[False]
+    ) -> tuple[FloatArray, None]: ...
+
+    @overload
+    def survival(
+        self, e: FloatArray, densities: bool
+    ) -> tuple[FloatArray, FloatArray | None]: ...
 
     def survival(
         self, e: FloatArray, densities: bool = True
@@ -232,7 +253,9 @@ class TailKernel:
                 gap_poly = gap_matrix @ _powers(xc, gap_matrix.shape[2])
                 gaps = phi_w[0] * gap_poly[0] - phi_w[1] * gap_poly[1]
             else:
-                poly = horner_stacked(self.full if with_gaps else self.core, xc)
+                # with_gaps: survival_and_gaps checked that full is not None.
+                coeffs = cast(FloatArray, self.full) if with_gaps else self.core
+                poly = horner_stacked(coeffs, xc)
                 if with_gaps:
                     gaps = phi_w[0] * poly[0, 2:] - phi_w[1] * poly[1, 2:]
             if gaps is not None:
@@ -328,9 +351,7 @@ class TailKernel:
         return r[:size], np.ascontiguousarray(matrix)
 
     @functools.cached_property
-    def _point_data(
-        self,
-    ) -> tuple[tuple[float, ...], ...]:
+    def _point_data(self) -> tuple[_PointLaw, _PointLaw]:
         """Means, sds, valid intervals (standardised) and the descending
         coefficients of every polynomial per law, as Python floats."""
         coeffs = self.full if self.full is not None else self.core
@@ -338,9 +359,12 @@ class TailKernel:
         polys = coeffs[::-1, :, :, 0].transpose(1, 2, 0).tolist()
         mean, sd = self.mean[:, 0].tolist(), self.sd[:, 0].tolist()
         lo, hi = self.lo[:, 0].tolist(), self.hi[:, 0].tolist()
-        return tuple(
-            (mean[i], sd[i], lo[i], hi[i], tuple(map(tuple, polys[i])))
-            for i in range(2)
+        return cast(
+            tuple[_PointLaw, _PointLaw],
+            tuple(
+                (mean[i], sd[i], lo[i], hi[i], tuple(map(tuple, polys[i])))
+                for i in range(2)
+            ),
         )
 
     def point(
@@ -443,7 +467,10 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
     with np.errstate(over="ignore", invalid="ignore"):
         last = lams[-1] * xp**r / math.factorial(r)
         before = lams[-2] * xp ** (r - 1) / math.factorial(r - 1)
-    return (last > DIVERGENCE_RATIO * before) & (last > DIVERGENCE_LEVEL)
+    return cast(
+        NDArray[np.bool_],
+        (last > DIVERGENCE_RATIO * before) & (last > DIVERGENCE_LEVEL),
+    )
 
 
 def _horner_point(coeffs: tuple[float, ...], x: float) -> float:

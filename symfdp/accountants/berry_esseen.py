@@ -40,7 +40,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -138,7 +138,9 @@ class BerryEsseenLowerBound(TradeOff):
         out = np.where(
             beta < gamma, self.floor, np.where(beta > a0 + gamma, right, inner)
         )
-        return np.clip(np.nan_to_num(out, nan=1.0, posinf=1.0), 0.0, 1.0)
+        return cast(
+            FloatArray, np.clip(np.nan_to_num(out, nan=1.0, posinf=1.0), 0.0, 1.0)
+        )
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -221,7 +221,8 @@ class CLTPairCurve:
         flat = np.ravel(e)
         # The raw orders 1 and 2 of the reference kernels, maximised over the
         # references elementwise (as np.max over the stacked orders).
-        top1 = top2 = None
+        top1: FloatArray | None = None
+        top2: FloatArray | None = None
         for kernel in self.reference:
             sf, _, gaps = kernel.survival_and_gaps(flat, densities=False)
             first = (sf[0] - sf[1]) + gaps[0]
@@ -229,9 +230,11 @@ class CLTPairCurve:
             top1 = first if top1 is None else np.maximum(top1, first)
             top2 = second if top2 is None else np.maximum(top2, second)
         v = np.ravel(value)
+        # self.reference is not empty: top1 and top2 are arrays.
+        top1, top2 = cast(FloatArray, top1), cast(FloatArray, top2)
         gap = np.maximum(np.abs(top1 - v), np.abs(top2 - v))
         gap[np.isnan(gap)] = np.inf  # inf - inf far in the tails
-        return gap.reshape(e.shape)
+        return cast(FloatArray, gap.reshape(e.shape))
 
     def _edgeworth_gap_point(self, e: float, value: float) -> float | None:
         """:meth:`_edgeworth_gap` at one point from the kernels' scalar pass
@@ -257,7 +260,9 @@ def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:
     m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law[:6])
     x_q = np.maximum((np.asarray(e) - m_q) / s_q, 0.0)
     x_p = np.maximum((np.asarray(e) - m_p) / s_p, 0.0)
-    return np.maximum(np.abs(l_q) * x_q**3, np.abs(l_p) * x_p**3) / 6.0
+    return cast(
+        FloatArray, np.maximum(np.abs(l_q) * x_q**3, np.abs(l_p) * x_p**3) / 6.0
+    )
 
 
 def _diverges(law: FloatArray, e: FloatArray) -> NDArray[np.bool_]:

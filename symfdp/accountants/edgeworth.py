@@ -123,7 +123,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal, cast, overload
 
 import numpy as np
 from numpy.polynomial.polynomial import polyval
@@ -216,7 +216,9 @@ def _increasing_range(coeffs: FloatArray) -> tuple[float, float]:
         return (0.0, 0.0)
     if polyval(0.0, slope) <= 0:
         return (0.0, 0.0)
-    roots = np.polynomial.polynomial.polyroots(slope) if slope.size > 1 else []
+    roots: ArrayLike = (
+        np.polynomial.polynomial.polyroots(slope) if slope.size > 1 else []
+    )
     real = np.array(
         [r.real for r in np.atleast_1d(roots) if abs(r.imag) <= 1e-9 * max(1, abs(r))]
     )
@@ -520,7 +522,7 @@ class EdgeworthPairCurve:
         if a is alpha_grid():
             parts = self._on_grid
             self._warn_tradeoff(a, *parts)
-            return parts[-1].copy()
+            return cast(FloatArray, parts[-1].copy())
         if "_hull" in self.__dict__:
             x = self._threshold(a, repair=True)
             raw = self._tradeoff_of_threshold(x)
@@ -610,6 +612,16 @@ class EdgeworthPairCurve:
         return note + ")"
 
     # ------------------------------------------------------------ profile
+    @overload
+    def _terms(
+        self, e: FloatArray, densities: Literal[True] = ...
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]: ...
+
+    @overload
+    def _terms(
+        self, e: FloatArray, densities: Literal[False]
+    ) -> tuple[FloatArray, FloatArray, None, None]: ...
+
     def _terms(
         self, e: FloatArray, densities: bool = True
     ) -> tuple[FloatArray, FloatArray, FloatArray | None, FloatArray | None]:

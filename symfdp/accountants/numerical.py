@@ -47,7 +47,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -211,7 +211,7 @@ class NumericalPairCurve:
     # ------------------------------------------------------------ profile
     def _upper_delta(self, e: FloatArray) -> FloatArray:
         k = self.upper.cell(e)
-        return self.upper.delta(e) + self.upper_extra[k]
+        return cast(FloatArray, self.upper.delta(e) + self.upper_extra[k])
 
     def tail_allowance(self, eps: ArrayLike) -> FloatArray:
         r"""Bound on the discretisation round-off at ``eps``.
@@ -244,7 +244,9 @@ class NumericalPairCurve:
         x = e - up.h - self.tail_shift
         inner = self._allowance(x, up, extra, depth - 1)
         base = up.delta(x) + extra[up.cell(x)] + inner
-        return r * np.minimum(base / -math.expm1(-self.tail_shift), 1.0)
+        return cast(
+            FloatArray, r * np.minimum(base / -math.expm1(-self.tail_shift), 1.0)
+        )
 
     def _tilted_tail_allowance(self, e: FloatArray, z: Any, up_extra: Any) -> Any:
         """:meth:`tail_allowance` with the tail bounded by a tilted dominating
@@ -558,7 +560,7 @@ class NumericalPairCurve:
         else:  # the left ends of the cells asked for (cell 0: -inf, value 1)
             k = np.asarray(cells, dtype=np.int64)
             left = profile.t0 + (k - 1) * profile.h - profile.h - up.h
-            left = left - self.tail_shift
+            left = cast(FloatArray, left - self.tail_shift)
         # The nested allowance inside delta_Z, at the lattice point below left
         # (>= left - h; the allowance is non-increasing).
         inner = self._allowance(left - up.h, up, extra, _NEST - 1)

@@ -76,7 +76,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -344,7 +344,7 @@ def delta_from_rdp(
         with np.errstate(divide="ignore"):
             cap = 0.5 * np.log(-np.expm1(-np.min(r)))
         log_d = np.where(e >= 0.0, np.minimum(log_d, cap), log_d)
-    return np.exp(np.minimum(log_d, 0.0))
+    return cast(FloatArray, np.exp(np.minimum(log_d, 0.0)))
 
 
 def epsilon_from_rdp(
@@ -360,7 +360,7 @@ def epsilon_from_rdp(
     else:
         eps = r + np.log1p(-1.0 / a) - (np.log(d) + np.log(a)) / (a - 1.0)
         eps = np.where(d * d + np.expm1(-r) >= 0.0, 0.0, eps)
-    return np.maximum(np.min(eps, axis=-1), 0.0)
+    return cast(FloatArray, np.maximum(np.min(eps, axis=-1), 0.0))
 
 
 def optimal_order(
@@ -443,7 +443,7 @@ class RDPPairCurve:
         if self.conversion == "improved":
             d0 = float(self.delta(np.array(0.0)))
             best = np.maximum(best, 1.0 - d0 - flat_alpha)
-        return np.clip(best, 0.0, 1.0 - flat_alpha)
+        return cast(FloatArray, np.clip(best, 0.0, 1.0 - flat_alpha))
 
     def family(self, eps: ArrayLike) -> Any:
         """:class:`~symfdp.tradeoff.FromPrivacyProfile` of ``(eps, delta(eps))``."""
@@ -500,8 +500,11 @@ class RDP(OnePairAccountant):
         return self._renyi(normalize_composition(mechanism, n))
 
     def _renyi(self, components: Components) -> FloatArray:
-        return np.max(
-            [self._direction_rdp(c) for c in pair_compositions(components)], axis=0
+        return cast(
+            FloatArray,
+            np.max(
+                [self._direction_rdp(c) for c in pair_compositions(components)], axis=0
+            ),
         )
 
     def _direction_rdp(self, components: Components) -> FloatArray:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -120,7 +121,9 @@ class RecursionPairCurve:
         best = np.max(1.0 - d - np.exp(e) * flat, axis=1)
         if self.symmetric:
             best = np.maximum(best, np.max(np.exp(-e) * (1.0 - d - flat), axis=1))
-        return np.clip(best, 0.0, 1.0 - a.reshape(-1)).reshape(a.shape)
+        return cast(
+            FloatArray, np.clip(best, 0.0, 1.0 - a.reshape(-1)).reshape(a.shape)
+        )
 
 
 def recursion_pair(

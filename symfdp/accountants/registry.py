@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from typing import Final
+from typing import Any, Final
 
 from symfdp.accountants.base import Accountant
 
@@ -35,8 +35,8 @@ _FOUND: dict[str, type[Accountant]] = {}
 _BUSY: list[bool] = []
 
 
-def _subclasses(cls: type) -> list[type]:
-    out = []
+def _subclasses(cls: type[Any]) -> list[type[Any]]:
+    out: list[type[Any]] = []
     for sub in cls.__subclasses__():
         out.append(sub)
         out.extend(_subclasses(sub))

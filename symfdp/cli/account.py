@@ -181,7 +181,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``account`` subcommand and its flags to ``sub``."""
     p = sub.add_parser(
         "account",
@@ -276,7 +276,9 @@ class Run:
         kwargs: dict[str, Any] = dict(self.params)
         if self.sample_rate is not None:
             kwargs["p"] = self.sample_rate
-        m = REGISTRY[self.mechanism](**kwargs)
+        # The family is chosen at run time; mu, with_pair and replace_one are
+        # asked of it only where the flags allow them.
+        m: Any = REGISTRY[self.mechanism](**kwargs)
         if self.effect_factor != 1.0:
             m = type(m)(mu=self.effect_factor * m.mu)
         if self.sample_rate is not None and self.pair not in (None, "both"):
@@ -307,7 +309,9 @@ class Run:
         return f"{self.mechanism}({', '.join(parts)}) x {steps}"
 
 
-def resolve_run(args: argparse.Namespace, mechanism: str, *, params: bool = True):
+def resolve_run(
+    args: argparse.Namespace, mechanism: str, *, params: bool = True
+) -> Run:
     """Validate the run flags (all user errors raise UsageError, one line)."""
     from symfdp.cli import UsageError
 
@@ -699,7 +703,7 @@ def format_multi_table(results: list[Result]) -> list[str]:
     for r in results:
         mu = "-" if r.mu_star is None else f"{r.mu_star:.4g}"
         ms = f"{1e3 * r.seconds:.0f} ms" if r.seconds < 10 else f"{r.seconds:.1f} s"
-        rows = r.by_delta or [None]
+        rows: Sequence[dict[str, Any] | None] = r.by_delta if r.by_delta else [None]
         for k, row in enumerate(rows):
             name, tail = (r.method, f"{mu:>9}{ms:>10}") if k == 0 else ("", "")
             if row is None:
@@ -793,7 +797,7 @@ def write_plot(
         warnings.simplefilter("ignore")  # already reported with the numbers
         for k, (r, curve) in enumerate(curves):
             ls, marker = PLOT_STYLES[k % len(PLOT_STYLES)]
-            style = {
+            style: dict[str, Any] = {
                 "color": f"C{k}",
                 "ls": ls,
                 "marker": marker,

@@ -19,7 +19,7 @@ import json
 import sys
 import time
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from symfdp.cli.account import (
     MU_NOTE,
@@ -31,10 +31,13 @@ from symfdp.cli.account import (
     resolve_run,
 )
 
+if TYPE_CHECKING:
+    from symfdp.mechanisms.base import Pair
+
 METHODS = ("auto", "saddlepoint", "edgeworth", "numerical", "clt", "exact")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``calibrate`` subcommand and its flags to ``sub``."""
     p = sub.add_parser(
         "calibrate",
@@ -146,15 +149,17 @@ def calibrate_one(
     lo, hi = sigma_range
     p = 1.0 if sample_rate is None else sample_rate
     pair = pair or "both"
-    common = {"sigma_bracket": (lo, hi), "rtol": rtol}
+    common: dict[str, Any] = {"sigma_bracket": (lo, hi), "rtol": rtol}
     start = time.perf_counter()
     with warnings.catch_warnings():
         # The search visits extreme sigmas (the bracket ends), where the
         # approximations warn; only the answer's own warnings are reported.
         warnings.simplefilter("ignore")
         if kind == "eps":
+            # kind "eps" comes with a delta (checked by the callers).
+            eps_delta = cast(float, delta)
             sigma = C.sigma_for_epsilon(
-                target, delta, p, steps, accountant, mechanism, pair, **common
+                target, eps_delta, p, steps, accountant, mechanism, pair, **common
             )
         else:
             sigma = C.noise_for(
@@ -176,7 +181,7 @@ def calibrate_one(
         mech = (
             M.Gaussian(sigma=sigma)
             if mechanism == "gaussian"
-            else M.SubsampledGaussian(p=p, sigma=sigma).with_pair(pair)
+            else M.SubsampledGaussian(p=p, sigma=sigma).with_pair(cast("Pair", pair))
         )
         curve = final.compose(mech, steps)
         achieved: dict[str, Any] = {"method": final_name(method)}

@@ -8,6 +8,8 @@ are built by ``from_densities`` (SymPy), ``from_log_likelihood_ratio``
 
 from __future__ import annotations
 
+from typing import Any
+
 from symfdp.mechanisms.adjacency import ADJACENCIES, BothDirections, with_adjacency
 from symfdp.mechanisms.base import (
     Mechanism,
@@ -50,8 +52,8 @@ from symfdp.mechanisms.user_defined import (
 FAMILY_EXTRA_ARGS: tuple[str, ...] = ("mu", "sigma", "pair")
 
 
-def _subclasses(cls: type) -> list[type]:
-    out = []
+def _subclasses(cls: type[Any]) -> list[type[Any]]:
+    out: list[type[Any]] = []
     for sub in cls.__subclasses__():
         out += [sub, *_subclasses(sub)]
     return out

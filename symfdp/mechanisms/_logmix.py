@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -56,7 +57,7 @@ def expm1_minus(x: ArrayLike) -> FloatArray:
             acc += term
             term = term * xs / k
         out[small] = acc
-    return out
+    return cast(FloatArray, out)
 
 
 @_flat
@@ -74,7 +75,7 @@ def log1p_minus(u: ArrayLike) -> FloatArray:
             acc += term / k
             term = -term * us
         out[small] = acc
-    return out
+    return cast(FloatArray, out)
 
 
 @_flat
@@ -126,7 +127,7 @@ def log_mix(y: ArrayLike, p: float) -> FloatArray:
     low = u < -0.5
     if low.any():
         out[low] = np.logaddexp(_log_q(p), math.log(p) + y[low])
-    return out
+    return cast(FloatArray, out)
 
 
 @_flat

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 from scipy import special
@@ -72,7 +73,7 @@ def _eval(g: LogDensity, nodes: FloatArray) -> FloatArray:
 def log_panel_masses(g: LogDensity, lo: FloatArray, hi: FloatArray) -> FloatArray:
     """Log of the Gauss–Legendre integral of ``exp(g)`` on each panel."""
     nodes, logw = panel_nodes(lo, hi)
-    return special.logsumexp(_eval(g, nodes) + logw, axis=1)
+    return cast(FloatArray, special.logsumexp(_eval(g, nodes) + logw, axis=1))
 
 
 def adaptive_edges(

@@ -25,7 +25,7 @@ direction silently); ask ``pairs[0]`` (add) or ``pairs[1]`` (remove).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar, NoReturn, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -145,14 +145,16 @@ def with_adjacency(mechanism: Mechanism, adjacency: str) -> Mechanism:
     if with_pair is not None:
         replace_one = getattr(mechanism, "replace_one", None)
         if rel == "replace_one" and replace_one is not None:
-            return replace_one()  # type: ignore[no-any-return]
+            return cast(Mechanism, replace_one())
         if rel == "replace_one":
             raise ValueError(
                 f"adjacency='replace_one' is not implemented for {mechanism!r}: "
                 "Poisson subsampling under replace-one neighbours has its own "
                 "dominating pair. Use 'add_or_remove'."
             )
-        return with_pair({"add": "add", "remove": "remove"}.get(rel, "both"))
+        return cast(
+            Mechanism, with_pair({"add": "add", "remove": "remove"}.get(rel, "both"))
+        )
     if rel == "add" or mechanism.is_symmetric:
         return mechanism
     if rel == "remove":

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from symfdp._validation import (
@@ -239,7 +239,9 @@ class FinitePair(FiniteLoss):
         keep = self.p_values > 0
         return _merge(self.losses[keep], np.log(self.p_values[keep]))
 
-    def _outcome(self, x: ArrayLike) -> tuple[FloatArray, Any]:
+    def _outcome(
+        self, x: ArrayLike
+    ) -> tuple[FloatArray, NDArray[np.int64], NDArray[np.bool_]]:
         xs = check_array("x", x, allow_inf=True)
         k = self.p_values.size
         ok = (xs == np.floor(xs)) & (xs >= 0) & (xs < k)

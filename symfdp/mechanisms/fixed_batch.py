@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 
 from symfdp._validation import (
@@ -105,7 +105,7 @@ class SymmetrisedPair(Mechanism):
                 out.append(optimize.brentq(f, grid[i], grid[j], xtol=1e-15))
         return np.array(sorted(out))
 
-    def _remove_wins(self, l: FloatArray) -> FloatArray:
+    def _remove_wins(self, l: FloatArray) -> NDArray[np.bool_]:
         add, rem = self._dirs
         with np.errstate(invalid="ignore"):
             return np.asarray(rem.privacy_profile(l)) > np.asarray(

@@ -12,11 +12,12 @@ The PLRV is :math:`L(x) = \mu x - \mu^2/2`, so
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from symfdp._validation import (
@@ -64,7 +65,7 @@ def gaussian_tradeoff(mu: float, alpha: ArrayLike) -> FloatArray:
     eq. (6), evaluated as :math:`\Phi(-\Phi^{-1}(\alpha) - \mu)` (tail-stable
     for small :math:`\alpha`)."""
     a = np.asarray(alpha, dtype=np.float64)
-    return special.ndtr(-special.ndtri(a) - mu)
+    return cast(FloatArray, special.ndtr(-special.ndtri(a) - mu))
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class Gaussian(Mechanism):
         sigma: Noise multiplier at unit sensitivity, ``sigma > 0`` (``mu = 1/sigma``).
     """
 
+    # None only until __post_init__ derives it from sigma.
     mu: float = field(default=None)  # type: ignore[assignment]
     sigma: float | None = field(default=None, compare=False)
 
@@ -121,7 +123,7 @@ class Gaussian(Mechanism):
         if self.mu == 0.0:
             ls = check_array("l", l, allow_inf=True)
             return (ls >= 0).astype(float) if inclusive else (ls > 0).astype(float)
-        return special.ndtr(self._standardise(l, under))
+        return cast(FloatArray, special.ndtr(self._standardise(l, under)))
 
     def plrv_sf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
@@ -129,7 +131,7 @@ class Gaussian(Mechanism):
         if self.mu == 0.0:
             ls = check_array("l", l, allow_inf=True)
             return (ls <= 0).astype(float) if inclusive else (ls < 0).astype(float)
-        return special.ndtr(-self._standardise(l, under))
+        return cast(FloatArray, special.ndtr(-self._standardise(l, under)))
 
     def plrv_quadrature(self) -> PLRVQuadrature:
         # Trapezoid rule in z = (L - kappa_1)/mu over a range that also covers the
@@ -176,11 +178,13 @@ class Gaussian(Mechanism):
         k1 = np.asarray(self.cgf_derivatives(t, under)[1], dtype=np.float64)
         return k1, np.full(k1.shape, 2.0 * math.sqrt(2.0 / math.pi) * self.mu**3)
 
-    def expect(self, fn, under: Under = "P"):
+    def expect(self, fn: Callable[[FloatArray], ArrayLike], under: Under = "P") -> Any:
         check_callable("fn", fn)
         check_choice("under", under, ("P", "Q"))
         rule = self.plrv_quadrature()
-        return np.tensordot(rule.weights(under), fn(rule.nodes), axes=(0, 0))
+        return np.tensordot(
+            rule.weights(under), cast(NDArray[Any], fn(rule.nodes)), axes=(0, 0)
+        )
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         return gaussian_tradeoff(self.mu, check_array("alpha", alpha, 0.0, 1.0))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -68,7 +68,7 @@ def logcosh_derivative_monomials(order: int) -> tuple[dict[tuple[int, int], int]
 
 def _sech2(u: FloatArray) -> FloatArray:
     e = np.exp(-2 * np.abs(u))
-    return 4 * e / (1 + e) ** 2
+    return cast(FloatArray, 4 * e / (1 + e) ** 2)
 
 
 def _logcosh(u: FloatArray) -> FloatArray:
@@ -78,7 +78,7 @@ def _logcosh(u: FloatArray) -> FloatArray:
     small = np.minimum(a, 1.0)
     near = np.log1p(2 * np.sinh(small / 2) ** 2)
     far = a + np.log1p(np.exp(-2 * a)) - math.log(2)
-    return np.where(a < 1.0, near, far)
+    return cast(FloatArray, np.where(a < 1.0, near, far))
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -64,7 +64,7 @@ def _other(under: Under) -> Under:
 
 def _check_under(under: Any) -> Under:
     check_choice("under", under, ("P", "Q"))
-    return under  # type: ignore[no-any-return]
+    return cast(Under, under)
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,7 @@ class PoissonSubsampled(Mechanism):
 
     base: Mechanism
     p: float
+    # None only until __post_init__ resolves the default adjacency.
     pair: Pair = None  # type: ignore[assignment]
     _cache: dict[Any, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False

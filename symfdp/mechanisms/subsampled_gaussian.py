@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from scipy import special
@@ -83,7 +83,9 @@ class SubsampledGaussian(PoissonSubsampled):
             raise ValueError("SubsampledGaussian needs sigma or mu.")
         if sigma is not None and mu is not None:
             raise ValueError("give SubsampledGaussian either sigma or mu, not both.")
-        base = Gaussian(sigma=sigma) if sigma is not None else Gaussian(mu=mu)
+        base = (
+            Gaussian(sigma=sigma) if sigma is not None else Gaussian(mu=cast(float, mu))
+        )
         object.__setattr__(self, "base", base)
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "pair", pair)
@@ -93,7 +95,7 @@ class SubsampledGaussian(PoissonSubsampled):
     @property
     def mu(self) -> float:
         """Effect size ``1/sigma`` of one step."""
-        return float(self.base.mu)  # type: ignore[attr-defined]
+        return float(cast(Gaussian, self.base).mu)
 
     @property
     def sigma(self) -> float:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from symfdp.mechanisms.base import Pair, Param
 from symfdp.mechanisms.laplace import Laplace
@@ -48,7 +48,7 @@ class SubsampledLaplace(PoissonSubsampled):
     @property
     def mu(self) -> float:
         """Effect size of one step."""
-        return float(self.base.mu)  # type: ignore[attr-defined]
+        return float(cast(Laplace, self.base).mu)
 
     def __repr__(self) -> str:
         return f"SubsampledLaplace(p={self.p!r}, mu={self.mu!r}, pair={self.pair!r})"

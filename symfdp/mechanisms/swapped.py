@@ -11,8 +11,9 @@ distributed as :math:`-L` under Q, so
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -104,7 +105,7 @@ class Swapped(Mechanism):
         mean, m3 = self.base.tilted_abs_moment3(-check_array("t", t), _other(under))
         return -np.asarray(mean), m3
 
-    def expect(self, fn, under: Under = "P"):
+    def expect(self, fn: Callable[[FloatArray], ArrayLike], under: Under = "P") -> Any:
         check_callable("fn", fn)
         return self.base.expect(lambda l: fn(-l), _other(under))
 

@@ -48,7 +48,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -397,7 +397,7 @@ class DensityPair(Mechanism):
             hi[active] = np.where(f == l[active], mid, hi[active])
             lo[active] = np.where(f == l[active], mid, lo[active])
             active = active[~done]
-        return 0.5 * (lo + hi)
+        return cast(FloatArray, 0.5 * (lo + hi))
 
     def _law(
         self, l: FloatArray, under: str, lower: bool, inclusive: bool
@@ -794,13 +794,18 @@ class DensityPair(Mechanism):
         return (_rebuild, recipe)
 
 
-def _rebuild(fn: Callable[..., DensityPair], args: tuple, kwargs: dict) -> Any:
+def _rebuild(
+    fn: Callable[..., DensityPair], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """Unpickle a :class:`DensityPair`: call its front end again."""
     return fn(*args, **kwargs)
 
 
 def remember_recipe(
-    m: DensityPair, fn: Callable[..., DensityPair], args: tuple, kwargs: dict
+    m: DensityPair,
+    fn: Callable[..., DensityPair],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
 ) -> DensityPair:
     """Record the front-end call that built ``m`` (for pickling)."""
     object.__setattr__(m, "_recipe", (fn, tuple(args), dict(kwargs)))

@@ -288,7 +288,7 @@ def _normalise_expr(expr: Any) -> Any:
 
 
 def _compile_record(
-    expr: Any, args: tuple[Any, ...], key: str
+    expr: Any, args: tuple[Any, ...], key: str | None
 ) -> tuple[dict[str, Any], Callable[..., Any]]:
     import sympy as sp
 

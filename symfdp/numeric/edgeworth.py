@@ -38,7 +38,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
 import scipy.special as special
@@ -358,15 +358,15 @@ class EdgeworthDistribution:
                         fit.log_sb + special.log_ndtr(-xs[above]) - self._log_ndtr_mb
                     )
                     out[above] = -np.expm1(log_s) if lower else np.exp(log_s)
-        return out.clip(0.0, 1.0)
+        return cast(FloatArray, out.clip(0.0, 1.0))
 
     @functools.cached_property
     def _log_ndtr_a(self) -> np.float64:
-        return special.log_ndtr(self._fit.a)
+        return cast(np.float64, special.log_ndtr(self._fit.a))
 
     @functools.cached_property
     def _log_ndtr_mb(self) -> np.float64:
-        return special.log_ndtr(-self._fit.b)
+        return cast(np.float64, special.log_ndtr(-self._fit.b))
 
     @functools.cached_property
     def _pdf_scale_below(self) -> float:
@@ -507,7 +507,7 @@ class EdgeworthDistribution:
 def _readonly(a: FloatArray) -> FloatArray:
     view = a.view()
     view.setflags(write=False)
-    return view
+    return cast(FloatArray, view)
 
 
 def correction_polynomial(lambdas: tuple[float, ...], order: int) -> FloatArray:
@@ -529,13 +529,13 @@ def correction_polynomial(lambdas: tuple[float, ...], order: int) -> FloatArray:
 def _f_raw(fit: _Fit, x: FloatArray) -> FloatArray:
     """The raw expansion :math:`F_J(x) = \\Phi(x) - \\phi(x)R(x)`."""
     xc = _clip(x)
-    return special.ndtr(x) - normal_pdf(xc) * _horner(fit.r, xc)
+    return cast(FloatArray, special.ndtr(x) - normal_pdf(xc) * _horner(fit.r, xc))
 
 
 def _s_raw(fit: _Fit, x: FloatArray) -> FloatArray:
     """The raw :math:`1 - F_J(x) = \\Phi(-x) + \\phi(x)R(x)`."""
     xc = _clip(x)
-    return special.ndtr(-x) + normal_pdf(xc) * _horner(fit.r, xc)
+    return cast(FloatArray, special.ndtr(-x) + normal_pdf(xc) * _horner(fit.r, xc))
 
 
 def _raw_tails(fit: _Fit, x: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -584,7 +584,7 @@ def _horner_stacked(rq: FloatArray, x: FloatArray) -> FloatArray:
     for c in rq[-3::-1]:
         out *= x
         out += c
-    return out
+    return cast(FloatArray, out)
 
 
 def _log_tails_and_slopes(

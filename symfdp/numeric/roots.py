@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Final
+from typing import Final, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -48,7 +48,7 @@ def expand_bracket_up(
         val = fn(hi)
         done = val <= target if decreasing else val >= target
         if np.all(done):
-            return hi
+            return cast(FloatArray, hi)
         step = np.maximum(hi - lo, 1.0)
         hi = np.where(done, hi, np.minimum(lo + factor * step, limit))
     raise RuntimeError(
@@ -92,7 +92,7 @@ def monotone_bisect(
         width = hi - lo
         active = width > np.maximum(xtol, rtol * np.abs(hi))
         if not active.any():
-            return hi
+            return cast(FloatArray, hi)
         mid = lo + 0.5 * width
         good = ok(mid)
         hi = np.where(active & good, mid, hi)
@@ -335,7 +335,7 @@ def regula_falsi(
 
     for _ in range(max_iter):
         if converged():
-            return 0.5 * (a + b)
+            return cast(FloatArray, 0.5 * (a + b))
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             x = (a * fb - b * fa) / (fb - fa)
         x = np.where(np.isfinite(x) & (x > a) & (x < b), x, 0.5 * (a + b))
@@ -347,7 +347,7 @@ def regula_falsi(
         fa = np.where(~right & (side < 0), 0.5 * fa, fa)
         side = np.where(right, 1.0, -1.0)
     if converged():
-        return 0.5 * (a + b)
+        return cast(FloatArray, 0.5 * (a + b))
     raise RuntimeError(
         f"regula falsi did not converge in {max_iter} iterations "
         f"(widest remaining bracket {float(np.max(b - a)):.3g})."

@@ -15,6 +15,7 @@ These are the grid-level primitives behind :mod:`symfdp.tradeoff` and
 from __future__ import annotations
 
 import functools
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -55,7 +56,9 @@ def tabulated_inverse(t: ArrayLike, f: ArrayLike, at: ArrayLike) -> FloatArray:
     # Keep the first point of every flat run: it is the infimum of that level set.
     keep = np.concatenate(([True], np.diff(f) < 0))
     tk, fk = t[keep], f[keep]
-    return np.interp(np.asarray(at, dtype=np.float64), fk[::-1], tk[::-1])
+    return cast(
+        FloatArray, np.interp(np.asarray(at, dtype=np.float64), fk[::-1], tk[::-1])
+    )
 
 
 #: Largest secant slope magnitude used by :func:`lower_convex_hull`.

@@ -72,7 +72,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy import fft as sfft
@@ -263,15 +263,15 @@ def _live_spectrum(
     """``rfft(q, n=size)[live]`` from what pass 1 kept: the whole spectrum, the
     values at candidate frequencies (if they cover ``live``), or nothing."""
     if whole:
-        return cached[live]
+        return cast(np.ndarray, cached[live])
     if cached is not None:
         cand, vals = cached
         pos = np.searchsorted(cand, live)
         if np.all(pos < cand.size) and np.array_equal(
             cand[np.minimum(pos, cand.size - 1)], live
         ):
-            return vals[pos]
-    return sfft.rfft(q, n=size)[live]
+            return cast(np.ndarray, vals[pos])
+    return cast(np.ndarray, sfft.rfft(q, n=size)[live])
 
 
 def compose_fft(

@@ -79,6 +79,7 @@ Both measures are built from the same batch of CDF values
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -122,7 +123,9 @@ class DiscretePLD:
     @property
     def points(self) -> FloatArray:
         """The lattice points ``l_j``."""
-        return self.origin + (self.k_lo + np.arange(self.q.size)) * self.h
+        return cast(
+            FloatArray, self.origin + (self.k_lo + np.arange(self.q.size)) * self.h
+        )
 
 
 def _z_edges(grid: ComponentGrid) -> tuple[int, FloatArray, FloatArray]:
@@ -304,7 +307,7 @@ def barycentric_masses(pb: FloatArray, qb: FloatArray, gam: FloatArray) -> Float
         y = np.minimum(lift * np.maximum(stay - _shift_up(y), 0.0), stay_prev)
     y = np.minimum(y, lift * np.maximum(stay - _shift_up(y), 0.0))
     own = stay - _shift_up(y)
-    return np.maximum(own, 0.0) + x + y + _shift_up(down)
+    return cast(FloatArray, np.maximum(own, 0.0) + x + y + _shift_up(down))
 
 
 def _barycentric_rounding(

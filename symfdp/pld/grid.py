@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -184,7 +185,7 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
     for m, _ in components:
         d = getattr(m, "lattice_spacing", None)
         if d and d >= h / 16:
-            return d / max(1, math.ceil(d / h - 1e-9))
+            return cast(float, d / max(1, math.ceil(d / h - 1e-9)))
     for m, _ in components:
         lo, hi = _support(m)
         if math.isfinite(lo) and math.isfinite(hi) and hi > lo:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -95,7 +96,7 @@ class DiscreteProfile:
     @property
     def points(self) -> FloatArray:
         """The lattice points ``t_j``."""
-        return self.t0 + np.arange(self.size) * self.h
+        return cast(FloatArray, self.t0 + np.arange(self.size) * self.h)
 
     @property
     def total(self) -> float:
@@ -114,7 +115,9 @@ class DiscreteProfile:
         tk = self.t0 + k * self.h
         with np.errstate(under="ignore", invalid="ignore"):
             factor = np.where(k < self.size, np.exp(np.minimum(e - tk, 0.0)), 0.0)
-        return np.maximum(self.suffix[k] - factor * self.tilted[k], 0.0)
+        return cast(
+            FloatArray, np.maximum(self.suffix[k] - factor * self.tilted[k], 0.0)
+        )
 
     def p_mass_above(self, eps: ArrayLike) -> FloatArray:
         r"""P-mass strictly above ``eps``, :math:`-d\delta/d(e^\varepsilon)`."""

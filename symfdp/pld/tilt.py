@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy import special
@@ -177,7 +177,7 @@ class TiltedProfile:
         """Allowance for a lower bound (missing masses only lower it)."""
         out = self.error.copy()
         out[: self.start] = out[self.start]
-        return -(out + constant)
+        return cast(FloatArray, -(out + constant))
 
 
 def _tilt_parts(

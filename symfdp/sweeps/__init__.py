@@ -34,7 +34,9 @@ def columns(plan: Sweep) -> list[str]:
     return [*head, *ACCOUNT_OUTPUTS]
 
 
-def _table_row(index: int, config: dict[str, Any], outputs: dict[str, Any]):
+def _table_row(
+    index: int, config: dict[str, Any], outputs: dict[str, Any]
+) -> dict[str, Any]:
     row = {k: v for k, v in config.items() if k not in ("options", "method_label")}
     row["method"] = config["method_label"]
     row["row"] = index

@@ -22,7 +22,7 @@ ran.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, Final
 
 from symfdp.sweeps.row import answer, answer_indexed
@@ -33,7 +33,9 @@ MAX_ATTEMPTS: Final = 3
 Items = list[tuple[int, dict[str, Any]]]
 
 
-def run(items: Items, executor: Any = "local", jobs: int = 1) -> Iterator[Any]:
+def run(
+    items: Items, executor: Any = "local", jobs: int = 1
+) -> Generator[Any, None, None]:
     """Answer ``items`` (``(index, config)`` pairs); yield ``(index, outputs)``."""
     if not items:
         return  # (no pool or cluster started for nothing)

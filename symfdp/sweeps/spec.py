@@ -39,6 +39,7 @@ import itertools
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -138,10 +139,10 @@ def load(source: str | Path | dict[str, Any]) -> Sweep:
         except yaml.YAMLError as exc:
             raise SpecError(f"{path}: invalid YAML: {exc}".splitlines()[0]) from None
     else:
-        try:
+        if sys.version_info >= (3, 11):
             import tomllib
-        except ImportError:  # Python 3.10
-            import tomli as tomllib  # type: ignore[no-redef]
+        else:
+            import tomli as tomllib
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

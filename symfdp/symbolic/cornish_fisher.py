@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import sympy as sp
 
@@ -35,7 +36,7 @@ from symfdp.symbolic.hermite import hermite_he
 from symfdp.symbolic.symbols import lambdas, x, z
 
 
-def _mul(a: list, b: list, order: int) -> list:
+def _mul(a: list[Any], b: list[Any], order: int) -> list[Any]:
     """Product of two truncated series (lists of sparse polynomials) to eps^order."""
     out = [a[0].ring.zero] * (order + 1)
     for i, ai in enumerate(a):

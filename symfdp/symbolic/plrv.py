@@ -86,9 +86,11 @@ def _check_under(under: object) -> str:
     return str(under)
 
 
-def cumulants_from_cgf(cgf: sp.Expr, order: int, at: sp.Expr = sp.S.Zero) -> list:
+def cumulants_from_cgf(
+    cgf: sp.Expr, order: int, at: sp.Expr = sp.S.Zero
+) -> list[sp.Expr]:
     r""":math:`\kappa_r = K^{(r)}(t_0)` for :math:`r = 1..order` (exact)."""
-    out = []
+    out: list[sp.Expr] = []
     d = cgf
     for _ in range(_check_order(order)):
         d = sp.diff(d, t)

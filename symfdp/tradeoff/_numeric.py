@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -120,7 +121,7 @@ def hull_vertex_argmax(
     xv, fv = lower_convex_hull(x, fx)
     idx = np.searchsorted(x, xv)
     if xv.size == 1:
-        return np.zeros(slopes.shape, dtype=np.intp) + idx[0]
+        return cast(NDArray[np.intp], np.zeros(slopes.shape, dtype=np.intp) + idx[0])
     seg = np.diff(fv) / np.diff(xv)
     k = np.searchsorted(seg, slopes, side="left")
     return idx[k]

@@ -116,8 +116,12 @@ class Symmetrized(TradeOff):
         s = (h[j] - h[i]) / (x[j] - x[i])
         for r in range(_BRIDGE_REFINEMENTS):
             # Tangent point of slope s near each end: argmax of s t - h(t).
-            a, neg_a = golden_max(lambda t, s=s: s * t - self._lower(t), a_lo, a_hi, 48)
-            b, neg_b = golden_max(lambda t, s=s: s * t - self._lower(t), b_lo, b_hi, 48)
+
+            def tangent(t: FloatArray, s: FloatArray = s) -> FloatArray:
+                return s * t - self._lower(t)
+
+            a, neg_a = golden_max(tangent, a_lo, a_hi, 48)
+            b, neg_b = golden_max(tangent, b_lo, b_hi, 48)
             if r < _BRIDGE_REFINEMENTS - 1:
                 s = ((s * b - neg_b) - (s * a - neg_a)) / (b - a)
         # The supporting line of slope s lies below h at both tangent points.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from scipy import special
@@ -48,7 +49,7 @@ class Gaussian(TradeOff):
 
     def _one_minus(self, a: FloatArray) -> FloatArray:
         # 1 - G_mu(a) = Phi(Phi^{-1}(a) + mu): tail-stable for small a (STYLE.md).
-        return special.ndtr(special.ndtri(a) + self.mu)
+        return cast(FloatArray, special.ndtr(special.ndtri(a) + self.mu))
 
     def _profile(self, e: FloatArray) -> FloatArray:
         # Dong et al. (2019), Cor. `GDPtoDPrep`:
@@ -121,7 +122,7 @@ class EpsDelta(TradeOff):
             1.0 - w * (1.0 - self.delta),
             -np.expm1(e),
         )
-        return np.maximum.reduce(cand)
+        return cast(FloatArray, np.maximum.reduce(cand))
 
     def _fixed_point(self) -> float:
         return self._x_star
@@ -211,7 +212,7 @@ class Identity(TradeOff):
         return 1.0 - a
 
     def _one_minus(self, a: FloatArray) -> FloatArray:
-        return a.copy()
+        return cast(FloatArray, a.copy())
 
     def _profile(self, e: FloatArray) -> FloatArray:
         return np.maximum(-np.expm1(e), 0.0)

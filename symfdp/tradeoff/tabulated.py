@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -91,7 +91,7 @@ class Tabulated(TradeOff):
         return self.symmetric
 
     def _eval(self, a: FloatArray) -> FloatArray:
-        return np.interp(a, self.alpha, self.beta)
+        return cast(FloatArray, np.interp(a, self.alpha, self.beta))
 
     def _inverse_eval(self, a: FloatArray) -> FloatArray:
         if self.symmetric:
@@ -99,7 +99,7 @@ class Tabulated(TradeOff):
         return tabulated_inverse(self.alpha, self.beta, a)
 
     def _nodes(self) -> FloatArray:
-        return self.alpha
+        return cast(FloatArray, self.alpha)
 
     def _breakpoints(self) -> tuple[float, ...]:
         return tuple(float(v) for v in self.alpha[1:-1])
@@ -170,7 +170,7 @@ class FromPrivacyProfile(TradeOff):
         return self.table._eval(a)
 
     def _nodes(self) -> FloatArray:
-        return self.table.alpha
+        return cast(FloatArray, self.table.alpha)
 
     def _breakpoints(self) -> tuple[float, ...]:
         return self.table._breakpoints()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -237,7 +237,7 @@ class ContourPairCurve:
         (:math:`dt/dx = t(1+t)`), on which the equation is decreasing."""
 
         def tilt(x: FloatArray) -> FloatArray:
-            return -special.expit(x)
+            return cast(FloatArray, -special.expit(x))
 
         def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
             t = tilt(x)
@@ -274,7 +274,7 @@ class ContourPairCurve:
         kernel :math:`(1 - e^{-v})_+e^{-sv}` is at most :math:`(s/(1+s))^s/(1+s)`."""
         k0 = self.cgf(t)[0]
         s = np.where(t > 0, t, -1.0 - t)
-        return k0 - t * eps + s * np.log(s / (1.0 + s)) - np.log1p(s)
+        return cast(FloatArray, k0 - t * eps + s * np.log(s / (1.0 + s)) - np.log1p(s))
 
     def integral(
         self, eps: FloatArray, t: FloatArray, sigma: FloatArray
@@ -701,7 +701,8 @@ class ContourPairCurve:
                 x0=x0,
                 check_bracket=False,
             )
-            if not np.array_equal(state.get("e"), e):
+            # None (no evaluation yet) compares unequal, as array_equal does.
+            if not np.array_equal(cast(Any, state.get("e")), e):
                 fn(e)
         except RuntimeError:
             return np.maximum(hi, lo), np.full(d.shape, np.inf), np.zeros(d.shape, bool)
@@ -736,7 +737,7 @@ class ContourPairCurve:
         ]
         eps = np.unique(np.concatenate(grids))
         lo, hi = self.support
-        return eps[(eps > lo) & (eps < hi) & np.isfinite(eps)]
+        return cast(FloatArray, eps[(eps > lo) & (eps < hi) & np.isfinite(eps)])
 
     @staticmethod
     def _hermite(
@@ -832,7 +833,8 @@ class ContourPairCurve:
                 ftol=1e-12,
                 check_bracket=False,
             )
-            if not np.array_equal(state.get("e"), e_star):
+            # None (no evaluation yet) compares unequal, as array_equal does.
+            if not np.array_equal(cast(Any, state.get("e")), e_star):
                 fn(e_star)
             res = state["res"]
             self._require(res["converged"], e_star)
@@ -841,4 +843,4 @@ class ContourPairCurve:
                 exact = res["beta"] - np.exp(e_star) * (target - res["alpha"])
             out[inner] = np.maximum(out[inner], np.where(np.isfinite(exact), exact, 0))
         out = np.clip(out, 0.0, 1.0 - flat)
-        return out.reshape(a.shape)
+        return cast(FloatArray, out.reshape(a.shape))

@@ -202,6 +202,7 @@ class SaddlePoint(Accountant):
 
     method = "SaddlePoint"
     certified = False
+    order: int
 
     def __init__(
         self, order: int = 2, *, warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR

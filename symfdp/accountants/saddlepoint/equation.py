@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
 
@@ -156,7 +156,9 @@ def taylor_shift(
     powers *= _inverse_factorials(rows).reshape((rows,) + (1,) * u.ndim)
     # hankel[i, j] = d[first + i + j] (zero beyond the last row).
     padded = np.concatenate((d[first:], np.zeros((rows, *d.shape[1:]))))
-    return np.einsum("ij...,j...->i...", padded[_hankel(rows)[:size]], powers)
+    return cast(
+        FloatArray, np.einsum("ij...,j...->i...", padded[_hankel(rows)[:size]], powers)
+    )
 
 
 @functools.cache
@@ -199,7 +201,9 @@ def _hermite_start(
     s0, s1 = grid.s[i0], grid.s[i1]
 
     def dlog(i: Any, si: FloatArray) -> FloatArray:
-        return sg / (si * (grid.v[i] + 1.0 / si**2 + 1.0 / (1.0 + si) ** 2))
+        return cast(
+            FloatArray, sg / (si * (grid.v[i] + 1.0 / si**2 + 1.0 / (1.0 + si) ** 2))
+        )
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         x = hermite_cubic(

@@ -18,7 +18,7 @@ arrays ``s`` (the tilt variable), ``t`` (the tilt), ``K``, ``m`` (= K'), ``v``
 from __future__ import annotations
 
 import functools
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
 
@@ -178,7 +178,7 @@ def log_delta2_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray
         out = (dla - r * dlb) / (1.0 - r)
         fine = np.isfinite(out) & (gap < -1e-8)
         if fine.all():
-            return out
+            return cast(FloatArray, out)
         return np.where(fine, out, log_delta_slope(s, v, v3))
 
 
@@ -258,7 +258,7 @@ def third_abs_moment(components: Components, t: Any) -> FloatArray:
                     "its tilted law at the saddle point; the CF-S7 error bound "
                     "there is approximate."
                 )
-    return total.reshape(np.shape(t))
+    return cast(FloatArray, total.reshape(np.shape(t)))
 
 
 def log_error_bound(vals: SaddleValues, p3: FloatArray) -> FloatArray:
@@ -267,8 +267,9 @@ def log_error_bound(vals: SaddleValues, p3: FloatArray) -> FloatArray:
     with :math:`s = t` (upper side) or :math:`-1 - t` (lower side)."""
     kk, ee, t, v, s = vals.K, vals.eps, vals.t, vals.v, vals.s
     with np.errstate(divide="ignore"):
-        return (
-            kk - ee * t + s * (np.log(s) - np.log1p(s)) + np.log(p3) - 1.5 * np.log(v)
+        return cast(
+            FloatArray,
+            kk - ee * t + s * (np.log(s) - np.log1p(s)) + np.log(p3) - 1.5 * np.log(v),
         )
 
 
@@ -276,8 +277,9 @@ def log_error_bound(vals: SaddleValues, p3: FloatArray) -> FloatArray:
 def skewness(vals: SaddleValues) -> FloatArray:
     r""":math:`|\lambda_3| = |K'''(t)|/K''(t)^{3/2}`, the skewness of the tilted
     loss sum (the law :math:`\propto e^{tl}\,dQ_L(l)`) at the saddle points."""
+    k3 = cast(FloatArray, vals.k3)  # computed at the points passed here
     with np.errstate(divide="ignore", invalid="ignore"):
-        lam3 = np.abs(vals.k3) / vals.v**1.5
+        lam3 = np.abs(k3) / vals.v**1.5
     return np.where(np.isfinite(lam3), lam3, 0.0)
 
 

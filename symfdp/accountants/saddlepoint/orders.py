@@ -43,9 +43,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import special
 
 from symfdp.accountants.saddlepoint.records import SaddleValues
@@ -108,7 +109,9 @@ register_derivation(
 
 def mills_ratio(w: FloatArray) -> FloatArray:
     r""":math:`R(w) = \Phi(-w)/\phi(w) = \sqrt{\pi/2}\,\mathrm{erfcx}(w/\sqrt2)`."""
-    return math.sqrt(math.pi / 2.0) * special.erfcx(w / math.sqrt(2.0))
+    return cast(
+        FloatArray, math.sqrt(math.pi / 2.0) * special.erfcx(w / math.sqrt(2.0))
+    )
 
 
 #: Gauss–Laguerre rule for the truncated-Gaussian moments M_i(w), w >= W_SWITCH.
@@ -129,7 +132,7 @@ def truncated_moments(w: FloatArray, kmax: int) -> FloatArray:
     scale = w[None, :] ** -np.arange(1, kmax + 2)[:, None]
     # einsum, not a BLAS product: a threaded GEMM of this shape stalls on a
     # loaded machine (7 ms against 0.2 ms for 7 x 80 x 2000).
-    return np.einsum("ij,jn->in", _laguerre_powers(kmax), g) * scale
+    return cast(FloatArray, np.einsum("ij,jn->in", _laguerre_powers(kmax), g) * scale)
 
 
 @functools.cache
@@ -165,7 +168,7 @@ def _moment_differences(
     binom, shift = _appell_tables(kmax)
     # out[k] = sum_i binom[k, i] He_{k-i}(c) dm[i]; He_{-1} := 0 pads i > k.
     he_pad = np.concatenate((he, np.zeros((1, c.size))))
-    return np.einsum("ki,kin,in->kn", binom, he_pad[shift], dm)
+    return cast(FloatArray, np.einsum("ki,kin,in->kn", binom, he_pad[shift], dm))
 
 
 @functools.cache
@@ -309,7 +312,7 @@ def log_ratios(
     order_max: int,
     usable: Any,
     kappa: FloatArray | None = None,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+) -> tuple[FloatArray, NDArray[np.bool_], FloatArray]:
     r"""``(rho, ok, lam3)``: :math:`\rho_J = \hat I_J/\hat I_2` for ``J = 2..order_max``
     (rows; row 0 is 1) at the saddle points ``vals``, where :math:`\hat I_J` is
     the order-``J`` approximation of the contour integral and ``log2`` the log of

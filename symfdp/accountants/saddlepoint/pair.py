@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import Components
@@ -120,7 +120,13 @@ class SaddlePointPairCurve:
         orders: tuple[int, ...],
         warn: bool,
         kappa: FloatArray | None = None,
-    ) -> tuple[dict[int, FloatArray], FloatArray, FloatArray, FloatArray, FloatArray]:
+    ) -> tuple[
+        dict[int, FloatArray],
+        FloatArray,
+        NDArray[np.bool_],
+        FloatArray,
+        NDArray[np.bool_],
+    ]:
         r"""``({J: log I_J}, log C, ok, lam3, capped)``: the order-``J``
         approximations of the contour integral for each ``J`` in ``orders``
         (repaired as in

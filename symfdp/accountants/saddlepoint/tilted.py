@@ -25,7 +25,7 @@ of compositions.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -111,4 +111,4 @@ def standardised(kappa: FloatArray) -> FloatArray:
     v = kappa[0]
     r = np.arange(3, kappa.shape[0] + 2).reshape((-1,) + (1,) * v.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return kappa[1:] / v[None] ** (r / 2.0)
+        return cast(FloatArray, kappa[1:] / v[None] ** (r / 2.0))
