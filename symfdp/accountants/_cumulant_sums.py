@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,6 +47,20 @@ def mechanism_cumulants(mechanism: Mechanism, order: int, under: Under) -> Float
     return values
 
 
+def _fill(components: Sequence[tuple[Mechanism, int]], order: int, under: Under) -> None:
+    """Let mechanism families that compute many settings at once
+    (``_fill_add_cumulants``, e.g. the subsampled Gaussian) fill their caches
+    before the per-mechanism loop."""
+    groups: dict[Any, list[Mechanism]] = {}
+    for mechanism, _ in components:
+        fill = getattr(type(mechanism), "_fill_add_cumulants", None)
+        if fill is not None:
+            groups.setdefault(fill, []).append(mechanism)
+    for fill, members in groups.items():
+        if len(members) > 1:
+            fill(members, order, under)
+
+
 def summed_cumulants(
     components: Sequence[tuple[Mechanism, int]], order: int, under: Under
 ) -> FloatArray:
@@ -57,6 +72,7 @@ def summed_cumulants(
         order: Highest cumulant order.
         under: ``"P"`` or ``"Q"``.
     """
+    _fill(components, order, under)
     total = np.zeros(order)
     for mechanism, count in components:
         total += count * mechanism_cumulants(mechanism, order, under)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -25,6 +26,9 @@ from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms._gaussian_mixture import (
     subsampled_gaussian_cumulants,
     x_grid,
+)
+from symfdp.mechanisms._gaussian_mixture_batch import (
+    subsampled_gaussian_cumulants_many,
 )
 from symfdp.mechanisms.base import (
     FloatArray,
@@ -145,6 +149,33 @@ class SubsampledGaussian(PoissonSubsampled):
             return np.zeros(order)
         kappa, _ = subsampled_gaussian_cumulants(self.mu, self.p, order, under)
         return kappa
+
+    @classmethod
+    def _fill_add_cumulants(
+        cls, mechanisms: Sequence[Mechanism], order: int, under: Under
+    ) -> None:
+        """Compute the add-pair cumulants of many settings in one NumPy pass
+        (:mod:`~symfdp.mechanisms._gaussian_mixture_batch`) and store them in
+        each mechanism's cache, where :meth:`cumulants` (under ``under``) finds
+        them. Mechanisms with ``p = 1`` or ``mu = 0``, or whose cache already
+        holds the order, are skipped."""
+        todo: dict[str, list[SubsampledGaussian]] = {}
+        for m in mechanisms:
+            if not isinstance(m, SubsampledGaussian) or m._identity() is not None:
+                continue
+            if m.mu == 0.0:
+                continue
+            add_under = under if m.pair != "remove" else ("Q" if under == "P" else "P")
+            hit = m._cache.get(("cumulants", add_under))
+            if hit is None or hit.size < order:
+                todo.setdefault(add_under, []).append(m)
+        for add_under, ms in todo.items():
+            kappa = subsampled_gaussian_cumulants_many(
+                np.array([m.mu for m in ms]), np.array([m.p for m in ms]), order, add_under
+            )
+            kappa.setflags(write=False)
+            for m, row in zip(ms, kappa, strict=True):
+                m._cache[("cumulants", add_under)] = row
 
     # ------------------------------------------------------------ replace-one
     def replace_one(self) -> Mechanism:
