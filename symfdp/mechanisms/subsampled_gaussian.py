@@ -47,6 +47,13 @@ _RULE_ORDER = 12
 MAX_RULE_POINTS = 2**22
 
 
+#: Add-pair cumulants by ``(mu, p, under)``, shared by the add and remove pairs
+#: and by repeated compositions (filled by ``_fill_add_cumulants``; cleared when
+#: it holds more than ``_ADD_CUMULANTS_SIZE`` settings).
+_ADD_CUMULANTS: dict[tuple[float, float, str], FloatArray] = {}
+_ADD_CUMULANTS_SIZE = 1 << 16
+
+
 @dataclass(frozen=True, init=False, repr=False)
 class SubsampledGaussian(PoissonSubsampled):
     """Poisson-subsampled Gaussian mechanism; give ``sigma`` or ``mu``.
@@ -159,23 +166,34 @@ class SubsampledGaussian(PoissonSubsampled):
         each mechanism's cache, where :meth:`cumulants` (under ``under``) finds
         them. Mechanisms with ``p = 1`` or ``mu = 0``, or whose cache already
         holds the order, are skipped."""
-        todo: dict[str, list[SubsampledGaussian]] = {}
+        todo: dict[str, dict[tuple[float, float], list[SubsampledGaussian]]] = {}
         for m in mechanisms:
             if not isinstance(m, SubsampledGaussian) or m._identity() is not None:
                 continue
             if m.mu == 0.0:
                 continue
             add_under = under if m.pair != "remove" else ("Q" if under == "P" else "P")
-            hit = m._cache.get(("cumulants", add_under))
-            if hit is None or hit.size < order:
-                todo.setdefault(add_under, []).append(m)
-        for add_under, ms in todo.items():
+            key = ("cumulants", add_under)
+            hit = m._cache.get(key)
+            if hit is not None and hit.size >= order:
+                continue
+            memo = _ADD_CUMULANTS.get((m.mu, m.p, add_under))
+            if memo is not None and memo.size >= order:
+                m._cache[key] = memo
+                continue
+            todo.setdefault(add_under, {}).setdefault((m.mu, m.p), []).append(m)
+        if len(_ADD_CUMULANTS) > _ADD_CUMULANTS_SIZE:
+            _ADD_CUMULANTS.clear()
+        for add_under, groups in todo.items():
+            settings = np.array(list(groups), dtype=np.float64).reshape(-1, 2)
             kappa = subsampled_gaussian_cumulants_many(
-                np.array([m.mu for m in ms]), np.array([m.p for m in ms]), order, add_under
+                settings[:, 0], settings[:, 1], order, add_under
             )
             kappa.setflags(write=False)
-            for m, row in zip(ms, kappa, strict=True):
-                m._cache[("cumulants", add_under)] = row
+            for (mu_p, ms), row in zip(groups.items(), kappa, strict=True):
+                _ADD_CUMULANTS[(*mu_p, add_under)] = row
+                for m in ms:
+                    m._cache[("cumulants", add_under)] = row
 
     # ------------------------------------------------------------ replace-one
     def replace_one(self) -> Mechanism:
