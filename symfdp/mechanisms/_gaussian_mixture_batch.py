@@ -63,6 +63,17 @@ def _log_mix(y: FloatArray, p: FloatArray) -> FloatArray:
     return out
 
 
+def stacked_log_mix(ys: list[FloatArray], ps: list[float]) -> list[FloatArray]:
+    """:func:`~symfdp.mechanisms._logmix.log_mix` of every ``(ys[i], ps[i])``,
+    ``ps[i] < 1``, in one NumPy pass (the arrays padded into a matrix)."""
+    width = max((y.size for y in ys), default=0)
+    mat = np.zeros((len(ys), width))
+    for row, y in enumerate(ys):
+        mat[row, : y.size] = y
+    vals = _log_mix(mat, np.asarray(ps, dtype=np.float64)[:, None])
+    return [vals[row, : y.size] for row, y in enumerate(ys)]
+
+
 def _log_mix_remainder(y: FloatArray, p: FloatArray) -> FloatArray:
     """:func:`~symfdp.mechanisms._logmix.log_mix_remainder`, one ``p`` per row."""
     q = 1.0 - p
