@@ -47,7 +47,9 @@ def mechanism_cumulants(mechanism: Mechanism, order: int, under: Under) -> Float
     return values
 
 
-def _fill(components: Sequence[tuple[Mechanism, int]], order: int, under: Under) -> None:
+def _fill(
+    components: Sequence[tuple[Mechanism, int]], order: int, under: Under
+) -> None:
     """Let mechanism families that compute many settings at once
     (``_fill_add_cumulants``, e.g. the subsampled Gaussian) fill their caches
     before the per-mechanism loop."""
@@ -59,6 +61,21 @@ def _fill(components: Sequence[tuple[Mechanism, int]], order: int, under: Under)
     for fill, members in groups.items():
         if len(members) > 1:
             fill(members, order, under)
+
+
+def surely_varies(components: Sequence[tuple[Mechanism, int]]) -> bool:
+    r"""Whether the composed loss of one direction has, without computing any
+    cumulant, a variance far from 0 under P and under Q: some component is a
+    subsampled Gaussian with ``mu >= 1e-3`` and ``p >= 1e-12`` (its loss is a
+    strictly increasing function of a Gaussian, variance about
+    :math:`p\mu^2 \ge 10^{-18}` or more, and variances add). ``False`` means
+    "not known", not "constant"."""
+    from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
+
+    return any(
+        isinstance(m, SubsampledGaussian) and m.mu >= 1e-3 and m.p >= 1e-12
+        for m, _ in components
+    )
 
 
 def summed_cumulants(

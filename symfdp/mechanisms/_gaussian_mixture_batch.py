@@ -170,7 +170,11 @@ def _log_series(m: FloatArray, me: FloatArray) -> tuple[FloatArray, FloatArray]:
         err = me[:, k] + EPS * np.abs(m[:, k])
         for j in range(1, k):
             acc -= j * c[:, j] * m[:, k - j] / k
-            err += j * (ce[:, j] * np.abs(m[:, k - j]) + np.abs(c[:, j]) * me[:, k - j]) / k
+            err += (
+                j
+                * (ce[:, j] * np.abs(m[:, k - j]) + np.abs(c[:, j]) * me[:, k - j])
+                / k
+            )
             err += 2 * EPS * j * np.abs(c[:, j] * m[:, k - j]) / k
         c[:, k] = acc
         ce[:, k] = err

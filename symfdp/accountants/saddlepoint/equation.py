@@ -247,7 +247,7 @@ class SaddleGrid:
         #: Indices of the subsampled components (evaluated as one stacked
         #: matrix when there are several) and their stacked rules by range.
         self._fast_idx = [i for i, c in enumerate(self._fast) if c is not None]
-        self._stacked: dict[tuple[int, ...], tuple[Any, StackedRule]] = {}
+        self._stacked: list[tuple[list[tuple[float, float]], StackedRule]] = []
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = FIRST_STAGE
         k0, k1, k2, k3 = self.derivatives(np.concatenate(([-1.0, -0.5], s0)), 3)
@@ -293,7 +293,9 @@ class SaddleGrid:
                 lo, hi = float(tt.min()), float(tt.max())
             stacked = len(self._fast_idx) >= STACK_MIN
             if stacked:
-                out[:, idx] += stacked_derivatives(self._stacked_rule(lo, hi), tt, order)
+                out[:, idx] += stacked_derivatives(
+                    self._stacked_rule(lo, hi), tt, order
+                )
             for (m, n), cache in zip(self.components, self._fast, strict=True):
                 if cache is not None:
                     if stacked:
@@ -313,16 +315,22 @@ class SaddleGrid:
 
     def _stacked_rule(self, lo: float, hi: float) -> StackedRule:
         """The rules of the subsampled components for the tilts ``[lo, hi]``,
-        stacked (cached by the rules they hold)."""
+        stacked. A stacked rule built before whose every component's tilt range
+        covers the one asked is reused (its nodes are a superset, on a step as
+        fine or finer: the rule of a wider range resolves a narrower one)."""
         caches = [self._fast[i] for i in self._fast_idx]
+        keys = [c._key(lo, hi)[0] for c in caches]  # type: ignore[union-attr]
+        for held, stacked in self._stacked:
+            if all(
+                h[0] <= k[0] and h[1] >= k[1] for h, k in zip(held, keys, strict=True)
+            ):
+                return stacked
         rules = rules_many(caches, lo, hi)  # type: ignore[arg-type]
-        key = tuple(id(r) for r in rules)
-        hit = self._stacked.get(key)
-        if hit is None:
-            counts = np.array([self.components[i][1] for i in self._fast_idx], float)
-            hit = (rules, stack_rules(rules, counts))
-            self._stacked[key] = hit
-        return hit[1]
+        held = [c._key_of(r) for c, r in zip(caches, rules, strict=True)]  # type: ignore[union-attr]
+        counts = np.array([self.components[i][1] for i in self._fast_idx], float)
+        stacked = stack_rules(rules, counts)
+        self._stacked.append((held, stacked))
+        return stacked
 
     def cumulants(self, t: FloatArray, order: int) -> FloatArray:
         r""":math:`K^{(r)}(t)`, ``r = 2..order``, of the composed loss under Q

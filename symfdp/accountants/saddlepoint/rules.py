@@ -119,7 +119,9 @@ class RuleCache:
         key, base, log_p = self._base(key, s_lo, s_hi)
         return self._finish(key, lm.log_mix(base, self.mechanism.p), log_p, t_lo, t_hi)
 
-    def _key(self, t_lo: float, t_hi: float) -> tuple[tuple[float, float], float, float]:
+    def _key(
+        self, t_lo: float, t_hi: float
+    ) -> tuple[tuple[float, float], float, float]:
         """The cache key of the tilts ``[t_lo, t_hi]`` and the mechanism's
         tilt range ``(s_lo, s_hi)``."""
         m: Any = self.mechanism
@@ -132,6 +134,10 @@ class RuleCache:
         lo = -_rounded(s_lo) if s_lo < 0 else 0.0
         hi = _rounded(s_hi) if s_hi > 1 else 1.0
         return (lo, hi), s_lo, s_hi
+
+    def _key_of(self, rule: LossRule) -> tuple[float, float]:
+        """The key ``rule`` is stored under."""
+        return next(k for k, r in self._rules.items() if r is rule)
 
     def _base(
         self, key: tuple[float, float], s_lo: float, s_hi: float
@@ -182,7 +188,7 @@ class StackedRule:
 
 
 def rules_many(caches: list[RuleCache], t_lo: float, t_hi: float) -> list[LossRule]:
-    """:meth:`RuleCache.rule` of every cache, the missing rules' losses
+    r""":meth:`RuleCache.rule` of every cache, the missing rules' losses
     :math:`\ell(l_b)` computed in one NumPy pass."""
     from symfdp.mechanisms._gaussian_mixture_batch import stacked_log_mix
 
