@@ -19,7 +19,6 @@ import math
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from symfdp.mechanisms import _gaussian_mixture as gm
 from symfdp.mechanisms import _logmix as lm
