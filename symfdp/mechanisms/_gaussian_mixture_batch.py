@@ -19,10 +19,11 @@ import math
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import special
 
 from symfdp.mechanisms import _gaussian_mixture as gm
 from symfdp.mechanisms import _logmix as lm
-from symfdp.numeric.moments import EPS, exp_series
+from symfdp.numeric.moments import EPS
 
 FloatArray = NDArray[np.float64]
 
@@ -180,6 +181,47 @@ def _log_series(m: FloatArray, me: FloatArray) -> tuple[FloatArray, FloatArray]:
     return c, ce
 
 
+def _exp_series(g: FloatArray) -> FloatArray:
+    """:func:`~symfdp.numeric.moments.exp_series` with the coefficient index in
+    the leading axis (the same operations)."""
+    n = g.shape[0] - 1
+    a = np.zeros_like(g)
+    a[0] = 1.0
+    for k in range(1, n + 1):
+        acc = np.zeros(g.shape[1:])
+        for j in range(1, k + 1):
+            acc = acc + j * g[j] * a[k - j]
+        a[k] = acc / k
+    return a
+
+
+def _logistic_derivatives(
+    z: FloatArray, order: int
+) -> tuple[list[FloatArray], list[FloatArray]]:
+    """:func:`~symfdp.mechanisms._logmix.logistic_derivatives` with the powers of
+    :math:`s` and :math:`1 - s` computed once (the same operations)."""
+    s = special.expit(z)
+    sc = special.expit(-z)
+    pow_s: dict[int, FloatArray] = {}
+    pow_c: dict[int, FloatArray] = {}
+    vals: list[FloatArray] = []
+    scales: list[FloatArray] = []
+    for poly in lm.logistic_derivative_monomials(order):
+        v = np.zeros_like(z)
+        a_sum = np.zeros_like(z)
+        for (a, b), c in poly.items():
+            if a not in pow_s:
+                pow_s[a] = s**a
+            if b not in pow_c:
+                pow_c[b] = sc**b
+            term = c * pow_s[a] * pow_c[b]
+            v = v + term
+            a_sum = a_sum + np.abs(term)
+        vals.append(v)
+        scales.append(a_sum)
+    return vals, scales
+
+
 def _shift_route(
     x: FloatArray,
     log_w: FloatArray,
@@ -199,30 +241,31 @@ def _shift_route(
         fa.append(np.abs(f[1]))
     if order >= 2:
         z = y0 + (np.log(p) - np.log1p(-p))
-        vals, scales = lm.logistic_derivatives(z, order)
+        vals, scales = _logistic_derivatives(z, order)
         for m in range(2, order + 1):
             f.append(vals[m - 1])
             fa.append(scales[m - 1])
     rows, n = x.shape
-    g = np.zeros((rows, n, order + 1))
-    ga = np.zeros((rows, n, order + 1))
+    # Coefficient j in the leading axis (contiguous planes).
+    g = np.zeros((order + 1, rows, n))
+    ga = np.zeros((order + 1, rows, n))
     for j in range(order + 1):
         cj = c**j / math.factorial(j)
-        g[:, :, j] = t0 * f[j] * cj
-        ga[:, :, j] = t0 * fa[j] * cj
+        g[j] = t0 * f[j] * cj
+        ga[j] = t0 * fa[j] * cj
         if j >= 1:
             cj1 = c ** (j - 1) / math.factorial(j - 1)
-            g[:, :, j] += f[j - 1] * cj1
-            ga[:, :, j] += fa[j - 1] * cj1
-    lw = log_w + t0 * g[:, :, 0]
+            g[j] += f[j - 1] * cj1
+            ga[j] += fa[j - 1] * cj1
+    lw = log_w + t0 * g[0]
     w = np.exp(lw - lw.max(axis=1, keepdims=True))
     w /= w.sum(axis=1, keepdims=True)
-    g[:, :, 0] = 0.0
-    ga[:, :, 0] = 0.0
-    a = exp_series(g)
-    a_abs = exp_series(ga)
-    mom = np.einsum("ij,ijk->ik", w, a)
-    m_err = (5 * np.arange(order + 1) + 2) * EPS * np.einsum("ij,ijk->ik", w, a_abs)
+    g[0] = 0.0
+    ga[0] = 0.0
+    a = _exp_series(g)
+    a_abs = _exp_series(ga)
+    mom = np.einsum("ij,kij->ik", w, a)
+    m_err = (5 * np.arange(order + 1) + 2) * EPS * np.einsum("ij,kij->ik", w, a_abs)
     coef, coef_err = _log_series(mom, m_err)
     mu1 = mu[:, 0]
     p1 = p[:, 0]
