@@ -179,12 +179,15 @@ class RuleCache:
 @dataclass(frozen=True)
 class StackedRule:
     """The rules of many components in one matrix: row ``c`` holds the nodes
-    and log weights of component ``c``, padded with the node 0 at log weight
-    ``-inf`` (no mass); ``counts`` are the components' multiplicities."""
+    and log weights of a component, padded with the node 0 at log weight
+    ``-inf`` (no mass); rows are sorted by their number of nodes ``sizes``,
+    so that a block of rows needs only its own width; ``counts`` are the
+    components' multiplicities."""
 
     nodes: FloatArray
     log_w: FloatArray
     counts: FloatArray
+    sizes: FloatArray
 
 
 def rules_many(caches: list[RuleCache], t_lo: float, t_hi: float) -> list[LossRule]:
@@ -212,14 +215,19 @@ def rules_many(caches: list[RuleCache], t_lo: float, t_hi: float) -> list[LossRu
 
 
 def stack_rules(rules: list[LossRule], counts: FloatArray) -> StackedRule:
-    """The rules as one padded :class:`StackedRule`."""
-    width = max(r.nodes.size for r in rules)
+    """The rules as one padded :class:`StackedRule` (rows sorted by size)."""
+    sizes = np.array([r.nodes.size for r in rules])
+    order = np.argsort(sizes, kind="stable")
+    width = int(sizes.max())
     nodes = np.zeros((len(rules), width))
     log_w = np.full((len(rules), width), -np.inf)
-    for row, r in enumerate(rules):
+    for row, i in enumerate(order):
+        r = rules[i]
         nodes[row, : r.nodes.size] = r.nodes
         log_w[row, : r.nodes.size] = r.log_w
-    return StackedRule(nodes, log_w, np.asarray(counts, dtype=np.float64))
+    return StackedRule(
+        nodes, log_w, np.asarray(counts, dtype=np.float64)[order], sizes[order]
+    )
 
 
 #: Entries (components x tilts x nodes) per block of :func:`stacked_derivatives`.
@@ -232,13 +240,18 @@ def stacked_derivatives(rule: StackedRule, t: FloatArray, order: int) -> FloatAr
     every row of the matrix at once (blocks of components), the padding
     carrying no mass."""
     out = np.zeros((order + 1, t.size))
-    comps, width = rule.nodes.shape
-    per = max(1, _STACK_CHUNK // max(width * t.size, 1))
+    comps = rule.nodes.shape[0]
     tt = t[None, :, None]
-    for start in range(0, comps, per):
-        l = rule.nodes[start : start + per]
-        lw = rule.log_w[start : start + per]
+    start = 0
+    while start < comps:
+        # Rows are sorted by size: the block's last row is its widest.
+        width = int(rule.sizes[min(start + 1, comps) - 1])
+        per = max(1, _STACK_CHUNK // max(width * t.size, 1))
+        width = int(rule.sizes[min(start + per, comps) - 1])
+        l = rule.nodes[start : start + per, :width]
+        lw = rule.log_w[start : start + per, :width]
         n = rule.counts[start : start + per]
+        start += per
         a = tt * l[:, None, :]
         a += lw[:, None, :]
         amax = a.max(axis=2)
