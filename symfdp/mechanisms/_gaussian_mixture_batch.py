@@ -187,11 +187,14 @@ def _exp_series(g: FloatArray) -> FloatArray:
     n = g.shape[0] - 1
     a = np.zeros_like(g)
     a[0] = 1.0
+    jg = [j * g[j] for j in range(n + 1)]
+    term = np.empty(g.shape[1:])
     for k in range(1, n + 1):
         acc = np.zeros(g.shape[1:])
         for j in range(1, k + 1):
-            acc = acc + j * g[j] * a[k - j]
-        a[k] = acc / k
+            np.multiply(jg[j], a[k - j], out=term)
+            acc += term
+        np.divide(acc, k, out=a[k])
     return a
 
 
@@ -206,6 +209,7 @@ def _logistic_derivatives(
     pow_c: dict[int, FloatArray] = {}
     vals: list[FloatArray] = []
     scales: list[FloatArray] = []
+    term = np.empty_like(z)
     for poly in lm.logistic_derivative_monomials(order):
         v = np.zeros_like(z)
         a_sum = np.zeros_like(z)
@@ -214,9 +218,11 @@ def _logistic_derivatives(
                 pow_s[a] = s**a
             if b not in pow_c:
                 pow_c[b] = sc**b
-            term = c * pow_s[a] * pow_c[b]
-            v = v + term
-            a_sum = a_sum + np.abs(term)
+            np.multiply(c, pow_s[a], out=term)
+            term *= pow_c[b]
+            v += term
+            np.abs(term, out=term)
+            a_sum += term
         vals.append(v)
         scales.append(a_sum)
     return vals, scales
