@@ -7,10 +7,10 @@ Side by side on the same events (results in
   1,000 mechanisms, compose and answer eps(1e-5) in a fresh process (imports
   excluded, reported apart), the same again in that process (per-setting
   caches warm), eps and the method's own error estimate (``epsilon_error``);
-* ``A.Numerical()``: the certified bracket and its time and peak memory (same
-  run; ``--numerical-from FILE`` takes the bracket from an earlier results file
-  of this benchmark instead);
-* dp-accounting's ``PLDAccountant`` at value discretisation 1e-3.
+* ``A.Numerical()``: the certified bracket and its time and peak memory;
+* dp-accounting's ``PLDAccountant`` at value discretisation 1e-3
+  (``--peers-from FILE`` takes these two from an earlier results file of this
+  benchmark, marked with its commit, instead of computing them again).
 
 Each estimate is compared with Numerical's certified bracket
 (``error_vs_certified``: relative distance to it, 0 inside) and with its
@@ -153,12 +153,18 @@ def _compare(
         )
 
 
-def _numerical_from(path: Path, name: str) -> dict[str, Any] | None:
+def _peers_from(path: Path, name: str) -> dict[str, Any]:
+    """Numerical's and PLD's records of composition ``name`` in an earlier
+    results file of this benchmark (marked with where they came from)."""
     old = json.loads(path.read_text())
+    out: dict[str, Any] = {}
     for comp in old.get("compositions", []):
-        if comp["name"] == name and comp.get("numerical", {}).get("status") == "ok":
-            return {**comp["numerical"], "from": str(path)}
-    return None
+        if comp["name"] != name:
+            continue
+        for key in ("numerical", "pld_vdi_1e-3"):
+            if comp.get(key, {}).get("status") == "ok":
+                out[key] = {**comp[key], "from": f"{path.name} ({old['git']})"}
+    return out
 
 
 def main() -> None:
@@ -168,7 +174,11 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=K, help="distinct settings")
     parser.add_argument("--compositions", nargs="*", default=["schedule", "random"])
     parser.add_argument("--before", type=Path, help="older symfdp source tree")
-    parser.add_argument("--numerical-from", type=Path, help="earlier results file")
+    parser.add_argument(
+        "--peers-from",
+        type=Path,
+        help="take Numerical's bracket and PLD from an earlier results file",
+    )
     parser.add_argument("--no-pld", action="store_true")
     args = parser.parse_args()
     if args.child:
@@ -191,13 +201,13 @@ def main() -> None:
             if args.before is not None:
                 comp[f"{method}_before"] = isolated(method, name, args.k, args.before)
             print(name, method, comp[method], comp.get(f"{method}_before"), flush=True)
-        num = (
-            _numerical_from(args.numerical_from, name) if args.numerical_from else None
-        )
-        comp["numerical"] = num or isolated("numerical", name, args.k)
+        held = _peers_from(args.peers_from, name) if args.peers_from else {}
+        comp["numerical"] = held.get("numerical") or isolated("numerical", name, args.k)
         print(name, "numerical", comp["numerical"], flush=True)
         if not args.no_pld:
-            comp["pld_vdi_1e-3"] = isolated("pld", name, args.k)
+            comp["pld_vdi_1e-3"] = held.get("pld_vdi_1e-3") or isolated(
+                "pld", name, args.k
+            )
             print(name, "pld", comp["pld_vdi_1e-3"], flush=True)
         ok = comp["numerical"].get("status") == "ok"
         bracket = comp["numerical"]["bracket"] if ok else None
