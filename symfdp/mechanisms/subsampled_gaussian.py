@@ -166,13 +166,15 @@ class SubsampledGaussian(PoissonSubsampled):
         each mechanism's cache, where :meth:`cumulants` (under ``under``) finds
         them. Mechanisms with ``p = 1`` or ``mu = 0``, or whose cache already
         holds the order, are skipped."""
-        todo: dict[str, dict[tuple[float, float], list[SubsampledGaussian]]] = {}
+        todo: dict[Under, dict[tuple[float, float], list[SubsampledGaussian]]] = {}
         for m in mechanisms:
             if not isinstance(m, SubsampledGaussian) or m._identity() is not None:
                 continue
             if m.mu == 0.0:
                 continue
-            add_under = under if m.pair != "remove" else ("Q" if under == "P" else "P")
+            add_under: Under = (
+                under if m.pair != "remove" else ("Q" if under == "P" else "P")
+            )
             key = ("cumulants", add_under)
             hit = m._cache.get(key)
             if hit is not None and hit.size >= order:

@@ -116,8 +116,9 @@ class RuleCache:
             return hit
         from symfdp.mechanisms import _logmix as lm
 
+        m: Any = self.mechanism
         key, base, log_p = self._base(key, s_lo, s_hi)
-        return self._finish(key, lm.log_mix(base, self.mechanism.p), log_p, t_lo, t_hi)
+        return self._finish(key, lm.log_mix(base, m.p), log_p, t_lo, t_hi)
 
     def _key(
         self, t_lo: float, t_hi: float
