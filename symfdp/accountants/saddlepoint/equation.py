@@ -267,7 +267,8 @@ class SaddleGrid:
         """``K, K', ..., K^(order)`` of the composed loss under Q at ``t``
         (rows; shape ``(order + 1,) + t.shape``), summed over components:
         subsampled components in one pass over a cached rule
-        (:mod:`~symfdp.accountants.saddlepoint.rules`), the others by their
+        (:mod:`~symfdp.accountants.saddlepoint.rules`; from ``STACK_MIN`` of
+        them on, all their rules in one stacked matrix), the others by their
         closed-form ``cgf_derivatives`` and, beyond the second,
         :func:`~symfdp.accountants.saddlepoint.tilted.component_cumulants`.
 
