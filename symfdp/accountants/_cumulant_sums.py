@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,6 +47,37 @@ def mechanism_cumulants(mechanism: Mechanism, order: int, under: Under) -> Float
     return values
 
 
+def _fill(
+    components: Sequence[tuple[Mechanism, int]], order: int, under: Under
+) -> None:
+    """Let mechanism families that compute many settings at once
+    (``_fill_add_cumulants``, e.g. the subsampled Gaussian) fill their caches
+    before the per-mechanism loop."""
+    groups: dict[Any, list[Mechanism]] = {}
+    for mechanism, _ in components:
+        fill = getattr(type(mechanism), "_fill_add_cumulants", None)
+        if fill is not None:
+            groups.setdefault(fill, []).append(mechanism)
+    for fill, members in groups.items():
+        if len(members) > 1:
+            fill(members, order, under)
+
+
+def surely_varies(components: Sequence[tuple[Mechanism, int]]) -> bool:
+    r"""Whether the composed loss of one direction has, without computing any
+    cumulant, a variance far from 0 under P and under Q: some component is a
+    subsampled Gaussian with ``mu >= 1e-3`` and ``p >= 1e-12`` (its loss is a
+    strictly increasing function of a Gaussian, variance about
+    :math:`p\mu^2 \ge 10^{-18}` or more, and variances add). ``False`` means
+    "not known", not "constant"."""
+    from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
+
+    return any(
+        isinstance(m, SubsampledGaussian) and m.mu >= 1e-3 and m.p >= 1e-12
+        for m, _ in components
+    )
+
+
 def summed_cumulants(
     components: Sequence[tuple[Mechanism, int]], order: int, under: Under
 ) -> FloatArray:
@@ -57,6 +89,7 @@ def summed_cumulants(
         order: Highest cumulant order.
         under: ``"P"`` or ``"Q"``.
     """
+    _fill(components, order, under)
     total = np.zeros(order)
     for mechanism, count in components:
         total += count * mechanism_cumulants(mechanism, order, under)

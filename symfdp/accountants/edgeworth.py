@@ -133,7 +133,7 @@ from scipy.optimize import isotonic_regression
 
 from symfdp._validation import check_array, check_choice, check_order
 from symfdp._warnings import ApproximationWarning, warn_approximation
-from symfdp.accountants._cumulant_sums import summed_cumulants
+from symfdp.accountants._cumulant_sums import summed_cumulants, surely_varies
 from symfdp.accountants._tail_expansion import TailKernel, series_diverges
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
@@ -1247,6 +1247,13 @@ class Edgeworth(Accountant):
     def cumulant_order(self) -> int:  # type: ignore[override]
         """``J + 4``: the next two orders' terms of the error estimate too."""
         return self.order + 4
+
+    def _is_identity(self, components: Components) -> bool:
+        """The base check, skipped when a component's loss surely varies
+        (:func:`~symfdp.accountants._cumulant_sums.surely_varies`)."""
+        if surely_varies(components):
+            return False
+        return super()._is_identity(components)
 
     def compose_pair(self, components: Components) -> PairCurve:
         k_p = summed_cumulants(components, self.cumulant_order, "P")

@@ -31,6 +31,19 @@ _SERIES_CUTOFF = 0.5
 _SERIES_TERMS = 30
 
 
+#: The series loops test every this many terms whether the rest can still
+#: change the sum.
+_CHECK_EVERY = 4
+
+
+def _negligible(term: FloatArray, acc: FloatArray) -> bool:
+    """Whether ``term`` (and every later, smaller term of a series whose terms
+    decrease in magnitude) is below half an ulp of ``acc`` everywhere, so that
+    adding it leaves ``acc`` unchanged: the early exit returns the same sums
+    as the full loop, bit for bit."""
+    return not np.any(np.abs(term) >= np.abs(acc) * 2.0**-54)
+
+
 def _flat(fn: Callable[..., FloatArray]) -> Callable[..., FloatArray]:
     """Evaluate ``fn`` on a flat float64 copy and restore the input's shape."""
 
@@ -56,6 +69,8 @@ def expm1_minus(x: ArrayLike) -> FloatArray:
         for k in range(3, _SERIES_TERMS + 3):
             acc += term
             term = term * xs / k
+            if k % _CHECK_EVERY == 0 and _negligible(term, acc):
+                break
         out[small] = acc
     return cast(FloatArray, out)
 
@@ -74,6 +89,8 @@ def log1p_minus(u: ArrayLike) -> FloatArray:
         for k in range(2, 2 * _SERIES_TERMS):
             acc += term / k
             term = -term * us
+            if k % _CHECK_EVERY == 0 and _negligible(term / (k + 1), acc):
+                break
         out[small] = acc
     return cast(FloatArray, out)
 
@@ -97,6 +114,8 @@ def xlog1p_minus(u: ArrayLike) -> FloatArray:
         for k in range(2, 2 * _SERIES_TERMS):
             acc += term / (k * (k - 1))
             term = -term * us
+            if k % _CHECK_EVERY == 0 and _negligible(term / ((k + 1) * k), acc):
+                break
         out[small] = acc
     return out
 

@@ -122,8 +122,14 @@ class PoissonSubsampled(Mechanism):
 
     @property
     def pairs(self) -> tuple[Mechanism, ...]:
+        """``(add, remove)`` for ``"both"`` (built once per object: the
+        accountants ask for them per direction and per check), else ``(self,)``."""
         if self.pair == "both" and not self.is_symmetric:
-            return (self.with_pair("add"), self.with_pair("remove"))
+            hit = self._cache.get("pairs")
+            if hit is None:
+                hit = (self.with_pair("add"), self.with_pair("remove"))
+                self._cache["pairs"] = hit
+            return hit  # type: ignore[no-any-return]
         return (self,)
 
     def swapped(self) -> Mechanism:
@@ -233,10 +239,7 @@ class PoissonSubsampled(Mechanism):
 
     def plrv_support(self) -> tuple[float, float]:
         lo_b, hi_b = self.base.plrv_support()
-        lo, hi = (
-            float(lm.log_mix(np.array(lo_b), self.p)),
-            float(lm.log_mix(np.array(hi_b), self.p)),
-        )
+        lo, hi = (_log_mix_end(lo_b, self.p), _log_mix_end(hi_b, self.p))
         return (-hi, -lo) if self.pair == "remove" else (lo, hi)
 
     def plrv_quadrature(self) -> PLRVQuadrature:
@@ -486,6 +489,18 @@ class PoissonSubsampled(Mechanism):
 
     def __repr__(self) -> str:
         return f"PoissonSubsampled({self.base!r}, p={self.p!r}, pair={self.pair!r})"
+
+
+def _log_mix_end(y: float, p: float) -> float:
+    r""":math:`\ell(y)` at an end ``y`` of a base support:
+    :math:`\ell(-\infty) = \log(1-p)`, :math:`\ell(\infty) = \infty` (the
+    values :func:`~symfdp.mechanisms._logmix.log_mix` gives there), else
+    ``log_mix``."""
+    if y == -math.inf:
+        return -math.inf if p == 1.0 else float(np.log1p(-p))
+    if y == math.inf:
+        return math.inf
+    return float(lm.log_mix(np.array(y), p))
 
 
 def subsampled_cgf_p(

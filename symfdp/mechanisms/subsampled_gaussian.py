@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
@@ -25,6 +26,9 @@ from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms._gaussian_mixture import (
     subsampled_gaussian_cumulants,
     x_grid,
+)
+from symfdp.mechanisms._gaussian_mixture_batch import (
+    subsampled_gaussian_cumulants_many,
 )
 from symfdp.mechanisms.base import (
     FloatArray,
@@ -41,6 +45,13 @@ from symfdp.mechanisms.subsampled import PoissonSubsampled
 _RULE_ORDER = 12
 #: Largest tilted rule (nodes): about 100 MB of work arrays per CGF call.
 MAX_RULE_POINTS = 2**22
+
+
+#: Add-pair cumulants by ``(mu, p, under)``, shared by the add and remove pairs
+#: and by repeated compositions (filled by ``_fill_add_cumulants``; cleared when
+#: it holds more than ``_ADD_CUMULANTS_SIZE`` settings).
+_ADD_CUMULANTS: dict[tuple[float, float, str], FloatArray] = {}
+_ADD_CUMULANTS_SIZE = 1 << 16
 
 
 @dataclass(frozen=True, init=False, repr=False)
@@ -147,6 +158,46 @@ class SubsampledGaussian(PoissonSubsampled):
             return np.zeros(order)
         kappa, _ = subsampled_gaussian_cumulants(self.mu, self.p, order, under)
         return kappa
+
+    @classmethod
+    def _fill_add_cumulants(
+        cls, mechanisms: Sequence[Mechanism], order: int, under: Under
+    ) -> None:
+        """Compute the add-pair cumulants of many settings in one NumPy pass
+        (:mod:`~symfdp.mechanisms._gaussian_mixture_batch`) and store them in
+        each mechanism's cache, where :meth:`cumulants` (under ``under``) finds
+        them. Mechanisms with ``p = 1`` or ``mu = 0``, or whose cache already
+        holds the order, are skipped."""
+        todo: dict[Under, dict[tuple[float, float], list[SubsampledGaussian]]] = {}
+        for m in mechanisms:
+            if not isinstance(m, SubsampledGaussian) or m._identity() is not None:
+                continue
+            if m.mu == 0.0:
+                continue
+            add_under: Under = (
+                under if m.pair != "remove" else ("Q" if under == "P" else "P")
+            )
+            key = ("cumulants", add_under)
+            hit = m._cache.get(key)
+            if hit is not None and hit.size >= order:
+                continue
+            memo = _ADD_CUMULANTS.get((m.mu, m.p, add_under))
+            if memo is not None and memo.size >= order:
+                m._cache[key] = memo
+                continue
+            todo.setdefault(add_under, {}).setdefault((m.mu, m.p), []).append(m)
+        if len(_ADD_CUMULANTS) > _ADD_CUMULANTS_SIZE:
+            _ADD_CUMULANTS.clear()
+        for add_under, groups in todo.items():
+            settings = np.array(list(groups), dtype=np.float64).reshape(-1, 2)
+            kappa = subsampled_gaussian_cumulants_many(
+                settings[:, 0], settings[:, 1], order, add_under
+            )
+            kappa.setflags(write=False)
+            for (mu_p, ms), row in zip(groups.items(), kappa, strict=True):
+                _ADD_CUMULANTS[(*mu_p, add_under)] = row
+                for m in ms:
+                    m._cache[("cumulants", add_under)] = row
 
     # ------------------------------------------------------------ replace-one
     def replace_one(self) -> Mechanism:

@@ -158,6 +158,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+from symfdp.accountants._cumulant_sums import surely_varies
 from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR, Accountant, Components
 from symfdp.accountants.saddlepoint.equation import (
     DEGENERATE_SD,
@@ -217,6 +218,14 @@ class SaddlePoint(Accountant):
                 f"order must be an integer in [1, {MAX_ORDER}]. Found {order!r}."
             )
         self.order = int(order)
+
+    def _is_identity(self, components: Components) -> bool:
+        """The base check, skipped when a component's loss surely varies
+        (:func:`~symfdp.accountants._cumulant_sums.surely_varies`): the method
+        needs no cumulants of its own."""
+        if surely_varies(components):
+            return False
+        return super()._is_identity(components)
 
     def compose_pair(self, components: Components) -> Any:
         symmetric = all(m.is_symmetric for m, _ in components)

@@ -25,7 +25,14 @@ import numpy as np
 from symfdp.accountants.base import Components, loss_range
 from symfdp.accountants.saddlepoint.formulas import log_integrals
 from symfdp.accountants.saddlepoint.records import SaddleValues
-from symfdp.accountants.saddlepoint.rules import fast_cache, rule_derivatives
+from symfdp.accountants.saddlepoint.rules import (
+    StackedRule,
+    fast_cache,
+    rule_derivatives,
+    rules_many,
+    stack_rules,
+    stacked_derivatives,
+)
 from symfdp.accountants.saddlepoint.tilted import component_cumulants
 from symfdp.mechanisms.base import FloatArray, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton
@@ -55,6 +62,9 @@ RTOL: Final = 1e-14
 SOLVE_RTOL: Final = 1e-10
 MAX_ITER: Final = 100
 SIDES: Final = ("upper", "lower")
+#: From this many subsampled components on, their CGFs are evaluated as one
+#: stacked matrix (:func:`~symfdp.accountants.saddlepoint.rules.stacked_derivatives`).
+STACK_MIN: Final = 8
 #: Order of the derivatives the delta(eps) solve evaluates at least (the Taylor
 #: finish below shifts K, K', K'' with terms up to K^(5): with order 4 the add
 #: pair of DP-SGD, sigma = 1, p = 0.01, n = 1000, moved by 1.8e-9 relative at
@@ -238,6 +248,10 @@ class SaddleGrid:
         #: Cached tilt-following rules of the subsampled components (one pass
         #: gives K, K', K''); None for closed-form components.
         self._fast = [fast_cache(m) for m, _ in components]
+        #: Indices of the subsampled components (evaluated as one stacked
+        #: matrix when there are several) and their stacked rules by range.
+        self._fast_idx = [i for i, c in enumerate(self._fast) if c is not None]
+        self._stacked: list[tuple[list[tuple[float, float]], StackedRule]] = []
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = FIRST_STAGE
         k0, k1, k2, k3 = self.derivatives(np.concatenate(([-1.0, -0.5], s0)), 3)
@@ -257,7 +271,8 @@ class SaddleGrid:
         """``K, K', ..., K^(order)`` of the composed loss under Q at ``t``
         (rows; shape ``(order + 1,) + t.shape``), summed over components:
         subsampled components in one pass over a cached rule
-        (:mod:`~symfdp.accountants.saddlepoint.rules`), the others by their
+        (:mod:`~symfdp.accountants.saddlepoint.rules`; from ``STACK_MIN`` of
+        them on, all their rules in one stacked matrix), the others by their
         closed-form ``cgf_derivatives`` and, beyond the second,
         :func:`~symfdp.accountants.saddlepoint.tilted.component_cumulants`.
 
@@ -281,8 +296,15 @@ class SaddleGrid:
             tt = flat[idx]
             if len(groups) > 1:
                 lo, hi = float(tt.min()), float(tt.max())
+            stacked = len(self._fast_idx) >= STACK_MIN
+            if stacked:
+                out[:, idx] += stacked_derivatives(
+                    self._stacked_rule(lo, hi), tt, order
+                )
             for (m, n), cache in zip(self.components, self._fast, strict=True):
                 if cache is not None:
+                    if stacked:
+                        continue
                     rule = cache.rule(lo, hi)
                     out[:, idx] += n * rule_derivatives(
                         rule.nodes, rule.log_w, tt, order, finite=True
@@ -295,6 +317,25 @@ class SaddleGrid:
                 if order > 2:
                     out[3:, idx] += n * component_cumulants(m, tt, order)[1:]
         return out.reshape((order + 1, *t.shape))
+
+    def _stacked_rule(self, lo: float, hi: float) -> StackedRule:
+        """The rules of the subsampled components for the tilts ``[lo, hi]``,
+        stacked. A stacked rule built before whose every component's tilt range
+        covers the one asked is reused (its nodes are a superset, on a step as
+        fine or finer: the rule of a wider range resolves a narrower one)."""
+        caches = [self._fast[i] for i in self._fast_idx]
+        keys = [c._key(lo, hi)[0] for c in caches]  # type: ignore[union-attr]
+        for held, stacked in self._stacked:
+            if all(
+                h[0] <= k[0] and h[1] >= k[1] for h, k in zip(held, keys, strict=True)
+            ):
+                return stacked
+        rules = rules_many(caches, lo, hi)  # type: ignore[arg-type]
+        held = [c._key_of(r) for c, r in zip(caches, rules, strict=True)]  # type: ignore[union-attr]
+        counts = np.array([self.components[i][1] for i in self._fast_idx], float)
+        stacked = stack_rules(rules, counts)
+        self._stacked.append((held, stacked))
+        return stacked
 
     def cumulants(self, t: FloatArray, order: int) -> FloatArray:
         r""":math:`K^{(r)}(t)`, ``r = 2..order``, of the composed loss under Q

@@ -110,6 +110,21 @@ class RuleCache:
 
     def rule(self, t_lo: float, t_hi: float) -> LossRule:
         """A rule resolving the tilts ``[t_lo, t_hi]`` (Q-law tilts)."""
+        key, s_lo, s_hi = self._key(t_lo, t_hi)
+        hit = self._rules.get(key)
+        if hit is not None:
+            return hit
+        from symfdp.mechanisms import _logmix as lm
+
+        m: Any = self.mechanism
+        key, base, log_p = self._base(key, s_lo, s_hi)
+        return self._finish(key, lm.log_mix(base, m.p), log_p, t_lo, t_hi)
+
+    def _key(
+        self, t_lo: float, t_hi: float
+    ) -> tuple[tuple[float, float], float, float]:
+        """The cache key of the tilts ``[t_lo, t_hi]`` and the mechanism's
+        tilt range ``(s_lo, s_hi)``."""
         m: Any = self.mechanism
         # The mechanism's tilt variable s: t + 1 (add, under P) or -t (remove).
         if m.pair == "add":
@@ -119,21 +134,37 @@ class RuleCache:
         # The rule spans [min(s, 0), max(s, 1)] (as _tilted_base_rule does).
         lo = -_rounded(s_lo) if s_lo < 0 else 0.0
         hi = _rounded(s_hi) if s_hi > 1 else 1.0
-        key = (lo, hi)
-        hit = self._rules.get(key)
-        if hit is not None:
-            return hit
-        from symfdp.mechanisms import _logmix as lm
+        return (lo, hi), s_lo, s_hi
 
+    def _key_of(self, rule: LossRule) -> tuple[float, float]:
+        """The key ``rule`` is stored under."""
+        return next(k for k, r in self._rules.items() if r is rule)
+
+    def _base(
+        self, key: tuple[float, float], s_lo: float, s_hi: float
+    ) -> tuple[tuple[float, float], FloatArray, FloatArray]:
+        """Base nodes and log P-weights of the rule of ``key`` (and the key
+        they are stored under)."""
+        m: Any = self.mechanism
         try:
-            base, log_p = m._tilted_base_rule(np.array([lo, hi]))
+            base, log_p = m._tilted_base_rule(np.array(key))
         except ValueError:
             # The rounded range exceeds the mechanism's memory guard: the exact
             # one may not (QuadratureLimitError propagates from there).
             base, log_p = m._tilted_base_rule(np.array([s_lo, s_hi]))
             key = (min(s_lo, 0.0), max(s_hi, 1.0))
-        a = lm.log_mix(base, m.p)
-        if m.pair == "add":
+        return key, base, log_p
+
+    def _finish(
+        self,
+        key: tuple[float, float],
+        a: FloatArray,
+        log_p: FloatArray,
+        t_lo: float,
+        t_hi: float,
+    ) -> LossRule:
+        """Store the rule of loss values ``a = log_mix(base)`` under ``key``."""
+        if self.mechanism.pair == "add":  # type: ignore[attr-defined]
             # Q-weights w_P e^{L}; tilting them by t is the P-law tilted by t + 1.
             with np.errstate(invalid="ignore"):
                 nodes, log_w = a, log_p + a
@@ -144,6 +175,104 @@ class RuleCache:
         rule = LossRule(nodes[keep], log_w[keep], t_lo, t_hi)
         self._rules[key] = rule
         return rule
+
+
+@dataclass(frozen=True)
+class StackedRule:
+    """The rules of many components in one matrix: row ``c`` holds the nodes
+    and log weights of a component, padded with the node 0 at log weight
+    ``-inf`` (no mass); rows are sorted by their number of nodes ``sizes``,
+    so that a block of rows needs only its own width; ``counts`` are the
+    components' multiplicities."""
+
+    nodes: FloatArray
+    log_w: FloatArray
+    counts: FloatArray
+    sizes: FloatArray
+
+
+def rules_many(caches: list[RuleCache], t_lo: float, t_hi: float) -> list[LossRule]:
+    r""":meth:`RuleCache.rule` of every cache, the missing rules' losses
+    :math:`\ell(l_b)` computed in one NumPy pass."""
+    from symfdp.mechanisms._gaussian_mixture_batch import stacked_log_mix
+
+    out: list[LossRule | None] = []
+    todo: list[tuple[int, tuple[float, float], FloatArray, FloatArray]] = []
+    for i, cache in enumerate(caches):
+        key, s_lo, s_hi = cache._key(t_lo, t_hi)
+        hit = cache._rules.get(key)
+        out.append(hit)
+        if hit is None:
+            key, base, log_p = cache._base(key, s_lo, s_hi)
+            todo.append((i, key, base, log_p))
+    if todo:
+        values = stacked_log_mix(
+            [base for _, _, base, _ in todo],
+            [caches[i].mechanism.p for i, _, _, _ in todo],  # type: ignore[attr-defined]
+        )
+        for (i, key, _, log_p), a in zip(todo, values, strict=True):
+            out[i] = caches[i]._finish(key, a, log_p, t_lo, t_hi)
+    return out  # type: ignore[return-value]
+
+
+def stack_rules(rules: list[LossRule], counts: FloatArray) -> StackedRule:
+    """The rules as one padded :class:`StackedRule` (rows sorted by size)."""
+    sizes = np.array([r.nodes.size for r in rules])
+    order = np.argsort(sizes, kind="stable")
+    width = int(sizes.max())
+    nodes = np.zeros((len(rules), width))
+    log_w = np.full((len(rules), width), -np.inf)
+    for row, i in enumerate(order):
+        r = rules[i]
+        nodes[row, : r.nodes.size] = r.nodes
+        log_w[row, : r.nodes.size] = r.log_w
+    return StackedRule(
+        nodes, log_w, np.asarray(counts, dtype=np.float64)[order], sizes[order]
+    )
+
+
+#: Entries (components x tilts x nodes) per block of :func:`stacked_derivatives`.
+_STACK_CHUNK = 1 << 15
+
+
+def stacked_derivatives(rule: StackedRule, t: FloatArray, order: int) -> FloatArray:
+    r""":math:`\sum_c n_c K_c^{(r)}(t)`, ``r = 0..order``, over the components of
+    ``rule`` (rows; shape ``(order + 1, t.size)``): :func:`rule_derivatives` of
+    every row of the matrix at once (blocks of components), the padding
+    carrying no mass."""
+    out = np.zeros((order + 1, t.size))
+    comps = rule.nodes.shape[0]
+    tt = t[None, :, None]
+    start = 0
+    while start < comps:
+        # Rows are sorted by size: the block's last row is its widest.
+        width = int(rule.sizes[min(start + 1, comps) - 1])
+        per = max(1, _STACK_CHUNK // max(width * t.size, 1))
+        width = int(rule.sizes[min(start + per, comps) - 1])
+        l = rule.nodes[start : start + per, :width]
+        lw = rule.log_w[start : start + per, :width]
+        n = rule.counts[start : start + per]
+        start += per
+        a = tt * l[:, None, :]
+        a += lw[:, None, :]
+        amax = a.max(axis=2)
+        a -= amax[:, :, None]
+        np.exp(a, out=a)
+        s = a.sum(axis=2)
+        mean = np.einsum("ctn,cn->ct", a, l) / s
+        out[0] += n @ (amax + np.log(s))
+        out[1] += n @ mean
+        if order < 2:
+            continue
+        d = l[:, None, :] - mean[:, :, None]
+        central = np.empty((order + 1, *s.shape))
+        a *= d
+        for r in range(2, order + 1):
+            a *= d
+            central[r] = a.sum(axis=2)
+        central[2:] /= s
+        out[2:] += np.einsum("c,rct->rt", n, cumulants_from_central_rows(central))
+    return out
 
 
 def fast_cache(m: Mechanism) -> RuleCache | None:

@@ -1,0 +1,77 @@
+"""The subsampled-Gaussian cumulants of many settings at once agree with the
+one-setting routes; the series loops' early exit changes no bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symfdp import mechanisms as M
+from symfdp.accountants._cumulant_sums import summed_cumulants
+from symfdp.mechanisms import _logmix as lm
+from symfdp.mechanisms._gaussian_mixture import subsampled_gaussian_cumulants
+from symfdp.mechanisms._gaussian_mixture_batch import (
+    subsampled_gaussian_cumulants_many,
+)
+
+# Several steps h (mu up to 5), the shift and the moment routes, p near 0 and 1.
+MU = np.array([0.05, 0.5, 1.0, 1.7, 2.5, 5.0, 0.9, 1.3, 0.0])
+P = np.array([1e-5, 0.01, 0.3, 0.999, 0.02, 0.5, 0.9, 1e-3, 0.1])
+
+
+@pytest.mark.parametrize("order", [2, 6])
+@pytest.mark.parametrize("under", ["P", "Q"])
+def test_many_settings_match_one_setting_routes(order: int, under: str) -> None:
+    got = subsampled_gaussian_cumulants_many(MU, P, order, under)
+    for i, (mu, p) in enumerate(zip(MU, P, strict=True)):
+        if mu == 0.0:
+            np.testing.assert_array_equal(got[i], np.zeros(order))
+            continue
+        ref = subsampled_gaussian_cumulants(float(mu), float(p), order, under)[0]
+        np.testing.assert_allclose(got[i], ref, rtol=1e-10, atol=0.0)
+
+
+def test_summed_cumulants_of_distinct_components_match_fresh_mechanisms() -> None:
+    # The sums fill every mechanism's cache in one pass; fresh mechanisms
+    # (each computed alone, one setting at a time) give the same cumulants.
+    settings = [(0.8 + 0.1 * i, 0.002 * (i + 1)) for i in range(12)]
+    comp = [
+        (M.SubsampledGaussian(sigma=s, p=q), 10 + i)
+        for i, (s, q) in enumerate(settings)
+    ]
+    for direction in (0, 1):
+        pairs = tuple((m.pairs[direction], n) for m, n in comp)
+        for under in ("P", "Q"):
+            total = summed_cumulants(pairs, 4, under)
+            ref = np.zeros(4)
+            for (s, q), (_, n) in zip(settings, comp, strict=True):
+                alone = M.SubsampledGaussian(sigma=s, p=q).pairs[direction]
+                mu = 1.0 / s
+                add_under = under if direction == 0 else ("Q" if under == "P" else "P")
+                k = subsampled_gaussian_cumulants(mu, q, 4, add_under)[0]
+                if direction == 1:
+                    k = k * (-1.0) ** np.arange(1, 5)
+                np.testing.assert_allclose(alone.cumulants(4, under), k, rtol=1e-10)
+                ref += n * k
+            np.testing.assert_allclose(total, ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("fn", "lim"),
+    [(lm.expm1_minus, 0.6), (lm.log1p_minus, 0.3), (lm.xlog1p_minus, 0.3)],
+)
+def test_series_early_exit_is_bit_identical(
+    monkeypatch: pytest.MonkeyPatch, fn: object, lim: float
+) -> None:
+    rng = np.random.default_rng(5)
+    x = np.concatenate(
+        [
+            rng.uniform(-lim, lim, 20_000),
+            10.0 ** rng.uniform(-300, 0, 5_000) * rng.choice([-1.0, 1.0], 5_000),
+            [0.0, -0.0],
+        ]
+    )
+    fast = fn(x)  # type: ignore[operator]
+    monkeypatch.setattr(lm, "_CHECK_EVERY", 10**9)  # never exits early
+    full = fn(x)  # type: ignore[operator]
+    np.testing.assert_array_equal(fast, full)
