@@ -129,7 +129,7 @@ class PoissonSubsampled(Mechanism):
             if hit is None:
                 hit = (self.with_pair("add"), self.with_pair("remove"))
                 self._cache["pairs"] = hit
-            return hit  # type: ignore[no-any-return]
+            return hit
         return (self,)
 
     def swapped(self) -> Mechanism:

@@ -195,7 +195,8 @@ class SubsampledGaussian(PoissonSubsampled):
             )
             kappa.setflags(write=False)
             for (mu_p, ms), row in zip(groups.items(), kappa, strict=True):
-                _ADD_CUMULANTS[(*mu_p, add_under)] = row
+                key = (mu_p[0], mu_p[1], add_under)
+                _ADD_CUMULANTS[key] = row
                 for m in ms:
                     m._cache[("cumulants", add_under)] = row
 
