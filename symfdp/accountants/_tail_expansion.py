@@ -294,6 +294,14 @@ class TailKernel:
                 dens = np.maximum(dens, 0.0)
         return sf, dens, gaps
 
+    @functools.cached_property
+    def _q_density_correction(self) -> FloatArray:
+        """Coefficients of :math:`q_J - 1` of the Q-law (as for
+        :func:`horner_stacked`): the correction part of :meth:`p_term_from_q`."""
+        core: FloatArray = self.core[:, :1, 1:2].copy()
+        core[0] -= 1.0
+        return core
+
     def p_term_from_q(self, e: FloatArray) -> FloatArray:
         r"""``(N,)``: the tail formula's second term :math:`e^\varepsilon S_P
         (\varepsilon)` at the 1-d ``e`` as the pair identity
@@ -328,9 +336,8 @@ class TailKernel:
             )
             c = np.maximum(beta, 1.0)
             y = np.clip(x[:, None] + _LAGUERRE_V / c[:, None], -X_CLIP, X_CLIP)
-            core = self.core[:, :1, 1:2].copy()
-            core[0] -= 1.0
-            q = horner_stacked(core, y.reshape(1, -1))[0, 0].reshape(y.shape)
+            q = horner_stacked(self._q_density_correction, y.reshape(1, -1))
+            q = q[0, 0].reshape(y.shape)
             shape = np.exp(
                 _LAGUERRE_V * (1.0 - beta / c)[:, None]
                 - _LAGUERRE_V**2 / (2.0 * c * c)[:, None]

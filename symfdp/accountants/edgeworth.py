@@ -875,10 +875,9 @@ class EdgeworthPairCurve:
             return np.full(np.shape(e), np.inf)
         flat = np.ravel(e)
         finite = np.where(np.isfinite(flat), flat, 0.0)
-        gaps = np.abs(self.kernel.order_gaps(finite))
-        gap = np.where(np.isfinite(flat), gaps.max(axis=0), 0.0)
+        sf, _, gaps = self.kernel.survival_and_gaps(finite, densities=False)
+        gap = np.where(np.isfinite(flat), np.abs(gaps).max(axis=0), 0.0)
         gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
-        sf, _ = self.kernel.survival(finite, densities=False)
         identity = np.abs(sf[1] - self.kernel.p_term_from_q(finite))
         identity = np.where(np.isfinite(flat), identity, 0.0)
         out = np.where(self._diverges(finite), np.inf, ERROR_SAFETY * gap + identity)
