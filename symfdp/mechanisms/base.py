@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal
 
@@ -312,14 +312,24 @@ def tilted_abs_moment3(
     flat = ts.reshape(-1)
     mean = np.empty(flat.size)
     m3 = np.empty(flat.size)
-    step = max(1, chunk // max(l.size, 1))
-    for start in range(0, flat.size, step):
-        tt = flat[start : start + step, None]
-        a = logw[None, :] + tt * l[None, :]
+    for block, w in tilted_weight_blocks(l, logw, flat, chunk):
+        mu = w @ l
+        mean[block] = mu
+        m3[block] = (w * np.abs(l[None, :] - mu[:, None]) ** 3).sum(1)
+    return mean.reshape(ts.shape), m3.reshape(ts.shape)
+
+
+def tilted_weight_blocks(
+    nodes: FloatArray, log_weights: FloatArray, t: FloatArray, chunk: int
+) -> Iterator[tuple[slice, FloatArray]]:
+    r"""The normalised tilted weights :math:`\tilde w_{ij} \propto e^{\log w_j +
+    t_i l_j}` of finite ``nodes`` for the 1-d ``t``, in blocks of at most
+    ``chunk`` entries (tilts x nodes): ``(slice of t, weights)`` per block, each
+    row shifted by its maximum before the exponential (no overflow)."""
+    step = max(1, chunk // max(nodes.size, 1))
+    for start in range(0, t.size, step):
+        a = log_weights[None, :] + t[start : start + step, None] * nodes[None, :]
         a = a - a.max(axis=1, keepdims=True)
         w = np.exp(a)
         w /= w.sum(axis=1, keepdims=True)
-        mu = w @ l
-        mean[start : start + step] = mu
-        m3[start : start + step] = (w * np.abs(l[None, :] - mu[:, None]) ** 3).sum(1)
-    return mean.reshape(ts.shape), m3.reshape(ts.shape)
+        yield slice(start, start + step), w

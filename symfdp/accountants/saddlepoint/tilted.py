@@ -30,7 +30,7 @@ from typing import Any, cast
 import numpy as np
 
 from symfdp.accountants.base import Components
-from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.mechanisms.base import FloatArray, Mechanism, tilted_weight_blocks
 from symfdp.numeric.moments import cumulants_from_central_rows
 
 #: Entries (tilts x nodes) per block of the vectorised moment pass.
@@ -46,20 +46,14 @@ def rule_cumulants(
     keep = np.isfinite(nodes)
     l, lw = nodes[keep], log_w[keep]
     out = np.zeros((order - 1, t.size))
-    step = max(1, _CHUNK // max(l.size, 1))
-    for start in range(0, t.size, step):
-        tt = t[start : start + step, None]
-        a = lw[None, :] + tt * l[None, :]
-        a = a - a.max(axis=1, keepdims=True)
-        w = np.exp(a)
-        w /= w.sum(axis=1, keepdims=True)
+    for block, w in tilted_weight_blocks(l, lw, t, _CHUNK):
         d = l[None, :] - (w @ l)[:, None]
-        central = np.zeros((order + 1, tt.shape[0]))
+        central = np.zeros((order + 1, w.shape[0]))
         power = d.copy()
         for r in range(2, order + 1):
             power = power * d
             central[r] = np.einsum("ij,ij->i", w, power)
-        out[:, start : start + step] = cumulants_from_central_rows(central)
+        out[:, block] = cumulants_from_central_rows(central)
     return out
 
 
