@@ -48,7 +48,7 @@ METHODS: Final[dict[str, str]] = {
 GUARANTEES: Final[dict[str, str]] = {
     name: cls.guarantee for name, cls in accountant_classes().items()
 }
-#: Options a method name implies (the class's ``name_options``).
+#: Options a method name implies (``rdp``: Canonne, Kamath and Steinke 2020).
 METHOD_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
     name: dict(cls.name_options)
     for name, cls in accountant_classes().items()

@@ -40,7 +40,8 @@ for a homogeneous composition.
    expansion reaches 0 or 1 before its density vanishes, the spliced tail is empty
    and :math:`\tilde\delta = 0` beyond :math:`\varepsilon^* = m_Q + s_Q b_Q`:
    anti-conservative wherever the composed loss
-   (:meth:`~symfdp.mechanisms.Mechanism.plrv_support`) can exceed it. Queries there
+   (:meth:`~symfdp.mechanisms.Mechanism.plrv_support`) can exceed it (not for the
+   bounded Laplace pair of Zheng et al. Sec. 5.2). Queries there
    warn separately and ``info["zero_mass_tail_eps"]`` records :math:`\varepsilon^*`;
    :class:`~symfdp.accountants.Numerical` is the method for such (strongly skewed,
    short) compositions.

@@ -52,6 +52,7 @@ expansion in :math:`\lambda_r = K^{(r)}(t_*)/K''(t_*)^{r/2}`, ``r = 3..J``
 (:mod:`~symfdp.accountants.saddlepoint.orders`); the series is asymptotic
 (``benchmarks/results/saddlepoint_orders.md``). ``pairs[k].delta_and_error`` /
 ``epsilon_and_error`` estimate the error from the spread of orders ``J..J+3``.
+Cost independent of ``n`` (``benchmarks/saddlepoint_speed.py``, ``bench_analytic.py``).
 """
 
 from __future__ import annotations
