@@ -1,9 +1,7 @@
 r"""PrivacyCurve: the privacy of a composition, as every accountant reports it.
 
-A curve holds one :class:`PairCurve` per dominating pair that the composition must
-cover: one for symmetric mechanisms (or a single ``pair="add"``/``"remove"``), two
-for add/remove adjacency (``pair="both"``). For each pair the composed privacy-loss
-variable is :math:`T_n = \sum_i L_i`, and
+A curve holds one :class:`PairCurve` per dominating pair to cover (two for
+add/remove adjacency), each with composed loss :math:`T_n = \sum_i L_i`:
 
 * the privacy profile is :math:`\delta(\varepsilon) = E_{Q}[(1 - e^{\varepsilon -
   T_n})_+]` (Zheng et al. 2020, Lemma 5.1), maximised over the pairs;
@@ -41,8 +39,7 @@ EPS_SEARCH_LIMIT = 1e4
 #: Errors below these are round-off, never warned about (delta, epsilon).
 _DELTA_ATOL = 1e-300
 _EPS_ATOL = 1e-9
-#: Relative width of the certified mu* bracket beyond which
-#: :meth:`PrivacyCurve.mu_star_gamma` warns.
+#: Relative width of the certified mu* bracket beyond which mu_star_gamma warns.
 MU_STAR_RTOL = 1e-2
 
 
@@ -313,8 +310,7 @@ class PrivacyCurve:
     Attributes:
         pairs: One :class:`PairCurve` per dominating pair to cover.
         method: Name of the accountant that produced the curve.
-        symmetric: True when every composed mechanism is symmetric, so that the
-            trade-off of the first pair needs no symmetrisation.
+        symmetric: True when the first pair's trade-off needs no symmetrisation.
         certified: True when the pairs provide certified lower/upper bounds.
         info: Method-specific diagnostics, read-only.
         warn_rel_error: ``delta`` and ``epsilon`` warn once per query when the
@@ -395,8 +391,7 @@ class PrivacyCurve:
         if finite is None:
             finite = np.isfinite(e)
         if e.size == 1 and finite.all():
-            # One point in Python floats; the array path below reports a
-            # repair (same values).
+            # One point in Python floats; a repair goes to the array path.
             v, ev = float(np.reshape(top, -1)[0]), float(e.flat[0])
             floor = -math.expm1(min(ev, 0.0))
             if math.isfinite(v) and 0.0 <= v <= 1.0 and v >= floor:

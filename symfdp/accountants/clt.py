@@ -266,9 +266,8 @@ def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
 
 
 def _references(components: Components) -> tuple[TailKernel, ...] | None:
-    """The error-estimate references of the directions of ``components``: ``()``
-    when every component is Gaussian (the GDP curve is exact), None when a
-    direction has no variance."""
+    """The error-estimate references per direction (``()``: all Gaussian, exact;
+    None: a direction without variance)."""
     if all(isinstance(m, Gaussian) for m, _ in components):
         return ()
     kernels = []
@@ -288,8 +287,7 @@ SERIES_TOP = 6
 
 def _cramer_laws(components: Components) -> tuple[FloatArray, ...]:
     """Per direction ``(m_Q, s_Q, lambda3_Q, m_P, s_P, lambda3_P, lambda_3^Q ..
-    lambda_6^Q)`` of the composed loss, for :func:`_cramer_gap` and
-    :func:`_diverges` (``()`` for Gaussian compositions)."""
+    lambda_6^Q)`` of the composed loss (``()`` for Gaussian compositions)."""
     if all(isinstance(m, Gaussian) for m, _ in components):
         return ()
     laws = []
@@ -387,15 +385,9 @@ class CLT(GDPAccountant):
     def compose_eps_delta(
         self, eps_delta: Sequence[tuple[float, float, int]]
     ) -> PrivacyCurve:
-        r"""CLT of a composition of :math:`(\varepsilon_i, \delta_i)`-DP mechanisms,
-        each used :math:`n_i` times: :math:`G_\mu \otimes f_{0,\delta_0}` with
-        :math:`\mu^2 = \sum n_i\varepsilon_i^2` and :math:`\delta_0 = 1 - \prod
-        (1-\delta_i)^{n_i}` (Dong et al. 2019, Thm ``DPCLTrep``, eq. (12)).
-
-        Args:
-            eps_delta: ``(eps_i, delta_i, n_i)`` triples with ``eps_i >= 0``,
-                ``0 <= delta_i < 1`` and integer ``n_i >= 1``.
-        """
+        r"""The ``"dp"`` form (Dong et al. 2019, Thm ``DPCLTrep``, eq. (12)) for
+        ``(eps_i, delta_i, n_i)`` triples, ``eps_i >= 0``, ``0 <= delta_i < 1``,
+        integer ``n_i >= 1``."""
         triples = list(eps_delta)
         if not triples:
             raise ValueError("eps_delta must contain at least one (eps, delta, n).")

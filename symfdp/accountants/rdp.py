@@ -55,8 +55,7 @@ from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled import PoissonSubsampled
 from symfdp.mechanisms.swapped import Swapped
 
-#: The orders of the 2019 tensorflow/privacy MNIST DP-SGD tutorial
-#: (1.1, 1.2, ..., 10.9, then 12, ..., 63).
+#: The orders of the 2019 tensorflow/privacy MNIST DP-SGD tutorial.
 TUTORIAL_2019_ORDERS: Final[tuple[float, ...]] = tuple(
     [1.0 + x / 10.0 for x in range(1, 100)] + [float(a) for a in range(12, 64)]
 )
@@ -179,19 +178,10 @@ def _log_binomial_moment(q: float, mu: float, alpha: int) -> float:
 def rdp_subsampled_gaussian(
     q: float, mu: float, orders: ArrayLike, direction: str = "add"
 ) -> FloatArray:
-    r"""RDP of one step of the Poisson-subsampled Gaussian mechanism.
-
-    Args:
-        q: Sampling rate in (0, 1].
-        mu: Effect size :math:`1/\sigma \ge 0` (unit sensitivity).
-        orders: Orders :math:`\alpha > 1`.
-        direction: ``"add"`` (:math:`D_\alpha(Q\|P)` of the add pair, Mironov et
-            al.'s :math:`A_\alpha`), ``"remove"`` (of the swapped pair) or
-            ``"both"`` (the larger of the two).
-
-    Returns:
-        :math:`D_\alpha` at each order.
-    """
+    r""":math:`D_\alpha` of one step of the Poisson-subsampled Gaussian mechanism
+    (rate ``q`` in (0, 1], ``mu`` :math:`= 1/\sigma \ge 0`) at ``orders``
+    :math:`\alpha > 1`; ``direction`` ``"add"`` (Mironov et al.'s
+    :math:`A_\alpha`), ``"remove"`` or ``"both"`` (the larger)."""
     a = _check_orders(orders)
     check_choice("direction", direction, ("add", "remove", "both"))
     if q == 1.0 or mu == 0.0:
@@ -233,12 +223,8 @@ def rdp_pure_dp(eps: float, orders: ArrayLike) -> FloatArray:
 
 
 def rdp_of_pair(mechanism: Mechanism, orders: ArrayLike) -> FloatArray:
-    """RDP of one dominating pair (one direction) at ``orders``.
-
-    Raises:
-        ValueError: the mechanism is not Gaussian, pure DP or a Poisson-subsampled
-            Gaussian (possibly swapped).
-    """
+    """RDP of one dominating pair (one direction) at ``orders``; ``ValueError``
+    unless Gaussian, pure DP or Poisson-subsampled Gaussian (or swapped)."""
     a = _check_orders(orders)
     m = mechanism
     if isinstance(m, Swapped) and m.base.is_symmetric:
@@ -317,13 +303,8 @@ def optimal_order(
 # ----------------------------------------------------------------- curve
 @dataclass(frozen=True, eq=False)
 class RDPPairCurve:
-    """Profile, inverse and trade-off of a composed RDP curve.
-
-    Attributes:
-        orders: The orders :math:`\\alpha_j`.
-        rdp: The composed :math:`R(\\alpha_j)`.
-        conversion: ``"classic"`` or ``"improved"``.
-    """
+    """Profile, inverse and trade-off of a composed RDP curve ``rdp`` at
+    ``orders`` under ``conversion``."""
 
     orders: FloatArray
     rdp: FloatArray
