@@ -563,7 +563,7 @@ class EdgeworthPairCurve:
     def _tail_formula(
         sf_q: FloatArray, weighted_sf_p: FloatArray
     ) -> tuple[FloatArray, FloatArray]:
-        """Tail formula :math:`\tilde S_Q - e^{\varepsilon}\tilde S_P` and the
+        r"""Tail formula :math:`\tilde S_Q - e^{\varepsilon}\tilde S_P` and the
         larger of its two terms (for tolerances)."""
         return sf_q - weighted_sf_p, np.maximum(sf_q, weighted_sf_p)
 

@@ -584,7 +584,7 @@ class ContourPairCurve:
 
     @functools.cached_property
     def _at_split(self) -> dict[str, FloatArray]:
-        """:meth:`evaluate` at :math:`\\max(0, \varepsilon_{mid})` (once per pair)."""
+        r""":meth:`evaluate` at :math:`\max(0, \varepsilon_{mid})` (once per pair)."""
         return self.evaluate(np.array([max(0.0, self.eps_split)]))
 
     def _chernoff_end(self, d: FloatArray) -> FloatArray:
