@@ -224,10 +224,8 @@ class CertifiedPairCurve:
         s)/(1 - e^{-s})\}` with :math:`\delta_Z \le` the upper profile plus its
         allowances plus this allowance at :math:`x - s` (``tail_shift``
         :math:`s`: half the composed standard deviation, at most 1, so that
-        :math:`x - s` stays in the tail): the recursion is unrolled ``_NEST`` levels
-        deep and closed with ``tail_rate`` (a single level left an absolute
-        floor ``tail_rate``:math:`^2/(1 - e^{-1})`, 2e-13 at n = 1e7, that
-        swamped small deltas).
+        :math:`x - s` stays in the tail): the recursion is unrolled ``_NEST``
+        levels deep and closed with ``tail_rate``.
         """
         e = np.asarray(eps, dtype=np.float64)
         return self._allowance(e, self.upper, self.upper_extra, _NEST)
