@@ -595,7 +595,7 @@ def account_one(
     steps: int,
     delta: float | list[float],
     options: dict[str, Any],
-    at_eps: list[float] = (),  # type: ignore[assignment]
+    at_eps: list[float] = (),  # type: ignore[assignment]  # immutable empty default
 ) -> Result:
     """Compose, then mu*, epsilon at each delta, delta at each eps and the
     certified brackets; timed (the module imports excluded), with the warnings

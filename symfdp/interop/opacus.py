@@ -77,7 +77,7 @@ class OpacusAccountant:
 
     @property
     def history(self) -> list[tuple[float, float, int]]:
-        return [tuple(h) for h in self._acc.history]  # type: ignore[misc]
+        return [tuple(h) for h in self._acc.history]  # type: ignore[misc]  # tuple() drops arity
 
     @history.setter
     def history(self, value: Iterable[Any]) -> None:

@@ -47,18 +47,18 @@ def _kind(mech: Mechanism) -> tuple[str, dict[str, float]]:
     """Identify the pair by class name and read its parameters."""
     name = type(mech).__name__
     if name == "Swapped":
-        inner, params = _kind(mech.base)  # type: ignore[attr-defined]
+        inner, params = _kind(mech.base)  # type: ignore[attr-defined]  # Swapped.base
         return f"swap:{inner}", params
     if name == "Gaussian":
-        return "gaussian", {"mu": mech.mu}  # type: ignore[attr-defined]
+        return "gaussian", {"mu": mech.mu}  # type: ignore[attr-defined]  # named class
     if name == "Laplace":
-        return "laplace", {"mu": mech.mu}  # type: ignore[attr-defined]
+        return "laplace", {"mu": mech.mu}  # type: ignore[attr-defined]  # named class
     if name == "PureDP":
-        return "pure-dp", {"eps": mech.eps}  # type: ignore[attr-defined]
+        return "pure-dp", {"eps": mech.eps}  # type: ignore[attr-defined]  # named class
     if hasattr(mech, "base") and hasattr(mech, "p") and hasattr(mech, "pair"):
-        base_kind, params = _kind(mech.base)  # type: ignore[attr-defined]
-        params = dict(params, p=mech.p)  # type: ignore[attr-defined]
-        pair = "remove" if mech.pair == "remove" else "add"  # type: ignore[attr-defined]
+        base_kind, params = _kind(mech.base)
+        params = dict(params, p=mech.p)
+        pair = "remove" if mech.pair == "remove" else "add"
         return f"sub-{pair}:{base_kind}", params
     raise TypeError(f"no reference for {name}.")
 
@@ -171,7 +171,9 @@ def _weights(rule: Rule, under: str) -> list[mpmath.mpf]:
     raise ValueError(f"under must be one of 'P', 'Q'. Found {under!r}.")
 
 
-def cumulants_from_central(mean: mpmath.mpf, central: Sequence[mpmath.mpf]) -> list:
+def cumulants_from_central(
+    mean: mpmath.mpf, central: Sequence[mpmath.mpf]
+) -> list[mpmath.mpf]:
     r""":math:`\kappa_1 = ` mean and the recursion on central moments ``c_1..c_n``."""
     m = [mpmath.mpf(1), *central]
     m[1] = mpmath.mpf(0)
@@ -188,7 +190,7 @@ def cumulants_from_central(mean: mpmath.mpf, central: Sequence[mpmath.mpf]) -> l
 
 def plrv_cumulants(
     mech: Mechanism, order: int, under: str = "P", dps: int = 30
-) -> list:
+) -> list[mpmath.mpf]:
     """Cumulants ``kappa_1..kappa_order`` of L under P or Q to ``dps`` digits."""
     with mpmath.workdps(dps + GUARD_DIGITS):
         rule = reference_rule(mech, dps + GUARD_DIGITS, -1.0, 2.0, tail=order + 1)

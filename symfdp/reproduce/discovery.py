@@ -124,7 +124,7 @@ def load_module(path: Path) -> ModuleType:
     sys.modules[name] = module
     try:
         with _shared_modules_importable(path.parent) as shared:
-            spec.loader.exec_module(module)  # type: ignore[union-attr]
+            spec.loader.exec_module(module)  # type: ignore[union-attr]  # file specs have a loader
     except BaseException:
         del sys.modules[name]
         raise

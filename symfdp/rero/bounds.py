@@ -63,7 +63,7 @@ def _with_relation(m: Mechanism, relation: str) -> Mechanism:
     if pair is None or m.is_symmetric:
         return m
     if relation == "both" or pair == "both":
-        return m.with_pair(relation)  # type: ignore[attr-defined]
+        return m.with_pair(relation)  # type: ignore[attr-defined, no-any-return]  # subsampled (pair set)
     return m
 
 
@@ -196,7 +196,7 @@ def gamma_bounds(
     raw_lo = []
     raw_hi = []
     for p in pairs:
-        f_lo, f_hi = p.tradeoff_bounds(flat)  # type: ignore[attr-defined]
+        f_lo, f_hi = p.tradeoff_bounds(flat)  # type: ignore[attr-defined]  # certified pairs have it
         raw_lo.append(1.0 - np.clip(np.asarray(f_hi, np.float64), 0.0, 1.0 - flat))
         raw_hi.append(1.0 - np.clip(np.asarray(f_lo, np.float64), 0.0, 1.0 - flat))
     lo, hi = np.max(raw_lo, axis=0), np.max(raw_hi, axis=0)
