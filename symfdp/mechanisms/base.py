@@ -107,7 +107,6 @@ class Mechanism(ABC):
     name: ClassVar[str]
     PARAMS: ClassVar[dict[str, Param]]
 
-    # ------------------------------------------------------------------ pairs
     @property
     def is_symmetric(self) -> bool:
         """Whether ``T(P, Q) == T(Q, P)``, i.e. add and remove pairs coincide."""
@@ -134,7 +133,6 @@ class Mechanism(ABC):
 
         return Swapped(self)
 
-    # ------------------------------------------------------------------ PLRV law
     @abstractmethod
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         """``L(x) = log q(x) / p(x)`` on the output space."""
@@ -171,7 +169,6 @@ class Mechanism(ABC):
         compositions (the exact profile is only piecewise smooth)."""
         return None
 
-    # ------------------------------------------------------------------ derived
     # Generic fallbacks from the quadrature rule; closed forms override them.
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         """Cumulants ``kappa_1 .. kappa_order`` of L under P or Q.

@@ -350,7 +350,6 @@ def from_pmfs(
     return FinitePair(p, q, l, name, sym)
 
 
-# ---------------------------------------------------------------- built-ins
 @dataclass(frozen=True)
 class RandomizedResponse(FiniteLoss):
     r"""k-ary randomised response: the true category w.p.

@@ -83,7 +83,6 @@ class EpsilonDelta(Mechanism):
             self, "delta", check_real("delta", self.delta, 0.0, 1.0, hi_open=True)
         )
 
-    # ------------------------------------------------------------ structure
     @property
     def blatant_mass(self) -> float:
         """Probability ``delta`` of the blatant outcome (L = -inf under P, +inf
@@ -103,7 +102,6 @@ class EpsilonDelta(Mechanism):
             return (-math.inf, math.inf)
         return self.finite_part().plrv_support()
 
-    # ------------------------------------------------------------ output space
     def _pmf(self, under: Under) -> FloatArray:
         check_choice("under", under, ("P", "Q"))
         d, keep = self.delta, 1.0 - self.delta
@@ -127,7 +125,6 @@ class EpsilonDelta(Mechanism):
         idx = np.where(inside, xs, 0).astype(int)
         return scalar_or_array(np.where(inside, pmf[idx], 0.0))
 
-    # ------------------------------------------------------------ PLRV law
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
     ) -> FloatArray:
@@ -193,7 +190,6 @@ class EpsilonDelta(Mechanism):
     def expect(self, fn: Any, under: Under = "P") -> Any:
         return self._finite("finite expectations").expect(fn, under)
 
-    # ------------------------------------------------------------ closed forms
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         r""":math:`f_{\varepsilon,\delta}(\alpha) = \max\{0, 1 - \delta -
         e^\varepsilon\alpha, e^{-\varepsilon}(1 - \delta - \alpha)\}`, Dong et al.

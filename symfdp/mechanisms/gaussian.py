@@ -102,7 +102,6 @@ class Gaussian(Mechanism):
         """L is normal for ``mu > 0`` (an atom at 0 for ``mu = 0``)."""
         return self.mu > 0
 
-    # ------------------------------------------------------------ PLRV law
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         return self.mu * check_array("x", x, allow_inf=True) - self.mu**2 / 2
 
@@ -140,7 +139,6 @@ class Gaussian(Mechanism):
         log_w = -0.5 * z**2 - 0.5 * math.log(2 * math.pi) + math.log(_QUAD_STEP)
         return PLRVQuadrature(self.mu * z - self.mu**2 / 2, log_w)
 
-    # ------------------------------------------------------------ closed forms
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         check_choice("under", under, ("P", "Q"))

@@ -142,7 +142,6 @@ class Laplace(Mechanism):
     def __post_init__(self) -> None:
         object.__setattr__(self, "mu", check_real("mu", self.mu, 0.0))
 
-    # ------------------------------------------------------------ output space
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         xs = check_array("x", x, allow_inf=True)
         return scalar_or_array(np.abs(xs) - np.abs(xs - self.mu))
@@ -153,7 +152,6 @@ class Laplace(Mechanism):
         xs = check_array("x", x, allow_inf=True)
         return scalar_or_array(0.5 * np.exp(-np.abs(xs - shift)))
 
-    # ------------------------------------------------------------ PLRV law
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
     ) -> FloatArray:
@@ -218,7 +216,6 @@ class Laplace(Mechanism):
         logs = np.concatenate(([-math.log(2)], log_w, [-m - math.log(2)]))
         return PLRVQuadrature(nodes, logs)
 
-    # ------------------------------------------------------------ closed forms
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         r"""Exact cumulants (polynomials in :math:`\mu, e^{-\mu}` from SymPy), with
         :math:`\kappa_r(Q) = (-1)^r \kappa_r(P)`."""

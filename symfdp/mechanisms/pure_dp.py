@@ -99,7 +99,6 @@ class PureDP(Mechanism):
     def __post_init__(self) -> None:
         object.__setattr__(self, "eps", check_real("eps", self.eps, 0.0))
 
-    # ------------------------------------------------------------ law
     def _masses(self, under: Under) -> tuple[float, float]:
         """(mass at -eps, mass at +eps) under P or Q."""
         check_choice("under", under, ("P", "Q"))
@@ -155,7 +154,6 @@ class PureDP(Mechanism):
         """L takes the values +-eps: a lattice of span 2 eps (None at eps = 0)."""
         return 2.0 * self.eps if self.eps > 0 else None
 
-    # ------------------------------------------------------------ closed forms
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         r""":math:`\kappa_r = \varepsilon^r(\log\cosh)^{(r)}(-\varepsilon/2)` under P,
         :math:`(-1)^r` times that under Q (symbolic.plrv.pure_dp_cumulant_exprs)."""

@@ -110,7 +110,6 @@ class PoissonSubsampled(Mechanism):
             check_choice("pair", self.pair, PAIRS)
             warn_pair_deprecated(type(self).__name__, self.pair)
 
-    # ------------------------------------------------------------ structure
     @property
     def is_symmetric(self) -> bool:
         return self.p == 1.0 and self.base.is_symmetric
@@ -165,7 +164,6 @@ class PoissonSubsampled(Mechanism):
             return self.base.swapped()
         return self.base
 
-    # ------------------------------------------------------------ output space
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         lb = np.asarray(self.base.log_likelihood_ratio(x), dtype=np.float64)
         out = lm.log_mix(lb, self.p)
@@ -181,7 +179,6 @@ class PoissonSubsampled(Mechanism):
         qb = np.asarray(self.base.pdf(x, "Q"), dtype=np.float64)
         return self._q * pb + self.p * qb
 
-    # ------------------------------------------------------------ PLRV law
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
     ) -> FloatArray:
@@ -260,7 +257,6 @@ class PoissonSubsampled(Mechanism):
         rule = self.base.plrv_quadrature()
         return rule.nodes, rule.log_weights
 
-    # ------------------------------------------------------------ cumulants
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         r"""Cumulants of L under P or Q (``"both"``: of the add pair).
 
@@ -309,7 +305,6 @@ class PoissonSubsampled(Mechanism):
         v = lm.log1p_minus(u) if under == "P" else lm.xlog1p_minus(u)
         return float(w @ v)
 
-    # ------------------------------------------------------------ CGF
     def cgf_derivatives(
         self, t: ArrayLike, under: Under = "P"
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -382,7 +377,6 @@ class PoissonSubsampled(Mechanism):
             return ident.expect(fn, under)
         return super().expect(fn, under)
 
-    # ------------------------------------------------------------ f-DP
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         r"""Exact trade-off of the pair (``"both"``: of the mechanism).
 

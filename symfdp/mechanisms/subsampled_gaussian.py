@@ -113,7 +113,6 @@ class SubsampledGaussian(PoissonSubsampled):
         """Noise multiplier ``1/mu`` (``inf`` for ``mu = 0``)."""
         return 1.0 / self.mu if self.mu > 0 else math.inf
 
-    # ------------------------------------------------------------ quadrature
     def _add_quadrature(self) -> PLRVQuadrature:
         grid = x_grid(self.mu, 2 * self.mu, (_RULE_ORDER + 1) * self.mu)
         y = self.mu * grid.x - self.mu**2 / 2
@@ -151,7 +150,6 @@ class SubsampledGaussian(PoissonSubsampled):
         )
         return mu * grid.x - mu * mu / 2, grid.log_w
 
-    # ------------------------------------------------------------ cumulants
     def _add_cumulants(self, order: int, under: Under) -> FloatArray:
         """High-precision add-pair cumulants (see ``_gaussian_mixture``)."""
         if self.mu == 0.0:
@@ -200,7 +198,6 @@ class SubsampledGaussian(PoissonSubsampled):
                 for m in ms:
                     m._cache[("cumulants", add_under)] = row
 
-    # ------------------------------------------------------------ replace-one
     def replace_one(self) -> Mechanism:
         r"""The dominating pair under replace-one neighbours.
 

@@ -285,7 +285,6 @@ class DensityPair(Mechanism):
         """As declared (``symmetric=True`` is checked by the front ends)."""
         return self.symmetric
 
-    # ------------------------------------------------------------ layout
     @functools.cached_property
     def _layouts(self) -> tuple[_Layout, ...]:
         gs = (self.log_p, self.log_q)
@@ -349,7 +348,6 @@ class DensityPair(Mechanism):
             out.append(float(np.exp(special.logsumexp(parts))))
         return out[0], out[1]
 
-    # ------------------------------------------------------------ partial masses
     def _logf(self, under: str) -> Fn:
         return self.log_p if under == "P" else self.log_q
 
@@ -428,7 +426,6 @@ class DensityPair(Mechanism):
             out += np.where(full, total, np.where(inner, part, 0.0))
         return np.clip(out, 0.0, 1.0)
 
-    # ------------------------------------------------------------ contract
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         return scalar_or_array(self._llr(check_array("x", x, allow_inf=True)))
 
@@ -531,7 +528,6 @@ class DensityPair(Mechanism):
                 return np.asarray(exact, dtype=np.float64)
         return super().cumulants(order, under)
 
-    # ------------------------------------------------------------ CGF
     def cgf_domain(self) -> tuple[float, float]:
         r"""The open interval of ``t`` where :math:`K_P(t)` is finite (under Q it
         is shifted by -1): the exact one of the front end, or found by
@@ -706,7 +702,6 @@ class DensityPair(Mechanism):
         mean, m3 = self._tilted_values(t, under, "m3")
         return mean, m3
 
-    # ------------------------------------------------------------ profile
     def privacy_profile(self, eps: ArrayLike) -> FloatArray:
         r""":math:`\delta(\varepsilon) = \int_{L > \varepsilon} q\,(1 -
         e^{\varepsilon - L})\,dx` piece by piece (positive integrand)."""

@@ -126,7 +126,6 @@ class Evaluator:
         return parse_srepr(self.srepr)
 
 
-# ---------------------------------------------------------------------------
 # Registry
 
 
@@ -263,7 +262,6 @@ def _compile_cached(
 _EXPR_CACHE: dict[str, Evaluator] = {}
 
 
-# ---------------------------------------------------------------------------
 # Building
 
 
@@ -339,7 +337,6 @@ def _from_record(
     )
 
 
-# ---------------------------------------------------------------------------
 # Built-in derivations (SymPy is imported inside the builders only)
 
 _EDGEWORTH_DEPS: Final = (

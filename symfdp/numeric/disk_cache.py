@@ -56,7 +56,6 @@ class CacheError(Exception):
     """A cache file that cannot be used (corrupt, stale or not portable)."""
 
 
-# ---------------------------------------------------------------------------
 # Generated source: portable namespace and a restricted loader
 
 _ALLOWED_NODES: Final = (
@@ -247,7 +246,6 @@ def parse_srepr(text: str) -> Any:
     return eval(compile(tree, "<srepr>", "eval"), env)
 
 
-# ---------------------------------------------------------------------------
 # Files
 
 

@@ -134,7 +134,6 @@ class MonteCarloGamma:
     info: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
-# ------------------------------------------------------------------ sampling
 def _base_loss(x: FloatArray, mu: float, base: str, hit: Any = None) -> FloatArray:
     r"""Base-pair loss :math:`l_b` at ``x + mu * hit`` (``hit`` a mask or None),
     as a new array: :math:`\mu x - \mu^2/2` (Gaussian), :math:`|x| - |x - \mu|`
@@ -220,7 +219,6 @@ class _Sampler:
             yield np.stack(out)
 
 
-# ------------------------------------------------------------------ statistics
 def _top_k(stream: Iterator[FloatArray], k: int, bar: Progress) -> FloatArray:
     """The ``k`` largest values per row over the stream, sorted descending."""
     kept: FloatArray | None = None
@@ -280,7 +278,6 @@ def _pick(ordered: FloatArray, r: NDArray[np.int64], fill: float) -> FloatArray:
     return np.where(inside[None, :], ordered[:, idx], fill)
 
 
-# ------------------------------------------------------------------ public
 def monte_carlo_gamma(
     kappa: ArrayLike,
     *,

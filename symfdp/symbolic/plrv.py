@@ -98,7 +98,6 @@ def cumulants_from_cgf(
     return out
 
 
-# ---------------------------------------------------------------- Gaussian
 def gaussian_cgf_expr(under: str = "P") -> sp.Expr:
     r""":math:`K_P(t) = \mu^2 t (t-1)/2` (and :math:`K_Q(t) = K_P(t+1)`)."""
     shift = 0 if _check_under(under) == "P" else 1
@@ -111,7 +110,6 @@ def gaussian_cumulant_exprs(order: int, under: str = "P") -> list[sp.Expr]:
     return cumulants_from_cgf(gaussian_cgf_expr(under), order)
 
 
-# ---------------------------------------------------------------- pure DP
 def pure_dp_cgf_expr(under: str = "P") -> sp.Expr:
     r""":math:`K_P(t) = \log\frac{e^{t\varepsilon} + e^{\varepsilon}e^{-t\varepsilon}}
     {1 + e^{\varepsilon}}` (randomised response; :math:`K_Q(t) = K_P(t+1)`)."""
@@ -159,7 +157,6 @@ def pure_dp_cumulant_exprs(order: int, under: str = "P") -> tuple[sp.Expr, ...]:
     return tuple(out)
 
 
-# ---------------------------------------------------------------- Laplace
 def laplace_cgf_expr(under: str = "P") -> sp.Expr:
     r""":math:`K_P(t) = -\mu/2 + \log(\cosh(\mu s) + \sinh(\mu s)/(2s))`,
     :math:`s = t - 1/2` (:math:`K_Q(t) = K_P(t+1)`)."""

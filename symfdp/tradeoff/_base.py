@@ -107,7 +107,6 @@ class TradeOff(ABC):
     #: conjugate is then exact at the nodes and needs no refinement.
     _piecewise_linear: ClassVar[bool] = False
 
-    # ----------------------------------------------------------- evaluation
     def __call__(self, alpha: ArrayLike) -> Any:
         r"""Type II error :math:`f(\alpha)` of the most powerful level-alpha test.
 
@@ -146,7 +145,6 @@ class TradeOff(ABC):
         x = self._nodes()
         return x, np.asarray(self._eval(x), dtype=np.float64)
 
-    # ----------------------------------------------------------- inverse
     def inverse(self) -> TradeOff:
         r""":math:`f^{-1}(\alpha) = \inf\{t\in[0,1] : f(t) \le \alpha\}`
         (Dong et al. 2019, eq. (4)); :math:`f^{-1} = T(Q, P)` if :math:`f = T(P, Q)`.
@@ -162,7 +160,6 @@ class TradeOff(ABC):
             return self._eval(a)
         return bisect_inverse(self._eval, a, self._table)
 
-    # ----------------------------------------------------------- fixed point
     def fixed_point(self) -> float:
         r"""The fixed point :math:`\alpha^*` with :math:`f(\alpha^*) = \alpha^*`."""
         return float(self._fixed_point())
@@ -170,7 +167,6 @@ class TradeOff(ABC):
     def _fixed_point(self) -> float:
         return bisect_fixed_point(self._eval)
 
-    # ----------------------------------------------------------- area
     def auc(self) -> float:
         r"""Area under the curve :math:`\int_0^1 f(\alpha)\,d\alpha` (the
         :math:`\gamma` of Zheng et al. 2020, Sec. 4)."""
@@ -179,7 +175,6 @@ class TradeOff(ABC):
     def _auc(self) -> float:
         return integrate_unit(self._eval, self._breakpoints())
 
-    # ----------------------------------------------------------- duality
     def privacy_profile(self, eps: ArrayLike, *, method: str = "auto") -> Any:
         r""":math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)
         = \sup_{0\le x\le 1} [1 - f(x) - e^\varepsilon x]`.

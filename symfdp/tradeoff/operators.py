@@ -39,7 +39,6 @@ def check_p(p: Any) -> float:
     return check_real("p", p, 0.0, 1.0, lo_open=True)
 
 
-# --------------------------------------------------------------------- Mixture
 @dataclass(frozen=True)
 class Mixture(TradeOff):
     r""":math:`f_p = p f + (1-p)\mathrm{Id}`, Dong et al. (2019), Def. 4.1.
@@ -127,7 +126,6 @@ class Mixture(TradeOff):
         return self.p * self.base._auc() + 0.5 * (1.0 - self.p)
 
 
-# --------------------------------------------------------------------- Inverse
 @dataclass(frozen=True)
 class Inverse(TradeOff):
     r""":math:`f^{-1}(\alpha) = \inf\{t \in [0,1] : f(t) \le \alpha\}`, Dong et al.
@@ -178,7 +176,6 @@ class Inverse(TradeOff):
         return self.base._auc()
 
 
-# --------------------------------------------------------------------- ScaledByDelta
 @dataclass(frozen=True)
 class ScaledByDelta(TradeOff):
     r""":math:`f \otimes f_{0,\delta}`, Dong et al. (2019), eq. (13):
@@ -249,7 +246,6 @@ class ScaledByDelta(TradeOff):
         return (1.0 - self.delta) ** 2 * self.base._auc()
 
 
-# --------------------------------------------------------------------- GroupPrivacy
 @dataclass(frozen=True)
 class GroupPrivacy(TradeOff):
     r""":math:`1 - (1-f)^{\circ k}`, the guarantee for groups of size :math:`k`
