@@ -1,24 +1,16 @@
 r"""Dominating pairs and their privacy-loss random variables (PLRV).
 
-A mechanism in symfdp is described by a *dominating pair* of distributions
-:math:`(P, Q)` on its output space, with the privacy-loss random variable
-
-.. math::  L = \log \frac{dQ}{dP}(X),
-
-following Zheng et al. (2020), Sec. 3 (H0 = P, H1 = Q, :math:`T_n = \sum_i L_i`).
-Its trade-off function is :math:`f = T(P, Q)` and its privacy profile (the
-hockey-stick divergence :math:`E_{e^\varepsilon}(Q \| P)`) is
+A mechanism is a *dominating pair* :math:`(P, Q)` on its output space with
+PLRV :math:`L = \log \frac{dQ}{dP}(X)` (Zheng et al. (2020), Sec. 3: H0 = P,
+H1 = Q, :math:`T_n = \sum_i L_i`), trade-off :math:`f = T(P, Q)` and privacy
+profile (the hockey-stick divergence :math:`E_{e^\varepsilon}(Q \| P)`)
 
 .. math::  \delta(\varepsilon) = E_Q[(1 - e^{\varepsilon - L})_+]
            = P_Q(L > \varepsilon) - e^{\varepsilon} P_P(L > \varepsilon),
 
-Zheng et al. (2020), Lemma 5.1. Because :math:`dQ_L(l) = e^{l}\, dP_L(l)`, the law of
-:math:`L` under :math:`P` determines everything; both laws are exposed for
-convenience and tail stability.
-
-Subclasses are frozen dataclasses; they *describe* a mechanism and never hold
-results of accounting (accountants compute).
-"""
+Zheng et al. (2020), Lemma 5.1. As :math:`dQ_L(l) = e^{l}\, dP_L(l)`, the law of
+:math:`L` under :math:`P` determines everything. Subclasses are frozen
+dataclasses that describe a mechanism and hold no accounting results."""
 
 from __future__ import annotations
 
@@ -45,18 +37,13 @@ FloatArray = NDArray[np.float64]
 
 
 #: Largest cumulant order served: Edgeworth of the largest order J = 64
-#: (:func:`symfdp._validation.check_order`) needs kappa_1..kappa_{J+2}. Closed
-#: forms derived in SymPy grow quickly in cost (Laplace: 20 s at order 64).
+#: (:func:`symfdp._validation.check_order`) needs kappa_1..kappa_{J+2}.
 MAX_CUMULANT_ORDER: Final = 66
 
 
 class QuadratureLimitError(ValueError):
-    """A quadrature rule would need more nodes than its memory guard allows.
-
-    Raised by mechanisms whose rules widen with the tilt of a CGF (a saddle point
-    far out in the tail); callers that can do without that tilt (the saddle-point
-    grid) stop there, others see a ``ValueError`` naming the regime.
-    """
+    """A quadrature rule would need more nodes than its memory guard allows (a
+    CGF tilt far out in the tail)."""
 
 
 @dataclass(frozen=True)
@@ -164,9 +151,8 @@ class Mechanism(ABC):
     @property
     def loss_lattice_span(self) -> float | None:
         """The span ``h`` of the lattice ``a + h Z`` carrying all of L, or None
-        when L is not a lattice variable. Smooth approximations of a lattice sum
-        (Edgeworth, saddle point) err by O(h^2) in epsilon however many
-        compositions (the exact profile is only piecewise smooth)."""
+        when L is not a lattice variable (smooth approximations of a lattice sum err
+        by O(h^2) in epsilon)."""
         return None
 
     # Generic fallbacks from the quadrature rule; closed forms override them.
@@ -208,13 +194,10 @@ class Mechanism(ABC):
         self, t: ArrayLike, under: Under = "Q"
     ) -> tuple[FloatArray, FloatArray]:
         r"""Mean and third absolute central moment of L under the tilted law
-        :math:`\propto e^{tl}\,d\mathrm{Law}_{under}(l)`, vectorised in ``t``.
-
-        These enter the saddle-point error bound (Alghamdi et al., CF-S7). The
-        mean equals :math:`K'(t)` when the quadrature resolves the tilted law, so
-        callers compare the two to detect a rule that does not. Generic fallback:
-        :meth:`plrv_quadrature` with weights tilted in log space; mechanisms whose
-        laws move with the tilt override it with a rule that follows them.
+        :math:`\propto e^{tl}\,d\mathrm{Law}_{under}(l)`, vectorised in ``t``, for the
+        saddle-point error bound (Alghamdi et al., CF-S7). The mean equals
+        :math:`K'(t)` when the rule resolves the tilted law (callers compare them).
+        Generic fallback: :meth:`plrv_quadrature` with weights tilted in log space.
 
         Returns:
             ``(mean, m3)``, each of the shape of ``t``.
