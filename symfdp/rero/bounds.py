@@ -3,21 +3,14 @@ r"""The ReRo bound :math:`\gamma = 1 - f(\kappa)` from any trade-off description
 Kaissis et al. (2023), Theorem 1: if a mechanism is :math:`f`-DP for its *add
 one* dominating pair, it is :math:`(\eta, 1 - f(\kappa(\eta)))`-ReRo, and if it
 is :math:`(\varepsilon, \delta)`-DP it is :math:`(\eta, \min\{e^\varepsilon
-\kappa(\eta) + \delta, 1\})`-ReRo. ReRo is defined through the add-one relation
-only, so the raw trade-off of the add pair is used (Sec. 2, "we only need to
-bound the add one adjacency relation"; Fig. 1f shows the effect). The paper
-symmetrises (:math:`\min\{f, f^{-1}\}^{**}` over both pairs) only for the
-conversions to :math:`(\varepsilon, \delta)` and for Fig. 1e; ``symmetric=True``
-gives that variant.
+\kappa(\eta) + \delta, 1\})`-ReRo. ReRo concerns the add-one relation only, so
+the raw add-pair trade-off is used (Sec. 2; Fig. 1f); ``symmetric=True`` gives
+the paper's symmetrised variant :math:`\min\{f, f^{-1}\}^{**}` (Fig. 1e).
 
-Which pair is "add". A :class:`~symfdp.curve.PrivacyCurve` stores its
-composed pairs in the order of the mechanisms' ``pairs``: the first is the add
-pair for ``pair="add"`` and for ``pair="both"`` (which holds ``(add,
-remove)``), so :func:`gamma` reads the first pair. A curve composed with
-``pair="remove"`` holds only the remove pair and :func:`gamma` then returns the
-remove relation's value (the curve does not record its relation);
-:func:`add_pair_curve` composes the add pair whatever the mechanisms' ``pair``.
-"""
+A :class:`~symfdp.curve.PrivacyCurve` holds its pairs in the order of the
+mechanisms' ``pairs``, so its first pair is the add pair for ``pair="add"``
+and ``pair="both"``; a ``pair="remove"`` curve gives the remove relation's
+value. :func:`add_pair_curve` composes the add pair whatever the ``pair``."""
 
 from __future__ import annotations
 
@@ -55,10 +48,8 @@ def _finite(values: Any, what: str) -> FloatArray:
 
 
 def _with_relation(m: Mechanism, relation: str) -> Mechanism:
-    """``m`` for a single step: a subsampled mechanism given with ``pair="both"``
-    is read as its add pair (``relation="add"``); with ``relation="both"`` an
-    asymmetric pair is symmetrised. An explicit ``"add"``/``"remove"`` pair is
-    kept for ``"add"``."""
+    """``m`` for a single step: the add pair of a ``pair="both"`` subsampled
+    mechanism (``relation="add"``), or the symmetrised pair (``relation="both"``)."""
     pair = getattr(m, "pair", None)
     if pair is None or m.is_symmetric:
         return m
@@ -76,10 +67,8 @@ def _curve_gamma(curve: PrivacyCurve, k: FloatArray, symmetric: bool) -> FloatAr
     if not symmetric or curve.symmetric:
         out = raw[0]
     else:
-        # The symmetrised curve min{f_1, f_1^{-1}, ...}** is below every raw
-        # curve, so its gamma is at least each raw gamma. Its grid interpolation
-        # (PrivacyCurve._symmetrised, a chord of a convex curve) can fall short of
-        # that by the chord error; the maximum repairs it.
+        # The symmetrised curve is below every raw curve; the maximum repairs
+        # its grid interpolation's chord error.
         sym = 1.0 - np.asarray(curve.tradeoff(flat, symmetric=True), np.float64)
         out = np.max([sym, *raw], axis=0)
     return _finite(out, curve.method).reshape(k.shape)
@@ -171,11 +160,9 @@ def gamma_bounds(
     r"""Certified ``(lower, upper)`` bounds on :math:`\gamma = 1 - f(\kappa)`.
 
     From the certified trade-off bracket of a ``Numerical`` or ``Exact`` curve:
-    :math:`\gamma_{lo} = 1 - f_{hi}(\kappa)` and :math:`\gamma_{hi} = 1 -
-    f_{lo}(\kappa)`, for the raw add pair (the first pair, see :func:`gamma`)
-    or, with ``symmetric=True``, for ``curve.tradeoff_bounds`` (the symmetrised
-    curve; the lower end is raised to the raw pairs' lower ends, which it can
-    never be below).
+    :math:`\gamma_{lo} = 1 - f_{hi}(\kappa)`, :math:`\gamma_{hi} = 1 -
+    f_{lo}(\kappa)`, for the raw add pair or, with ``symmetric=True``, for
+    ``curve.tradeoff_bounds``.
 
     Raises:
         TypeError: ``curve`` is not a PrivacyCurve.
@@ -211,10 +198,8 @@ def gamma_bounds(
 
 def gamma_from_eps_delta(eps: ArrayLike, delta: ArrayLike, kappa: ArrayLike) -> Any:
     r"""The :math:`(\varepsilon, \delta)` route: :math:`\gamma \le
-    \min\{e^\varepsilon\kappa + \delta, 1\}` (Kaissis et al. 2023, Thm 1).
-
-    All three arguments broadcast. The bound is computed in log space, so a
-    large :math:`\varepsilon` saturates at 1 without overflow.
+    \min\{e^\varepsilon\kappa + \delta, 1\}` (Kaissis et al. 2023, Thm 1),
+    broadcast, in log space.
 
     Args:
         eps: :math:`\varepsilon \ge 0` (``inf`` allowed: the bound is 1).
@@ -240,11 +225,9 @@ def add_pair_curve(
 ) -> PrivacyCurve:
     r"""Compose the *add one* pair of ``mechanism`` (Kaissis et al. 2023, Cor. 3).
 
-    Every subsampled mechanism in the composition is switched to
-    ``pair="add"`` (:math:`P` = the mechanism without the record, :math:`Q` =
-    with it: :math:`(N(0,\sigma^2), (1-p)N(0,\sigma^2) + pN(\Delta_2,\sigma^2))`
-    for the SGM, Remark 1); symmetric mechanisms are unchanged. The result
-    feeds :func:`gamma` and, for certified accountants, :func:`gamma_bounds`.
+    Subsampled mechanisms are switched to ``pair="add"`` (:math:`(N(0,\sigma^2),
+    (1-p)N(0,\sigma^2) + pN(\Delta_2,\sigma^2))` for the SGM, Remark 1);
+    symmetric mechanisms are unchanged.
 
     Args:
         mechanism: A mechanism (with ``n``) or a list of ``(mechanism, n_i)``.
