@@ -111,9 +111,6 @@ class Evaluator:
         return parse_srepr(self.srepr)
 
 
-# Registry
-
-
 def register_derivation(
     name: str, builder: Builder, *, depends: Sequence[str] = (), replace: bool = False
 ) -> None:
@@ -240,9 +237,6 @@ def _compile_cached(
 _EXPR_CACHE: dict[str, Evaluator] = {}
 
 
-# Building
-
-
 def _iterable(name: str, value: Any) -> Any:
     try:
         return iter(value)
@@ -315,7 +309,7 @@ def _from_record(
     )
 
 
-# Built-in derivations (SymPy is imported inside the builders only)
+# Built-in derivations (SymPy imported inside the builders only).
 
 _EDGEWORTH_DEPS: Final = (
     "symfdp.symbolic.edgeworth",
