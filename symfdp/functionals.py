@@ -379,11 +379,8 @@ def _gmu_evaluator() -> Any:
 
 
 def gmu_functionals(mu: float) -> MomentFunctionals:
-    r"""Closed forms for :math:`G_\mu` derived in :mod:`symfdp.symbolic.functionals`
-    (compiled once and cached on disk by :mod:`symfdp.numeric.compile`):
-    :math:`\mathrm{kl} = \mu^2/2`, :math:`\kappa_2 = \mu^2 + \mu^4/4`,
-    :math:`\bar\kappa_3 = 2\sqrt{2/\pi}\mu^3`, :math:`\kappa_3` through
-    :math:`\Phi, \varphi`, and :math:`\chi^2_+` of ``chirep``."""
+    r"""The five closed forms for :math:`G_\mu` of :mod:`symfdp.symbolic.functionals`
+    (compiled and cached by :mod:`symfdp.numeric.compile`)."""
     mu = check_real("mu", mu, 0.0)
     with np.errstate(over="ignore"):  # chi2_plus = inf beyond mu = 26.6 (e^{mu^2})
         vals = np.asarray(_gmu_evaluator()(mu=mu), dtype=np.float64).reshape(-1)

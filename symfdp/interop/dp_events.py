@@ -70,9 +70,8 @@ class NonPrivateEventError(ValueError):
 
 
 def check_adjacency(adjacency: Any, param: str = "adjacency") -> str:
-    """``adjacency`` as one of :data:`ADJACENCIES`; dp-accounting's
-    ``NeighboringRelation.ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE`` are accepted.
-    ``param`` is the parameter's name in the messages.
+    """``adjacency`` as one of :data:`ADJACENCIES` (dp-accounting's
+    ``ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE`` accepted); ``param`` names it in messages.
 
     Raises:
         TypeError / ValueError: anything else (``REPLACE_SPECIAL`` included).

@@ -95,10 +95,8 @@ def gamma(source: Source, kappa: ArrayLike, *, symmetric: bool = False) -> Any:
     Args:
         source: One of
 
-            * a :class:`~symfdp.curve.PrivacyCurve` from any accountant
-              (Edgeworth of any order, CLT, SaddlePoint, Numerical, Exact): the
-              raw trade-off of its first pair, the add pair for ``pair="add"``
-              and ``pair="both"`` compositions (module docstring);
+            * a :class:`~symfdp.curve.PrivacyCurve` from any accountant: the
+              raw trade-off of its first pair (module docstring);
             * a :class:`~symfdp.tradeoff.TradeOff` (e.g. ``T.Gaussian(mu)``),
               evaluated in its tail-stable form :math:`1 - f`;
             * a :class:`~symfdp.mechanisms.Mechanism` (one step) with a closed-form
