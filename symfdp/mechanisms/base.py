@@ -82,14 +82,10 @@ class PLRVQuadrature:
 
 
 class Mechanism(ABC):
-    """Abstract dominating pair (P, Q) with PLRV ``L = log dQ/dP``.
-
-    Concrete mechanisms implement the abstract methods; the generic methods
-    (cumulants, CGF, expectations) have quadrature fallbacks that closed forms
-    override. ``pair`` is ``"add"`` for the pair as defined, ``"remove"`` for the
-    swapped pair and ``"both"`` for add/remove adjacency; symmetric mechanisms
-    (``T(P, Q) = T(Q, P)``) ignore it.
-    """
+    """Abstract dominating pair (P, Q) with PLRV ``L = log dQ/dP``; the generic
+    methods are quadrature fallbacks that closed forms override. ``pair``:
+    ``"add"`` (as defined), ``"remove"`` (swapped) or ``"both"``; symmetric
+    mechanisms ignore it."""
 
     name: ClassVar[str]
     PARAMS: ClassVar[dict[str, Param]]
@@ -101,11 +97,8 @@ class Mechanism(ABC):
 
     @property
     def pairs(self) -> tuple[Mechanism, ...]:
-        """The dominating pairs an accountant must cover.
-
-        ``(self,)`` for a symmetric mechanism or a single pair, and
-        ``(add, remove)`` for ``pair="both"``; delta is the maximum over them.
-        """
+        """The dominating pairs an accountant must cover: ``(self,)``, or ``(add,
+        remove)`` for ``pair="both"`` (delta is the maximum over them)."""
         return (self,)
 
     @property
@@ -155,13 +148,9 @@ class Mechanism(ABC):
         by O(h^2) in epsilon)."""
         return None
 
-    # Generic fallbacks from the quadrature rule; closed forms override them.
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
-        """Cumulants ``kappa_1 .. kappa_order`` of L under P or Q.
-
-        Generic fallback: central moments of the quadrature rule (two passes) and
-        the moment -> cumulant recursion (:mod:`symfdp.numeric.moments`).
-        """
+        """Cumulants ``kappa_1 .. kappa_order`` of L under P or Q (fallback: central
+        moments of the quadrature rule, :mod:`symfdp.numeric.moments`)."""
         from symfdp.numeric.moments import weighted_cumulants
 
         order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
@@ -177,12 +166,8 @@ class Mechanism(ABC):
     def cgf_derivatives(
         self, t: ArrayLike, under: Under = "P"
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        r"""``(K(t), K'(t), K''(t))``, vectorised in ``t``.
-
-        Generic fallback: the quadrature rule in log space,
-        :math:`K(t) = \operatorname{logsumexp}_i(\log w_i + t l_i)`, and the mean
-        and variance of the tilted weights (two passes, no cancellation).
-        """
+        """``(K(t), K'(t), K''(t))``, vectorised in ``t`` (fallback: the quadrature
+        rule tilted in log space, :func:`tilted_cgf`)."""
         check_choice("under", under, ("P", "Q"))
         ts = check_array("t", t)
         rule = self.plrv_quadrature()
@@ -209,10 +194,8 @@ class Mechanism(ABC):
         return tilted_abs_moment3(rule.nodes, logw, ts)
 
     def expect(self, fn: Callable[[FloatArray], ArrayLike], under: Under = "P") -> Any:
-        """``E[fn(L)]`` under P or Q by the mechanism's quadrature rule.
-
-        ``fn`` maps the array of nodes to values (leading axis = nodes).
-        """
+        """``E[fn(L)]`` under P or Q by the quadrature rule (``fn`` maps the array of
+        nodes, leading axis, to values)."""
         check_callable("fn", fn)
         check_choice("under", under, ("P", "Q"))
         rule = self.plrv_quadrature()
@@ -227,12 +210,9 @@ class Mechanism(ABC):
         )
 
     def privacy_profile(self, eps: ArrayLike) -> FloatArray:
-        r"""``delta(eps) = E_Q[(1 - e^{eps - L})_+]`` of this single pair, eps real.
-
-        Generic fallback: :math:`P_Q(L > \varepsilon) - e^{\varepsilon}
-        P_P(L > \varepsilon)` from the PLRV survival functions (Zheng et al.
-        2020, Lemma 5.1), clipped to [0, 1]; closed forms override it.
-        """
+        r"""``delta(eps) = E_Q[(1 - e^{eps - L})_+]`` of this single pair, eps real
+        (fallback: :math:`P_Q(L > \varepsilon) - e^{\varepsilon} P_P(L > \varepsilon)`,
+        Zheng et al. 2020, Lemma 5.1, clipped to [0, 1])."""
         e = check_array("eps", eps, allow_inf=True)
         sf_q = np.asarray(self.plrv_sf(e, "Q"), dtype=np.float64)
         sf_p = np.asarray(self.plrv_sf(e, "P"), dtype=np.float64)
@@ -245,13 +225,9 @@ class Mechanism(ABC):
 def tilted_cgf(
     nodes: ArrayLike, log_weights: ArrayLike, t: ArrayLike, *, chunk: int = 4_000_000
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    r"""``(K, K', K'')`` of a discrete law at each ``t``, in log space.
-
-    :math:`K(t) = \log \sum_i e^{\log w_i + t l_i}`; :math:`K'` and
-    :math:`K''` are the mean and variance of :math:`l` under the tilted weights
-    :math:`\tilde w_i \propto w_i e^{t l_i}` (variance about the mean: no
-    cancellation). Vectorised over ``t`` in chunks of at most ``chunk`` entries.
-    """
+    r"""``(K, K', K'')`` of a discrete law at each ``t``, in log space:
+    :math:`K(t) = \log \sum_i e^{\log w_i + t l_i}`, :math:`K'` and :math:`K''` the
+    mean and variance under the tilted weights (no cancellation); chunked over ``t``."""
     l = np.asarray(nodes, dtype=np.float64)
     logw = np.asarray(log_weights, dtype=np.float64)
     ts = np.asarray(t, dtype=np.float64)
