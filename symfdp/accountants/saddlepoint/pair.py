@@ -48,6 +48,46 @@ EPS_STEP = 1e-5
 NEWTON_STEPS = 12
 
 
+def _warn_repairs(r: F.IntegralRepairs) -> None:
+    """The warnings of the repairs :func:`~.formulas.log_integrals` reports."""
+    if r.beyond_search:
+        warn_approximation(
+            "SaddlePoint: the saddle point lies beyond the searched range "
+            "(the tilted law is degenerate near the end of the support); "
+            "the contour integral was replaced by the Chernoff bound "
+            "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the last saddle point, an "
+            "upper bound. accountants.Numerical gives certified values."
+        )
+    if r.above_chernoff:
+        warn_approximation(
+            "SaddlePoint: the estimate exceeded the Chernoff bound "
+            "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the saddle point (too few "
+            "compositions for the approximation); lowered to that bound. "
+            "accountants.Numerical gives certified values."
+        )
+    if r.terms_lost:
+        warn_approximation(
+            "SaddlePoint: the two Gaussian terms of delta_hat_2 agree to 8 "
+            "digits (degenerate tilted law); delta_hat_1 used instead. "
+            "accountants.Numerical gives certified values."
+        )
+
+
+def warn_if_skewed(skew: float, what: str) -> None:
+    r"""One :class:`~symfdp.ApproximationWarning` when ``skew`` (the largest
+    tilted skewness at the evaluated points) exceeds ``F.SKEWNESS_MAX`` (see
+    :mod:`symfdp.accountants.saddlepoint`, valid range)."""
+    if skew > F.SKEWNESS_MAX:
+        warn_approximation(
+            f"SaddlePoint: {what} is outside the approximation's valid range: "
+            "the tilted privacy loss at the saddle point is far from normal "
+            f"(skewness {skew:.3g} > {F.SKEWNESS_MAX:g}), so delta may be off by "
+            "10% or more. This is the regime of few effective compositions, e.g. "
+            "the add pair of a subsampled mechanism with a small expected number "
+            "of samples n*p. Use accountants.Numerical for certified values."
+        )
+
+
 def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
     """Upper-side values at ``s`` from the rows of K and its derivatives there
     (at least three; ``eps(s)`` explicit, ``k3`` set)."""
@@ -116,7 +156,9 @@ class SaddlePointPairCurve:
         integrals, the Chernoff bound, where the expansion is sound (finite terms,
         above ``RHO_FLOOR``), the tilted skewness and the Chernoff-capped points."""
         base = 1 if self.order == 1 else 2
-        log1, log2, log_c = F.log_integrals(vals, side, capped, base, warn)
+        log1, log2, log_c, repairs = F.log_integrals(vals, side, capped, base)
+        if warn:
+            _warn_repairs(repairs)
         top = max(orders)
         capped = np.asarray(capped, dtype=bool) | ~(vals.v > 0.0)
         usable = ~capped & (log2 < log_c)
@@ -167,7 +209,14 @@ class SaddlePointPairCurve:
 
         def chosen(j: int, warn_j: bool) -> FloatArray:
             d = B.from_integral(logs[j], eps, side, self.log_p_mass)
-            return B.repair(d, eps, self.log_p_mass, warn_j)
+            d, outside = B.repair(d, eps, self.log_p_mass)
+            if warn_j and outside:
+                warn_approximation(
+                    "SaddlePoint: delta(eps) left [max(0, 1 - e^eps), 1]; clipped "
+                    "into it. The approximation is outside its valid regime here "
+                    "(accountants.Numerical gives certified values)."
+                )
+            return d
 
         delta = chosen(self.order, warn)
         skew = self._skew(vals, logs[self.order], delta, capped) if check else 0.0
@@ -201,7 +250,7 @@ class SaddlePointPairCurve:
         r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``;
         warns once outside the valid range."""
         out, skew = self._delta(eps, check=True)
-        F.warn_if_skewed(skew, "delta(eps)")
+        warn_if_skewed(skew, "delta(eps)")
         return out
 
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -229,7 +278,7 @@ class SaddlePointPairCurve:
         d = np.asarray(delta, dtype=np.float64)
         flat = d.reshape(-1)
         eps, err, skew = self._epsilon(flat, ERROR_ORDERS)
-        F.warn_if_skewed(skew, "epsilon(delta)")
+        warn_if_skewed(skew, "epsilon(delta)")
         rest = np.isnan(err)
         if rest.any():
             err[rest] = self._epsilon_error_at(eps[rest])
@@ -342,7 +391,14 @@ class SaddlePointPairCurve:
         r""":math:`P_t = \sum_i n_i E|\tilde L_i - E\tilde L_i|^3` under the tilted
         laws :math:`\propto e^{tl}\,dQ_{L_i}(l)` (CF-S7); warns when a quadrature
         rule's tilted mean misses :math:`K_i'(t)` by :math:`10^{-6}` sd."""
-        return F.third_abs_moment(self.components, t)
+        p3, unresolved = F.third_abs_moment(self.components, t)
+        for m in unresolved:
+            warn_approximation(
+                f"SaddlePoint: the quadrature rule of {m!r} does not resolve "
+                "its tilted law at the saddle point; the CF-S7 error bound "
+                "there is approximate."
+            )
+        return p3
 
     def delta_error_bound(self, eps: ArrayLike) -> FloatArray:
         r"""The CF-S7 bound on :math:`|\delta(\varepsilon) - \hat\delta_2(\varepsilon)|`
@@ -376,7 +432,7 @@ class SaddlePointPairCurve:
         the valid range."""
         d = np.asarray(delta, dtype=np.float64)
         out, _, skew = self._epsilon(d.reshape(-1), 0)
-        F.warn_if_skewed(skew, "epsilon(delta)")
+        warn_if_skewed(skew, "epsilon(delta)")
         return out.reshape(d.shape)
 
     def _epsilon(
@@ -700,10 +756,7 @@ class SaddlePointPairCurve:
             vals, "upper", np.zeros(both.shape, bool), orders, True, d[2:]
         )
         rows = np.array(
-            [
-                B.repair(np.exp(logs[j]), vals.eps, self.log_p_mass, False)
-                for j in orders
-            ]
+            [B.repair(np.exp(logs[j]), vals.eps, self.log_p_mass)[0] for j in orders]
         )
         capped = np.asarray(capped, dtype=bool)[:size]
         good = ok[:size] | (self.order + extra <= 2)
@@ -748,7 +801,7 @@ class SaddlePointPairCurve:
                 )
                 log_i = logs[self.order]
                 d = B.from_integral(log_i, e[keep], side, self.log_p_mass)
-                d = B.repair(d, e[keep], self.log_p_mass, False)
+                d = B.repair(d, e[keep], self.log_p_mass)[0]
                 if side == "lower":
                     d = self._join_split(d, warn=False)
                 no_skip = np.zeros(d.shape, bool)
@@ -793,5 +846,5 @@ class SaddlePointPairCurve:
         out = T.tradeoff_from_profile(
             lookup, a, eps, symmetric=self.symmetric, refine=False
         )
-        F.warn_if_skewed(self._table_skew, "tradeoff(alpha)")
+        warn_if_skewed(self._table_skew, "tradeoff(alpha)")
         return np.asarray(out, dtype=np.float64).reshape(a.shape)
