@@ -208,7 +208,7 @@ class _Law:
                 float(cumulants[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3)
             )
         if len(lams) == order and all(map(math.isfinite, lams)):
-            dist = EdgeworthDistribution._trusted(lams, order, warn=False)
+            dist = EdgeworthDistribution._trusted(lams, order)
         else:  # raises its ValueError
             dist = EdgeworthDistribution.from_cumulants(cumulants[: order + 2], order)
         a, b = dist.valid_interval()
