@@ -53,6 +53,7 @@ X_CLIP: Final = 1e4
 _SQRT_HALF_PI: Final = math.sqrt(0.5 * math.pi)
 _SQRT_HALF: Final = math.sqrt(0.5)
 _LAGUERRE_V, _LAGUERRE_W = np.polynomial.laguerre.laggauss(24)
+_LAGUERRE_V2: Final = _LAGUERRE_V**2
 #: Largest exponent formed (e^700 is finite in double precision).
 EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
@@ -295,12 +296,23 @@ class TailKernel:
         return sf, dens, gaps
 
     @functools.cached_property
-    def _q_density_correction(self) -> FloatArray:
-        """Coefficients of :math:`q_J - 1` of the Q-law (as for
-        :func:`horner_stacked`): the correction part of :meth:`p_term_from_q`."""
-        core: FloatArray = self.core[:, :1, 1:2].copy()
-        core[0] -= 1.0
-        return core
+    def _identity_rule(self) -> tuple[FloatArray, FloatArray]:
+        """``(T, WV)`` of :meth:`p_term_from_q`: ``T[m, j] = a_{m+j}
+        C(m + j, j)`` for the ascending coefficients ``a`` of :math:`q_J - 1` of
+        the Q-law (so that ``x^m @ T`` are its Taylor coefficients at ``x``),
+        and ``WV[i, j]`` the Gauss–Laguerre weight times the ``j``-th power of
+        the node ``i``."""
+        a = self.core[:, 0, 1, 0].copy()
+        a[0] -= 1.0
+        used = np.flatnonzero(a != 0.0)
+        size = int(used[-1]) + 1 if used.size else 1
+        a = a[:size]
+        taylor = np.zeros((size, size))
+        for m in range(size):
+            for j in range(size - m):
+                taylor[m, j] = a[m + j] * math.comb(m + j, j)
+        weighted = _LAGUERRE_W[:, None] * _LAGUERRE_V[:, None] ** np.arange(size)
+        return taylor, weighted
 
     def p_term_from_q(self, e: FloatArray) -> FloatArray:
         r"""``(N,)``: the tail formula's second term :math:`e^\varepsilon S_P
@@ -316,7 +328,12 @@ class TailKernel:
         Mills ratio), the correction :math:`q_J - 1` with :math:`y = x + v/c`,
         :math:`c = \max(x + s, 1)`, by a 24-point Gauss–Laguerre rule in
         :math:`v` (integrand :math:`\phi(x)\,e^{-v} e^{v(1 - (x + s)/c) -
-        v^2/2c^2} (q_J(y) - 1)/c`). The two-sided formula expands P at
+        v^2/2c^2} (q_J(y) - 1)/c`). Where :math:`c = x + s \ge 1` the rule's
+        sum is formed from the Taylor coefficients of :math:`q_J - 1` at
+        :math:`x` (:meth:`_identity_sum_wide`: the same sum in another order,
+        equal to rounding; one exponential per node and two matrix products
+        instead of a polynomial per node), elsewhere node by node. The
+        two-sided formula expands P at
         :math:`x_P \approx x_Q + s`, many standard deviations out when the
         composed loss is wide; there its relative error grows like
         :math:`e^{\lambda_3 x_P^3/6}` (Cramér) while the order gaps stay small,
@@ -324,7 +341,7 @@ class TailKernel:
         error estimate's measure of it (raw expansion, no splice).
         """
         x = (e - self.mean[0]) / self.sd[0]
-        s = self.sd[0]
+        s = float(self.sd[0, 0])
         beta = x + s
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             log_phi = -0.5 * np.minimum(x * x, 4.0 * EXP_CAP) - LOG_SQRT_2PI
@@ -335,15 +352,84 @@ class TailKernel:
                 np.exp(np.minimum(x * s + 0.5 * s * s, EXP_CAP)) * special.ndtr(-beta),
             )
             c = np.maximum(beta, 1.0)
-            y = np.clip(x[:, None] + _LAGUERRE_V / c[:, None], -X_CLIP, X_CLIP)
-            q = horner_stacked(self._q_density_correction, y.reshape(1, -1))
-            q = q[0, 0].reshape(y.shape)
-            shape = np.exp(
-                _LAGUERRE_V * (1.0 - beta / c)[:, None]
-                - _LAGUERRE_V**2 / (2.0 * c * c)[:, None]
-            )
-            out = normal + np.exp(log_phi) / c * ((shape * q) @ _LAGUERRE_W)
+            wide = beta >= 1.0
+            if wide.all():
+                corr = self._identity_sum_wide(x, c)
+            else:
+                corr = np.empty(x.shape)
+                corr[wide] = self._identity_sum_wide(x[wide], c[wide])
+                corr[~wide] = self._identity_sum_nodes(x[~wide], beta[~wide], c[~wide])
+            out = normal + np.exp(log_phi) / c * corr
         return np.where(np.isfinite(out), out, np.inf)
+
+    def p_term_point(self, e: float) -> float:
+        """:meth:`p_term_from_q` at one ``e`` (a Python float), for a one-point
+        query: the same operations on Python floats and on the rule's 24 nodes
+        (the values agree to rounding)."""
+        m, s = self._identity_scalars
+        x = (e - m) / s
+        beta = x + s
+        if not (beta >= 1.0 and -_POINT_X <= x <= _POINT_X):
+            return float(self.p_term_from_q(np.array([e]))[0])
+        taylor, weighted = self._identity_rule
+        phi = math.exp(-0.5 * (x * x) - LOG_SQRT_2PI)
+        normal = phi * (_SQRT_HALF_PI * float(special.erfcx(beta * _SQRT_HALF)))
+        inv_c = 1.0 / beta
+        moments = np.exp((-0.5 * inv_c * inv_c) * _LAGUERRE_V2) @ weighted
+        size = len(taylor)
+        powers = np.empty((2, size))
+        powers[0, 0] = powers[1, 0] = 1.0
+        powers[0, 1:] = x
+        powers[1, 1:] = inv_c
+        np.multiply.accumulate(powers, axis=1, out=powers)
+        corr = float((powers[0] @ taylor) * powers[1] @ moments)
+        out = normal + phi * inv_c * corr
+        return out if math.isfinite(out) else math.inf
+
+    @functools.cached_property
+    def _identity_scalars(self) -> tuple[float, float]:
+        """The Q-law's mean and sd as Python floats."""
+        return float(self.mean[0, 0]), float(self.sd[0, 0])
+
+    def _identity_sum_wide(self, x: FloatArray, c: FloatArray) -> FloatArray:
+        r"""The rule's sum :math:`\sum_i w_i h_i (q_J - 1)(x + v_i/c)` of
+        :meth:`p_term_from_q` where :math:`c = x + s \ge 1` (node factors
+        :math:`h_i = e^{-v_i^2/2c^2} \le 1`) as :math:`\sum_j b_j(x)\,c^{-j}
+        \sum_i w_i h_i v_i^j`, :math:`b_j(x)` the Taylor coefficients of
+        :math:`q_J - 1` at :math:`x` (the same sum in another order; points
+        beyond ``X_CLIP``, where the sum is multiplied by :math:`\phi(x) = 0`,
+        are clipped)."""
+        taylor, weighted = self._identity_rule
+        size = len(taylor)
+        inv_c = 1.0 / c
+        h = np.exp(np.multiply.outer(-0.5 * inv_c * inv_c, _LAGUERRE_V2))
+        moments = h @ weighted  # (N, size): sum_i w_i h_i v_i^j
+        xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
+        moments *= _powers(xc[None, :], size)[0].T @ taylor
+        moments *= _powers(inv_c[None, :], size)[0].T
+        return cast(FloatArray, moments.sum(axis=1))
+
+    def _identity_sum_nodes(
+        self, x: FloatArray, beta: FloatArray, c: FloatArray
+    ) -> FloatArray:
+        """The rule's sum of :meth:`p_term_from_q` node by node (any ``beta``;
+        used where ``beta < 1``, whose node factors grow with the node)."""
+        y = np.clip(x[:, None] + _LAGUERRE_V / c[:, None], -X_CLIP, X_CLIP)
+        q = horner_stacked(self._q_density_correction, y.reshape(1, -1))
+        q = q[0, 0].reshape(y.shape)
+        shape = np.exp(
+            _LAGUERRE_V * (1.0 - beta / c)[:, None]
+            - _LAGUERRE_V**2 / (2.0 * c * c)[:, None]
+        )
+        return cast(FloatArray, (shape * q) @ _LAGUERRE_W)
+
+    @functools.cached_property
+    def _q_density_correction(self) -> FloatArray:
+        """Coefficients of :math:`q_J - 1` of the Q-law (as for
+        :func:`horner_stacked`)."""
+        core: FloatArray = self.core[:, :1, 1:2].copy()
+        core[0] -= 1.0
+        return core
 
     @functools.cached_property
     def _value_and_gap_coefficients(self) -> tuple[FloatArray, FloatArray]:
@@ -478,6 +564,24 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
         NDArray[np.bool_],
         (last > DIVERGENCE_RATIO * before) & (last > DIVERGENCE_LEVEL),
     )
+
+
+def series_diverges_point(lambdas: tuple[float, ...], x: float) -> bool:
+    """:func:`series_diverges` at one ``x`` for ``lambdas`` given as a tuple of
+    Python floats (the same comparisons)."""
+    if len(lambdas) < 2:
+        return False
+    r = len(lambdas) + 2
+    xp = max(x, 0.0)
+    try:
+        last = abs(lambdas[-1]) * xp**r / math.factorial(r)
+    except OverflowError:
+        last = math.inf
+    try:
+        before = abs(lambdas[-2]) * xp ** (r - 1) / math.factorial(r - 1)
+    except OverflowError:
+        before = math.inf
+    return last > DIVERGENCE_RATIO * before and last > DIVERGENCE_LEVEL
 
 
 def _horner_point(coeffs: tuple[float, ...], x: float) -> float:

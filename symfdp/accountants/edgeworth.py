@@ -134,7 +134,11 @@ from scipy.optimize import isotonic_regression
 from symfdp._validation import check_array, check_choice, check_order
 from symfdp._warnings import ApproximationWarning, warn_approximation
 from symfdp.accountants._cumulant_sums import summed_cumulants, surely_varies
-from symfdp.accountants._tail_expansion import TailKernel, series_diverges
+from symfdp.accountants._tail_expansion import (
+    TailKernel,
+    series_diverges,
+    series_diverges_point,
+)
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
     Accountant,
@@ -861,10 +865,15 @@ class EdgeworthPairCurve:
         """The pair-identity term of the estimate at one point (see
         :meth:`_order_gap`); ``inf`` where the Q-law's cumulant series diverges
         (:meth:`_diverges`)."""
-        at = np.array([e])
-        if self._diverges(at)[0]:
+        law = self.law_q
+        if series_diverges_point(self._series_q_point, (e - law.mean) / law.sd):
             return math.inf
-        return abs(weighted_sf_p - float(self.kernel.p_term_from_q(at)[0]))
+        return abs(weighted_sf_p - self.kernel.p_term_point(e))
+
+    @functools.cached_property
+    def _series_q_point(self) -> tuple[float, ...]:
+        """``series_q`` as Python floats (the one-point divergence check)."""
+        return tuple(self.series_q.tolist())
 
     def _order_gap(self, e: FloatArray) -> FloatArray:
         """``ERROR_SAFETY`` times the largest change of the tail formula between
