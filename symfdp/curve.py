@@ -132,6 +132,32 @@ def max_with_error(
     return top, np.where(np.isnan(err), np.inf, err)
 
 
+def _max_with_error_point(
+    values: list[float], errors: list[float]
+) -> tuple[float, float]:
+    """:func:`max_with_error` at one point in Python floats (the same
+    arithmetic)."""
+    if len(values) == 1:
+        top, err = values[0], errors[0]
+        err = max((top + err) - top, top - (top - err))
+    else:
+        top = max(values)
+        up = max(v + r for v, r in zip(values, errors, strict=True)) - top
+        down = top - max(v - r for v, r in zip(values, errors, strict=True))
+        err = max(up, down)
+    return top, (math.inf if math.isnan(err) else err)
+
+
+def scalar_delta_method(pair: Any) -> Callable[[float], Any] | None:
+    """The pair's one-point ``delta_and_error_scalar(eps) -> (delta, error) |
+    None`` when its class defines one (looked up on the class, so that wrappers
+    that forward other attributes to a wrapped pair never expose the wrapped
+    pair's), else None."""
+    if getattr(type(pair), "delta_and_error_scalar", None) is None:
+        return None
+    return cast(Callable[[float], Any], pair.delta_and_error_scalar)
+
+
 def _finite_or_raise(values: FloatArray, what: str, method: str) -> FloatArray:
     if not np.all(np.isfinite(values)):
         raise FloatingPointError(
@@ -278,6 +304,18 @@ class BoundedLossPair:
             err = np.maximum(err, 0.5 * np.abs(up - down))
         return d, err
 
+    def delta_and_error_scalar(self, e: float) -> tuple[float, float] | None:
+        """:meth:`delta_and_error` at one finite ``eps`` in Python floats, when
+        the wrapped pair has a one-point path (:func:`scalar_delta_method`) and
+        the loss is not on a lattice; else None."""
+        if self.lattice_span is not None:
+            return None
+        fn = scalar_delta_method(self._pair)
+        found = None if fn is None else fn(e)
+        if found is None:
+            return None
+        return self._clip_delta_point(e, found[0]), found[1]
+
     def _lattice_floor(self) -> float:
         r""":math:`h^2/8` for a loss on a lattice of span :math:`h`: the exact
         profile of a lattice sum is only piecewise smooth, and a smooth
@@ -403,6 +441,10 @@ class PrivacyCurve:
         Returns:
             A float for scalar input, else an array of the input's shape.
         """
+        if isinstance(eps, float) and math.isfinite(eps) and self._warns_on_error():
+            one = self._delta_point(eps)
+            if one is not None:
+                return one
         e = check_array("eps", eps, allow_inf=True)
         if self._warns_on_error():
             before = emitted()
@@ -411,6 +453,59 @@ class PrivacyCurve:
                 self._warn_error("delta(eps)", "eps", e, vals, err, _DELTA_ATOL)
             return scalar_or_array(vals)
         return scalar_or_array(self._delta(e))
+
+    @functools.cached_property
+    def _scalar_delta(self) -> tuple[Callable[[float], Any], ...] | None:
+        """The pairs' one-point paths (:func:`scalar_delta_method`), or None
+        unless every pair has one."""
+        fns = tuple(scalar_delta_method(p) for p in self.pairs)
+        return None if any(fn is None for fn in fns) else cast(Any, fns)
+
+    def _delta_point(self, ev: float) -> float | None:
+        """:meth:`delta` (with its error check) at one finite ``eps`` in Python
+        floats, when every pair has a one-point path: the operations of
+        :meth:`_delta_and_error`, :func:`max_with_error` and
+        :meth:`_warn_error` on floats (a pair whose path does not serve this
+        point answers through its array method). None where the curve has no
+        such path (nothing has been evaluated then)."""
+        fns = self._scalar_delta
+        if fns is None:
+            return None
+        before = emitted()
+        vals: list[float] = []
+        errs: list[float] = []
+        for pair, fn in zip(self.pairs, fns, strict=True):
+            found = fn(ev)
+            if found is None:
+                d, r = cast(ErrorEstimating, pair).delta_and_error(np.array([ev]))
+                found = (float(d[0]), float(r[0]))
+            vals.append(found[0])
+            errs.append(found[1])
+        for pair, err_k in zip(self.pairs, errs, strict=True):
+            if getattr(pair, "refuses_unresolved", False) and not math.isfinite(err_k):
+                pair.delta(np.array([ev]))  # raises its refusal (_refuse_unresolved)
+        top, err = _max_with_error_point(vals, errs)
+        floor = -math.expm1(min(ev, 0.0))
+        if not (math.isfinite(top) and 0.0 <= top <= 1.0 and top >= floor):
+            # A repair to report: the array path (same values).
+            e0 = np.asarray(ev, dtype=np.float64)
+            top = float(self._repaired_profile(e0, np.array([top]), np.asarray(True)))
+        if emitted() == before:
+            worst = 0.0
+            if err > _DELTA_ATOL:
+                worst = err / abs(top) if top != 0.0 else math.inf
+                if math.isnan(worst):
+                    worst = math.inf
+            if worst > float(self.warn_rel_error or 0.0):
+                self._warn_error(
+                    "delta(eps)",
+                    "eps",
+                    np.asarray(ev, dtype=np.float64),
+                    np.asarray(top),
+                    np.asarray(err),
+                    _DELTA_ATOL,
+                )
+        return top
 
     def _delta(self, e: FloatArray) -> FloatArray:
         finite = np.isfinite(e)

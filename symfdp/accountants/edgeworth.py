@@ -836,11 +836,21 @@ class EdgeworthPairCurve:
     def _delta_and_error_point(
         self, e: FloatArray
     ) -> tuple[FloatArray, FloatArray] | None:
-        """:meth:`delta_and_error` at one point on the monotone path, from the
-        scalar kernel (:meth:`TailKernel.point`); None where that path does not
-        serve (the array path answers)."""
-        v = float(e.flat[0])
-        if not v >= 0.0 or self._check.rises:
+        """:meth:`delta_and_error` at one point on the monotone path
+        (:meth:`delta_and_error_scalar`, as arrays of the shape of ``e``); None
+        where that path does not serve (the array path answers)."""
+        found = self.delta_and_error_scalar(float(e.flat[0]))
+        if found is None:
+            return None
+        return np.full(e.shape, found[0]), np.full(e.shape, found[1])
+
+    def delta_and_error_scalar(self, v: float) -> tuple[float, float] | None:
+        """:meth:`delta_and_error` at one ``eps`` in Python floats, on the
+        monotone path from the scalar kernel (:meth:`TailKernel.point`): the
+        same formulas, values equal to rounding; None where that path does not
+        serve (no next-order terms, ``eps < 0``, a rising profile or a point
+        beyond the scalar kernel's range: the array path answers)."""
+        if self.kernel.full is None or not v >= 0.0 or self._check.rises:
             return None
         found = self.kernel.point(v)
         if found is None:
@@ -854,12 +864,12 @@ class EdgeworthPairCurve:
         err = ERROR_SAFETY * gap + abs(repaired - raw) + self._identity_gap(v, sf_p)
         if raw < 0.0 or self.info["zero_mass_tail_eps"] is not None:
             self._warn_delta(
-                e,
-                np.full(e.shape, repaired),
-                np.full(e.shape, raw),
-                np.full(e.shape, max(sf_q, sf_p)),
+                np.array([v]),
+                np.array([repaired]),
+                np.array([raw]),
+                np.array([max(sf_q, sf_p)]),
             )
-        return np.full(e.shape, repaired), np.full(e.shape, err)
+        return repaired, err
 
     def _identity_gap(self, e: float, weighted_sf_p: float) -> float:
         """The pair-identity term of the estimate at one point (see
