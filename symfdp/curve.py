@@ -155,6 +155,8 @@ def scalar_delta_method(pair: Any) -> Callable[[float], Any] | None:
     pair's), else None."""
     if getattr(type(pair), "delta_and_error_scalar", None) is None:
         return None
+    if isinstance(pair, BoundedLossPair) and scalar_delta_method(pair._pair) is None:
+        return None
     return cast(Callable[[float], Any], pair.delta_and_error_scalar)
 
 

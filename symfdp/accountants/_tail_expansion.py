@@ -346,11 +346,13 @@ class TailKernel:
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             log_phi = -0.5 * np.minimum(x * x, 4.0 * EXP_CAP) - LOG_SQRT_2PI
             mills = _SQRT_HALF_PI * special.erfcx(np.maximum(beta, 0.0) * _SQRT_HALF)
-            normal = np.where(
-                beta > 0.0,
-                np.exp(log_phi) * mills,
-                np.exp(np.minimum(x * s + 0.5 * s * s, EXP_CAP)) * special.ndtr(-beta),
-            )
+            normal = np.exp(log_phi) * mills
+            left = beta <= 0.0
+            if left.any():
+                xl = x[left]
+                normal[left] = np.exp(
+                    np.minimum(xl * s + 0.5 * s * s, EXP_CAP)
+                ) * special.ndtr(-beta[left])
             c = np.maximum(beta, 1.0)
             wide = beta >= 1.0
             if wide.all():
