@@ -1013,15 +1013,23 @@ class EdgeworthPairCurve:
     def _epsilon_and_error_point(
         self, d: FloatArray
     ) -> tuple[FloatArray, FloatArray] | None:
-        """:meth:`epsilon_and_error` for one target on the monotone path: the
-        cell of the check grid, then the Newton iteration of
+        """:meth:`epsilon_and_error` for one target on the monotone path
+        (:meth:`epsilon_and_error_scalar`, as arrays of the shape of ``d``);
+        None where that path does not serve (the array path answers)."""
+        found = self.epsilon_and_error_scalar(float(d.flat[0]))
+        if found is None:
+            return None
+        return np.full(d.shape, found[0]), np.full(d.shape, found[1])
+
+    def epsilon_and_error_scalar(self, target: float) -> tuple[float, float] | None:
+        """:meth:`epsilon_and_error` for one target in Python floats on the
+        monotone path: the cell of the check grid, then the Newton iteration of
         :func:`~symfdp.numeric.roots.newton_on_bracket` on the scalar kernel
         (:meth:`TailKernel.point`); None where that path does not serve (the
         array path answers)."""
         check = self._check
-        if check.rises:
+        if self.kernel.full is None or check.rises:
             return None
-        target = float(d.flat[0])
         vals = check.raw
         j = int(np.searchsorted(check.neg_raw, -target, side="left"))
         if not 0 < j < vals.size:
@@ -1055,7 +1063,7 @@ class EdgeworthPairCurve:
             self._warn_empty_tail(
                 np.array([eps]), 1e-9 * max(1.0, abs(self.info["zero_mass_tail_eps"]))
             )
-        return np.full(d.shape, eps), np.full(d.shape, err)
+        return eps, err
 
     def _log_profile_point(self, x: float) -> tuple[float, float] | None:
         """:meth:`_log_profile` at one point (Python floats; raises
