@@ -266,12 +266,27 @@ class TailKernel:
             # M(x) = Phi(-x)/phi(x) = sqrt(pi/2) erfcx(x/sqrt 2), no underflow;
             # below it: S = Phi(-x) + phi R (of order 1).
             r = poly[:, 0]
-            upper = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
-            upper += r
-            upper *= phi_w
-            lower = weight * special.ndtr(-x)
-            lower += phi_w * r
-            sf = np.where(x > 0.0, upper, lower)
+            above_mean = x > 0.0
+            n_above = int(np.count_nonzero(above_mean))
+
+            def upper() -> FloatArray:
+                out = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
+                out += r
+                out *= phi_w
+                return cast(FloatArray, out)
+
+            def lower() -> FloatArray:
+                out = weight * special.ndtr(-x)
+                out += phi_w * r
+                return cast(FloatArray, out)
+
+            # Each branch only where some point needs it (the same values).
+            if n_above == x.size:
+                sf = upper()
+            elif n_above == 0:
+                sf = lower()
+            else:
+                sf = np.where(above_mean, upper(), lower())
             dens = phi_w * poly[:, 1] if densities else None
             if self.spliced:
                 below = x < self.lo
