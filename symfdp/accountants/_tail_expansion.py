@@ -526,6 +526,16 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
         return np.zeros(np.shape(x), dtype=bool)
     r = lams.size + 2
     xp = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
+    if xp.size:
+        # c_R increases with x: at most DIVERGENCE_LEVEL at the largest point
+        # (with a margin for rounding), nowhere above it.
+        top = float(xp.max())
+        try:
+            c_top = float(lams[-1]) * top**r / math.factorial(r)
+        except OverflowError:
+            c_top = math.inf
+        if c_top * (1.0 + 1e-12) <= DIVERGENCE_LEVEL:
+            return np.zeros(np.shape(x), dtype=bool)
     with np.errstate(over="ignore", invalid="ignore"):
         last = lams[-1] * xp**r / math.factorial(r)
         before = lams[-2] * xp ** (r - 1) / math.factorial(r - 1)

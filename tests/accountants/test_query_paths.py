@@ -122,6 +122,22 @@ def test_one_point_divergence_check_matches_the_array_check() -> None:
     assert any(got) and not all(got)
 
 
+def test_divergence_check_is_its_formula() -> None:
+    """``series_diverges`` (with its shortcut where no point reaches the level)
+    against the ratio test written out: c_R > 1.5 c_{R-1} and c_R > 1e-2."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        lams = rng.normal(size=int(rng.integers(2, 6))) * 10 ** rng.uniform(-6, 1)
+        x = rng.uniform(-5.0, 10 ** rng.uniform(0, 3), size=40)
+        r = lams.size + 2
+        xp = np.maximum(x, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            last = abs(lams[-1]) * xp**r / math.factorial(r)
+            before = abs(lams[-2]) * xp ** (r - 1) / math.factorial(r - 1)
+        expected = (last > 1.5 * before) & (last > 1e-2)
+        np.testing.assert_array_equal(series_diverges(lams, x), expected)
+
+
 # ------------------------------------------------------- curve one-point path
 def _record(fn: Any, *args: Any) -> tuple[Any, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
