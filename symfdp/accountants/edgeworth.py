@@ -705,8 +705,14 @@ class EdgeworthPairCurve:
             err = np.abs(gaps).max(axis=0)
             err *= ERROR_SAFETY
             err += np.abs(repaired - raw)
-            err += np.abs(sf[1] - self.kernel.p_term_from_q(flat))
-            err = np.where(self._diverges(flat), np.inf, err)
+            diverges = self._diverges(flat)
+            if diverges.any():
+                # The estimate is inf there: the identity term only elsewhere.
+                keep = ~diverges
+                err[keep] += np.abs(sf[1][keep] - self.kernel.p_term_from_q(flat[keep]))
+                err[diverges] = np.inf
+            else:
+                err += np.abs(sf[1] - self.kernel.p_term_from_q(flat))
             shape = e.shape
             repaired, raw = repaired.reshape(shape), raw.reshape(shape)
             lo, hi = self._valid_eps
