@@ -437,7 +437,8 @@ class PrivacyCurve:
         for pair, err_k in zip(self.pairs, errs, strict=True):
             if getattr(pair, "refuses_unresolved", False) and not math.isfinite(err_k):
                 # The plain query raises the pair's refusal (_refuse_unresolved).
-                (pair.delta if array_name == "delta_and_error" else pair.epsilon)(at0)
+                plain = "delta" if array_name == "delta_and_error" else "epsilon"
+                getattr(pair, plain)(at0)
         return vals, errs
 
     def _error_exceeds(self, value: float, err: float, atol: float) -> bool:
