@@ -296,13 +296,9 @@ class TailKernel:
         a[0] -= 1.0
         used = np.flatnonzero(a != 0.0)
         size = int(used[-1]) + 1 if used.size else 1
-        a = a[:size]
-        taylor = np.zeros((size, size))
-        for m in range(size):
-            for j in range(size - m):
-                taylor[m, j] = a[m + j] * math.comb(m + j, j)
-        weighted = _LAGUERRE_W[:, None] * _LAGUERRE_V[:, None] ** np.arange(size)
-        return taylor, weighted
+        power, binomial = _taylor_tables(size)
+        taylor = np.where(power < size, a[np.minimum(power, size - 1)], 0.0) * binomial
+        return taylor, _laguerre_weighted_powers(size)
 
     def p_term_from_q(self, e: FloatArray) -> FloatArray:
         r"""``(N,)``: the tail formula's second term :math:`e^\varepsilon S_P
@@ -569,6 +565,28 @@ def _horner_point(coeffs: tuple[float, ...], x: float) -> float:
     out = coeffs[0]
     for c in coeffs[1:]:
         out = out * x + c
+    return out
+
+
+@functools.cache
+def _taylor_tables(size: int) -> tuple[NDArray[np.intp], FloatArray]:
+    """``(m + j, C(m + j, j))`` for ``m, j < size`` (the binomial 0 where
+    ``m + j >= size``): the Taylor shift of a polynomial of ``size``
+    coefficients."""
+    power = np.add.outer(np.arange(size), np.arange(size))
+    binomial = np.array(
+        [
+            [float(math.comb(m + j, j)) if m + j < size else 0.0 for j in range(size)]
+            for m in range(size)
+        ]
+    )
+    return power, binomial
+
+
+@functools.cache
+def _laguerre_weighted_powers(size: int) -> FloatArray:
+    """``w_i v_i^j`` at the Gauss–Laguerre nodes, ``j < size`` (columns)."""
+    out: FloatArray = _LAGUERRE_W[:, None] * _LAGUERRE_V[:, None] ** np.arange(size)
     return out
 
 
