@@ -42,6 +42,9 @@ _SQRT_HALF_PI: Final = math.sqrt(0.5 * math.pi)
 _SQRT_HALF: Final = math.sqrt(0.5)
 _LAGUERRE_V, _LAGUERRE_W = np.polynomial.laguerre.laggauss(24)
 _LAGUERRE_V2: Final = _LAGUERRE_V**2
+#: The identity term's Taylor form serves 0 <= x + s < 1 up to this |x| (beyond,
+#: a wide loss whose points far below the mean are summed node by node).
+_NEAR_X: Final = 4.0
 #: Largest exponent formed (e^700 is finite in double precision).
 EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
@@ -337,7 +340,12 @@ class TailKernel:
             else:
                 corr = np.empty(x.shape)
                 corr[wide] = self._identity_sum_wide(x[wide], c[wide])
-                corr[~wide] = self._identity_sum_nodes(x[~wide], beta[~wide], c[~wide])
+                near = ~wide & (beta >= 0.0) & (np.abs(x) <= _NEAR_X)
+                if near.any():
+                    corr[near] = self._identity_sum_near(x[near], beta[near])
+                rest = ~wide & ~near
+                if rest.any():
+                    corr[rest] = self._identity_sum_nodes(x[rest], beta[rest], c[rest])
             out = normal + np.exp(log_phi) / c * corr
         return np.where(np.isfinite(out), out, np.inf)
 
@@ -386,6 +394,20 @@ class TailKernel:
         xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
         moments *= _powers(xc[None, :], size)[0].T @ taylor
         moments *= _powers(inv_c[None, :], size)[0].T
+        return cast(FloatArray, moments.sum(axis=1))
+
+    def _identity_sum_near(self, x: FloatArray, beta: FloatArray) -> FloatArray:
+        r"""The rule's sum of :meth:`p_term_from_q` where :math:`0 \le \beta =
+        x + s < 1` (:math:`c = 1`, node factors :math:`h_i = e^{v_i(1 - \beta) -
+        v_i^2/2} \le e^{1/2}`) and :math:`|x| \le` ``_NEAR_X``, from the Taylor
+        coefficients of :math:`q_J - 1` at :math:`x` as in
+        :meth:`_identity_sum_wide` (the same sum in another order)."""
+        taylor, weighted = self._identity_rule
+        h = np.multiply.outer(1.0 - beta, _LAGUERRE_V)
+        h -= 0.5 * _LAGUERRE_V2
+        np.exp(h, out=h)
+        moments = h @ weighted
+        moments *= _powers(x[None, :], len(taylor))[0].T @ taylor
         return cast(FloatArray, moments.sum(axis=1))
 
     def _identity_sum_nodes(
