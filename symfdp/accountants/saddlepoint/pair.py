@@ -16,6 +16,7 @@ from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
 from symfdp.accountants.saddlepoint import orders as O
+from symfdp.accountants.saddlepoint import scalar as S
 from symfdp.accountants.saddlepoint.equation import (
     MAX_ITER,
     RTOL,
@@ -269,6 +270,18 @@ class SaddlePointPairCurve:
         err = np.where(kind == 1, rows[0], err)
         err = np.where(kind == 3, np.inf, err)
         return rows[0], np.where(np.isnan(err), np.inf, err)
+
+    def delta_and_error_scalar(self, eps: float) -> tuple[float, float] | None:
+        """:meth:`delta_and_error` at one finite ``eps`` in Python floats
+        (:mod:`~symfdp.accountants.saddlepoint.scalar`; equal to rounding), or
+        None where only the array path serves the point."""
+        return S.delta_and_error_scalar(self, eps)
+
+    def epsilon_and_error_scalar(self, delta: float) -> tuple[float, float] | None:
+        """:meth:`epsilon_and_error` at one ``delta`` in (0, 1) in Python floats
+        (:mod:`~symfdp.accountants.saddlepoint.scalar`), or None where only the
+        array path serves the point."""
+        return S.epsilon_and_error_scalar(self, delta)
 
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
         r"""``(epsilon(delta), error estimate)`` for validated ``delta`` in (0, 1):
