@@ -181,7 +181,7 @@ def test_one_point_delta_is_the_gaussian_closed_form() -> None:
         # Above it: the estimate's warning.
         (lambda: A.Edgeworth(order=2), 1000, "delta", 1.0, True),
         (lambda: A.Edgeworth(order=2), 1000, "epsilon", 1e-5, True),
-        # No one-point pair path (array fallback per pair).
+        # The pairs' one-point path (the add pair warns: tilted skewness).
         (lambda: A.SaddlePoint(order=2), 1000, "epsilon", 1e-5, False),
         (lambda: A.CLT(), 1000, "delta", 1.0, True),
     ],

@@ -726,14 +726,22 @@ class SaddlePointPairCurve:
                     stop |= h_i - l_i <= RTOL * s
                     done |= act & stop
                     new = np.where(inside, new, np.sqrt(l_i * h_i))
-                    out = act & ~stop & (np.abs(new - x) > TAYLOR_STEP * x)
+                    near = np.abs(new - x) <= TAYLOR_STEP * x
+                    out = act & ~stop & ~near
+                    # A stopped entry takes its last Newton step (inside the
+                    # bracket and the Taylor reach): |f - target| <= 1e-10
+                    # becomes ~1e-20, eps exact to rounding.
+                    finish = act & stop & inside & near
                 leave |= out
                 nxt = np.where(out, new, nxt)
-                move = act & ~stop & ~out
+                cont = act & ~stop & ~out
+                move = cont | finish
                 if not move.any():
                     break
                 s = np.where(move, new, s)
                 d = taylor_shift(d0, s - x)
+                if not cont.any():
+                    break
             keep = done
             s_out[idx[keep]] = s[keep]
             d_out[:, idx[keep]] = d[:, keep]

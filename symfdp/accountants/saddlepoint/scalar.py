@@ -545,6 +545,8 @@ def _taylor_newton(
             stop = abs(g) <= tol or (inside and abs(step) <= RTOL * s)
             stop = stop or hi - lo <= RTOL * s
             if stop:
+                if inside and abs(new - x) <= TAYLOR_STEP * x:
+                    return new, _shift(d0, new - x)  # the last Newton step
                 return s, d
             if not inside:
                 new = math.sqrt(lo * hi)
