@@ -133,32 +133,27 @@ def _log_delta2_slope(s: float, v: float, v3: float) -> float:
 def _correction_terms(
     eps: float, t: float, m: float, v: float, lam: list[float], order: int
 ) -> tuple[float, list[float]]:
-    """:func:`~.orders.correction_terms` on the upper side at one point."""
+    """:func:`~.orders.correction_terms` on the upper side at one point (the
+    Appell sums by the array path's contractions, on one column)."""
     sv = math.sqrt(v)
     c = (eps - m) / sv
     b1, b2 = t * sv, (t + 1.0) * sv
     w1, w2 = c + b1, c + b2
     kmax = 3 * (order - 2)
-    binom = [[math.comb(k, i) for i in range(k + 1)] for k in range(kmax + 1)]
+    binom, shift = O._appell_tables(kmax)
     if min(w1, w2) >= O.W_SWITCH:
         both = O.truncated_moments(np.array([w1, w2]), kmax)
-        dm = [float(x) for x in both[:, 0] - both[:, 1]]
-        he = _hermite(c, kmax)
-        d = [
-            sum(binom[k][i] * he[k - i] * dm[i] for i in range(k + 1))
-            for k in range(kmax + 1)
-        ]
+        he = np.array([*_hermite(c, kmax), 0.0])[:, None]
+        dm = (both[:, 0] - both[:, 1])[:, None]
+        d = np.einsum("ki,kin,in->kn", binom, he[shift], dm)[:, 0]
     else:
-        g1 = _kernel_hermite(b1, w1, kmax, binom)
-        g2 = _kernel_hermite(b2, w2, kmax, binom)
-        d = [x - y for x, y in zip(g1, g2, strict=True)]
-    cm = [float(x) for x in O._coefficient_layout(order)[0].fn(*lam)]
-    width = kmax + 1
-    terms = [
-        sum(cm[j * width + k] * d[k] for k in range(width)) for j in range(order - 2)
-    ]
+        d = _kernel_hermite(b1, w1, kmax, binom, shift) - _kernel_hermite(
+            b2, w2, kmax, binom, shift
+        )
+    cm = np.array(O._coefficient_layout(order)[0].fn(*lam), dtype=np.float64)
+    terms = np.einsum("jk,k->j", cm.reshape(order - 2, kmax + 1), d)
     log_pref = -eps * t - 0.5 * c * c - O._LOG_SQRT_2PI
-    return log_pref, terms
+    return log_pref, terms.tolist()
 
 
 def _hermite(c: float, kmax: int) -> list[float]:
@@ -170,22 +165,19 @@ def _hermite(c: float, kmax: int) -> list[float]:
     return out
 
 
-def _kernel_hermite(
-    b: float, w: float, kmax: int, binom: list[list[int]]
-) -> list[float]:
+def _kernel_hermite(b: float, w: float, kmax: int, binom: Any, shift: Any) -> Any:
     """:func:`~.orders.kernel_hermite_moments` (upper side) at one point."""
-    powers = [1.0] * (kmax + 1)
+    powers = [1.0] * (kmax + 2)
     for k in range(1, kmax + 1):
         powers[k] = powers[k - 1] * -b
+    powers[kmax + 1] = 0.0
+    pw = np.array(powers)[:, None]
     mills = _SQRT_HALF_PI * float(special.erfcx(w / _SQRT2))
-    out = [p * mills for p in powers]
+    out = pw[:-1] * mills
     if kmax >= 1:
-        he = _hermite(w, kmax - 1)
-        for k in range(1, kmax + 1):
-            out[k] += sum(
-                binom[k][i] * powers[k - i] * he[i - 1] for i in range(1, k + 1)
-            )
-    return out
+        he_sh = np.array([0.0, *_hermite(w, kmax - 1)])[:, None]
+        out += np.einsum("ki,kin,in->kn", binom, pw[shift], he_sh)
+    return out[:, 0]
 
 
 def _log_ratios(
