@@ -39,7 +39,9 @@ their order-``J`` Edgeworth expansions :math:`\tilde F_P, \tilde F_Q` with
   :meth:`EdgeworthPairCurve.epsilon_and_error`): three times the largest change
   of the tail formula between consecutive orders ``J - 1 .. J + 2`` at the same
   point (the fit keeps :math:`K_1..K_{J+4}`), plus the size of any repair; for
-  epsilon divided by :math:`|\tilde\delta'|`.
+  epsilon divided by :math:`|\tilde\delta'|`, and ``inf`` where that band
+  reaches the end of an empty upper tail of the Q-expansion
+  (:meth:`EdgeworthPairCurve._tail_end_error`).
 
 Order 0 is the two-sided normal approximation (:math:`G_\mu` when
 :math:`s_P = s_Q`); for the Gaussian mechanism every :math:`\lambda_r` vanishes and

@@ -121,7 +121,9 @@ Error estimate. ``pairs[k].delta_and_error(eps)`` and
 ``pairs[k].epsilon_and_error(delta)`` return the value and an estimate of its
 absolute error: the spread of the orders ``J..J+3`` at the same saddle point
 (for eps turned into an eps-gap by the profile's slope), at least
-``0.05 lambda_3^4`` times the value (validity of the tilted law); see
+``0.05 lambda_3^4`` times the value (validity of the tilted law), plus the atom
+term of :mod:`~symfdp.accountants._atom_term` (the excess modulus of the tilted
+characteristic function: atoms, lattices, few-component mixtures); see
 :meth:`~symfdp.accountants.saddlepoint.pair.SaddlePointPairCurve.delta_and_error`.
 
 Speed: K, K', K'' (and higher) of the subsampled components come from one pass
@@ -238,7 +240,7 @@ class SaddlePoint(Accountant):
             "pairs[k].delta_error_bound(eps): the CF-S7 bound on the error of the "
             "approximation (asymptotic, not certified); pairs[k].delta_and_error("
             "eps) / epsilon_and_error(delta): value and error estimate (spread of "
-            "the orders J..J+3, validity floor 0.05 lambda_3^4)"
+            "the orders J..J+3, validity floor 0.05 lambda_3^4, plus the atom term)"
         )
         return info
 
