@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from symfdp._warnings import warn_approximation
+from symfdp.accountants._atom_term import atom_term
 from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
@@ -96,12 +97,13 @@ def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
     return SaddleValues(s, s, d[0], d[1], d[2], eps, d[3])
 
 
-def _spread(rows: FloatArray, lam3: FloatArray) -> FloatArray:
+def _spread(rows: FloatArray, lam3: FloatArray, atom: FloatArray) -> FloatArray:
     """``ERROR_SAFETY`` times the spread of the orders' estimates (rows), at
-    least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one; ``inf`` where
-    ``lam3`` exceeds ``F.SKEWNESS_MAX``."""
+    least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one, plus ``atom`` (the
+    atom term of :mod:`~symfdp.accountants._atom_term`); ``inf`` where ``lam3``
+    exceeds ``F.SKEWNESS_MAX``."""
     spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
-    err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0]))
+    err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0])) + atom
     return np.where(lam3 > F.SKEWNESS_MAX, np.inf, err)
 
 
@@ -260,12 +262,15 @@ class SaddlePointPairCurve:
         The estimate is ``ERROR_SAFETY`` times the spread :math:`\max_k
         \hat\delta_k - \min_k \hat\delta_k` over the orders :math:`k = J, \dots,
         J +` ``ERROR_ORDERS`` (several: odd terms nearly vanish near the tilted
-        mean), at least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value;
-        0 where delta is exact, the value at Chernoff-capped points, ``inf`` where
-        the expansion diverged. No validity warning is emitted here.
+        mean), at least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value,
+        plus the atom term (:func:`~symfdp.accountants._atom_term.atom_term`: the
+        excess modulus of the tilted characteristic function over the normal one,
+        which no order sees); 0 where delta is exact, the value at
+        Chernoff-capped points, ``inf`` where the expansion diverged. No validity
+        warning is emitted here.
         """
-        rows, _, kind, lam3 = self._delta_orders(eps, False, ERROR_ORDERS)
-        err = _spread(rows, lam3)
+        rows, _, kind, lam3, atom = self._delta_orders(eps, False, ERROR_ORDERS)
+        err = _spread(rows, lam3, atom)
         err = np.where(kind == 0, 0.0, err)
         err = np.where(kind == 1, rows[0], err)
         err = np.where(kind == 3, np.inf, err)
@@ -302,9 +307,9 @@ class SaddlePointPairCurve:
         (slope by a forward difference at relative step ``EPS_STEP``)."""
         h = EPS_STEP * np.maximum(1.0, np.abs(e))
         both = np.concatenate((e, e + h))
-        rows, _, kind, lam3 = self._delta_orders(both, False, ERROR_ORDERS)
+        rows, _, kind, lam3, atom = self._delta_orders(both, False, ERROR_ORDERS)
         size = e.size
-        gap = _spread(rows[:, :size], lam3[:size])
+        gap = _spread(rows[:, :size], lam3[:size], atom[:size])
         gap = np.where(kind[:size] == 1, rows[0, :size], gap)
         slope = np.abs(rows[0, size:] - rows[0, :size]) / h
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -315,21 +320,22 @@ class SaddlePointPairCurve:
     def _delta(self, eps: ArrayLike, check: bool) -> tuple[FloatArray, float]:
         """:meth:`delta` without the validity warning, and the largest skewness
         (``check``; else 0)."""
-        rows, skew, _, _ = self._delta_orders(eps, check, 0)
+        rows, skew, *_ = self._delta_orders(eps, check, 0)
         return rows[0], skew
 
     def _delta_orders(
         self, eps: ArrayLike, check: bool, extra: int
-    ) -> tuple[FloatArray, float, FloatArray, FloatArray]:
-        r"""``(rows, skew, kind, lam3)``: the estimates of orders ``order .. order +
-        extra``, the largest skewness (``check``), the kind of each value (0 exact,
-        1 Chernoff cap, 2 expansion, 3 expansion with non-finite higher terms) and
-        :math:`\lambda_3` (with ``extra``, else 0)."""
+    ) -> tuple[FloatArray, float, FloatArray, FloatArray, FloatArray]:
+        r"""``(rows, skew, kind, lam3, atom)``: the estimates of orders ``order ..
+        order + extra``, the largest skewness (``check``), the kind of each value
+        (0 exact, 1 Chernoff cap, 2 expansion, 3 expansion with non-finite higher
+        terms), :math:`\lambda_3` and the atom term (both with ``extra``, else 0)."""
         e = np.asarray(eps, dtype=np.float64)
         flat = e.reshape(-1)
         out = np.zeros((extra + 1, flat.size))
         kind = np.zeros(flat.shape)
         lam3 = np.zeros(flat.shape)
+        atom = np.zeros(flat.shape)
         skew = 0.0
         reg = self._regions(flat)
         out[:, reg.full] = B.below_support(flat[reg.full], self.log_p_mass)
@@ -341,6 +347,11 @@ class SaddlePointPairCurve:
                 out[:, reg.side(side)] = [est.delta, *est.more]
                 skew = max(skew, est.skew)
                 lam3[reg.side(side)] = est.lam3
+                if extra:
+                    v = est.vals
+                    atom[reg.side(side)] = atom_term(
+                        self.components, v.t, v.K - v.t * v.eps
+                    )
                 kind[reg.side(side)] = np.where(
                     np.asarray(est.capped, dtype=bool),
                     1.0,
@@ -354,6 +365,7 @@ class SaddlePointPairCurve:
             skew,
             kind.reshape(e.shape),
             lam3.reshape(e.shape),
+            atom.reshape(e.shape),
         )
 
     @functools.cached_property
@@ -781,7 +793,9 @@ class SaddlePointPairCurve:
         )
         capped = np.asarray(capped, dtype=bool)[:size]
         good = ok[:size] | (self.order + extra <= 2)
-        gap = _spread(rows[:, :size], lam3[:size])
+        at = vals.take(slice(0, size))
+        atom = atom_term(self.components, at.t, at.K - at.t * at.eps)
+        gap = _spread(rows[:, :size], lam3[:size], atom)
         gap = np.where(capped, rows[0, :size], gap)
         slope = np.abs(rows[0, size:] - rows[0, :size]) / (
             vals.eps[size:] - vals.eps[:size]
