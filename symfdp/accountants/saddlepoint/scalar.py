@@ -10,7 +10,8 @@ series of one pass over the cached quadrature rules (:math:`K, \dots,
 K^{(r)}` together), started from the cubic Hermite guess on the grid; then the
 order-``J`` estimate, the orders ``J+1..J+3`` (tilted Edgeworth terms of
 :mod:`~.orders`) and the error estimate (spread of the orders, skewness floor,
-Chernoff cap, ``inf`` where the expansion diverged).
+the atom term of :mod:`symfdp.accountants._atom_term` at the one tilt, Chernoff
+cap, ``inf`` where the expansion diverged).
 
 Only the quadrature pass runs in NumPy (over the rule's nodes); the rest is
 float arithmetic. Both functions return ``None`` wherever the array path would
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from symfdp.accountants._atom_term import atom_term
 from symfdp.accountants.saddlepoint import formulas as F
 from symfdp.accountants.saddlepoint import orders as O
 from symfdp.accountants.saddlepoint.equation import (
@@ -262,17 +264,23 @@ def _repair(d: float, eps: float, log_p_mass: float) -> tuple[float, bool]:
     return min(_nmax(d, floor), 1.0), bad
 
 
-def _spread(rows: list[float], lam3: float) -> float:
-    """``_spread`` of the pair module at one point."""
+def _spread(rows: list[float], lam3: float, atom: float) -> float:
+    """``_spread`` of the pair module at one point (``atom``: the atom term)."""
     from symfdp.accountants.saddlepoint import pair as P
 
+    if lam3 > F.SKEWNESS_MAX:
+        return math.inf
     if any(r != r for r in rows):
         spread = math.nan
     else:
         spread = P.ERROR_SAFETY * (max(rows) - min(rows))
     l2 = lam3 * lam3
-    err = _nmax(spread, P.SKEW_ERROR_COEF * (l2 * l2) * abs(rows[0]))
-    return math.inf if lam3 > F.SKEWNESS_MAX else err
+    return _nmax(spread, P.SKEW_ERROR_COEF * (l2 * l2) * abs(rows[0])) + atom
+
+
+def _atom(pair: Any, t: float, log_scale: float) -> float:
+    """:func:`~symfdp.accountants._atom_term.atom_term` at one tilt."""
+    return float(atom_term(pair.components, np.array([t]), np.array([log_scale]))[0])
 
 
 def _pack(s: float, d: list[float]) -> tuple[float, ...]:
@@ -401,7 +409,7 @@ def delta_and_error_scalar(pair: Any, eps: float) -> tuple[float, float] | None:
     elif not ok:
         err = math.inf
     else:
-        err = _spread(rows, lam3)
+        err = _spread(rows, lam3, _atom(pair, s, d[0] - s * eps))
     return rows[0], (math.inf if err != err else err)
 
 
@@ -589,7 +597,10 @@ def _error_at_saddle(
         if not math.isfinite(skew):
             skew = 0.0
     good = ok or order + P.ERROR_ORDERS <= 2
-    gap = rows[0][0] if capped else _spread(rows[0], lam3)
+    if capped:
+        gap = rows[0][0]
+    else:
+        gap = _spread(rows[0], lam3, _atom(pair, s, d[0] - s * eps))
     slope = abs(rows[1][0] - rows[0][0]) / (eps_at[1] - eps_at[0])
     try:
         err = gap / slope
