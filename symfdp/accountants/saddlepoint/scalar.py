@@ -237,8 +237,9 @@ def _point_logs(
     top = max(orders)
     usable = not capped and log2 < log_c
     rho, ok, lam3 = _log_ratios(vals, kappa, log2, top, usable)
+    from symfdp.accountants.saddlepoint.pair import RHO_FLOOR as floor
+
     order = pair.order
-    floor = 0.01  # RHO_FLOOR of the pair module
     if order >= 3:
         ok = ok and rho[order - 2] > floor
         capped = capped or log2 + _log(_nmax(rho[order - 2], floor)) > log_c
