@@ -53,12 +53,27 @@ def cell_masses(m: Mechanism, edges: FloatArray, under: Under) -> CellMasses:
 def cell_masses_batch(
     m: Mechanism, edge_sets: Sequence[FloatArray], under: Under
 ) -> list[CellMasses]:
-    """:func:`cell_masses` for several edge arrays, with one CDF and one survival
-    function evaluation of the mechanism in all."""
+    """:func:`cell_masses` for several edge arrays, with one survival function
+    evaluation of the mechanism in all, and one CDF evaluation at the edges
+    where it is used (the first edge and the ends of the cells in the lower
+    half of the law; the others are left NaN)."""
     sizes = [e.size for e in edge_sets]
     flat = np.concatenate(edge_sets)
-    cdf_all = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
     sf_all = np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
+    need = np.zeros(flat.size, dtype=bool)
+    start = 0
+    for size in sizes:
+        stop = start + size
+        lower = ~(sf_all[start : stop - 1] <= 0.5)  # cells read from the CDF
+        need[start] = True
+        need[start : stop - 1] |= lower
+        need[start + 1 : stop] |= lower
+        start = stop
+    cdf_all = np.full(flat.size, np.nan)
+    if need.any():
+        at = np.flatnonzero(need)
+        vals = np.asarray(m.plrv_cdf(flat[at], under), dtype=np.float64)
+        cdf_all[at] = vals.reshape(-1)
     out = []
     start = 0
     for size in sizes:
