@@ -129,3 +129,22 @@ def test_distinct_gaussians_bracket_holds_closed_form(monkeypatch) -> None:
         xtol=1e-12,
     )
     assert e_lo <= e_true <= e_hi
+
+
+def test_parts_kept_as_a_recipe_give_the_same_tilted_answers(monkeypatch) -> None:
+    """A large composition keeps the recipe of its discretised components, not
+    the arrays; the tilted queries that need them rebuild the same parts."""
+    import symfdp.accountants.numerical as numerical
+
+    comp = [
+        (M.SubsampledGaussian(sigma=1.0 + i / 10, p=0.01 + 0.002 * i), 100)
+        for i in range(5)
+    ]
+    deltas = (1e-5, 1e-10, 1e-14)
+    kept = A.Numerical().compose(comp)
+    expected = [kept.epsilon_bounds(d) for d in deltas]
+    monkeypatch.setattr(numerical, "_KEEP_PARTS_BYTES", 0)
+    dropped = A.Numerical().compose(comp)
+    assert all(not p.parts.ups for p in dropped.pairs)
+    assert [dropped.epsilon_bounds(d) for d in deltas] == expected
+    assert all(p.parts.ups for p in dropped.pairs)  # rebuilt for the tilts
