@@ -83,6 +83,8 @@ _COARSE_PER_SD = 128
 _BLOCK = 1024
 #: Components per matrix product.
 _CHUNK = 64
+#: Components per batch of coarse spectra.
+_BIN_CHUNK = 128
 #: A frequency is kept while a bound on log |Pi_k| exceeds this.
 _KEEP = -701.0
 #: Relative safety factor on the computed bounds (covers the round-off of the
@@ -158,35 +160,60 @@ def _quartic(st: _Stats, theta: np.ndarray) -> np.ndarray:
     return st.q0_hi**2 - t2 * st.m2_lo / 2 + t2 * t2 * st.m4_hi / 24
 
 
+def _column(stats: Sequence[_Stats], name: str) -> np.ndarray:
+    return np.array([getattr(st, name) for st in stats])[:, None]
+
+
+def _quartic_rows(stats: Sequence[_Stats], theta: np.ndarray) -> np.ndarray:
+    """:func:`_quartic` of several parts (rows) at ``theta``."""
+    t2 = theta * theta
+    return (
+        _column(stats, "q0_hi") ** 2
+        - _column(stats, "m2_lo") * (t2 / 2)
+        + _column(stats, "m4_hi") * (t2 * t2 / 24)
+    )
+
+
 def _sampled_bins(
     parts: Sequence[tuple[DiscretePLD, int]], stats: list[_Stats], length: int
 ) -> np.ndarray:
     r"""Upper bounds on :math:`\sum_i n_i \log|A_i(\theta)|` on the bins
-    :math:`[2\pi l/L, 2\pi(l+1)/L]`, ``l < ceil(L/2)`` (both bounds)."""
+    :math:`[2\pi l/L, 2\pi(l+1)/L]`, ``l < ceil(L/2)`` (both bounds; parts in
+    chunks of :data:`_BIN_CHUNK`)."""
     nb = -(-length // 2)
+    if any(st.q0 <= 0.0 for st in stats):
+        return np.full(nb, -np.inf)
     ends = 2 * math.pi * np.arange(nb + 1) / length
     ends_lo, ends_hi = ends * (1 - _SAFE), ends * (1 + _SAFE)
     eta = 16 * _U * (math.ceil(math.log2(length)) + 1)
     slack = (2 * math.pi / length) ** 2 / 8 * (1 + _SAFE)
     total = np.zeros(nb)
-    for (d, n), st in zip(parts, stats, strict=True):
-        if st.q0 <= 0.0:
-            return np.full(nb, -np.inf)
-        q = d.q
-        rows = -(-q.size // length)
-        folded = np.zeros(rows * length)
-        folded[: q.size] = q
-        folded = folded.reshape(rows, length).sum(axis=0)
-        err = (eta + _gamma(rows + 1) + 2 * _U) * st.q0_hi
-        a = np.abs(sfft.rfft(folded)) + err
-        if a.size < nb + 1:  # odd L: |A| at 2 pi (L+1)/(2L) = |A| at 2 pi (L-1)/(2L)
-            a = np.append(a, a[length - nb])
+    for start in range(0, len(parts), _BIN_CHUNK):
+        chunk = parts[start : start + _BIN_CHUNK]
+        sts = stats[start : start + _BIN_CHUNK]
+        folded = np.zeros((len(chunk), length))
+        rows = np.zeros(len(chunk))
+        for r, (d, _) in enumerate(chunk):
+            q = d.q
+            nrows = -(-q.size // length)
+            pad = np.zeros(nrows * length)
+            pad[: q.size] = q
+            folded[r] = pad.reshape(nrows, length).sum(axis=0)
+            rows[r] = nrows
+        q0_hi = _column(sts, "q0_hi")
+        err = (eta + (rows[:, None] + 1) * _U * 1.01 + 2 * _U) * q0_hi
+        a = np.abs(sfft.rfft(folded, axis=1)) + err
+        if a.shape[1] < nb + 1:  # odd L: |A| at pi (L+1)/L = |A| at pi (L-1)/L
+            a = np.hstack((a, a[:, length - nb : length - nb + 1]))
         a2 = a * a * (1 + 4 * _U)
-        samp = np.maximum(a2[:-1], a2[1:]) + st.m2_hi * slack
-        quart = np.maximum(_quartic(st, ends_lo[:-1]), _quartic(st, ends_hi[1:]))
-        bound = np.minimum(np.minimum(samp, quart), st.q0_hi**2)
+        samp = np.maximum(a2[:, :-1], a2[:, 1:]) + _column(sts, "m2_hi") * slack
+        quart = np.maximum(
+            _quartic_rows(sts, ends_lo[:-1]), _quartic_rows(sts, ends_hi[1:])
+        )
+        bound = np.minimum(np.minimum(samp, quart), q0_hi**2)
+        n = np.array([float(k) for _, k in chunk])[:, None]
         with np.errstate(divide="ignore"):
-            total += 0.5 * n * np.log(np.maximum(bound, 0.0))
+            total += np.sum(0.5 * n * np.log(np.maximum(bound, 0.0)), axis=0)
     return total
 
 
@@ -225,7 +252,7 @@ def _values(
     table[:, kk:] = sine[idx]
     del idx
     theta = 2 * math.pi * freqs / size * (1 + _SAFE)
-    order = sorted(range(len(parts)), key=lambda i: (lo[i], hi[i]))
+    order = sorted(range(len(parts)), key=lambda i: (hi[i], lo[i]))
     spectra: list[np.ndarray] = [np.empty(0)] * len(parts)
     devs: list[np.ndarray] = [np.empty(0)] * len(parts)
     with threadpool_limits(1, user_api="blas"):
@@ -299,11 +326,13 @@ def pruned_spectra(
     theta = 2 * math.pi * k / size
     th_lo, th_hi = theta * (1 - _SAFE), theta * (1 + _SAFE)
     quart = np.zeros(k.size)
-    for (_, n), st in zip(parts, stats, strict=True):
-        bound = np.maximum(_quartic(st, th_lo), _quartic(st, th_hi))
-        bound = np.minimum(bound, st.q0_hi**2)
+    for start in range(0, len(parts), _BIN_CHUNK):
+        sts = stats[start : start + _BIN_CHUNK]
+        n = np.array([float(c) for _, c in parts[start : start + _BIN_CHUNK]])
+        bound = np.maximum(_quartic_rows(sts, th_lo), _quartic_rows(sts, th_hi))
+        bound = np.minimum(bound, _column(sts, "q0_hi") ** 2)
         with np.errstate(divide="ignore"):
-            quart += 0.5 * n * np.log(np.maximum(bound, 0.0))
+            quart += np.sum(0.5 * n[:, None] * np.log(np.maximum(bound, 0.0)), axis=0)
     k = k[quart > _KEEP]
     if k.size > max_freqs:
         return None
