@@ -170,6 +170,9 @@ class Numerical(Accountant):
         size), so a refinement is made only while the discretisation part exceeds
         half the target, and the narrowest bracket found is kept.
         """
+        # One batched pass fills the per-mechanism cumulant caches that the step
+        # rule and the lattices read (instead of one evaluation per setting).
+        summed_cumulants(components, 2, "Q")
         h = self.step(components)
         best = self._fft_pair_at(components, h, 0)
         passes = 0
