@@ -25,7 +25,7 @@ an error of at most :math:`e^{-700}` each).
   two of its samples :math:`2\pi l/L` it exceeds the larger sample by at most
   :math:`M_2 (2\pi/L)^2/8` (linear interpolation error). The samples are the
   length-:math:`L` FFT of :math:`q` folded modulo :math:`L` (:math:`L \approx
-  128` standard deviations, far below :math:`N`), with the componentwise FFT
+  64` standard deviations, far below :math:`N`), with the componentwise FFT
   error :math:`\eta_L Q_0` of :mod:`symfdp.pld.compose` and the folding sums'
   :math:`\gamma Q_0` added.
 
@@ -77,8 +77,8 @@ _U = float(np.finfo(np.float64).eps) / 2
 _U_LD = float(np.finfo(np.longdouble).eps) / 2
 #: Coarse FFT length per standard deviation of the widest component: the
 #: interpolation slack of the sampled bound is then
-#: :math:`\pi^2 / 128^2 \approx 6\cdot 10^{-4}` of :math:`Q_0^2`.
-_COARSE_PER_SD = 128
+#: :math:`\pi^2 / 64^2 \approx 2.4\cdot 10^{-3}` of :math:`Q_0^2`.
+_COARSE_PER_SD = 64
 #: Column block of the matrix products (round-off: gamma of block + blocks).
 _BLOCK = 1024
 #: Components per matrix product.
