@@ -7,7 +7,8 @@ Side by side on the same events (results in
   1,000 mechanisms, compose and answer eps(1e-5) in a fresh process (imports
   excluded, reported apart), the same again in that process (per-setting
   caches warm), eps and the method's own error estimate (``epsilon_error``);
-* ``A.Numerical()``: the certified bracket and its time and peak memory;
+* ``A.Numerical()``: the certified bracket and its time (wall and CPU: the
+  machine may be shared) and peak memory;
 * ``TrainingAccountant()`` (its default, Numerical) fed the same settings with
   ``step(noise_multiplier, sample_rate, num_steps)``: bracket, time, memory;
 * dp-accounting's ``PLDAccountant`` at value discretisation 1e-3
@@ -113,8 +114,10 @@ def _child(method: str, name: str, k: int, steps: int = STEPS) -> dict[str, Any]
         return float(curve.epsilon(DELTA)), curve
 
     t0 = time.perf_counter()
+    cpu0 = time.process_time()
     eps, curve = run()
     out["seconds"] = time.perf_counter() - t0
+    out["cpu_seconds"] = time.process_time() - cpu0
     out["eps"] = eps
     if method in ("saddlepoint", "edgeworth"):
         t0 = time.perf_counter()
