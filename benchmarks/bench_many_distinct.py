@@ -171,15 +171,17 @@ def _compare(
         )
 
 
-def _peers_from(path: Path, name: str) -> dict[str, Any]:
-    """Numerical's and PLD's records of composition ``name`` in an earlier
-    results file of this benchmark (marked with where they came from)."""
+def _peers_from(
+    path: Path, name: str, keys: tuple[str, ...] = ("numerical", "pld_vdi_1e-3")
+) -> dict[str, Any]:
+    """Numerical's and PLD's records (``keys``) of composition ``name`` in an
+    earlier results file of this benchmark (marked with where they came from)."""
     old = json.loads(path.read_text())
     out: dict[str, Any] = {}
     for comp in old.get("compositions", []):
         if comp["name"] != name:
             continue
-        for key in ("numerical", "pld_vdi_1e-3"):
+        for key in keys:
             if comp.get(key, {}).get("status") == "ok":
                 out[key] = {**comp[key], "from": f"{path.name} ({old['git']})"}
     return out
@@ -207,6 +209,9 @@ def main() -> None:
         help="take Numerical's bracket and PLD from an earlier results file",
     )
     parser.add_argument("--no-pld", action="store_true")
+    parser.add_argument(
+        "--pld-from", type=Path, help="take PLD only from an earlier results file"
+    )
     args = parser.parse_args()
     if args.child:
         method, name, k, steps = args.child
@@ -233,6 +238,8 @@ def main() -> None:
                 )
             print(name, method, comp[method], comp.get(f"{method}_before"), flush=True)
         held = _peers_from(args.peers_from, name) if args.peers_from else {}
+        if args.pld_from:
+            held.update(_peers_from(args.pld_from, name, ("pld_vdi_1e-3",)))
         # Numerical and PLD back to back (the load of the machine is recorded
         # in each case).
         comp["numerical"] = held.get("numerical") or isolated(
