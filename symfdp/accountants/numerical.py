@@ -273,7 +273,7 @@ class Numerical(Accountant):
         if 8 * sum(d.q.size for d, _ in ups + lows) <= _KEEP_PARTS_BYTES:
             parts = CompositionParts(ups, lows, window, self.max_fft_size)
         else:  # kept as a recipe: rebuilt only if a query needs a tilt
-            rebuild = functools.partial(self._discretised, list(components), h)
+            rebuild = functools.partial(self._discretised, tuple(components), h)
             parts = CompositionParts([], [], window, self.max_fft_size, rebuild)
         del ups
         # The shift s of the tail bound Q(T > x) <= delta_Z(x - s) / (1 - e^-s):

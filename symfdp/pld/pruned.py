@@ -156,8 +156,9 @@ def _stats(q: np.ndarray) -> _Stats:
 
 
 def _quartic(st: _Stats, theta: np.ndarray) -> np.ndarray:
+    r"""The quartic bound on :math:`|A(\theta)|^2` (module docstring)."""
     t2 = theta * theta
-    return st.q0_hi**2 - t2 * st.m2_lo / 2 + t2 * t2 * st.m4_hi / 24
+    return np.asarray(st.q0_hi**2 - t2 * st.m2_lo / 2 + t2 * t2 * st.m4_hi / 24)
 
 
 def _column(stats: Sequence[_Stats], name: str) -> np.ndarray:
@@ -167,7 +168,7 @@ def _column(stats: Sequence[_Stats], name: str) -> np.ndarray:
 def _quartic_rows(stats: Sequence[_Stats], theta: np.ndarray) -> np.ndarray:
     """:func:`_quartic` of several parts (rows) at ``theta``."""
     t2 = theta * theta
-    return (
+    return np.asarray(
         _column(stats, "q0_hi") ** 2
         - _column(stats, "m2_lo") * (t2 / 2)
         + _column(stats, "m4_hi") * (t2 * t2 / 24)
