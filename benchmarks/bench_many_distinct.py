@@ -7,19 +7,25 @@ Side by side on the same events (results in
   1,000 mechanisms, compose and answer eps(1e-5) in a fresh process (imports
   excluded, reported apart), the same again in that process (per-setting
   caches warm), eps and the method's own error estimate (``epsilon_error``);
-* ``A.Numerical()``: the certified bracket and its time and peak memory;
+* ``A.Numerical()``: the certified bracket and its time (wall and CPU: the
+  machine may be shared) and peak memory;
+* ``TrainingAccountant()`` (its default, Numerical) fed the same settings with
+  ``step(noise_multiplier, sample_rate, num_steps)``: bracket, time, memory;
 * dp-accounting's ``PLDAccountant`` at value discretisation 1e-3
   (``--peers-from FILE`` takes these two from an earlier results file of this
   benchmark, marked with its commit, instead of computing them again).
 
 Each estimate is compared with Numerical's certified bracket
 (``error_vs_certified``: relative distance to it, 0 inside) and with its
-estimate. Two compositions: ``schedule``, sigma_i = 1 + i/1000 and p_i in
+estimate. ``--k`` distinct settings of ``--steps`` steps each (default
+1,000 x 1,000; ``--k 10000 --steps 100`` is the 10^4-setting case of the same
+10^6 steps). Two compositions: ``schedule``, sigma_i = 1 + i/1000 and p_i in
 [0.005, 0.01) (the ``distinct`` case of ``bench_numerical_scale.py``), and
 ``random``, sigma_i ~ U[0.8, 2] and log p_i ~ U[log 1e-3, log 2e-2] (seed 12).
 
-``--before DIR`` also times SaddlePoint and Edgeworth with the symfdp of the
-source tree ``DIR`` (an older commit), in the same way. Every case runs in its
+``--before DIR`` also times SaddlePoint, Edgeworth and Numerical with the
+symfdp of the source tree ``DIR`` (an older commit), in the same way (Numerical
+right after PLD). Every case runs in its
 own process with a time limit. Timings depend on the load of the machine; the
 record stores it.
 """
@@ -60,24 +66,26 @@ def settings(name: str, k: int = K) -> list[tuple[float, float]]:
     return [(float(s), float(q)) for s, q in zip(sig, p, strict=True)]
 
 
-def _child(method: str, name: str, k: int) -> dict[str, Any]:
+def _child(method: str, name: str, k: int, steps: int = STEPS) -> dict[str, Any]:
     """One case, in this (fresh) process."""
     warnings.simplefilter("ignore")
+    load_start = os.getloadavg()[0]
     t0 = time.perf_counter()
     from symfdp import accountants as A
     from symfdp import mechanisms as M
+    from symfdp.training import TrainingAccountant
 
     if method == "pld":
         import dp_accounting
         from dp_accounting.pld import pld_privacy_accountant
-    else:
+    elif method != "training":
         getattr(
             A,
             {"saddlepoint": "SaddlePoint", "edgeworth": "Edgeworth"}.get(
                 method, "Numerical"
             ),
         )
-    out: dict[str, Any] = {"import_s": time.perf_counter() - t0}
+    out: dict[str, Any] = {"import_s": time.perf_counter() - t0, "steps_each": steps}
     pairs = settings(name, k)
 
     def run() -> Any:
@@ -89,20 +97,27 @@ def _child(method: str, name: str, k: int) -> dict[str, Any]:
                 event = dp_accounting.PoissonSampledDpEvent(
                     q, dp_accounting.GaussianDpEvent(s)
                 )
-                acc.compose(event, STEPS)
+                acc.compose(event, steps)
             return float(acc.get_epsilon(DELTA)), None
+        if method == "training":
+            run_acc = TrainingAccountant()
+            for s, q in pairs:
+                run_acc.step(noise_multiplier=s, sample_rate=q, num_steps=steps)
+            return float(run_acc.get_epsilon(DELTA)), run_acc.curve()
         acc = {
             "saddlepoint": A.SaddlePoint,
             "edgeworth": lambda: A.Edgeworth(order=4),
             "numerical": A.Numerical,
         }[method]()
-        comp = [(M.SubsampledGaussian(sigma=s, p=q), STEPS) for s, q in pairs]
+        comp = [(M.SubsampledGaussian(sigma=s, p=q), steps) for s, q in pairs]
         curve = acc.compose(comp)
         return float(curve.epsilon(DELTA)), curve
 
     t0 = time.perf_counter()
+    cpu0 = time.process_time()
     eps, curve = run()
     out["seconds"] = time.perf_counter() - t0
+    out["cpu_seconds"] = time.process_time() - cpu0
     out["eps"] = eps
     if method in ("saddlepoint", "edgeworth"):
         t0 = time.perf_counter()
@@ -111,19 +126,22 @@ def _child(method: str, name: str, k: int) -> dict[str, Any]:
         t0 = time.perf_counter()
         run()
         out["repeat_s"] = time.perf_counter() - t0
-    if method == "numerical":
+    if method in ("numerical", "training"):
         lo, hi = curve.epsilon_bounds(DELTA)
         out["bracket"] = [float(lo), float(hi)]
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["load_average"] = [load_start, os.getloadavg()[0]]
     return out
 
 
-def isolated(method: str, name: str, k: int, src: Path | None = None) -> dict[str, Any]:
+def isolated(
+    method: str, name: str, k: int, src: Path | None = None, steps: int = STEPS
+) -> dict[str, Any]:
     """:func:`_child` in a fresh interpreter (``src``: the symfdp source tree)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(src or _common.ROOT)
     cmd = [sys.executable, str(HERE / "bench_many_distinct.py")]
-    cmd += ["--child", method, name, str(k)]
+    cmd += ["--child", method, name, str(k), str(steps)]
     try:
         proc = subprocess.run(
             cmd, capture_output=True, text=True, env=env, timeout=LIMIT, check=False
@@ -153,25 +171,36 @@ def _compare(
         )
 
 
-def _peers_from(path: Path, name: str) -> dict[str, Any]:
-    """Numerical's and PLD's records of composition ``name`` in an earlier
-    results file of this benchmark (marked with where they came from)."""
+def _peers_from(
+    path: Path, name: str, keys: tuple[str, ...] = ("numerical", "pld_vdi_1e-3")
+) -> dict[str, Any]:
+    """Numerical's and PLD's records (``keys``) of composition ``name`` in an
+    earlier results file of this benchmark (marked with where they came from)."""
     old = json.loads(path.read_text())
     out: dict[str, Any] = {}
     for comp in old.get("compositions", []):
         if comp["name"] != name:
             continue
-        for key in ("numerical", "pld_vdi_1e-3"):
+        for key in keys:
             if comp.get(key, {}).get("status") == "ok":
                 out[key] = {**comp[key], "from": f"{path.name} ({old['git']})"}
     return out
 
 
 def main() -> None:
+    global LIMIT
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--k", type=int, default=K, help="distinct settings")
+    parser.add_argument("--steps", type=int, default=STEPS, help="steps of each")
+    parser.add_argument(
+        "--limit", type=float, default=LIMIT, help="seconds allowed per case"
+    )
+    parser.add_argument(
+        "--no-analytic", action="store_true", help="skip SaddlePoint and Edgeworth"
+    )
+    parser.add_argument("--no-training", action="store_true")
     parser.add_argument("--compositions", nargs="*", default=["schedule", "random"])
     parser.add_argument("--before", type=Path, help="older symfdp source tree")
     parser.add_argument(
@@ -180,35 +209,61 @@ def main() -> None:
         help="take Numerical's bracket and PLD from an earlier results file",
     )
     parser.add_argument("--no-pld", action="store_true")
+    parser.add_argument(
+        "--pld-from", type=Path, help="take PLD only from an earlier results file"
+    )
     args = parser.parse_args()
     if args.child:
-        method, name, k = args.child
-        print(json.dumps(_child(method, name, int(k))))
+        method, name, k, steps = args.child
+        print(json.dumps(_child(method, name, int(k), int(steps))))
         return
+    LIMIT = args.limit
     record: dict[str, Any] = {
         "benchmark": "many distinct steps: SaddlePoint, Edgeworth, Numerical, PLD",
         "machine": _common.machine(),
         "git": _common.git_state(),
         "delta": DELTA,
         "k": args.k,
-        "steps_each": STEPS,
+        "steps_each": args.steps,
         "compositions": [],
     }
     for name in args.compositions:
         comp: dict[str, Any] = {"name": name, "load_average_start": os.getloadavg()[0]}
-        for method in ("saddlepoint", "edgeworth"):
-            comp[method] = isolated(method, name, args.k)
+        analytic = () if args.no_analytic else ("saddlepoint", "edgeworth")
+        for method in analytic:
+            comp[method] = isolated(method, name, args.k, steps=args.steps)
             if args.before is not None:
-                comp[f"{method}_before"] = isolated(method, name, args.k, args.before)
+                comp[f"{method}_before"] = isolated(
+                    method, name, args.k, args.before, args.steps
+                )
             print(name, method, comp[method], comp.get(f"{method}_before"), flush=True)
         held = _peers_from(args.peers_from, name) if args.peers_from else {}
-        comp["numerical"] = held.get("numerical") or isolated("numerical", name, args.k)
+        if args.pld_from:
+            held.update(_peers_from(args.pld_from, name, ("pld_vdi_1e-3",)))
+        # Numerical and PLD back to back (the load of the machine is recorded
+        # in each case).
+        comp["numerical"] = held.get("numerical") or isolated(
+            "numerical", name, args.k, steps=args.steps
+        )
         print(name, "numerical", comp["numerical"], flush=True)
         if not args.no_pld:
             comp["pld_vdi_1e-3"] = held.get("pld_vdi_1e-3") or isolated(
-                "pld", name, args.k
+                "pld", name, args.k, steps=args.steps
             )
             print(name, "pld", comp["pld_vdi_1e-3"], flush=True)
+            if args.before is not None:
+                comp["numerical_before"] = isolated(
+                    "numerical", name, args.k, args.before, args.steps
+                )
+                print(name, "numerical before", comp["numerical_before"], flush=True)
+            num, pld = comp["numerical"], comp["pld_vdi_1e-3"]
+            if num.get("status") == "ok" and pld.get("status") == "ok":
+                comp["numerical_over_pld_time"] = num["seconds"] / pld["seconds"]
+        if not args.no_training:
+            comp["training_accountant"] = isolated(
+                "training", name, args.k, steps=args.steps
+            )
+            print(name, "training", comp["training_accountant"], flush=True)
         ok = comp["numerical"].get("status") == "ok"
         bracket = comp["numerical"]["bracket"] if ok else None
         est = comp["numerical"]["eps"] if ok else None

@@ -17,6 +17,7 @@ reproduce the paper's runtime tables.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -40,11 +41,14 @@ from symfdp.pld.compose import (
     compose_fft,
     methods_without_lattice,
 )
-from symfdp.pld.discretise import discretise
+from symfdp.pld.discretise import DiscretePLD, discretise
 from symfdp.pld.grid import align_step, choose_step, component_grid
 from symfdp.pld.window import chernoff_window
 
 METHODS: tuple[str, ...] = ("fft", "recursion")
+#: Largest memory of the discretised components a curve keeps for its tilted
+#: compositions; larger compositions keep a recipe and rebuild them on demand.
+_KEEP_PARTS_BYTES = 2**28
 
 
 class Numerical(Accountant):
@@ -166,6 +170,9 @@ class Numerical(Accountant):
         size), so a refinement is made only while the discretisation part exceeds
         half the target, and the narrowest bracket found is kept.
         """
+        # One batched pass fills the per-mechanism cumulant caches that the step
+        # rule and the lattices read (instead of one evaluation per setting).
+        summed_cumulants(components, 2, "Q")
         h = self.step(components)
         best = self._fft_pair_at(components, h, 0)
         passes = 0
@@ -219,9 +226,11 @@ class Numerical(Accountant):
             size,
         )
 
-    def _fft_pair_at(
-        self, components: Components, h: float, refinements: int
-    ) -> CertifiedPairCurve:
+    def _discretised(
+        self, components: Components, h: float
+    ) -> tuple[list[tuple[DiscretePLD, int]], list[tuple[DiscretePLD, int]]]:
+        """The dominating and dominated discretisations of the components at
+        step ``h``, with their counts."""
         n_total = sum(n for _, n in components)
         cut = self.tail_mass / (4 * n_total)
         try:
@@ -234,6 +243,13 @@ class Numerical(Accountant):
         pieces = [discretise(m, g) for (m, _), g in zip(components, grids, strict=True)]
         ups = [(z, n) for (z, _), (_, n) in zip(pieces, components, strict=True)]
         lows = [(y, n) for (_, y), (_, n) in zip(pieces, components, strict=True)]
+        return ups, lows
+
+    def _fft_pair_at(
+        self, components: Components, h: float, refinements: int
+    ) -> CertifiedPairCurve:
+        n_total = sum(n for _, n in components)
+        ups, lows = self._discretised(components, h)
         window = chernoff_window([ups, lows], self.tail_mass / 4)
         try:
             up = compose_fft(ups, window, self.max_fft_size)
@@ -254,7 +270,12 @@ class Numerical(Accountant):
             },
             "refinements": refinements,
         }
-        parts = CompositionParts(ups, lows, window, self.max_fft_size)
+        if 8 * sum(d.q.size for d, _ in ups + lows) <= _KEEP_PARTS_BYTES:
+            parts = CompositionParts(ups, lows, window, self.max_fft_size)
+        else:  # kept as a recipe: rebuilt only if a query needs a tilt
+            rebuild = functools.partial(self._discretised, tuple(components), h)
+            parts = CompositionParts([], [], window, self.max_fft_size, rebuild)
+        del ups
         # The shift s of the tail bound Q(T > x) <= delta_Z(x - s) / (1 - e^-s):
         # a fraction of the composed standard deviation, so that x - s stays in
         # the tail (s = 1 reached into the bulk of a narrow composed loss, e.g.

@@ -15,9 +15,11 @@ round-off analysis of :mod:`symfdp.pld.compose` uses.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -53,18 +55,62 @@ def cell_masses(m: Mechanism, edges: FloatArray, under: Under) -> CellMasses:
 def cell_masses_batch(
     m: Mechanism, edge_sets: Sequence[FloatArray], under: Under
 ) -> list[CellMasses]:
-    """:func:`cell_masses` for several edge arrays, with one CDF and one survival
-    function evaluation of the mechanism in all."""
+    """:func:`cell_masses` for several edge arrays, with one survival function
+    and one CDF evaluation of the mechanism in all, each only where it is used.
+
+    The survival function is read at every :data:`_STRIDE`-th edge first; since
+    it is non-increasing, the edges left of the last sample above 1/2 need only
+    the CDF and those right of the first sample at or below 1/2 only the survival
+    function (the first edge always needs the CDF, the last the survival
+    function). Values not read are NaN and unused by :func:`_from_values`.
+    """
     sizes = [e.size for e in edge_sets]
     flat = np.concatenate(edge_sets)
-    cdf_all = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
-    sf_all = np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
+    need_sf = np.zeros(flat.size, dtype=bool)
+    need_cdf = np.zeros(flat.size, dtype=bool)
+    starts = np.cumsum([0, *sizes])
+    probe = np.concatenate(
+        [np.arange(a, b, _STRIDE) for a, b in itertools.pairwise(starts)]
+    )
+    sf_probe = np.asarray(m.plrv_sf(flat[probe], under), dtype=np.float64).reshape(-1)
+    for a, b in itertools.pairwise(starts):
+        if b == a:
+            continue
+        at = (probe >= a) & (probe < b)
+        idx, vals = probe[at], sf_probe[at]
+        low = idx[vals > 0.5]  # the CDF suffices up to the last of these
+        split = int(low[-1]) if low.size else a
+        need_cdf[a : min(b, split + _STRIDE + 1)] = True
+        need_sf[split:b] = True
+        need_cdf[a] = True
+        need_sf[b - 1] = True
+    sf_all = _read(m.plrv_sf, flat, need_sf, under)
+    # Cells left of the split read the CDF (sf > 1/2 there); a survival value
+    # above 1/2 right of it (round-off) is served too.
+    for a, b in itertools.pairwise(starts):
+        lower = ~(sf_all[a : b - 1] <= 0.5)
+        extra = np.zeros(b - a, dtype=bool)
+        extra[:-1] |= lower
+        extra[1:] |= lower
+        extra &= ~need_cdf[a:b]
+        need_cdf[a:b] |= extra
+    cdf_all = _read(m.plrv_cdf, flat, need_cdf, under)
     out = []
-    start = 0
-    for size in sizes:
-        stop = start + size
-        out.append(_from_values(cdf_all[start:stop], sf_all[start:stop]))
-        start = stop
+    for a, b in itertools.pairwise(starts):
+        out.append(_from_values(cdf_all[a:b], sf_all[a:b]))
+    return out
+
+
+#: Stride of the first survival-function reads of :func:`cell_masses_batch`.
+_STRIDE = 64
+
+
+def _read(fn: Any, flat: FloatArray, need: Any, under: Under) -> FloatArray:
+    """``fn(flat, under)`` where ``need`` holds, NaN elsewhere."""
+    out = np.full(flat.size, np.nan)
+    if need.any():
+        at = np.flatnonzero(need)
+        out[at] = np.asarray(fn(flat[at], under), dtype=np.float64).reshape(-1)
     return out
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, cast
@@ -113,12 +113,37 @@ class _TiltGrids:
 class CompositionParts:
     """What a tilted composition is rebuilt from: the discretised components of
     the dominating (``ups``) and dominated (``lows``) measures with their counts,
-    the FFT window of the plain composition and the largest FFT length allowed."""
+    the FFT window of the plain composition and the largest FFT length allowed.
+
+    A large composition keeps ``rebuild`` (which recomputes ``ups`` and
+    ``lows``) instead: they are given empty then and filled on first use
+    (:meth:`loaded`); at most one such composition holds its rebuilt parts at a
+    time (loading another one empties the previous one again)."""
 
     ups: list[tuple[DiscretePLD, int]]
     lows: list[tuple[DiscretePLD, int]]
     window: Window
     max_fft_size: int
+    rebuild: Callable[[], tuple[list[Any], list[Any]]] | None = field(
+        default=None, compare=False
+    )
+
+    def loaded(self) -> CompositionParts:
+        """These parts, with ``ups`` and ``lows`` rebuilt if dropped."""
+        if self.rebuild is not None and not self.ups:
+            held = _REBUILT[0] if _REBUILT else None
+            if held is not None and held is not self:
+                held.ups.clear()
+                held.lows.clear()
+            _REBUILT[:] = [self]
+            ups, lows = self.rebuild()
+            self.ups.extend(ups)
+            self.lows.extend(lows)
+        return self
+
+
+#: The one recipe-kept composition whose parts are currently rebuilt.
+_REBUILT: list[CompositionParts] = []
 
 
 @dataclass
@@ -341,7 +366,7 @@ class CertifiedPairCurve:
         key = _tilt_key(lam)
         hit = self._cache.tilts.get(key)
         if hit is None:
-            p = self.parts
+            p = self.parts.loaded()
             hit = compose_tilted(p.ups, p.lows, p.window, key, p.max_fft_size)
             self._cache.tilts[key] = hit
         return hit
@@ -352,7 +377,7 @@ class CertifiedPairCurve:
         repeated query reuses it)."""
         hit = self._cache.for_delta.get(d)
         if hit is None:
-            hit = tilt_for_delta(self.parts.ups, math.log(d))
+            hit = tilt_for_delta(self.parts.loaded().ups, math.log(d))
             self._cache.for_delta[d] = hit
         return hit
 
@@ -421,12 +446,11 @@ class CertifiedPairCurve:
         ``_MAX_TILTS`` tilts per call (each tilt serves the eps near its mean);
         the estimate is the tilted one where ``estimate`` is set."""
         lo, hi, core = lo.copy(), hi.copy(), core.copy()
-        ups = self.parts.ups
         todo = wide.copy()
         tilts = 0
         while todo.any() and tilts < _MAX_TILTS:
             target = float(np.min(e[todo]))
-            lam = tilt_for(ups, target)
+            lam = tilt_for(self.parts.loaded().ups, target)
             if lam <= 0.0:  # at or below the mean: no tilt helps
                 todo &= e > target
                 continue
@@ -768,7 +792,6 @@ class CertifiedPairCurve:
         lo, hi = self._plain_eps_bracket(d)
         refined: list[tuple[float, Any]] = []
         todo = self._epsilon_wide(lo, hi) & (d > self._truncation_floor())
-        ups = self.parts.ups
         for attempt in range(_MAX_TILTS):
             if not todo.any():
                 break
@@ -779,7 +802,7 @@ class CertifiedPairCurve:
                 # range, and its midpoint far from the answer).
                 lam = self._tilt_for_delta(float(d[i]))
             else:
-                lam = tilt_for(ups, 0.5 * (lo[i] + hi[i]))
+                lam = tilt_for(self.parts.loaded().ups, 0.5 * (lo[i] + hi[i]))
             if lam <= 0.0:
                 break
             try:

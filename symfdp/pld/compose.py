@@ -79,6 +79,7 @@ from scipy import fft as sfft
 
 from symfdp.mechanisms.base import FloatArray
 from symfdp.pld.discretise import PULL_RTOL, DiscretePLD
+from symfdp.pld.pruned import PrunedSpectra, pruned_spectra
 from symfdp.pld.window import Window
 
 #: Unit round-off of float64.
@@ -274,42 +275,14 @@ def _live_spectrum(
     return cast(np.ndarray, sfft.rfft(q, n=size)[live])
 
 
-def compose_fft(
-    parts: Sequence[tuple[DiscretePLD, int]],
-    window: Window,
-    max_size: int = 2**27,
-) -> ComposedPLD:
-    """Compose ``(discrete PLD, count)`` pairs by FFT on a window.
-
-    Args:
-        parts: Discrete PLDs on a common step ``h`` (all dominating or all
-            dominated) with their numbers of compositions.
-        window: Range of the composed loss and the bound on the mass outside it
-            (:func:`symfdp.pld.window.chernoff_window`).
-        max_size: Largest FFT length; a larger window raises ``ValueError``.
-
-    Raises:
-        FFTSizeError: (a ValueError) the window needs more than ``max_size``
-            points.
-    """
-    h = parts[0][0].h
-    dominating = parts[0][0].dominating
-    origin = sum(n * d.origin for d, n in parts)
-    base = sum(n * d.k_lo for d, n in parts)
-    first = math.floor((window.lo - origin) / h + 1e-9)
-    size = fft_size(origin + first * h, window.hi, h, max(d.q.size for d, _ in parts))
-    n_total = sum(n for _, n in parts)
-    if size > max_size:
-        raise FFTSizeError(
-            f"Numerical: the composed privacy loss of n = {n_total} compositions "
-            f"needs an FFT of {size} points "
-            f"(window [{window.lo:.4g}, {window.hi:.4g}] at step {h:.3g}), more "
-            f"than max_fft_size={max_size}; use a larger grid_step or "
-            f"eps_rel_tol, or {methods_without_lattice()}.",
-            size,
-        )
+def _full_powers(
+    parts: Sequence[tuple[DiscretePLD, int]], size: int, eta: float
+) -> tuple[np.ndarray, np.ndarray, FloatArray, FloatArray, FloatArray]:
+    """The live frequencies and, there, :math:`\\sum_i n_i \\log \\hat A_i`,
+    :math:`\\sum_i n_i |\\log \\hat A_i|`, :math:`\\sum_i n_i \\mathrm{dev}_i / B_i`
+    and :math:`\\sum_i n_i \\log B_i`, from length-``size`` FFTs of every part
+    (direct sums at the hot frequencies)."""
     u = UNIT_ROUNDOFF
-    eta = 16 * u * (math.ceil(math.log2(size)) + 1)
     half = size // 2 + 1
     devs = [eta * float(d.q.sum()) for d, _ in parts]
     # Pass 1: log-moduli of the perturbed spectra, B = |A| + eta ||q||_1 (>= |A|,
@@ -375,8 +348,100 @@ def compose_fft(
         # n dev / B (<= n): the forward round-off through the powers is
         # sum_i n_i dev_i prod_j B_j^{n_j} / B_i (module docstring).
         ratio += n * err / (np.abs(spec) + err)
+    return live, log_pi, abs_log, ratio, total_b[live]
+
+
+#: Fewest parts for which the pruned spectra (:mod:`symfdp.pld.pruned`) are
+#: tried: with few parts the length-N FFTs are cheap already.
+_PRUNE_PARTS = 4
+
+
+def _pruned(
+    parts: Sequence[tuple[DiscretePLD, int]], size: int
+) -> PrunedSpectra | None:
+    """:func:`symfdp.pld.pruned.pruned_spectra` when it is cheaper than one
+    length-``size`` FFT per part (about ``5 N log2 N`` flops each, against four
+    per lattice point and frequency kept)."""
+    if len(parts) < _PRUNE_PARTS:
+        return None
+    points = sum(d.q.size for d, _ in parts)
+    budget = 5 * len(parts) * size * math.log2(size) / (4 * points)
+    max_freqs = int(min(size // 16, budget))
+    if max_freqs < 1:
+        return None
+    return pruned_spectra(parts, size, max_freqs)
+
+
+def _pruned_powers(
+    pr: PrunedSpectra, parts: Sequence[tuple[DiscretePLD, int]]
+) -> tuple[np.ndarray, np.ndarray, FloatArray, FloatArray, FloatArray]:
+    """:func:`_full_powers` from the pruned spectra: the frequencies flushed
+    there are certified below e^-701; of the others, those whose bound
+    :math:`\\prod_i B_i^{n_i}` is below e^-700 are flushed too."""
+    total_b = np.zeros(pr.freqs.size)
+    for (_, n), spec, dev in zip(parts, pr.spectra, pr.devs, strict=True):
+        with np.errstate(divide="ignore"):
+            total_b += n * np.log(np.abs(spec) + dev)
+    keep = total_b > _LOG_TINY
+    live = pr.freqs[keep]
+    log_pi = np.zeros(live.size, dtype=np.complex128)
+    abs_log = np.zeros(live.size)
+    ratio = np.zeros(live.size)
+    for (_, n), spec, dev in zip(parts, pr.spectra, pr.devs, strict=True):
+        sp, err = spec[keep], dev[keep]
+        with np.errstate(divide="ignore"):
+            lg = np.log(sp)
+        log_pi += n * lg.real + 1j * (n * lg.imag)
+        abs_log += n * np.abs(lg)
+        ratio += n * err / (np.abs(sp) + err)
+    return live, log_pi, abs_log, ratio, total_b[keep]
+
+
+def compose_fft(
+    parts: Sequence[tuple[DiscretePLD, int]],
+    window: Window,
+    max_size: int = 2**27,
+) -> ComposedPLD:
+    """Compose ``(discrete PLD, count)`` pairs by FFT on a window.
+
+    Args:
+        parts: Discrete PLDs on a common step ``h`` (all dominating or all
+            dominated) with their numbers of compositions.
+        window: Range of the composed loss and the bound on the mass outside it
+            (:func:`symfdp.pld.window.chernoff_window`).
+        max_size: Largest FFT length; a larger window raises ``ValueError``.
+
+    Raises:
+        FFTSizeError: (a ValueError) the window needs more than ``max_size``
+            points.
+    """
+    h = parts[0][0].h
+    dominating = parts[0][0].dominating
+    origin = sum(n * d.origin for d, n in parts)
+    base = sum(n * d.k_lo for d, n in parts)
+    first = math.floor((window.lo - origin) / h + 1e-9)
+    size = fft_size(origin + first * h, window.hi, h, max(d.q.size for d, _ in parts))
+    n_total = sum(n for _, n in parts)
+    if size > max_size:
+        raise FFTSizeError(
+            f"Numerical: the composed privacy loss of n = {n_total} compositions "
+            f"needs an FFT of {size} points "
+            f"(window [{window.lo:.4g}, {window.hi:.4g}] at step {h:.3g}), more "
+            f"than max_fft_size={max_size}; use a larger grid_step or "
+            f"eps_rel_tol, or {methods_without_lattice()}.",
+            size,
+        )
+    u = UNIT_ROUNDOFF
+    eta = 16 * u * (math.ceil(math.log2(size)) + 1)
+    half = size // 2 + 1
+    pruned = _pruned(parts, size)
+    if pruned is not None:
+        live, log_pi, abs_log, ratio, live_b = _pruned_powers(pruned, parts)
+        base += pruned.shift
+    else:
+        live, log_pi, abs_log, ratio, live_b = _full_powers(parts, size, eta)
     with np.errstate(under="ignore", over="ignore"):  # inf: refused below
-        fwd = np.exp(total_b[live]) * ratio
+        fwd = np.exp(live_b) * ratio
     with np.errstate(under="ignore"):
         vals = np.where(log_pi.real > _LOG_TINY, np.exp(log_pi), 0.0)
     mod = np.abs(vals)
