@@ -55,6 +55,7 @@ from numpy.typing import ArrayLike
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp._warnings import warn_approximation
 from symfdp.accountants._cumulant_sums import summed_cumulants
+from symfdp.accountants._fill_step import fill_step
 from symfdp.accountants.base import Accountant, Components, loss_range
 from symfdp.accountants.recursion import (
     PAPER_EPS_GRID,
@@ -905,9 +906,11 @@ class Numerical(Accountant):
     Args:
         eps_rel_tol: Target width of the certified bracket on
             :math:`\varepsilon(\delta_{ref})`, relative to
-            :math:`\max(\varepsilon, 1)`. The grid step starts at
-            :math:`h = \sigma_T\sqrt{2\,\mathrm{tol}/n}` (:mod:`symfdp.pld.grid`;
-            :math:`\sigma_T` from the cumulants); if the bracket obtained is wider
+            :math:`\max(\varepsilon, 1)`. The grid step starts where the
+            predicted bracket, :math:`n h^2 H_P(\varepsilon)/8`, is 0.75 of the
+            target (:mod:`symfdp.accountants._fill_step`), or, without a
+            prediction, at :math:`h = \sigma_T\sqrt{2\,\mathrm{tol}/n}`
+            (:mod:`symfdp.pld.grid`); if the bracket obtained is wider
             than the target, the step is shrunk (the width scales as
             :math:`h^2`) and the composition redone, at most ``refine`` times.
             The curve reports the bracket it certifies in any case.
@@ -1006,7 +1009,9 @@ class Numerical(Accountant):
         """The grid step used for ``components`` (see ``eps_rel_tol``)."""
         if self.grid_step is not None:
             return align_step(components, self.grid_step)
-        return choose_step(components, self.eps_rel_tol)
+        rule = choose_step(components, self.eps_rel_tol)
+        fill = fill_step(components, self.eps_rel_tol, self.delta_ref, rule)
+        return rule if fill is None else align_step(components, fill)
 
     def _fft_pair(self, components: Components) -> NumericalPairCurve:
         """Compose at the rule's step, then check the eps bracket at ``delta_ref``
