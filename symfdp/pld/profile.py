@@ -53,12 +53,18 @@ def discounted_suffix_sums(q: FloatArray, h: float) -> FloatArray:
     n = q.size
     out = np.empty(n)
     block = max(1, int(_BLOCK_SPAN / h))
+    # The discount factors of a full block, computed once (every block but the
+    # top one is full, and the top one has no carry).
+    j = np.arange(min(block, n)) * h
+    down, up, tail = np.exp(-j), np.exp(j), np.exp(j - block * h)
     carry = 0.0
     for start in range(((n - 1) // block) * block, -1, -block):
         stop = min(start + block, n)
-        j = np.arange(stop - start) * h
-        part = np.cumsum((q[start:stop] * np.exp(-j))[::-1])[::-1]
-        out[start:stop] = part * np.exp(j) + carry * np.exp(j - (stop - start) * h)
+        m = stop - start
+        part = np.cumsum((q[start:stop] * down[:m])[::-1])[::-1]
+        out[start:stop] = part * up[:m]
+        if carry:
+            out[start:stop] += carry * tail[:m]
         carry = out[start]
     return out
 
