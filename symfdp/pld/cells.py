@@ -15,6 +15,7 @@ round-off analysis of :mod:`symfdp.pld.compose` uses.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,12 +54,12 @@ def cell_masses(m: Mechanism, edges: FloatArray, under: Under) -> CellMasses:
 def cell_masses_batch(
     m: Mechanism, edge_sets: Sequence[FloatArray], under: Under
 ) -> list[CellMasses]:
-    """:func:`cell_masses` for several edge arrays, with one CDF and one survival
-    function evaluation of the mechanism in all."""
+    """:func:`cell_masses` for several edge arrays, with one evaluation of the
+    mechanism's survival function and one of its CDF in all, each only at the
+    edges where it is read (:func:`_values`)."""
     sizes = [e.size for e in edge_sets]
     flat = np.concatenate(edge_sets)
-    cdf_all = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
-    sf_all = np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
+    cdf_all, sf_all = _values(m, flat, sizes, under)
     out = []
     start = 0
     for size in sizes:
@@ -66,6 +67,64 @@ def cell_masses_batch(
         out.append(_from_values(cdf_all[start:stop], sf_all[start:stop]))
         start = stop
     return out
+
+
+#: Every this many edges one survival function value is probed, to tell
+#: whether most cells lie in the upper half of the law.
+_PROBE = 64
+#: Fewer edges than this are evaluated by both functions.
+_SPLIT_MIN = 4096
+#: Edges whose CDF is below 1/2 by more than this have a survival function
+#: above 1/2 (the two add up to 1, each accurate to far better than this).
+_BAND = 1e-9
+
+
+def _values(
+    m: Mechanism, flat: FloatArray, sizes: Sequence[int], under: Under
+) -> tuple[FloatArray, FloatArray]:
+    """CDF and survival function values at the edges :func:`_from_values` reads
+    (NaN elsewhere): the survival function at the edges of cells whose left
+    edge has it at most 1/2 and at the last edge, the CDF at the edges of the
+    other cells, at the first edge and at the switching cell's left edge.
+
+    The function that covers most edges (per a probe of every ``_PROBE``-th
+    survival function value) is evaluated everywhere and classifies the cells;
+    when that is the CDF, the survival function is evaluated wherever the CDF
+    is at least ``1/2 - _BAND`` (and two edges above), and elsewhere read as
+    above 1/2: the cells are classified as from the survival function alone.
+    """
+    if flat.size < _SPLIT_MIN:  # both everywhere: the probe would cost more
+        cdf = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
+        return cdf, np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
+    probe = np.asarray(m.plrv_sf(flat[::_PROBE], under), dtype=np.float64)
+    bounds = np.cumsum([0, *sizes])
+    if np.mean(probe.reshape(-1) <= 0.5) >= 0.5:
+        sf = np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
+        need = np.zeros(flat.size, dtype=bool)
+        for start, stop in itertools.pairwise(bounds):
+            lower = ~(sf[start : stop - 1] <= 0.5)
+            need[start : stop - 1] |= lower
+            need[start + 1 : stop] |= lower
+            need[start] = True
+            if not lower.all():
+                need[start + int(np.argmin(lower))] = True  # the switching cell
+        cdf = np.full(flat.size, np.nan)
+        if need.any():
+            part = m.plrv_cdf(flat[need], under)
+            cdf[need] = np.asarray(part, dtype=np.float64).reshape(-1)
+        return cdf, sf
+    cdf = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
+    band = cdf >= 0.5 - _BAND
+    # Each edge read has its right neighbour read too (a cell's two edges).
+    need = band.copy()
+    need[1:] |= band[:-1]
+    need[2:] |= band[:-2]
+    need[bounds[1:] - 1] = True  # the last edge of each set
+    sf = np.full(flat.size, np.nan)
+    if need.any():
+        part = m.plrv_sf(flat[need], under)
+        sf[need] = np.asarray(part, dtype=np.float64).reshape(-1)
+    return cdf, sf
 
 
 def _from_values(cdf: FloatArray, sf: FloatArray) -> CellMasses:
