@@ -26,6 +26,7 @@ maximising point is where the P-mass above it,
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import cast
@@ -133,11 +134,19 @@ class DiscreteProfile:
         with np.errstate(under="ignore", over="ignore"):
             return np.where(k < self.size, np.exp(-tk) * self.tilted[k], 0.0)
 
-    def grid_delta(self, extra: FloatArray | None = None) -> FloatArray:
-        r""":math:`\delta(t_j) (+ \text{extra})` at every lattice point."""
+    @functools.cached_property
+    def _grid(self) -> FloatArray:
+        r""":math:`\delta(t_j)` at every lattice point (computed once: the
+        bounds read it with several allowances)."""
         val = self.suffix[1:] - math.exp(-self.h) * self.tilted[1:]
         val = np.maximum(val, 0.0)
-        return val if extra is None else val + extra[1:]
+        val.setflags(write=False)
+        return cast(FloatArray, val)
+
+    def grid_delta(self, extra: FloatArray | None = None) -> FloatArray:
+        r""":math:`\delta(t_j) (+ \text{extra})` at every lattice point (a
+        read-only array without ``extra``)."""
+        return self._grid if extra is None else self._grid + extra[1:]
 
     def envelope(self, extra: FloatArray) -> FloatArray:
         """Running minimum of :meth:`grid_delta` ``(extra)``: what
