@@ -16,13 +16,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 #: Largest integer accepted by :func:`check_int` unless a caller allows more:
-#: :math:`2^{53}`, the end of the integers that float64 represents exactly (a
-#: count beyond it cannot enter float arithmetic without rounding).
+#: :math:`2^{53}`, the end of the integers that float64 represents exactly.
 MAX_INT = 2**53
 #: Largest number of compositions (steps) any accountant accepts, in total.
-#: Beyond it a count is not exact in float64; the certified accountant
-#: (``Numerical``) refuses much earlier, when its FFT or its round-off bound
-#: stops serving ``n`` (with a ``ValueError`` naming ``n``).
 MAX_COMPOSITIONS = MAX_INT
 
 
@@ -95,12 +91,8 @@ def check_real(
 
 
 def check_int(name: str, value: Any, lo: int = 1, hi: float = MAX_INT) -> int:
-    """Return ``value`` as an int after checking it is an integer in ``[lo, hi]``.
-
-    Floats that are exact integers (``1e4``) are accepted. ``hi`` defaults to
-    :data:`MAX_INT` (:math:`2^{53}`): larger counts are refused, not rounded or
-    overflowed downstream.
-    """
+    """Return ``value`` as an int after checking it is an integer in ``[lo, hi]``
+    (exact-integer floats such as ``1e4`` accepted)."""
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if isinstance(value, bool):
@@ -160,8 +152,7 @@ def as_real_array(name: str, values: ArrayLike) -> NDArray[np.float64]:
             v is None or isinstance(v, (str, bytes, bool, complex)) for v in raw.flat
         )
     ):
-        # NumPy would read "3" as 3.0, None as NaN, True as 1.0 and drop the
-        # imaginary part of a complex array: none of them is a real number.
+        # NumPy would read "3", None, True and complex values as real numbers.
         raise _not_real(name, values)
     try:
         arr = np.asarray(raw, dtype=np.float64)
@@ -212,11 +203,8 @@ def check_array(
 
 
 def check_bool(name: str, value: Any, *, allow_none: bool = False) -> Any:
-    """Return ``value`` as a bool (or None when allowed) after checking its type.
-
-    Only ``True``/``False`` (and NumPy bools) are flags: ``"no"``, ``0.5`` or a list
-    would otherwise be read by their truth value.
-    """
+    """Return ``value`` as a bool (or None when allowed) after checking its type
+    (only ``True``/``False`` and NumPy bools)."""
     if value is None and allow_none:
         return None
     if isinstance(value, (bool, np.bool_)):
@@ -266,10 +254,7 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
 
 
 def scalar_or_array(out: ArrayLike) -> NDArray[np.float64]:
-    """Return a Python float for 0-d results and the array otherwise (SciPy style).
-
-    Typed as the array: the package's functions are annotated ``NDArray`` out
-    with a float for a 0-d result (STYLE.md), so the float is cast here, once.
-    """
+    """Return a Python float for 0-d results and the array otherwise (SciPy style),
+    typed as the array (STYLE.md)."""
     arr = np.asarray(out, dtype=np.float64)
     return cast(NDArray[np.float64], float(arr)) if arr.ndim == 0 else arr

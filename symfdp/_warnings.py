@@ -8,15 +8,9 @@ import warnings
 
 class ApproximationWarning(UserWarning):
     """An approximation left its valid range, was repaired, or estimates its own
-    error above the tolerance the caller set.
-
-    Raised, for example, when an Edgeworth CDF leaves [0, 1] or is not monotone in
-    the tails, when an approximate trade-off curve is not convex or exceeds
-    ``1 - alpha``, when an approximate privacy profile is negative, or when the
-    error estimate of an answer (``curve.epsilon_error``) exceeds
-    ``warn_rel_error`` of the answer. The message says which regime was
-    repaired or how large the error may be, and which method serves it better.
-    """
+    error above the tolerance the caller set (e.g. an Edgeworth CDF outside
+    [0, 1], a non-convex trade-off curve, ``curve.epsilon_error`` above
+    ``warn_rel_error``). The message names the regime and a better method."""
 
 
 #: Top-level packages whose frames a warning is never attributed to.
@@ -24,9 +18,8 @@ _INTERNAL = frozenset({"symfdp", "scipy", "numpy"})
 
 
 def _outside_package_level() -> int:
-    """Stack level of the first frame outside ``symfdp`` (and outside the NumPy
-    and SciPy frames it calls through), seen from the caller of
-    :func:`warn_approximation`, so that the warning points at user code."""
+    """Stack level of the first frame outside ``symfdp`` (and the NumPy and SciPy
+    frames it calls through), seen from the caller of :func:`warn_approximation`."""
     frame = sys._getframe(2)  # the caller of warn_approximation
     level = 2
     while frame is not None:

@@ -1,35 +1,19 @@
 r"""Noise calibration: the noise multiplier that reaches a privacy target.
 
-Privacy is monotone in the noise: every composed privacy quantity used here
-(:math:`\varepsilon(\delta)`, the GDP parameter :math:`\mu`, a reconstruction
-bound :math:`\gamma`) does not increase when :math:`\sigma` grows. So the
-calibrated :math:`\sigma` is the root of ``target_fn(curve(sigma)) = target`` on an
-explicit bracket in :math:`\log\sigma`, found by Brent's method; the bracket ends
-are evaluated first, and a target outside their range raises ``ValueError``.
+Every composed quantity used here (:math:`\varepsilon(\delta)`, the GDP parameter
+:math:`\mu`, a reconstruction bound :math:`\gamma`) is non-increasing in
+:math:`\sigma`, so the calibrated :math:`\sigma` is the root of
+``target_fn(curve(sigma)) = target`` in :math:`\log\sigma` (Brent's method on an
+explicit bracket; a target outside it raises ``ValueError``).
 
-Accountant. With ``accountant=None`` (default) the search runs in two stages: a fast
-approximate accountant, ``first_stage`` (``Auto()`` by default: the fastest analytic
-method whose error estimate is within 1%, cost independent of ``n``, falling back to
-``Numerical`` where none is), locates the root, then ``Numerical()`` (certified
-ground truth) solves again on a narrow bracket around it (widened until it brackets
-the root), so the returned :math:`\sigma` is exact for the numerical accountant.
+With ``accountant=None`` a fast ``first_stage`` (``Auto()``) locates the root and
+``Numerical()`` solves again on a narrow bracket around it (``Numerical`` throughout
+where the first stage fails); any other accountant runs the whole search.
 
-What is solved is **publishable**: with a certified accountant (``Numerical``,
-``Exact``), the value calibrated is the *certified upper bound* (the upper end of
-``epsilon_bounds(delta)``; for :math:`\mu` the upper end of the certified
-:math:`\mu^*` bracket), and the returned :math:`\sigma` satisfies
-``upper(sigma) <= target``, within ``rtol`` (relative, in :math:`\sigma`) of the
-smallest such :math:`\sigma`. With an approximate accountant the point
-estimate meets the target, ``value(sigma) <= target``. Root finding alone
-(Brent's method) returns a point on either side of the root; the final step
-moves to the side where the target is met.
-Where the first stage fails (a ``ValueError`` or ``FloatingPointError`` outside its
-valid range), ``Numerical()`` runs the whole search. Any other accountant is used
-for the whole search.
-
-Functions:
-    :func:`sigma_for_epsilon` (a target :math:`\varepsilon` at :math:`\delta`),
-    :func:`sigma_for_mu` (a target :math:`\mu`) and the generic :func:`noise_for`.
+The result is publishable: with a certified accountant the certified upper bound
+(of ``epsilon_bounds(delta)`` or of :math:`\mu^*`) meets the target,
+``upper(sigma) <= target``, within ``rtol`` (relative) of the smallest such
+:math:`\sigma`; with an approximation the point estimate does.
 """
 
 from __future__ import annotations
@@ -141,17 +125,15 @@ def _solve(
     return _feasible(value, target, root, math.log(hi), rtol)
 
 
-#: Largest number of steps of ``rtol`` taken to reach the side where the target
-#: is met (Brent's root is within ``rtol`` of it, so one or two suffice).
+#: Largest number of steps of ``rtol`` taken to reach the side meeting the target.
 _FEASIBLE_STEPS: Final = 16
 
 
 def _feasible(
     value: Callable[[float], float], target: float, x: float, x_hi: float, rtol: float
 ) -> float:
-    """The first ``sigma = exp(x + k rtol)``, ``k = 0, 1, 2, ...``, with
-    ``value(sigma) <= target`` (the bracket's upper end ``exp(x_hi)`` meets it:
-    the caller checked)."""
+    """The first ``sigma = exp(x + k rtol)``, ``k = 0, 1, ...``, with
+    ``value(sigma) <= target``."""
     for k in range(_FEASIBLE_STEPS):
         sigma = math.exp(min(x + k * rtol, x_hi))
         if value(sigma) <= target:
@@ -199,18 +181,13 @@ def noise_for(
     r"""The noise multiplier :math:`\sigma` with ``target_fn(curve) <= target``,
     within ``rtol`` (relative) of the root of ``target_fn(curve) == target``.
 
-    ``target_fn`` maps the :class:`~symfdp.curve.PrivacyCurve` of the
-    ``n``-fold composition of ``mechanism(sigma)`` to a number that does not
-    increase with :math:`\sigma` (an :math:`\varepsilon`, a :math:`\mu`, a
-    reconstruction bound :math:`\gamma`).
-
     Args:
-        target_fn: ``curve -> float``, non-increasing in the noise.
+        target_fn: ``curve -> float`` of the ``n``-fold composition of
+            ``mechanism(sigma)``, non-increasing in :math:`\sigma`.
         target: The value to reach.
         p: Sampling probability in (0, 1] (1 for ``mechanism="gaussian"``).
         n: Number of compositions, >= 1.
-        accountant: An accountant instance; ``None`` for the two-stage search
-            (Auto, then Numerical; see the module docstring).
+        accountant: An accountant instance; ``None`` for the two-stage search.
         mechanism: ``"subsampled-gaussian"`` (default), ``"gaussian"``, or a
             callable ``sigma -> Mechanism``.
         pair: Adjacency of the subsampled mechanism: ``"add"``, ``"remove"`` or
@@ -218,9 +195,8 @@ def noise_for(
         sigma_bracket: ``(lo, hi)``, the search range of :math:`\sigma`.
         rtol: Relative tolerance on :math:`\sigma`.
         what: Name of the quantity, for error messages.
-        first_stage: With ``accountant=None``, the approximate accountant that
-            locates the root before ``Numerical()`` refines it (default
-            ``Auto()``).
+        first_stage: With ``accountant=None``, the locating accountant
+            (default ``Auto()``).
 
     Raises:
         ValueError: bad arguments, or ``target`` is not reached inside
@@ -251,8 +227,7 @@ def noise_for(
     exact = value_with(A.Numerical())
     try:
         with warnings.catch_warnings():
-            # Only locates the root: Numerical solves again, so the first
-            # stage's validity warnings would be noise here.
+            # Only locates the root: its validity warnings would be noise.
             warnings.simplefilter("ignore", ApproximationWarning)
             fast = value_with(A.Auto() if first_stage is None else first_stage)
             guess = _solve(fast, target, *bracket, 1e-4, what)
@@ -273,10 +248,7 @@ def sigma_for_epsilon(
     **kwargs: Any,
 ) -> float:
     r"""The smallest :math:`\sigma` (within ``rtol``) whose ``n``-fold
-    composition has :math:`\varepsilon(\delta) \le` ``target_eps``: the certified
-    upper bound (``epsilon_bounds(delta)[1]``) with a certified accountant
-    (the default two-stage search ends with ``Numerical``), the point estimate
-    otherwise (:func:`epsilon_upper`). So "eps <= target_eps" can be published.
+    composition has :func:`epsilon_upper` at most ``target_eps``.
 
     Args:
         target_eps: Target :math:`\varepsilon > 0`.
@@ -320,11 +292,9 @@ def _check_curve(curve: Any) -> None:
 
 
 def mu_upper(curve: PrivacyCurve) -> float:
-    r"""The publishable GDP parameter of ``curve``: ``curve.info["mu"]`` when the
-    accountant reports one (exact), the upper end of the certified :math:`\mu^*`
-    bracket for a certified curve (:math:`\mu^*` at the fixed point of the lower
-    trade-off bound: a smaller curve has a smaller fixed point), and
-    :func:`curve_mu` otherwise."""
+    r"""The publishable GDP parameter of ``curve``: ``curve.info["mu"]`` when
+    reported, the upper end of the certified :math:`\mu^*` bracket for a certified
+    curve, :func:`curve_mu` otherwise."""
     from symfdp import tradeoff as T
     from symfdp.tradeoff.interpret import mu_star_at
 
@@ -339,11 +309,9 @@ def mu_upper(curve: PrivacyCurve) -> float:
 
 
 def curve_mu(curve: PrivacyCurve) -> float:
-    r"""The GDP parameter of a curve: ``curve.info["mu"]`` when the accountant
-    reports one (Exact for Gaussian compositions, CLT), else the :math:`\mu^*` of
-    the (mu*, gamma) interpreter, :math:`\Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*)`
-    at the fixed point :math:`\alpha^*` of the trade-off (Zheng et al. 2020,
-    Sec. 4), which equals :math:`\mu` for :math:`G_\mu`."""
+    r"""The GDP parameter of a curve: ``curve.info["mu"]`` when reported, else
+    :math:`\mu^* = \Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*)` at the trade-off's
+    fixed point :math:`\alpha^*` (Zheng et al. 2020, Sec. 4)."""
     _check_curve(curve)
     mu = curve.info.get("mu")
     if mu is not None:
@@ -361,9 +329,7 @@ def sigma_for_mu(
     **kwargs: Any,
 ) -> float:
     r"""The smallest :math:`\sigma` (within ``rtol``) whose ``n``-fold
-    composition has GDP parameter at most ``target_mu``: the upper end of the
-    certified :math:`\mu^*` bracket with a certified accountant, :func:`curve_mu`
-    otherwise (:func:`mu_upper`).
+    composition has :func:`mu_upper` at most ``target_mu``.
 
     Args:
         target_mu: Target :math:`\mu > 0`.

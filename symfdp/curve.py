@@ -1,9 +1,7 @@
 r"""PrivacyCurve: the privacy of a composition, as every accountant reports it.
 
-A curve holds one :class:`PairCurve` per dominating pair that the composition must
-cover: one for symmetric mechanisms (or a single ``pair="add"``/``"remove"``), two
-for add/remove adjacency (``pair="both"``). For each pair the composed privacy-loss
-variable is :math:`T_n = \sum_i L_i`, and
+A curve holds one :class:`PairCurve` per dominating pair to cover (two for
+add/remove adjacency), each with composed loss :math:`T_n = \sum_i L_i`:
 
 * the privacy profile is :math:`\delta(\varepsilon) = E_{Q}[(1 - e^{\varepsilon -
   T_n})_+]` (Zheng et al. 2020, Lemma 5.1), maximised over the pairs;
@@ -33,6 +31,7 @@ from symfdp._validation import check_array, check_bool, scalar_or_array
 from symfdp._warnings import emitted, warn_approximation
 from symfdp.numeric.roots import expand_bracket_up, monotone_bisect
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
+from symfdp.pld.profile import loss_range_profile_limits, loss_range_tradeoff_floor
 
 FloatArray = NDArray[np.float64]
 
@@ -41,25 +40,16 @@ EPS_SEARCH_LIMIT = 1e4
 #: Errors below these are round-off, never warned about (delta, epsilon).
 _DELTA_ATOL = 1e-300
 _EPS_ATOL = 1e-9
-#: Relative width of the certified mu* bracket beyond which
-#: :meth:`PrivacyCurve.mu_star_gamma` warns.
+#: Relative width of the certified mu* bracket beyond which mu_star_gamma warns.
 MU_STAR_RTOL = 1e-2
 
 
 @runtime_checkable
 class PairCurve(Protocol):
-    """Privacy of one composed dominating pair ``(P^n, Q^n)``.
-
-    ``delta`` accepts any real ``eps`` (negative values matter for asymmetric
-    pairs); ``tradeoff`` returns the (possibly asymmetric) ``T(P^n, Q^n)``.
-    Optional methods, used when present: ``epsilon(delta)`` (a fast inverse),
-    ``delta_bounds(eps)`` and ``tradeoff_bounds(alpha)`` (certified methods),
-    ``epsilon_bounds(delta)`` (a fast certified inverse; otherwise ``delta_bounds``
-    is inverted by bisection), and for approximations ``delta_and_error(eps)`` /
-    ``epsilon_and_error(delta)``: the value together with an estimate of its
-    absolute error (>= 0, ``inf`` where the method cannot tell), see
-    :class:`ErrorEstimating`.
-    """
+    """Privacy of one composed dominating pair ``(P^n, Q^n)``: ``delta`` at any
+    real ``eps``, the (possibly asymmetric) ``tradeoff``. Optional, used when
+    present: ``epsilon``, ``delta_bounds``, ``epsilon_bounds``, ``tradeoff_bounds``
+    (certified methods) and :class:`ErrorEstimating`'s methods."""
 
     def delta(self, eps: FloatArray) -> FloatArray: ...
 
@@ -68,13 +58,9 @@ class PairCurve(Protocol):
 
 @runtime_checkable
 class ErrorEstimating(Protocol):
-    """A pair curve whose answers carry an estimate of their absolute error.
-
-    The estimate is derived from the method's own mathematics (the first omitted
-    term of an expansion, the gap between consecutive orders, quadrature step
-    halving), never from another method; it is an estimate, not a bound.
-    Inputs are validated float64 arrays (finite ``eps``; ``delta`` in (0, 1)).
-    """
+    """A pair curve whose answers carry an estimate (>= 0, ``inf`` when unknown,
+    not a bound) of their absolute error, from the method's own mathematics.
+    Inputs are validated float64 arrays (finite ``eps``; ``delta`` in (0, 1))."""
 
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
@@ -99,13 +85,8 @@ _ESTIMATE_METHODS: tuple[str, ...] = ("delta_and_error", "epsilon_and_error")
 def max_with_error(
     values: list[FloatArray], errors: list[FloatArray]
 ) -> tuple[FloatArray, FloatArray]:
-    r"""The maximum over pairs and an error estimate for it.
-
-    If each true value lies in :math:`[v_k - e_k, v_k + e_k]`, the true maximum
-    lies in :math:`[\max_k(v_k - e_k), \max_k(v_k + e_k)]`; the estimate is the
-    larger distance of :math:`M = \max_k v_k` to the ends of that interval (a pair
-    far below the maximum does not contribute its error).
-    """
+    r"""The maximum :math:`M = \max_k v_k` over pairs and its error: the larger
+    distance of :math:`M` to :math:`[\max_k(v_k - e_k), \max_k(v_k + e_k)]`."""
     if len(values) == 1:
         top = np.array(values[0], dtype=np.float64)  # a copy, as np.max gives
         err = np.asarray(errors[0], dtype=np.float64)
@@ -156,15 +137,9 @@ def _clip_unit(values: FloatArray, what: str, method: str) -> FloatArray:
 def _profile_floor(
     eps: FloatArray, values: FloatArray, method: str, certified: bool
 ) -> FloatArray:
-    r"""Raise a profile to :math:`\max\{\delta(\varepsilon), 1 - e^\varepsilon\}`.
-
-    Every dominating pair has :math:`\delta(\varepsilon) = E_Q[(1 - e^{\varepsilon -
-    L})_+] \ge 1 - e^\varepsilon E_Q[e^{-L}] \ge 1 - e^\varepsilon`; a profile
-    below it is the dual of a curve with :math:`f(1) > 0`. Approximations that
-    fall below it are raised to it (conservative) with a warning; a certified
-    estimate (whose bracket contains the truth, hence the floor's side of it) is
-    raised silently.
-    """
+    r"""Raise a profile to :math:`\max\{\delta(\varepsilon), 1 - e^\varepsilon\}`
+    (:math:`\delta \ge 1 - e^\varepsilon E_Q[e^{-L}]` for every pair); warns for
+    approximations, silent for certified estimates."""
     floor = -np.expm1(np.minimum(eps, 0.0))
     short = float(np.max(floor - values, initial=0.0))
     if short > 1e-12 and not certified:
@@ -177,32 +152,6 @@ def _profile_floor(
     return np.maximum(values, floor)
 
 
-def loss_range_profile_limits(
-    eps: FloatArray, loss_range: tuple[float, float]
-) -> tuple[FloatArray, FloatArray]:
-    r"""``(floor, top)``: :math:`(1 - e^{\varepsilon - a})_+ \le \delta(\varepsilon)
-    \le (1 - e^{\varepsilon - b})_+` for a composed loss in :math:`[a, b]` under Q
-    (see :class:`BoundedLossPair`)."""
-    a, b = loss_range
-    top = -np.expm1(np.minimum(eps - b, 0.0)) if b < math.inf else np.ones_like(eps)
-    if a == -math.inf:
-        return np.zeros_like(eps), top
-    with np.errstate(over="ignore"):
-        floor = np.maximum(-np.expm1(eps - a), 0.0)
-    return floor, top
-
-
-def loss_range_tradeoff_floor(
-    alpha: FloatArray, loss_range: tuple[float, float]
-) -> FloatArray:
-    r""":math:`f(\alpha) \ge \max\{1 - e^{b}\alpha, e^{a}(1 - \alpha)\}` for a
-    composed loss in :math:`[a, b]` under Q (see :class:`BoundedLossPair`)."""
-    a, b = loss_range
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        upper = 1.0 - np.exp(b + np.log(alpha)) if b < math.inf else -np.inf
-        return cast(FloatArray, np.maximum(upper, np.exp(a) * (1.0 - alpha)))
-
-
 class BoundedLossPair:
     r"""A pair curve repaired into the range its composed loss allows.
 
@@ -212,20 +161,11 @@ class BoundedLossPair:
     .. math::  (1 - e^{\varepsilon - a})_+ \le \delta(\varepsilon)
                = E_Q[(1 - e^{\varepsilon - T})_+] \le (1 - e^{\varepsilon - b})_+,
 
-    (the integrand is increasing in :math:`T`), so :math:`\varepsilon(\delta)
-    \le b`, and :math:`\delta(b) = 0` together with the same bound for the
-    swapped pair (loss :math:`-T \le -a`) give :math:`f(\alpha) \ge \max\{1 -
+    so :math:`\varepsilon(\delta) \le b` and :math:`f(\alpha) \ge \max\{1 -
     e^{b}\alpha, e^{a}(1 - \alpha)\}` (Dong et al. 2019, Prop. 2.4 at
-    :math:`\varepsilon = b`; :math:`f_{\varepsilon,0}` for :math:`a = -b`).
-    Asymptotic methods (CLT, Edgeworth, saddle point) can leave this range for few
-    compositions of a mechanism with bounded loss (e.g. CLT gives
-    :math:`\varepsilon(10^{-15}) = 414` for one Laplace step of :math:`\mu = 20`,
-    whose loss never exceeds 20); their values are clipped into it, with an
-    :class:`~symfdp.ApproximationWarning` when ``warn``. For upper-bound methods
-    (RDP, Berry–Esseen) the clipped value is still a valid bound, only tighter,
-    and nothing is reported.
-
-    Every other attribute is the wrapped pair's.
+    :math:`\varepsilon = b`). Values outside are clipped, with an
+    :class:`~symfdp.ApproximationWarning` when ``warn`` (approximations; bounds
+    stay valid). Every other attribute is the wrapped pair's.
     """
 
     def __init__(
@@ -266,8 +206,7 @@ class BoundedLossPair:
         return self._clip_delta(e, np.asarray(self._pair.delta(e), dtype=np.float64))
 
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """The clipped profile and the wrapped pair's error estimate (clipping
-        into a range that holds the truth never increases the error)."""
+        """The clipped profile and the wrapped pair's error estimate."""
         d, err = self._pair.delta_and_error(eps)
         d = self._clip_delta(eps, np.asarray(d, dtype=np.float64))
         if self.lattice_span is not None:
@@ -279,12 +218,9 @@ class BoundedLossPair:
         return d, err
 
     def _lattice_floor(self) -> float:
-        r""":math:`h^2/8` for a loss on a lattice of span :math:`h`: the exact
-        profile of a lattice sum is only piecewise smooth, and a smooth
-        approximation of it misses :math:`\varepsilon(\delta)` by up to about
-        this much (the largest gap between a function that is convex on each
-        lattice cell and its smooth interpolant, per unit curvature), whatever
-        the number of compositions."""
+        r""":math:`h^2/8` for a loss on a lattice of span :math:`h`: about the most
+        a smooth approximation of the piecewise-smooth profile misses
+        :math:`\varepsilon(\delta)` by, whatever the number of compositions."""
         h = float(self.lattice_span or 0.0)
         return h * h / 8.0
 
@@ -324,13 +260,10 @@ class BoundedLossPair:
         return self._clip_epsilon(delta, np.asarray(eps, dtype=np.float64)), err
 
     def _clip_epsilon(self, d: FloatArray, eps: FloatArray) -> FloatArray:
-        # The inverse of the clipped profile: delta <= (1 - e^{eps - b})_+ reaches
-        # d at b + log(1 - d), and delta >= 1 - e^{eps - a} stays above d below
-        # a + log(1 - d).
+        # The clipped profile's inverse lies in [a, b] + log(1 - d).
         a, b = self.loss_range
         cap = b + np.log1p(-d)
-        # eps >= 0 by definition, so a cap below 0 (b < -log(1 - d), e.g. b = 0
-        # for a loss without variance) is no violation at eps = 0.
+        # eps >= 0 by definition: a cap below 0 is no violation at eps = 0.
         top = np.maximum(cap, 0.0)
         if np.any(eps > top + 1e-12 * np.maximum(np.abs(top), 1.0)):
             self._report("epsilon(delta)")
@@ -352,16 +285,11 @@ class PrivacyCurve:
     Attributes:
         pairs: One :class:`PairCurve` per dominating pair to cover.
         method: Name of the accountant that produced the curve.
-        symmetric: True when every composed mechanism is symmetric, so that the
-            trade-off of the first pair needs no symmetrisation.
+        symmetric: True when the first pair's trade-off needs no symmetrisation.
         certified: True when the pairs provide certified lower/upper bounds.
-        info: Method-specific diagnostics (e.g. ``mu`` for GDP methods,
-            grid sizes for Numerical), read-only: fixed when the curve is
-            built.
-        warn_rel_error: For approximations whose pairs estimate their error:
-            ``delta`` and ``epsilon`` emit one
-            :class:`~symfdp.ApproximationWarning` per query when the estimated
-            error exceeds this fraction of an answer (``None``: never).
+        info: Method-specific diagnostics, read-only.
+        warn_rel_error: ``delta`` and ``epsilon`` warn once per query when the
+            estimated error exceeds this fraction of an answer (``None``: never).
     """
 
     pairs: tuple[PairCurve, ...]
@@ -389,12 +317,9 @@ class PrivacyCurve:
     def delta(self, eps: ArrayLike) -> Any:
         r"""Privacy profile :math:`\delta(\varepsilon)`, the max over the pairs.
 
-        Values are clipped to :math:`[\max(0, 1 - e^\varepsilon), 1]`, the range
-        of every dominating pair's profile (with an ApproximationWarning when an
-        approximation leaves it). For an approximation whose estimated error
-        (:meth:`delta_error`) exceeds ``warn_rel_error`` of the answer, one
-        ApproximationWarning names the method, the estimate and the certified
-        method.
+        Clipped to :math:`[\max(0, 1 - e^\varepsilon), 1]`; an ApproximationWarning
+        when an approximation leaves that range or its :meth:`delta_error` exceeds
+        ``warn_rel_error`` of the answer.
 
         Args:
             eps: One or more real :math:`\varepsilon` (negative values are
@@ -436,15 +361,12 @@ class PrivacyCurve:
         self, e: FloatArray, top: FloatArray, finite: FloatArray | None = None
     ) -> FloatArray:
         """The profile at ``e`` from the pairs' maximum ``top`` at its finite
-        entries (``finite``: ``np.isfinite(e)`` when known), clipped to its
-        valid range (see :meth:`delta`)."""
-        # delta(+inf) = P_Q(L = +inf) = 0 and delta(-inf) = 1 for every mechanism
-        # in symfdp (finite privacy loss); the pairs see finite eps only.
+        entries, clipped to its valid range (see :meth:`delta`)."""
+        # delta(+inf) = 0, delta(-inf) = 1 (finite losses); pairs see finite eps.
         if finite is None:
             finite = np.isfinite(e)
         if e.size == 1 and finite.all():
-            # One point in Python floats; the array path below reports a
-            # repair (same values).
+            # One point in Python floats; a repair goes to the array path.
             v, ev = float(np.reshape(top, -1)[0]), float(e.flat[0])
             floor = -math.expm1(min(ev, 0.0))
             if math.isfinite(v) and 0.0 <= v <= 1.0 and v >= floor:
@@ -470,9 +392,7 @@ class PrivacyCurve:
         r""":math:`\varepsilon(\delta) = \inf\{\varepsilon\ge 0: \delta(\varepsilon)
         \le \delta\}`, the max over the pairs.
 
-        For an approximation whose estimated error (:meth:`epsilon_error`)
-        exceeds ``warn_rel_error`` of the answer, one ApproximationWarning names
-        the method, the estimate and the certified method.
+        Warns as :meth:`delta` does (:meth:`epsilon_error`).
 
         Args:
             delta: One or more targets in (0, 1).
@@ -511,10 +431,8 @@ class PrivacyCurve:
     def delta_error(self, eps: ArrayLike) -> Any:
         r"""Estimated absolute error of :meth:`delta` at ``eps``.
 
-        For approximations (CLT, Edgeworth, SaddlePoint, Contour) an estimate
-        derived from the method's own mathematics (see each method); for
-        certified curves (Numerical, Exact) the half-width of the certified
-        bracket :meth:`delta_bounds`. The maximum over pairs propagates as in
+        The method's own estimate (CLT, Edgeworth, SaddlePoint, Contour) or the
+        half-width of :meth:`delta_bounds` (certified); over pairs as in
         :func:`max_with_error`.
 
         Raises:
@@ -646,15 +564,9 @@ class PrivacyCurve:
         )
 
     def tradeoff_bounds(self, alpha: ArrayLike) -> tuple[Any, Any]:
-        """Certified ``(lower, upper)`` bounds on the (symmetrised) trade-off.
-
-        For a symmetric composition the pair's own pointwise bounds are returned.
-        Otherwise both bounds are symmetrised (min{f, f^{-1}}** is monotone in f,
-        so bounds on f give bounds on it): the lower bound from the step function
-        that is certified between grid points (f non-increasing: f(x) >=
-        f_lo(alpha_{k+1}) on [alpha_k, alpha_{k+1}]), the upper bound from chords
-        (f convex: f <= the chord of its upper bounds).
-        """
+        """Certified ``(lower, upper)`` bounds on the (symmetrised) trade-off
+        (min{f, f^{-1}}** is monotone in f: lower bound from the certified step
+        function, upper from chords)."""
         self._require_certified("tradeoff_bounds")
         a = check_array("alpha", alpha, 0.0, 1.0)
         if self.symmetric:
@@ -680,9 +592,7 @@ class PrivacyCurve:
 
     def raw(self) -> PrivacyCurve:
         """The same curve without the loss-range repair of
-        :class:`BoundedLossPair`: the approximation exactly as its method
-        defines it (e.g. to study where CLT or Edgeworth leave that range).
-        Certified curves are returned as they are."""
+        :class:`BoundedLossPair` (certified curves as they are)."""
         pairs = tuple(getattr(p, "_pair", p) for p in self.pairs)
         return PrivacyCurve(
             pairs,
@@ -738,11 +648,8 @@ class PrivacyCurve:
         :math:`\mu^* = \Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*)` and
         :math:`\gamma = \int_0^1 f`.
 
-        For a certified curve, :math:`\mu^*` is also bracketed by the fixed
-        points of the lower and upper trade-off bounds (a larger curve has a
-        larger fixed point), with an ApproximationWarning when that bracket is
-        wider than ``MU_STAR_RTOL`` relative (e.g. ``Numerical`` for
-        Gaussian(mu=20), n = 1: estimate 6.2, certified only in [5.8, 26.0]).
+        Certified curves warn when the bracket of :math:`\mu^*` from the bounds'
+        fixed points is wider than ``MU_STAR_RTOL`` relative.
         """
         from symfdp import tradeoff as T
 
@@ -802,9 +709,8 @@ def _refuse_unresolved(
     parts: list[tuple[FloatArray, FloatArray]],
     plain: Any,
 ) -> None:
-    """For pairs that refuse rather than answer without an estimate
-    (``refuses_unresolved = True``, e.g. Contour where its integral does not
-    converge): an infinite estimate makes the plain query raise its error."""
+    """For pairs with ``refuses_unresolved`` (Contour): an infinite estimate
+    makes the plain query raise."""
     for pair, (_, err) in zip(pairs, parts, strict=True):
         if getattr(pair, "refuses_unresolved", False) and not np.all(np.isfinite(err)):
             plain(pair)
@@ -814,18 +720,15 @@ def _pair_estimates_error(pair: Any) -> bool:
     """Whether a pair (unwrapped from :class:`BoundedLossPair`) estimates its
     error."""
     inner = getattr(pair, "_pair", pair)
-    # The runtime check of the protocol (both methods present and not None),
-    # without typing's per-call attribute collection.
+    # The protocol's runtime check, without typing's per-call overhead.
     return all(getattr(inner, name, None) is not None for name in _ESTIMATE_METHODS)
 
 
 def invert_profile(
     delta_fn: Callable[[FloatArray], FloatArray], target: FloatArray
 ) -> FloatArray:
-    r"""Vectorised :math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le d\}`.
-
-    Assumes ``delta_fn`` is non-increasing (true for every exact profile and
-    enforced by the repairs of the approximations).
+    r"""Vectorised :math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le d\}`
+    for a non-increasing ``delta_fn``.
 
     Raises:
         ValueError: the profile stays above a target up to ``EPS_SEARCH_LIMIT``.
@@ -846,15 +749,9 @@ def invert_profile(
 
 
 def _symmetric_hull(a: FloatArray, points: list[tuple[FloatArray, FloatArray]]) -> Any:
-    r"""The convex minorant of a family of curves and their inverses, at ``a``.
-
-    The graph of :math:`f^{-1}` is the reflection of the graph of :math:`f` in the
-    diagonal, and the convex minorant of a pointwise minimum is the lower convex
-    hull of the union of the epigraphs. For piecewise-linear curves through the
-    given vertices it is therefore the lower hull of all vertices together with
-    their reflections: no inverse has to be interpolated (Dong et al. 2019,
-    Def. 4.1 and App. F, :math:`\min\{f, f^{-1}\}^{**}`).
-    """
+    r""":math:`\min\{f, f^{-1}\}^{**}` over a family of curves at ``a`` (Dong et
+    al. 2019, Def. 4.1 and App. F): the lower hull of all vertices and their
+    reflections in the diagonal."""
     xs = [np.concatenate([x, y]) for x, y in points]
     ys = [np.concatenate([y, x]) for x, y in points]
     x = np.concatenate([*xs, [0.0, 1.0]])
@@ -871,13 +768,9 @@ def convex_lower_bound_points(
 ) -> tuple[FloatArray, FloatArray]:
     r"""Vertices of a certified lower bound of a convex non-increasing function.
 
-    Given bounds ``lo_k <= f(x_k) <= hi_k`` on a grid, convexity gives, for
-    :math:`x \ge x_k`, :math:`f(x) \ge f(x_k) + s_k (x - x_k)` with the secant
-    slope :math:`s_k \ge (lo_k - hi_{k-1}) / (x_k - x_{k-1})`, and monotonicity
-    gives :math:`f(x) \ge lo_{k+1}` on :math:`[x_k, x_{k+1}]`. The maximum of the
-    two is piecewise linear with vertices :math:`(x_k, lo_k)` and the kink where
-    the secant line meets :math:`lo_{k+1}`; its error is second order in the
-    grid step when the bounds are tight.
+    From ``lo_k <= f(x_k) <= hi_k``: on :math:`[x_k, x_{k+1}]`, the larger of
+    :math:`lo_{k+1}` and the secant line of slope :math:`(lo_k - hi_{k-1}) /
+    (x_k - x_{k-1})` (second order in the step when the bounds are tight).
 
     Returns:
         ``(xv, yv)``: the vertices, a valid lower bound when joined linearly.

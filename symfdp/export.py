@@ -1,7 +1,4 @@
-r"""Curves as tables, CSV, JSON and notebook summaries.
-
-A :class:`~symfdp.curve.PrivacyCurve` is a function; these helpers tabulate it on
-a grid for other tools (spreadsheets, pandas, plotting libraries, papers)::
+"""Curves as tables, CSV, JSON and notebook summaries::
 
     from symfdp import export
     export.to_csv(curve, "profile.csv")                     # eps, delta[, bracket]
@@ -9,12 +6,7 @@ a grid for other tools (spreadsheets, pandas, plotting libraries, papers)::
     text = export.to_json(curve, deltas=[1e-5, 1e-6])       # summary + tables
     pandas.DataFrame(export.table(curve))                   # no pandas needed here
 
-Columns: ``eps, delta`` (privacy profile :math:`\delta(\varepsilon)`) or
-``alpha, beta`` (symmetrised trade-off :math:`f(\alpha)`); certified curves add
-the certified bracket (``delta_lower, delta_upper`` / ``beta_lower,
-beta_upper``), approximations that estimate their error add ``delta_error``.
-Numbers are written with ``repr`` (shortest round-tripping form).
-"""
+Numbers are written with ``repr`` (shortest round-tripping form)."""
 
 from __future__ import annotations
 

@@ -8,46 +8,26 @@ Dong et al. (2019), Sec. 3.2, define for a trade-off function :math:`f`
            \bar\kappa_3(f) = \int_0^1 |\log|f'| + \mathrm{kl}(f)|^3,
 
 and :math:`\chi^2_+(f) = \int_0^1 (|f'| - 1)_+^2` (Thm 5.2, ``mixturerep``).
+For :math:`f = T(P, Q)`, :math:`|f'(x)| = e^{L}` with :math:`L = \log dQ/dP`
+distributed **under P**, so :math:`\mathrm{kl} = -E_P L = D_{KL}(P\|Q)`,
+:math:`\kappa_2 = E_P L^2`, :math:`\kappa_3 = E_P|L|^3`,
+:math:`\bar\kappa_3 = E_P|L - E_P L|^3`, :math:`\chi^2_+ = E_P[(e^L - 1)_+^2]`.
 
-**Which law and which sign.** For :math:`f = T(P, Q)` the most powerful level-
-:math:`x` test rejects when :math:`L = \log dQ/dP` exceeds its P-quantile, and
-there :math:`|f'(x)| = e^{L}`. As :math:`x` runs uniformly over :math:`[0, 1]`,
-:math:`L` runs through its law **under P**, so
-
-.. math::  \mathrm{kl} = -E_P L = D_{KL}(P\|Q),\ \kappa_2 = E_P L^2,\
-           \kappa_3 = E_P|L|^3,\ \bar\kappa_3 = E_P|L - E_P L|^3,\
-           \chi^2_+ = E_P[(e^L - 1)_+^2],
-
-(``kl(T(P,Q)) = D_KL(P||Q)``, Dong et al. Sec. 3.2; the "shadow" versions of
-Prop. D.3 are the same moments under Q, equal to these for symmetric :math:`f`).
-
-**Mechanisms.** A symmetric mechanism, or a single pair (``pair="add"`` /
-``"remove"``), contributes the functionals of :math:`T(P, Q)` of that pair. A
-``pair="both"`` mechanism contributes those of its trade-off
-:math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (what it is f-DP for; Dong et al.
-Thm 4.2 and eq. (14)). Its loss law under P is the add pair's law restricted to
-:math:`L > 0`, an atom at 0 of mass :math:`1 - P(L>0) - Q(L>0)` (the flat
-segment of :math:`C_p f`) and the reflection of the add pair's Q-law on
-:math:`L > 0` (Lemma G.2's change of variables), hence
+A ``pair="both"`` mechanism contributes the functionals of
+:math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (Dong et al. Thm 4.2, eq. (14));
+with the add pair's loss (Lemma G.2, G.3 with :math:`1 + pg = e^L`):
 
 .. math::  \mathrm{kl} = E_P[(e^L - 1)L;\,L>0],\quad
            \kappa_r = E_P[(1 + e^L)|L|^r;\,L>0],\quad
            \chi^2_+ = E_P[(e^L - 1)^2;\,L>0],
 
-which is Lemma G.3 with :math:`1 + p g = e^L` (e.g. :math:`\mathrm{kl}(C_p f) =
-p\int_0^{x^*} g\log(1+pg)`), and
-:math:`\bar\kappa_3 = E_P[|L + \mathrm{kl}|^3 + e^L|L - \mathrm{kl}|^3;\,L>0]
-+ (1 - P(L>0) - Q(L>0))\,\mathrm{kl}^3`. The last term (the flat segment
-:math:`[x^*, f_p(x^*)]` of :math:`C_p f`, of length :math:`(1-p)(1-2x^*)`, where
-:math:`\log|C_p f'| = 0`) is missing from Dong et al.'s ``functionalGmurep``
-expression for :math:`\bar\kappa_3(C_p(G_\mu))` (finding
-``dong2019-kappa3bar-flat-segment``, ``derivations/functional_gmu_rep.py``); it is
-of order :math:`p^6` for small :math:`p` (0.2% of :math:`\bar\kappa_3` at
-:math:`\mu = 1, p = 1/2`), but it is part of the definition.
+and :math:`\bar\kappa_3 = E_P[|L + \mathrm{kl}|^3 + e^L|L - \mathrm{kl}|^3;\,L>0]
++ (1 - P(L>0) - Q(L>0))\,\mathrm{kl}^3`. The last term, the flat segment of
+:math:`C_p f`, is missing from Dong et al.'s ``functionalGmurep`` (finding
+``dong2019-kappa3bar-flat-segment``, ``derivations/functional_gmu_rep.py``).
 
-Expectations with indicators and kinks are computed on piecewise Gauss–Legendre
-rules split exactly at the kink (:func:`_pieces`), so they keep ~1e-14 accuracy.
-"""
+Expectations are computed on piecewise Gauss–Legendre rules split exactly at
+every kink (:func:`_pieces`), to about 1e-14."""
 
 from __future__ import annotations
 
@@ -88,7 +68,6 @@ class MomentFunctionals:
     chi2_plus: float
 
 
-# ---------------------------------------------------------------- quadrature
 @functools.cache
 def _gl(n: int) -> tuple[FloatArray, FloatArray]:
     return np.polynomial.legendre.leggauss(n)
@@ -125,12 +104,8 @@ def _concat(rules: list[Rule]) -> Rule:
 
 def _pieces(m: Any, cuts: list[float]) -> list[Rule]:
     """Rules for the loss law under P on the intervals between sorted ``cuts``:
-    ``(-inf, c_1], (c_1, c_2], ..., (c_k, inf)``.
-
-    Smooth parts are integrated on Gauss–Legendre panels with an edge exactly at
-    every cut (so kinks of the integrand at the cuts cost no accuracy); atoms
-    are exact nodes.
-    """
+    ``(-inf, c_1], (c_1, c_2], ..., (c_k, inf)``; Gauss–Legendre panels with an
+    edge at every cut, atoms as exact nodes."""
     from symfdp import mechanisms as M
     from symfdp.mechanisms import _logmix as lm
 
@@ -183,21 +158,17 @@ def _e(rule: Rule, fn: Callable[[FloatArray], FloatArray]) -> float:
     return float(w @ fn(l)) if l.size else 0.0
 
 
-# ---------------------------------------------------------------- mechanisms
 def _mechanism_functionals(m: Any) -> MomentFunctionals:
     from symfdp import mechanisms as M
 
     if isinstance(m, M.Gaussian):
-        # Closed forms: the rule of _pieces spans mu +- 16 in x, but the
-        # integrand of chi2_plus, e^{2L} phi(x), peaks at x = 2 mu (chi2_plus
-        # from chi2_plus_gmu, which avoids the cancellation at small mu).
+        # Closed forms: chi2_plus's integrand peaks at x = 2 mu, off _pieces' span.
         g = gmu_functionals(m.mu)
         return dataclasses.replace(g, chi2_plus=float(chi2_plus_gmu(m.mu)))
     both = len(m.pairs) == 2
     if not both:
         k = m.cumulants(2, "P")
         mean = float(k[0])
-        # Within each piece L - 0 and L - mean keep their signs: no kinks.
         rules = _pieces(m, sorted({0.0, mean}))
         k3 = sum(_e(r, lambda l: np.abs(l) ** 3) for r in rules)
         k3b = sum(_e(r, lambda l: np.abs(l - mean) ** 3) for r in rules)
@@ -222,7 +193,6 @@ def _mechanism_functionals(m: Any) -> MomentFunctionals:
     return MomentFunctionals(kl_v, k2, k3, k3b, chi)
 
 
-# ---------------------------------------------------------------- trade-offs
 def _fixed_point(f: Callable[[FloatArray], Any]) -> float:
     fp = getattr(f, "fixed_point", None)
     if callable(fp):
@@ -266,13 +236,9 @@ def _tradeoff_functionals(
     p: float | None,
     slope: Callable[[FloatArray], FloatArray] | None,
 ) -> MomentFunctionals:
-    r"""Dong et al. (2019), Lemma G.2 (``p=None``) and Lemma G.3 (:math:`C_p(f)`).
-
-    Integrals over :math:`[0, x^*]` are taken in :math:`y = \Phi^{-1}(1 - x)`
-    (:math:`dx = \varphi(y)dy`, which resolves the singular slope at 0) on
-    composite Gauss–Legendre panels from :math:`y^* = -\Phi^{-1}(x^*)` to 38
-    (35 with the numerical slope).
-    """
+    r"""Dong et al. (2019), Lemma G.2 (``p=None``) and Lemma G.3 (:math:`C_p(f)`),
+    integrated over :math:`[0, x^*]` in :math:`y = \Phi^{-1}(1 - x)` on composite
+    Gauss–Legendre panels."""
     x_star = _fixed_point(f)
     y_star = float(-special.ndtri(x_star))
     # Beyond y = 35 (x ~ 1e-268) the stencil would reach subnormal x.
@@ -293,14 +259,12 @@ def _tradeoff_functionals(
 
     y, w, a, la = rule(y_star, y_max)
     q = 1.0 if p is None else p
-    # |f_p'| = 1 + q g; kl = int (|f_p'| - 1) log|f_p'| (Lemma G.2 applied to f_p
-    # on [0, x*], which is Lemma G.3 for C_p(f)).
+    # |f_p'| = 1 + q g (Lemma G.2 for f_p on [0, x*] = Lemma G.3 for C_p(f)).
     kl_v = float(w @ (q * (a - 1) * la))
     k2 = float(w @ ((2 + q * (a - 1)) * la**2))
     k3 = float(w @ ((2 + q * (a - 1)) * la**3))
     chi = q * q * float(w @ (a - 1) ** 2)
-    # kappa3_bar has a kink where log|f_p'| = kl: split the panels there (log|f'|
-    # increases in y for a convex f).
+    # kappa3_bar has a kink where log|f_p'| = kl (increasing in y): split there.
     y_kink = _monotone_crossing(y, la, kl_v)
     k3b = 0.0
     for lo, hi in ((y_star, y_kink), (y_kink, y_max)):
@@ -319,8 +283,7 @@ def _tradeoff_functionals(
 
 def _monotone_crossing(y: FloatArray, v: FloatArray, level: float) -> float:
     """First ``y`` where the (increasing) samples ``v`` reach ``level``, by linear
-    interpolation between the bracketing nodes (the exact kink location only
-    matters to the quadrature, which is exact on either side of any split)."""
+    interpolation (the quadrature is exact on either side of any split)."""
     idx = int(np.searchsorted(v, level))
     if idx <= 0:
         return float(y[0])
@@ -330,7 +293,6 @@ def _monotone_crossing(y: FloatArray, v: FloatArray, level: float) -> float:
     return float(y0 + (level - v0) * (y1 - y0) / (v1 - v0)) if v1 > v0 else float(y0)
 
 
-# ---------------------------------------------------------------- public API
 def moment_functionals(
     obj: Any,
     *,
@@ -392,7 +354,6 @@ def chi2_plus(obj: Any, **kwargs: Any) -> float:
     return moment_functionals(obj, **kwargs).chi2_plus
 
 
-# ---------------------------------------------------------------- G_mu
 _GMU_NAMES = ("kl", "kappa2", "kappa3", "kappa3_bar", "chi2_plus")
 
 
@@ -418,11 +379,8 @@ def _gmu_evaluator() -> Any:
 
 
 def gmu_functionals(mu: float) -> MomentFunctionals:
-    r"""Closed forms for :math:`G_\mu` derived in :mod:`symfdp.symbolic.functionals`
-    (compiled once and cached on disk by :mod:`symfdp.numeric.compile`):
-    :math:`\mathrm{kl} = \mu^2/2`, :math:`\kappa_2 = \mu^2 + \mu^4/4`,
-    :math:`\bar\kappa_3 = 2\sqrt{2/\pi}\mu^3`, :math:`\kappa_3` through
-    :math:`\Phi, \varphi`, and :math:`\chi^2_+` of ``chirep``."""
+    r"""The five closed forms for :math:`G_\mu` of :mod:`symfdp.symbolic.functionals`
+    (compiled and cached by :mod:`symfdp.numeric.compile`)."""
     mu = check_real("mu", mu, 0.0)
     with np.errstate(over="ignore"):  # chi2_plus = inf beyond mu = 26.6 (e^{mu^2})
         vals = np.asarray(_gmu_evaluator()(mu=mu), dtype=np.float64).reshape(-1)
@@ -431,13 +389,9 @@ def gmu_functionals(mu: float) -> MomentFunctionals:
 
 def chi2_plus_gmu(mu: ArrayLike) -> Any:
     r""":math:`\chi^2_+(G_\mu) = e^{\mu^2}\Phi(3\mu/2) + 3\Phi(-\mu/2) - 2`, Dong et al.
-    (2019), Lemma ``chirep`` (CF-D17), vectorised.
-
-    The closed form is a difference of O(1) terms equal to ~:math:`\mu^2`, so for
-    :math:`\mu < 0.1` the defining integral
-    :math:`E[(e^{\mu Z - \mu^2/2} - 1)^2;\ Z > \mu/2]` is summed on a
-    Gauss–Legendre rule instead (no cancellation).
-    """
+    (2019), Lemma ``chirep`` (CF-D17), vectorised; for :math:`\mu < 0.1` the defining
+    integral :math:`E[(e^{\mu Z - \mu^2/2} - 1)^2;\ Z > \mu/2]` by Gauss–Legendre
+    (no cancellation)."""
     m = check_array("mu", mu, 0.0)
     flat = m.reshape(-1)
     with np.errstate(over="ignore"):  # inf beyond mu = 26.6 (e^{mu^2})
@@ -458,7 +412,6 @@ def chi2_plus_gmu(mu: ArrayLike) -> Any:
     return float(out) if out.ndim == 0 else out
 
 
-# ---------------------------------------------------------------- CLT / BE
 def noisy_sgd_mu_chi2(p: float, sigma: float, n: int) -> float:
     r"""NoisySGD CLT parameter of Dong et al. (2019), Cor. ``SGDlimitrep``
     (Thm 5.2 ``mixturerep`` with :math:`f = G_{1/\sigma}`):
@@ -525,10 +478,8 @@ def noisy_sgd_berry_esseen(p: float, sigma: float, n: int) -> tuple[float, float
                - \mathrm{kl}^2}}, \qquad \gamma = \frac{0.56}{\sqrt{n}}
                \frac{\bar\kappa_3}{(\kappa_2 - \mathrm{kl}^2)^{3/2}},
 
-    and NoisySGD is :math:`\max\{G_{\tilde\mu}(\alpha+\gamma) - \gamma, 0\}`-DP.
-    The functionals come from the symmetrised subsampled-Gaussian law (module
-    docstring), i.e. Lemma ``functionalGmurep`` including the flat-segment term.
-    """
+    and NoisySGD is :math:`\max\{G_{\tilde\mu}(\alpha+\gamma) - \gamma, 0\}`-DP
+    (functionals with the flat-segment term, module docstring)."""
     from symfdp.mechanisms import SubsampledGaussian
 
     n = check_int("n", n, lo=1)

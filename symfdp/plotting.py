@@ -1,21 +1,9 @@
-r"""Figures of f-DP quantities: trade-off curves, privacy profiles, (mu*, gamma).
+"""Figures of f-DP quantities: trade-off curves, privacy profiles, (mu*, gamma).
 
 Every function draws on a Matplotlib ``Axes`` (a new, pyplot-free figure when
-``ax`` is None, so nothing needs a display) and returns it; save with
-``ax.figure.savefig("out.png")``. Each accepts a
+``ax`` is None) and returns it. Each accepts a
 :class:`~symfdp.curve.PrivacyCurve`, a :class:`~symfdp.tradeoff.TradeOff` or (for
-the trade-off pictures) any vectorised callable ``alpha -> beta``.
-
-* :func:`plot_tradeoff` -- :math:`\beta = f(\alpha)`, optionally with the two
-  supporting lines of an :math:`(\varepsilon, \delta)` guarantee,
-  :math:`\beta = 1 - \delta - e^{\varepsilon}\alpha` and
-  :math:`\beta = e^{-\varepsilon}(1 - \delta - \alpha)` (Dong et al. 2019,
-  Prop. 2.4 and Fig. 2; Zheng et al. 2020, Fig. 2.1);
-* :func:`plot_privacy_profile` -- :math:`\delta(\varepsilon)` on a log axis;
-* :func:`plot_mu_star_gamma` -- the (mu*, gamma) picture of Zheng et al. (2020),
-  Fig. 4.1: the curve, :math:`G_{\mu^*}` and :math:`y = x` meeting at
-  :math:`(\alpha^*, \alpha^*)`, and the area :math:`\gamma` under the curve.
-"""
+the trade-off pictures) any vectorised callable ``alpha -> beta``."""
 
 from __future__ import annotations
 
@@ -44,9 +32,8 @@ def _new_axes(figsize: tuple[float, float] = (4.2, 4.0)) -> Any:
 
 @functools.cache
 def _notebook_axes_class() -> type:
-    """Matplotlib ``Axes`` that a notebook displays as its figure's PNG, so that
-    ``curve.plot()`` as a cell's value shows the picture (the figures here are
-    pyplot-free, so no backend displays them otherwise)."""
+    """Matplotlib ``Axes`` that a notebook displays as its figure's PNG (the
+    figures here are pyplot-free)."""
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -124,7 +111,9 @@ def plot_tradeoff(
     identity: bool | None = None,
     **kwargs: Any,
 ) -> Any:
-    r"""Draw the trade-off curve :math:`\beta = f(\alpha)`.
+    r"""Draw the trade-off curve :math:`\beta = f(\alpha)`, optionally with the
+    supporting lines of an :math:`(\varepsilon, \delta)` guarantee (Dong et al.
+    2019, Prop. 2.4 and Fig. 2; Zheng et al. 2020, Fig. 2.1).
 
     Args:
         curve: A PrivacyCurve (its symmetrised trade-off), a TradeOff, or a
@@ -138,7 +127,7 @@ def plot_tradeoff(
             \delta(\varepsilon))` (give ``eps`` or ``delta``, not both).
         bounds: Shade the certified bracket (certified PrivacyCurves only).
         identity: Draw :math:`\mathrm{Id}(\alpha) = 1 - \alpha` (perfect
-            privacy) for reference; default: only on a new Axes.
+            privacy); default: only on a new Axes.
         **kwargs: Passed to ``ax.plot`` (``color``, ``ls``, ...).
 
     Returns:
@@ -186,9 +175,7 @@ def draw_supporting_lines(ax: Any, eps: float, delta: float, **kwargs: Any) -> A
     delta = check_real("delta", delta, 0.0, 1.0)
     top = 1.0 - delta
     style = {"lw": 0.9, "ls": "--", **kwargs}
-    # First line: from (0, 1-delta) down to (e^{-eps}(1-delta), 0).
     ax.plot([0.0, top * math.exp(-eps)], [top, 0.0], **style)
-    # Second line: from (0, e^{-eps}(1-delta)) down to (1-delta, 0).
     ax.plot(
         [0.0, top],
         [top * math.exp(-eps), 0.0],
@@ -277,12 +264,10 @@ def plot_mu_star_gamma(
 ) -> Any:
     r"""The (mu*, gamma) picture of Zheng et al. (2020), Fig. 4.1.
 
-    For each curve :math:`f`: :math:`f` itself, the Gaussian trade-off
-    :math:`G_{\mu^*}` (dashed) that meets it on the diagonal at the fixed point
-    :math:`(\alpha^*, \alpha^*)` (marked), with :math:`\mu^* = -2\Phi^{-1}(\alpha^*)`,
-    and the area :math:`\gamma = \int_0^1 f` (shaded). One curve gives the left
-    panel of the figure; two give the right one (the curve with smaller
-    :math:`\mu^*` and larger :math:`\gamma` is the more private).
+    For each curve :math:`f`: :math:`f`, the Gaussian trade-off :math:`G_{\mu^*}`
+    (dashed) meeting it at the fixed point :math:`(\alpha^*, \alpha^*)`, with
+    :math:`\mu^* = -2\Phi^{-1}(\alpha^*)`, and the area :math:`\gamma = \int_0^1 f`
+    (shaded).
 
     Args:
         curves: One curve (PrivacyCurve, TradeOff or callable), a sequence of

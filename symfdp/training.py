@@ -1,11 +1,9 @@
 r"""A stateful privacy accountant for training loops (DP-SGD).
 
-Each training step of DP-SGD with Poisson sampling is the subsampled Gaussian
-mechanism :math:`C_p(G_{1/\sigma})` (Dong et al. 2019, Thm 5.1, NoisySGD), with
-``sample_rate`` :math:`p` and ``noise_multiplier`` :math:`\sigma` (the noise
-standard deviation divided by the clipping norm). A run is the composition of its
-steps; since composition is commutative, only the number of steps taken with each
-distinct ``(noise_multiplier, sample_rate)`` matters::
+Each DP-SGD step with Poisson sampling is the subsampled Gaussian mechanism
+:math:`C_p(G_{1/\sigma})` (Dong et al. 2019, Thm 5.1, NoisySGD), ``sample_rate``
+:math:`p`, ``noise_multiplier`` :math:`\sigma`; a run is the composition of its
+steps, run-length encoded by distinct setting::
 
     acc = symfdp.TrainingAccountant()          # method="numerical": certified
     for batch in loader:
@@ -13,23 +11,10 @@ distinct ``(noise_multiplier, sample_rate)`` matters::
         acc.step(noise_multiplier=1.1, sample_rate=256 / 60_000)
     acc.get_epsilon(delta=1e-5), acc.get_epsilon_bounds(delta=1e-5)
 
-The history is run-length encoded (consecutive equal settings are merged), and the
-composed curve is cached until the history changes, so :math:`10^6` steps cost
-O(number of distinct settings), not O(steps), with every accountant whose cost is
-independent of ``n`` (all but ``numerical``, whose FFT grows slowly with ``n``).
-
-Method. The default, ``numerical``, is certified: :meth:`~TrainingAccountant.
-get_epsilon` is the centre of a bracket that contains the exact value and
-:meth:`~TrainingAccountant.get_epsilon_bounds` the bracket itself (after
-:math:`10^6` steps with sigma = 1.1, p = 0.004: about 0.3 s for the first answer,
-10 ms once the curve is cached; ``benchmarks/bench_cli.py``). ``saddlepoint`` is
-the fast option (cost independent of the number of steps, a few ms) but an
-asymptotic approximation: far off where few samples are expected (sigma = 1,
-p = 0.01: eps(1e-5) 22% too high after 100 steps, 1.4% too low after 1,000), where
-it warns (:class:`~symfdp.ApproximationWarning`).
-
-Also here: :data:`METHODS` and :func:`make_accountant` (the accountant names shared
-with ``symfdp account``) and :func:`mu_star`, the GDP summary of a curve.
+The default method, ``numerical``, is certified (:meth:`~TrainingAccountant.
+get_epsilon_bounds` brackets the exact value); ``saddlepoint`` is fast but
+asymptotic and warns where few samples are expected. Also here: :data:`METHODS`,
+:func:`make_accountant` (names shared with ``symfdp account``), :func:`mu_star`.
 """
 
 from __future__ import annotations
@@ -53,25 +38,17 @@ from symfdp.accountants.base import Accountant
 from symfdp.accountants.registry import accountant_classes
 from symfdp.curve import PrivacyCurve
 
-#: The default accountant of ``TrainingAccountant`` and ``symfdp account``:
-#: certified (see the module docstring).
+#: The default accountant of ``TrainingAccountant`` and ``symfdp account``.
 DEFAULT_METHOD: Final = "numerical"
-#: Accountant names (as used by ``TrainingAccountant`` and ``symfdp account``)
-#: mapped to the class names of :mod:`symfdp.accountants`; derived from the
-#: registry (:mod:`symfdp.accountants.registry`), certified methods first.
+#: Accountant names mapped to class names (from the registry; certified first).
 METHODS: Final[dict[str, str]] = {
     name: cls.__name__ for name, cls in accountant_classes().items()
 }
-#: What each method's answer is: ``"certified"`` (a bracket containing the exact
-#: value), ``"bound"`` (rigorous, one-sided) or ``"estimate"`` (the class's
-#: ``guarantee``).
+#: Each method's ``guarantee``: ``"certified"``, ``"bound"`` or ``"estimate"``.
 GUARANTEES: Final[dict[str, str]] = {
     name: cls.guarantee for name, cls in accountant_classes().items()
 }
-#: Options a method name implies (the class's ``name_options``): ``rdp``
-#: converts as Opacus and dp-accounting do today (Canonne, Kamath and Steinke
-#: 2020), so its epsilon is the number an Opacus user knows; ``RDP()`` itself
-#: defaults to the 2019 conversion.
+#: Options a method name implies (``rdp``: Canonne, Kamath and Steinke 2020).
 METHOD_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
     name: dict(cls.name_options)
     for name, cls in accountant_classes().items()
@@ -83,8 +60,7 @@ _PAIR_RELATION: Final = {"both": "add_or_remove", "add": "add", "remove": "remov
 #: The neighbouring relations of a run (:data:`symfdp.mechanisms.ADJACENCIES`).
 ADJACENCIES: Final = ("add_or_remove", "replace_one", "add", "remove")
 DEFAULT_ADJACENCY: Final = "add_or_remove"
-#: Format tag and version of :meth:`TrainingAccountant.state_dict` (version 1
-#: states, with ``pair`` instead of ``adjacency``, still load).
+#: Format tag and version of :meth:`TrainingAccountant.state_dict` (v1 loads).
 STATE_FORMAT: Final = "symfdp.TrainingAccountant"
 STATE_VERSION: Final = 2
 #: The keys of a saved state (load_state_dict refuses any other).
@@ -97,7 +73,7 @@ _MU_STAR_FLOOR: Final = 1e-13
 
 
 def normalize_method(method: Any) -> str:
-    """Canonical accountant name: lower case, ``_`` read as ``-``.
+    """Canonical accountant name: lower case, ``_`` read as ``-``, hyphens optional.
 
     Raises:
         TypeError: ``method`` is not a string.
@@ -106,7 +82,6 @@ def normalize_method(method: Any) -> str:
     if not isinstance(method, str):
         raise TypeError(f"method must be a string. Found {method!r}.")
     name = method.strip().lower().replace("_", "-")
-    # Hyphens are optional: "saddle-point" is saddlepoint, "berryesseen" berry-esseen.
     bare = {k.replace("-", ""): k for k in METHODS}
     name = bare.get(name.replace("-", ""), name)
     return check_choice("method", name, tuple(METHODS))
@@ -133,22 +108,13 @@ def make_accountant(method: str, **options: Any) -> Accountant:
 def mu_star(curve: PrivacyCurve, *, bounds: bool = False) -> Any:
     r"""The GDP summary :math:`\mu^*` of a curve, cheap and free of :math:`\delta`.
 
-    :math:`\mu^*` is the parameter of the Gaussian trade-off :math:`G_{\mu^*}` that
-    meets the (symmetrised) curve on the diagonal, the first coordinate of the
-    (mu*, gamma) interpreter of Zheng et al. (2020), Sec. 4:
-    :math:`\mu^* = -2\Phi^{-1}(\alpha^*)` at the fixed point
-    :math:`f(\alpha^*) = \alpha^*`. For a symmetric convex :math:`f` the supporting
-    line of slope :math:`-1` touches it at :math:`(\alpha^*, \alpha^*)`, and that
-    line is :math:`\beta = 1 - \delta(0) - \alpha` (Dong et al. 2019, Prop. 2.4), so
-    :math:`\alpha^* = (1 - \delta(0))/2` and
+    :math:`G_{\mu^*}` meets the (symmetrised) curve on the diagonal (Zheng et al.
+    2020, Sec. 4); the supporting line there is :math:`\beta = 1 - \delta(0) -
+    \alpha` (Dong et al. 2019, Prop. 2.4), so
 
-    .. math::  \mu^* = -2\,\Phi^{-1}\big((1 - \delta(0))/2\big),
+    .. math::  \mu^* = -2\,\Phi^{-1}\big((1 - \delta(0))/2\big).
 
-    one profile evaluation instead of a fixed-point search on the trade-off:
-    :math:`\mu^*` is the :math:`\mu` of the :math:`G_\mu` with the same
-    :math:`\delta(0)` (total variation). It equals :math:`\mu` for a GDP curve
-    :math:`G_\mu`; for the CLT accountant (and ``Exact`` on Gaussian
-    compositions) the reported :math:`\mu` is returned directly.
+    CLT (and ``Exact`` on Gaussian compositions) return their :math:`\mu`.
 
     Args:
         curve: A :class:`~symfdp.curve.PrivacyCurve`.
@@ -156,10 +122,8 @@ def mu_star(curve: PrivacyCurve, *, bounds: bool = False) -> Any:
             ``curve.delta_bounds(0)`` (certified curves only).
 
     Returns:
-        A float (or a pair with ``bounds=True``). ``inf`` (with an
-        :class:`~symfdp.ApproximationWarning`) when :math:`1 - \delta(0) <
-        10^{-13}`, i.e. :math:`\mu^* > 14.9`, which double precision cannot
-        resolve from :math:`\delta(0)`.
+        A float (or a pair with ``bounds=True``); ``inf`` with an
+        :class:`~symfdp.ApproximationWarning` beyond :math:`\mu^* = 14.9`.
     """
     if not isinstance(curve, PrivacyCurve):
         raise TypeError(f"curve must be a PrivacyCurve. Found {type(curve).__name__}.")
@@ -207,30 +171,17 @@ class TrainingAccountant:
     r"""Privacy accountant for a training loop (DP-SGD with Poisson sampling).
 
     Args:
-        method: ``"numerical"`` (default: certified, see
-            :meth:`get_epsilon_bounds`), ``"saddlepoint"`` (fast, cost independent
-            of the number of steps, asymptotic: it warns where it is outside its
-            valid range, e.g. few expected samples per run), ``"edgeworth"``,
-            ``"clt"``, ``"berry-esseen"`` or ``"exact"`` (only for
-            ``sample_rate = 1``); see :data:`METHODS`.
-        pair: Deprecated (``DeprecationWarning``): ``"both"``, ``"add"`` or
-            ``"remove"``, the relations ``"add_or_remove"``, ``"add"`` and
-            ``"remove"`` of ``adjacency``.
-        adjacency: The neighbouring relation, as dp-accounting's
-            ``NeighboringRelation``: ``"add_or_remove"`` (default; epsilon is the
-            larger over the two directions), ``"add"`` or ``"remove"`` (one
-            direction), or ``"replace_one"`` (the mixture pair of the replaced
-            and the replacing record, ``SubsampledGaussian.replace_one``,
-            composed by quadrature: slower).
-        **options: Passed to the accountant, e.g. ``order=3`` for Edgeworth or
-            ``eps_rel_tol=1e-4`` for Numerical. They must be JSON-serialisable.
+        method: A key of :data:`METHODS`; ``"numerical"`` (default, certified),
+            ``"exact"`` only for ``sample_rate = 1``.
+        pair: Deprecated: ``"both"``, ``"add"`` or ``"remove"`` for ``adjacency``.
+        adjacency: ``"add_or_remove"`` (default; the larger of the two
+            directions), ``"add"``, ``"remove"`` or ``"replace_one"`` (as
+            dp-accounting's ``NeighboringRelation``).
+        **options: JSON-serialisable options of the accountant (``order=3``).
 
-    Each step is :math:`C_p(G_{1/\sigma})`, ``SubsampledGaussian(sigma=
-    noise_multiplier, p=sample_rate)`` under the relation ``adjacency``
-    (:func:`symfdp.mechanisms.with_adjacency`); a run with settings
-    :math:`(\sigma_k, p_k)` used :math:`n_k` times is the heterogeneous
-    composition ``[(SubsampledGaussian(...), n_k), ...]`` (Dong et al. 2019,
-    Thm 5.1), which the chosen accountant composes.
+    A run with settings :math:`(\sigma_k, p_k)` used :math:`n_k` times is the
+    composition of ``SubsampledGaussian(sigma_k, p_k)`` under ``adjacency``
+    (Dong et al. 2019, Thm 5.1).
 
     Example:
         >>> acc = TrainingAccountant()
@@ -310,8 +261,7 @@ class TrainingAccountant:
 
     @property
     def history(self) -> tuple[tuple[float, float, int], ...]:
-        """The run-length-encoded history ``((noise_multiplier, sample_rate,
-        num_steps), ...)`` in the order the steps were taken."""
+        """``((noise_multiplier, sample_rate, num_steps), ...)``, in order."""
         return tuple((s, p, k) for s, p, k in self._history)
 
     @property
@@ -331,8 +281,7 @@ class TrainingAccountant:
 
     @property
     def pair(self) -> str:
-        """The relation in the deprecated ``pair`` spelling: ``"both"`` for
-        add-or-remove, ``"add"`` or ``"remove"``."""
+        """The relation in the deprecated ``pair`` spelling."""
         return {v: k for k, v in _PAIR_RELATION.items()}[self._adjacency]
 
     # ------------------------------------------------------------ answers
@@ -360,13 +309,8 @@ class TrainingAccountant:
         return out
 
     def get_epsilon(self, delta: float) -> float:
-        r""":math:`\varepsilon(\delta)` of the run: the method's estimate
-        (``PrivacyCurve.epsilon``). 0 before the first step.
-
-        For ``method="numerical"`` this is the centre of a certified bracket;
-        :meth:`get_epsilon_bounds` gives the bracket itself (report its upper end
-        for a guarantee).
-        """
+        r""":math:`\varepsilon(\delta)` of the run (0 before the first step); for
+        ``numerical`` the centre of the :meth:`get_epsilon_bounds` bracket."""
         delta = check_real("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
         curve = self.curve()
         return 0.0 if curve is None else float(curve.epsilon(delta))
@@ -390,10 +334,8 @@ class TrainingAccountant:
         return 0.0 if curve is None else float(curve.delta(eps))
 
     def get_mu(self) -> float:
-        r"""The GDP parameter :math:`\mu^*` of the run (see :func:`mu_star`): the
-        :math:`\mu` of the Gaussian trade-off that meets the run's trade-off on the
-        diagonal (Zheng et al. 2020, Sec. 4); for ``method="clt"`` the CLT
-        :math:`\mu` itself. 0 before the first step."""
+        r"""The GDP parameter :math:`\mu^*` of the run (:func:`mu_star`); 0 before
+        the first step."""
         curve = self.curve()
         return 0.0 if curve is None else float(mu_star(curve))
 
@@ -406,11 +348,8 @@ class TrainingAccountant:
 
     # ------------------------------------------------------------ state
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume, as plain JSON-serialisable data.
-
-        ``json.loads(json.dumps(acc.state_dict()))`` restores every float exactly
-        (Python writes the shortest repr that round-trips).
-        """
+        """Everything needed to resume, as JSON-serialisable data (floats
+        round-trip exactly)."""
         return {
             "format": STATE_FORMAT,
             "version": STATE_VERSION,

@@ -12,11 +12,8 @@ composition,
 .. math::  \delta(\varepsilon) = 1 - c + c\,\delta_f(\varepsilon), \qquad
            f(\alpha) = c\, f_f(\alpha / c)\ (\alpha \le c),\ 0\ (\alpha > c),
 
-(the test rejects the Q-only blatant outcome for free and spends its level on the
-rest), and :math:`\varepsilon(\delta) = \varepsilon_f(1 - (1-\delta)/c)` for
-:math:`\delta > 1 - c` (no finite epsilon otherwise: a ``ValueError``).
-Certified brackets and error estimates of the finite composition map through the
-same monotone formulas.
+and :math:`\varepsilon(\delta) = \varepsilon_f(1 - (1-\delta)/c)` for :math:`\delta
+> 1 - c` (``ValueError`` otherwise); brackets and error estimates map alike.
 """
 
 from __future__ import annotations
@@ -95,8 +92,7 @@ class BlatantPair:
         """The finite composition's delta for ``delta``.
 
         Raises:
-            ValueError: ``delta <= 1 - c``: no epsilon is finite there (as for
-                any pair curve that certifies no finite epsilon).
+            ValueError: ``delta <= 1 - c``: no epsilon is finite there.
         """
         d = np.asarray(delta, dtype=np.float64)
         inner = 1.0 - (1.0 - d) / self.keep

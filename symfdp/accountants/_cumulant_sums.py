@@ -5,10 +5,8 @@ For a composition of independent pairs, the privacy-loss variable is
 
 .. math::  K_r = \sum_i n_i\, \kappa_r(L_i), \qquad r = 1, 2, \dots
 
-under P and under Q separately. The per-mechanism cumulants are cached by
-``(mechanism, order, under)``: mechanisms are frozen (hashable) dataclasses, so a
-homogeneous composition costs one cumulant evaluation whatever ``n`` is
-(Zheng et al. (2020), Sec. 3.3).
+under P and under Q separately, cached per mechanism: a homogeneous composition
+costs one evaluation whatever ``n`` is (Zheng et al. (2020), Sec. 3.3).
 """
 
 from __future__ import annotations
@@ -64,12 +62,9 @@ def _fill(
 
 
 def surely_varies(components: Sequence[tuple[Mechanism, int]]) -> bool:
-    r"""Whether the composed loss of one direction has, without computing any
-    cumulant, a variance far from 0 under P and under Q: some component is a
-    subsampled Gaussian with ``mu >= 1e-3`` and ``p >= 1e-12`` (its loss is a
-    strictly increasing function of a Gaussian, variance about
-    :math:`p\mu^2 \ge 10^{-18}` or more, and variances add). ``False`` means
-    "not known", not "constant"."""
+    r"""Whether the composed loss of one direction surely has a variance far
+    from 0 (a subsampled Gaussian with ``mu >= 1e-3``, ``p >= 1e-12``), without
+    computing cumulants; ``False`` means "not known"."""
     from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 
     return any(

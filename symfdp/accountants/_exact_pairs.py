@@ -84,24 +84,15 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
     r""":math:`\inf\{\varepsilon \ge 0 : \delta_{G_\mu}(\varepsilon) \le t\}`,
     vectorised (see :meth:`ExactGaussianPairCurve.epsilon`).
 
-    Solved for :math:`u = \varepsilon/\mu` with :math:`w = u - \mu/2`, where the
-    profile (Dong et al. 2019, Cor. 2.13) reads
+    In :math:`u = \varepsilon/\mu`, :math:`w = u - \mu/2`, the profile (Dong et
+    al. 2019, Cor. 2.13) is
 
     .. math::  \delta = \Phi(-w) - \tfrac12 e^{-w^2/2}
                \operatorname{erfcx}\bigl((w + \mu)/\sqrt2\bigr),
 
-    since :math:`e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2) = e^{\mu^2/2 + \mu
-    w}\Phi(-w-\mu)` and :math:`\Phi(-x) = \tfrac12 e^{-x^2/2}
-    \operatorname{erfcx}(x/\sqrt2)`: the exponents cancel exactly, so no term
-    of size :math:`\mu^2` is formed and every :math:`\mu` (up to the float
-    range of :math:`\varepsilon`) keeps full precision. Bracketed Newton on
-    :math:`\log\delta` (targets :math:`t \le 1/2`) or on :math:`\log(1 - \delta)
-    = \log(\Phi(w) + \tfrac12 e^{-w^2/2}\operatorname{erfcx}(\cdot))` (targets
-    near 1, whose distance to 1 then keeps its relative precision) in
-    :math:`u \in [0, \mu/2 + \Phi^{-1}(1-t)]` (at the upper end the first term
-    alone is :math:`t`; the end is widened by a few ulps of :math:`\mu/2`, the
-    rounding of :math:`w`), with :math:`d\delta/du = -\mu
-    e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)`.
+    with no term of size :math:`\mu^2` (full precision for every :math:`\mu`);
+    bracketed Newton on :math:`\log\delta` (or :math:`\log(1 - \delta)` near 1)
+    in :math:`u \in [0, \mu/2 + \Phi^{-1}(1-t)]`.
     """
     t = np.asarray(target, dtype=np.float64)
     out = np.zeros(t.shape)
@@ -144,9 +135,7 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
         (log_complement, upper, np.log1p(-tt[upper]), True),
     ):
         if sel.any():
-            # Newton kept inside the bracket (bisection where a step would
-            # leave it), started just inside the upper end, near the root for
-            # small targets (the first term alone is the target there).
+            # Started just inside the upper end, near the root for small targets.
             u[sel], _ = newton_on_bracket(
                 fn,
                 target,
@@ -166,9 +155,7 @@ _SQRT2 = math.sqrt(2)
 
 def _gaussian_u_point(mu: float, t: float, hi: float) -> float | None:
     """The root ``u`` of :func:`gaussian_epsilon` for one target ``t`` in
-    Python floats (the same functions and, by
-    :func:`~symfdp.numeric.roots.newton_on_bracket_scalar`, the same steps);
-    None where a value leaves the float range (the array path answers)."""
+    Python floats (the same steps); None where a value leaves the float range."""
     half = mu / 2
     upper = t > 0.5
 

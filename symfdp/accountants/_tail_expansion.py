@@ -1,30 +1,20 @@
 r"""The two-sided Edgeworth tail formula of one pair, from Horner coefficients.
 
-For the composed loss :math:`T_n` of a dominating pair with summed cumulants
-:math:`K^P_r, K^Q_r` (Zheng et al. (2020), eq. (A.2)), each law is standardised
-(:math:`x = (\varepsilon - m)/s`) and replaced by its order-``J`` Edgeworth
-expansion :math:`1 - F_J(x) = \Phi(-x) + \phi(x) R_J(x)`, density
-:math:`\phi(x) q_J(x)` (the polynomials of :mod:`symfdp.numeric.edgeworth`), and
+Each law of the composed loss (summed cumulants, Zheng et al. (2020), eq. (A.2)) is
+standardised (:math:`x = (\varepsilon - m)/s`) and replaced by its order-``J``
+Edgeworth expansion :math:`1 - F_J(x) = \Phi(-x) + \phi(x) R_J(x)`, density
+:math:`\phi(x) q_J(x)` (:mod:`symfdp.numeric.edgeworth`);
+the tail formula (Zheng et al. (2020), Lemma 5.1) is :math:`\tilde\delta(\varepsilon)
+= \tilde S_Q(x_Q) - e^{\varepsilon}\tilde S_P(x_P)`. :class:`TailKernel` holds the
+coefficients of both laws in one array (one Horner pass for all polynomials).
 
-.. math::  \tilde\delta(\varepsilon) = \tilde S_Q(x_Q) - e^{\varepsilon}\tilde S_P(x_P)
-
-(Zheng et al. (2020), Lemma 5.1, the tail formula). :class:`TailKernel` holds the
-coefficients of :math:`R_J` and :math:`q_J` of both laws in one array, so one
-Horner pass over a ``(2, N)`` array of standardised points gives all four
-polynomials, and one :math:`\Phi` and one :math:`\phi` call serve both laws.
-
-**Order terms** (the error estimate): with the cumulants up to
-:math:`K_{J+4}` the kernel also holds differences :math:`D_k = R_{j_k} -
-R_{j_k - 1}` of consecutive orders (e.g. :math:`j_k = J, J+1, J+2`), and
+Order terms (the error estimate; cumulants up to :math:`K_{J+4}`): with
+:math:`D_k = R_{j_k} - R_{j_k - 1}`,
 
 .. math::  \tilde\delta_{j}(\varepsilon) - \tilde\delta_{j-1}(\varepsilon)
            = \phi(x_Q) D^Q(x_Q) - e^{\varepsilon}\phi(x_P) D^P(x_P),
 
-the raw change of the tail formula from one order to the next at the same point
-(:meth:`TailKernel.order_gaps`; :math:`e^\varepsilon\phi(x_P)` is formed as one
-exponential, tail-stable). The valid-interval splice of the laws (normal tails
-scaled to the mass the expansion leaves outside :math:`(a, b)`; see
-:mod:`symfdp.numeric.edgeworth`) is applied to the values, not to the gaps.
+raw expansions (the valid-interval splice applies to values, not to gaps).
 """
 
 from __future__ import annotations
@@ -46,9 +36,7 @@ _PointLaw = tuple[float, float, float, float, tuple[tuple[float, ...], ...]]
 
 #: :math:`\log\sqrt{2\pi}`.
 LOG_SQRT_2PI: Final = 0.5 * math.log(2.0 * math.pi)
-#: Standardised points are clipped to +-X_CLIP (the weighted normal factor
-#: e^eps phi(x_P) is O(delta) far beyond |x| = 38, where phi alone underflows;
-#: the clip only keeps the polynomials finite).
+#: Standardised points are clipped to +-X_CLIP (keeps the polynomials finite).
 X_CLIP: Final = 1e4
 _SQRT_HALF_PI: Final = math.sqrt(0.5 * math.pi)
 _SQRT_HALF: Final = math.sqrt(0.5)
@@ -56,12 +44,9 @@ _LAGUERRE_V, _LAGUERRE_W = np.polynomial.laguerre.laggauss(24)
 #: Largest exponent formed (e^700 is finite in double precision).
 EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
-#: Largest number of coefficients whose powers of x (|x| <= X_CLIP) the
-#: matrix form of the order terms forms (1e4**31 is far inside float range).
+#: Largest number of powers of x (|x| <= X_CLIP) formed for the order terms.
 _MAX_POWERS: Final = 32
-#: The scalar path (:meth:`TailKernel.point`) serves standardised points up to
-#: this size (``erfc`` of them stays far above the underflow threshold) and
-#: eps in +-_POINT_EPS (the exponents stay below EXP_CAP).
+#: Range of the scalar path (:meth:`TailKernel.point`): |x| and |eps|.
 _POINT_X: Final = 26.0
 _POINT_EPS: Final = 600.0
 
@@ -196,11 +181,9 @@ class TailKernel:
     def survival(
         self, e: FloatArray, densities: bool = True
     ) -> tuple[FloatArray, FloatArray | None]:
-        r"""``(S, dens)``: ``(2, N)`` survival functions of the loss at the 1-d
-        ``e`` and (if ``densities``) its densities (divided by the sd), spliced
-        outside the valid intervals; row 0 under Q, row 1 under P *times*
-        :math:`e^\varepsilon` (formed in log space, capped at :math:`e^{700}`),
-        the second term of the tail formula as it enters it."""
+        r"""``(S, dens)``: ``(2, N)`` spliced survival functions (and densities
+        over the sd) of the loss at the 1-d ``e``; row 0 under Q, row 1 under P
+        times :math:`e^\varepsilon` (log space, capped at :math:`e^{700}`)."""
         sf, dens, _ = self._evaluate(e, densities, False)
         return sf, dens
 
@@ -222,14 +205,11 @@ class TailKernel:
     def _evaluate(
         self, e: FloatArray, densities: bool, with_gaps: bool
     ) -> tuple[FloatArray, FloatArray | None, FloatArray | None]:
-        # One floating-point context: logs of 0, overflows beyond the caps and
-        # inf * 0 far in the tails are expected values here.
+        # Logs of 0, overflows and inf * 0 far in the tails are expected here.
         with np.errstate(all="ignore"):
             x = (e - self.mean) / self.sd
             xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
-            # Row 1 carries the weight e^eps: log-space, so that e^eps S_P does
-            # not underflow where S_P does (|x_P| > 38) while the product is
-            # O(delta).
+            # Row 1 carries e^eps in log space: S_P underflows, e^eps S_P does not.
             log_phi_w = xc * xc
             log_phi_w *= -0.5
             log_phi_w -= LOG_SQRT_2PI
@@ -245,9 +225,7 @@ class TailKernel:
                 and full is not None
                 and len(full) <= _MAX_POWERS
             ):
-                # R by Horner (the value); the order terms, which only enter the
-                # error estimate, as one matrix product with the powers of x
-                # (the same polynomials, rounded differently).
+                # R by Horner; the order terms as one matrix product with powers.
                 r_coeffs, gap_matrix = self._value_and_gap_coefficients
                 poly = horner_stacked(r_coeffs, xc)
                 gap_poly = gap_matrix @ _powers(xc, gap_matrix.shape[2])
@@ -261,9 +239,7 @@ class TailKernel:
             if gaps is not None:
                 # Beyond float range the expansion has broken down: infinite gaps.
                 gaps[np.isnan(gaps)] = np.inf
-            # Above the mean: S = phi (M + R) with the Mills ratio
-            # M(x) = Phi(-x)/phi(x) = sqrt(pi/2) erfcx(x/sqrt 2), no underflow;
-            # below it: S = Phi(-x) + phi R (of order 1).
+            # Above the mean S = phi (M + R), M the Mills ratio (no underflow).
             r = poly[:, 0]
             upper = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
             upper += r
@@ -286,8 +262,7 @@ class TailKernel:
                         dens = np.where(above, self.scale_above * phi_w, dens)
             sf = np.minimum(np.maximum(sf, 0.0), weight)
             if dens is not None:
-                # As the weight, capped at e^700 (NaN = inf * 0 far out: no
-                # density).
+                # Capped at e^700 (NaN = inf * 0 far out: no density).
                 dens = np.minimum(dens, _CAP)
                 dens[np.isnan(dens)] = 0.0
                 dens /= self.sd
@@ -312,16 +287,10 @@ class TailKernel:
                    = \int_x^\infty e^{-(y - x)s}\,\phi(y)\,q_J(y)\,dy,
 
         :math:`x = x_Q`, :math:`s` the Q-law's sd: the normal part in closed form,
-        :math:`\phi(x) M(x + s) = e^{xs + s^2/2}\,\Phi(-x - s)` (:math:`M` the
-        Mills ratio), the correction :math:`q_J - 1` with :math:`y = x + v/c`,
-        :math:`c = \max(x + s, 1)`, by a 24-point Gauss–Laguerre rule in
-        :math:`v` (integrand :math:`\phi(x)\,e^{-v} e^{v(1 - (x + s)/c) -
-        v^2/2c^2} (q_J(y) - 1)/c`). The two-sided formula expands P at
-        :math:`x_P \approx x_Q + s`, many standard deviations out when the
-        composed loss is wide; there its relative error grows like
-        :math:`e^{\lambda_3 x_P^3/6}` (Cramér) while the order gaps stay small,
-        and the distance between the two evaluations of the same term is the
-        error estimate's measure of it (raw expansion, no splice).
+        :math:`e^{xs + s^2/2}\,\Phi(-x - s)`, the correction :math:`q_J - 1` by a
+        24-point Gauss–Laguerre rule (raw expansion). Its distance to the P-law's
+        value measures the Cramér error :math:`e^{\lambda_3 x_P^3/6}` of the far
+        P-tail, which the order gaps miss.
         """
         x = (e - self.mean[0]) / self.sd[0]
         s = self.sd[0]
@@ -377,16 +346,10 @@ class TailKernel:
     def point(
         self, e: float
     ) -> tuple[float, float, float, float, tuple[float, ...]] | None:
-        r"""The values of :meth:`survival` (and of :meth:`order_gaps` when the
-        kernel holds order terms) at one ``e``, in Python floats: ``(S_Q,
-        e^eps S_P, density under Q, e^eps density under P, gaps)``; ``None``
-        where this path does not serve (a spliced tail, a standardised point
-        beyond +-26 or ``|e| > 600``: use the array methods there).
-
-        The same formulas as :meth:`survival` without array overhead (for a
-        one-point query); the values agree to rounding (:math:`\Phi(-x)` from
-        ``erfc`` where the array path uses the Mills ratio).
-        """
+        r""":meth:`survival` (and :meth:`order_gaps`) at one ``e`` in Python
+        floats, equal to rounding: ``(S_Q, e^eps S_P, density under Q, e^eps
+        density under P, gaps)``; ``None`` outside the scalar path's range or in
+        a spliced tail."""
         if not -_POINT_EPS <= e <= _POINT_EPS:
             return None
         (m_q, s_q, lo_q, hi_q, polys_q), (m_p, s_p, lo_p, hi_p, polys_p) = (
@@ -435,8 +398,7 @@ class TailKernel:
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             w_q = np.exp(log_phi[0])
             w_p = np.exp(np.minimum(e + log_phi[1], EXP_CAP))
-            # A gap beyond float range is an infinite estimate (the expansion
-            # has broken down there), not a NaN.
+            # A gap beyond float range is an infinite estimate, not a NaN.
             out = w_q * poly[0] - w_p * poly[1]
         return np.where(np.isnan(out), np.inf, out)
 
@@ -452,19 +414,12 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
     r"""Where the Cramér series of the standardised cumulants diverges at ``x``.
 
     The normal tail's relative error is :math:`\exp(\sum_{r \ge 3} \lambda_r
-    x^r / r! + \dots)` to leading order (Petrov 1975, Ch. VIII): every
-    polynomial expansion of the tail (CLT, Edgeworth of any order) assumes the
-    terms :math:`c_r = |\lambda_r| x^r / r!` fall off. With
-    :math:`\lambda_3..\lambda_R` known (``lambdas``), the series is taken as
-    diverging at :math:`x > 0` where the last term grows by more than half,
-    :math:`c_R >` ``DIVERGENCE_RATIO`` :math:`c_{R-1}` (by the ratio test the
-    tilt :math:`t = x/s` is then well beyond the radius of the cumulant series
-    of :math:`K`), and is not negligible, :math:`c_R >` ``DIVERGENCE_LEVEL``.
-    There a rare, heavy component takes over the tail (e.g. a few subsampled
-    steps at a small delta): the true tail can differ from every expansion by
-    orders of magnitude while consecutive orders agree. Terms that stay of
-    order 1 (the series at its radius, e.g. DP-SGD at n = 1000, delta = 1e-5)
-    are left to the order gaps, which track them.
+    x^r / r! + \dots)` to leading order (Petrov 1975, Ch. VIII); with
+    :math:`c_r = |\lambda_r| x^r / r!`, the series diverges at :math:`x > 0`
+    where :math:`c_R >` ``DIVERGENCE_RATIO`` :math:`c_{R-1}` and :math:`c_R >`
+    ``DIVERGENCE_LEVEL`` (ratio test: beyond the radius of :math:`K`'s series).
+    There every polynomial expansion of the tail can be off by orders of
+    magnitude while consecutive orders agree.
     """
     lams = np.abs(np.asarray(lambdas, dtype=np.float64))
     if lams.size < 2:
@@ -502,9 +457,8 @@ def _powers(x: FloatArray, count: int) -> FloatArray:
 
 def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKernel:
     r"""The order-0 (two-sided normal) kernel with the order-1 and order-2 terms
-    as its next-order terms, from :math:`K_1..K_4` under Q and P: the reference
-    of the CLT error estimate (its raw orders 0, 1, 2 are ``sf[0] - sf[1]`` and
-    that plus the cumulated order terms of :meth:`TailKernel.survival_and_gaps`).
+    as its next-order terms, from :math:`K_1..K_4` under Q and P (the reference
+    of the CLT error estimate).
 
     Raises:
         ValueError: fewer than four cumulants or a non-positive variance.

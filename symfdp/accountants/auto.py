@@ -5,24 +5,12 @@ The tiers are tried in order of cost, by default
 
     CLT  ->  Edgeworth(order=4)  ->  SaddlePoint(order=3)  ->  Contour  ->  Numerical.
 
-For a query (``epsilon(delta)`` or ``delta(eps)`` at any number of points) a tier
-answers the points where its own error estimate (``curve.epsilon_error`` /
-``curve.delta_error``, derived from the method's mathematics, never from a
-certified run) is at most ``rel_tol`` times its answer and where it raised no
-:class:`~symfdp.ApproximationWarning` (a repair inside the approximation is a
-reason not to trust it); the remaining points go to the next tier. The last tier,
-the certified :class:`~symfdp.accountants.Numerical`, answers whatever is left, and
-its error is the half-width of its bracket. A tier that cannot serve the
-composition (e.g. Contour for a loss with atoms) is skipped. Tiers are composed
-lazily, at their first use, and kept.
-
-Which tier answered each point of the last query is
-:attr:`AutoCurve.last_answer` (a :class:`AutoAnswer`); ``symfdp account --method
-auto`` prints it.
-
-The estimates are estimates, not bounds: an answer of an approximate tier can be
-off by more than ``rel_tol`` where its estimate is wrong. For a number to publish,
-use the certified bracket (``Numerical``).
+A tier answers the points of a query where its own error estimate
+(``epsilon_error`` / ``delta_error``) is at most ``rel_tol`` times its answer and it
+raised no :class:`~symfdp.ApproximationWarning`; the rest go to the next tier, the
+certified :class:`~symfdp.accountants.Numerical` answering whatever is left. Tiers
+that cannot serve the composition are skipped; :attr:`AutoCurve.last_answer` says
+who answered. Estimates are not bounds: to publish, use ``Numerical``'s bracket.
 """
 
 from __future__ import annotations
@@ -96,11 +84,8 @@ class _AutoState:
 
 @dataclass(frozen=True, repr=False)
 class AutoCurve(PrivacyCurve):
-    """The curve of :class:`Auto`: a :class:`~symfdp.curve.PrivacyCurve` whose
-    queries (``delta``, ``epsilon``, ``delta_error``, ``epsilon_error``,
-    ``tradeoff``, and through them ``mu_star_gamma`` and ``plot``) are each
-    answered tier by tier (see the module docstring). It holds no pairs of its
-    own: the tiers' curves are composed at their first use.
+    """The curve of :class:`Auto`: every query answered tier by tier (module
+    docstring), the tiers' curves composed at their first use.
 
     Attributes:
         components: The normalised composition.
@@ -267,8 +252,7 @@ class AutoCurve(PrivacyCurve):
         raise AssertionError("the certified tier always answers")  # pragma: no cover
 
     def delta_bounds(self, eps: ArrayLike) -> Any:
-        """Not available: Auto answers with estimates (certified only when the
-        last tier answers); use ``accountants.Numerical`` for certified bounds."""
+        """Not available: use ``accountants.Numerical`` for certified bounds."""
         raise NotImplementedError(self._uncertified("delta_bounds"))
 
     def epsilon_bounds(self, delta: ArrayLike) -> Any:
@@ -287,8 +271,7 @@ class AutoCurve(PrivacyCurve):
         )
 
     def raw(self) -> PrivacyCurve:
-        """Not available: Auto answers from its tiers' repaired curves; compose
-        with one tier's accountant for its raw curve."""
+        """Not available: compose with one tier's accountant for its raw curve."""
         raise NotImplementedError(
             "raw: Auto answers each query from its tiers' curves; compose with a "
             "tier's accountant (e.g. accountants.Edgeworth) and call raw() on it."

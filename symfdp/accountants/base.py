@@ -1,11 +1,8 @@
 """The accountant interface: ``compose(mechanism, n)`` -> :class:`PrivacyCurve`.
 
-Accountants *compute*; mechanisms *describe*. Every accountant reduces a
-(possibly heterogeneous) composition to one or two composed dominating pairs and
-returns a :class:`~symfdp.curve.PrivacyCurve`. For add/remove adjacency the
-neighbouring relation is fixed for the whole run, so the composition is covered
-by the all-"add" pair and the all-"remove" pair; symmetric mechanisms take part
-in both unchanged.
+Every accountant reduces a (possibly heterogeneous) composition to one or two
+composed dominating pairs (add/remove adjacency: the all-"add" and the all-"remove"
+composition) and returns a :class:`~symfdp.curve.PrivacyCurve`.
 """
 
 from __future__ import annotations
@@ -33,10 +30,8 @@ def normalize_composition(
 ) -> Components:
     """Validate ``compose``'s arguments and merge repeated mechanisms.
 
-    Accepts ``(mechanism, n)`` or a sequence of ``(mechanism, n_i)`` pairs (then
-    ``n`` must be None), or a dp-accounting ``DpEvent`` (with an optional ``n``,
-    see :func:`symfdp.interop.from_dp_event`). Equal mechanisms (frozen
-    dataclasses) are merged and their counts added.
+    Accepts ``(mechanism, n)``, a sequence of ``(mechanism, n_i)`` (``n`` None) or
+    a dp-accounting ``DpEvent`` (:func:`symfdp.interop.from_dp_event`).
 
     Raises:
         TypeError: an entry is not a Mechanism.
@@ -98,12 +93,8 @@ def normalize_composition(
 
 
 def pair_compositions(components: Components) -> tuple[Components, ...]:
-    """Split a composition into one composition of pairs per direction.
-
-    A mechanism with ``pairs == (add, remove)`` contributes ``add`` to the first
-    and ``remove`` to the second direction; one with a single pair contributes
-    it to every direction.
-    """
+    """Split a composition into one composition of pairs per direction (a
+    single-pair mechanism takes part in every direction)."""
     width = max(len(m.pairs) for m, _ in components)
     return tuple(
         tuple((m.pairs[min(k, len(m.pairs) - 1)], n) for m, n in components)
@@ -195,14 +186,9 @@ class Composed:
 
 
 def is_identity(components: Components, order: int = 2) -> bool:
-    r"""Whether the composed loss has no variance (under P or under Q) in every
-    direction of ``components``: it is then a.s. 0 (a pair of probability
-    measures allows no other constant loss) and the curve is
-    :math:`\mathrm{Id}` (:data:`~symfdp.accountants._exact_pairs.IDENTITY_PAIR`).
-
-    ``order`` (>= 2) is the number of cumulants computed (and cached) per
-    mechanism: an accountant's own order makes the check free.
-    """
+    r"""Whether the composed loss has no variance in every direction: it is then
+    a.s. 0 and the curve is :math:`\mathrm{Id}`; ``order`` (>= 2) cumulants are
+    computed (cached) per mechanism."""
     return all(
         summed_cumulants(d, order, "Q")[1] <= 0.0
         or summed_cumulants(d, order, "P")[1] <= 0.0
@@ -213,45 +199,33 @@ def is_identity(components: Components, order: int = 2) -> bool:
 class Accountant(ABC):
     r"""Base class: the template :meth:`compose` and its hooks.
 
-    ``compose`` (final) validates the composition, applies ``adjacency``, builds
-    the pair curves and returns a :class:`~symfdp.curve.PrivacyCurve` whose
-    ``info`` is :meth:`describe` (what the accountant was asked) followed by
-    :meth:`summary` (what it found), fixed at construction. A subclass
-    implements :meth:`compose_pair` (the curve of one direction) and may extend
-    ``describe`` and ``summary``. The template handles, once for every
-    accountant: a direction whose loss has no variance (its curve is
-    :math:`\mathrm{Id}`, unless ``identity_without_variance`` is False), the
-    range the loss support allows (:class:`~symfdp.curve.BoundedLossPair`, for
-    approximations) and float64 overflow (a ``ValueError``).
+    A subclass implements :meth:`compose_pair` (the curve of one direction) and
+    may extend :meth:`describe` (what was asked) and :meth:`summary` (what was
+    found), which make the curve's ``info``. The template handles a loss without
+    variance (:math:`\mathrm{Id}`), the loss-support range
+    (:class:`~symfdp.curve.BoundedLossPair`) and float64 overflow (``ValueError``).
 
     Args:
-        warn_rel_error: Approximations warn (:class:`~symfdp.ApproximationWarning`,
-            once per query) when the error estimate of an answer exceeds this
-            fraction of it; ``None`` never warns. Certified methods ignore it.
+        warn_rel_error: Approximations warn once per query when the error
+            estimate exceeds this fraction of an answer; ``None`` never.
     """
 
     method: ClassVar[str]
-    #: Registry name (``TrainingAccountant(method=)``, ``symfdp account
-    #: --method``): the class name in lower case unless the class sets it.
+    #: Registry name (default: the class name in lower case).
     name: ClassVar[str]
-    #: What an answer is: ``"certified"`` (a bracket containing the exact value),
-    #: ``"bound"`` (rigorous, one-sided) or ``"estimate"``; taken from
-    #: ``certified`` unless the class sets it (:mod:`symfdp.accountants.registry`).
+    #: ``"certified"`` (a bracket), ``"bound"`` (one-sided) or ``"estimate"``.
     guarantee: ClassVar[str]
     #: Options that choosing the accountant by its registry name implies.
     name_options: ClassVar[dict[str, Any]] = {}
     warn_rel_error: float | None = DEFAULT_WARN_REL_ERROR
     #: Whether the curves carry certified bounds.
     certified: ClassVar[bool] = False
-    #: Whether leaving the range allowed by the loss's support is an error of the
-    #: method (warned) or the looseness of a bound (silently tightened).
+    #: Whether leaving the loss-support range is an error (warned) or slack.
     warns_out_of_range: ClassVar[bool] = True
     #: Whether a direction whose composed loss has no variance gets the exact
     #: Id curve instead of :meth:`compose_pair`.
     identity_without_variance: ClassVar[bool] = True
-    #: Whether blatant outcomes (``EpsilonDelta``) are split off and composed
-    #: exactly around the method; methods that need moments of the whole loss
-    #: leave them in (the mechanism then refuses, naming Numerical).
+    #: Whether blatant outcomes (``EpsilonDelta``) are composed exactly around it.
     splits_blatant: ClassVar[bool] = True
     #: The cumulant order the method computes (the identity check reuses it).
     cumulant_order: int = 2
@@ -285,10 +259,8 @@ class Accountant(ABC):
                 pairs, or a dp-accounting ``DpEvent`` (see
                 :func:`normalize_composition`).
             n: The number of compositions of a single mechanism.
-            adjacency: The neighbouring relation, ``"add_or_remove"``,
-                ``"replace_one"``, ``"add"`` or ``"remove"``
-                (:func:`symfdp.mechanisms.with_adjacency`); None keeps each
-                mechanism's own pairs (its ``pair=``).
+            adjacency: ``"add_or_remove"``, ``"replace_one"``, ``"add"`` or
+                ``"remove"``; None keeps each mechanism's own pairs.
 
         Returns:
             A :class:`~symfdp.curve.PrivacyCurve`.
@@ -333,10 +305,8 @@ class Accountant(ABC):
         return Composed(pairs, symmetric and len(pairs) == 1)
 
     def _pair(self, components: Components) -> PairCurve:
-        r""":meth:`compose_pair`, or :math:`\mathrm{Id}` for a loss without
-        variance (see ``identity_without_variance``). Blatant outcomes
-        (``EpsilonDelta``) are composed exactly around it
-        (:mod:`symfdp.accountants._blatant`)."""
+        r""":meth:`compose_pair`, :math:`\mathrm{Id}` for a loss without variance,
+        blatant outcomes composed around it (:mod:`symfdp.accountants._blatant`)."""
         from symfdp.accountants._blatant import BlatantPair, split_blatant
 
         if self.splits_blatant:
@@ -375,26 +345,21 @@ class Accountant(ABC):
         (of every direction at once for a :class:`OnePairAccountant`)."""
 
     def describe(self, components: Components) -> dict[str, Any]:
-        """What the accountant was asked, for ``PrivacyCurve.info`` (extend to
-        add options): ``n`` and ``composition``, the ``(repr(mechanism), n_i)``
-        pairs."""
+        """What the accountant was asked: ``n`` and ``composition`` (extend)."""
         return {
             "n": sum(k for _, k in components),
             "composition": [(repr(m), k) for m, k in components],
         }
 
     def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
-        """What the pairs found, for ``PrivacyCurve.info`` after
-        :meth:`describe`: ``pairs``, a copy of each pair's own ``info``."""
+        """What the pairs found: ``pairs``, a copy of each pair's ``info``."""
         return {"pairs": [dict(getattr(p, "info", {})) for p in pairs]}
 
 
 class OnePairAccountant(Accountant):
-    """An accountant whose :meth:`compose_pair` receives the whole composition
-    (every direction) and returns one symmetric pair covering all of them
-    (GDP-type methods, RDP). The curve's summary is that pair's ``info``; the
-    pair is clipped to :math:`[-B^*, B^*]` (:func:`symmetric_loss_bound`) when
-    ``clips_to_loss_bound``."""
+    """An accountant whose :meth:`compose_pair` receives every direction and
+    returns one symmetric pair (GDP-type methods, RDP), clipped to
+    :math:`[-B^*, B^*]` when ``clips_to_loss_bound``."""
 
     #: Whether the pair is clipped into :math:`[-B^*, B^*]`.
     clips_to_loss_bound: ClassVar[bool] = True

@@ -9,29 +9,21 @@ Thm ``berryrep``; TARGETS CF-D8)
 
 and, if :math:`\gamma < 1/2`,
 :math:`f_1\otimes\cdots\otimes f_n(\alpha) \ge \max\{G_\mu(\alpha+\gamma) - \gamma, 0\}`
-for every :math:`\alpha` (with :math:`G_\mu = 0` beyond 1). The constant 0.56 is
-Shevtsova's Berry–Esseen constant used by the paper. The functionals come from
-:mod:`symfdp.functionals` (closed forms of Lemma D.8 / Cor. D.6 for pure DP,
-quadrature of the loss law otherwise, and Lemma ``functionalGmurep`` for the
-subsampled Gaussian, including the flat-segment term of :math:`\bar\kappa_3` that
-the printed lemma omits: finding ``dong2019-kappa3bar-flat-segment``).
+for every :math:`\alpha` (:math:`G_\mu = 0` beyond 1; 0.56 is Shevtsova's
+constant, as in the paper). Functionals from :mod:`symfdp.functionals` (Lemma D.8 /
+Cor. D.6 for pure DP, Lemma ``functionalGmurep`` for the subsampled Gaussian with
+the flat-segment term of :math:`\bar\kappa_3` the printed lemma omits: finding
+``dong2019-kappa3bar-flat-segment``; quadrature otherwise).
 
-Components must have symmetric trade-offs. A Poisson-subsampled mechanism
-contributes the functionals of :math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` whatever
-its ``pair``: :math:`C_p(f)` is symmetric and lies below both :math:`f_p` and
-:math:`f_p^{-1}`, so (composition is monotone, Dong et al. 2019, Sec. 3.1) the bound
-holds for the ``"add"``, ``"remove"`` and ``"both"`` pairs alike (Cor.
-``SGDBerryrep`` for NoisySGD). Other asymmetric mechanisms raise ``ValueError``.
+Components must be symmetric; a Poisson-subsampled mechanism contributes
+:math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}`, below both directions, so the bound
+holds for every ``pair`` (Dong et al. 2019, Sec. 3.1; Cor. ``SGDBerryrep``).
 
-The curve's trade-off is the lower bound itself (a **certified lower bound on the
-true** :math:`f`), and its profile is the exact conjugate of that bound,
-:math:`\delta(\varepsilon) = 1 + f_{lo}^*(-e^\varepsilon) \ge \delta_{true}
-(\varepsilon)`, in closed form (:class:`BerryEsseenLowerBound`). Since
-:math:`f_{lo}(0) = G_\mu(\gamma) - \gamma < 1`, the profile never falls below
-:math:`1 + \gamma - G_\mu(\gamma) \ge 2\gamma`: no finite :math:`\varepsilon` is
-certified for smaller :math:`\delta` (``epsilon`` raises ``ValueError`` there).
-If :math:`\gamma \ge 1/2` the theorem says nothing: an ApproximationWarning is
-raised and the trivial bound :math:`f \ge 0` (:math:`\delta \equiv 1`) returned.
+The trade-off is the certified lower bound, its profile the exact conjugate
+:math:`1 + f_{lo}^*(-e^\varepsilon) \ge \delta_{true}(\varepsilon)`
+(:class:`BerryEsseenLowerBound`), never below :math:`1 + \gamma - G_\mu(\gamma)`
+(``epsilon`` raises ``ValueError`` there). For :math:`\gamma \ge 1/2` an
+ApproximationWarning and the trivial bound :math:`f \ge 0`.
 """
 
 from __future__ import annotations
@@ -86,10 +78,7 @@ class BerryEsseenLowerBound(TradeOff):
         1 - e^\varepsilon \alpha_0 & \beta^* > \alpha_0 + \gamma,
         \end{cases}
 
-    capped at 1 (substitute :math:`\beta = \alpha + \gamma` in
-    :math:`\sup_\alpha 1 - f_{lo}(\alpha) - e^\varepsilon\alpha`; the objective is
-    concave in :math:`\beta`, so the constrained maximum is :math:`\beta^*` clipped
-    to :math:`[\gamma, \alpha_0 + \gamma]`).
+    capped at 1 (:math:`\beta^*` clipped to :math:`[\gamma, \alpha_0 + \gamma]`).
 
     Attributes:
         mu: :math:`\mu \ge 0`.
@@ -162,9 +151,7 @@ class BerryEsseenPairCurve:
         (vectorised bisection on the closed-form profile).
 
         Raises:
-            ValueError: some ``delta`` is at or below the profile's floor
-                :math:`1 + \gamma - G_\mu(\gamma)`, where no finite epsilon is
-                certified by this bound.
+            ValueError: some ``delta`` is at or below the profile's floor.
         """
         d = np.asarray(delta, dtype=np.float64)
         floor = self.bound.floor
@@ -226,8 +213,7 @@ class BerryEsseen(GDPAccountant):
     trade-off of a composition (Dong et al. 2019, Sec. 3.2 ``berryrep``; Cor.
     ``SGDBerryrep``).
 
-    ``curve.info`` holds ``mu``, ``gamma`` and ``vacuous`` (``gamma >= 1/2``). The
-    curve's ``delta`` is an upper bound on the true profile (module docstring).
+    ``curve.info`` holds ``mu``, ``gamma`` and ``vacuous`` (``gamma >= 1/2``).
 
     Example:
         >>> from symfdp import mechanisms as M

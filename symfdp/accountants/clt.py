@@ -8,14 +8,10 @@ closed forms. The forms differ only in :math:`\mu`:
 
 ``"moments"`` (default, any mechanism)
     Zheng et al. (2020), eq. (3.4)/(3.5): :math:`\mu_n = (E_Q T_n - E_P T_n) /
-    \sqrt{\mathrm{Var}_P T_n}` from the summed cumulants of the composition (the P
-    variance, as in (3.4) and in the authors' code; TARGETS CF-Z2/CF-Z3). For
-    add/remove adjacency each direction has its own :math:`\mu_n` and the larger
-    one is used (the profile of the curve is the max over the directions, and the
-    family :math:`G_\mu` is ordered). For symmetric mechanisms this equals the
-    Berry-Esseen :math:`\mu` of Dong et al. (2019), Thm 3.5 (``berryrep``), e.g.
-    :math:`2\sqrt{n}\sinh(\varepsilon/2)` for pure DP (Cor. D.7), and it is exact
-    for the Gaussian mechanism.
+    \sqrt{\mathrm{Var}_P T_n}` from the summed cumulants (TARGETS CF-Z2/CF-Z3); the
+    larger over the directions of add/remove adjacency. For symmetric mechanisms
+    the Berry-Esseen :math:`\mu` of Dong et al. (2019), Thm 3.5 (``berryrep``),
+    e.g. :math:`2\sqrt{n}\sinh(\varepsilon/2)` for pure DP (Cor. D.7).
 
 ``"exp"`` (subsampled Gaussian)
     :math:`\mu^2 = \sum_i n_i p_i^2 (e^{1/\sigma_i^2} - 1)`: the limit of
@@ -34,18 +30,13 @@ closed forms. The forms differ only in :math:`\mu`:
     :math:`\mu^2 = \sum_i n_i \varepsilon_i^2` and
     :math:`G_\mu \otimes f_{0,\delta_0}` with :math:`\delta_0 = 1 - \prod_i
     (1-\delta_i)^{n_i}` (Dong et al. 2019, Thm ``DPCLTrep`` and eqs. (11)-(13);
-    TARGETS CF-D10). The theorem states the limit with
-    :math:`1 - e^{-\sum\delta_i}`; the product is the exact value of the
-    :math:`\delta` part at finite :math:`n` (eq. (12)), never smaller. The
-    :math:`\varepsilon` part :math:`\sqrt{\sum\varepsilon_i^2}` is the limit of
-    Thm 3.4 (error :math:`O(1/n)` for :math:`\varepsilon = \mu/\sqrt n`).
+    TARGETS CF-D10; the product is the exact finite-:math:`n` value, eq. (12), of
+    the limit :math:`1 - e^{-\sum\delta_i}`; the :math:`\varepsilon` part is the
+    limit of Thm 3.4).
 
-In the per-component forms (``"exp"``, ``"chi2"``, ``"dp"``) a composition adds the
-components' :math:`\mu_i^2` (GDP composition, Dong et al. 2019, Cor. 3.3), and an
-exact Gaussian component contributes its own :math:`n_i\mu_i^2`. A component to
-which a form does not apply raises ``ValueError``.
-
-The CLT is an approximation (not a bound): its curve is uncertified.
+The per-component forms add the components' :math:`\mu_i^2` (Dong et al. 2019,
+Cor. 3.3; a Gaussian component its own :math:`n_i\mu_i^2`); others raise
+``ValueError``. An approximation, not a bound.
 """
 
 from __future__ import annotations
@@ -101,23 +92,13 @@ class CLTPairCurve:
     Attributes:
         mu: The GDP parameter :math:`\mu \ge 0`.
         delta0: The :math:`\delta` part :math:`\delta_0 \in [0, 1)`.
-        reference: For the error estimate: one
-            :func:`~symfdp.accountants._tail_expansion.reference_kernel` per
-            direction of the composition it approximates (``()`` for an exact
-            Gaussian composition: no error; None when unknown: ``inf``).
+        reference: One :func:`~symfdp.accountants._tail_expansion.reference_kernel`
+            per direction (``()``: exact, no error; None: ``inf``).
 
-    **Error estimate** (:meth:`delta_and_error`): the larger distance of the
-    GDP profile to the raw two-sided Edgeworth profiles of orders 1 and 2 of the
-    composed loss (Zheng et al. (2020), Lemma 5.1 with the expansions of
-    :mod:`symfdp.accountants._tail_expansion`), each the maximum over the
-    directions, and at least the large-deviation size of the normal tails'
-    error (:func:`_cramer_gap`), and ``inf`` where the Q-law's cumulant series
-    (:math:`\lambda_3..\lambda_6`) diverges (:func:`_diverges`); for
-    :meth:`epsilon_and_error` the Edgeworth
-    gap at :math:`\hat\varepsilon` divided by the slope :math:`|\delta_{G_\mu}'|
-    = e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)`, or the large-deviation
-    log-ratio (:func:`_cramer_log_ratio`) divided by the log-slope
-    :math:`|\delta'|/\delta`, whichever is larger.
+    Error estimate: the larger distance of the GDP profile to the raw two-sided
+    Edgeworth profiles of orders 1 and 2 (Zheng et al. (2020), Lemma 5.1), at
+    least :func:`_cramer_gap`, ``inf`` where the cumulant series diverges; for
+    epsilon divided by the (log-)slope of the profile.
     """
 
     mu: float
@@ -149,13 +130,9 @@ class CLTPairCurve:
         return self.delta0 + (1.0 - self.delta0) * base
 
     def epsilon(self, delta: ArrayLike) -> FloatArray:
-        r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon) \le d`.
-
-        Solves :math:`\log\delta_{G_\mu}(\varepsilon) = \log t`,
-        :math:`t = (d - \delta_0)/(1 - \delta_0)`, by bracketed Newton with
-        :math:`\delta_{G_\mu}' = -e^\varepsilon\Phi(-\varepsilon/\mu - \mu/2)` on
-        :math:`[0, \mu^2/2 + \mu\,\Phi^{-1}(1-t)]` (at the upper end the first
-        term of the profile alone is :math:`t`).
+        r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon) \le d`:
+        the root of :math:`\delta_{G_\mu}(\varepsilon) = (d - \delta_0)/(1 -
+        \delta_0)` (bracketed Newton in log space).
 
         Raises:
             ValueError: some ``delta <= delta0`` (no finite epsilon exists).
@@ -190,8 +167,7 @@ class CLTPairCurve:
             log_slope = eps + special.log_ndtr(-eps / self.mu - self.mu / 2)
             slope = (1.0 - self.delta0) * np.exp(log_slope)
             linear = np.where(gap > 0.0, gap / slope, 0.0)
-            # The large-deviation term is a log-ratio of the tails: its eps
-            # shift is that ratio over |d log delta / d eps| = slope / delta.
+            # A log-ratio of the tails: its eps shift is it over the log-slope.
             large = np.where(
                 log_ratio > 0.0, log_ratio * np.asarray(delta, np.float64) / slope, 0.0
             )
@@ -219,8 +195,7 @@ class CLTPairCurve:
             if found is not None:
                 return np.full(e.shape, found)
         flat = np.ravel(e)
-        # The raw orders 1 and 2 of the reference kernels, maximised over the
-        # references elementwise (as np.max over the stacked orders).
+        # The raw orders 1 and 2, maximised over the references elementwise.
         top1: FloatArray | None = None
         top2: FloatArray | None = None
         for kernel in self.reference:
@@ -254,9 +229,8 @@ class CLTPairCurve:
 
 
 def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:
-    r"""``max |lambda_3 x^3 / 6|`` over the two tails at ``e`` (``x >= 0``): the
-    size of :math:`\log` (true tail / normal tail) by Cramér's theorem (see
-    :func:`_cramer_gap`)."""
+    r"""``max |lambda_3 x^3 / 6|`` over the two tails at ``e`` (``x >= 0``):
+    :math:`\log` (true tail / normal tail) by Cramér's theorem."""
     m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law[:6])
     x_q = np.maximum((np.asarray(e) - m_q) / s_q, 0.0)
     x_p = np.maximum((np.asarray(e) - m_p) / s_p, 0.0)
@@ -267,30 +241,21 @@ def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:
 
 def _diverges(law: FloatArray, e: FloatArray) -> NDArray[np.bool_]:
     """Where the Q-law's cumulant series diverges at ``e``
-    (:func:`~symfdp.accountants._tail_expansion.series_diverges`): the normal
-    tail, and every expansion, can then be off by orders of magnitude."""
+    (:func:`~symfdp.accountants._tail_expansion.series_diverges`)."""
     return series_diverges(law[6:], (np.asarray(e) - law[0]) / law[1])
 
 
 def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
-    r"""The large-deviation size of the normal tails' error at ``e``.
-
-    For a sum with standardised third cumulant :math:`\lambda_3`, Cramér's
-    theorem gives :math:`P(T > m + s x) = \Phi(-x)\exp(\lambda_3 x^3/6 +
-    \dots)(1 + O((1 + x)/\sqrt n))` for :math:`0 \le x = o(\sqrt n)` (Petrov
-    1975, Ch. VIII, Thm 2): the normal tail's relative error grows like
-    :math:`|e^{\lambda_3 x^3/6} - 1|`, which the first Edgeworth term (linear in
-    :math:`\lambda_3 x^3`) stops tracking once :math:`|\lambda_3| x^3 \gtrsim
-    6`. ``law`` holds :math:`(m_Q, s_Q, \lambda_3^Q, m_P, s_P, \lambda_3^P)` of
-    one direction; the result bounds the error of
-    :math:`\Phi(-x_Q) - e^\varepsilon\Phi(-x_P)` by that relative size on each
-    term (``inf`` beyond float range)."""
+    r"""The large-deviation size of the normal tails' error at ``e``: relative
+    error :math:`|e^{\lambda_3 x^3/6} - 1|` on each term of :math:`\Phi(-x_Q) -
+    e^\varepsilon\Phi(-x_P)` (Cramér; Petrov 1975, Ch. VIII, Thm 2, for
+    :math:`0 \le x = o(\sqrt n)`); ``law`` is :math:`(m_Q, s_Q, \lambda_3^Q, m_P,
+    s_P, \lambda_3^P)` of one direction."""
     m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law[:6])
     x_q = np.maximum((e - m_q) / s_q, 0.0)
     x_p = np.maximum((e - m_p) / s_p, 0.0)
     with np.errstate(over="ignore", invalid="ignore"):
-        # Exponents capped at 700 (a relative error of e^700 is "unbounded"
-        # for every purpose).
+        # Exponents capped at 700 (an unbounded relative error).
         r_q = np.abs(np.expm1(np.minimum(l_q * x_q**3 / 6.0, 700.0)))
         r_p = np.abs(np.expm1(np.minimum(l_p * x_p**3 / 6.0, 700.0)))
         term_q = r_q * special.ndtr(-(e - m_q) / s_q)
@@ -301,9 +266,8 @@ def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
 
 
 def _references(components: Components) -> tuple[TailKernel, ...] | None:
-    """The error-estimate references of the directions of ``components``: ``()``
-    when every component is Gaussian (the GDP curve is exact), None when a
-    direction has no variance."""
+    """The error-estimate references per direction (``()``: all Gaussian, exact;
+    None: a direction without variance)."""
     if all(isinstance(m, Gaussian) for m, _ in components):
         return ()
     kernels = []
@@ -323,8 +287,7 @@ SERIES_TOP = 6
 
 def _cramer_laws(components: Components) -> tuple[FloatArray, ...]:
     """Per direction ``(m_Q, s_Q, lambda3_Q, m_P, s_P, lambda3_P, lambda_3^Q ..
-    lambda_6^Q)`` of the composed loss, for :func:`_cramer_gap` and
-    :func:`_diverges` (``()`` for Gaussian compositions)."""
+    lambda_6^Q)`` of the composed loss (``()`` for Gaussian compositions)."""
     if all(isinstance(m, Gaussian) for m, _ in components):
         return ()
     laws = []
@@ -394,13 +357,10 @@ class CLT(GDPAccountant):
     Args:
         form: How :math:`\mu` is computed: ``"moments"`` (default, any
             mechanism), ``"exp"`` or ``"chi2"`` (subsampled Gaussian), ``"dp"``
-            (pure DP). See the module docstring for the formulas and sources.
-        warn_rel_error: Estimated relative error above which a query warns
-            (the error estimate of :class:`CLTPairCurve`).
+            (pure DP); formulas in the module docstring.
+        warn_rel_error: Estimated relative error above which a query warns.
 
-    The returned curve is symmetric (:math:`G_\mu`); ``curve.info["mu"]`` holds
-    :math:`\mu`, ``info["form"]`` the form and ``info["delta0"]`` the
-    :math:`\delta` part (``"dp"`` form).
+    ``curve.info`` holds ``mu``, ``form`` and ``delta0``.
 
     Example:
         >>> from symfdp import mechanisms as M
@@ -425,15 +385,9 @@ class CLT(GDPAccountant):
     def compose_eps_delta(
         self, eps_delta: Sequence[tuple[float, float, int]]
     ) -> PrivacyCurve:
-        r"""CLT of a composition of :math:`(\varepsilon_i, \delta_i)`-DP mechanisms,
-        each used :math:`n_i` times: :math:`G_\mu \otimes f_{0,\delta_0}` with
-        :math:`\mu^2 = \sum n_i\varepsilon_i^2` and :math:`\delta_0 = 1 - \prod
-        (1-\delta_i)^{n_i}` (Dong et al. 2019, Thm ``DPCLTrep``, eq. (12)).
-
-        Args:
-            eps_delta: ``(eps_i, delta_i, n_i)`` triples with ``eps_i >= 0``,
-                ``0 <= delta_i < 1`` and integer ``n_i >= 1``.
-        """
+        r"""The ``"dp"`` form (Dong et al. 2019, Thm ``DPCLTrep``, eq. (12)) for
+        ``(eps_i, delta_i, n_i)`` triples, ``eps_i >= 0``, ``0 <= delta_i < 1``,
+        integer ``n_i >= 1``."""
         triples = list(eps_delta)
         if not triples:
             raise ValueError("eps_delta must contain at least one (eps, delta, n).")

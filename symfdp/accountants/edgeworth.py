@@ -1,118 +1,64 @@
 r"""``Edgeworth``: the two-sided Edgeworth approximation of Zheng et al. (2020), Sec. 3.
 
-For one composed dominating pair the privacy loss :math:`T_n = \sum_i L_i` has summed
-cumulants :math:`K^P_r`, :math:`K^Q_r` under P and Q (Zheng et al. (2020), eq.
-(A.2); :mod:`symfdp.accountants._cumulant_sums`). With :math:`m_P = K^P_1`,
-:math:`s_P = \sqrt{K^P_2}` (and likewise for Q) the standardised laws are replaced by
-their order-``J`` Edgeworth expansions :math:`\tilde F_P, \tilde F_Q` with
-:math:`\lambda_r = K_r/K_2^{r/2}`
-(:class:`~symfdp.numeric.edgeworth.EdgeworthDistribution`), and
+The composed loss :math:`T_n = \sum_i L_i` has summed cumulants :math:`K^P_r`,
+:math:`K^Q_r` under P and Q (Zheng et al. (2020), eq. (A.2);
+:mod:`symfdp.accountants._cumulant_sums`). With :math:`m = K_1`, :math:`s =
+\sqrt{K_2}` per law, the standardised laws are replaced by their order-``J``
+Edgeworth expansions :math:`\tilde F_P, \tilde F_Q` in :math:`\lambda_r =
+K_r/K_2^{r/2}` (:class:`~symfdp.numeric.edgeworth.EdgeworthDistribution`):
 
-* **trade-off** (eq. (3.5), the two-sided formula): the Neyman–Pearson test
-  rejects when :math:`T_n > \tau`, :math:`\alpha = P_P(T_n > \tau)` and
+* **trade-off** (eq. (3.5), the two-sided formula), with :math:`\alpha = P_P(T_n >
+  \tau)`,
 
   .. math::  f(\alpha) = \tilde F_Q\Big(\frac{m_P + s_P\, x(\alpha) - m_Q}{s_Q}\Big),
              \qquad x(\alpha) = \tilde F_P^{-1}(1 - \alpha),
 
-  where ``inverse="numerical"`` (Method (i)) takes :math:`x` from the tail-stable
-  inverse survival function of :math:`\tilde F_P` (a vectorised bracketed Newton
-  iteration, :meth:`EdgeworthDistribution.isf`) and ``inverse="cornish_fisher"``
-  (Method (ii), eq. (3.9) for ``J = 2``) from the Cornish–Fisher polynomial in
-  :math:`z = \Phi^{-1}(1-\alpha)` (computed as :math:`-\Phi^{-1}(\alpha)`);
+  :math:`x` from the inverse survival function (``inverse="numerical"``, Method
+  (i)) or the Cornish–Fisher polynomial in :math:`z = \Phi^{-1}(1-\alpha)`
+  (``inverse="cornish_fisher"``, Method (ii), eq. (3.9) for ``J = 2``);
 * **profile** (the tail formula, Zheng et al. (2020), Lemma 5.1):
 
   .. math::  \tilde\delta(\varepsilon) = \tilde S_Q\Big(\frac{\varepsilon -
              m_Q}{s_Q}\Big) - e^{\varepsilon}\, \tilde S_P\Big(\frac{\varepsilon -
              m_P}{s_P}\Big),
 
-  evaluated from per-curve Horner coefficients of both laws
-  (:mod:`symfdp.accountants._tail_expansion`: one Horner pass, one
-  :math:`\Phi` and one :math:`\phi` call for both laws; a one-point query in
-  Python floats, :meth:`~symfdp.accountants._tail_expansion.TailKernel.point`,
-  with the order gaps in the same pass);
-* :math:`\varepsilon(\delta)`: one Newton root on :math:`\log\tilde\delta`
-  (closed-form slope) per target, in the cell of a per-curve check grid where the
-  profile crosses ``delta`` (:meth:`EdgeworthPairCurve.epsilon`; one target:
-  the same iteration in Python floats,
-  :func:`~symfdp.numeric.roots.newton_on_bracket_scalar`);
-* **error estimate** (:meth:`EdgeworthPairCurve.delta_and_error`,
-  :meth:`EdgeworthPairCurve.epsilon_and_error`): three times the largest change
-  of the tail formula between consecutive orders ``J - 1 .. J + 2`` at the same
-  point (the fit keeps :math:`K_1..K_{J+4}`), plus the size of any repair; for
-  epsilon divided by :math:`|\tilde\delta'|`.
+  from the Horner coefficients of :mod:`symfdp.accountants._tail_expansion`; it
+  is never larger than the conjugate :math:`1 + f^*(-e^\varepsilon)` of the
+  approximate trade-off, and equal where the approximate likelihood ratio is exact;
+* **error estimate** (:meth:`EdgeworthPairCurve.delta_and_error`): three times the
+  largest change of the tail formula between consecutive orders ``J - 1 .. J + 2``
+  plus the size of any repair; for epsilon divided by :math:`|\tilde\delta'|`.
 
-Order 0 is the two-sided normal approximation (:math:`G_\mu` when
-:math:`s_P = s_Q`); for the Gaussian mechanism every :math:`\lambda_r` vanishes and
-every order is exact. Cost: the cumulants (cached per mechanism, so independent of
-``n`` for a homogeneous composition) plus two Edgeworth fits.
+Order 0 is the two-sided normal approximation (:math:`G_\mu` when :math:`s_P =
+s_Q`); for the Gaussian mechanism every order is exact. Cost independent of ``n``
+for a homogeneous composition.
 
-**Repair policy** (each repair emits :class:`~symfdp.ApproximationWarning`; changes
-below round-off are not reported):
+**Repairs** (each with an :class:`~symfdp.ApproximationWarning`):
 
-1. *Invalid CDFs.* Outside its valid interval
-   (:meth:`EdgeworthDistribution.valid_interval`, where the raw expansion has a
-   negative density or leaves [0, 1]) each law uses a normal tail scaled to the
-   mass the expansion leaves there (the documented splice of
-   :mod:`symfdp.numeric.edgeworth`). If the expansion reaches 0 or 1 *before*
-   its density vanishes, the spliced tail carries **no mass**. For the upper tail
-   of the Q-law this makes :math:`\tilde\delta(\varepsilon) = 0` beyond
-   :math:`\varepsilon^* = m_Q + s_Q b_Q`: not a privacy guarantee, and
-   anti-conservative wherever the true loss can exceed :math:`\varepsilon^*`
-   (decided by the support of the composed loss,
-   :meth:`~symfdp.mechanisms.Mechanism.plrv_support`; for the Laplace pair of
-   Zheng et al. Sec. 5.2 the loss is bounded by :math:`n\theta \le
-   \varepsilon^*` and nothing is lost). Queries in that range raise a separate,
-   explicit warning and ``info["zero_mass_tail_eps"]`` records
-   :math:`\varepsilon^*`. The regime is real for strongly skewed small
-   compositions (e.g. subsampled Gaussian with :math:`\sigma = 0.5`,
-   :math:`p = 10^{-3}`, :math:`n = 3`: order 2 gives
-   :math:`\varepsilon(10^{-5}) = 0` where the certified value is 0.64), and
-   :class:`~symfdp.accountants.Numerical` is the method for it. No conservative
-   splice is attempted: tail mass invented where the expansion has none would be
-   as unfounded as none.
-2. *Trade-off.* :math:`f` is non-increasing by construction for the numerical
-   inverse. Values above :math:`1 - \alpha` are clipped to it, and the curve is
-   replaced by its greatest convex minorant (of the clipped curve tabulated on
-   :func:`~symfdp.numeric.tabulate.alpha_grid`), evaluated as the lower convex
-   hull of that hull's nodes together with the curve at the queried
-   :math:`\alpha`: exactly convex over the queried points (the pointwise
-   :math:`\min\{f, \text{hull}\}` is not, next to the ends of the hull's
-   bridges), equal to :math:`f` wherever :math:`f` is convex, and dependent on
-   the other queried points only next to bridge ends, by the grid's resolution.
-   Both only lower :math:`f` (less privacy is claimed).
-   :meth:`EdgeworthPairCurve.raw_tradeoff` gives the unrepaired formula (3.5).
-3. *Cornish–Fisher.* The polynomial :math:`x(z)` is used on the maximal interval
-   :math:`[z_-, z_+] \ni 0` where it increases; beyond, it continues with unit
-   slope (the shape of the normal quantile), :math:`x(z) = x(z_\pm) + (z - z_\pm)`,
-   which keeps the quantile increasing and continuous (Zheng et al. (2020),
-   Fig. 3.1: the raw polynomial is non-monotone at the boundary for small ``n``).
-4. *Profile.* Negative values are set to 0. If :math:`\tilde\delta` is not
-   non-increasing, it is replaced by its smallest non-increasing majorant
-   :math:`\hat\delta(\varepsilon) = \sup_{s \ge \varepsilon}\tilde\delta(s)`
-   (conservative: larger delta). The supremum is exact up to the resolution of
-   the local maxima of :math:`\tilde\delta`: they are located on a grid of
-   :math:`\pm 40` standard deviations of either law (spacing 1/15) by the sign
-   changes of the closed-form derivative :math:`\tilde\delta'(\varepsilon) =
-   -\tilde q(\varepsilon) + e^\varepsilon(\tilde p(\varepsilon) - \tilde
-   S_P(\varepsilon))` and refined by regula falsi (unless the cell's values are
-   below half the largest value to its right, when it cannot matter, or below
-   :math:`10^{-250}`); the ends
-   of the valid intervals (kinks, where a spliced density jumps and a maximum
-   can sit) are grid nodes. A smooth wiggle narrower than the grid spacing could
-   be missed. The table is built only for a profile that rises somewhere on a
-   per-curve check grid (every 1/8 standard deviation of either law from -8 to
-   +40, :math:`\varepsilon \ge 0`, and the kinks; see
-   :meth:`EdgeworthPairCurve._delta_parts`); otherwise the majorant on
-   :math:`\varepsilon \ge 0` is the raw profile itself.
-   The exact profile satisfies :math:`\delta' = -e^\varepsilon P_P(L >
-   \varepsilon) \le 0` (the "derivative form"); a profile built from that form
-   alone would use only the P-expansion and give up the two-sided construction,
-   so it is not used.
-
-The profile is the tail formula, not the conjugate :math:`1 + f^*(-e^\varepsilon)` of
-the approximate trade-off: the tail formula thresholds at :math:`\tau = \varepsilon`,
-so it is never larger than the conjugate, and the two agree when the approximate
-likelihood ratio is exact (e.g. the Gaussian mechanism).
+1. *Invalid CDFs.* Outside :meth:`EdgeworthDistribution.valid_interval` each law
+   uses the normal-tail splice of :mod:`symfdp.numeric.edgeworth`. If the
+   expansion reaches 0 or 1 before its density vanishes, the spliced tail is empty
+   and :math:`\tilde\delta = 0` beyond :math:`\varepsilon^* = m_Q + s_Q b_Q`:
+   anti-conservative wherever the composed loss
+   (:meth:`~symfdp.mechanisms.Mechanism.plrv_support`) can exceed it (not for the
+   bounded Laplace pair of Zheng et al. Sec. 5.2). Queries there
+   warn separately and ``info["zero_mass_tail_eps"]`` records :math:`\varepsilon^*`;
+   :class:`~symfdp.accountants.Numerical` is the method for such (strongly skewed,
+   short) compositions.
+2. *Trade-off.* Values above :math:`1 - \alpha` are clipped, and the curve is
+   replaced by its greatest convex minorant (lower convex hull of the hull's nodes
+   on :func:`~symfdp.numeric.tabulate.alpha_grid` and the queried points); both
+   only lower :math:`f`. :meth:`EdgeworthPairCurve.raw_tradeoff` is unrepaired.
+3. *Cornish–Fisher.* Beyond the interval :math:`[z_-, z_+] \ni 0` where :math:`x(z)`
+   increases, :math:`x(z) = x(z_\pm) + (z - z_\pm)` (Zheng et al. (2020), Fig. 3.1:
+   the raw polynomial is non-monotone for small ``n``).
+4. *Profile.* Negative values are set to 0; a profile that is not non-increasing is
+   replaced by its smallest non-increasing majorant :math:`\hat\delta(\varepsilon) =
+   \sup_{s \ge \varepsilon}\tilde\delta(s)` (conservative). Maxima are located on a
+   grid of spacing 1/15 over :math:`\pm 40` standard deviations (valid-interval ends
+   as nodes) from the sign changes of :math:`\tilde\delta'(\varepsilon) = -\tilde
+   q(\varepsilon) + e^\varepsilon(\tilde p(\varepsilon) - \tilde S_P(\varepsilon))`;
+   a wiggle narrower than the grid could be missed.
 """
 
 from __future__ import annotations
@@ -332,10 +278,8 @@ class _MonotoneCheck:
 
 @dataclass(frozen=True)
 class EdgeworthPairCurve:
-    """Two-sided Edgeworth approximation of one composed pair (a ``PairCurve``).
-
-    Build it with :meth:`from_cumulants`. See the module docstring for the formulas
-    and the repair policy.
+    """Two-sided Edgeworth approximation of one composed pair (a ``PairCurve``;
+    build it with :meth:`from_cumulants`).
 
     Attributes:
         order: Expansion order ``J``.
@@ -368,14 +312,9 @@ class EdgeworthPairCurve:
         inverse: str = "numerical",
         loss_upper: float = math.inf,
     ) -> EdgeworthPairCurve:
-        r"""Fit from the summed cumulants :math:`K_1..K_{J+2}` under P and Q.
-
-        With :math:`K_1..K_{J+4}` under both, the curve also holds the next two
-        orders' terms and :meth:`delta_and_error` / :meth:`epsilon_and_error`
-        give finite estimates (otherwise ``inf``). ``loss_upper`` is the upper
-        end of the support of the composed loss (the true profile vanishes
-        beyond it); it only decides whether an empty upper tail of the
-        Q-expansion is reported as anti-conservative.
+        r"""Fit from the summed cumulants :math:`K_1..K_{J+2}` under P and Q
+        (:math:`K_{J+4}` for finite error estimates); ``loss_upper``, the end of
+        the composed loss's support, decides whether an empty upper tail warns.
 
         Raises:
             ValueError: bad ``order``/``inverse``, too few cumulants or a
@@ -470,11 +409,8 @@ class EdgeworthPairCurve:
             return np.asarray(q.dist.cdf(y), dtype=np.float64)
 
     def raw_tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        """The unrepaired two-sided formula (3.5) (Cornish–Fisher unrepaired too).
-
-        For studies of the approximation itself (e.g. Zheng et al. (2020),
-        Fig. 3.1); it need not be a trade-off function.
-        """
+        """The unrepaired two-sided formula (3.5), e.g. for Zheng et al. (2020),
+        Fig. 3.1; it need not be a trade-off function."""
         a = check_array("alpha", alpha, 0.0, 1.0)
         return self._tradeoff_of_threshold(self._threshold(a, repair=False))
 
@@ -495,13 +431,8 @@ class EdgeworthPairCurve:
     def _hull_of(
         grid: FloatArray, beta: FloatArray
     ) -> tuple[FloatArray, FloatArray] | None:
-        """The hull of the clipped curve ``beta`` tabulated on ``grid``.
-
-        Its slopes are the weighted isotonic regression of the secant slopes, with
-        the interval lengths as weights (the slope of the greatest convex minorant
-        of a cumulative sum diagram; Barlow et al. 1972), computed by SciPy's
-        pool-adjacent-violators in C.
-        """
+        """The hull of the clipped curve ``beta`` tabulated on ``grid``: slopes by
+        weighted isotonic regression of the secant slopes (Barlow et al. 1972)."""
         x0, x1, x2 = grid[:-2], grid[1:-1], grid[2:]
         chord = beta[:-2] + (beta[2:] - beta[:-2]) * (x1 - x0) / (x2 - x0)
         if np.all(beta[1:-1] - chord <= _CONVEX_ATOL):
@@ -512,12 +443,8 @@ class EdgeworthPairCurve:
         return grid, np.maximum(hull, 0.0)
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        """The repaired trade-off (see the module docstring, items 1-3).
-
-        On :func:`~symfdp.numeric.tabulate.alpha_grid` itself (the grid of the
-        symmetrisation in :class:`~symfdp.curve.PrivacyCurve` and of the hull),
-        the values are computed once per curve and reused.
-        """
+        """The repaired trade-off (module docstring, items 1-3); cached on
+        :func:`~symfdp.numeric.tabulate.alpha_grid`."""
         a = np.asarray(alpha, dtype=np.float64)
         if a is alpha_grid():
             parts = self._on_grid
@@ -626,9 +553,7 @@ class EdgeworthPairCurve:
         self, e: FloatArray, densities: bool = True
     ) -> tuple[FloatArray, FloatArray, FloatArray | None, FloatArray | None]:
         r"""Survival function (and density) of L under Q and, times
-        :math:`e^\varepsilon`, under P at the 1-d ``e`` (the spliced laws, without
-        their splice warnings: the profile reports the splice itself), from the
-        curve's Horner coefficients (:meth:`TailKernel.survival`)."""
+        :math:`e^\varepsilon`, under P at the 1-d ``e`` (spliced laws, no warnings)."""
         sf, dens = self.kernel.survival(e, densities)
         if dens is None:
             return sf[0], sf[1], None, None
@@ -638,7 +563,7 @@ class EdgeworthPairCurve:
     def _tail_formula(
         sf_q: FloatArray, weighted_sf_p: FloatArray
     ) -> tuple[FloatArray, FloatArray]:
-        """Tail formula :math:`\tilde S_Q - e^{\varepsilon}\tilde S_P` and the
+        r"""Tail formula :math:`\tilde S_Q - e^{\varepsilon}\tilde S_P` and the
         larger of its two terms (for tolerances)."""
         return sf_q - weighted_sf_p, np.maximum(sf_q, weighted_sf_p)
 
@@ -695,14 +620,8 @@ class EdgeworthPairCurve:
         sf_q, sf_p, dens_q, dens_p = self._terms(grid)
         grid_raw, _ = self._tail_formula(sf_q, sf_p)
         sign = np.sign(dens_p - sf_p - dens_q)
-        # Interior local maxima of the raw profile: cells where the slope changes
-        # sign from + to - (kinks are nodes, so a maximum there is a node value).
-        # Maxima of non-positive values cannot raise the repaired (clipped)
-        # profile and are skipped.
-        # A cell whose larger end value is below half the largest value to its
-        # right cannot change the majorant unless it hides a wiggle the grid does
-        # not resolve anyway, so it is not refined; nor are maxima far below any
-        # delta of interest (far-tail round-off).
+        # Interior maxima (slope + to -); cells below half the largest value to
+        # their right, or non-positive, cannot change the majorant: not refined.
         ends = np.maximum(grid_raw[:-1], grid_raw[1:])
         right = np.concatenate((np.maximum.accumulate(grid_raw[::-1])[::-1][2:], [0.0]))
         turn = np.flatnonzero(
@@ -735,21 +654,10 @@ class EdgeworthPairCurve:
         return _ProfileTable(peaks, suffix, inv_grid, grid_delta)
 
     def _delta_parts(self, e: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        r"""(repaired, raw, term scale) of the profile at ``e``.
-
-        **Monotone repair rule.** The majorant (module docstring, item 4) is
-        read off the profile table only where it can differ from the raw
-        profile. Once per curve, the raw profile and its closed-form slope are
-        evaluated on the check grid (every 1/8 standard deviation of either law
-        from -8 to +40 around its mean, :math:`\varepsilon \ge 0`, and the
-        kinks); if it rises nowhere there (beyond round-off, at values above
-        :math:`10^{-250}`) it is taken as non-increasing on
-        :math:`\varepsilon \ge 0` and the majorant there is the raw profile
-        clipped to [0, 1]. Otherwise, and for negative ``eps``, the table is
-        used (it locates maxima on a grid of spacing 1/15 over +-40 standard
-        deviations). A rise narrower than the check grid's spacing could be
-        missed.
-        """
+        r"""(repaired, raw, term scale) of the profile at ``e``. Where the raw
+        profile rises nowhere on the check grid (:math:`\varepsilon \ge 0`) it is
+        its own majorant (module docstring, item 4); otherwise the table is used.
+        A rise narrower than the check grid's spacing could be missed."""
         raw, scale = self._raw_delta(e)
         if not self._check.rises and np.all(e >= 0.0):
             return np.clip(raw, 0.0, 1.0), raw, scale
@@ -770,30 +678,13 @@ class EdgeworthPairCurve:
         return repaired
 
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
-        r"""``(delta(eps), estimate of its absolute error)``.
-
-        The estimate is ``ERROR_SAFETY`` times the largest change of the raw
-        tail formula between consecutive orders at the same point: ``J - 1`` to
-        ``J`` (for ``J >= 1``), ``J`` to ``J + 1`` and ``J + 1`` to ``J + 2``
-        (:meth:`TailKernel.order_gaps`; ``inf`` where the Q-law's cumulant
-        series diverges, :func:`series_diverges`), plus the distance between the two
-        evaluations of the formula's second term :math:`e^\varepsilon S_P` (the
-        P-expansion, and the Q-expansion through :math:`dP = e^{-L}dQ`:
-        :meth:`TailKernel.p_term_from_q`; it catches the far P-tail, where all
-        orders agree and all are wrong), plus the size of the repairs (clipping,
-        monotone majorant) at that point; ``inf`` when the curve was fitted
-        without :math:`K_{J+3}, K_{J+4}`. Tuned on DP-SGD and Laplace cases
-        against Numerical's certified values
-        (``benchmarks/analytic_error_cases.py``): the factor 3 and the gap from
-        the order below (an asymptotic series' last kept term is a better guide
-        than the next one alone where the series starts to diverge) bring the
-        true error of epsilon under 3x its estimate in >= 90% of the cases.
-        Where the estimate exceeds the value itself (consecutive orders differ
-        by more than the value: the expansion has broken down there, typically
-        deep in the tail, e.g. delta = 3e-18 where the certified value is
-        1e-12) it flags that (relative error > 100%) but need not bound the
-        error.
-        """
+        r"""``(delta(eps), estimate of its absolute error)``: ``ERROR_SAFETY``
+        times the largest change of the tail formula between consecutive orders
+        ``J - 1 .. J + 2``, plus the distance between the P- and the Q-expansion
+        (:math:`dP = e^{-L}dQ`) of :math:`e^\varepsilon S_P`, plus the repairs;
+        ``inf`` where the cumulant series diverges or without :math:`K_{J+4}`.
+        An estimate, not a bound (calibration: ``benchmarks/analytic_error_cases.py``
+        and its results); one above the value flags a broken-down expansion."""
         e = np.asarray(eps, dtype=np.float64)
         if e.size == 1 and self.kernel.full is not None:
             found = self._delta_and_error_point(e)
@@ -832,9 +723,8 @@ class EdgeworthPairCurve:
     def _delta_and_error_point(
         self, e: FloatArray
     ) -> tuple[FloatArray, FloatArray] | None:
-        """:meth:`delta_and_error` at one point on the monotone path, from the
-        scalar kernel (:meth:`TailKernel.point`); None where that path does not
-        serve (the array path answers)."""
+        """:meth:`delta_and_error` at one point on the monotone path (scalar
+        kernel); None where that path does not serve."""
         v = float(e.flat[0])
         if not v >= 0.0 or self._check.rises:
             return None
@@ -867,10 +757,7 @@ class EdgeworthPairCurve:
         return abs(weighted_sf_p - float(self.kernel.p_term_from_q(at)[0]))
 
     def _order_gap(self, e: FloatArray) -> FloatArray:
-        """``ERROR_SAFETY`` times the largest change of the tail formula between
-        consecutive orders ``J - 1 .. J + 2`` at ``e``, plus the distance
-        between the two evaluations of its second term (two-sided, and from
-        the Q-expansion by the pair identity: :meth:`TailKernel.p_term_from_q`)."""
+        """The order-gap and pair-identity terms of :meth:`delta_and_error` at ``e``."""
         if self.kernel.gaps is None:
             return np.full(np.shape(e), np.inf)
         flat = np.ravel(e)
@@ -884,9 +771,7 @@ class EdgeworthPairCurve:
         return out.reshape(np.shape(e))
 
     def _diverges(self, e: FloatArray) -> NDArray[np.bool_]:
-        """Where the Q-law's cumulant series diverges at ``e``
-        (:func:`~symfdp.accountants._tail_expansion.series_diverges`): no
-        expansion order can be trusted there, the estimate is ``inf``."""
+        """Where the Q-law's cumulant series diverges at ``e`` (estimate ``inf``)."""
         return series_diverges(self.series_q, self.law_q.standardise(e))
 
     def _delta_error(
@@ -951,17 +836,9 @@ class EdgeworthPairCurve:
 
     # ------------------------------------------------------------ inverse
     def epsilon(self, delta: ArrayLike) -> FloatArray:
-        r""":math:`\inf\{\varepsilon \ge 0 : \hat\delta(\varepsilon) \le d\}`.
-
-        One Newton root per target on :math:`\log\tilde\delta` with the
-        closed-form slope (no table), in the cell of the check grid where the
-        raw profile crosses ``d`` (start: log-linear interpolation of the
-        cell's end values), when the monotonicity check of
-        :meth:`_delta_parts` finds no rise: the raw profile is then its own
-        majorant. Otherwise (and for targets below the profile at the grid's
-        end) each target is bracketed on the tabulated majorant
-        (:meth:`_epsilon_on_table`).
-        """
+        r""":math:`\inf\{\varepsilon \ge 0 : \hat\delta(\varepsilon) \le d\}`, by
+        Newton on :math:`\log\tilde\delta` in a bracketing cell of the check grid or
+        of the tabulated majorant."""
         d = np.asarray(delta, dtype=np.float64)
         if d.size == 1 and self.kernel.full is not None:
             found = self._epsilon_and_error_point(d)
@@ -994,11 +871,8 @@ class EdgeworthPairCurve:
     def _epsilon_and_error_point(
         self, d: FloatArray
     ) -> tuple[FloatArray, FloatArray] | None:
-        """:meth:`epsilon_and_error` for one target on the monotone path: the
-        cell of the check grid, then the Newton iteration of
-        :func:`~symfdp.numeric.roots.newton_on_bracket` on the scalar kernel
-        (:meth:`TailKernel.point`); None where that path does not serve (the
-        array path answers)."""
+        """:meth:`epsilon_and_error` for one target on the monotone path (scalar
+        kernel); None where that path does not serve."""
         check = self._check
         if check.rises:
             return None
@@ -1058,10 +932,8 @@ class EdgeworthPairCurve:
     def _solve_point(
         self, d: float, lo: float, hi: float, d_lo: float, d_hi: float
     ) -> tuple[float, float] | None:
-        """:meth:`_solve` for one target in Python floats (the same start and,
-        by :func:`~symfdp.numeric.roots.newton_on_bracket_scalar`, the same
-        steps): ``(eps, d log delta / d eps)``; None where the scalar kernel
-        does not serve (the array path answers)."""
+        """:meth:`_solve` for one target in Python floats (the same steps); None
+        where the scalar kernel does not serve."""
         log_d = math.log(d)
         if d_hi > 0.0:
             la, lb = math.log(d_lo), math.log(d_hi)
@@ -1121,12 +993,7 @@ class EdgeworthPairCurve:
 
     def _log_profile(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
         r""":math:`(\log\tilde\delta, \tilde\delta'/\tilde\delta)` at the 1-d
-        ``x`` (``-inf`` where the tail formula is not positive), with
-        :math:`\tilde\delta = S_Q(1 - e^{\varepsilon}S_P/S_Q)` and
-        :math:`\tilde\delta' = e^\varepsilon(\tilde p - \tilde S_P) - \tilde q`
-        (module docstring), each term divided by :math:`\tilde\delta` in log
-        space. Runs inside the root finder's ``np.errstate`` (logs of 0 and
-        overflows are expected values)."""
+        ``x`` (``-inf`` where the tail formula is not positive), in log space."""
         sf, dens = self.kernel.survival(x)
         log_s = np.log(sf)
         log_q, log_b = log_s[0], log_s[1]
@@ -1146,10 +1013,7 @@ class EdgeworthPairCurve:
         d_lo: FloatArray,
         d_hi: FloatArray,
     ) -> tuple[FloatArray, FloatArray]:
-        """``(eps, delta'(eps))``: Newton on log delta in ``[lo, hi]``
-        (:func:`~symfdp.numeric.roots.newton_on_bracket`; start: the log-linear
-        interpolation of the end values where both are positive, else the
-        linear one)."""
+        """``(eps, delta'(eps))``: Newton on log delta in ``[lo, hi]``."""
         log_d = np.log(d)
         with np.errstate(divide="ignore", invalid="ignore"):
             la, lb = np.log(d_lo), np.log(np.maximum(d_hi, 0.0))
@@ -1163,10 +1027,8 @@ class EdgeworthPairCurve:
         return eps, dlog * d
 
     def _epsilon_on_table(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(eps, delta'(eps))`` on the tabulated majorant: each target is
-        bracketed by ``searchsorted`` on the table and solved by Newton on
-        :math:`\\log\tilde\\delta` (inside a bracket the repaired and raw
-        profiles coincide)."""
+        """``(eps, delta'(eps))`` on the tabulated majorant (inside a bracket the
+        repaired and raw profiles coincide)."""
         table = self._table
         out = np.zeros(d.shape)
         slope = np.zeros(d.shape)
@@ -1213,9 +1075,7 @@ class Edgeworth(Accountant):
         warn_rel_error: Estimated relative error above which a query warns
             (the error estimate of the pair curves, module docstring).
 
-    Heterogeneous compositions add cumulants (Zheng et al. (2020), eq. (A.2)). The
-    curve is an approximation, not a bound; see the module docstring for the repair
-    policy and its warnings. ``curve.info["pairs"]`` holds per-direction
+    An approximation, not a bound; ``curve.info["pairs"]`` holds per-direction
     diagnostics.
 
     Example:

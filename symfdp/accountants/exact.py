@@ -8,24 +8,15 @@ r"""``Exact``: closed-form compositions, certified with zero-width bounds.
   KOV representation :math:`f_{\varepsilon,0}^{\otimes n} = T(B(n, p_\varepsilon),
   B(n, q_\varepsilon))`, :math:`p_\varepsilon = 1/(1+e^\varepsilon)`,
   :math:`q_\varepsilon = e^\varepsilon/(1+e^\varepsilon)` (Dong et al. 2019,
-  Sec. 3.3, Thm 3.4): the number :math:`k` of "+" outcomes is a sufficient
-  statistic, :math:`L = \varepsilon(2k - n)`, and
-
-  .. math::  \delta(\varepsilon') = \sum_k (Q_k - e^{\varepsilon'}P_k)_+
-             = \sum_k Q_k\,(1 - e^{\varepsilon' - L_k})_+
-
-  is summed term by term from log-probabilities (no cancellation). The trade-off
-  is the piecewise-linear Neyman–Pearson curve through the vertices
-  :math:`(P[K \ge j], Q[K < j])` (ALG-9). Heterogeneous pure DP convolves the
-  binomial laws of the distinct :math:`\varepsilon_i` exactly (fine when they are
-  few distinct values).
+  Sec. 3.3, Thm 3.4), :math:`L = \varepsilon(2k - n)`: :math:`\delta(\varepsilon')
+  = \sum_k Q_k\,(1 - e^{\varepsilon' - L_k})_+` from log-probabilities, the
+  Neyman–Pearson vertices :math:`(P[K \ge j], Q[K < j])` (ALG-9). Heterogeneous
+  pure DP convolves the binomial laws of the distinct :math:`\varepsilon_i`.
 * A **single mechanism** (``n = 1``) uses the mechanism's own closed forms
   (``privacy_profile``, ``tradeoff``).
 
-Anything else raises ``ValueError`` naming the mechanisms without a closed form.
-Atoms whose P- and Q-probabilities are both below :math:`e^{-745}` (the float64
-underflow) are dropped; this is the only approximation, below every
-representable :math:`\delta`.
+Anything else raises ``ValueError``. The only approximation: atoms with P- and
+Q-probabilities below :math:`e^{-745}` (float64 underflow) are dropped.
 """
 
 from __future__ import annotations
@@ -106,8 +97,7 @@ class DiscretePairCurve(ExactBounds):
 
     def epsilon(self, delta: ArrayLike) -> FloatArray:
         r""":math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le d\}` by
-        bisection on :math:`[0, \max_a L_a]` (:math:`\delta` vanishes at the
-        largest loss, so the bracket holds for every :math:`d > 0`)."""
+        bisection on :math:`[0, \max_a L_a]`."""
         from symfdp.numeric.roots import monotone_bisect
 
         d = np.asarray(delta, dtype=np.float64)
@@ -158,11 +148,7 @@ class ClosedFormPairCurve(ExactBounds):
 
 
 def _law_of(m: Mechanism) -> Mechanism:
-    """The Gaussian or pure-DP pair with the same privacy-loss law, if any.
-
-    A swapped symmetric pair has its base's law; Poisson subsampling with
-    ``p = 1`` is its base pair.
-    """
+    """The Gaussian or pure-DP pair with the same privacy-loss law, if any."""
     if isinstance(m, Swapped) and m.base.is_symmetric:
         return _law_of(m.base)
     if isinstance(m, PoissonSubsampled) and m.p == 1.0 and m.base.is_symmetric:
@@ -178,12 +164,9 @@ def binomial_atoms(eps0: float, n: int) -> tuple[FloatArray, FloatArray, FloatAr
     r"""Loss values and Q- and P-log-probabilities of
     :math:`f_{\varepsilon_0,0}^{\otimes n}`.
 
-    The number :math:`k` of "+" outcomes is :math:`B(n, q_\varepsilon)` under Q and
-    :math:`B(n, p_\varepsilon)` under P, and :math:`L = \varepsilon_0(2k - n)`
-    (KOV; Dong et al. 2019, Sec. 3.3). Both laws are evaluated from
-    :math:`p_\varepsilon = 1/(1+e^{\varepsilon_0})` (``n - k`` is
-    :math:`B(n, p_\varepsilon)` under Q), which stays exact for large
-    :math:`\varepsilon_0`.
+    :math:`k \sim B(n, q_\varepsilon)` under Q, :math:`B(n, p_\varepsilon)` under P,
+    :math:`L = \varepsilon_0(2k - n)` (KOV; Dong et al. 2019, Sec. 3.3); both from
+    :math:`p_\varepsilon` (exact for large :math:`\varepsilon_0`).
     """
     k = np.arange(n + 1, dtype=np.float64)
     p_eps = float(special.expit(-eps0))

@@ -1,74 +1,34 @@
 r"""``RDP``: the Rényi-DP ("moments") accountant, as DP-SGD libraries used it in 2019.
 
-The Rényi divergence of order :math:`\alpha > 1` of a dominating pair
-:math:`(P, Q)` with :math:`L = \log dQ/dP` is
+:math:`D_\alpha(Q \| P) = \frac{1}{\alpha - 1} \log E_P[e^{\alpha L}]`,
+:math:`L = \log dQ/dP`, :math:`\alpha > 1`, adds over a composition (Mironov 2017,
+Prop. 1); the accountant sums it at fixed orders and converts the total once.
 
-.. math::  D_\alpha(Q \| P) = \frac{1}{\alpha - 1} \log E_P\big[e^{\alpha L}\big].
+Mechanisms: :func:`rdp_gaussian` (Mironov 2017), :func:`rdp_pure_dp`, and the
+Poisson-subsampled Gaussian (rate :math:`q`, :math:`\mu = 1/\sigma`, :math:`m(x) =
+1 - q + q e^{\mu x - \mu^2/2}`, :math:`X \sim N(0,1)`): :math:`D_\alpha =
+\log A_\alpha/(\alpha-1)`, :math:`A_\alpha = E[m(X)^\alpha]` (add pair; remove:
+exponent :math:`1-\alpha`), at integer :math:`\alpha` the binomial sum of Mironov,
+Talwar and Zhang (2019), Sec. 3.3, :math:`A_\alpha = \sum_k \binom{\alpha}{k}
+(1-q)^{\alpha-k} q^k e^{(k^2-k)\mu^2/2}`, else :func:`log_mixture_moment`.
+``pair="both"``: per order, the larger of the two directions' composed totals.
 
-Composition adds it (Mironov 2017, Prop. 1), so the accountant sums the
-per-step values at a fixed list of orders and converts the total once.
+Conversion of a composed curve :math:`R(\alpha_j)` to :math:`(\varepsilon, \delta)`:
 
-**Mechanisms.**
-
-* Gaussian, :math:`N(0,1)` vs :math:`N(\mu,1)`: :math:`D_\alpha = \alpha\mu^2/2`
-  (Mironov 2017; Dong et al. 2019, Cor. B.6).
-* Pure DP (randomised response, :math:`f_{\varepsilon,0}`):
-  :math:`D_\alpha = \frac{1}{\alpha-1}\log\frac{\cosh(\varepsilon(\alpha-1/2))}
-  {\cosh(\varepsilon/2)}` (Dong et al. 2019, Prop. B.7), the same for both
-  directions.
-* Poisson-subsampled Gaussian with rate :math:`q` and :math:`\mu = 1/\sigma`. With
-  :math:`X \sim N(0,1)` and :math:`m(x) = 1 - q + q e^{\mu x - \mu^2/2}`, the add
-  pair (:math:`P = N(0,1)`, :math:`Q = (1-q)N(0,1) + qN(\mu,1)`) has
-  :math:`A_\alpha = E[m(X)^\alpha]` and the remove pair (the swap) has
-  :math:`E[m(X)^{1-\alpha}]`; :math:`D_\alpha = \log(\cdot)/(\alpha-1)`.
-  At integer :math:`\alpha` the add pair is the exact binomial sum of Mironov,
-  Talwar and Zhang (2019), Sec. 3.3,
-
-  .. math::  A_\alpha = \sum_{k=0}^{\alpha} \binom{\alpha}{k} (1-q)^{\alpha-k} q^k
-             \exp\Big(\frac{(k^2-k)\mu^2}{2}\Big),
-
-  summed in log space (all terms are positive). Fractional orders and the remove
-  pair use the trapezoid rule on the real line in log space (module function
-  :func:`log_mixture_moment`); see its docstring for the step and range, which
-  make the rule accurate to far below float64 rounding.
-  ``pair="both"`` (add/remove adjacency) takes, order by order, the larger of the
-  two directions' composed totals: the neighbouring relation is fixed for a whole
-  run, so the RDP of the run is the max over the two all-add / all-remove
-  compositions. For the subsampled Gaussian the add pair is the larger one
-  (checked in the tests), so this is the 2019 moments accountant's
-  per-step :math:`A_\alpha`.
-
-**Conversion to** :math:`(\varepsilon, \delta)`, for a composed RDP curve
-:math:`R(\alpha)` on the orders :math:`\alpha_j`:
-
-``conversion="classic"`` (default; the 2019 tensorflow/privacy moments accountant,
-Mironov 2017, Prop. 3)
-    :math:`\varepsilon(\delta) = \min_j R(\alpha_j) + \log(1/\delta)/(\alpha_j - 1)`
-    and :math:`\delta(\varepsilon) = \min_j \exp((\alpha_j - 1)(R(\alpha_j) -
+``conversion="classic"`` (2019 tensorflow/privacy; Mironov 2017, Prop. 3)
+    :math:`\varepsilon(\delta) = \min_j R(\alpha_j) + \log(1/\delta)/(\alpha_j - 1)`,
+    :math:`\delta(\varepsilon) = \min_j \exp((\alpha_j - 1)(R(\alpha_j) -
     \varepsilon))`.
 
 ``conversion="improved"`` (Canonne, Kamath and Steinke 2020, Prop. 12)
-    :math:`\varepsilon(\delta) = \min_j R + \log(1 - 1/\alpha_j) - (\log\delta +
-    \log\alpha_j)/(\alpha_j - 1)`, i.e. :math:`\delta(\varepsilon) = \min_j
-    \exp((\alpha_j-1)(R - \varepsilon + \log(1 - 1/\alpha_j)) - \log\alpha_j)`;
-    both also use :math:`\delta(\varepsilon) \le \delta(0) = \mathrm{TV} \le
-    \sqrt{1 - e^{-D_{KL}}} \le \sqrt{1 - e^{-R(\alpha_j)}}` for
-    :math:`\varepsilon \ge 0` (Bretagnolle–Huber; :math:`D_\alpha` increases in
-    :math:`\alpha`), so :math:`\varepsilon = 0` when
-    :math:`\delta^2 \ge 1 - e^{-R(\alpha_j)}`.
+    :math:`\delta(\varepsilon) = \min_j \exp((\alpha_j-1)(R - \varepsilon +
+    \log(1 - 1/\alpha_j)) - \log\alpha_j)`.
 
-Both are valid upper bounds on the true profile (never tight for the subsampled
-Gaussian). The returned curve's trade-off is that of the whole family
-:math:`\{(\varepsilon, \delta(\varepsilon)) : \varepsilon \ge 0\}`,
-:math:`f = \sup_{\varepsilon} f_{\varepsilon,\delta(\varepsilon)}` (Dong et al.
-2019, Prop. 2.8; Zheng et al. 2020, Prop. 2.4). Since :math:`\delta(\varepsilon) =
-\min_j C_j e^{-(\alpha_j-1)\varepsilon}` (:math:`\log C_j = (\alpha_j-1)R_j`,
-classic, or :math:`(\alpha_j-1)(R_j + \log(1-1/\alpha_j)) - \log\alpha_j`,
-improved), the supremum over :math:`\varepsilon` of each order's lines is in
-closed form (:meth:`RDPPairCurve.tradeoff`), so the envelope is exact rather
-than a grid approximation; :meth:`RDPPairCurve.family` gives the same curve as a
-:class:`~symfdp.tradeoff.FromPrivacyProfile` of a finite grid (a slightly lower,
-still valid curve).
+Both cap :math:`\delta(0) = \mathrm{TV} \le \sqrt{1 - e^{-R(\alpha_j)}}`
+(Bretagnolle–Huber) and are valid upper bounds (never tight for the subsampled
+Gaussian). The trade-off is that of the family :math:`\{(\varepsilon,
+\delta(\varepsilon))\}` (Dong et al. 2019, Prop. 2.8; Zheng et al. 2020, Prop. 2.4),
+in closed form per order (:meth:`RDPPairCurve.tradeoff`).
 """
 
 from __future__ import annotations
@@ -95,13 +55,11 @@ from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled import PoissonSubsampled
 from symfdp.mechanisms.swapped import Swapped
 
-#: The orders of the 2019 tensorflow/privacy MNIST DP-SGD tutorial
-#: (1.1, 1.2, ..., 10.9, then 12, ..., 63).
+#: The orders of the 2019 tensorflow/privacy MNIST DP-SGD tutorial.
 TUTORIAL_2019_ORDERS: Final[tuple[float, ...]] = tuple(
     [1.0 + x / 10.0 for x in range(1, 100)] + [float(a) for a in range(12, 64)]
 )
-#: Default orders: the tutorial's, extended by a few large orders (useful for
-#: small delta or little noise; adding orders can only lower epsilon).
+#: Default orders: the tutorial's and a few large ones (for small delta).
 DEFAULT_ORDERS: Final[tuple[float, ...]] = (
     *TUTORIAL_2019_ORDERS,
     128.0,
@@ -111,8 +69,7 @@ DEFAULT_ORDERS: Final[tuple[float, ...]] = (
 )
 #: Conversions from RDP to (eps, delta).
 CONVERSIONS: Final = ("classic", "improved")
-#: Half-width (in standard deviations of X) added around the mass of the
-#: trapezoid integrand; the neglected tails are below exp(-HALF_WIDTH**2 / 2).
+#: Half-width in sd of X around the integrand's mass (tails below e^{-800}).
 _HALF_WIDTH: Final = 40.0
 #: Points of alpha per (alpha x orders) block of the trade-off evaluation.
 _CHUNK: Final = 8192
@@ -128,13 +85,8 @@ def _check_orders(orders: ArrayLike) -> FloatArray:
 
 def _log_remainder(t: FloatArray, q: float, lam: float) -> FloatArray:
     r"""\log r with :math:`r = m^\lambda - 1 - \lambda u \ge 0`, :math:`u = q(e^t - 1)`,
-    :math:`m = 1 + u` (convexity of :math:`u \mapsto (1+u)^\lambda` for
-    :math:`\lambda \notin (0, 1)`).
-
-    Near :math:`u = 0` the difference cancels, so there
-    :math:`r = (e^v - 1 - v) + \lambda(\log(1+u) - u)` with :math:`v = \lambda
-    \log(1+u)`, each bracket summed from its Taylor series.
-    """
+    :math:`m = 1 + u`, :math:`\lambda \notin (0, 1)`; Taylor series near
+    :math:`u = 0`."""
     big = t > 700.0
     tt = np.minimum(t, 700.0)
     u = q * np.expm1(tt)
@@ -175,18 +127,10 @@ def log_mixture_moment(q: float, mu: float, lam: ArrayLike) -> FloatArray:
     and :math:`X \sim N(0, 1)`, for real :math:`\lambda \notin (0, 1)`.
 
     Computed as :math:`\log(1 + S)`, :math:`S = E[m^\lambda - 1 - \lambda(m - 1)]
-    \ge 0` (:math:`E[m] = 1`, and the integrand is non-negative by convexity, so
-    the sum has no cancellation; see :func:`_log_remainder`), by the trapezoid
-    rule in log space. The log-integrand :math:`h(x) = \lambda \log m(x) - x^2/2`
-    satisfies :math:`h'' \ge -1` and :math:`h'(x) = \lambda\mu w(x) - x` with
-    :math:`w \in (0, 1)`, so :math:`h` increases left of
-    :math:`\min(0, \lambda\mu)` and decreases right of :math:`\max(0, \lambda\mu)`
-    with slope at least the distance: cutting :data:`_HALF_WIDTH` = 40 beyond
-    both loses a relative :math:`e^{-800}`. The integrand is analytic in the strip
-    :math:`|\mathrm{Im}\,x| < \pi/\mu` (branch points of :math:`m^\lambda`), so the
-    trapezoid rule with step :math:`h = \min(0.2, 0.3/\mu)` has relative error
-    about :math:`e^{-2\pi^2/(\mu h)} \le e^{-65}` (and :math:`e^{-2\pi^2/h^2}` for
-    the entire integrands of integer :math:`\lambda`).
+    \ge 0` (no cancellation), by the trapezoid rule in log space, step :math:`h =
+    \min(0.2, 0.3/\mu)`, cut :data:`_HALF_WIDTH` beyond :math:`[\min(0, \lambda\mu),
+    \max(0, \lambda\mu)]`: relative error about :math:`e^{-2\pi^2/(\mu h)} \le
+    e^{-65}` (analytic in :math:`|\mathrm{Im}\,x| < \pi/\mu`) plus :math:`e^{-800}`.
 
     Args:
         q: Sampling rate in (0, 1].
@@ -210,15 +154,8 @@ def log_mixture_moment(q: float, mu: float, lam: ArrayLike) -> FloatArray:
 
 
 def _log_binomial_moment(q: float, mu: float, alpha: int) -> float:
-    r""":math:`\log A_\alpha` for integer :math:`\alpha` (Mironov, Talwar and Zhang
-    2019, Sec. 3.3), in log space.
-
-    With :math:`b_k = \binom{\alpha}{k}(1-q)^{\alpha-k}q^k` (:math:`\sum_k b_k = 1`)
-    and :math:`c_k = (k^2 - k)\mu^2/2` (:math:`c_0 = c_1 = 0`),
-    :math:`A_\alpha - 1 = \sum_{k \ge 2} b_k (e^{c_k} - 1)` is a sum of
-    non-negative terms, so :math:`\log A_\alpha = \log(1 + \cdot)` keeps full
-    relative precision even when :math:`A_\alpha - 1` is tiny.
-    """
+    r""":math:`\log A_\alpha`, integer :math:`\alpha`, as :math:`\log(1 + \sum_{k
+    \ge 2} b_k (e^{c_k} - 1))` (non-negative terms: full relative precision)."""
     if alpha < 2:
         raise ValueError(f"integer orders must be >= 2. Found {alpha}.")
     k = np.arange(2, alpha + 1, dtype=np.float64)
@@ -241,19 +178,10 @@ def _log_binomial_moment(q: float, mu: float, alpha: int) -> float:
 def rdp_subsampled_gaussian(
     q: float, mu: float, orders: ArrayLike, direction: str = "add"
 ) -> FloatArray:
-    r"""RDP of one step of the Poisson-subsampled Gaussian mechanism.
-
-    Args:
-        q: Sampling rate in (0, 1].
-        mu: Effect size :math:`1/\sigma \ge 0` (unit sensitivity).
-        orders: Orders :math:`\alpha > 1`.
-        direction: ``"add"`` (:math:`D_\alpha(Q\|P)` of the add pair, Mironov et
-            al.'s :math:`A_\alpha`), ``"remove"`` (of the swapped pair) or
-            ``"both"`` (the larger of the two).
-
-    Returns:
-        :math:`D_\alpha` at each order.
-    """
+    r""":math:`D_\alpha` of one step of the Poisson-subsampled Gaussian mechanism
+    (rate ``q`` in (0, 1], ``mu`` :math:`= 1/\sigma \ge 0`) at ``orders``
+    :math:`\alpha > 1`; ``direction`` ``"add"`` (Mironov et al.'s
+    :math:`A_\alpha`), ``"remove"`` or ``"both"`` (the larger)."""
     a = _check_orders(orders)
     check_choice("direction", direction, ("add", "remove", "both"))
     if q == 1.0 or mu == 0.0:
@@ -295,12 +223,8 @@ def rdp_pure_dp(eps: float, orders: ArrayLike) -> FloatArray:
 
 
 def rdp_of_pair(mechanism: Mechanism, orders: ArrayLike) -> FloatArray:
-    """RDP of one dominating pair (one direction) at ``orders``.
-
-    Raises:
-        ValueError: the mechanism is not Gaussian, pure DP or a Poisson-subsampled
-            Gaussian (possibly swapped).
-    """
+    """RDP of one dominating pair (one direction) at ``orders``; ``ValueError``
+    unless Gaussian, pure DP or Poisson-subsampled Gaussian (or swapped)."""
     a = _check_orders(orders)
     m = mechanism
     if isinstance(m, Swapped) and m.base.is_symmetric:
@@ -379,13 +303,8 @@ def optimal_order(
 # ----------------------------------------------------------------- curve
 @dataclass(frozen=True, eq=False)
 class RDPPairCurve:
-    """Profile, inverse and trade-off of a composed RDP curve.
-
-    Attributes:
-        orders: The orders :math:`\\alpha_j`.
-        rdp: The composed :math:`R(\\alpha_j)`.
-        conversion: ``"classic"`` or ``"improved"``.
-    """
+    """Profile, inverse and trade-off of a composed RDP curve ``rdp`` at
+    ``orders`` under ``conversion``."""
 
     orders: FloatArray
     rdp: FloatArray
@@ -407,16 +326,10 @@ class RDPPairCurve:
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         r"""Trade-off of the family :math:`\{(\varepsilon, \delta(\varepsilon))\}`
-        (Dong et al. 2019, Prop. 2.8), exactly.
-
-        For one order (:math:`\delta = C e^{-(a-1)\varepsilon}`, :math:`a > 1`) the
-        best line :math:`1 - \delta - e^\varepsilon x` over :math:`\varepsilon \ge 0`
-        has :math:`e^{\varepsilon} = \max\{1, ((a-1)C/x)^{1/a}\}`, and the best
-        mirrored line :math:`e^{-\varepsilon}(1 - \delta - x)` has
-        :math:`e^{-\varepsilon} = \min\{1, ((1-x)/(aC))^{1/(a-1)}\}`; the curve is
-        the max of these over the orders (and of the Bretagnolle–Huber line
-        :math:`1 - \delta(0) - x` for ``"improved"``), clipped at 0.
-        """
+        (Dong et al. 2019, Prop. 2.8), exactly: per order (:math:`\delta =
+        C e^{-(a-1)\varepsilon}`) the best line has :math:`e^{\varepsilon} =
+        \max\{1, ((a-1)C/x)^{1/a}\}`, the best mirrored line :math:`e^{-\varepsilon}
+        = \min\{1, ((1-x)/(aC))^{1/(a-1)}\}`; the max over orders, clipped at 0."""
         x = np.asarray(alpha, dtype=np.float64)
         flat = x.reshape(-1)
         out = np.empty_like(flat)
@@ -454,18 +367,14 @@ class RDPPairCurve:
 
 
 class RDP(OnePairAccountant):
-    r"""Rényi-DP accountant (the "moments accountant" of Abadi et al. 2016 in its
-    RDP form, as tensorflow/privacy computed it in 2019).
+    r"""Rényi-DP accountant (the "moments accountant" of Abadi et al. 2016, RDP
+    form); a valid bound, looser than ``Numerical``'s.
 
     Args:
         orders: Orders :math:`\alpha > 1` (default :data:`DEFAULT_ORDERS`;
             :data:`TUTORIAL_2019_ORDERS` reproduces the 2019 tutorial).
         conversion: ``"classic"`` (default, the 2019 conversion) or
-            ``"improved"`` (Canonne, Kamath and Steinke 2020); see the module
-            docstring.
-
-    ``curve.info`` holds ``orders``, ``rdp`` (the composed values), ``conversion``
-    and ``n``. The curve is a valid bound, looser than ``Numerical``'s.
+            ``"improved"`` (Canonne, Kamath and Steinke 2020).
 
     Example:
         >>> from symfdp import mechanisms as M
@@ -476,9 +385,7 @@ class RDP(OnePairAccountant):
 
     method = "rdp"
     guarantee = "bound"
-    #: By name, ``rdp`` converts as Opacus and dp-accounting do today (Canonne,
-    #: Kamath and Steinke 2020), so its epsilon is the number an Opacus user
-    #: knows; ``RDP()`` itself defaults to the 2019 conversion.
+    #: By name, ``rdp`` converts as Opacus and dp-accounting do ("improved").
     name_options: ClassVar[dict[str, Any]] = {"conversion": "improved"}
     warns_out_of_range = False
     identity_without_variance = False

@@ -11,21 +11,13 @@ and the trade-off is :math:`f^{\otimes n}(\alpha) = \sup_\varepsilon 1 -
 2.4). (The printed recursion drops the weight :math:`q(x)`; Lemma 5.2 and its proof
 in App. D.2 carry it: finding ``zheng2020-recursion-q``, checked by
 ``derivations/numerical_recursion.py``.)
-On an eps grid :math:`\{\varepsilon_j\}` the paper rounds
-:math:`\varepsilon_j - L(x)` down to the grid ("floor", pessimistic) or
-interpolates ("linear"). Here the :math:`x`-integral is the mechanism's PLRV
-quadrature rule under :math:`Q`, and each step is one matrix-vector product over
-the whole eps grid, so the cost is :math:`O(n \cdot N_\varepsilon \cdot N_x)`:
-linear in :math:`n`, as in the paper's Tables 1-2.
-
-Below the grid the profile is extended by :math:`1 - e^{\varepsilon -
-\varepsilon_0}(1 - \delta(\varepsilon_0))` (exact when no P-mass of the composed
-loss lies below :math:`\varepsilon_0`); above it, it keeps its last value, as
-the floor :math:`\max\{\varepsilon_l \le x\}` implies (in both modes). The
-recursion is **not certified**: the quadrature and the extrapolation carry
-unbounded errors (floor rounding is pessimistic only up to them). It is kept to
-reproduce the paper's runtime tables and as an independent check of
-``Numerical()``.
+On an eps grid :math:`\varepsilon_j - L(x)` is rounded down ("floor") or
+interpolated ("linear"); the :math:`x`-integral is the PLRV quadrature rule under
+:math:`Q`, cost :math:`O(n \cdot N_\varepsilon \cdot N_x)` (the paper's Tables
+1-2). Below the grid :math:`1 - e^{\varepsilon - \varepsilon_0}(1 -
+\delta(\varepsilon_0))`, above it the last value. **Not certified** (quadrature
+and extrapolation errors are unbounded); kept for the paper's tables and as a
+check of ``Numerical()``.
 """
 
 from __future__ import annotations

@@ -117,7 +117,6 @@ MU_NOTE = (
 )
 
 
-# ----------------------------------------------------------------- parsing
 def _number(text: str) -> float:
     try:
         value = float(text)
@@ -253,7 +252,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
-# ----------------------------------------------------------------- the run
 @dataclass
 class Run:
     """A validated command line: mechanism, composition length, sampling."""
@@ -476,7 +474,6 @@ def derived_line(run: Run) -> str | None:
     )
 
 
-# ----------------------------------------------------------------- methods
 @dataclass
 class Result:
     """One method's answer."""
@@ -595,7 +592,7 @@ def account_one(
     steps: int,
     delta: float | list[float],
     options: dict[str, Any],
-    at_eps: list[float] = (),  # type: ignore[assignment]
+    at_eps: list[float] = (),  # type: ignore[assignment]  # immutable empty default
 ) -> Result:
     """Compose, then mu*, epsilon at each delta, delta at each eps and the
     certified brackets; timed (the module imports excluded), with the warnings
@@ -638,7 +635,6 @@ def account_one(
     return result
 
 
-# ----------------------------------------------------------------- output
 def _round(x: float, digits: int, rounding: str) -> str:
     """``x`` to ``digits`` significant digits, rounded down or up (for brackets)."""
     if not math.isfinite(x):

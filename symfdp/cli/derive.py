@@ -279,7 +279,7 @@ def _mechanism_cumulants(name: str, order: int, fmt: str, under: str) -> list[st
 
     cls = REGISTRY[name]
     typical = {k: 1.0 for k in cls.PARAMS}
-    exprs = cls(**typical).cumulant_exprs(order, under)  # type: ignore[attr-defined]
+    exprs = cls(**typical).cumulant_exprs(order, under)  # type: ignore[attr-defined]  # symbolic families
     title = (
         f"cumulants kappa_1..kappa_{order} of the privacy loss of {name} under {under}"
     )

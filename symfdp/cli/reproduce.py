@@ -97,7 +97,7 @@ def _run_all(
             send.close()
             running[recv] = (sid, proc)
         for conn in wait(list(running)):
-            sid, proc = running.pop(conn)  # type: ignore[call-overload]
+            sid, proc = running.pop(conn)
             try:
                 outcome = conn.recv()
             except (EOFError, OSError):

@@ -1,9 +1,8 @@
-r"""A ``dp_accounting.PrivacyAccountant`` backed by a symfdp accountant.
+"""A ``dp_accounting.PrivacyAccountant`` backed by a symfdp accountant.
 
-Where code expects dp-accounting's interface (TF Privacy, JAX Privacy, the
-dp-accounting calibration helpers), :class:`SymfdpAccountant` answers with any
-symfdp accountant, the certified :class:`~symfdp.accountants.Numerical` by
-default::
+:class:`SymfdpAccountant` answers dp-accounting's interface (TF Privacy, JAX
+Privacy, the calibration helpers) with any symfdp accountant, the certified
+:class:`~symfdp.accountants.Numerical` by default::
 
     import dp_accounting as dpa
     from symfdp.interop.dp_accounting import SymfdpAccountant
@@ -13,23 +12,14 @@ default::
     acc.get_epsilon(1e-5)                      # certified upper bound
     acc.get_epsilon_bounds(1e-5)               # the certified bracket
 
-Events become mechanisms by :func:`symfdp.interop.from_dp_event` (see its table);
-``supports(event)`` is true exactly when that translation succeeds.
-``REPLACE_ONE`` is served for Gaussian, Laplace and two-bucket randomised
-response events (Poisson sampling only with probability 1);
-``REPLACE_SPECIAL`` is not served.
-
-Answers. With a certified accountant and ``pessimistic=True`` (default),
-``get_epsilon``/``get_delta`` return the upper end of the certified bracket, a
-guarantee like dp-accounting's pessimistic PLD estimate; with
-``pessimistic=False`` (or an approximation such as ``"saddlepoint"``) the
-accountant's estimate. As in dp-accounting: no event gives 0, a non-private event
-gives ``epsilon = inf`` and ``delta = 1``, ``get_epsilon(1) = 0``, and
-``get_epsilon(0)`` is the largest privacy loss (finite for pure-DP compositions,
-``inf`` otherwise).
-
-Needs ``pip install symfdp[dp-accounting]``.
-"""
+Events become mechanisms by :func:`symfdp.interop.from_dp_event` (its table);
+``supports(event)`` is true exactly when that succeeds; ``REPLACE_SPECIAL`` is
+not served. With a certified accountant and ``pessimistic=True`` (default)
+``get_epsilon``/``get_delta`` return the upper end of the certified bracket
+(like dp-accounting's pessimistic PLD estimate), else the estimate. As in
+dp-accounting: no event gives 0, a non-private one ``epsilon = inf`` and
+``delta = 1``, ``get_epsilon(1) = 0``, and ``get_epsilon(0)`` is the largest
+privacy loss. Needs ``pip install symfdp[dp-accounting]``."""
 
 from __future__ import annotations
 
@@ -159,8 +149,7 @@ class SymfdpAccountant(privacy_accountant.PrivacyAccountant):
         return self._pessimistic and curve.certified
 
     def get_epsilon(self, target_delta: float) -> float:
-        r""":math:`\varepsilon(\delta)` of the composition so far (see the module
-        docstring for the bound reported).
+        r""":math:`\varepsilon(\delta)` of the composition so far (module docstring).
 
         Args:
             target_delta: :math:`\delta \in [0, 1]`.
@@ -192,8 +181,7 @@ class SymfdpAccountant(privacy_accountant.PrivacyAccountant):
         return float(lo), float(hi)
 
     def get_delta(self, target_epsilon: float) -> float:
-        r""":math:`\delta(\varepsilon)` of the composition so far (see the module
-        docstring for the bound reported).
+        r""":math:`\delta(\varepsilon)` of the composition so far (module docstring).
 
         Args:
             target_epsilon: Real :math:`\varepsilon`, ``inf`` allowed.

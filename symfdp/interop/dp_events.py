@@ -1,9 +1,8 @@
-r"""dp-accounting ``DpEvent`` descriptions as symfdp compositions.
+"""dp-accounting ``DpEvent`` descriptions as symfdp compositions.
 
-dp-accounting (and TF Privacy, JAX Privacy, which use its events) *describes* a
-computation by a tree of frozen event objects; :func:`from_dp_event` turns such a
-tree into the composition ``[(Mechanism, n), ...]`` that every symfdp accountant
-composes::
+:func:`from_dp_event` turns a dp-accounting event tree (also used by TF
+Privacy and JAX Privacy) into the composition ``[(Mechanism, n), ...]`` that
+every symfdp accountant composes::
 
     import dp_accounting as dpa
     import symfdp
@@ -30,23 +29,14 @@ event                              ``"add_or_remove"``    ``"replace_one"``
 ``NoOpDpEvent()``                  nothing
 =================================  =====================  ======================
 
-Under replacement the sum of the values moves by at most :math:`2C`, hence the
-doubled effect size (dp-accounting's ``REPLACE`` adjacency at ``q = 1``, "the
-same privacy loss distribution with twice the sensitivity"). Randomised response
-over two buckets with noise :math:`p` keeps the input with probability
-:math:`1 - p/2`, so its pair is randomised response with
-:math:`e^\varepsilon = (1 - p/2)/(p/2)`. Nested Poisson sampling multiplies the
-probabilities. A zero noise multiplier (or a ``NonPrivateDpEvent``) makes the
-composition non-private; a sampling probability 0, a count 0, one bucket or
-noise parameter 1 contribute nothing.
-
-Not served (an :class:`UnsupportedEventError` names the event type):
-``DiscreteLaplaceDpEvent``, ``MixtureOfGaussiansDpEvent``, sampling with or without
-replacement, tree aggregation, repeat-and-select, zCDP,
-``TruncatedSubsampledGaussianDpEvent``, randomised response over more than two
-buckets, Poisson sampling of anything but a Gaussian or Laplace event (and any
-Poisson sampling under ``"replace_one"``), and ``UnsupportedDpEvent``.
-"""
+Replacement moves the sum by at most :math:`2C` (dp-accounting's ``REPLACE``
+at ``q = 1``: twice the sensitivity). Nested Poisson sampling multiplies the
+probabilities. A zero noise multiplier or a ``NonPrivateDpEvent`` is
+non-private; a sampling probability 0, a count 0, one bucket or noise
+parameter 1 contribute nothing. Every other event type raises
+:class:`UnsupportedEventError` (e.g. ``DiscreteLaplaceDpEvent``, sampling with
+or without replacement, tree aggregation, zCDP, Poisson sampling of anything
+but a Gaussian or Laplace event or under ``"replace_one"``)."""
 
 from __future__ import annotations
 
@@ -80,9 +70,8 @@ class NonPrivateEventError(ValueError):
 
 
 def check_adjacency(adjacency: Any, param: str = "adjacency") -> str:
-    """``adjacency`` as one of :data:`ADJACENCIES`; dp-accounting's
-    ``NeighboringRelation.ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE`` are accepted.
-    ``param`` is the parameter's name in the messages.
+    """``adjacency`` as one of :data:`ADJACENCIES` (dp-accounting's
+    ``ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE`` accepted); ``param`` names it in messages.
 
     Raises:
         TypeError / ValueError: anything else (``REPLACE_SPECIAL`` included).
@@ -118,25 +107,19 @@ def from_dp_event(event: Any, adjacency: Any = "add_or_remove") -> Composition:
     """The symfdp composition described by a dp-accounting ``DpEvent``.
 
     Args:
-        event: A ``dp_accounting.DpEvent`` (see the module docstring for the
-            events served and the mechanisms they become).
+        event: A ``dp_accounting.DpEvent`` (events served: module docstring).
         adjacency: ``"add_or_remove"`` (default, dp-accounting's
-            ``ADD_OR_REMOVE_ONE``) or ``"replace_one"``; the enum values are
-            accepted too.
+            ``ADD_OR_REMOVE_ONE``) or ``"replace_one"``, or the enum values.
 
     Returns:
         A list of ``(Mechanism, n)`` pairs for ``Accountant.compose``, equal
-        mechanisms merged; empty when the event costs no privacy (a
-        ``NoOpDpEvent``).
+        mechanisms merged; empty when the event costs no privacy.
 
     Raises:
         UnsupportedEventError (a TypeError): ``event`` is not a DpEvent, or it
-            contains an event type or parameters symfdp does not serve; the
-            message names the event type.
-        NonPrivateEventError (a ValueError): the event is not private (a
-            ``NonPrivateDpEvent`` or a noise multiplier of 0).
-        ValueError: a parameter outside its range (e.g. a negative noise
-            multiplier), naming the event.
+            contains an event type or parameters symfdp does not serve.
+        NonPrivateEventError (a ValueError): the event is not private.
+        ValueError: a parameter outside its range, naming the event.
     """
     adjacency = check_adjacency(adjacency)
     if not is_dp_event(event):
@@ -170,8 +153,8 @@ def composition_of_event(event: Any, n: Any = None) -> Composition:
 
 def _walk(event: Any, count: int, adjacency: str, out: dict[Mechanism, int]) -> bool:
     """Add the mechanisms of ``event`` (``count`` times) to ``out``; return
-    whether a non-private part was met. The whole tree is checked even for
-    ``count = 0`` (dp-accounting's ``supports``). Raises UnsupportedEventError."""
+    whether a non-private part was met (the whole tree is checked, also for
+    ``count = 0``)."""
     from dp_accounting import dp_event as de
 
     if isinstance(event, de.NoOpDpEvent):

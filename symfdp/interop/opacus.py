@@ -1,13 +1,9 @@
-r"""An Opacus accountant backed by :class:`~symfdp.TrainingAccountant`.
+"""An Opacus accountant backed by :class:`~symfdp.TrainingAccountant`.
 
-Opacus's ``PrivacyEngine`` calls its accountant through the ``IAccountant``
-interface: ``step(noise_multiplier=, sample_rate=)`` once per optimiser step (from
-the hook of :meth:`OpacusAccountant.get_optimizer_hook_fn`), ``get_epsilon(delta)``,
-``len()``, ``mechanism()``, ``state_dict()``/``load_state_dict()`` for checkpoints,
-and it assigns ``history`` directly when it calibrates a noise multiplier
-(``make_private_with_epsilon``). :class:`OpacusAccountant` implements that
-interface over :class:`~symfdp.TrainingAccountant`, so symfdp's certified numerical
-accountant (or any other method) answers::
+:class:`OpacusAccountant` implements Opacus's ``IAccountant`` interface
+(``step``, ``get_epsilon``, ``len``, ``mechanism``, ``state_dict``, an
+assignable ``history``), so symfdp's certified numerical accountant (or any
+other method) answers::
 
     from opacus import PrivacyEngine
     from symfdp.interop.opacus import register
@@ -18,16 +14,11 @@ accountant (or any other method) answers::
     ...                                         # train
     engine.get_epsilon(delta=1e-5)              # certified upper bound
 
-or ``engine.accountant = OpacusAccountant(method="saddlepoint")``.
-
-Each step is the Poisson-subsampled Gaussian mechanism under add/remove adjacency
-(Opacus's own accountants assume the same). With a certified method and
-``pessimistic=True`` (default) ``get_epsilon`` is the upper end of the certified
-bracket, as Opacus's PRV accountant reports its upper bound.
-
-The class does not import Opacus or PyTorch: it works wherever the interface is
-called; :func:`register` imports Opacus. ``pip install symfdp[opacus]``.
-"""
+Each step is the Poisson-subsampled Gaussian under add/remove adjacency (as in
+Opacus's own accountants). With a certified method and ``pessimistic=True``
+(default) ``get_epsilon`` is the upper end of the certified bracket. The class
+does not import Opacus or PyTorch; :func:`register` imports Opacus
+(``pip install symfdp[opacus]``)."""
 
 from __future__ import annotations
 
@@ -77,7 +68,7 @@ class OpacusAccountant:
 
     @property
     def history(self) -> list[tuple[float, float, int]]:
-        return [tuple(h) for h in self._acc.history]  # type: ignore[misc]
+        return [tuple(h) for h in self._acc.history]  # type: ignore[misc]  # tuple() drops arity
 
     @history.setter
     def history(self, value: Iterable[Any]) -> None:

@@ -1,42 +1,26 @@
 r"""The moment generating function of the privacy loss at complex arguments.
 
 For a dominating pair with loss :math:`L = \log dQ/dP`, :math:`M(z) = E_Q[e^{zL}]
-= E_P[e^{(z+1)L}]` is analytic wherever :math:`E_Q[e^{(\operatorname{Re} z)L}]`
-is finite; the contour accountant (:mod:`symfdp.accountants.contour`) needs it on
-vertical lines :math:`z = t + is`. Each function below returns the principal
-logarithm :math:`\operatorname{Log} M(z)`: for an integer count :math:`n`,
-:math:`e^{n \operatorname{Log} M(z)} = M(z)^n` whatever the branch, so a
-composition needs no phase tracking.
+= E_P[e^{(z+1)L}]`, analytic where :math:`E_Q[e^{(\operatorname{Re} z)L}] < \infty`,
+on vertical lines :math:`z = t + is` for :mod:`symfdp.accountants.contour`.
+Each function returns the principal :math:`\operatorname{Log} M(z)`
+(:math:`e^{n \operatorname{Log} M} = M^n` for integer :math:`n`: no phase tracking).
 
 * Gaussian, :math:`L \sim N(\mu^2/2, \mu^2)` under Q: :math:`\log M(z) =
-  \mu^2 z (1+z)/2` (entire; Dong et al. 2019, Sec. 3.1).
-* Poisson-subsampled Gaussian, add pair: :math:`M(z) = G(z+1)`; remove pair
-  (the swap, :math:`L' = -L` with :math:`Q' = P`): :math:`M(z) = G(-z)`, where
+  \mu^2 z (1+z)/2` (Dong et al. 2019, Sec. 3.1).
+* Poisson-subsampled Gaussian: :math:`M(z) = G(z+1)` (add), :math:`G(-z)` (remove),
 
   .. math::  G(w) = E[(1 + u)^w], \quad u = p\,(e^{Y} - 1), \quad
-             Y = \mu X - \mu^2/2, \quad X \sim N(0, 1).
+             Y = \mu X - \mu^2/2, \quad X \sim N(0, 1),
 
-  :math:`G(w) - 1 = E[(1+u)^w - 1 - wu]` (as :math:`E[u] = 0`) is summed by a
-  trapezoid rule in :math:`x` built once per :math:`(\mu, p)` and resolution
-  (cached), so that :math:`\operatorname{Log} M = \operatorname{log1p}(G - 1)`
-  keeps its absolute precision when :math:`M` is close to 1 (small ``p``);
-  :math:`n \operatorname{Log} M` for :math:`n = 10^6` steps is then accurate to
-  about :math:`10^{-12}`.
-* A swapped pair :math:`(Q, P)`: :math:`M'(z) = E_P[e^{-zL}] = M(-1-z)`.
+  with :math:`G(w) - 1 = E[(1+u)^w - 1 - wu]` summed by a cached trapezoid rule
+  in :math:`x`, so :math:`\operatorname{Log} M = \operatorname{log1p}(G - 1)`
+  keeps its absolute precision when :math:`M \approx 1` (small ``p``).
+* A swapped pair :math:`(Q, P)`: :math:`M'(z) = M(-1-z)`.
 
-Trapezoid step in :math:`x` (for the integrand :math:`e^{-x^2/2 + w\,a(x)}`,
-:math:`a = \log(1+u)`). Shifting the line by :math:`iy`, :math:`0 < y < \pi/\mu`
-(:math:`a` has branch points at :math:`\operatorname{Im}(\mu x) = \pm\pi`), the
-integrand grows by at most :math:`e^{y^2/2}` (Gaussian factor),
-:math:`e^{|\operatorname{Im} w| \mu y}` (:math:`0 \le \operatorname{Im} a \le
-\mu y`) and, for :math:`\operatorname{Re} w = -\tau < 0`, :math:`\cos(\mu
-y/2)^{-\tau}`; the aliasing error is below :math:`e^{-2\pi y/h}` times that
-(Trefethen & Weideman 2014, Thm 5.1), so the step is the largest :math:`h` with
-:math:`2\pi y/h - y^2/2 - |\operatorname{Im} w|\mu y + \tau\log\cos(\mu y/2)
-\ge 40` over :math:`y`. The rule spans the
-tilted law :math:`\propto e^{-x^2/2 + (\operatorname{Re} w)\,a(x)}` as in
-:meth:`~symfdp.mechanisms.SubsampledGaussian._tilted_base_rule`.
-"""
+The trapezoid step aims at an aliasing error below :math:`e^{-40}` (Trefethen &
+Weideman 2014, Thm 5.1, on the strip :math:`|\operatorname{Im} x| < \pi/\mu`
+where :math:`a = \log(1+u)` is analytic); see :func:`_step`."""
 
 from __future__ import annotations
 
@@ -153,15 +137,10 @@ def _step(mu: float, p: float, re_lo: float, re_hi: float, s_max: float) -> floa
     w| \le` ``s_max``.
 
     The trapezoid error is at most :math:`e^{-2\pi y/h}` times the integrand's
-    size on the lines :math:`\operatorname{Im} x = \pm y` (Trefethen & Weideman
-    2014, Thm 5.1), :math:`y < \pi/\mu`. That size is evaluated on a coarse grid
-    of :math:`x` for a few :math:`y`: :math:`\log|e^{-(x+iy)^2/2 + w a(x+iy)}|`
-    is linear in :math:`(\operatorname{Re} w, \operatorname{Im} w)`, so its
-    maximum over the box of ``w`` is at a corner; the part :math:`-1 - wu` adds
-    :math:`\log(1 + |w||u|)`. Where the tilted law sits in a region of small
-    :math:`a'(x)` (large negative tilts) this allows much larger steps than the
-    global bound :math:`|\operatorname{Im} a| \le \mu y`.
-    """
+    size on the lines :math:`\operatorname{Im} x = \pm y`, :math:`y < \pi/\mu`
+    (Trefethen & Weideman 2014, Thm 5.1), evaluated on a coarse grid of :math:`x`
+    for a few :math:`y` at the corners of the box of ``w`` (the log-size is
+    linear in ``w``), plus :math:`\log(1 + |w||u|)` for the part :math:`-1 - wu`."""
     lo_x, hi_x = _range(mu, p, re_lo, re_hi)
     xc = np.arange(lo_x, hi_x, min(0.1, 0.2 / mu))
     corners_re = np.array([re_lo, re_hi])
@@ -242,10 +221,9 @@ class SubsampledGaussianLogMGF:
         return self.log_g(w)
 
     def real(self, t: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        r"""``(K, K', K'')`` at real ``t``: the log-sum-exp of the tilted rule
-        and the tilted mean and variance of :math:`\pm a` (for the saddle
-        point, whose accuracy does not enter the contour integral; ``log_g``
-        gives :math:`K` to full precision)."""
+        r"""``(K, K', K'')`` at real ``t``: log-sum-exp of the tilted rule and the
+        tilted mean and variance of :math:`\pm a` (``log_g`` gives :math:`K` to full
+        precision)."""
         w = (t + 1.0) if self.sign > 0 else -t
         flat = w.reshape(-1)
         k0, k1, k2 = np.empty(flat.shape), np.empty(flat.shape), np.empty(flat.shape)
@@ -268,21 +246,17 @@ class SubsampledGaussianLogMGF:
         return k0.reshape(shape), sg * k1.reshape(shape), k2.reshape(shape)
 
     def log_g(self, w: ComplexArray) -> ComplexArray:
-        r""":math:`\operatorname{Log} G(w)`, elementwise. Entries are grouped by
-        the rule they need (powers of two of :math:`\operatorname{Re} w` and
-        :math:`|\operatorname{Im} w|`), so that a few far-out entries do not
-        make every entry pay for their fine, wide rule."""
+        r""":math:`\operatorname{Log} G(w)`, elementwise, entries grouped by the rule
+        they need (powers of two of :math:`\operatorname{Re} w` and
+        :math:`|\operatorname{Im} w|`)."""
         shape = w.shape
         flat = w.reshape(-1)
         out = np.empty(flat.shape, dtype=np.complex128)
         re_key = np.where(
             flat.real >= 0, _bucket_array(flat.real), -_bucket_array(-flat.real)
         )
-        # |Im w| in powers of 2 from 16/mu on (below it the step is set by the
-        # Gaussian factor alone, and groups cost more than they save). A rule's
-        # nodes grow about linearly with its |Im w|: a node pays for at most
-        # twice its own (powers of 4: up to four times, the far nodes of the
-        # contour rule then dominating the cost).
+        # |Im w| in powers of 2 from 16/mu on (below it the Gaussian factor sets
+        # the step): a node pays for at most twice its own rule.
         s_abs = np.maximum(np.abs(flat.imag), 16.0 / self.mu)
         s_key = 2.0 ** np.ceil(np.log2(s_abs))
         uniq, inverse = np.unique(re_key + 1j * s_key, return_inverse=True)
@@ -305,12 +279,11 @@ class SubsampledGaussianLogMGF:
 
     @staticmethod
     def _log_g_chunk(w: ComplexArray, rule: _Rule) -> ComplexArray:
-        r"""Per node :math:`W[(1+u)^w - 1 - wu] = W\operatorname{expm1}(v) - w
-        (Wu)`, :math:`v = wa`, with :math:`W\operatorname{expm1}(v)` written
-        through real functions, :math:`W\operatorname{expm1}(v_r)\cos v_i
-        - 2W\sin^2(v_i/2) + i\,e^{\log W + v_r}\sin v_i`, so that neither
-        overflow nor cancellation occurs. Rows whose terms are large
-        (:math:`\max(\log W + v_r) > 30`) are summed in log space instead."""
+        r"""Per node :math:`W[(1+u)^w - 1 - wu] = W\operatorname{expm1}(v) - w(Wu)`,
+        :math:`v = wa`, through real functions,
+        :math:`W\operatorname{expm1}(v_r)\cos v_i - 2W\sin^2(v_i/2) + i\,e^{\log W +
+        v_r}\sin v_i` (no overflow, no cancellation); rows with
+        :math:`\max(\log W + v_r) > 30` in log space."""
         vr = w.real[:, None] * rule.a[None, :]
         vi = w.imag[:, None] * rule.a[None, :]
         expo = rule.log_w[None, :] + vr
@@ -324,7 +297,6 @@ class SubsampledGaussianLogMGF:
         half = np.sin(0.5 * vi)
         cos_v = 1.0 - 2.0 * half * half
         sin_v = 2.0 * half * np.cos(0.5 * vi)
-        # Rows with overflowing terms are replaced below (log-sum-exp).
         with np.errstate(over="ignore", invalid="ignore"):
             re = (em1 * cos_v - 2.0 * rule.w[None, :] * half * half).sum(axis=1)
             im = (ex * sin_v).sum(axis=1)

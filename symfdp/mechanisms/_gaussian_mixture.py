@@ -1,42 +1,29 @@
 r"""Cumulants of the subsampled-Gaussian privacy loss to ~1e-12 relative.
 
 Add pair: :math:`X \sim N(0,1)` under P, :math:`Y = \mu X - \mu^2/2` and
-:math:`L = \ell(Y) = \log(1 - p + p e^{Y})`. When :math:`\mu` is small the law of
-:math:`L` is nearly Gaussian and the cumulants :math:`\kappa_{r \ge 3}` are many
-orders of magnitude below the moments they are computed from; float64 moments
-then lose up to ~6 digits at order 8 (measured: 1.5e-5 relative at
-:math:`\sigma = 20, p = 0.99`). Three routes are combined:
+:math:`L = \ell(Y) = \log(1 - p + p e^{Y})`. For small :math:`\mu` the law of
+:math:`L` is nearly Gaussian and :math:`\kappa_{r \ge 3}` are orders of
+magnitude below the moments they come from, so three routes are combined:
 
-1. **Moment route.** Central moments of the trapezoid rule in :math:`x` (two
-   passes) and the moment -> cumulant recursion. Well conditioned when the law is
-   far from Gaussian (large :math:`\mu`).
-2. **Gaussian-shift (Cameron–Martin) route.** Write
-   :math:`\ell(y) = p y + F_0(y)` with :math:`F_0 \ge 0` the non-linear part. Then
-   :math:`E[e^{tpY}\, g(X)] = e^{-tp\mu^2/2 + t^2p^2\mu^2/2} E[g(X + tp\mu)]`, so
+1. **Moment route.** Central moments of the trapezoid rule in :math:`x` and the
+   moment -> cumulant recursion; well conditioned for large :math:`\mu`.
+2. **Gaussian-shift (Cameron–Martin) route.** With :math:`\ell(y) = p y + F_0(y)`,
 
    .. math::  K_P(t) = -\tfrac{t p \mu^2}{2} + \tfrac{t^2 p^2 \mu^2}{2}
               + \log E\bigl[\exp\bigl(t F_0(Y + t c)\bigr)\bigr],
-              \qquad c = p \mu^2 .
+              \qquad c = p \mu^2 ,
 
-   The Gaussian part is exact; the Taylor coefficients of the last term around
-   :math:`t_0` (0 for P, 1 for Q since :math:`K_Q(t) = K_P(t+1)`) follow from the
-   expansion :math:`(t_0+u) F_0(Y_0 + uc) = \sum_j g_j u^j` with
-   :math:`F_0^{(m)}`, :math:`m \ge 2`, the logistic derivatives
-   :math:`s^{(m-2)}(Y + \operatorname{logit} p)` evaluated as monomials in
-   :math:`s` and :math:`1-s` (no cancellation), then ``exp`` and ``log`` of power
-   series. The products in these series are of higher order in the small
-   non-Gaussian part, so no catastrophic cancellation occurs. Used for
-   :math:`\mu \le` ``SHIFT_MU_MAX`` only (its bound covers rounding, not the
-   trapezoid error, which grows with :math:`p\mu^2`).
-3. **Extended precision.** Both float64 routes carry rigorous-style rounding
-   bounds (the same recursions run on absolute values). Orders whose best bound
-   exceeds :data:`FALLBACK_RTOL` are recomputed by the moment route in mpmath on
-   the same nodes, at a precision chosen from that bound.
+   the Gaussian part exact and the last term expanded around :math:`t_0` (0 for
+   P, 1 for Q) in power series whose products are of higher order in the small
+   non-Gaussian part (no catastrophic cancellation); :math:`F_0^{(m)}` are
+   logistic derivatives written as monomials in :math:`s` and :math:`1-s`. For
+   :math:`\mu \le` ``SHIFT_MU_MAX`` only.
+3. **Extended precision.** Both float64 routes carry rounding bounds; orders
+   whose best bound exceeds :data:`FALLBACK_RTOL` are recomputed by the moment
+   route in mpmath on the same nodes.
 
-:math:`\kappa_1` is computed separately from :math:`E_P[u] = 0`,
-:math:`u = p\,\mathrm{expm1}(Y)`: :math:`E_P[L] = E[\log(1+u) - u]`,
-:math:`E_Q[L] = E[(1+u)\log(1+u) - u]`, with sign-definite integrands.
-"""
+:math:`\kappa_1` comes from :math:`E_P[u] = 0`, :math:`u = p\,\mathrm{expm1}(Y)`:
+:math:`E_P[L] = E[\log(1+u) - u]`, :math:`E_Q[L] = E[(1+u)\log(1+u) - u]`."""
 
 from __future__ import annotations
 
@@ -66,11 +53,8 @@ GRID_MU_STEP = 0.45
 GRID_TILT_STEP = 1.4
 #: Relative error bound above which an order is recomputed in extended precision.
 FALLBACK_RTOL = 5e-11
-#: Largest mu for the Gaussian-shift route. Its error bound covers rounding only;
-#: its trapezoid error grows with :math:`(p\mu^2/\pi)^j` and was measured above
-#: the bound from mu = 3.3 on (kappa_3 of Q off by 3e-7 at mu = 10, p = 0.999;
-#: kappa_4 by a factor 1e8 at mu = 20), where the moment route is well
-#: conditioned (1e-13 or better against 40-digit references).
+#: Largest mu for the Gaussian-shift route: its error bound covers rounding only,
+#: and its trapezoid error grows with :math:`(p\mu^2/\pi)^j`.
 SHIFT_MU_MAX = 2.0
 
 
@@ -94,18 +78,12 @@ def x_grid(
     :math:`[-W - \text{lo\_shift}, \mu + W + \text{hi\_shift}]`.
 
     :math:`h = 2^{-k} \le \min(1/4, 0.45/\mu)`. The integrands are
-    :math:`e^{-x^2/2}` times functions analytic in the strip
-    :math:`|\operatorname{Im} x| < D = \pi/\mu`; the trapezoid error is of order
-    :math:`\max_{d \le D} e^{d^2/2 - 2\pi d/h}`, i.e. :math:`e^{-2\pi^2/h^2}`
-    (~1e-137) when :math:`D \ge 2\pi/h` and :math:`e^{D(D/2 - 2\pi/h)}` (below
-    1e-18 for :math:`\mu h \le 0.45`) otherwise.
-
-    A negative tilt :math:`(1 - p + p e^{y})^{-\tau}` (``neg_tilt`` :math:`= \tau`)
-    turns the branch points into poles of order :math:`\tau`; along
-    :math:`\operatorname{Im} y = \eta` the integrand grows by up to
-    :math:`\cos(\eta/2)^{-\tau} \approx e^{\tau\eta^2/8}`, and balancing this
-    against :math:`e^{-2\pi d/h}` gives an error :math:`e^{-8\pi^2/(h^2\tau\mu^2)}`,
-    so :math:`h \le 1.4/(\mu\sqrt{\tau})` keeps it below :math:`e^{-40}`.
+    :math:`e^{-x^2/2}` times functions analytic in :math:`|\operatorname{Im} x| <
+    \pi/\mu`; the trapezoid error is :math:`e^{-2\pi^2/h^2}` (~1e-137) when
+    :math:`\pi/\mu \ge 2\pi/h`, else below 1e-18 for :math:`\mu h \le 0.45`. A
+    negative tilt :math:`\tau` (``neg_tilt``) gives an error
+    :math:`e^{-8\pi^2/(h^2\tau\mu^2)}`, so :math:`h \le 1.4/(\mu\sqrt{\tau})` keeps it
+    below :math:`e^{-40}`.
 
     Raises:
         QuadratureLimitError: the grid would have more than ``max_points`` nodes.
@@ -144,8 +122,7 @@ def _moment_route(
     y: FloatArray, log_w: FloatArray, p: float, order: int, under: str
 ) -> tuple[FloatArray, FloatArray]:
     vals = lm.log_mix(y, p)
-    # Q-weights w e^{L} in log space: e^{L} alone overflows for large mu (the
-    # grid reaches y ~ 3000 at mu = 20), where w itself is 0.
+    # Q-weights w e^{L} in log space: e^{L} alone overflows for large mu.
     weights = np.exp(log_w if under == "P" else log_w + vals)
     return weighted_cumulants(vals, weights, order, value_err=4 * EPS * np.abs(vals))
 
@@ -213,13 +190,8 @@ def _mean(
     y: FloatArray, log_w: FloatArray, p: float, under: str
 ) -> tuple[float, float]:
     r""":math:`E_P[\log(1+u) - u]` or :math:`E_P[(1+u)\log(1+u) - u]`, with
-    :math:`u = p\,\mathrm{expm1}(y)`.
-
-    Where :math:`u` overflows (:math:`y > 709 - \log p`, reached for large
-    :math:`\mu`) the terms are taken in log space, :math:`-e^{\log w + \log u}`
-    and :math:`e^{\log w + \log u}(\log u - 1)` (the leading terms; the rest is
-    relatively :math:`O(\log u / u)`), instead of :math:`0 \cdot \infty`.
-    """
+    :math:`u = p\,\mathrm{expm1}(y)`; where :math:`u` overflows, the leading terms
+    in log space (relative error :math:`O(\log u / u)`)."""
     w = np.exp(log_w)
     with np.errstate(over="ignore", invalid="ignore"):
         u = p * np.expm1(y)

@@ -1,17 +1,9 @@
 r"""Tail-stable elementary functions of Poisson subsampling.
 
-With sampling probability :math:`p` and :math:`q = 1 - p`, the add-pair privacy
-loss is a monotone function of the base loss :math:`y = L_b`,
-
-.. math::  \ell(y) = \log(q + p\, e^{y})
-
-(Zheng et al. 2020, Lemma C.1; the DP-SGD pair of the saddle-point slides). Every
-function below is written so that it keeps full *relative* precision in all
-regimes that occur for :math:`p \in [10^{-16}, 1]` and :math:`|y|` up to the
-overflow range: ``log1p``/``expm1`` when :math:`\ell` is small, ``logaddexp`` when
-:math:`q + p e^y` is small, and series for the remainders
-:math:`e^x - 1 - x` and :math:`\log(1+u) - u`.
-"""
+The add-pair loss is :math:`\ell(y) = \log(q + p\, e^{y})`, :math:`q = 1 - p`,
+of the base loss :math:`y = L_b` (Zheng et al. 2020, Lemma C.1). Every function
+keeps full *relative* precision for :math:`p \in [10^{-16}, 1]` and :math:`|y|`
+up to the overflow range."""
 
 from __future__ import annotations
 
@@ -37,10 +29,8 @@ _CHECK_EVERY = 4
 
 
 def _negligible(term: FloatArray, acc: FloatArray) -> bool:
-    """Whether ``term`` (and every later, smaller term of a series whose terms
-    decrease in magnitude) is below half an ulp of ``acc`` everywhere, so that
-    adding it leaves ``acc`` unchanged: the early exit returns the same sums
-    as the full loop, bit for bit."""
+    """Whether ``term`` (and every later, smaller term) is below half an ulp of
+    ``acc`` everywhere (the early exit gives the full loop's sums bit for bit)."""
     return not np.any(np.abs(term) >= np.abs(acc) * 2.0**-54)
 
 
@@ -97,12 +87,8 @@ def log1p_minus(u: ArrayLike) -> FloatArray:
 
 @_flat
 def xlog1p_minus(u: ArrayLike) -> FloatArray:
-    r""":math:`(1+u)\log(1+u) - u \ge 0` for :math:`u \ge -1`, full relative precision.
-
-    Equals :math:`(1+u)(\log(1+u) - u) + u^2`; both terms are summed without
-    cancellation for small :math:`|u|` through the series
-    :math:`\sum_{k \ge 2} (-1)^k u^k / (k(k-1))`.
-    """
+    r""":math:`(1+u)\log(1+u) - u \ge 0` for :math:`u \ge -1`, full relative precision
+    (series :math:`\sum_{k \ge 2} (-1)^k u^k / (k(k-1))` for small :math:`|u|`)."""
     u = np.asarray(u, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(u > -1, (1 + u) * np.log1p(u) - u, 1.0)
@@ -126,12 +112,8 @@ def _log_q(p: float) -> float:
 
 @_flat
 def log_mix(y: ArrayLike, p: float) -> FloatArray:
-    r""":math:`\ell(y) = \log(1 - p + p e^{y})`, tail-stable in :math:`y` and :math:`p`.
-
-    Uses ``log1p(p * expm1(y))`` when :math:`1 - p + p e^y > 1/2` (small losses)
-    and ``logaddexp(log(1-p), log p + y)`` otherwise (no cancellation in
-    :math:`q + p e^y` when both terms are small).
-    """
+    r""":math:`\ell(y) = \log(1 - p + p e^{y})`, tail-stable in :math:`y` and :math:`p`:
+    ``log1p(p * expm1(y))`` where :math:`1 - p + p e^y > 1/2`, else ``logaddexp``."""
     y = np.asarray(y, dtype=np.float64)
     if p == 1.0:
         return y.astype(np.float64, copy=True)
@@ -151,12 +133,8 @@ def log_mix(y: ArrayLike, p: float) -> FloatArray:
 
 @_flat
 def log_mix_inverse(s: ArrayLike, p: float) -> FloatArray:
-    r"""Inverse of :func:`log_mix`: :math:`y = \log((e^s - 1 + p)/p)`.
-
-    Returns ``-inf`` for :math:`s \le \log(1-p)` (the lower end of the range of
-    :math:`\ell`). Tail-stable near that end (through
-    :math:`e^s - q = q\,\mathrm{expm1}(s - \log q)`) and for large :math:`s`.
-    """
+    r"""Inverse of :func:`log_mix`: :math:`y = \log((e^s - 1 + p)/p)`; ``-inf``
+    for :math:`s \le \log(1-p)`; tail-stable at both ends."""
     s = np.asarray(s, dtype=np.float64)
     if p == 1.0:
         return s.astype(np.float64, copy=True)
@@ -178,13 +156,9 @@ def log_mix_inverse(s: ArrayLike, p: float) -> FloatArray:
 
 @_flat
 def log_mix_remainder(y: ArrayLike, p: float) -> FloatArray:
-    r""":math:`F_0(y) = \ell(y) - p y \ge 0`, the non-linear part of :math:`\ell`.
-
-    For :math:`|y| \le 30` it is computed as
-    :math:`\log(1 + q\,(e^{-py} - 1 + py) + p\,(e^{qy} - 1 - qy))`, a sum of
-    non-negative terms: the linear terms of the two exponentials cancel exactly
-    in :math:`q e^{-py} + p e^{qy} = e^{\ell(y) - py}`.
-    """
+    r""":math:`F_0(y) = \ell(y) - p y \ge 0`, the non-linear part of :math:`\ell`;
+    for :math:`|y| \le 30` the sum of non-negative terms
+    :math:`\log(1 + q\,(e^{-py} - 1 + py) + p\,(e^{qy} - 1 - qy))`."""
     y = np.asarray(y, dtype=np.float64)
     q = 1.0 - p
     out = np.empty_like(y)
@@ -211,14 +185,9 @@ def log_mix_slope_minus_p(y: ArrayLike, p: float) -> FloatArray:
 
 
 def logistic_derivative_monomials(order: int) -> list[dict[tuple[int, int], int]]:
-    r"""Derivatives of the logistic :math:`s(z) = 1/(1+e^{-z})` as monomials.
-
-    Returns, for :math:`m = 0..order-1`, the integer coefficients of
-    :math:`s^{(m)} = \sum c_{ab}\, s^a (1-s)^b`, from :math:`s' = s(1-s)`,
-    i.e. :math:`D(s^a \bar s^b) = a s^a \bar s^{b+1} - b s^{a+1} \bar s^b`. Every
-    monomial is evaluated with full relative precision from ``expit(z)`` and
-    ``expit(-z)``.
-    """
+    r"""Derivatives of the logistic :math:`s(z) = 1/(1+e^{-z})` as monomials:
+    for :math:`m = 0..order-1` the integer coefficients of
+    :math:`s^{(m)} = \sum c_{ab}\, s^a (1-s)^b`, from :math:`s' = s(1-s)`."""
     out: list[dict[tuple[int, int], int]] = []
     poly: dict[tuple[int, int], int] = {(1, 0): 1}
     for _ in range(order):
@@ -236,11 +205,8 @@ def logistic_derivative_monomials(order: int) -> list[dict[tuple[int, int], int]
 def logistic_derivatives(
     z: ArrayLike, order: int
 ) -> tuple[list[FloatArray], list[FloatArray]]:
-    r"""Values of :math:`s^{(m)}(z)`, :math:`m = 0..order-1`, and absolute-term sums.
-
-    The second list holds :math:`\sum |c_{ab}| s^a \bar s^b`, the scale against
-    which the rounding error of each value is bounded.
-    """
+    r"""Values of :math:`s^{(m)}(z)`, :math:`m = 0..order-1`, and the sums
+    :math:`\sum |c_{ab}| s^a \bar s^b` that bound their rounding errors."""
     z = np.asarray(z, dtype=np.float64)
     s = special.expit(z)
     sc = special.expit(-z)

@@ -1,21 +1,12 @@
 r"""Adaptive Gauss–Legendre panels for densities given by their logarithm.
 
-A *panel rule* on a finite interval is a set of panels, each carrying the
-``GL_POINTS``-point Gauss–Legendre rule; a panel is accepted when its integral of
+A panel is accepted when its ``GL_POINTS``-point Gauss–Legendre integral of
 :math:`e^{g}` agrees with the sum over its two halves to relative accuracy
-:data:`PANEL_RTOL` (plus :math:`8u(1 + |\log m|)` for a panel of mass :math:`m`,
-the accuracy to which the log-density itself is evaluated) for every
-log-density :math:`g` given. The absolute masses do not enter, so far-tail
-panels keep their relative accuracy (STYLE.md, anti-pattern 5). Everything
-stays in log space until the masses are formed.
-
-The error of an accepted panel is that of the two-halves rule, which is much
-smaller than the difference tested when the integrand is analytic on the panel
-(Gauss–Legendre converges geometrically): the stated accuracy of the masses is
-:data:`PANEL_RTOL` relative per panel (plus the evaluation error above).
-Non-analytic points (kinks, where :math:`|x - c|` enters) must be panel edges:
-callers pass them as ``breakpoints``.
-"""
+:data:`PANEL_RTOL` (plus :math:`8u(1 + |\log m|)` for a panel of mass :math:`m`)
+for every log-density :math:`g` given, in log space, so far-tail panels keep
+their relative accuracy. For integrands analytic on each panel the masses are
+accurate to :data:`PANEL_RTOL` relative per panel; kinks must be passed as
+``breakpoints``."""
 
 from __future__ import annotations
 
@@ -99,8 +90,7 @@ def adaptive_edges(
                 log_panel_masses(g, lo, mid), log_panel_masses(g, mid, hi)
             )
             both_neg = (whole < LOG_NEGLIGIBLE) & (halves < LOG_NEGLIGIBLE)
-            # The log-density itself is known to about u |g| (absolute, in log
-            # space), so far-tail panels are held to that instead.
+            # The log-density itself is known to about u |g| (absolute).
             slack = tol + 8 * _U * (1.0 + np.abs(whole))
             with np.errstate(invalid="ignore"):
                 close = np.abs(whole - halves) <= slack

@@ -1,26 +1,13 @@
 r"""The neighbouring relation as a transform of a mechanism.
 
-A mechanism is one dominating pair :math:`(P, Q)`, the pair of its *add*
-direction (Q: the data set with the record). The relation under which a
-composition is accounted decides which pairs it must cover (as dp-accounting's
-``NeighboringRelation``):
-
-* ``"add"``: the pair itself; ``"remove"``: the swapped pair :math:`(Q, P)`;
-* ``"add_or_remove"``: both directions, fixed for the whole run, so the
-  composition is covered by the all-add and the all-remove compositions and
-  :math:`\delta` is the larger of the two;
-* ``"replace_one"``: a mechanism given at its replace-one sensitivity is one
-  pair whose two directions are neighbours too: both directions, as above.
-  Poisson subsampling under replace-one has a different dominating pair
-  (a mixture over the replaced and the replacing record): served for the
-  subsampled Gaussian (``SubsampledGaussian.replace_one``), refused otherwise.
-
-:func:`with_adjacency` returns a mechanism whose ``pairs`` are exactly these;
-every accountant composes ``pairs`` direction by direction, so the cumulants and
-CGF it uses are those of the direction it composes. The two-direction container
-:class:`BothDirections` answers no PLRV query itself (it would have to pick a
-direction silently); ask ``pairs[0]`` (add) or ``pairs[1]`` (remove).
-"""
+A mechanism is the dominating pair :math:`(P, Q)` of its *add* direction. The
+relation (as dp-accounting's ``NeighboringRelation``) decides the pairs a
+composition must cover: ``"add"``, the pair; ``"remove"``, the swapped pair;
+``"add_or_remove"`` and ``"replace_one"`` (at replace-one sensitivity), both
+directions, :math:`\delta` the larger. Poisson subsampling under replace-one
+has another dominating pair, served for the subsampled Gaussian
+(``SubsampledGaussian.replace_one``) only. :class:`BothDirections` answers no
+PLRV query itself; ask ``pairs[0]`` (add) or ``pairs[1]`` (remove)."""
 
 from __future__ import annotations
 

@@ -1,24 +1,16 @@
 r"""Dominating pairs and their privacy-loss random variables (PLRV).
 
-A mechanism in symfdp is described by a *dominating pair* of distributions
-:math:`(P, Q)` on its output space, with the privacy-loss random variable
-
-.. math::  L = \log \frac{dQ}{dP}(X),
-
-following Zheng et al. (2020), Sec. 3 (H0 = P, H1 = Q, :math:`T_n = \sum_i L_i`).
-Its trade-off function is :math:`f = T(P, Q)` and its privacy profile (the
-hockey-stick divergence :math:`E_{e^\varepsilon}(Q \| P)`) is
+A mechanism is a *dominating pair* :math:`(P, Q)` on its output space with
+PLRV :math:`L = \log \frac{dQ}{dP}(X)` (Zheng et al. (2020), Sec. 3: H0 = P,
+H1 = Q, :math:`T_n = \sum_i L_i`), trade-off :math:`f = T(P, Q)` and privacy
+profile (the hockey-stick divergence :math:`E_{e^\varepsilon}(Q \| P)`)
 
 .. math::  \delta(\varepsilon) = E_Q[(1 - e^{\varepsilon - L})_+]
            = P_Q(L > \varepsilon) - e^{\varepsilon} P_P(L > \varepsilon),
 
-Zheng et al. (2020), Lemma 5.1. Because :math:`dQ_L(l) = e^{l}\, dP_L(l)`, the law of
-:math:`L` under :math:`P` determines everything; both laws are exposed for
-convenience and tail stability.
-
-Subclasses are frozen dataclasses; they *describe* a mechanism and never hold
-results of accounting (accountants compute).
-"""
+Zheng et al. (2020), Lemma 5.1. As :math:`dQ_L(l) = e^{l}\, dP_L(l)`, the law of
+:math:`L` under :math:`P` determines everything. Subclasses are frozen
+dataclasses that describe a mechanism and hold no accounting results."""
 
 from __future__ import annotations
 
@@ -45,18 +37,13 @@ FloatArray = NDArray[np.float64]
 
 
 #: Largest cumulant order served: Edgeworth of the largest order J = 64
-#: (:func:`symfdp._validation.check_order`) needs kappa_1..kappa_{J+2}. Closed
-#: forms derived in SymPy grow quickly in cost (Laplace: 20 s at order 64).
+#: (:func:`symfdp._validation.check_order`) needs kappa_1..kappa_{J+2}.
 MAX_CUMULANT_ORDER: Final = 66
 
 
 class QuadratureLimitError(ValueError):
-    """A quadrature rule would need more nodes than its memory guard allows.
-
-    Raised by mechanisms whose rules widen with the tilt of a CGF (a saddle point
-    far out in the tail); callers that can do without that tilt (the saddle-point
-    grid) stop there, others see a ``ValueError`` naming the regime.
-    """
+    """A quadrature rule would need more nodes than its memory guard allows (a
+    CGF tilt far out in the tail)."""
 
 
 @dataclass(frozen=True)
@@ -95,19 +82,14 @@ class PLRVQuadrature:
 
 
 class Mechanism(ABC):
-    """Abstract dominating pair (P, Q) with PLRV ``L = log dQ/dP``.
-
-    Concrete mechanisms implement the abstract methods; the generic methods
-    (cumulants, CGF, expectations) have quadrature fallbacks that closed forms
-    override. ``pair`` is ``"add"`` for the pair as defined, ``"remove"`` for the
-    swapped pair and ``"both"`` for add/remove adjacency; symmetric mechanisms
-    (``T(P, Q) = T(Q, P)``) ignore it.
-    """
+    """Abstract dominating pair (P, Q) with PLRV ``L = log dQ/dP``; the generic
+    methods are quadrature fallbacks that closed forms override. ``pair``:
+    ``"add"`` (as defined), ``"remove"`` (swapped) or ``"both"``; symmetric
+    mechanisms ignore it."""
 
     name: ClassVar[str]
     PARAMS: ClassVar[dict[str, Param]]
 
-    # ------------------------------------------------------------------ pairs
     @property
     def is_symmetric(self) -> bool:
         """Whether ``T(P, Q) == T(Q, P)``, i.e. add and remove pairs coincide."""
@@ -115,11 +97,8 @@ class Mechanism(ABC):
 
     @property
     def pairs(self) -> tuple[Mechanism, ...]:
-        """The dominating pairs an accountant must cover.
-
-        ``(self,)`` for a symmetric mechanism or a single pair, and
-        ``(add, remove)`` for ``pair="both"``; delta is the maximum over them.
-        """
+        """The dominating pairs an accountant must cover: ``(self,)``, or ``(add,
+        remove)`` for ``pair="both"`` (delta is the maximum over them)."""
         return (self,)
 
     @property
@@ -134,7 +113,6 @@ class Mechanism(ABC):
 
         return Swapped(self)
 
-    # ------------------------------------------------------------------ PLRV law
     @abstractmethod
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         """``L(x) = log q(x) / p(x)`` on the output space."""
@@ -166,19 +144,13 @@ class Mechanism(ABC):
     @property
     def loss_lattice_span(self) -> float | None:
         """The span ``h`` of the lattice ``a + h Z`` carrying all of L, or None
-        when L is not a lattice variable. Smooth approximations of a lattice sum
-        (Edgeworth, saddle point) err by O(h^2) in epsilon however many
-        compositions (the exact profile is only piecewise smooth)."""
+        when L is not a lattice variable (smooth approximations of a lattice sum err
+        by O(h^2) in epsilon)."""
         return None
 
-    # ------------------------------------------------------------------ derived
-    # Generic fallbacks from the quadrature rule; closed forms override them.
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
-        """Cumulants ``kappa_1 .. kappa_order`` of L under P or Q.
-
-        Generic fallback: central moments of the quadrature rule (two passes) and
-        the moment -> cumulant recursion (:mod:`symfdp.numeric.moments`).
-        """
+        """Cumulants ``kappa_1 .. kappa_order`` of L under P or Q (fallback: central
+        moments of the quadrature rule, :mod:`symfdp.numeric.moments`)."""
         from symfdp.numeric.moments import weighted_cumulants
 
         order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
@@ -194,12 +166,8 @@ class Mechanism(ABC):
     def cgf_derivatives(
         self, t: ArrayLike, under: Under = "P"
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        r"""``(K(t), K'(t), K''(t))``, vectorised in ``t``.
-
-        Generic fallback: the quadrature rule in log space,
-        :math:`K(t) = \operatorname{logsumexp}_i(\log w_i + t l_i)`, and the mean
-        and variance of the tilted weights (two passes, no cancellation).
-        """
+        """``(K(t), K'(t), K''(t))``, vectorised in ``t`` (fallback: the quadrature
+        rule tilted in log space, :func:`tilted_cgf`)."""
         check_choice("under", under, ("P", "Q"))
         ts = check_array("t", t)
         rule = self.plrv_quadrature()
@@ -211,13 +179,10 @@ class Mechanism(ABC):
         self, t: ArrayLike, under: Under = "Q"
     ) -> tuple[FloatArray, FloatArray]:
         r"""Mean and third absolute central moment of L under the tilted law
-        :math:`\propto e^{tl}\,d\mathrm{Law}_{under}(l)`, vectorised in ``t``.
-
-        These enter the saddle-point error bound (Alghamdi et al., CF-S7). The
-        mean equals :math:`K'(t)` when the quadrature resolves the tilted law, so
-        callers compare the two to detect a rule that does not. Generic fallback:
-        :meth:`plrv_quadrature` with weights tilted in log space; mechanisms whose
-        laws move with the tilt override it with a rule that follows them.
+        :math:`\propto e^{tl}\,d\mathrm{Law}_{under}(l)`, vectorised in ``t``, for the
+        saddle-point error bound (Alghamdi et al., CF-S7). The mean equals
+        :math:`K'(t)` when the rule resolves the tilted law (callers compare them).
+        Generic fallback: :meth:`plrv_quadrature` with weights tilted in log space.
 
         Returns:
             ``(mean, m3)``, each of the shape of ``t``.
@@ -229,10 +194,8 @@ class Mechanism(ABC):
         return tilted_abs_moment3(rule.nodes, logw, ts)
 
     def expect(self, fn: Callable[[FloatArray], ArrayLike], under: Under = "P") -> Any:
-        """``E[fn(L)]`` under P or Q by the mechanism's quadrature rule.
-
-        ``fn`` maps the array of nodes to values (leading axis = nodes).
-        """
+        """``E[fn(L)]`` under P or Q by the quadrature rule (``fn`` maps the array of
+        nodes, leading axis, to values)."""
         check_callable("fn", fn)
         check_choice("under", under, ("P", "Q"))
         rule = self.plrv_quadrature()
@@ -247,12 +210,9 @@ class Mechanism(ABC):
         )
 
     def privacy_profile(self, eps: ArrayLike) -> FloatArray:
-        r"""``delta(eps) = E_Q[(1 - e^{eps - L})_+]`` of this single pair, eps real.
-
-        Generic fallback: :math:`P_Q(L > \varepsilon) - e^{\varepsilon}
-        P_P(L > \varepsilon)` from the PLRV survival functions (Zheng et al.
-        2020, Lemma 5.1), clipped to [0, 1]; closed forms override it.
-        """
+        r"""``delta(eps) = E_Q[(1 - e^{eps - L})_+]`` of this single pair, eps real
+        (fallback: :math:`P_Q(L > \varepsilon) - e^{\varepsilon} P_P(L > \varepsilon)`,
+        Zheng et al. 2020, Lemma 5.1, clipped to [0, 1])."""
         e = check_array("eps", eps, allow_inf=True)
         sf_q = np.asarray(self.plrv_sf(e, "Q"), dtype=np.float64)
         sf_p = np.asarray(self.plrv_sf(e, "P"), dtype=np.float64)
@@ -265,13 +225,9 @@ class Mechanism(ABC):
 def tilted_cgf(
     nodes: ArrayLike, log_weights: ArrayLike, t: ArrayLike, *, chunk: int = 4_000_000
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    r"""``(K, K', K'')`` of a discrete law at each ``t``, in log space.
-
-    :math:`K(t) = \log \sum_i e^{\log w_i + t l_i}`; :math:`K'` and
-    :math:`K''` are the mean and variance of :math:`l` under the tilted weights
-    :math:`\tilde w_i \propto w_i e^{t l_i}` (variance about the mean: no
-    cancellation). Vectorised over ``t`` in chunks of at most ``chunk`` entries.
-    """
+    r"""``(K, K', K'')`` of a discrete law at each ``t``, in log space:
+    :math:`K(t) = \log \sum_i e^{\log w_i + t l_i}`, :math:`K'` and :math:`K''` the
+    mean and variance under the tilted weights (no cancellation); chunked over ``t``."""
     l = np.asarray(nodes, dtype=np.float64)
     logw = np.asarray(log_weights, dtype=np.float64)
     ts = np.asarray(t, dtype=np.float64)

@@ -1,24 +1,12 @@
 r"""Dominating pairs whose privacy loss takes finitely many values.
 
-A finite law of :math:`L` is stored as its distinct values :math:`l_j` (sorted)
-and their P-masses :math:`p_j` (in log space); the Q-masses are
-:math:`q_j = e^{l_j} p_j`, because :math:`dQ_L = e^{l} dP_L`. Everything is then
-exact up to floating point:
-
-* ``plrv_cdf``/``plrv_sf``: prefix and suffix sums of the masses (each tail
-  summed from its own end, so far tails keep their relative accuracy);
-* cumulants: central moments of the atoms and the moment recursion
-  (:func:`symfdp.numeric.moments.weighted_cumulants`);
-* CGF :math:`K_P(t) = \log\sum_j p_j e^{t l_j}` in log space for every real
-  :math:`t` (:func:`symfdp.mechanisms.base.tilted_cgf`);
-* privacy profile :math:`\delta(\varepsilon) = \sum_{l_j > \varepsilon} q_j(1 -
-  e^{\varepsilon - l_j})` (Zheng et al. 2020, Lemma 5.1), a sum of positive terms.
-
-:func:`from_pmfs` builds one from two probability vectors; the built-ins here
-are :class:`RandomizedResponse` (k-ary), :class:`DiscreteLaplace` and
-:class:`DiscreteGaussian` (the latter truncated where its masses fall below
-:data:`TRUNCATION_LOG_MASS`, far below the smallest normal float).
-"""
+The law of :math:`L` is stored as its sorted distinct values :math:`l_j` and
+their log P-masses; :math:`q_j = e^{l_j} p_j` (:math:`dQ_L = e^{l} dP_L`). CDFs
+are prefix and suffix sums (each tail from its own end), cumulants the central
+moments of the atoms, the CGF a log-sum-exp for every real :math:`t`, and the
+profile :math:`\delta(\varepsilon) = \sum_{l_j > \varepsilon} q_j(1 -
+e^{\varepsilon - l_j})` (Zheng et al. 2020, Lemma 5.1), a sum of positive terms:
+exact up to floating point."""
 
 from __future__ import annotations
 
@@ -76,8 +64,7 @@ class FiniteLoss(Mechanism):
         l, log_p = self._atoms()
         out: dict[str, Any] = {"l": l}
         for u, lw in (("P", log_p), ("Q", log_p + l)):
-            # Normalised (Q changes by ulps: sum e^l p = 1 only up to rounding),
-            # and the totals pinned to 1 so that the CDF ends at 1 exactly.
+            # Totals pinned to 1 so that the CDF ends at 1 exactly.
             w = np.exp(lw - special.logsumexp(lw))
             out[u] = w
             prefix = np.concatenate(([0.0], np.cumsum(w)))
@@ -90,9 +77,8 @@ class FiniteLoss(Mechanism):
 
     @functools.cached_property
     def lattice_spacing(self) -> float | None:
-        """The step ``d`` of a lattice ``l_0 + k d`` holding every atom (the
-        smallest gap, if all gaps are its multiples to 1e-9), else None;
-        ``Numerical`` then puts every atom on its grid (exact discretisation)."""
+        """The step ``d`` of a lattice ``l_0 + k d`` holding every atom (the smallest
+        gap, if all gaps are its multiples to 1e-9), else None."""
         l = self._law["l"]
         if l.size < 2:
             return None
@@ -162,11 +148,8 @@ class FiniteLoss(Mechanism):
         return super().expect(fn, under)
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        r"""The exact trade-off :math:`T(P, Q)`: the Neyman–Pearson tests reject
-        the largest losses first, so the vertices are
-        :math:`(\sum_{j \ge k} p_j,\ 1 - \sum_{j \ge k} q_j)` and the curve
-        interpolates them linearly (randomising on the boundary atom); Dong et
-        al. (2019), Def. 2.1."""
+        r"""The exact trade-off :math:`T(P, Q)` (Dong et al. (2019), Def. 2.1): linear
+        between the vertices :math:`(\sum_{j \ge k} p_j,\ 1 - \sum_{j \ge k} q_j)`."""
         a = check_array("alpha", alpha, 0.0, 1.0)
         law = self._law
         # Suffix sums from the top atom down: alpha_k and beta_k, increasing.
@@ -284,11 +267,9 @@ def from_pmfs(
     name: str = "finite pair",
     symmetric: bool | None = None,
 ) -> FinitePair:
-    r"""A mechanism from the PMFs of P and Q on a finite set of outcomes.
-
-    :math:`L_j = \log q_j/p_j` (or ``losses``, e.g. exact :math:`\pm\varepsilon`,
-    checked against the ratios to :math:`10^{-9}`); the cumulants, the CGF and
-    the privacy profile are exact sums over the outcomes.
+    r"""A mechanism from the PMFs of P and Q on a finite set of outcomes,
+    :math:`L_j = \log q_j/p_j` (or ``losses``, checked against the ratios to
+    :math:`10^{-9}`).
 
     Args:
         p_values, q_values: Probabilities of the outcomes, each summing to 1.
@@ -299,8 +280,7 @@ def from_pmfs(
 
     Raises:
         ValueError: the vectors differ in length, are not probabilities, or are
-            not mutually absolutely continuous (an outcome with mass under one
-            of P, Q only: its loss is infinite).
+            not mutually absolutely continuous.
     """
     p = _probabilities("p_values", p_values)
     q = _probabilities("q_values", q_values)
@@ -350,7 +330,6 @@ def from_pmfs(
     return FinitePair(p, q, l, name, sym)
 
 
-# ---------------------------------------------------------------- built-ins
 @dataclass(frozen=True)
 class RandomizedResponse(FiniteLoss):
     r"""k-ary randomised response: the true category w.p.
@@ -487,11 +466,9 @@ class DiscreteLaplace(FiniteLoss):
 class DiscreteGaussian(FiniteLoss):
     r"""Discrete Gaussian noise on the integers, :math:`P(x) \propto
     e^{-x^2/(2\sigma^2)}` (Canonne, Kamath, Steinke 2020), against its shift by
-    the sensitivity :math:`s`: :math:`L(x) = (2sx - s^2)/(2\sigma^2)`.
-
-    The law is truncated to the integers whose log P- or Q-mass exceeds
-    :data:`TRUNCATION_LOG_MASS` (mass dropped below :math:`e^{-790}`, under the
-    smallest float); the normaliser is summed over the same range.
+    the sensitivity :math:`s`: :math:`L(x) = (2sx - s^2)/(2\sigma^2)`, truncated
+    where log masses fall below :data:`TRUNCATION_LOG_MASS` (dropped mass below
+    :math:`e^{-790}`).
 
     Args:
         sigma: Noise scale, ``sigma > 0``.

@@ -1,11 +1,5 @@
 r"""The :math:`(\varepsilon, \delta)`-DP event: the pair whose trade-off is
-:math:`f_{\varepsilon,\delta}`.
-
-Dong et al. (2019), eq. (5) and Prop. 2.5: a mechanism is
-:math:`(\varepsilon,\delta)`-DP iff it is :math:`f_{\varepsilon,\delta}`-DP, with
-
-.. math::  f_{\varepsilon,\delta}(\alpha) = \max\{0,\ 1 - \delta - e^\varepsilon
-           \alpha,\ e^{-\varepsilon}(1 - \delta - \alpha)\}.
+:math:`f_{\varepsilon,\delta}` (Dong et al. (2019), eq. (5), Prop. 2.5).
 
 A dominating pair on four outcomes (Kairouz et al. 2015; Dong et al. 2019,
 Sec. 2.3) is
@@ -13,27 +7,18 @@ Sec. 2.3) is
 .. math::  P = (\delta,\ (1-\delta)\tfrac{e^\varepsilon}{1+e^\varepsilon},\
            (1-\delta)\tfrac{1}{1+e^\varepsilon},\ 0), \qquad
            Q = (0,\ (1-\delta)\tfrac{1}{1+e^\varepsilon},\
-           (1-\delta)\tfrac{e^\varepsilon}{1+e^\varepsilon},\ \delta),
+           (1-\delta)\tfrac{e^\varepsilon}{1+e^\varepsilon},\ \delta):
 
-so the privacy loss :math:`L = \log dQ/dP` has atoms at :math:`-\infty,
--\varepsilon, \varepsilon, +\infty`: with probability :math:`\delta` the event is
-*blatant* (:math:`L = -\infty` under P, :math:`+\infty` under Q) and otherwise it
-is randomised response :math:`f_{\varepsilon,0}` (:class:`PureDP`). That
-factorisation is exact under composition: the composed loss is infinite with
-probability :math:`1 - c`, :math:`c = \prod_i (1-\delta_i)^{n_i}`, and otherwise
-the composition of the finite parts, so
+with probability :math:`\delta` the loss is infinite (*blatant*), otherwise it
+is randomised response (:class:`PureDP`). Composed, with :math:`c = \prod_i
+(1-\delta_i)^{n_i}`,
 
 .. math::  \delta_{\otimes}(\varepsilon') = 1 - c + c\,\delta_{fin}(\varepsilon'),
            \qquad f_\otimes(\alpha) = c\, f_{fin}(\alpha / c) \ (\alpha \le c),
-           \ 0 \ (\alpha > c),
+           \ 0 \ (\alpha > c)
 
-which is how the accountants that compose pair by pair (Numerical, Exact,
-Edgeworth, SaddlePoint, Auto) compose it (:mod:`symfdp.accountants._blatant`):
-the finite part by the accountant's own method, the mass exactly. The loss has no
-cumulants and no CGF for :math:`\delta > 0`; those queries raise
-:class:`BlatantLossError` (so CLT, Berry–Esseen and RDP refuse it, naming
-Numerical).
-"""
+(:mod:`symfdp.accountants._blatant`). The loss has no cumulants and no CGF for
+:math:`\delta > 0`: those queries raise :class:`BlatantLossError`."""
 
 from __future__ import annotations
 
@@ -83,7 +68,6 @@ class EpsilonDelta(Mechanism):
             self, "delta", check_real("delta", self.delta, 0.0, 1.0, hi_open=True)
         )
 
-    # ------------------------------------------------------------ structure
     @property
     def blatant_mass(self) -> float:
         """Probability ``delta`` of the blatant outcome (L = -inf under P, +inf
@@ -103,7 +87,6 @@ class EpsilonDelta(Mechanism):
             return (-math.inf, math.inf)
         return self.finite_part().plrv_support()
 
-    # ------------------------------------------------------------ output space
     def _pmf(self, under: Under) -> FloatArray:
         check_choice("under", under, ("P", "Q"))
         d, keep = self.delta, 1.0 - self.delta
@@ -127,7 +110,6 @@ class EpsilonDelta(Mechanism):
         idx = np.where(inside, xs, 0).astype(int)
         return scalar_or_array(np.where(inside, pmf[idx], 0.0))
 
-    # ------------------------------------------------------------ PLRV law
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
     ) -> FloatArray:
@@ -193,7 +175,6 @@ class EpsilonDelta(Mechanism):
     def expect(self, fn: Any, under: Under = "P") -> Any:
         return self._finite("finite expectations").expect(fn, under)
 
-    # ------------------------------------------------------------ closed forms
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         r""":math:`f_{\varepsilon,\delta}(\alpha) = \max\{0, 1 - \delta -
         e^\varepsilon\alpha, e^{-\varepsilon}(1 - \delta - \alpha)\}`, Dong et al.

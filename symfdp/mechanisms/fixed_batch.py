@@ -1,37 +1,20 @@
 r"""Sampling without replacement (fixed batch size) and the symmetrised pair.
 
-**Symmetrisation.** For a pair :math:`(P, Q)` with trade-off :math:`f` the
-symmetrised trade-off :math:`C(f) = \min\{f, f^{-1}\}^{**}` (Dong et al. 2019,
-eq. (14)) has the privacy profile
+The symmetrised trade-off :math:`C(f) = \min\{f, f^{-1}\}^{**}` (Dong et al.
+2019, eq. (14)) has the profile :math:`\delta_C = \max\{\delta_f,
+\delta_{f^{-1}}\}` for every real :math:`\varepsilon` (conjugate of a hull of a
+minimum). The profile determines the loss law, :math:`P_P(L > \varepsilon) =
+-e^{-\varepsilon}\delta'(\varepsilon)` (Zheng et al. 2020, Lemma 5.1), so
+:class:`SymmetrisedPair`'s law is that of the direction with the larger profile,
+with atoms where the profiles cross. Its CDFs are tail-stable; its quadrature
+rule (cumulants, CGF) is approximate, about 1e-3 relative for a subsampled
+Gaussian.
 
-.. math::  \delta_C(\varepsilon) = \max\{\delta_f(\varepsilon),
-           \delta_{f^{-1}}(\varepsilon)\}
-
-for every real :math:`\varepsilon` (the profile is the convex conjugate of the
-trade-off, and the conjugate of the convex hull of a minimum is the maximum of the
-conjugates). A profile determines the law of the privacy loss of a dominating pair:
-:math:`P_P(L > \varepsilon) = -e^{-\varepsilon}\delta'(\varepsilon)` and
-:math:`P_Q(L > \varepsilon) = \delta(\varepsilon) + e^{\varepsilon}
-P_P(L > \varepsilon)` (Zheng et al. 2020, Lemma 5.1). So on each range of
-:math:`\varepsilon` where one direction's profile is the larger, the law of L of
-:class:`SymmetrisedPair` is that direction's law, and where the larger one
-changes (the profiles cross) the law has an atom carrying the jump of
-:math:`P_P(L > \cdot)`. Everything is read from the two directions: their
-survival functions and CDFs (tail-stable), and their quadrature rules restricted
-to their ranges, rescaled to the exact masses of the ranges, plus the atoms
-(cumulants, CGF: approximate, about 1e-3 relative for a subsampled Gaussian,
-since the rules are not built for the cut; ``Numerical`` uses only the CDFs).
-
-**Sampling without replacement.** A batch of fixed size :math:`m` drawn
-uniformly from :math:`N` records, with replace-one neighbours: if the mechanism
-is :math:`f`-DP, the subsampled one is :math:`C_p(f)`-DP with :math:`p = m/N`
-and :math:`C_p(f) = C(f_p)`, :math:`f_p = p f + (1 - p)\mathrm{Id}` (Dong et al.
-2019, Thm 4.2; the GDP paper's NoisySGD, Sec. 5). :math:`f_p` is the trade-off
-of the add pair of Poisson subsampling at rate :math:`p`
-(:class:`~symfdp.mechanisms.PoissonSubsampled`), so
-:class:`SampledWithoutReplacement` is the symmetrisation of that pair, and the
-composition of :math:`T` steps is :math:`C_p(f)^{\otimes T}`.
-"""
+A batch of fixed size :math:`m` drawn uniformly from :math:`N` records, with
+replace-one neighbours, makes an :math:`f`-DP mechanism :math:`C_p(f)`-DP,
+:math:`p = m/N`, :math:`C_p(f) = C(f_p)`, :math:`f_p = p f + (1 - p)\mathrm{Id}`
+(Dong et al. 2019, Thm 4.2; NoisySGD, Sec. 5): :class:`SampledWithoutReplacement`
+symmetrises the add pair of :class:`~symfdp.mechanisms.PoissonSubsampled`."""
 
 from __future__ import annotations
 
@@ -93,8 +76,7 @@ class SymmetrisedPair(Mechanism):
             )
 
         g = gap(grid)
-        # Sign changes between consecutive points where the profiles differ
-        # (equal profiles, e.g. both 0 beyond the support, are no crossing).
+        # Equal profiles (e.g. both 0 beyond the support) are no crossing.
         idx = np.flatnonzero(
             np.abs(g) > 1e-15 * np.abs(np.asarray(add.privacy_profile(grid)))
         )
@@ -165,8 +147,7 @@ class SymmetrisedPair(Mechanism):
             keep = self._remove_wins(r.nodes) == wins
             keep &= ~np.isin(r.nodes, self._crossings)
             lw = r.log_weights.copy()
-            # The rules are not built for a cut inside their range: each range
-            # between crossings is rescaled to its exact mass (from the CDFs).
+            # Each range between crossings is rescaled to its exact mass.
             for a, b in itertools.pairwise(cuts):
                 sel = keep & (r.nodes > a) & (r.nodes < b)
                 if not sel.any():

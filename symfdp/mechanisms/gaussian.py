@@ -1,13 +1,7 @@
-r"""The Gaussian mechanism: :math:`P = N(0, 1)`, :math:`Q = N(\mu, 1)`.
-
-With sensitivity :math:`\Delta` and noise :math:`N(0, \sigma^2)` the pair is
-equivalent to this one with :math:`\mu = \Delta / \sigma` (Dong et al. 2019,
-Thm 2.5); ``Gaussian(sigma=s)`` means unit sensitivity, :math:`\mu = 1/s`.
-
-The PLRV is :math:`L(x) = \mu x - \mu^2/2`, so
-:math:`L \sim N(-\mu^2/2, \mu^2)` under P and :math:`N(\mu^2/2, \mu^2)` under Q:
-:math:`\kappa_1 = \mp\mu^2/2`, :math:`\kappa_2 = \mu^2`, :math:`\kappa_{r\ge3} = 0`.
-"""
+r"""The Gaussian mechanism: :math:`P = N(0, 1)`, :math:`Q = N(\mu, 1)`,
+:math:`\mu = \Delta / \sigma` (Dong et al. 2019, Thm 2.5; ``Gaussian(sigma=s)``
+means unit sensitivity). :math:`L(x) = \mu x - \mu^2/2 \sim N(\mp\mu^2/2, \mu^2)`
+under P and Q."""
 
 from __future__ import annotations
 
@@ -44,11 +38,8 @@ _QUAD_STEP = 0.05
 
 def gaussian_privacy_profile(mu: float, eps: ArrayLike) -> FloatArray:
     r""":math:`\delta(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2) - e^\varepsilon
-    \Phi(-\varepsilon/\mu - \mu/2)`, Dong et al. (2019), Cor. 2.13 (GDP to DP).
-
-    Evaluated in log space as :math:`A (1 - e^{\log B - \log A})` so that tiny
-    deltas keep full relative precision.
-    """
+    \Phi(-\varepsilon/\mu - \mu/2)`, Dong et al. (2019), Cor. 2.13 (GDP to DP), in
+    log space (full relative precision for tiny deltas)."""
     e = np.asarray(eps, dtype=np.float64)
     if mu == 0.0:
         return np.where(e < 0, -np.expm1(e), 0.0)
@@ -102,7 +93,6 @@ class Gaussian(Mechanism):
         """L is normal for ``mu > 0`` (an atom at 0 for ``mu = 0``)."""
         return self.mu > 0
 
-    # ------------------------------------------------------------ PLRV law
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         return self.mu * check_array("x", x, allow_inf=True) - self.mu**2 / 2
 
@@ -140,7 +130,6 @@ class Gaussian(Mechanism):
         log_w = -0.5 * z**2 - 0.5 * math.log(2 * math.pi) + math.log(_QUAD_STEP)
         return PLRVQuadrature(self.mu * z - self.mu**2 / 2, log_w)
 
-    # ------------------------------------------------------------ closed forms
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         check_choice("under", under, ("P", "Q"))

@@ -1,25 +1,12 @@
-r"""The Laplace mechanism, :math:`\mathrm{Lap}(0,1)` vs :math:`\mathrm{Lap}(\mu,1)`.
+r"""The Laplace mechanism, :math:`\mathrm{Lap}(0,1)` vs :math:`\mathrm{Lap}(\mu,1)`,
+:math:`\mu = \Delta_1/b` (Kaissis et al. 2023, Cor. 1).
 
-With sensitivity :math:`\Delta_1` and scale :math:`b` the pair is equivalent to
-this one with :math:`\mu = \Delta_1/b` (Kaissis et al. 2023, Cor. 1). The PLRV is
-:math:`L(x) = |x| - |x - \mu| \in [-\mu, \mu]`:
-
-* an atom at :math:`-\mu` (:math:`x \le 0`) of P-mass :math:`1/2`,
-* an atom at :math:`+\mu` (:math:`x \ge \mu`) of P-mass :math:`e^{-\mu}/2`,
-* the density :math:`e^{-(l+\mu)/2}/4` on :math:`(-\mu, \mu)` (:math:`l = 2x-\mu`),
-
-and under Q everything is multiplied by :math:`e^{l}`. Hence
-:math:`P_P(L > l) = e^{-(l+\mu)/2}/2` and :math:`P_Q(L \le l) = e^{(l-\mu)/2}/2`
-on :math:`[-\mu, \mu)`, :math:`\delta(\varepsilon) = 1 - e^{(\varepsilon-\mu)/2}`
-for :math:`|\varepsilon| \le \mu`, and the trade-off is Dong et al. (2019),
-Lemma A.6 = Kaissis et al. (2023), Cor. 1.
-
-Cumulants are the exact polynomials in :math:`\mu` and :math:`e^{-\mu}` of
-:func:`symfdp.symbolic.plrv.laplace_cumulant_polys`; they cancel heavily for small
-:math:`\mu` (:math:`\kappa_4 \sim \mu^4` from terms of size 90), so each is
-evaluated in float64 when its condition number allows and otherwise in mpmath at
-the precision that the condition number requires.
-"""
+:math:`L(x) = |x| - |x - \mu|` has P-atoms :math:`1/2` at :math:`-\mu` and
+:math:`e^{-\mu}/2` at :math:`+\mu` and the density :math:`e^{-(l+\mu)/2}/4` on
+:math:`(-\mu, \mu)`; under Q everything is multiplied by :math:`e^{l}`.
+Cumulants are the exact polynomials of
+:func:`symfdp.symbolic.plrv.laplace_cumulant_polys`, evaluated in float64 where
+their condition number allows, else in mpmath at the precision it requires."""
 
 from __future__ import annotations
 
@@ -142,7 +129,6 @@ class Laplace(Mechanism):
     def __post_init__(self) -> None:
         object.__setattr__(self, "mu", check_real("mu", self.mu, 0.0))
 
-    # ------------------------------------------------------------ output space
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         xs = check_array("x", x, allow_inf=True)
         return scalar_or_array(np.abs(xs) - np.abs(xs - self.mu))
@@ -153,7 +139,6 @@ class Laplace(Mechanism):
         xs = check_array("x", x, allow_inf=True)
         return scalar_or_array(0.5 * np.exp(-np.abs(xs - shift)))
 
-    # ------------------------------------------------------------ PLRV law
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
     ) -> FloatArray:
@@ -218,7 +203,6 @@ class Laplace(Mechanism):
         logs = np.concatenate(([-math.log(2)], log_w, [-m - math.log(2)]))
         return PLRVQuadrature(nodes, logs)
 
-    # ------------------------------------------------------------ closed forms
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         r"""Exact cumulants (polynomials in :math:`\mu, e^{-\mu}` from SymPy), with
         :math:`\kappa_r(Q) = (-1)^r \kappa_r(P)`."""
@@ -241,16 +225,10 @@ class Laplace(Mechanism):
         return laplace_cumulant_exprs(order, check_choice("under", under, ("P", "Q")))
 
     def _cgf_abc(self, b: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        r"""Scaled :math:`F, F', F''` of :math:`F(b) = \cosh b + \mu\sinh(b)/(2b)`.
-
-        :math:`F^{(k)}(b) = \tfrac{e^b}{2} A_k(b)` with
-        :math:`A_0 = 1 + e^{-2b} + \mu h_0`, :math:`A_1 = 1 - e^{-2b} + \mu h_1`,
-        :math:`A_2 = 1 + e^{-2b} + \mu h_2`, where
-        :math:`h_0 = (1-e^{-2b})/(2b)`,
-        :math:`h_1 = (b(1+e^{-2b}) - (1-e^{-2b}))/(2b^2)`,
-        :math:`h_2 = (b^2(1-e^{-2b}) - 2b(1+e^{-2b}) + 2(1-e^{-2b}))/(2b^3)`
-        (Taylor series below ``b = 0.5``, where the direct forms cancel).
-        """
+        r"""Scaled :math:`F, F', F''` of :math:`F(b) = \cosh b + \mu\sinh(b)/(2b)`:
+        :math:`F^{(k)}(b) = \tfrac{e^b}{2} A_k(b)`, :math:`A_0 = 1 + e^{-2b} + \mu h_0`,
+        :math:`A_1 = 1 - e^{-2b} + \mu h_1`, :math:`A_2 = 1 + e^{-2b} + \mu h_2`
+        (the :math:`h_k` by Taylor series below ``b = 0.5``)."""
         m = self.mu
         e2 = np.exp(-2 * b)
         em = -np.expm1(-2 * b)

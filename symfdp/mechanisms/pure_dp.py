@@ -1,19 +1,12 @@
 r"""Pure :math:`\varepsilon`-DP: randomised response, trade-off
 :math:`f_{\varepsilon,0}`.
 
-Output space :math:`\{0, 1\}`: :math:`P(1) = 1/(1+e^\varepsilon)`,
-:math:`Q(1) = e^\varepsilon/(1+e^\varepsilon)`, so :math:`L = +\varepsilon` on
-``1`` and :math:`-\varepsilon` on ``0``, and :math:`T(P, Q) = f_{\varepsilon,0}`
-(Dong et al. 2019, eq. (5) and the KOV representation of Thm 3.4).
-
-Closed forms (:mod:`symfdp.symbolic.plrv`):
-:math:`K_P(t) = \log\cosh(\varepsilon(t-\frac12)) - \log\cosh(\varepsilon/2)`,
-:math:`\kappa_r = \varepsilon^r (\log\cosh)^{(r)}(-\varepsilon/2)`, evaluated as
-polynomials in :math:`T = \tanh` and :math:`S = \operatorname{sech}^2` (each monomial
-to full relative precision), and
-:math:`\delta(\varepsilon') = (e^\varepsilon - e^{\varepsilon'})_+/(1+e^\varepsilon)`
-for :math:`\varepsilon' \ge -\varepsilon` (:math:`1 - e^{\varepsilon'}` below).
-"""
+:math:`P(1) = 1/(1+e^\varepsilon)`, :math:`Q(1) = e^\varepsilon/(1+e^\varepsilon)`
+on :math:`\{0, 1\}`, so :math:`L = \pm\varepsilon` and :math:`T(P, Q) =
+f_{\varepsilon,0}` (Dong et al. 2019, eq. (5) and the KOV representation of
+Thm 3.4). Cumulants :math:`\varepsilon^r (\log\cosh)^{(r)}(-\varepsilon/2)` as
+polynomials in :math:`\tanh` and :math:`\operatorname{sech}^2`, each monomial to
+full relative precision (:mod:`symfdp.symbolic.plrv`)."""
 
 from __future__ import annotations
 
@@ -45,13 +38,9 @@ from symfdp.mechanisms.base import (
 
 @functools.cache
 def logcosh_derivative_monomials(order: int) -> tuple[dict[tuple[int, int], int], ...]:
-    r""":math:`(\log\cosh)^{(r)}`, :math:`r = 1..order`, as
-    :math:`\sum c_{ab} T^a S^b` with :math:`T = \tanh u` and
-    :math:`S = \operatorname{sech}^2 u`.
-
-    From :math:`T' = S` and :math:`S' = -2TS`:
-    :math:`D(T^a S^b) = a T^{a-1} S^{b+1} - 2b\, T^{a+1} S^b`.
-    """
+    r""":math:`(\log\cosh)^{(r)}`, :math:`r = 1..order`, as :math:`\sum c_{ab} T^a S^b`,
+    :math:`T = \tanh u`, :math:`S = \operatorname{sech}^2 u`
+    (from :math:`T' = S`, :math:`S' = -2TS`)."""
     out: list[dict[tuple[int, int], int]] = []
     poly: dict[tuple[int, int], int] = {(1, 0): 1}
     for _ in range(order):
@@ -99,7 +88,6 @@ class PureDP(Mechanism):
     def __post_init__(self) -> None:
         object.__setattr__(self, "eps", check_real("eps", self.eps, 0.0))
 
-    # ------------------------------------------------------------ law
     def _masses(self, under: Under) -> tuple[float, float]:
         """(mass at -eps, mass at +eps) under P or Q."""
         check_choice("under", under, ("P", "Q"))
@@ -155,7 +143,6 @@ class PureDP(Mechanism):
         """L takes the values +-eps: a lattice of span 2 eps (None at eps = 0)."""
         return 2.0 * self.eps if self.eps > 0 else None
 
-    # ------------------------------------------------------------ closed forms
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         r""":math:`\kappa_r = \varepsilon^r(\log\cosh)^{(r)}(-\varepsilon/2)` under P,
         :math:`(-1)^r` times that under Q (symbolic.plrv.pure_dp_cumulant_exprs)."""

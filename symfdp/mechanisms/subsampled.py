@@ -1,29 +1,20 @@
 r"""Poisson subsampling of a base dominating pair :math:`(P_b, Q_b)`.
 
-Each record enters the batch independently with probability :math:`p`. For the
-*add* relation the dominating pair is
+For the *add* relation the dominating pair is
 
 .. math::  P = P_b, \qquad Q = (1-p) P_b + p\, Q_b,
 
-whose trade-off is :math:`f_p = p f_b + (1-p)\,\mathrm{Id}` (Zheng et al. 2020,
+with trade-off :math:`f_p = p f_b + (1-p)\,\mathrm{Id}` (Zheng et al. 2020,
 Lemma C.1; Dong et al. 2019, Def. 4.1; the ReRo "add one" pair, Kaissis et al.
-2023, Sec. 2). Its PLRV is a monotone function of the base PLRV,
-
-.. math::  L = \ell(L_b) = \log(1 - p + p\, e^{L_b}),
-
-so :math:`P(L \le s) = P_b(L_b \le \ell^{-1}(s))` with
-:math:`\ell^{-1}(s) = \log((e^s - 1 + p)/p)` for :math:`s > \log(1-p)`, the Q-law is
-the mixture, and every expectation follows from the base quadrature rule:
-:math:`E_P[h(L)] = \sum_i w_i\, h(\ell(l_i))`.
+2023, Sec. 2) and PLRV :math:`L = \ell(L_b) = \log(1 - p + p\, e^{L_b})`, a
+monotone function of the base PLRV, so :math:`E_P[h(L)] = \sum_i w_i\, h(\ell(l_i))`
+on the base quadrature rule.
 
 The *remove* relation is the swapped pair :math:`(Q, P)` (trade-off
-:math:`f_p^{-1}`), and ``pair="both"`` covers add/remove adjacency: ``pairs``
-returns ``(add, remove)``, the trade-off is
-:math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (Dong et al. 2019, eq. (14)) and the
-privacy profile is the larger of the two. **The PLRV methods of a "both" object
-(log-likelihood ratio, densities, PLRV laws, quadrature, cumulants, CGF,
-expectations) describe its add pair.**
-"""
+:math:`f_p^{-1}`); ``pair="both"`` (add/remove adjacency) has ``pairs`` ``(add,
+remove)``, trade-off :math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (Dong et al.
+2019, eq. (14)) and the larger of the two profiles. **The PLRV methods of a
+"both" object describe its add pair.**"""
 
 from __future__ import annotations
 
@@ -110,7 +101,6 @@ class PoissonSubsampled(Mechanism):
             check_choice("pair", self.pair, PAIRS)
             warn_pair_deprecated(type(self).__name__, self.pair)
 
-    # ------------------------------------------------------------ structure
     @property
     def is_symmetric(self) -> bool:
         return self.p == 1.0 and self.base.is_symmetric
@@ -122,8 +112,7 @@ class PoissonSubsampled(Mechanism):
 
     @property
     def pairs(self) -> tuple[Mechanism, ...]:
-        """``(add, remove)`` for ``"both"`` (built once per object: the
-        accountants ask for them per direction and per check), else ``(self,)``."""
+        """``(add, remove)`` for ``"both"`` (built once), else ``(self,)``."""
         if self.pair == "both" and not self.is_symmetric:
             hit = self._cache.get("pairs")
             if hit is None:
@@ -165,7 +154,6 @@ class PoissonSubsampled(Mechanism):
             return self.base.swapped()
         return self.base
 
-    # ------------------------------------------------------------ output space
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         lb = np.asarray(self.base.log_likelihood_ratio(x), dtype=np.float64)
         out = lm.log_mix(lb, self.p)
@@ -181,7 +169,6 @@ class PoissonSubsampled(Mechanism):
         qb = np.asarray(self.base.pdf(x, "Q"), dtype=np.float64)
         return self._q * pb + self.p * qb
 
-    # ------------------------------------------------------------ PLRV law
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
     ) -> FloatArray:
@@ -201,16 +188,9 @@ class PoissonSubsampled(Mechanism):
         return self._add_sf(ls, under, inclusive=inclusive)
 
     def _to_base(self, s: FloatArray) -> FloatArray:
-        r""":math:`\ell^{-1}(s)`, consistent with :meth:`plrv_support` at the ends.
-
-        The support ends are :math:`\ell(b)` for the base's ends :math:`b`, where
-        atoms sit (Laplace, pure DP); the round trip
-        :math:`\ell^{-1}(\ell(b))` can miss :math:`b` by an ulp, which put a
-        whole atom on the wrong side of the support end (e.g. ``mu = 1 - 2e-16``,
-        ``p = 0.04``: ``P(L > sup L) = 0.197``). So :math:`s = \ell(b)` maps to
-        :math:`b` exactly and :math:`s \gtrless \ell(b)` to the same side of
-        :math:`b`.
-        """
+        r""":math:`\ell^{-1}(s) = \log((e^s - 1 + p)/p)`, with :math:`s = \ell(b)`
+        mapped to the base support end :math:`b` exactly (atoms sit there) and
+        :math:`s \gtrless \ell(b)` to the same side of :math:`b`."""
         y = lm.log_mix_inverse(s, self.p)
         for b in self.base.plrv_support():
             if math.isfinite(b):
@@ -260,7 +240,6 @@ class PoissonSubsampled(Mechanism):
         rule = self.base.plrv_quadrature()
         return rule.nodes, rule.log_weights
 
-    # ------------------------------------------------------------ cumulants
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         r"""Cumulants of L under P or Q (``"both"``: of the add pair).
 
@@ -309,7 +288,6 @@ class PoissonSubsampled(Mechanism):
         v = lm.log1p_minus(u) if under == "P" else lm.xlog1p_minus(u)
         return float(w @ v)
 
-    # ------------------------------------------------------------ CGF
     def cgf_derivatives(
         self, t: ArrayLike, under: Under = "P"
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -382,7 +360,6 @@ class PoissonSubsampled(Mechanism):
             return ident.expect(fn, under)
         return super().expect(fn, under)
 
-    # ------------------------------------------------------------ f-DP
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         r"""Exact trade-off of the pair (``"both"``: of the mechanism).
 
@@ -450,15 +427,8 @@ class PoissonSubsampled(Mechanism):
           profile of the swapped base pair.
 
         Both follow from :math:`\delta = P_Q(L>\varepsilon) - e^\varepsilon
-        P_P(L>\varepsilon)` by the monotone change of variable: with
-        :math:`b = \ell^{-1}(\varepsilon)`, :math:`\{L > \varepsilon\} =
-        \{L_b > b\}` and :math:`e^\varepsilon - 1 + p = p e^b`, so
-        :math:`\delta = p P_{Q_b}(L_b > b) - p e^b P_{P_b}(L_b > b) = p\,\delta_b(b)`;
-        for the remove pair :math:`\{L' > \varepsilon\} = \{L_b < b'\}`,
-        :math:`b' = \ell^{-1}(-\varepsilon)`, and :math:`1 - (1-p)e^\varepsilon =
-        p e^{\varepsilon + b'}` gives the stated form. No difference of small
-        numbers is formed (the tests compare with mpmath quadrature).
-        """
+        P_P(L>\varepsilon)` by the monotone change of variable (no difference of
+        small numbers is formed)."""
         e = check_array("eps", eps, allow_inf=True)
         ident = self._identity()
         if ident is not None:
@@ -514,13 +484,9 @@ def subsampled_cgf_p(
     .. math::  K_P(s) = \log\bigl(1 + E_P[\varphi_s(u)]\bigr), \qquad
                K_P'(s) = \frac{E_P[(e^{s a} - 1)\,a + \log(1+u) - u]}{e^{K_P(s)}},
 
-    summed without cancellation (:math:`\varphi_s` is
-    :math:`e^{sa}-1-sa + s(\log(1+u) - u)` for :math:`s \le 1/2` and
-    :math:`(1+u)(e^{(s-1)a}-1-(s-1)a) + (s-1)((1+u)\log(1+u)-u)` otherwise), so
-    small values of :math:`K` (small ``p``, ``s`` near 0 or 1) keep their relative
-    precision. Where :math:`|K| > 0.05` the plain log-sum-exp form is used.
-    :math:`K''` is the variance of the tilted rule about :math:`K'`.
-    """
+    summed without cancellation where :math:`|K| \le 0.05` (small values keep their
+    relative precision), else in log-sum-exp form; :math:`K''` is the variance of
+    the tilted rule about :math:`K'`."""
     from symfdp.mechanisms.base import tilted_cgf
 
     a = lm.log_mix(nodes, p)

@@ -1,15 +1,11 @@
 r"""The Poisson-subsampled Gaussian mechanism (DP-SGD).
 
-Add pair :math:`P = N(0,1)`, :math:`Q = (1-p) N(0,1) + p N(\mu,1)` with
-:math:`\mu = 1/\sigma` (unit sensitivity), trade-off :math:`p G_\mu + (1-p)\mathrm{Id}`
-(Zheng et al. 2020, Lemma C.1; Kaissis et al. 2023, Sec. 2, "add one"); the
-remove pair is its swap (the DP-SGD pair of the saddle-point slides, CF-S2, is the
-same pair reflected, once its weights are corrected: finding
-``alghamdi2022-cfs2-pair``). The generic :class:`PoissonSubsampled` machinery
-supplies the PLRV law, profile and trade-off in closed form through
-:math:`\Phi`; this module adds a wider quadrature rule in :math:`x` and the
-high-precision cumulant routes of :mod:`symfdp.mechanisms._gaussian_mixture`.
-"""
+Add pair :math:`P = N(0,1)`, :math:`Q = (1-p) N(0,1) + p N(\mu,1)`,
+:math:`\mu = 1/\sigma`, trade-off :math:`p G_\mu + (1-p)\mathrm{Id}` (Zheng et
+al. 2020, Lemma C.1; Kaissis et al. 2023, Sec. 2, "add one"); the remove pair is
+its swap (CF-S2 of the saddle-point slides, with corrected weights: finding
+``alghamdi2022-cfs2-pair``). Adds to :class:`PoissonSubsampled` a quadrature
+rule in :math:`x` and the cumulants of :mod:`symfdp.mechanisms._gaussian_mixture`."""
 
 from __future__ import annotations
 
@@ -47,9 +43,7 @@ _RULE_ORDER = 12
 MAX_RULE_POINTS = 2**22
 
 
-#: Add-pair cumulants by ``(mu, p, under)``, shared by the add and remove pairs
-#: and by repeated compositions (filled by ``_fill_add_cumulants``; cleared when
-#: it holds more than ``_ADD_CUMULANTS_SIZE`` settings).
+#: Add-pair cumulants by ``(mu, p, under)``, shared by the add and remove pairs.
 _ADD_CUMULANTS: dict[tuple[float, float, str], FloatArray] = {}
 _ADD_CUMULANTS_SIZE = 1 << 16
 
@@ -113,7 +107,6 @@ class SubsampledGaussian(PoissonSubsampled):
         """Noise multiplier ``1/mu`` (``inf`` for ``mu = 0``)."""
         return 1.0 / self.mu if self.mu > 0 else math.inf
 
-    # ------------------------------------------------------------ quadrature
     def _add_quadrature(self) -> PLRVQuadrature:
         grid = x_grid(self.mu, 2 * self.mu, (_RULE_ORDER + 1) * self.mu)
         y = self.mu * grid.x - self.mu**2 / 2
@@ -127,16 +120,10 @@ class SubsampledGaussian(PoissonSubsampled):
         r"""Trapezoid rule in :math:`x` following the add-pair P-law tilted by
         every entry of ``s``.
 
-        The tilted log-density is :math:`g(x) = s\,\ell(y) - x^2/2`,
-        :math:`y = \mu x - \mu^2/2`, with :math:`g'(x) = s\mu\sigma(y) - x` and
-        :math:`\sigma(y) = pe^y/(1-p+pe^y) \in (0, 1)`. For :math:`s > 0` the
-        mode moves right by at most :math:`s\mu`. For :math:`s < 0`, :math:`g` is
-        concave with :math:`g'' \le -1` (:math:`\ell` is convex), its mode
-        :math:`x^* = s\mu\sigma(y^*) < 0` has :math:`y^* < -\mu^2/2`, hence
-        :math:`|x^*| < |s|\mu\sigma(-\mu^2/2)`, and the density falls below
-        :math:`e^{-(x - x^*)^2/2}` times its peak: the grid reaches that far
-        left, not :math:`|s|\mu` (a tilt of :math:`-4^{11}` at
-        :math:`p = 10^{-7}` would otherwise ask for 10^8 nodes).
+        The tilted log-density :math:`g(x) = s\,\ell(y) - x^2/2` has its mode at
+        most :math:`s\mu` to the right for :math:`s > 0`; for :math:`s < 0` it is
+        concave with :math:`g'' \le -1` and mode :math:`|x^*| < |s|\mu\sigma(-\mu^2/2)`
+        (:math:`\sigma` the logistic weight), which bounds the grid's left end.
 
         Raises:
             QuadratureLimitError: the rule would exceed :data:`MAX_RULE_POINTS`.
@@ -151,7 +138,6 @@ class SubsampledGaussian(PoissonSubsampled):
         )
         return mu * grid.x - mu * mu / 2, grid.log_w
 
-    # ------------------------------------------------------------ cumulants
     def _add_cumulants(self, order: int, under: Under) -> FloatArray:
         """High-precision add-pair cumulants (see ``_gaussian_mixture``)."""
         if self.mu == 0.0:
@@ -164,10 +150,8 @@ class SubsampledGaussian(PoissonSubsampled):
         cls, mechanisms: Sequence[Mechanism], order: int, under: Under
     ) -> None:
         """Compute the add-pair cumulants of many settings in one NumPy pass
-        (:mod:`~symfdp.mechanisms._gaussian_mixture_batch`) and store them in
-        each mechanism's cache, where :meth:`cumulants` (under ``under``) finds
-        them. Mechanisms with ``p = 1`` or ``mu = 0``, or whose cache already
-        holds the order, are skipped."""
+        (:mod:`~symfdp.mechanisms._gaussian_mixture_batch`) into each mechanism's
+        cache (``p = 1``, ``mu = 0`` and cached orders skipped)."""
         todo: dict[Under, dict[tuple[float, float], list[SubsampledGaussian]]] = {}
         for m in mechanisms:
             if not isinstance(m, SubsampledGaussian) or m._identity() is not None:
@@ -200,23 +184,16 @@ class SubsampledGaussian(PoissonSubsampled):
                 for m in ms:
                     m._cache[("cumulants", add_under)] = row
 
-    # ------------------------------------------------------------ replace-one
     def replace_one(self) -> Mechanism:
-        r"""The dominating pair under replace-one neighbours.
-
-        The replaced record and its replacement each enter the batch with the
-        same Poisson draw, so with the rest of the batch as reference the pair is
+        r"""The dominating pair under replace-one neighbours,
 
         .. math::  P = (1-p) N(0,1) + p N(\mu,1), \qquad
                    Q = (1-p) N(0,1) + p N(-\mu,1),
 
-        symmetric under :math:`x \mapsto -x` (dp-accounting's ``REPLACE``
-        adjacency of a Poisson-sampled Gaussian; at ``p = 1`` it is the Gaussian
-        pair of effect size :math:`2\mu`). Its loss is a monotone function of
-        :math:`x`; the pair is composed by quadrature
-        (:func:`~symfdp.mechanisms.from_log_likelihood_ratio`, stated accuracy
-        of its masses ~1e-12). ``with_adjacency(m, "replace_one")`` returns it.
-        """
+        symmetric under :math:`x \mapsto -x` (dp-accounting's ``REPLACE`` adjacency
+        of a Poisson-sampled Gaussian; at ``p = 1`` the Gaussian with effect size
+        :math:`2\mu`), composed by quadrature
+        (:func:`~symfdp.mechanisms.from_log_likelihood_ratio`, masses to ~1e-12)."""
         from symfdp.mechanisms.user_defined import from_log_likelihood_ratio
 
         if self.mu == 0.0:

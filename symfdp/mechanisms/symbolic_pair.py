@@ -1,30 +1,16 @@
 r"""``from_densities``: a mechanism from SymPy densities of P and Q.
 
-Given :math:`p(x), q(x)` (or :math:`p` and :math:`L = \log q/p`) as SymPy
-expressions in one variable, with a support and numeric parameters:
-
-1. :math:`\log p`, :math:`\log q` and :math:`L` are formed symbolically
-   (``expand_log(force=True)``, so :math:`\log e^{-x^2/2} = -x^2/2` and nothing
-   underflows in the tails).
-2. The support is cut where an ``Abs``, ``sign`` or ``Heaviside`` argument, a
-   difference inside ``Max``/``Min`` or a side of a ``Piecewise`` condition
-   vanishes (``solveset``); on each cut those are resolved, so
-   :math:`L` is smooth there: a cut where it does not depend on :math:`x` is an
-   atom of the loss with its exact value, the others are split at the zeros of
-   :math:`L'` into monotone pieces
-   (:func:`~symfdp.mechanisms.user_defined.split_monotone`).
-3. **Closed forms, where SymPy finds them within a time budget**: the CGF
-   :math:`K_P(t) = \log \sum_{\text{cuts}} \int e^{\log p + tL}\,dx`, its
-   cumulants :math:`K^{(r)}(0)` (under Q at :math:`t = 1`), evaluated at 30
-   digits, and the domain of the CGF from
-   :math:`r_\pm = \lim_{x\to\pm\infty} L/\log p` (the integrand is
-   :math:`e^{\log p\,(1 + t r_\pm) + o(\log p)}`, finite for :math:`1 + t r_\pm > 0`).
-   Whatever SymPy does not deliver within ``budget`` seconds (or is not
-   attempted: the budget needs the main thread's ``SIGALRM``) falls back to the
-   quadrature of :class:`~symfdp.mechanisms.user_defined.DensityPair`.
-
-Every accountant then serves the pair (see :class:`DensityPair` for the accuracy).
-"""
+:math:`\log p`, :math:`\log q` and :math:`L` are formed symbolically
+(``expand_log(force=True)``: no underflow in the tails). The support is cut
+at the zeros of ``Abs``/``sign``/``Heaviside`` arguments, ``Max``/``Min``
+differences and ``Piecewise`` conditions; on each cut :math:`L` is smooth, an
+atom if constant, else split into monotone pieces
+(:func:`~symfdp.mechanisms.user_defined.split_monotone`). Closed forms are
+tried within a time budget: the CGF :math:`K_P(t) = \log \sum_{\text{cuts}}
+\int e^{\log p + tL}\,dx`, its cumulants at 30 digits, and its domain from
+:math:`r_\pm = \lim_{x\to\pm\infty} L/\log p` (finite for :math:`1 + t r_\pm >
+0`); otherwise the quadrature of
+:class:`~symfdp.mechanisms.user_defined.DensityPair` (which states the accuracy)."""
 
 from __future__ import annotations
 
@@ -244,9 +230,7 @@ def from_densities(
             raise TypeError(f"{key} must be a real number. Found {val!r}.")
         if not math.isfinite(val):
             raise ValueError(f"{key} must be finite. Found {val!r}.")
-        # The shortest decimal of a float, as an exact rational: closed forms
-        # stay exact and evaluate at any precision (a Float would cap them at
-        # 15 digits).
+        # Exact rationals: closed forms evaluate at any precision.
         subs[by_name[key]] = (
             sp.Rational(repr(float(val))) if isinstance(val, float) else sp.Integer(val)
         )
@@ -356,11 +340,9 @@ def _closed_forms(segments: list[Any], x: Any, budget: float) -> dict[str, Any]:
 
 
 def _cumulant_fn(closed: dict[str, Any], budget: float) -> Any:
-    """Cumulants from the closed-form CGF: its Taylor coefficients at
-    ``t = 0`` (P) or ``t = 1`` (Q) by :func:`mpmath.taylor` on 30-digit
-    evaluations of the expression (mpmath raises the working precision for the
-    differences); None (quadrature) when there is no closed form or the
-    evaluation does not finish within the budget."""
+    """Cumulants from the closed-form CGF: Taylor coefficients at ``t = 0`` (P)
+    or ``t = 1`` (Q) by :func:`mpmath.taylor` on 30-digit evaluations; None when
+    there is no closed form or it does not finish within the budget."""
     if "cgf" not in closed:
         return None
     import mpmath

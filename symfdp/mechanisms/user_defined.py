@@ -1,45 +1,23 @@
 r"""A dominating pair given by two densities on the real line (user-defined).
 
-:class:`DensityPair` describes :math:`(P, Q)` by the log-densities
-:math:`\log p, \log q` on a support :math:`(a, b)` and the privacy loss
-:math:`L(x) = \log q(x)/p(x)` split into *pieces* on which :math:`L` is smooth and
-either strictly monotone or constant (:class:`Piece`). Everything an accountant
-needs is computed from them:
+:class:`DensityPair` describes :math:`(P, Q)` by the log-densities on a support
+:math:`(a, b)` and the loss :math:`L(x) = \log q(x)/p(x)` split into *pieces*
+on which :math:`L` is smooth and strictly monotone or constant (:class:`Piece`).
+The law of L comes from :math:`\{L \le l\}` on each piece (a constant piece is
+an atom), with :math:`L^{-1}` by bisection to adjacent floats and masses as sums
+of positive adaptive Gauss–Legendre panel masses (:mod:`._panels`), each tail
+from its own end; infinite ends are cut where both log-densities are 760 below
+their peak (dropped mass below :math:`e^{-745}`). Cumulants from the panel rule
+of P; the CGF :math:`K_P(t) = \log\int p^{1-t} q^t` on a rule per tilt
+(:class:`CGFDomainError` outside :meth:`DensityPair.cgf_domain`); the profile
+:math:`\delta(\varepsilon) = \int_{L > \varepsilon} q\,(1 - e^{\varepsilon -
+L})\,dx`, a positive integrand.
 
-* **Law of L** (``plrv_cdf``, ``plrv_sf``): on an increasing piece
-  :math:`\{L \le l\} = [a_i, L^{-1}(l)]`, on a decreasing one
-  :math:`[L^{-1}(l), b_i]`, and a constant piece is an atom carrying its whole
-  mass. :math:`L^{-1}` is a vectorised bisection to adjacent floats; the masses are
-  sums of positive panel masses (:mod:`symfdp.mechanisms._panels`: adaptive
-  20-point Gauss–Legendre, :math:`10^{-14}` relative per panel) plus the rule on
-  the partial panel, accumulated from the near end, so each tail keeps its
-  relative accuracy. Infinite ends are cut where both log-densities are 760 below
-  their peak (the mass dropped is below :math:`e^{-745}`, under the smallest
-  normal float).
-* **Cumulants**: moments of :math:`L(x)` under the panel rule of P (Q: weights
-  times :math:`e^{L}`) and the central-moment recursion
-  (:func:`symfdp.numeric.moments.weighted_cumulants`).
-* **CGF** :math:`K_P(t) = \log\int p^{1-t} q^t`: a panel rule of its own for each
-  :math:`t`, on the range where :math:`\log p + tL` is within 760 of its peak, so
-  large tilts are resolved. Outside the domain where the integral is finite
-  (:meth:`DensityPair.cgf_domain`) the CGF methods raise :class:`CGFDomainError`;
-  cumulants and the law of L do not need the CGF and are served regardless.
-* **Privacy profile**: :math:`\delta(\varepsilon) = \sum_i \int_{\{L >
-  \varepsilon\} \cap \text{piece}_i} q\,(1 - e^{\varepsilon - L})\,dx`, a positive
-  integrand, by the same panels (no cancellation).
-
-**Accuracy.** Masses and moments: about :math:`10^{-14}` relative (the panel
-tolerance) plus the error of evaluating the log-densities. ``Numerical``'s
-certified bracket assumes ``plrv_cdf``/``plrv_sf`` accurate to
-:data:`symfdp.pld.compose.CDF_RTOL` (64 ulps) relative to the smaller tail; these
-quadratures meet about :math:`10^{-14}` (:attr:`DensityPair.cdf_rtol`), i.e. the
-bracket of a user-defined pair is certified up to a round-off allowance about
-ten times the one it states (a relative :math:`\sim 10^{-13}` of the tail, far
-below any bracket width it reports).
-
-Front ends: :func:`symfdp.mechanisms.symbolic_pair.from_densities` (SymPy
-expressions) and :func:`from_log_likelihood_ratio` (callables).
-"""
+**Accuracy.** Masses and moments about :math:`10^{-14}` relative
+(:attr:`DensityPair.cdf_rtol`) plus the error of the log-densities; the
+certified bracket of ``Numerical`` assumes :data:`symfdp.pld.compose.CDF_RTOL`
+(64 ulps), so it is certified up to a round-off allowance about ten times the
+stated one (:math:`\sim 10^{-13}` of the tail)."""
 
 from __future__ import annotations
 
@@ -144,9 +122,8 @@ def _cums(log_mass: FloatArray) -> tuple[FloatArray, FloatArray]:
 
 
 def _normalised(parts: list[tuple[Any, ...]]) -> list[_Layout]:
-    """Layouts with the masses scaled to total 1 (the quadrature's own error,
-    about 1e-15, would otherwise make the CDF overshoot 1): P uniformly, Q on
-    the monotone pieces only, so that every atom keeps ``Q = e^c P`` exactly."""
+    """Layouts with the masses scaled to total 1 (so the CDF does not overshoot
+    1): P uniformly, Q on the monotone pieces only (atoms keep ``Q = e^c P``)."""
     z_p = special.logsumexp(np.concatenate([p[4]["P"] for p in parts]))
     atoms_q = [p[4]["P"] - z_p + p[0].value for p in parts if p[0].slope == 0]
     cont_q = [p[4]["Q"] for p in parts if p[0].slope != 0]
@@ -170,14 +147,10 @@ def _normalised(parts: list[tuple[Any, ...]]) -> list[_Layout]:
 
 
 def split_monotone(a: float, b: float, llr: Fn, dllr: Fn | None = None) -> list[Piece]:
-    """Split a smooth piece ``(a, b)`` of ``L`` at its critical points.
-
-    The sign of ``dllr`` (central differences of ``llr`` if not given) is sampled
-    on :data:`_CRIT_SAMPLES` points (over ``[-1e3, 1e3]`` clipped to the piece on
-    an infinite end, geometrically spaced beyond), each sign change is refined by
-    Brent's method, and each sub-piece gets the slope of its midpoint. A piece
-    whose derivative vanishes at every sample is constant.
-    """
+    """Split a smooth piece ``(a, b)`` of ``L`` at its critical points: sign
+    changes of ``dllr`` (central differences if not given) on :data:`_CRIT_SAMPLES`
+    points, refined by Brent's method; a piece with zero derivative everywhere is
+    constant."""
     xs = _sample_points(a, b)
     if dllr is None:
         step = 1e-6 * np.maximum(1.0, np.abs(xs))
@@ -285,7 +258,6 @@ class DensityPair(Mechanism):
         """As declared (``symmetric=True`` is checked by the front ends)."""
         return self.symmetric
 
-    # ------------------------------------------------------------ layout
     @functools.cached_property
     def _layouts(self) -> tuple[_Layout, ...]:
         gs = (self.log_p, self.log_q)
@@ -316,8 +288,7 @@ class DensityPair(Mechanism):
             edges = adaptive_edges(gs, np.linspace(lo, hi, _INIT_PANELS + 1))
             log_mass = {"P": log_panel_masses(self.log_p, edges[:-1], edges[1:])}
             if pc.slope == 0:
-                # q = p e^c on an atom's piece: its Q-mass is e^c times its
-                # P-mass exactly (the barycentric rounding needs the ratio).
+                # q = p e^c on an atom's piece: Q-mass = e^c P-mass exactly.
                 log_mass["Q"] = log_mass["P"] + pc.value
             else:
                 log_mass["Q"] = log_panel_masses(self.log_q, edges[:-1], edges[1:])
@@ -349,7 +320,6 @@ class DensityPair(Mechanism):
             out.append(float(np.exp(special.logsumexp(parts))))
         return out[0], out[1]
 
-    # ------------------------------------------------------------ partial masses
     def _logf(self, under: str) -> Fn:
         return self.log_p if under == "P" else self.log_q
 
@@ -428,7 +398,6 @@ class DensityPair(Mechanism):
             out += np.where(full, total, np.where(inner, part, 0.0))
         return np.clip(out, 0.0, 1.0)
 
-    # ------------------------------------------------------------ contract
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         return scalar_or_array(self._llr(check_array("x", x, allow_inf=True)))
 
@@ -531,11 +500,9 @@ class DensityPair(Mechanism):
                 return np.asarray(exact, dtype=np.float64)
         return super().cumulants(order, under)
 
-    # ------------------------------------------------------------ CGF
     def cgf_domain(self) -> tuple[float, float]:
-        r"""The open interval of ``t`` where :math:`K_P(t)` is finite (under Q it
-        is shifted by -1): the exact one of the front end, or found by
-        bisection on the decay of :math:`\log p + tL` (3 significant digits)."""
+        """The open interval of ``t`` where :math:`K_P(t)` is finite (shifted by -1
+        under Q): the front end's, or found by bisection (3 significant digits)."""
         if self.domain is not None:
             return self.domain
         return self._numeric_domain
@@ -706,7 +673,6 @@ class DensityPair(Mechanism):
         mean, m3 = self._tilted_values(t, under, "m3")
         return mean, m3
 
-    # ------------------------------------------------------------ profile
     def privacy_profile(self, eps: ArrayLike) -> FloatArray:
         r""":math:`\delta(\varepsilon) = \int_{L > \varepsilon} q\,(1 -
         e^{\varepsilon - L})\,dx` piece by piece (positive integrand)."""
@@ -780,10 +746,8 @@ class DensityPair(Mechanism):
         return f"DensityPair({self.label})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle as the call that built it (:func:`from_densities` with its SymPy
-        expressions, or :func:`from_log_likelihood_ratio` with its callables), so
-        that process pools and Dask can ship user-defined mechanisms; the
-        receiving process rebuilds it (and re-derives any closed forms)."""
+        """Pickle as the call that built it (its front end), so that process pools
+        and Dask can ship user-defined mechanisms."""
         recipe = self.__dict__.get("_recipe")
         if recipe is None:
             raise TypeError(
@@ -822,13 +786,10 @@ def from_log_likelihood_ratio(
     log_density: bool = False,
     symmetric: bool = False,
 ) -> DensityPair:
-    r"""A mechanism from its privacy loss :math:`L(x)` and the density of P.
-
-    :math:`q = p\,e^{L}`; everything is computed by quadrature
-    (:class:`DensityPair`). ``L`` must be smooth between ``breakpoints``; it is
-    split at its critical points (sign changes of a central difference) into
-    monotone pieces, and a piece on which ``L`` varies by less than
-    :math:`10^{-13}` relative is an atom.
+    r"""A mechanism from its privacy loss :math:`L(x)` and the density of P,
+    :math:`q = p\,e^{L}`, by quadrature (:class:`DensityPair`). ``L`` must be
+    smooth between ``breakpoints``; a monotone piece on which it varies by less
+    than :math:`10^{-13}` relative is an atom.
 
     Args:
         llr: Vectorised :math:`L(x) = \log q(x)/p(x)`.

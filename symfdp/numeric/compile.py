@@ -1,25 +1,13 @@
-r"""Symbolic expression -> cached, vectorised NumPy evaluator.
+"""Symbolic expression -> cached, vectorised NumPy evaluator.
 
-This is the only module that calls ``sympy.lambdify``. An :class:`Evaluator` is
-built from a *derivation* (a named builder ``order -> (expr, args)``, registered
-with :func:`register_derivation`) or from an explicit expression
-(:func:`compile_expr`), with common-subexpression elimination (``cse=True``), and
-evaluates whole arrays with NumPy/SciPy: no per-point Python.
-
-Caching, in two layers:
-
-- in memory, per process: :func:`evaluator` is cached on ``(name, order)`` and
-  :func:`compile_expr` on the expression's fingerprint;
-- on disk (:mod:`symfdp.numeric.disk_cache`): one JSON file per evaluator with
-  the expression as ``sympy.srepr`` text and the generated source, keyed by a
-  content hash of the derivation, written atomically and loaded through a
-  restricted checker; ``SYMFDP_NO_CACHE=1`` disables it (:func:`cache_dir`).
-  A warm load needs neither SymPy nor a new derivation.
-
-Undefined SymPy functions map to SciPy through :data:`NUMERIC_FUNCS`
-(``Phi`` -> ``ndtr``, ``phi`` -> the normal density, ``Phi_inv`` -> ``ndtri``,
-``log_Phi`` -> ``log_ndtr``; :mod:`symfdp.numeric.functions`).
-"""
+The only module that calls ``sympy.lambdify`` (with ``cse=True``). An
+:class:`Evaluator` is built from a registered *derivation* (a builder
+``order -> (expr, args)``, :func:`register_derivation`) or an explicit
+expression (:func:`compile_expr`), cached in memory per process and on disk
+(:mod:`symfdp.numeric.disk_cache`: ``srepr`` text and generated source, keyed
+by a content hash of the derivation; ``SYMFDP_NO_CACHE=1`` disables it). A warm
+load needs no SymPy. Undefined functions map to SciPy through
+:data:`NUMERIC_FUNCS` (:mod:`symfdp.numeric.functions`)."""
 
 from __future__ import annotations
 
@@ -80,18 +68,15 @@ class Evaluator:
     Attributes:
         name: The derivation name (or ``"expr:<label>"`` for :func:`compile_expr`).
         order: The expansion order (``-1`` for an explicit expression).
-        args: Keyword names of the arguments, in the builder's order (the SymPy
-            symbol names).
+        args: Keyword names of the arguments (the SymPy symbol names), in order.
         fn: The generated function (positional arguments in ``args`` order).
         fingerprint: sha256 of the expression's ``srepr``.
         source: The generated Python source, for review.
         srepr: The expression as ``sympy.srepr`` text.
         n_outputs: ``None`` for a scalar expression, else the length of a vector one.
 
-    Calling it takes keyword arguments only, broadcasts them, and returns a float
-    for 0-d results, else an array; a vector expression returns an array of shape
-    ``(n_outputs, *broadcast_shape)``.
-    """
+    Called with keyword arguments only (broadcast); returns a float for 0-d
+    results, else an array (``(n_outputs, *shape)`` for a vector expression)."""
 
     name: str
     order: int
@@ -126,24 +111,15 @@ class Evaluator:
         return parse_srepr(self.srepr)
 
 
-# ---------------------------------------------------------------------------
-# Registry
-
-
 def register_derivation(
     name: str, builder: Builder, *, depends: Sequence[str] = (), replace: bool = False
 ) -> None:
     """Register a derivation ``builder(order) -> (expr, args)`` under ``name``.
 
-    ``expr`` is a SymPy expression (or a sequence of them, for a vector-valued
-    evaluator) and ``args`` an explicit tuple of symbols, never
-    ``sorted(free_symbols)``. The builder should import SymPy inside its body so
-    that registering costs nothing. ``depends`` names the modules whose source
-    the derivation uses (hashed into the disk-cache key with the builder's own
-    source).
-
-    Registering the same builder (same module and qualified name) again, as a
-    module reload does, replaces it silently.
+    ``expr`` is a SymPy expression (or a sequence of them) and ``args`` an
+    explicit tuple of symbols; the builder imports SymPy inside its body.
+    ``depends`` names the modules whose source enters the disk-cache key.
+    Re-registering the same builder (a module reload) replaces it.
 
     Raises:
         ValueError: ``name`` is malformed, or already registered to another builder
@@ -183,10 +159,8 @@ def derivations() -> tuple[str, ...]:
 
 
 def evaluator(name: str, order: int) -> Evaluator:
-    """The compiled evaluator of derivation ``name`` at ``order``.
-
-    Derived once per process (in-memory cache) and stored on disk (see the module
-    docstring); a warm disk load does not import SymPy.
+    """The compiled evaluator of derivation ``name`` at ``order`` (cached in
+    memory and on disk; module docstring).
 
     Raises:
         ValueError: unknown ``name`` or invalid ``order``.
@@ -263,10 +237,6 @@ def _compile_cached(
 _EXPR_CACHE: dict[str, Evaluator] = {}
 
 
-# ---------------------------------------------------------------------------
-# Building
-
-
 def _iterable(name: str, value: Any) -> Any:
     try:
         return iter(value)
@@ -339,8 +309,7 @@ def _from_record(
     )
 
 
-# ---------------------------------------------------------------------------
-# Built-in derivations (SymPy is imported inside the builders only)
+# Built-in derivations (SymPy imported inside the builders only).
 
 _EDGEWORTH_DEPS: Final = (
     "symfdp.symbolic.edgeworth",

@@ -1,28 +1,14 @@
-r"""The disk layer of the evaluator cache: keys, files, and a restricted loader.
+"""The disk layer of the evaluator cache: keys, files, and a restricted loader.
 
-One JSON file per evaluator under :func:`cache_dir` (``$SYMFDP_CACHE_DIR``,
-default ``$XDG_CACHE_HOME/symfdp`` or ``~/.cache/symfdp``; ``SYMFDP_NO_CACHE=1``
-disables it) holds the derived expression as ``sympy.srepr`` text (never a
-pickle) and the generated Python source of the evaluator.
-
-- Keys (:func:`derivation_key`): the sha256 of (name, order, symfdp and SymPy
-  versions, the builder's source, the sources of the modules it declares as
-  dependencies), so any change in a derivation makes a new key.
-- Writes (:func:`store`) are atomic (temporary file in the same directory +
-  ``os.replace``), so two processes writing the same key both succeed. Each
-  record carries a checksum.
-- Reads (:func:`load`): a corrupt, stale, tampered or unreadable file is logged,
-  ignored and rebuilt by the caller.
-- Generated source (:func:`exec_source`): a syntax tree restricted to one
-  function of arithmetic, calls and local names, whose every global name
-  resolves to a NumPy/SciPy ufunc or constant, a
-  :data:`~symfdp.numeric.functions.NUMERIC_FUNCS` entry or a harmless builtin
-  (:func:`namespace_spec` records how); anything else is not cached. Expressions
-  are read back by :func:`parse_srepr`, equally restricted.
-
-A warm load needs neither SymPy nor a new derivation. Used by
-:mod:`symfdp.numeric.compile`.
-"""
+One JSON file per evaluator under :func:`cache_dir` holds the expression as
+``sympy.srepr`` text (never a pickle) and the generated source. Keys
+(:func:`derivation_key`) hash the name, order, symfdp and SymPy versions and
+the sources of the builder and its declared dependencies; writes are atomic
+and checksummed; a corrupt, stale or tampered file is logged and rebuilt. The
+stored source is executed only if its syntax tree is one function of
+arithmetic, calls and local names whose globals resolve to NumPy/SciPy
+numerics, :data:`~symfdp.numeric.functions.NUMERIC_FUNCS` or harmless builtins
+(:func:`exec_source`); :func:`parse_srepr` is equally restricted."""
 
 from __future__ import annotations
 
@@ -55,9 +41,6 @@ CACHE_FORMAT: Final = 1
 class CacheError(Exception):
     """A cache file that cannot be used (corrupt, stale or not portable)."""
 
-
-# ---------------------------------------------------------------------------
-# Generated source: portable namespace and a restricted loader
 
 _ALLOWED_NODES: Final = (
     ast.Module,
@@ -245,10 +228,6 @@ def parse_srepr(text: str) -> Any:
     env.update({name: getattr(sp, name) for name in _SREPR_NAMES if hasattr(sp, name)})
     env.update({"true": sp.true, "false": sp.false})
     return eval(compile(tree, "<srepr>", "eval"), env)
-
-
-# ---------------------------------------------------------------------------
-# Files
 
 
 def cache_dir() -> Path | None:

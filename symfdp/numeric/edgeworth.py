@@ -5,30 +5,22 @@ r"""Vectorised Edgeworth distribution of a standardised sum (the accountants' ho
 .. math::  F_J(x) = \Phi(x) - \phi(x) R(x), \qquad f_J(x) = \phi(x) q(x),
 
 of a standardised sum with standardised cumulants :math:`\lambda_3..\lambda_{J+2}`
-(Zheng et al. (2020), eqs. (3.7)/(3.8) for ``J = 2``; the polynomials come from
-:mod:`symfdp.symbolic.edgeworth` through the compiled, cached coefficient
-evaluators of :mod:`symfdp.numeric.compile`; no SymPy at call time).
+(Zheng et al. (2020), eqs. (3.7)/(3.8) for ``J = 2``; polynomials from
+:mod:`symfdp.symbolic.edgeworth`, compiled by :mod:`symfdp.numeric.compile`).
 
-An Edgeworth expansion need not be a distribution: :math:`q` can be negative and
-:math:`F_J` can leave :math:`[0, 1]` (Zheng et al. (2020), footnote 2). The *valid
-interval* :math:`(a, b)` is the maximal interval around the centre 0 on which
-:math:`q > 0` and :math:`0 \le F_J \le 1`; there :math:`F_J` is a strictly
-increasing CDF piece. Outside it a normal tail is spliced, scaled to the mass the
-expansion leaves there:
+:math:`F_J` need not be a distribution (Zheng et al. (2020), footnote 2). The
+*valid interval* :math:`(a, b)` is the maximal interval around 0 on which
+:math:`q > 0` and :math:`0 \le F_J \le 1`. Outside it a normal tail is spliced,
+scaled to the mass the expansion leaves there:
 
 .. math::
     1 - F(x) = (1 - F_J(b))\,\frac{\Phi(-x)}{\Phi(-b)} \quad (x > b), \qquad
     F(x) = F_J(a)\,\frac{\Phi(x)}{\Phi(a)} \quad (x < a),
 
-computed in log space. The repaired ``F`` is continuous, monotone and in
-:math:`[0, 1]`; its density jumps at ``a`` and ``b``. Where :math:`F_J` reaches 0
-(or 1) before :math:`q` vanishes, that crossing is the end of the interval and the
-spliced tail beyond it carries no mass (the expansion says nothing usable there).
-If no interval with :math:`q > 0` carries mass, the standard normal is used.
-Every evaluation that uses a spliced tail emits
-:class:`~symfdp.ApproximationWarning`. With ``J = 0`` it is
-exactly the standard normal.
-"""
+in log space. The repaired ``F`` is a continuous, monotone CDF (its density
+jumps at ``a`` and ``b``); if no interval with :math:`q > 0` carries mass, the
+standard normal is used. Evaluations that use a spliced tail emit
+:class:`~symfdp.ApproximationWarning`. ``J = 0`` is the standard normal."""
 
 from __future__ import annotations
 
@@ -181,8 +173,7 @@ class EdgeworthDistribution:
     def _from_cumulants(
         cls, cumulants: FloatArray, order: int, n: float = 1.0
     ) -> EdgeworthDistribution:
-        """:meth:`from_cumulants` for checked input (``order`` an int >= 0, at
-        least ``order + 2`` finite cumulants, variance > 0)."""
+        """:meth:`from_cumulants` for checked input."""
         k2 = n * cumulants[1]
         lams = tuple(
             float(n * cumulants[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3)
@@ -197,17 +188,13 @@ class EdgeworthDistribution:
     def _trusted(
         cls, lambdas: tuple[float, ...], order: int, warn: bool = True
     ) -> EdgeworthDistribution:
-        """The distribution for ``order`` and exactly ``order`` finite float
-        ``lambdas`` (the checks of ``__post_init__`` skipped: for callers that
-        derived them from validated cumulants); ``warn=False`` silences the
-        warning about an expansion that is nowhere a valid CDF."""
+        """The distribution for ``order`` and exactly ``order`` finite ``lambdas``,
+        unchecked; ``warn=False`` silences the nowhere-valid warning."""
         self = object.__new__(cls)
         object.__setattr__(self, "lambdas", lambdas)
         object.__setattr__(self, "order", order)
         object.__setattr__(self, "_fit", _fit(lambdas, order, warn))
         return self
-
-    # ------------------------------------------------------------------ queries
 
     def valid_interval(self) -> tuple[float, float]:
         """The interval ``(a, b)`` on which the raw expansion is a valid CDF."""
@@ -275,8 +262,6 @@ class EdgeworthDistribution:
         out = np.where(finite, _horner(self._fit.cf, zc), z)
         return scalar_or_array(out)
 
-    # ------------------------------------------------------------ internals
-
     @property
     def _is_normal(self) -> bool:
         return not np.any(self._fit.r)
@@ -335,15 +320,11 @@ class EdgeworthDistribution:
         above: NDArray[np.bool_] | None,
         corr: FloatArray,
     ) -> FloatArray:
-        """F(x) (``lower``) or 1 - F(x), given the splice masks and ``phi R``.
-
-        The smaller of F and 1 - F is computed directly (F = Phi(x) - phi R for
-        x <= 0, 1 - F = Phi(-x) + phi R for x > 0) and the other as its complement.
-        """
+        """F(x) (``lower``) or 1 - F(x), given the splice masks and ``phi R``; the
+        smaller of F and 1 - F directly, the other as its complement."""
         fit = self._fit
         neg = xs <= 0
         small = special.ndtr(-np.abs(xs)) + np.where(neg, -corr, corr)
-        # np.where returns a new (writable, also 0-d) array.
         if lower:
             out = np.where(neg, small, 1.0 - small)
         else:
@@ -420,13 +401,11 @@ class EdgeworthDistribution:
     def sf_and_pdf(
         self, xs: FloatArray, densities: bool = True
     ) -> tuple[FloatArray, FloatArray | None]:
-        """``(sf(xs), pdf(xs))`` (or ``(sf(xs), None)``) as arrays, for internal
-        callers: the same values, without input validation beyond NaN and without
-        the splice warnings (the caller reports the splice itself), and with
-        :math:`\\phi` and the two polynomials evaluated once.
+        r"""``(sf(xs), pdf(xs))`` (or ``(sf(xs), None)``) for internal callers: no
+        validation beyond NaN, no splice warnings, one evaluation of :math:`\phi`.
 
         Raises:
-            ValueError: ``xs`` contains NaN (as :meth:`sf` would).
+            ValueError: ``xs`` contains NaN.
         """
         if np.isnan(xs).any():
             raise ValueError("x must not contain NaN.")
@@ -493,9 +472,6 @@ class EdgeworthDistribution:
                 what, below if has_below else None, above if has_above else None
             )
         if inside.any():
-            # Solve on the side where the level is not close to 1 (log accuracy):
-            # log F(x) = log p (lower) or log(1 - F(x)) = log(1 - p), both sides
-            # in one vectorised iteration.
             lower = (log_p <= math.log(0.5))[inside]
             target = np.where(lower, log_p[inside], log_q[inside])
             table = self._inverse_fit
@@ -562,13 +538,8 @@ def _brackets(
 
 def _stacked_coeffs(fit: _Fit) -> FloatArray | None:
     """Ascending coefficients of R and q as ``(len(q), 2)``, R padded with
-    leading zeros, for evaluating both in one Horner pass; None if R is longer
-    or q constant.
-
-    A padded leading zero gives ``0 x + c = c`` (up to the sign of a zero, which
-    cannot reach :math:`\\Phi \\mp \\phi R`), so both rows equal
-    :func:`_horner` of R and q.
-    """
+    leading zeros (a zero leading term leaves Horner's value unchanged); None if R
+    is longer or q constant."""
     if len(fit.r) > len(fit.q) or len(fit.q) < 2:
         return None
     r = np.concatenate((fit.r, np.zeros(len(fit.q) - len(fit.r))))
@@ -576,8 +547,7 @@ def _stacked_coeffs(fit: _Fit) -> FloatArray | None:
 
 
 def _horner_stacked(rq: FloatArray, x: FloatArray) -> FloatArray:
-    """``(R(x), q(x))`` as a ``(2, *x.shape)`` array from :func:`_stacked_coeffs`
-    (Horner in place; the same operations as :func:`_horner`, row by row)."""
+    """``(R(x), q(x))`` as a ``(2, *x.shape)`` array from :func:`_stacked_coeffs`."""
     rq = rq.reshape(rq.shape + (1,) * np.ndim(x))
     out = rq[-1] * x
     out += rq[-2]
@@ -593,15 +563,9 @@ def _log_tails_and_slopes(
     x: FloatArray,
     sign: FloatArray,
 ) -> tuple[FloatArray, FloatArray]:
-    r"""``(log F(x), f/F)`` where ``sign = 1``, ``(log(1 - F(x)), -f/(1 - F))``
-    where ``sign = -1``.
-
-    Raw expansion, :math:`F = \Phi(x) - \phi(x)R(x)` and :math:`1 - F =
-    \Phi(-x) + \phi(x)R(x)` clipped at 0, :math:`f = \phi(x)q(x)`: the same
-    floating-point operations as :func:`_f_raw`/:func:`_s_raw` and ``normal_pdf
-    * _horner(q)`` (``x`` lies in the fit's grid, within ``X_CLIP``, so no
-    clipping is needed; ``a - (-c)`` is ``a + c`` in IEEE arithmetic).
-    """
+    """``(log F(x), f/F)`` where ``sign = 1``, ``(log(1 - F(x)), -f/(1 - F))``
+    where ``sign = -1``, for the raw expansion (clipped at 0); ``x`` within
+    ``X_CLIP``. The same operations as :func:`_f_raw`/:func:`_s_raw`."""
     pdf = normal_pdf(x)
     if rq is None:
         corr = pdf * _horner(fit.r, x)
@@ -622,13 +586,9 @@ def _solve_log_tails(
     r"""Solve :math:`\log F(x) = t` (``lower``) or :math:`\log(1 - F(x)) = t` on
     grid cells ``[lo, hi]`` by safeguarded Newton.
 
-    The iteration of :func:`symfdp.numeric.roots.bracketed_newton` (bracket check,
-    rtsafe safeguard and stopping rule) with ``xtol = 1e-14`` and ``ftol`` a few
-    ulps of :math:`\log F`, ``8 eps max(1, |t|)`` (relative accuracy of F
-    itself): every entry takes the same steps and returns the same ``x``.
-    Specialised for speed: both tails in one pass (:math:`g = \pm(\log F - t)`),
-    converged entries leave the working set, and :math:`\Phi`, :math:`\phi`
-    and the two polynomials are evaluated once per step.
+    The iteration of :func:`symfdp.numeric.roots.bracketed_newton` with
+    ``xtol = 1e-14`` and ``ftol = 8 eps max(1, |t|)`` (the relative accuracy of F),
+    both tails in one vectorised pass.
 
     Raises:
         ValueError: a target is not bracketed by its cell.
@@ -663,8 +623,6 @@ def _solve_log_tails(
         step_last = np.abs(hi - lo)
         step_before = step_last
         where = np.arange(target.size)
-        # Entries stop at their first convergence (their x is recorded then);
-        # they keep iterating, unused, until the working set is compacted.
         pending = np.ones(target.size, dtype=bool)
         for _ in range(_NEWTON_MAX_ITER):
             f, df = _log_tails_and_slopes(fit, rq, x, sign)
@@ -710,17 +668,10 @@ def _bisect(
     """The end of a bisection for the sign change of a monotone ``fn`` on ``[lo, hi]``.
 
     The smallest ``x`` (to ``max(_BISECT_XTOL, _BISECT_RTOL |x|)``) with
-    ``fn(x) <= 0`` for a non-increasing ``fn`` (``fn(x) >= 0`` for a
-    non-decreasing one): the iterates and the result of
-    :func:`symfdp.numeric.roots.monotone_bisect` with target 0, bit for bit.
-
-    The bisection's path is predicted from an estimate ``r`` of the sign change
-    (a midpoint is kept as the upper end iff it lies at or above ``r``) and the
-    predicted midpoints are evaluated in one vectorised call; the steps are then
-    taken with the evaluated signs, and a new prediction (secant through the
-    current bracket's ends) starts after the first step that went otherwise.
-    Every step is decided by ``fn`` itself, so ``r`` only affects the cost: a
-    few calls instead of one per halving.
+    ``fn(x) <= 0`` for a non-increasing ``fn`` (``>= 0`` for a non-decreasing
+    one), bit for bit the result of :func:`symfdp.numeric.roots.monotone_bisect`
+    with target 0. The midpoints are predicted from a secant estimate and evaluated
+    in one vectorised call; every step is still decided by ``fn``.
 
     Raises:
         RuntimeError: no convergence within ``_BISECT_MAX_ITER`` halvings.
@@ -729,7 +680,6 @@ def _bisect(
     def ok(values: FloatArray) -> NDArray[np.bool_]:
         return values <= 0.0 if decreasing else values >= 0.0
 
-    # A coarse table (its ends are lo and hi) gives fn(lo) and a first estimate.
     table = np.linspace(lo, hi, _BISECT_TABLE)
     values = fn(table)
     signs = ok(values)
@@ -777,7 +727,6 @@ def _bisect(
             lo, f_lo = mid, mid_values[k]
         steps += 1
         if good != guesses[k]:
-            # The path leaves the prediction: predict again from this bracket.
             mids, k = [], 0
             a, b, f_a, f_b = lo, hi, f_lo, f_hi
         else:
@@ -785,12 +734,9 @@ def _bisect(
 
 
 def _coeffs(name: str, lams: tuple[float, ...], order: int) -> FloatArray:
-    """Coefficients from the compiled evaluator ``name`` (its generated function
-    called directly, without ``Evaluator.__call__``'s keyword checks and
-    broadcasting). The coefficients are polynomials in the lambdas (arithmetic
-    only), so the function is called with Python floats: the same IEEE
-    operations as on 0-d arrays, without NumPy's per-operation overhead (a
-    factor 3 at order 2, 40 at order 6)."""
+    """Coefficients from the compiled evaluator ``name``, its generated function
+    called directly with Python floats (the coefficients are polynomials in the
+    lambdas, so the IEEE operations are those of 0-d arrays)."""
     found = _coeff_function(name, order)
     if found is None:
         kwargs = {
@@ -880,7 +826,6 @@ def _valid_interval(fit: _Fit) -> tuple[float, float] | None:
         return (-np.inf, np.inf) if q[0] > 0 else None
     with np.errstate(all="ignore"):
         if q[0] != 0.0:
-            # np.roots' companion matrix (no zero roots to strip), built directly.
             companion = np.eye(len(q) - 1, k=-1)
             companion[0, :] = -q[-2::-1] / q[-1]
             roots = np.linalg.eigvals(companion)
@@ -893,7 +838,6 @@ def _valid_interval(fit: _Fit) -> tuple[float, float] | None:
         ].real
     )
     if real.size == 0 and q[0] > 0:
-        # q > 0 on the whole line: F increases from 0 to 1, a valid CDF.
         return (-np.inf, np.inf)
     ends = np.concatenate(([-np.inf], real, [np.inf]))
     pieces = [(float(lo), float(hi)) for lo, hi in itertools.pairwise(ends) if hi > lo]

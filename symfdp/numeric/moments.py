@@ -4,18 +4,10 @@ The moment :math:`\leftrightarrow` cumulant recursion
 
 .. math::  \kappa_n = m_n - \sum_{k=1}^{n-1} \binom{n-1}{k-1} \kappa_k\, m_{n-k}
 
-(Zheng et al. 2020, App. B; the same identity as the complete Bell polynomials) is
-exact but can cancel catastrophically when a law is nearly Gaussian: then
-:math:`\kappa_n` for :math:`n \ge 3` is far smaller than the products it is the
-difference of. Every conversion here therefore also returns an *error bound*
-obtained by running the same recursion on absolute values, so that callers can
-tell when float64 cannot deliver and switch to a better-conditioned route or to
-extended precision.
-
-Truncated power series helpers (:func:`exp_series`, :func:`log_series`) implement
-the classical recurrences for :math:`\exp` and :math:`\log` of a series with
-:math:`O(n^2)` vectorised operations.
-"""
+(Zheng et al. 2020, App. B) cancels catastrophically for nearly Gaussian laws,
+so conversions also return an *error bound* (the same recursion on absolute
+values). :func:`exp_series` and :func:`log_series` are the classical
+:math:`O(n^2)` recurrences for power series."""
 
 from __future__ import annotations
 
@@ -71,19 +63,15 @@ def cumulants_from_central_moments(
 ) -> tuple[FloatArray, FloatArray]:
     r"""Cumulants from the mean and central moments, with an error bound.
 
-    The recursion is the raw-moment one applied to the centred variable (whose
-    first moment is 0), then :math:`\kappa_1` is set to the mean.
-
     Args:
-        mean: :math:`E[X]`.
+        mean: :math:`E[X]` (becomes :math:`\kappa_1`).
         central: ``[c_1, ..., c_n]`` with :math:`c_k = E[(X - E X)^k]`; ``c_1`` is
             ignored (taken as 0).
         central_err: Absolute error bounds of ``central`` (default: the
             recursion's rounding only).
 
     Returns:
-        ``(kappa, err)``: the cumulants and an absolute error bound for each,
-        propagated through the recursion with absolute values.
+        ``(kappa, err)``: the cumulants and an absolute error bound for each.
     """
     c = np.asarray(central, dtype=np.float64).copy()
     n = c.size
@@ -112,11 +100,9 @@ def cumulants_from_central_moments(
 
 
 def cumulants_from_central_rows(central: FloatArray) -> FloatArray:
-    r"""Cumulants :math:`\kappa_2..\kappa_n` from central moments, vectorised over
-    columns: ``central[r]`` holds :math:`E[(X - EX)^r]` for ``r = 2..n`` (rows 0
-    and 1 are ignored); returns rows ``2..n`` of the same shape (the recursion
-    :math:`\kappa_r = c_r - \sum_{k=2}^{r-2} \binom{r-1}{k-1}\kappa_k c_{r-k}` of
-    :func:`cumulants_from_central_moments`, without its error bound)."""
+    r"""Cumulants :math:`\kappa_2..\kappa_n` from central moments ``central[r]``,
+    ``r = 2..n``, vectorised over columns (rows 0 and 1 ignored), without error bound.
+    """
     order = central.shape[0] - 1
     kappa = np.zeros_like(central)
     for r in range(2, order + 1):
@@ -134,10 +120,8 @@ def weighted_cumulants(
     *,
     value_err: ArrayLike | None = None,
 ) -> tuple[FloatArray, FloatArray]:
-    r"""Cumulants of the discrete law :math:`\sum_i w_i \delta_{x_i}` with error bounds.
-
-    Central moments are taken about the weighted mean (two passes), which removes
-    the cancellation of raw moments around a large mean.
+    r"""Cumulants of the discrete law :math:`\sum_i w_i \delta_{x_i}` with error
+    bounds, from central moments about the weighted mean (two passes).
 
     Args:
         values: Atoms :math:`x_i`.

@@ -1,9 +1,7 @@
-r"""Vectorised root finding on explicit brackets.
+"""Vectorised root finding on explicit brackets.
 
-No per-point Python loop and no scalar solver: every function here iterates a
-fixed, small number of times over whole arrays. Convergence is checked and a
-failure raises instead of returning an unconverged value (STYLE.md, anti-pattern 5).
-"""
+Every function iterates a small number of times over whole arrays; failure to
+converge raises instead of returning an unconverged value."""
 
 from __future__ import annotations
 
@@ -122,22 +120,15 @@ def bracketed_newton(
     or non-increasing on ``[lo, hi]``; ``fn_and_derivative(x)`` returns
     ``(f(x), f'(x))`` for a whole array (``f'`` may be approximate). With
     :math:`g = f - \text{target}`, an entry stops at the first of:
-
-    * :math:`|g| \le` ``ftol`` (absolute; scalar or per entry) or
-      :math:`|g| \le` ``frtol`` :math:`\cdot\max(|f|, |\text{target}|)`: ``g`` is
-      at the round-off level of ``f``;
-    * the Newton step from ``x`` is at most ``xtol * |x| + xatol``; ``x`` (the
-      evaluated point) is returned, within about one step of the root (about
-      ``k`` steps when ``f'`` is only accurate to a factor ``k``);
-    * the bracket is at most ``xtol * |x| + xatol`` wide.
+    :math:`|g| \le` ``ftol`` or :math:`|g| \le` ``frtol``
+    :math:`\cdot\max(|f|, |\text{target}|)`; a Newton step of at most
+    ``xtol * |x| + xatol`` (``x`` is returned, within about one step of the root);
+    a bracket at most that wide.
 
     Safeguard (Press et al., *Numerical Recipes*, 3rd ed., Sec. 9.4, ``rtsafe``):
-    the Newton update is taken only when it lies strictly inside the current
-    bracket and is at most half the step taken two iterations earlier; otherwise
-    the bracket is bisected (at the geometric mean when ``geometric`` and
-    ``0 < lo``, ``hi > 4 lo``). The iterate never leaves the bracket and the step
-    halves at least every other iteration, so the iteration converges for any
-    monotone ``f``, also with a poor derivative or noise in ``g`` above 1 ulp.
+    Newton steps only strictly inside the bracket and at most half the step two
+    iterations earlier, else bisection (geometric when ``geometric`` and
+    ``0 < lo``, ``hi > 4 lo``); this converges for any monotone ``f``.
 
     Args:
         fn_and_derivative: ``x -> (f(x), f'(x))``, elementwise over an array.
@@ -151,8 +142,7 @@ def bracketed_newton(
         x0: Starting points (the bracket's midpoint where missing or outside).
         geometric: Bisect wide positive brackets geometrically.
         check_bracket: Evaluate ``f`` at both ends first and raise if ``target``
-            is not bracketed (two extra evaluations; switch off when the caller
-            guarantees the bracket).
+            is not bracketed.
         max_iter: Iteration limit.
 
     Raises:
@@ -240,14 +230,13 @@ def positive_root(
     max_expand: int = 60,
     max_iter: int = 100,
 ) -> tuple[FloatArray, NDArray[np.bool_]]:
-    r"""Roots on :math:`(0, x_{max}]` of ``size`` increasing functions.
+    """Roots on :math:`(0, x_{max}]` of ``size`` increasing functions.
 
     ``fn_and_derivative(x, idx)`` returns ``(g(x), g'(x))`` elementwise, entry
     ``k`` evaluating function ``idx[k]`` at ``x[k]``; each ``g`` is increasing
-    with ``g(0+) < 0``. Brackets are found by dividing (``g >= 0``) or
-    multiplying (``g <= 0``) ``x_start`` by ``factor`` (never beyond
-    ``x_max``); then :func:`bracketed_newton` with geometric bisection solves
-    to relative step ``xtol``. Only open entries are evaluated.
+    with ``g(0+) < 0``. Brackets by dividing or multiplying ``x_start`` by
+    ``factor`` (never beyond ``x_max``), then :func:`bracketed_newton` with
+    geometric bisection to relative step ``xtol``.
 
     Returns:
         ``(root, capped)``: entries with ``g(x_max) < 0`` are ``capped`` and
@@ -307,15 +296,11 @@ def regula_falsi(
 ) -> FloatArray:
     """Vectorised Illinois regula falsi for brackets with ``fn(lo) > 0 >= fn(hi)``.
 
-    Each entry's bracket shrinks until it is at most ``xrtol`` times its initial
-    width (or a few ulps of its ends); the midpoint of the final bracket is
-    returned. A false-position point
-    that is not finite or not strictly inside its bracket is replaced by the
-    midpoint (bisection), and the end value kept twice in a row on the same side
-    is halved (the Illinois modification; Dowell & Jarratt, BIT 11 (1971) 168),
-    so the bracket shrinks superlinearly for smooth ``fn`` and at least like
-    bisection otherwise. ``fn`` is called once on both ends together, then once
-    per iteration.
+    Each bracket shrinks to at most ``xrtol`` times its initial width (or a few
+    ulps); the midpoint of the final bracket is returned. Illinois modification
+    (Dowell & Jarratt, BIT 11 (1971) 168), with bisection where the false-position
+    point is not strictly inside: superlinear for smooth ``fn``, at least as
+    fast as bisection otherwise.
 
     Raises:
         RuntimeError: some bracket is still wider than the tolerance after
@@ -367,23 +352,19 @@ def newton_on_bracket(
     ftol: float = 1e-10,
     max_iter: int = 100,
 ) -> tuple[FloatArray, FloatArray]:
-    r"""Newton's method kept inside brackets, lean: ``(x, f'(x))`` with
-    ``f(x) = target`` per entry, for the hot path of one-shot queries.
+    """Newton's method kept inside brackets: ``(x, f'(x))`` with
+    ``f(x) = target`` per entry, for one-shot queries.
 
     ``f`` is monotone on each ``[lo, hi]`` (non-increasing if ``decreasing``)
-    with the target between its end values (not checked). Every step that
-    would leave the current bracket is replaced by bisection, and the bracket
-    shrinks to the evaluated point on the side its sign says, so the iteration
-    converges for any monotone ``f``; near a simple root it is quadratic. All
-    entries iterate together until every one has ``|f - target| <= ftol``, a
-    step of at most ``xtol * |x| + xatol`` (then the Newton point is returned)
-    or a bracket that narrow (noise in ``f`` above ``ftol``). Unlike
-    :func:`bracketed_newton` there is no per-entry freezing, no rtsafe step
-    history and no bracket check: a few array operations per step.
+    with the target between its end values (not checked). Steps that leave the
+    bracket are replaced by bisection (converges for any monotone ``f``,
+    quadratically near a simple root). Stops when every entry has
+    ``|f - target| <= ftol``, a step of at most ``xtol * |x| + xatol`` or a
+    bracket that narrow. Unlike :func:`bracketed_newton`: no per-entry freezing,
+    no rtsafe history, no bracket check.
 
     Returns:
-        The roots and ``f'`` at the last evaluated points (the derivative at
-        the root to within one Newton step).
+        The roots and ``f'`` at the last evaluated points.
 
     Raises:
         RuntimeError: no convergence in ``max_iter`` steps.
@@ -440,18 +421,13 @@ def newton_on_bracket_scalar(
     ftol: float = 1e-10,
     max_iter: int = 100,
 ) -> tuple[float, float] | None:
-    """:func:`newton_on_bracket` for one root in Python floats: the same start,
-    steps, bisection fallback and stopping rule, without array overhead (for
-    one-point queries).
-
-    ``fn_and_derivative`` may return None (or raise ``ValueError`` /
-    ``OverflowError`` / ``ZeroDivisionError``, e.g. a log of 0) where it
-    cannot evaluate in floats; this function then returns None and the caller
-    uses the array version.
+    """:func:`newton_on_bracket` for one root in Python floats (same steps and
+    stopping rule).
 
     Returns:
-        ``(x, f'(x))`` as :func:`newton_on_bracket`, or None (see above, and
-        no convergence in ``max_iter`` steps).
+        ``(x, f'(x))``, or None where ``fn_and_derivative`` returns None or
+        raises ``ValueError`` / ``OverflowError`` / ``ZeroDivisionError``, or on
+        no convergence in ``max_iter`` steps (the caller uses the array version).
     """
     sign = -1.0 if decreasing else 1.0
     x = x0 if lo < x0 < hi else 0.5 * (lo + hi)

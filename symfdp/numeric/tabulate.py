@@ -1,16 +1,6 @@
-r"""Trade-off curves on grids: the standard alpha grid, generalised inverse, hull.
-
-These are the grid-level primitives behind :mod:`symfdp.tradeoff` and
-:class:`symfdp.curve.PrivacyCurve`:
-
-* :func:`alpha_grid` -- dense in the middle, log-spaced towards 0 and 1 so that
-  small type I errors and small deltas are resolved;
-* :func:`tabulated_inverse` -- :math:`f^{-1}(a) = \inf\{t : f(t) \le a\}`
-  (Dong et al. 2019, eq. (4)) of a piecewise-linear non-increasing curve;
-* :func:`lower_convex_hull` -- the convex minorant :math:`g^{**}` of tabulated
-  points, the convexification in :math:`\min\{f, f^{-1}\}^{**}`
-  (Dong et al. 2019, Def. 4.1 and App. F).
-"""
+"""Trade-off curves on grids: the standard alpha grid, generalised inverse and
+convex hull (the grid-level primitives of :mod:`symfdp.tradeoff` and
+:class:`symfdp.curve.PrivacyCurve`)."""
 
 from __future__ import annotations
 
@@ -66,12 +56,9 @@ _SLOPE_CAP = 1e300
 
 
 def lower_convex_hull(x: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Vertices of the lower convex hull of points with strictly increasing ``x``.
-
-    The slopes of the greatest convex minorant of a piecewise-linear function are
-    the weighted isotonic (non-decreasing) regression of its secant slopes, the
-    weights being the interval lengths (the "cumulative sum diagram" of isotonic
-    regression); SciPy's pool-adjacent-violators solves it in linear time.
+    """Vertices of the lower convex hull of points with strictly increasing ``x``
+    (Dong et al. 2019, Def. 4.1 and App. F): the weighted isotonic regression
+    of the secant slopes, by SciPy's pool-adjacent-violators.
 
     Returns:
         ``(xv, yv)``, the hull vertices in increasing ``x``, containing the first
@@ -89,9 +76,7 @@ def lower_convex_hull(x: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArra
     with np.errstate(over="ignore"):
         secants = np.clip(np.diff(yv) / dx, -_SLOPE_CAP, _SLOPE_CAP)
     slopes = isotonic_regression(secants, weights=dx).x
-    # PAVA gives every pooled block one identical slope; a vertex is a point where
-    # the pooled slope changes. Vertices are original points, returned with their
-    # original values (no re-accumulation of slopes).
+    # A vertex is where the pooled slope changes (original points and values).
     keep = np.concatenate(([True], np.diff(slopes) != 0, [True]))
     return xv[keep], yv[keep]
 

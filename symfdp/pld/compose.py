@@ -64,7 +64,7 @@ the Q-tail above :math:`\varepsilon - h` of a composition of true, dominated and
 dominating components, so the composed profile is perturbed by at most
 ``tail_rate`` :math:`\times` that tail, with ``tail_rate``
 :math:`= \sum_i n_i e^{h} (4c + 2c_b)`; the accountant bounds the tail by the
-dominating profile (``NumericalPairCurve.tail_allowance``).
+dominating profile (``CertifiedPairCurve.tail_allowance``).
 """
 
 from __future__ import annotations

@@ -205,3 +205,30 @@ class DiscreteProfile:
             val = np.where(np.isnan(val), -np.inf, val)
             best = np.maximum(best, val)
         return best
+
+
+def loss_range_profile_limits(
+    eps: FloatArray, loss_range: tuple[float, float]
+) -> tuple[FloatArray, FloatArray]:
+    r"""``(floor, top)``: :math:`(1 - e^{\varepsilon - a})_+ \le \delta(\varepsilon)
+    \le (1 - e^{\varepsilon - b})_+` for a composed loss in :math:`[a, b]` under Q
+    (see :class:`symfdp.curve.BoundedLossPair`)."""
+    a, b = loss_range
+    top = -np.expm1(np.minimum(eps - b, 0.0)) if b < math.inf else np.ones_like(eps)
+    if a == -math.inf:
+        return np.zeros_like(eps), top
+    with np.errstate(over="ignore"):
+        floor = np.maximum(-np.expm1(eps - a), 0.0)
+    return floor, top
+
+
+def loss_range_tradeoff_floor(
+    alpha: FloatArray, loss_range: tuple[float, float]
+) -> FloatArray:
+    r""":math:`f(\alpha) \ge \max\{1 - e^{b}\alpha, e^{a}(1 - \alpha)\}` for a
+    composed loss in :math:`[a, b]` under Q (see
+    :class:`symfdp.curve.BoundedLossPair`)."""
+    a, b = loss_range
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        upper = 1.0 - np.exp(b + np.log(alpha)) if b < math.inf else -np.inf
+        return cast(FloatArray, np.maximum(upper, np.exp(a) * (1.0 - alpha)))

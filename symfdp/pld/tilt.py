@@ -39,7 +39,7 @@ first point where :math:`R` is below 1 (elsewhere the amplified round-off is
 useless); below it the tilted sum misses non-negative terms, so it is still a
 lower bound of the dominated measure's profile, and the upper bound is not used
 there. Everything else that the certified bracket of
-:class:`symfdp.accountants.numerical.NumericalPairCurve` adds (mass at
+:class:`symfdp.pld.certified.CertifiedPairCurve` adds (mass at
 :math:`+\infty`, mass outside the window, discretisation round-off) is a property
 of the discrete measures and is added unchanged.
 """

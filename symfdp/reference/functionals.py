@@ -21,6 +21,8 @@ Also :math:`\chi^2_+(G_\mu)` by direct quadrature of its definition.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import mpmath
 
 from symfdp.reference.plrv import GUARD_DIGITS
@@ -30,11 +32,15 @@ def _phi(x: mpmath.mpf) -> mpmath.mpf:
     return mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mpmath.pi)
 
 
-def _quad(fn: object, lo: mpmath.mpf, kinks: tuple = ()) -> mpmath.mpf:
+def _quad(
+    fn: Callable[[mpmath.mpf], mpmath.mpf],
+    lo: mpmath.mpf,
+    kinks: tuple[mpmath.mpf, ...] = (),
+) -> mpmath.mpf:
     base = [lo + c for c in (0, 0.5, 1, 2, 4, 8, 16)]
     pts = [*sorted({*base, *(k for k in kinks if k > lo)}), mpmath.inf]
-    scale = max(abs(fn(x)) for x in pts[:-1]) or mpmath.mpf(1)  # type: ignore[operator]
-    return mpmath.quad(lambda x: fn(x) / scale, pts) * scale  # type: ignore[operator]
+    scale = max(abs(fn(x)) for x in pts[:-1]) or mpmath.mpf(1)
+    return mpmath.quad(lambda x: fn(x) / scale, pts) * scale
 
 
 def functional_gmu_rep(mu: float, p: float, dps: int = 30) -> dict[str, mpmath.mpf]:

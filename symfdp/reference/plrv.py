@@ -1,31 +1,14 @@
 r"""Slow high-precision references for the privacy-loss random variable.
 
-Everything is computed in mpmath from the *definition* of each pair, independently
-of the fast code in :mod:`symfdp.mechanisms` (only the parameters ``mu``, ``p``,
-``eps``, ``pair`` are read from the mechanism objects). The law of
-:math:`L = \log dQ/dP` under P is represented by a discrete rule
-:math:`\{(l_i, w_i)\}` at working precision:
-
-* Gaussian output :math:`x \sim N(0,1)`: the trapezoid rule in :math:`x` with
-  step :math:`h` and half-width :math:`W` chosen for the working precision
-  :math:`D` digits: :math:`W = \sqrt{2 D \ln 10} + 4` (plus the tilt of the CGF
-  argument) and :math:`h = 0.8 \min(\pi\sqrt{2/(D\ln 10)}, 2\pi^2/(\mu D \ln 10))`,
-  which makes both the Gaussian-factor error :math:`e^{-2\pi^2/h^2}` and the
-  strip error :math:`e^{-2\pi^2/(\mu h)}` (singularities of
-  :math:`\log(1-p+pe^y)` at :math:`\operatorname{Im} x = \pi/\mu`) smaller than
-  :math:`10^{-D}`;
-* Laplace: the two atoms and Gauss–Legendre on :math:`(-\mu, \mu)` (an entire
-  integrand; the degree grows with the working precision and the CGF tilt);
-* randomised response: two atoms.
-
-Subsampled pairs map the values through :math:`\ell(y) = \log(1-p+pe^y)` computed
-as ``log1p(p*expm1(y))`` at working precision (so that tiny losses at
-:math:`p = 10^{-6}` keep all their digits), and Q-weights are
-:math:`w_i e^{l_i}`. Remove pairs negate the values and use the Q-weights.
-Cumulants come from central moments at working precision ``dps + 30`` (the
-moment -> cumulant recursion cancels by up to ~10 digits when :math:`L` is nearly
-Gaussian).
-"""
+Computed in mpmath from the *definition* of each pair, independently of
+:mod:`symfdp.mechanisms` (only ``mu``, ``p``, ``eps``, ``pair`` are read). The
+law of :math:`L` under P is a discrete rule at working precision :math:`D`
+digits: for Gaussian output the trapezoid rule with :math:`W = \sqrt{2 D \ln 10}
++ 4` and :math:`h = 0.8 \min(\pi\sqrt{2/(D\ln 10)}, 2\pi^2/(\mu D \ln 10))`
+(Gaussian-factor and strip errors below :math:`10^{-D}`); for Laplace two atoms
+and Gauss–Legendre on :math:`(-\mu, \mu)`; for randomised response two atoms.
+Subsampled pairs map values through ``log1p(p*expm1(y))``; remove pairs negate
+them with Q-weights. Cumulants from central moments at ``dps + 30`` digits."""
 
 from __future__ import annotations
 
@@ -47,18 +30,18 @@ def _kind(mech: Mechanism) -> tuple[str, dict[str, float]]:
     """Identify the pair by class name and read its parameters."""
     name = type(mech).__name__
     if name == "Swapped":
-        inner, params = _kind(mech.base)  # type: ignore[attr-defined]
+        inner, params = _kind(mech.base)  # type: ignore[attr-defined]  # Swapped.base
         return f"swap:{inner}", params
     if name == "Gaussian":
-        return "gaussian", {"mu": mech.mu}  # type: ignore[attr-defined]
+        return "gaussian", {"mu": mech.mu}  # type: ignore[attr-defined]  # named class
     if name == "Laplace":
-        return "laplace", {"mu": mech.mu}  # type: ignore[attr-defined]
+        return "laplace", {"mu": mech.mu}  # type: ignore[attr-defined]  # named class
     if name == "PureDP":
-        return "pure-dp", {"eps": mech.eps}  # type: ignore[attr-defined]
+        return "pure-dp", {"eps": mech.eps}  # type: ignore[attr-defined]  # named class
     if hasattr(mech, "base") and hasattr(mech, "p") and hasattr(mech, "pair"):
-        base_kind, params = _kind(mech.base)  # type: ignore[attr-defined]
-        params = dict(params, p=mech.p)  # type: ignore[attr-defined]
-        pair = "remove" if mech.pair == "remove" else "add"  # type: ignore[attr-defined]
+        base_kind, params = _kind(mech.base)
+        params = dict(params, p=mech.p)
+        pair = "remove" if mech.pair == "remove" else "add"
         return f"sub-{pair}:{base_kind}", params
     raise TypeError(f"no reference for {name}.")
 
@@ -171,7 +154,9 @@ def _weights(rule: Rule, under: str) -> list[mpmath.mpf]:
     raise ValueError(f"under must be one of 'P', 'Q'. Found {under!r}.")
 
 
-def cumulants_from_central(mean: mpmath.mpf, central: Sequence[mpmath.mpf]) -> list:
+def cumulants_from_central(
+    mean: mpmath.mpf, central: Sequence[mpmath.mpf]
+) -> list[mpmath.mpf]:
     r""":math:`\kappa_1 = ` mean and the recursion on central moments ``c_1..c_n``."""
     m = [mpmath.mpf(1), *central]
     m[1] = mpmath.mpf(0)
@@ -188,7 +173,7 @@ def cumulants_from_central(mean: mpmath.mpf, central: Sequence[mpmath.mpf]) -> l
 
 def plrv_cumulants(
     mech: Mechanism, order: int, under: str = "P", dps: int = 30
-) -> list:
+) -> list[mpmath.mpf]:
     """Cumulants ``kappa_1..kappa_order`` of L under P or Q to ``dps`` digits."""
     with mpmath.workdps(dps + GUARD_DIGITS):
         rule = reference_rule(mech, dps + GUARD_DIGITS, -1.0, 2.0, tail=order + 1)

@@ -1,15 +1,9 @@
 """Find and load the experiment modules in ``experiments/``.
 
-Files whose names start with an underscore are not experiments but modules
-shared by them (``experiments/_zheng.py``, ...). An experiment imports one by
-its plain name (``import _zheng``). While an experiment is loaded, the shared
-modules of its directory (and only they) are importable by name; each is
-executed anew from its source and forgotten after the load, so an edited shared
-module is never served from a stale cache (in memory or as bytecode) and the
-shared modules of two experiment directories never meet. A shared module must
-therefore be imported at module level (by the experiment or by another shared
-module), not inside a function.
-"""
+Files ``_*.py`` are modules shared by the experiments of their directory,
+imported by plain name (``import _zheng``) at module level. They are
+importable only while an experiment of that directory loads, executed anew
+from source each time (never from a stale cache)."""
 
 from __future__ import annotations
 
@@ -73,11 +67,8 @@ def shared_module_names(directory: Path) -> list[str]:
 
 @contextlib.contextmanager
 def _shared_modules_importable(directory: Path) -> Iterator[dict[str, ModuleType]]:
-    """Make the shared modules of ``directory`` importable by plain name, freshly.
-
-    Yields a dict that, on exit, holds the shared modules that were imported
-    (name -> module). Entries of ``sys.modules`` under a shared module's name are set
-    aside during the load and restored afterwards.
+    """Make the shared modules of ``directory`` importable by plain name, freshly;
+    yields a dict that, on exit, holds the shared modules imported.
 
     Raises:
         ValueError: a shared module's name is that of a standard-library module.
@@ -116,15 +107,14 @@ def load_module(path: Path) -> ModuleType:
         ValueError: it lacks ``SPEC``, ``compute`` or ``plot``, or its file name
             does not match ``SPEC.id``.
     """
-    # Always execute the file anew: a module edited since the last load (or a
-    # different file with the same name) must not be served from a stale cache.
+    # Always execute the file anew (no stale module of the same name).
     name = f"symfdp_experiment_{path.stem}"
     spec = _file_spec(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
         with _shared_modules_importable(path.parent) as shared:
-            spec.loader.exec_module(module)  # type: ignore[union-attr]
+            spec.loader.exec_module(module)  # type: ignore[union-attr]  # file specs have a loader
     except BaseException:
         del sys.modules[name]
         raise
@@ -204,10 +194,8 @@ def _literal_spec(path: Path) -> dict[str, str] | None:
 
 def catalogue(directory: Path | None = None) -> dict[str, Entry]:
     """Every experiment id with its title, source and file, in id order, read
-    from the modules' ``SPEC = Spec(id=..., title=..., source=...)`` literals
-    without importing them (a module whose SPEC is not literal is loaded). Fast:
-    listing and selecting ids need no experiment code to run; the module of an
-    experiment is loaded (and checked, :func:`load_module`) when it runs.
+    from the modules' literal ``SPEC = Spec(...)`` without importing them (a
+    module whose SPEC is not literal is loaded).
 
     Raises:
         ValueError: two modules declare the same id, or a file name does not

@@ -57,22 +57,14 @@ def data_dir(name: str, env: str) -> Path:
 
 
 def experiments_dir() -> Path:
-    """``$SYMFDP_EXPERIMENTS_DIR``, ``<repo>/experiments`` in a checkout, or
-    ``<prefix>/share/symfdp/experiments`` in an installed copy.
-
-    Raises:
-        FileNotFoundError: none of them exists.
-    """
+    """``$SYMFDP_EXPERIMENTS_DIR``, ``<repo>/experiments`` or the installed copy
+    (:func:`data_dir`)."""
     return data_dir("experiments", "SYMFDP_EXPERIMENTS_DIR")
 
 
 def derivations_dir() -> Path:
-    """``$SYMFDP_DERIVATIONS_DIR``, ``<repo>/derivations`` in a checkout, or
-    ``<prefix>/share/symfdp/derivations`` in an installed copy.
-
-    Raises:
-        FileNotFoundError: none of them exists.
-    """
+    """``$SYMFDP_DERIVATIONS_DIR``, ``<repo>/derivations`` or the installed copy
+    (:func:`data_dir`)."""
     return data_dir("derivations", "SYMFDP_DERIVATIONS_DIR")
 
 

@@ -21,7 +21,7 @@ from typing import Any
 try:  # POSIX only; elsewhere reports are written without the lock.
     import fcntl
 except ImportError:  # pragma: no cover
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl module here
 
 
 def _cell(text: Any) -> str:

@@ -119,7 +119,6 @@ def _versions() -> dict[str, str]:
     }
 
 
-# ----------------------------------------------------------------- CSV tables
 def write_table(path: Path, table: Table) -> None:
     """Write a dict of equal-length columns as CSV (floats with 17 digits)."""
     names = list(table)
@@ -155,7 +154,6 @@ def read_table(path: Path) -> Table:
     return out
 
 
-# ----------------------------------------------------------------- running
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -2,30 +2,14 @@ r"""Reconstruction robustness (ReRo) from hypothesis-testing DP.
 
 Kaissis, Hayes, Ziller and Rueckert (2023), "Bounding data reconstruction
 attacks with the hypothesis testing interpretation of DP". A mechanism is
-:math:`(\eta, \gamma)`-ReRo for a prior :math:`\kappa = \kappa(\eta)` (the
-adversary's chance of success without observing the output, e.g. :math:`1/n`
-or :math:`1/10`) when a reconstruction succeeds with probability at most
-:math:`\gamma`. By their Theorem 1, :math:`\gamma` is the supremum power of the
-Neyman–Pearson test of the *add one* pair at level :math:`\kappa`:
+:math:`(\eta, \gamma)`-ReRo for a prior :math:`\kappa = \kappa(\eta)` when a
+reconstruction succeeds with probability at most :math:`\gamma`; by their
+Theorem 1, with the *add one* pair,
 
 .. math::  \gamma = 1 - f(\kappa), \qquad f = T(M(D), M(D \cup \{z\})),
 
 and :math:`(\varepsilon, \delta)`-DP gives :math:`\gamma \le
 \min\{e^\varepsilon\kappa + \delta, 1\}`.
-
-Modules (one job each):
-
-* :mod:`~symfdp.rero.bounds` -- :func:`gamma` from any
-  :class:`~symfdp.curve.PrivacyCurve`, :class:`~symfdp.tradeoff.TradeOff` or
-  callable; certified :func:`gamma_bounds`; :func:`gamma_from_eps_delta`;
-  :func:`add_pair_curve` (compose the add-one pair with any accountant, Cor. 3);
-* :mod:`~symfdp.rero.closed_forms` -- Laplace (Cor. 1) and Gaussian (Cor. 2,
-  homogeneous and heterogeneous composition);
-* :mod:`~symfdp.rero.monte_carlo` -- the Monte Carlo estimator of Hayes et al.
-  (Algorithm 1 as Remark 1 describes it), streaming, seeded, with confidence
-  intervals;
-* :mod:`~symfdp.rero.calibration` -- the noise that reaches a target
-  :math:`\gamma` at :math:`\kappa`.
 
 Example:
     >>> from symfdp import accountants as A, mechanisms as M, rero

@@ -3,21 +3,14 @@ r"""The ReRo bound :math:`\gamma = 1 - f(\kappa)` from any trade-off description
 Kaissis et al. (2023), Theorem 1: if a mechanism is :math:`f`-DP for its *add
 one* dominating pair, it is :math:`(\eta, 1 - f(\kappa(\eta)))`-ReRo, and if it
 is :math:`(\varepsilon, \delta)`-DP it is :math:`(\eta, \min\{e^\varepsilon
-\kappa(\eta) + \delta, 1\})`-ReRo. ReRo is defined through the add-one relation
-only, so the raw trade-off of the add pair is used (Sec. 2, "we only need to
-bound the add one adjacency relation"; Fig. 1f shows the effect). The paper
-symmetrises (:math:`\min\{f, f^{-1}\}^{**}` over both pairs) only for the
-conversions to :math:`(\varepsilon, \delta)` and for Fig. 1e; ``symmetric=True``
-gives that variant.
+\kappa(\eta) + \delta, 1\})`-ReRo. ReRo concerns the add-one relation only, so
+the raw add-pair trade-off is used (Sec. 2; Fig. 1f); ``symmetric=True`` gives
+the paper's symmetrised variant :math:`\min\{f, f^{-1}\}^{**}` (Fig. 1e).
 
-Which pair is "add". A :class:`~symfdp.curve.PrivacyCurve` stores its
-composed pairs in the order of the mechanisms' ``pairs``: the first is the add
-pair for ``pair="add"`` and for ``pair="both"`` (which holds ``(add,
-remove)``), so :func:`gamma` reads the first pair. A curve composed with
-``pair="remove"`` holds only the remove pair and :func:`gamma` then returns the
-remove relation's value (the curve does not record its relation);
-:func:`add_pair_curve` composes the add pair whatever the mechanisms' ``pair``.
-"""
+A :class:`~symfdp.curve.PrivacyCurve` holds its pairs in the order of the
+mechanisms' ``pairs``, so its first pair is the add pair for ``pair="add"``
+and ``pair="both"``; a ``pair="remove"`` curve gives the remove relation's
+value. :func:`add_pair_curve` composes the add pair whatever the ``pair``."""
 
 from __future__ import annotations
 
@@ -55,15 +48,13 @@ def _finite(values: Any, what: str) -> FloatArray:
 
 
 def _with_relation(m: Mechanism, relation: str) -> Mechanism:
-    """``m`` for a single step: a subsampled mechanism given with ``pair="both"``
-    is read as its add pair (``relation="add"``); with ``relation="both"`` an
-    asymmetric pair is symmetrised. An explicit ``"add"``/``"remove"`` pair is
-    kept for ``"add"``."""
+    """``m`` for a single step: the add pair of a ``pair="both"`` subsampled
+    mechanism (``relation="add"``), or the symmetrised pair (``relation="both"``)."""
     pair = getattr(m, "pair", None)
     if pair is None or m.is_symmetric:
         return m
     if relation == "both" or pair == "both":
-        return m.with_pair(relation)  # type: ignore[attr-defined]
+        return m.with_pair(relation)  # type: ignore[attr-defined, no-any-return]  # subsampled (pair set)
     return m
 
 
@@ -76,10 +67,8 @@ def _curve_gamma(curve: PrivacyCurve, k: FloatArray, symmetric: bool) -> FloatAr
     if not symmetric or curve.symmetric:
         out = raw[0]
     else:
-        # The symmetrised curve min{f_1, f_1^{-1}, ...}** is below every raw
-        # curve, so its gamma is at least each raw gamma. Its grid interpolation
-        # (PrivacyCurve._symmetrised, a chord of a convex curve) can fall short of
-        # that by the chord error; the maximum repairs it.
+        # The symmetrised curve is below every raw curve; the maximum repairs
+        # its grid interpolation's chord error.
         sym = 1.0 - np.asarray(curve.tradeoff(flat, symmetric=True), np.float64)
         out = np.max([sym, *raw], axis=0)
     return _finite(out, curve.method).reshape(k.shape)
@@ -106,10 +95,8 @@ def gamma(source: Source, kappa: ArrayLike, *, symmetric: bool = False) -> Any:
     Args:
         source: One of
 
-            * a :class:`~symfdp.curve.PrivacyCurve` from any accountant
-              (Edgeworth of any order, CLT, SaddlePoint, Numerical, Exact): the
-              raw trade-off of its first pair, the add pair for ``pair="add"``
-              and ``pair="both"`` compositions (module docstring);
+            * a :class:`~symfdp.curve.PrivacyCurve` from any accountant: the
+              raw trade-off of its first pair (module docstring);
             * a :class:`~symfdp.tradeoff.TradeOff` (e.g. ``T.Gaussian(mu)``),
               evaluated in its tail-stable form :math:`1 - f`;
             * a :class:`~symfdp.mechanisms.Mechanism` (one step) with a closed-form
@@ -171,11 +158,9 @@ def gamma_bounds(
     r"""Certified ``(lower, upper)`` bounds on :math:`\gamma = 1 - f(\kappa)`.
 
     From the certified trade-off bracket of a ``Numerical`` or ``Exact`` curve:
-    :math:`\gamma_{lo} = 1 - f_{hi}(\kappa)` and :math:`\gamma_{hi} = 1 -
-    f_{lo}(\kappa)`, for the raw add pair (the first pair, see :func:`gamma`)
-    or, with ``symmetric=True``, for ``curve.tradeoff_bounds`` (the symmetrised
-    curve; the lower end is raised to the raw pairs' lower ends, which it can
-    never be below).
+    :math:`\gamma_{lo} = 1 - f_{hi}(\kappa)`, :math:`\gamma_{hi} = 1 -
+    f_{lo}(\kappa)`, for the raw add pair or, with ``symmetric=True``, for
+    ``curve.tradeoff_bounds``.
 
     Raises:
         TypeError: ``curve`` is not a PrivacyCurve.
@@ -196,7 +181,7 @@ def gamma_bounds(
     raw_lo = []
     raw_hi = []
     for p in pairs:
-        f_lo, f_hi = p.tradeoff_bounds(flat)  # type: ignore[attr-defined]
+        f_lo, f_hi = p.tradeoff_bounds(flat)  # type: ignore[attr-defined]  # certified pairs have it
         raw_lo.append(1.0 - np.clip(np.asarray(f_hi, np.float64), 0.0, 1.0 - flat))
         raw_hi.append(1.0 - np.clip(np.asarray(f_lo, np.float64), 0.0, 1.0 - flat))
     lo, hi = np.max(raw_lo, axis=0), np.max(raw_hi, axis=0)
@@ -211,10 +196,8 @@ def gamma_bounds(
 
 def gamma_from_eps_delta(eps: ArrayLike, delta: ArrayLike, kappa: ArrayLike) -> Any:
     r"""The :math:`(\varepsilon, \delta)` route: :math:`\gamma \le
-    \min\{e^\varepsilon\kappa + \delta, 1\}` (Kaissis et al. 2023, Thm 1).
-
-    All three arguments broadcast. The bound is computed in log space, so a
-    large :math:`\varepsilon` saturates at 1 without overflow.
+    \min\{e^\varepsilon\kappa + \delta, 1\}` (Kaissis et al. 2023, Thm 1),
+    broadcast, in log space.
 
     Args:
         eps: :math:`\varepsilon \ge 0` (``inf`` allowed: the bound is 1).
@@ -240,11 +223,9 @@ def add_pair_curve(
 ) -> PrivacyCurve:
     r"""Compose the *add one* pair of ``mechanism`` (Kaissis et al. 2023, Cor. 3).
 
-    Every subsampled mechanism in the composition is switched to
-    ``pair="add"`` (:math:`P` = the mechanism without the record, :math:`Q` =
-    with it: :math:`(N(0,\sigma^2), (1-p)N(0,\sigma^2) + pN(\Delta_2,\sigma^2))`
-    for the SGM, Remark 1); symmetric mechanisms are unchanged. The result
-    feeds :func:`gamma` and, for certified accountants, :func:`gamma_bounds`.
+    Subsampled mechanisms are switched to ``pair="add"`` (:math:`(N(0,\sigma^2),
+    (1-p)N(0,\sigma^2) + pN(\Delta_2,\sigma^2))` for the SGM, Remark 1);
+    symmetric mechanisms are unchanged.
 
     Args:
         mechanism: A mechanism (with ``n``) or a list of ``(mechanism, n_i)``.

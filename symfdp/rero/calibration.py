@@ -1,20 +1,12 @@
 r"""Noise calibration for a target ReRo bound.
 
 The noise multiplier :math:`\sigma` of an ``n``-fold (subsampled) Gaussian
-mechanism such that :math:`\gamma = 1 - f(\kappa)` of its add pair equals a
-target (Kaissis et al. 2023, Thm 1 and Cor. 2-3). :math:`\gamma` decreases as
-:math:`\sigma` grows (a noisier Gaussian is a garbling of a less noisy one), so
-the root is found by :func:`symfdp.calibrate.noise_for` on a bracket in
-:math:`\log\sigma`.
-
-* Gaussian mechanism (``p = 1``) and no accountant: Cor. 2 inverted in closed
-  form, :math:`\sqrt{N}/\sigma = \Phi^{-1}(\gamma) - \Phi^{-1}(\kappa)`.
-* ``accountant=None`` otherwise: two stages, as in :mod:`symfdp.calibrate` but
-  with the fast stage ``Edgeworth(order=4)`` (the paper's method; its cost is
-  independent of ``n``) followed by ``Numerical()`` (certified ground truth) on
-  a narrow bracket around the first root, widened until it brackets.
-* any other accountant: used for the whole search.
-"""
+mechanism whose add-pair :math:`\gamma = 1 - f(\kappa)` equals a target
+(Kaissis et al. 2023, Thm 1 and Cor. 2-3); :math:`\gamma` decreases in
+:math:`\sigma`, so :func:`symfdp.calibrate.noise_for` finds the root in
+:math:`\log\sigma`. The Gaussian (``p = 1``, no accountant) inverts Cor. 2 in
+closed form; otherwise ``accountant=None`` searches with ``Edgeworth(order=4)``
+(the paper's method), then ``Numerical()`` (certified) near that root."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-r"""Closed-form ReRo bounds for the Laplace and Gaussian mechanisms.
-
-Kaissis et al. (2023), Corollaries 1 and 2: with the trade-off function of the
-mechanism's dominating pair in closed form, :math:`\gamma = 1 - f(\kappa)`
-(Theorem 1) is a closed form too. Every function broadcasts ``kappa`` against the
-effect size and returns a float for scalar input. Each is evaluated in its
-tail-stable form (no ``1 - f`` cancellation), so :math:`\gamma` keeps full
-relative precision for tiny priors such as :math:`\kappa = 10^{-7}`.
-"""
+r"""Closed-form ReRo bounds :math:`\gamma = 1 - f(\kappa)` for the Laplace and
+Gaussian mechanisms (Kaissis et al. (2023), Theorem 1, Corollaries 1 and 2),
+broadcast over ``kappa`` and the effect size, in tail-stable form (full
+relative precision for tiny priors)."""
 
 from __future__ import annotations
 
@@ -25,11 +20,8 @@ def _kappa(kappa: ArrayLike) -> np.ndarray:
 
 
 def gamma_laplace(kappa: ArrayLike, mu1: ArrayLike) -> Any:
-    r"""ReRo bound of the Laplace mechanism, :math:`\gamma = 1 - f_{Lap}(\kappa,
-    \mu_1)`.
-
-    Kaissis et al. (2023), Cor. 1, eq. (1) (= Dong et al. 2019, Lemma A.6), with
-    :math:`\mu_1 = \Delta_1 / b`:
+    r"""ReRo bound of the Laplace mechanism, Kaissis et al. (2023), Cor. 1, eq. (1)
+    (= Dong et al. 2019, Lemma A.6), :math:`\mu_1 = \Delta_1 / b`:
 
     .. math::
         \gamma = \begin{cases} \kappa e^{\mu_1}, & \kappa < e^{-\mu_1}/2,\\
@@ -38,11 +30,7 @@ def gamma_laplace(kappa: ArrayLike, mu1: ArrayLike) -> Any:
 
     Args:
         kappa: Prior(s) :math:`\kappa \in (0, 1)`.
-        mu1: Effect size(s) :math:`\mu_1 = \Delta_1/b \ge 0`; broadcast with
-            ``kappa``.
-
-    Returns:
-        :math:`\gamma`, a float for scalar input.
+        mu1: Effect size(s) :math:`\mu_1 \ge 0`; broadcast with ``kappa``.
 
     Raises:
         ValueError: ``kappa`` outside (0, 1) or ``mu1`` negative or NaN.
@@ -64,17 +52,11 @@ def gamma_laplace(kappa: ArrayLike, mu1: ArrayLike) -> Any:
 
 
 def gamma_gaussian(kappa: ArrayLike, mu2: ArrayLike, n: int = 1) -> Any:
-    r"""ReRo bound of the ``n``-fold composed Gaussian mechanism.
-
-    Kaissis et al. (2023), Cor. 2: :math:`f_{Gauss}(\alpha, \mu) =
-    \Phi(\Phi^{-1}(1-\alpha) - \mu)` with :math:`\mu_2 = \Delta_2/\sigma`, and
-    under :math:`N`-fold homogeneous composition
+    r"""ReRo bound of the ``n``-fold composed Gaussian mechanism, Kaissis et al.
+    (2023), Cor. 2, :math:`\mu_2 = \Delta_2/\sigma`:
 
     .. math::  \gamma = 1 - f_{Gauss}(\kappa, \sqrt{N}\mu_2)
-               = \Phi(\Phi^{-1}(\kappa) + \sqrt{N}\mu_2),
-
-    the right-hand form being the tail-stable one (:math:`\Phi^{-1}(1-\kappa) =
-    -\Phi^{-1}(\kappa)`).
+               = \Phi(\Phi^{-1}(\kappa) + \sqrt{N}\mu_2).
 
     Args:
         kappa: Prior(s) :math:`\kappa \in (0, 1)`.
@@ -93,16 +75,13 @@ def gamma_gaussian(kappa: ArrayLike, mu2: ArrayLike, n: int = 1) -> Any:
 
 
 def gamma_gaussian_composed(kappa: ArrayLike, mus: ArrayLike) -> Any:
-    r"""ReRo bound of a heterogeneous composition of Gaussian mechanisms.
-
-    Kaissis et al. (2023), Cor. 2: :math:`\gamma = 1 - f_{Gauss}(\kappa,
-    \sqrt{\mu_a^2 + \mu_b^2 + \dots})` (GDP composition, Dong et al. 2019,
-    Cor. 3.3).
+    r"""ReRo bound of a heterogeneous Gaussian composition, Kaissis et al. (2023),
+    Cor. 2: :math:`\gamma = 1 - f_{Gauss}(\kappa, \sqrt{\mu_a^2 + \mu_b^2 + \dots})`
+    (GDP composition, Dong et al. 2019, Cor. 3.3).
 
     Args:
         kappa: Prior(s) :math:`\kappa \in (0, 1)`.
-        mus: The effect sizes :math:`\mu_a, \mu_b, \dots \ge 0` of the composed
-            mechanisms (a non-empty 1-D sequence; one entry per step).
+        mus: Effect sizes :math:`\mu_a, \mu_b, \dots \ge 0`, a non-empty 1-D sequence.
 
     Raises:
         ValueError: ``kappa`` outside (0, 1), ``mus`` empty, not 1-D, or with a

@@ -4,58 +4,28 @@ Kaissis et al. (2023), Remark 1: the algorithm estimates the complementary
 trade-off :math:`1 - f(\kappa)` of the *add one* pair of the subsampled
 Gaussian mechanism, :math:`N(0,1)^{\otimes N}` against
 :math:`((1-p)N(0,1) + pN(\mu,1))^{\otimes N}` (:math:`\mu = \Delta_2/\sigma`):
+draw :math:`S` samples under each hypothesis, compute the likelihood-ratio
+statistic :math:`\sum_{t=1}^N \log(1 - p + p\, e^{\mu x_t - \mu^2/2})` (TARGETS
+ALG-14), threshold at the upper :math:`\lceil\kappa S\rceil`-th null order
+statistic and return the fraction of alternative statistics at or above it.
+``mechanism="laplace"`` uses :math:`(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`
+(the SLM of Sec. 2), per-step loss :math:`|x| - |x - \mu|`.
 
-1. draw :math:`S` samples of the :math:`N`-step output under each hypothesis;
-2. compute the likelihood-ratio statistic of each sample,
-   :math:`\sum_{t=1}^N \log(1 - p + p\, e^{\mu x_t - \mu^2/2})`
-   (TARGETS ALG-14; the same as :math:`(2 w_t \Delta_2 - \Delta_2^2)/(2\sigma^2)`
-   with :math:`w_t = \sigma x_t`);
-3. threshold at the upper :math:`\lceil\kappa S\rceil`-th order statistic of the
-   null statistics (all other null samples are discarded, Remark 1);
-4. return the fraction of alternative statistics at or above the threshold
-   (the power of the Neyman–Pearson test at empirical level
-   :math:`\lceil\kappa S\rceil / S`).
+Samples are drawn in chunks, keeping a running top-:math:`K` of the null
+statistics (memory :math:`O(\text{chunk} + \kappa S)`, not :math:`S \times N`
+as in CF-K9), from three independent streams spawned from ``seed`` (results do
+not depend on the chunk size). Tied statistics are split by the randomised
+Neyman–Pearson test, so the empirical level is exactly :math:`\lceil\kappa S\rceil/S`.
 
-``mechanism="laplace"`` replaces the Gaussian pair by :math:`(\mathrm{Lap}(0,1),
-\mathrm{Lap}(\mu,1))` (the SLM of Sec. 2), whose per-step loss is
-:math:`|x| - |x - \mu|`.
-
-**Streaming.** Samples are drawn in chunks of rows (``chunk_elements`` numbers
-at a time); only a running top-:math:`K` of the null statistics is kept
-(:math:`K` a little above :math:`\kappa S`, for the interval below), so memory is
-:math:`O(\text{chunk} + \kappa S)` instead of the :math:`S \times N` array of the
-original (CF-K9). The null samples, the alternative noise and the alternative
-subsampling masks come from three independent streams spawned from ``seed``,
-so the result does not depend on the chunk size.
-
-**Ties.** When the per-step losses are tiny against :math:`\log(1-p)` (large
-:math:`\mu` or tiny :math:`p`), float64 absorbs them and many statistics are
-exactly equal. The estimate then uses the randomised Neyman–Pearson test on the
-tie: it rejects the fraction :math:`\lambda` of the tied null samples that makes
-the empirical level exactly :math:`\lceil\kappa S\rceil/S` and counts that
-fraction of the tied alternative samples (with no ties this is step 4 exactly).
-
-**Intervals.** Two intervals at level ``confidence``:
-
-* ``naive``: the two-sided Clopper–Pearson interval of the power at the
-  *empirical* threshold. It ignores the sampling error of the threshold itself,
-  which is often the larger part for small :math:`\kappa` (its effect on
-  :math:`\gamma` is the slope :math:`-f'(\kappa)` times the
-  :math:`O(\sqrt{\kappa/S})` error of the level).
-* ``ci`` (default, conservative): with :math:`a = 1 - \text{confidence}`, the
-  distribution-free order-statistic interval :math:`[Y_{(r_2)}, Y_{(r_1)}]` holds
-  the true :math:`(1-\kappa)`-quantile :math:`c^*` of the null statistic with
-  probability :math:`\ge 1 - a/2` (:math:`a/4` per side; :math:`r_1, r_2` are
-  binomial :math:`(S, \kappa)` quantiles), and since the power is monotone in
-  the threshold, :math:`P_Q(T > Y_{(r_1)}) \le \gamma \le P_Q(T \ge Y_{(r_2)})`.
-  One-sided Clopper–Pearson bounds at :math:`a/4` on those two counts (the
-  alternative samples are independent of the thresholds) give an interval with
-  coverage :math:`\ge 1 - a` by the union bound, also with ties or atoms.
-
-The estimator needs :math:`\kappa S \ge 1`; below that the threshold is the
-largest null sample and the level is :math:`1/S > \kappa` (a warning is
-raised; the conservative interval remains valid).
-"""
+Intervals at level ``confidence``: ``naive`` is the Clopper–Pearson interval
+of the power at the empirical threshold (ignores the threshold's sampling
+error). ``ci`` (conservative): with :math:`a = 1 - \text{confidence}`, the
+order-statistic interval :math:`[Y_{(r_2)}, Y_{(r_1)}]` holds the null
+:math:`(1-\kappa)`-quantile with probability :math:`\ge 1 - a/2`, hence
+:math:`P_Q(T > Y_{(r_1)}) \le \gamma \le P_Q(T \ge Y_{(r_2)})`; one-sided
+Clopper–Pearson bounds at :math:`a/4` on the two counts give coverage
+:math:`\ge 1 - a` (union bound), also with ties or atoms.
+The estimator needs :math:`\kappa S \ge 1` (else a warning; ``ci`` stays valid)."""
 
 from __future__ import annotations
 
@@ -134,20 +104,16 @@ class MonteCarloGamma:
     info: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
-# ------------------------------------------------------------------ sampling
 def _base_loss(x: FloatArray, mu: float, base: str, hit: Any = None) -> FloatArray:
-    r"""Base-pair loss :math:`l_b` at ``x + mu * hit`` (``hit`` a mask or None),
-    as a new array: :math:`\mu x - \mu^2/2` (Gaussian), :math:`|x| - |x - \mu|`
-    (Laplace, :math:`\mu \ge 0`)."""
+    r"""Base-pair loss at ``x + mu * hit`` (``hit`` a mask or None), as a new array:
+    :math:`\mu x - \mu^2/2` (Gaussian), :math:`|x| - |x - \mu|` (Laplace)."""
     if base == "gaussian":
         y = x * mu
         if hit is not None:
             np.add(y, mu * mu, out=y, where=hit)
         y -= 0.5 * mu * mu
         return y
-    # |x| - |x - mu| = 2 clip(x, 0, mu) - mu: exact at the atoms +-mu (the
-    # difference of absolute values would smear them over a few ulps and break
-    # their ties by rounding noise).
+    # |x| - |x - mu| = 2 clip(x, 0, mu) - mu: exact at the atoms +-mu (keeps ties).
     shifted = x if hit is None else np.add(x, mu, out=x.copy(), where=hit)
     y = np.clip(shifted, 0.0, mu)
     y *= 2.0
@@ -220,7 +186,6 @@ class _Sampler:
             yield np.stack(out)
 
 
-# ------------------------------------------------------------------ statistics
 def _top_k(stream: Iterator[FloatArray], k: int, bar: Progress) -> FloatArray:
     """The ``k`` largest values per row over the stream, sorted descending."""
     kept: FloatArray | None = None
@@ -266,8 +231,6 @@ def _order_indices(kappa: FloatArray, s: int, tail: float) -> tuple:
     k = np.ceil(kappa * s - 1e-9 * kappa * s).astype(np.int64)
     k = np.clip(k, 1, s)
     # P(Bin(S, kappa) <= r1 - 1) <= tail  and  P(Bin(S, kappa) <= r2 - 1) >= 1 - tail.
-    # binom.ppf(q) is the smallest m with P(Bin <= m) >= q, so r1 = ppf(tail)
-    # has P(Bin <= r1 - 1) < tail, and r2 = ppf(1 - tail) + 1 the second property.
     r1 = stats.binom.ppf(tail, s, kappa).astype(np.int64)
     r2 = stats.binom.ppf(1 - tail, s, kappa).astype(np.int64) + 1
     return k, np.clip(r1, 0, s), np.clip(r2, 1, s + 1)
@@ -280,7 +243,6 @@ def _pick(ordered: FloatArray, r: NDArray[np.int64], fill: float) -> FloatArray:
     return np.where(inside[None, :], ordered[:, idx], fill)
 
 
-# ------------------------------------------------------------------ public
 def monte_carlo_gamma(
     kappa: ArrayLike,
     *,

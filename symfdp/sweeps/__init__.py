@@ -1,12 +1,8 @@
 """Sweeps: a grid of configurations in, a table out (``symfdp sweep``).
 
-A spec (:mod:`symfdp.sweeps.spec`) expands to rows; each row is answered by the
-code of ``symfdp account`` or ``symfdp calibrate`` (:mod:`symfdp.sweeps.row`), in
-this process, in local processes or on Dask (:mod:`symfdp.sweeps.executors`);
-finished rows go to ``OUT.jsonl`` and ``OUT.csv`` as they finish
-(:mod:`symfdp.sweeps.store`), and a re-run with the same ``OUT`` skips them.
-
-Example::
+A spec (:mod:`symfdp.sweeps.spec`) expands to rows, each answered by the code of
+``symfdp account`` or ``symfdp calibrate`` locally or on Dask; finished rows go
+to ``OUT.jsonl`` and ``OUT.csv`` and are skipped on a re-run. Example::
 
     import symfdp
     rows = symfdp.sweep("examples/sweep_dpsgd.toml", out="dpsgd", jobs=2)
@@ -54,14 +50,10 @@ def run_sweep(
     progress: bool | None = None,
     on_start: Callable[[int, int], None] | None = None,
 ) -> tuple[list[dict[str, Any]], bool]:
-    """Answer the rows of ``plan`` not yet in ``out``; returns ``(rows in grid
-    order, complete)``. ``complete`` is False after ``KeyboardInterrupt``
-    (the files then hold every finished row and the interrupt is re-raised by
-    the caller's choice: see :func:`sweep`).
-
-    ``on_start(skipped, todo)`` is called once the finished rows are known. Rows
-    of ``out`` lost with their workers (error ``"worker died: ..."``) run again.
-    """
+    """Answer the rows of ``plan`` not yet in ``out`` (rows whose worker died run
+    again); returns ``(rows in grid order, complete)``, ``complete`` False after
+    ``KeyboardInterrupt``. ``on_start(skipped, todo)`` is called once the finished
+    rows are known."""
     from symfdp._dask import check_executor
     from symfdp._progress import Progress
     from symfdp.sweeps import executors

@@ -113,7 +113,6 @@ class Sweep:
         return [row["id"] for row in self.rows]
 
 
-# ----------------------------------------------------------------- loading
 def load(source: str | Path | dict[str, Any]) -> Sweep:
     """Read (a path to TOML/YAML, or the parsed mapping), check and expand a spec.
 
@@ -155,7 +154,6 @@ def load(source: str | Path | dict[str, Any]) -> Sweep:
         raise SpecError(f"{path}: {exc}") from None
 
 
-# ----------------------------------------------------------------- axes
 def _number(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SpecError(f"grid.{name}: values must be numbers. Found {value!r}.")
@@ -260,7 +258,6 @@ def axis_values(name: str, spec: Any) -> list[float | int]:
     return values
 
 
-# ----------------------------------------------------------------- methods
 def _methods(data: dict[str, Any], task: str) -> list[Method]:
     from symfdp.cli import calibrate as cal
     from symfdp.cli.account import DEFAULT_METHOD, EXTRA_METHODS, METHOD_CHOICES
@@ -328,7 +325,6 @@ def _check_method(name: str, options: dict[str, Any], task: str) -> None:
         raise SpecError(f"method {name}: {type(exc).__name__}: {exc}") from None
 
 
-# ----------------------------------------------------------------- expansion
 def _plain(message: str) -> str:
     """A command-line message in the spec's words (``--sample-rate`` ->
     ``sample_rate``)."""

@@ -59,7 +59,6 @@ class Store:
         self.csv = self.base.with_name(self.base.name + ".csv")
         self._fh: dict[str, Any] = {}
 
-    # ------------------------------------------------------------- reading
     def finished(self) -> dict[str, dict[str, Any]]:
         """The complete rows of ``OUT.jsonl`` by id (an incomplete or unreadable
         line is dropped)."""
@@ -80,7 +79,6 @@ class Store:
                 }
         return rows
 
-    # ------------------------------------------------------------- writing
     def _csv_line(self, row: dict[str, Any]) -> str:
         buf = io.StringIO()
         csv.writer(buf, lineterminator="\n").writerow(

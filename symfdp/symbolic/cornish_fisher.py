@@ -1,26 +1,19 @@
 r"""Cornish–Fisher expansion of any order, by series inversion of the Edgeworth CDF.
 
-With the bookkeeping parameter :math:`\epsilon = n^{-1/2}` (:math:`\lambda_r \to
-\epsilon^{r-2}\lambda_r`), the Edgeworth CDF of order ``J`` is
+With :math:`\epsilon = n^{-1/2}` and the Edgeworth CDF
 :math:`F(x) = \Phi(x) - \phi(x)\sum_{j=1}^J \epsilon^j R_j(x)`
-(:mod:`symfdp.symbolic.edgeworth`). The quantile
-
-.. math::  x(z) = z + \sum_{j=1}^{J} \epsilon^j w_j(z),
-           \qquad F(x(z)) = \Phi(z) + O(\epsilon^{J+1}),
-
-is found order by order. Dividing :math:`F(z+\delta) - \Phi(z)` by :math:`\phi(z)`
-and using :math:`D^m\Phi = (-1)^{m-1}He_{m-1}\phi` and
-:math:`\phi(z+\delta)/\phi(z) = \sum_m He_m(z)(-\delta)^m/m!`,
+(:mod:`symfdp.symbolic.edgeworth`), the quantile
+:math:`x(z) = z + \sum_{j=1}^{J} \epsilon^j w_j(z)` with
+:math:`F(x(z)) = \Phi(z) + O(\epsilon^{J+1})` solves, order by order,
 
 .. math::
     E(\delta) = \sum_{m\ge1} \frac{(-1)^{m-1}He_{m-1}(z)}{m!}\delta^m
       - \Big(\sum_{m\ge0} \frac{He_m(z)}{m!}(-\delta)^m\Big)
-        \sum_{j} \epsilon^j \sum_{p\ge0} \frac{R_j^{(p)}(z)}{p!}\delta^p = 0 .
+        \sum_{j} \epsilon^j \sum_{p\ge0} \frac{R_j^{(p)}(z)}{p!}\delta^p = 0
 
-The coefficient of :math:`\epsilon^j` in :math:`E` is :math:`w_j` plus terms in
-:math:`w_1..w_{j-1}` only, so :math:`w_j = -[\epsilon^j]\,E(\sum_{i<j}\epsilon^i w_i)`.
-Order 2 reproduces Zheng et al. (2020), eq. (3.9). Exact (Rationals) and cached.
-"""
+(:math:`(F(z+\delta) - \Phi(z))/\phi(z)`): :math:`w_j =
+-[\epsilon^j]\,E(\sum_{i<j}\epsilon^i w_i)`. Order 2 is Zheng et al. (2020),
+eq. (3.9). Exact (Rationals) and cached."""
 
 from __future__ import annotations
 

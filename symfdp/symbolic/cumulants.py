@@ -1,17 +1,5 @@
-r"""Raw moments <-> cumulants, and standardised cumulants.
-
-With the moment- and cumulant-generating functions
-:math:`M(t) = \sum_r m_r t^r / r! = \exp K(t)` and :math:`K(t) = \sum_r \kappa_r t^r/r!`
-(Zheng et al. (2020), Def. 3.1 and App. B), Faà di Bruno's formula gives, with the
-partial Bell polynomials :math:`B_{r,k}`,
-
-.. math::
-    \kappa_r = \sum_{k=1}^{r} (-1)^{k-1} (k-1)!\, B_{r,k}(m_1, \dots, m_{r-k+1}),
-    \qquad
-    m_r = \sum_{k=1}^{r} B_{r,k}(\kappa_1, \dots, \kappa_{r-k+1}),
-
-Zheng et al. (2020), App. B; :math:`\kappa_0 = 0` and :math:`m_0 = 1`.
-"""
+"""Raw moments <-> cumulants (Faà di Bruno with partial Bell polynomials,
+Zheng et al. (2020), Def. 3.1 and App. B), and standardised cumulants."""
 
 from __future__ import annotations
 
@@ -39,50 +27,36 @@ def _bell_sum(values: list[sp.Expr], r: int, sign: bool) -> sp.Expr:
 
 
 def moments_to_cumulants(m: Sequence[sp.Expr]) -> list[sp.Expr]:
-    r"""Cumulants :math:`\kappa_1..\kappa_R` from raw moments :math:`m_1..m_R`.
-
-    Zheng et al. (2020), App. B (the general Bell-polynomial formula).
+    r"""Cumulants :math:`\kappa_1..\kappa_R` from raw moments :math:`m_1..m_R`,
+    :math:`\kappa_r = \sum_{k=1}^r (-1)^{k-1}(k-1)!\,B_{r,k}(m_1,\dots,m_{r-k+1})`
+    (Zheng et al. (2020), App. B).
 
     Args:
-        m: The raw moments ``[m_1, ..., m_R]`` (``m[0]`` is :math:`m_1`; the
-            implicit :math:`m_0 = 1` is not passed).
+        m: The raw moments ``[m_1, ..., m_R]`` (:math:`m_0 = 1` not passed).
 
     Returns:
         ``[kappa_1, ..., kappa_R]``, expanded.
 
     >>> m1, m2 = moment(1), moment(2)
     >>> moments_to_cumulants([m1, m2])
-    [m1, -m1**2 + m2]
-    """
+    [m1, -m1**2 + m2]"""
     values = _as_exprs("m", m)
     return [_bell_sum(values, r, sign=True) for r in range(1, len(values) + 1)]
 
 
 def cumulants_to_moments(k: Sequence[sp.Expr]) -> list[sp.Expr]:
-    r"""Raw moments :math:`m_1..m_R` from cumulants :math:`\kappa_1..\kappa_R`.
-
-    :math:`m_r = B_r(\kappa_1, \dots, \kappa_r)`, the complete Bell polynomial
-    (the inverse of Zheng et al. (2020), App. B).
-
-    Args:
-        k: The cumulants ``[kappa_1, ..., kappa_R]``.
-
-    Returns:
-        ``[m_1, ..., m_R]``, expanded.
-    """
+    r"""Raw moments :math:`m_r = B_r(\kappa_1, \dots, \kappa_r)` (complete Bell
+    polynomial; the inverse of Zheng et al. (2020), App. B), expanded."""
     values = _as_exprs("k", k)
     return [_bell_sum(values, r, sign=False) for r in range(1, len(values) + 1)]
 
 
 def cumulant_from_moments_expr(r: int) -> sp.Expr:
-    r""":math:`\kappa_r` in the raw-moment symbols ``m1, ..., m{r}``.
-
-    :math:`\kappa_r = \sum_{k=1}^r (-1)^{k-1}(k-1)!\,B_{r,k}(m_1,\dots,m_{r-k+1})`,
-    Zheng et al. (2020), App. B; :math:`\kappa_0 = 0`.
+    r""":math:`\kappa_r` in the raw-moment symbols ``m1, ..., m{r}``
+    (:func:`moments_to_cumulants`).
 
     >>> cumulant_from_moments_expr(3)
-    2*m1**3 - 3*m1*m2 + m3
-    """
+    2*m1**3 - 3*m1*m2 + m3"""
     r = check_int("r", r, lo=0)
     return _cumulant_from_moments_expr(r)
 
@@ -120,21 +94,15 @@ def moment_from_cumulants_expr(
 
 
 def standardised_cumulants(k: Sequence[sp.Expr], n: sp.Expr | int = 1) -> list[sp.Expr]:
-    r"""Standardised cumulants :math:`\lambda_3..\lambda_R` of a sum of ``n`` terms.
-
-    For a sum of ``n`` independent copies of a variable with cumulants
-    :math:`\kappa_r`, the cumulants add, :math:`K_r = n\kappa_r`, and the
-    standardised sum has
+    r"""Standardised cumulants :math:`\lambda_3..\lambda_R` of a sum of ``n`` terms:
 
     .. math::  \lambda_r = \frac{K_r}{K_2^{r/2}} = n^{1-r/2}\,\kappa_r\,\kappa_2^{-r/2},
 
-    Zheng et al. (2020), eqs. (A.2) and (A.9)
-    (:math:`\lambda_r = \sigma_n^{-r}\boldsymbol\kappa_r`).
-    For a heterogeneous composition pass the summed cumulants with ``n=1``.
+    Zheng et al. (2020), eqs. (A.2) and (A.9). For a heterogeneous composition
+    pass the summed cumulants with ``n=1``.
 
     Args:
-        k: The cumulants ``[kappa_1, kappa_2, ..., kappa_R]`` (``kappa_1`` is not used
-            but keeps the indexing natural).
+        k: The cumulants ``[kappa_1, kappa_2, ..., kappa_R]`` (``kappa_1`` unused).
         n: The number of summands (a positive integer or a symbol).
 
     Returns:
@@ -145,8 +113,7 @@ def standardised_cumulants(k: Sequence[sp.Expr], n: sp.Expr | int = 1) -> list[s
 
     >>> from symfdp.symbolic.symbols import kappa
     >>> standardised_cumulants([kappa(1), kappa(2), kappa(3)])
-    [kappa3/kappa2**(3/2)]
-    """
+    [kappa3/kappa2**(3/2)]"""
     values = _as_exprs("k", k)
     if len(values) < 2:
         raise ValueError(

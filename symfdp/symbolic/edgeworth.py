@@ -1,30 +1,20 @@
 r"""Edgeworth expansion of any order for a standardised sum.
 
-Let :math:`X = (T - E T)/\sqrt{\operatorname{Var} T}` be a standardised sum with
-cumulants :math:`K_r` and standardised cumulants :math:`\lambda_r = K_r/K_2^{r/2}`
-(so :math:`\lambda_r = \sigma_n^{-r}\boldsymbol\kappa_r` in Zheng et al. (2020),
-eq. (A.2), and :math:`\lambda_r = O(n^{1-r/2})` for i.i.d. summands, eq. (A.9)).
-Its characteristic function is (eq. (A.3))
-
-.. math::
-    \chi(t) = e^{-t^2/2} \exp\Big(\sum_{r\ge3} \lambda_r \frac{(it)^r}{r!}\Big).
-
-With a formal bookkeeping parameter :math:`\epsilon = n^{-1/2}` and
-:math:`\lambda_r \to \epsilon^{r-2}\lambda_r`, expanding the second factor in
-:math:`\epsilon` gives :math:`\chi(t) = e^{-t^2/2}\sum_j \epsilon^j P_j(it)` (Sec. 3.1).
-Inverting term by term with :math:`(it)^k e^{-t^2/2} \leftrightarrow (-D)^k\Phi`
-and :math:`(-D)^k\Phi = -He_{k-1}\phi` (eqs. (A.5)-(A.6)):
+For a standardised sum with standardised cumulants :math:`\lambda_r =
+K_r/K_2^{r/2}` (:math:`\sigma_n^{-r}\boldsymbol\kappa_r` in Zheng et al. (2020),
+eq. (A.2); :math:`O(n^{1-r/2})` for i.i.d. summands, eq. (A.9)), the
+characteristic function :math:`\chi(t) = e^{-t^2/2} \exp(\sum_{r\ge3} \lambda_r
+(it)^r/r!)` (eq. (A.3)) expands as :math:`e^{-t^2/2}\sum_j n^{-j/2} P_j(it)`
+(Sec. 3.1), and :math:`(it)^k e^{-t^2/2} \leftrightarrow -He_{k-1}\phi`
+(eqs. (A.5)-(A.6)) gives
 
 .. math::
     F_J(x) = \Phi(x) - \phi(x) \sum_{j=1}^{J} R_j(x), \quad
     R_j(x) = \sum_k [s^k]P_j(s)\, He_{k-1}(x), \qquad
     f_J(x) = \phi(x)\Big(1 + \sum_{j=1}^{J}\sum_k [s^k]P_j(s)\, He_k(x)\Big).
 
-Term ``j`` is the coefficient of :math:`n^{-j/2}`; order ``J`` keeps terms
-``0..J`` (``J = 0`` is the normal, the CLT) and needs
-:math:`\lambda_3,\dots,\lambda_{J+2}`. Every result is exact (Rationals only) and
-cached per order.
-"""
+Order ``J`` keeps terms ``0..J`` (``J = 0``: the CLT) and needs
+:math:`\lambda_3,\dots,\lambda_{J+2}`. Exact (Rationals only), cached per order."""
 
 from __future__ import annotations
 
@@ -73,8 +63,7 @@ def _hermite_images(order: int) -> tuple[tuple[sp.Expr, sp.Expr], ...]:
             weight = coeff * sp.Mul(
                 *(lm**d for lm, d in zip(lams, monom[1:], strict=True))
             )
-            # (it)^k e^{-t^2/2} <-> (-D)^k Phi = -He_{k-1} phi, and its derivative
-            # He_k phi. Zheng et al. (2020), eqs. (A.5)-(A.6).
+            # Zheng et al. (2020), eqs. (A.5)-(A.6).
             cdf_poly += weight * hermite_he(k - 1, x)
             pdf_poly += weight * hermite_he(k, x)
         out.append((sp.expand(cdf_poly), sp.expand(pdf_poly)))

@@ -1,31 +1,15 @@
 r"""Closed forms of the moment functionals of :math:`G_\mu` (exact, SymPy only).
 
-Dong et al. (2019), Sec. 3.2, define for a trade-off function :math:`f`
-
-.. math::  \mathrm{kl}(f) = -\int_0^1 \log|f'|,\quad
-           \kappa_2(f) = \int_0^1 \log^2|f'|,\quad
-           \kappa_3(f) = \int_0^1 |\log|f'||^3,\quad
-           \bar\kappa_3(f) = \int_0^1 |\log|f'| + \mathrm{kl}(f)|^3,
-
-and Thm 5.2 (``mixturerep``) :math:`\chi^2_+(f) = \int_0^1 (|f'| - 1)_+^2`. For
-:math:`f = T(P, Q)` the Neyman–Pearson test at level :math:`x` thresholds the loss
-:math:`L = \log dQ/dP` at its P-quantile and :math:`|f'(x)| = e^{L}` there, so as
-:math:`x` runs uniformly over :math:`[0,1]`, :math:`L` runs through its law under
-P: :math:`\mathrm{kl} = -E_P L = D_{KL}(P\|Q)`, :math:`\kappa_2 = E_P L^2`,
-:math:`\kappa_3 = E_P|L|^3`, :math:`\bar\kappa_3 = E_P|L - E_P L|^3` and
-:math:`\chi^2_+ = E_P[(e^L - 1)_+^2]`.
-
-For :math:`G_\mu`, :math:`L \sim N(-\mu^2/2, \mu^2)` under P. With :math:`a = \mu/2`
-and :math:`E|a + Z|^3 = (a^3 + 3a)(1 - 2\Phi(-a)) + 2(a^2 + 2)\varphi(a)`:
+The functionals of Dong et al. (2019), Sec. 3.2 and Thm 5.2 (definitions and
+their loss-law form: :mod:`symfdp.functionals`), for :math:`G_\mu`, where
+:math:`L \sim N(-\mu^2/2, \mu^2)` under P; with :math:`a = \mu/2`:
 
 * :math:`\mathrm{kl} = \mu^2/2`, :math:`\kappa_2 = \mu^2 + \mu^4/4`;
 * :math:`\kappa_3 = \mu^3 E|a + Z|^3`, :math:`\bar\kappa_3 = 2\sqrt{2/\pi}\,\mu^3`;
 * :math:`\chi^2_+ = e^{\mu^2}\Phi(3\mu/2) + 3\Phi(-\mu/2) - 2` (``chirep``).
 
-Each is *derived* here by integrating against the normal density (``sympy``
-``integrate``), not typed in; ``derivations/chi2_plus_gdp.py`` prints and checks
-them. Results are expressed with ``erf``/``erfc`` (``Phi(x) = erfc(-x/sqrt 2)/2``).
-"""
+Each is derived by integrating against the normal density, not typed in;
+``derivations/chi2_plus_gdp.py`` prints and checks them."""
 
 from __future__ import annotations
 

@@ -1,38 +1,19 @@
 r"""Closed-form laws of the privacy-loss random variable (exact, SymPy only).
 
-For a dominating pair :math:`(P, Q)` the PLRV is :math:`L = \log dQ/dP`, and its
-cumulant generating function under P is :math:`K_P(t) = \log E_P[e^{tL}]`, with
-:math:`K_Q(t) = K_P(t+1)`. For the three mechanisms with closed forms:
+For a dominating pair :math:`(P, Q)`, :math:`L = \log dQ/dP`,
+:math:`K_P(t) = \log E_P[e^{tL}]` and :math:`K_Q(t) = K_P(t+1)`:
 
 * Gaussian, :math:`N(0,1)` vs :math:`N(\mu,1)`: :math:`K_P(t) = \mu^2 t(t-1)/2`.
 * Pure DP (randomised response, trade-off :math:`f_{\varepsilon,0}`):
   :math:`L = \pm\varepsilon` with :math:`P(L = \varepsilon) = 1/(1+e^\varepsilon)`,
   :math:`K_P(t) = \log\cosh(\varepsilon(t - \tfrac12)) - \log\cosh(\varepsilon/2)`.
 * Laplace, :math:`\mathrm{Lap}(0,1)` vs :math:`\mathrm{Lap}(\mu,1)`:
-  :math:`L(x) = |x| - |x-\mu|`, with atoms at :math:`-\mu` (P-mass 1/2) and
-  :math:`+\mu` (P-mass :math:`e^{-\mu}/2`) and the density
-  :math:`e^{-(l+\mu)/2}/4` on :math:`(-\mu, \mu)`, so
+  :math:`L(x) = |x| - |x-\mu|`, atoms at :math:`-\mu` (P-mass 1/2) and
+  :math:`+\mu` (P-mass :math:`e^{-\mu}/2`), density :math:`e^{-(l+\mu)/2}/4` on
+  :math:`(-\mu, \mu)`, and :math:`K_P(t) = -\frac{\mu}{2} + \log(\cosh(\mu s)
+  + \frac{\sinh(\mu s)}{2 s})`, :math:`s = t - \tfrac12`.
 
-  .. math::  K_P(t) = -\frac{\mu}{2} + \log\Bigl(\cosh(\mu s)
-             + \frac{\sinh(\mu s)}{2 s}\Bigr), \qquad s = t - \tfrac12 .
-
-All three are symmetric (:math:`K_P(\tfrac12 + s) = K_P(\tfrac12 - s)`), so
-:math:`\kappa_r(L \mid Q) = (-1)^r \kappa_r(L \mid P)`.
-
-The Laplace cumulants are derived from the exact raw moments, which are
-polynomials in :math:`\mu` and :math:`E = e^{-\mu}`:
-
-.. math::  E_P[L^k] = \tfrac12(-\mu)^k + \tfrac{E}{2}\mu^k
-           + \tfrac14 \int_0^{2\mu} (v-\mu)^k e^{-v/2}\,dv,
-           \qquad \int_0^{2\mu} v^j e^{-v/2} dv
-           = 2^{j+1} j! \Bigl(1 - E \sum_{i=0}^{j} \frac{\mu^i}{i!}\Bigr),
-
-then the moment -> cumulant recursion in exact polynomial arithmetic. The pure-DP
-cumulants are :math:`\kappa_1 = -\varepsilon\tanh(\varepsilon/2)` and, for
-:math:`r \ge 2`, :math:`\kappa_r = (2\varepsilon)^r s^{(r-1)}(-\varepsilon)` with
-:math:`s` the logistic function, because
-:math:`(\log\cosh)^{(r)}(u) = 2^r s^{(r-1)}(2u)`.
-"""
+All three are symmetric, so :math:`\kappa_r(L \mid Q) = (-1)^r \kappa_r(L \mid P)`."""
 
 from __future__ import annotations
 
@@ -61,9 +42,7 @@ def _check_order(order: object) -> int:
 
 
 def _order_cache(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``functools.cache`` keyed on a validated ``order`` (first argument): an
-    invalid or unhashable order raises the ValueError of :func:`_check_order`,
-    not the cache's ``TypeError: unhashable type``."""
+    """``functools.cache`` keyed on a validated ``order``."""
     cached = functools.cache(fn)
     has_under = "under" in inspect.signature(fn).parameters
 
@@ -98,7 +77,6 @@ def cumulants_from_cgf(
     return out
 
 
-# ---------------------------------------------------------------- Gaussian
 def gaussian_cgf_expr(under: str = "P") -> sp.Expr:
     r""":math:`K_P(t) = \mu^2 t (t-1)/2` (and :math:`K_Q(t) = K_P(t+1)`)."""
     shift = 0 if _check_under(under) == "P" else 1
@@ -111,7 +89,6 @@ def gaussian_cumulant_exprs(order: int, under: str = "P") -> list[sp.Expr]:
     return cumulants_from_cgf(gaussian_cgf_expr(under), order)
 
 
-# ---------------------------------------------------------------- pure DP
 def pure_dp_cgf_expr(under: str = "P") -> sp.Expr:
     r""":math:`K_P(t) = \log\frac{e^{t\varepsilon} + e^{\varepsilon}e^{-t\varepsilon}}
     {1 + e^{\varepsilon}}` (randomised response; :math:`K_Q(t) = K_P(t+1)`)."""
@@ -141,12 +118,10 @@ def logistic_derivative_exprs(order: int) -> tuple[sp.Expr, ...]:
 
 @_order_cache
 def pure_dp_cumulant_exprs(order: int, under: str = "P") -> tuple[sp.Expr, ...]:
-    r"""Pure-DP cumulants in the logistic form (exact).
-
-    :math:`\kappa_1 = -\varepsilon\tanh(\varepsilon/2)` and
-    :math:`\kappa_r = (2\varepsilon)^r s^{(r-1)}(-\varepsilon)` for :math:`r \ge 2`,
-    with :math:`s(-\varepsilon) = 1/(1+e^{\varepsilon})`; under Q multiply by
-    :math:`(-1)^r`.
+    r"""Pure-DP cumulants in the logistic form (exact):
+    :math:`\kappa_1 = -\varepsilon\tanh(\varepsilon/2)`,
+    :math:`\kappa_r = (2\varepsilon)^r s^{(r-1)}(-\varepsilon)` for :math:`r \ge 2`
+    (as :math:`(\log\cosh)^{(r)}(u) = 2^r s^{(r-1)}(2u)`); under Q times :math:`(-1)^r`.
     """
     order = _check_order(order)
     sign = 1 if _check_under(under) == "P" else -1
@@ -159,7 +134,6 @@ def pure_dp_cumulant_exprs(order: int, under: str = "P") -> tuple[sp.Expr, ...]:
     return tuple(out)
 
 
-# ---------------------------------------------------------------- Laplace
 def laplace_cgf_expr(under: str = "P") -> sp.Expr:
     r""":math:`K_P(t) = -\mu/2 + \log(\cosh(\mu s) + \sinh(\mu s)/(2s))`,
     :math:`s = t - 1/2` (:math:`K_Q(t) = K_P(t+1)`)."""
@@ -187,7 +161,11 @@ def _gamma_partial(j: int) -> sp.Expr:
 @_order_cache
 def laplace_moment_polys(order: int) -> tuple[sp.Poly, ...]:
     r"""Raw moments :math:`E_P[L^k]`, :math:`k = 1..order`, as polynomials in
-    ``(mu, E)`` with :math:`E = e^{-\mu}` (exact rationals)."""
+    ``(mu, E)`` with :math:`E = e^{-\mu}` (exact rationals):
+
+    .. math::  E_P[L^k] = \tfrac12(-\mu)^k + \tfrac{E}{2}\mu^k
+               + \tfrac14 \int_0^{2\mu} (v-\mu)^k e^{-v/2}\,dv.
+    """
     order = _check_order(order)
     out = []
     for k in range(1, order + 1):

@@ -1,50 +1,20 @@
 r"""Saddle-point formulas of the saddle-point accountant (exact, SymPy only).
 
-Direction convention. The slides (Alghamdi et al. 2022) write
-:math:`L = \log dP/dQ(X)` with :math:`X \sim P`; in symfdp the loss is
-:math:`L = \log dQ/dP` and the profile is :math:`\delta(\varepsilon) =
-E_Q[(1 - e^{\varepsilon - L})_+]`, so the slides' :math:`K_L(t)` is symfdp's
-``cgf(t, under="Q")`` (:math:`= K_P(t+1)`). Below, :math:`K` is that CGF of the
-*composed* loss.
-
-The slides' derivation (CF-S3). For any :math:`t > 0`, tilting by
-:math:`e^{tL}` and Plancherel give
+Source: Alghamdi et al. 2022 (slides CF-S3 to CF-S7). symfdp's loss is
+:math:`L = \log dQ/dP` (the slides' is :math:`\log dP/dQ` under P), so the slides'
+:math:`K_L(t)` is ``cgf(t, under="Q")``; :math:`K` below is that CGF of the
+*composed* loss. For :math:`t > 0` (CF-S3)
 
 .. math::  \delta(\varepsilon) = \frac{1}{2\pi}\int_{-\infty}^{\infty}
            e^{F_\varepsilon(t + is)}\,ds, \qquad
-           F_\varepsilon(z) = K(z) - z\varepsilon - \log z - \log(1+z),
+           F_\varepsilon(z) = K(z) - z\varepsilon - \log z - \log(1+z);
 
-because :math:`\int_\varepsilon^\infty e^{-zl}(1 - e^{\varepsilon - l})\,dl =
-e^{-z\varepsilon}/(z(1+z))`. The same kernel transform holds for
-:math:`\operatorname{Re} z < -1` with the *complementary* kernel:
-:math:`\int_{-\infty}^{\varepsilon} e^{-zl}(e^{\varepsilon - l} - 1)\,dl =
-e^{-z\varepsilon}/(z(1+z))` as well, so for :math:`t < -1` the same contour
-integral equals :math:`E_Q[(e^{\varepsilon - L} - 1)_+]`, and
+for :math:`t < -1` the same integral is :math:`E_Q[(e^{\varepsilon - L} - 1)_+]`
+and :math:`\delta(\varepsilon) = 1 - e^{\varepsilon + K(-1)} + E_Q[(e^{\varepsilon
+- L} - 1)_+]` (the *lower* side; :math:`z \mapsto -1 - z` mirrors every formula).
 
-.. math::  \delta(\varepsilon) = 1 - e^{\varepsilon + K(-1)}
-           + E_Q[(e^{\varepsilon - L} - 1)_+]
-
-(:math:`e^{K(-1)} = E_Q[e^{-L}] = P(q > 0)`). This is the *lower* side used by the
-accountant below the split point; :math:`z \mapsto -1 - z` maps
-:math:`\log z + \log(1+z)` to itself, so every formula has a mirror image.
-
-Saddle point (CF-S4): :math:`F'_\varepsilon(t) = K'(t) - \varepsilon - 1/t -
-1/(1+t) = 0`, with :math:`F''_\varepsilon = K'' + 1/t^2 + 1/(1+t)^2 > 0`.
-
-* First approximation (CF-S5): :math:`\hat\delta_1 = e^{F(t_*)}/\sqrt{2\pi
-  F''(t_*)}`, i.e.
-  :math:`e^{K - \varepsilon t}/\sqrt{2\pi[t^2(1+t)^2K'' + t^2 + (1+t)^2]}`.
-* Second approximation (CF-S6): replace the tilted loss by
-  :math:`Z \sim N(m, v)`, :math:`m = K'(t_*)`, :math:`v = K''(t_*)`:
-  :math:`\hat\delta_2 = e^{K - \varepsilon t}E[e^{t(\varepsilon - Z)}
-  (1 - e^{\varepsilon - Z})_+]`. Completing the square,
-  :math:`E[e^{a(\varepsilon - Z)}1\{Z > \varepsilon\}] =
-  e^{a(\varepsilon - m) + a^2 v/2}\,\Phi((m - \varepsilon - av)/\sqrt v)`,
-  and with :math:`a = t` and :math:`a = t + 1` this gives the closed form.
-
-Symbols are the evaluators' keyword names: ``t``, ``eps``, ``K`` (the value
-:math:`K(t)`), ``m`` (:math:`K'(t)`) and ``v`` (:math:`K''(t)`).
-"""
+Symbols are the evaluators' keyword names: ``t``, ``eps``, ``K`` (:math:`K(t)`),
+``m`` (:math:`K'(t)`) and ``v`` (:math:`K''(t)`)."""
 
 from __future__ import annotations
 
@@ -82,9 +52,7 @@ def _check_side(side: object) -> str:
 
 
 def _side_cache(fn: Callable[[str], Any]) -> Callable[..., Any]:
-    """``functools.cache`` keyed on a validated ``side``: a bad or unhashable
-    side raises the ValueError of :func:`_check_side`, not the cache's
-    ``TypeError: unhashable type``."""
+    """``functools.cache`` keyed on a validated ``side`` (ValueError, not TypeError)."""
     cached = functools.cache(fn)
 
     @functools.wraps(fn)
@@ -179,12 +147,9 @@ def delta2_expr(side: str = "upper") -> sp.Expr:
 def delta2_log_terms_expr(side: str = "upper") -> sp.Tuple:
     r"""``(log A, log B)`` with :math:`\hat\delta_2 = A - B`, :math:`A > B > 0`.
 
-    ``upper``: :math:`A` carries :math:`a = t`, :math:`B` carries :math:`a = t+1`;
-    ``lower``: the other way round. Each is
-    :math:`K - \varepsilon t + a(\varepsilon - m) + a^2 v/2 + \log\Phi(\cdot)`; in
-    the accountant's regime :math:`a^2 v/2 \approx \log(1/\delta)`, so forming the
-    sum costs no relative precision that matters.
-    """
+    Each is :math:`K - \varepsilon t + a(\varepsilon - m) + a^2 v/2 + \log\Phi(\cdot)`
+    with :math:`a = t` in :math:`A` and :math:`a = t+1` in :math:`B` (``upper``;
+    swapped for ``lower``)."""
     side = _check_side(side)
     sign = 1 if side == "upper" else -1
 
@@ -208,12 +173,8 @@ def kernel_expr(side: str = "upper") -> sp.Expr:
 
 def kernel_max_expr() -> sp.Expr:
     r""":math:`\max_{u>0} e^{-tu}(1 - e^{-u}) = (t/(1+t))^t/(1+t)` for
-    :math:`t > 0`; the lower kernel has the same maximum at :math:`-1 - t`.
-
-    It is the constant of the Chernoff (moments-accountant) bound
-    :math:`\delta(\varepsilon) \le e^{K(t) - \varepsilon t}\,(t/(1+t))^t/(1+t)` and,
-    doubled, the total variation of the kernel, the factor a Berry–Esseen argument
-    multiplies by :math:`\sup|F_{\tilde L} - \Phi|`.
+    :math:`t > 0` (the lower kernel: same maximum at :math:`-1 - t`); the constant
+    of the Chernoff bound :math:`\delta \le e^{K(t) - \varepsilon t}(t/(1+t))^t/(1+t)`.
     """
     return (t / (1 + t)) ** t / (1 + t)
 
@@ -237,14 +198,11 @@ def with_erf(expr: sp.Expr) -> sp.Expr:
     return expr.replace(Phi, lambda arg: normal_cdf_expr(arg))
 
 
-# ----------------------------------------------------------------- higher orders
-#: ``b = a sqrt(v)``: the exponent of the kernel part e^{a(eps - L)} in the
-#: standardised variable X = (L - m)/sqrt(v).
+#: ``b = a sqrt(v)``, with X = (L - m)/sqrt(v) the standardised loss.
 hb: Final = sp.Symbol("hb", real=True)
 #: ``w = c + b`` with ``c = (eps - m)/sqrt(v)``: the shifted truncation point.
 hw: Final = sp.Symbol("hw", real=True)
-#: The Mills ratio at the truncation point: ``R(w) = Phi(-w)/phi(w)`` on the
-#: upper side, ``R(-w) = Phi(w)/phi(w)`` on the lower side.
+#: The Mills ratio R(w) = Phi(-w)/phi(w) (upper side) or R(-w) (lower side).
 mills: Final = sp.Symbol("mills", positive=True)
 #: Standardised truncation point ``c = (eps - m)/sqrt(v)`` (derivation checks).
 cvar: Final = sp.Symbol("c", real=True)
@@ -259,26 +217,15 @@ def max_hermite_degree(order: int) -> int:
 def kernel_hermite_moment_expr(k: int, side: str = "upper") -> sp.Expr:
     r""":math:`G_k(b, w, R)`, the closed-form Hermite moment of the tilted kernel.
 
-    For :math:`X` with density :math:`\phi`, :math:`b = a\sqrt v`,
-    :math:`c = (\varepsilon - m)/\sqrt v` and :math:`w = c + b`:
+    With :math:`b = a\sqrt v`, :math:`c = (\varepsilon - m)/\sqrt v`, :math:`w = c + b`:
 
     .. math::  e^{bc}\int_c^\infty He_k(x)\phi(x)e^{-bx}dx = \phi(c)\,G_k^+,
                \quad G_k^+ = (-b)^k R(w) + \sum_{i=1}^{k}\binom{k}{i}(-b)^{k-i}
                He_{i-1}(w),
 
-    with :math:`R(w) = \Phi(-w)/\phi(w)` (``upper``), and
-
-    .. math::  e^{bc}\int_{-\infty}^c He_k(x)\phi(x)e^{-bx}dx = \phi(c)\,G_k^-,
-               \quad G_k^- = (-b)^k R(-w) - \sum_{i=1}^{k}\binom{k}{i}(-b)^{k-i}
-               He_{i-1}(w)
-
-    (``lower``). Proof: :math:`\phi(x)e^{-bx} = e^{b^2/2}\phi(x+b)`; substitute
-    :math:`y = x + b`, expand :math:`He_k(y - b) = \sum_i \binom{k}{i}
-    He_i(y)(-b)^{k-i}` (Appell property) and use :math:`\int_w^\infty He_i\phi =
-    He_{i-1}(w)\phi(w)` (:math:`i \ge 1`, from :math:`(He_{i-1}\phi)' =
-    -He_i\phi`); finally :math:`e^{bc + b^2/2}\phi(w) = \phi(c)`. The factor
-    :math:`e^{bc} = e^{a(\varepsilon - m)}` is the kernel's value at the mean.
-    ``derivations/saddlepoint_orders.py`` checks it against direct integration.
+    :math:`R(w) = \Phi(-w)/\phi(w)` (``upper``); ``lower`` integrates over
+    :math:`(-\infty, c)` and gives :math:`G_k^- = (-b)^k R(-w) - \sum_i(\dots)`.
+    Proof and check against direct integration: ``derivations/saddlepoint_orders.py``.
     """
     return _kernel_hermite_moment(check_int("k", k, lo=0), _check_side(side))
 
@@ -298,15 +245,8 @@ def tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]
     r"""The Hermite coefficients :math:`c_{jk}(\lambda)` of the tilted Edgeworth
     density :math:`\phi(x)(1 + \sum_{j=1}^{J-2}\sum_k c_{jk} He_k(x))` of
     saddle-point order ``J``: row ``j - 1`` holds :math:`c_{j0}, \dots,
-    c_{j,3(J-2)}`.
-
-    Term ``j`` is the Edgeworth term of :math:`K''^{-j/2}` (the coefficient of
-    :math:`(it)^k` in :math:`P_j`, :mod:`symfdp.symbolic.edgeworth`), in the
-    standardised cumulants :math:`\lambda_r = K^{(r)}(t_*)/K''(t_*)^{r/2}` of the
-    tilted loss; order ``J`` keeps ``j = 1..J-2`` and needs
-    :math:`\lambda_3..\lambda_J` (order 2: none; order 3: the
-    :math:`\lambda_3` term; order 4: adds :math:`\lambda_4, \lambda_3^2`).
-    """
+    c_{j,3(J-2)}`, in :math:`\lambda_r = K^{(r)}(t_*)/K''(t_*)^{r/2}`
+    (the terms :math:`P_j` of :mod:`symfdp.symbolic.edgeworth`)."""
     return _tilted_edgeworth_coefficients(check_order(order))
 
 
@@ -329,22 +269,15 @@ def _tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...
 
 
 def correction_terms_expr(order: int, side: str = "upper") -> tuple[sp.Expr, ...]:
-    r"""The correction terms :math:`T_1, \dots, T_{J-2}` of saddle-point order
-    ``J``, in :math:`G_k` notation.
-
-    With :math:`Z = m + \sqrt v X` following the tilted Edgeworth law,
+    r"""The correction terms :math:`T_j = \sum_k c_{jk} D_k`, :math:`j = 1..J-2`, of
+    saddle-point order ``J``, with symbols ``D{k}``:
 
     .. math::  \hat\delta_J = e^{K - \varepsilon t}\phi(c)\Big(D_0 +
-               \sum_{j=1}^{J-2} T_j\Big), \qquad T_j = \sum_k c_{jk} D_k,
+               \sum_{j=1}^{J-2} T_j\Big),
 
-    :math:`D_k = G_k^+(b_1, w_1) - G_k^+(b_2, w_2)` on the upper side (kernel
-    :math:`e^{t(\varepsilon - Z)} - e^{(t+1)(\varepsilon - Z)}` on
-    :math:`Z > \varepsilon`; :math:`b_1 = t\sqrt v`, :math:`b_2 = (t+1)\sqrt v`,
-    :math:`w_i = c + b_i`) and :math:`D_k = G_k^-(b_2, w_2) - G_k^-(b_1, w_1)` on
-    the lower side; :math:`\phi(c)D_0` is :math:`\hat\delta_2`'s expectation
-    (CF-S6). Returned with symbols ``G{k}`` standing for the differences
-    :math:`D_k`.
-    """
+    :math:`D_k = G_k^+(b_1, w_1) - G_k^+(b_2, w_2)` (``upper``; :math:`b_1 = t\sqrt v`,
+    :math:`b_2 = (t+1)\sqrt v`, :math:`w_i = c + b_i`) and :math:`D_k = G_k^-(b_2, w_2)
+    - G_k^-(b_1, w_1)` (``lower``); :math:`\phi(c)D_0` is :math:`\hat\delta_2`'s."""
     order = check_order(order)
     _check_side(side)
     out = []

@@ -1,23 +1,19 @@
-r"""Canonical symbols and functions shared by every derivation.
-
-A SymPy symbol is identified by its name *and* its assumptions, so every module
-builds its symbols here; the evaluators' keyword names equal the symbol names
-(``x``, ``z``, ``lambda3``, ...).
+r"""Canonical symbols and functions shared by every derivation (a SymPy symbol
+is identified by its name *and* its assumptions; evaluators' keyword names
+equal the symbol names).
 
 Symbols:
     x: the argument of a CDF or density (the paper's :math:`h`).
     z: a standard-normal quantile, :math:`z = \Phi^{-1}(u)`.
     n: the number of compositions.
     alpha, mu: a type-I error level and a GDP parameter.
-    s: the argument :math:`s = it` of the characteristic-function polynomials
-        :math:`P_j(it)` of Zheng et al. (2020), Sec. 3.1.
-    lam(r): :math:`\lambda_r = K_r / K_2^{r/2}`, the r-th standardised cumulant of
-        the *sum* (Zheng et al. (2020), eq. (A.2): :math:`\sigma_n^{-r}\kappa_r`).
-    kappa(r): the r-th cumulant :math:`\kappa_r`.
-    moment(r): the r-th raw moment :math:`m_r = E[X^r]`.
+    s: :math:`s = it` in :math:`P_j(it)` (Zheng et al. (2020), Sec. 3.1).
+    lam(r): :math:`\lambda_r = K_r / K_2^{r/2}` of the *sum* (Zheng et al.
+        (2020), eq. (A.2): :math:`\sigma_n^{-r}\kappa_r`).
+    kappa(r), moment(r): the cumulant :math:`\kappa_r` and raw moment :math:`m_r`.
 
-Functions (undefined, so that printed expressions parse back with
-``sympy.parse_expr``; :mod:`symfdp.numeric.compile` maps them to SciPy):
+Functions (undefined, so printed expressions parse back; mapped to SciPy by
+:mod:`symfdp.numeric.compile`):
     Phi, phi, Phi_inv, log_Phi: the standard normal CDF, density, quantile and
         log-CDF.
 """
@@ -96,14 +92,11 @@ def canonical(name: str) -> sp.Symbol | None:
 
 
 def canonicalize(expr: sp.Basic) -> sp.Basic:
-    """Replace every free symbol by the canonical symbol of the same name.
-
-    ``sympy.parse_expr`` builds symbols without assumptions, which SymPy treats as
-    different from the canonical ones; after this call they compare equal.
+    """Replace every free symbol by the canonical symbol of the same name (those
+    of ``sympy.parse_expr`` have no assumptions).
 
     >>> canonicalize(sp.parse_expr("lambda3*x")) == lam(3) * x
-    True
-    """
+    True"""
     mapping = {}
     for sym in expr.free_symbols:
         target = canonical(sym.name)

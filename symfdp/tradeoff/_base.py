@@ -1,23 +1,14 @@
 r"""The :class:`TradeOff` contract and its generic (grid) fallbacks.
 
 A trade-off function :math:`f = T(P, Q)` is convex, continuous, non-increasing
-and :math:`f(\alpha) \le 1 - \alpha` (Dong et al. 2019, Prop. `tradeoffthm`). Concrete
-classes implement ``_eval`` and override the closed-form hooks they know
-(``_inverse_eval``, ``_one_minus``, ``_profile``, ``_inverse_profile``,
-``_fixed_point``, ``_auc``, ``_breakpoints``); everything else falls back to
-the generic methods here:
-
-* inverse: vectorised bisection of :math:`\inf\{t : f(t) \le a\}` (eq. (4));
-* privacy profile: :math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon) =
-  \sup_x [1 - f(x) - e^\varepsilon x]` (Dong et al. 2019, Prop. `ftoDPrep` and
-  App. F; Zheng et al. 2020, Prop. 2.3), maximised over the lower convex hull
-  of :math:`f` on :func:`~symfdp.numeric.tabulate.alpha_grid` and refined by a
-  golden-section search between grid neighbours;
-* fixed point: vectorised bisection of :math:`f(\alpha) - \alpha`;
-* area under the curve: composite Gauss--Legendre quadrature.
-
-Every public method validates its input and returns a float for scalar input.
-"""
+and :math:`f(\alpha) \le 1 - \alpha` (Dong et al. 2019, Prop. `tradeoffthm`).
+Subclasses implement ``_eval`` and the closed-form hooks they know; the
+generic fallbacks are: inverse by bisection of :math:`\inf\{t : f(t) \le a\}`
+(eq. (4)); privacy profile :math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)
+= \sup_x [1 - f(x) - e^\varepsilon x]` (Dong et al. 2019, Prop. `ftoDPrep`,
+App. F; Zheng et al. 2020, Prop. 2.3) over the lower convex hull of :math:`f`
+on :func:`~symfdp.numeric.tabulate.alpha_grid`, refined by golden-section
+search; fixed point by bisection; area by Gauss--Legendre quadrature."""
 
 from __future__ import annotations
 
@@ -57,16 +48,9 @@ def checked_unit(values: FloatArray, what: str) -> FloatArray:
 
 def bisect_fixed_point(fn: Any) -> float:
     r"""The fixed point :math:`\alpha^*` with :math:`f(\alpha^*) = \alpha^*` of a
-    non-increasing ``fn`` on [0, 1], by bisection of :math:`f(\alpha) - \alpha`
-    (strictly decreasing, so the root is unique).
-
-    A root below :data:`LOG_REFINE_BELOW` is refined by bisection in
-    :math:`\log\alpha` (to about 1e-14 relative): the absolute tolerance of the
-    first pass would otherwise fix :math:`\mu^* = -2\Phi^{-1}(\alpha^*)` near
-    17.1 for every curve with :math:`\mu^* > 17`. Returns 0 when
-    :math:`\alpha^*` lies below the smallest normal float (about
-    :math:`\mu^* > 75`; subnormal values of ``fn`` are too coarse).
-    """
+    non-increasing ``fn`` on [0, 1], by bisection of :math:`f(\alpha) - \alpha`;
+    roots below :data:`LOG_REFINE_BELOW` refined in :math:`\log\alpha` (about
+    1e-14 relative). 0 when :math:`\alpha^*` is below the smallest normal float."""
 
     def gap(a: FloatArray) -> FloatArray:
         return np.asarray(fn(a), dtype=np.float64) - a
@@ -107,7 +91,6 @@ class TradeOff(ABC):
     #: conjugate is then exact at the nodes and needs no refinement.
     _piecewise_linear: ClassVar[bool] = False
 
-    # ----------------------------------------------------------- evaluation
     def __call__(self, alpha: ArrayLike) -> Any:
         r"""Type II error :math:`f(\alpha)` of the most powerful level-alpha test.
 
@@ -146,7 +129,6 @@ class TradeOff(ABC):
         x = self._nodes()
         return x, np.asarray(self._eval(x), dtype=np.float64)
 
-    # ----------------------------------------------------------- inverse
     def inverse(self) -> TradeOff:
         r""":math:`f^{-1}(\alpha) = \inf\{t\in[0,1] : f(t) \le \alpha\}`
         (Dong et al. 2019, eq. (4)); :math:`f^{-1} = T(Q, P)` if :math:`f = T(P, Q)`.
@@ -162,7 +144,6 @@ class TradeOff(ABC):
             return self._eval(a)
         return bisect_inverse(self._eval, a, self._table)
 
-    # ----------------------------------------------------------- fixed point
     def fixed_point(self) -> float:
         r"""The fixed point :math:`\alpha^*` with :math:`f(\alpha^*) = \alpha^*`."""
         return float(self._fixed_point())
@@ -170,7 +151,6 @@ class TradeOff(ABC):
     def _fixed_point(self) -> float:
         return bisect_fixed_point(self._eval)
 
-    # ----------------------------------------------------------- area
     def auc(self) -> float:
         r"""Area under the curve :math:`\int_0^1 f(\alpha)\,d\alpha` (the
         :math:`\gamma` of Zheng et al. 2020, Sec. 4)."""
@@ -179,7 +159,6 @@ class TradeOff(ABC):
     def _auc(self) -> float:
         return integrate_unit(self._eval, self._breakpoints())
 
-    # ----------------------------------------------------------- duality
     def privacy_profile(self, eps: ArrayLike, *, method: str = "auto") -> Any:
         r""":math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)
         = \sup_{0\le x\le 1} [1 - f(x) - e^\varepsilon x]`.
@@ -216,14 +195,10 @@ class TradeOff(ABC):
         )
 
     def _inverse_profile(self, e: FloatArray) -> FloatArray:
-        r"""Privacy profile of :math:`f^{-1}`, i.e. :math:`E_{e^\varepsilon}(P\|Q)`.
-
-        For :math:`\varepsilon < 0` the complement identity
-        :math:`\delta_{f^{-1}}(\varepsilon) = 1 - e^{\varepsilon}
-        + e^{\varepsilon}\delta_f(-\varepsilon)` (take complements of the
-        rejection region) reuses the closed form of :math:`\delta_f`; otherwise
-        the grid sup over the reflected graph is used.
-        """
+        r"""Privacy profile of :math:`f^{-1}`, i.e. :math:`E_{e^\varepsilon}(P\|Q)`:
+        for :math:`\varepsilon < 0`, :math:`1 - e^{\varepsilon} +
+        e^{\varepsilon}\delta_f(-\varepsilon)` (complement of the rejection region),
+        else the grid sup over the reflected graph."""
         if self.is_symmetric:
             return self._profile(e)
         out = np.empty_like(e)
@@ -236,9 +211,8 @@ class TradeOff(ABC):
         return out
 
     def _grid_inverse_profile(self, e: FloatArray) -> FloatArray:
-        r""":math:`\delta_{f^{-1}}(\varepsilon) = \sup_t [1 - t - e^\varepsilon f(t)]`:
-        the graph of :math:`f^{-1}` is the reflection of that of :math:`f`, so the
-        supremum over :math:`x = f(t)` runs over :math:`t` without inverting."""
+        r""":math:`\delta_{f^{-1}}(\varepsilon) = \sup_t [1 - t - e^\varepsilon f(t)]`
+        (the graph of :math:`f^{-1}` reflected; no inversion)."""
         x, fx = self._table
         scale = capped_exp(e)
         return sup_affine(
@@ -251,11 +225,8 @@ class TradeOff(ABC):
 
     def conjugate(self, y: ArrayLike, *, method: str = "auto") -> Any:
         r"""Convex conjugate :math:`f^*(y) = \sup_{0\le x\le 1} [y x - f(x)]`
-        (Dong et al. 2019, eq. (8), with :math:`f = +\infty` outside [0, 1]).
-
-        Closed form through the privacy profile for :math:`y < 0`
-        (:math:`f^*(y) = \delta(\log(-y)) - 1`) and :math:`f^*(y) = y` for
-        :math:`y \ge 0` (since :math:`f(1) = 0`).
+        (Dong et al. 2019, eq. (8)): :math:`\delta(\log(-y)) - 1` for :math:`y < 0`,
+        :math:`y` for :math:`y \ge 0`.
 
         Args:
             y: Finite real numbers.

@@ -1,16 +1,10 @@
 r"""Inverse of the Gaussian mixture trade-off :math:`f_p = pG_\mu + (1-p)\mathrm{Id}`.
 
-With :math:`t = \Phi(-z)`, Lemma C.1 of Zheng et al. (2020) gives
-:math:`f_p(t) = p\Phi(z - \mu) + (1-p)\Phi(z)`, the CDF of the mixture
-:math:`pN(\mu,1) + (1-p)N(0,1)` at :math:`z`. Hence
-:math:`f_p^{-1}(y) = \Phi(-z_y)`, where :math:`z_y` is the mixture's
-:math:`y`-quantile. Both :math:`F(z) = y` (for :math:`y < 1/2`) and
-:math:`1 - F(z) = 1 - y` (for :math:`y \ge 1/2`) are of the form
-:math:`H_m(v) = p\Phi(v + m) + (1-p)\Phi(v) = y'` with :math:`y' \le 1/2`, solved
-in log space by a safeguarded Newton iteration on the bracket
-:math:`[\Phi^{-1}(y') - \max(m,0), \Phi^{-1}(y') - \min(m,0)]` (since
-:math:`H_m` lies between :math:`\Phi(v + \min(m,0))` and :math:`\Phi(v + \max(m,0))`).
-"""
+With :math:`t = \Phi(-z)`, :math:`f_p(t) = p\Phi(z - \mu) + (1-p)\Phi(z)`
+(Zheng et al. (2020), Lemma C.1), the mixture's CDF at :math:`z`, so
+:math:`f_p^{-1}(y) = \Phi(-z_y)` with :math:`z_y` its :math:`y`-quantile, found
+from :math:`H_m(v) = p\Phi(v + m) + (1-p)\Phi(v) = y' \le 1/2` in log space by
+safeguarded Newton on :math:`[\Phi^{-1}(y') - \max(m,0), \Phi^{-1}(y') - \min(m,0)]`."""
 
 from __future__ import annotations
 
@@ -77,8 +71,6 @@ def gaussian_mixture_inverse(mu: float, p: float, y: FloatArray) -> FloatArray:
         done = (np.abs(step) <= 2e-15 * scale) | (hi_a - lo_a <= 4e-16 * scale)
         done |= g == 0
         inside = (newton > lo_a) & (newton < hi_a)
-        # Converged points keep their value; others take the Newton step if it
-        # stays inside the bracket and bisect otherwise.
         v[active] = np.where(done, va, np.where(inside, newton, 0.5 * (lo_a + hi_a)))
         active = active[~done]
         if active.size == 0:

@@ -1,19 +1,7 @@
-r"""Vectorised numerical kernels behind the trade-off calculus.
+"""Vectorised numerical kernels behind the trade-off calculus.
 
-Nothing here knows about :class:`~symfdp.tradeoff.TradeOff`; every kernel takes
-plain callables ``x -> y`` on float64 arrays and iterates a fixed, small number
-of times over whole arrays (no per-point Python loop):
-
-* :func:`golden_max` -- golden-section maximisation of unimodal objectives on
-  per-point brackets;
-* :func:`bisect_inverse` -- the generalised inverse
-  :math:`f^{-1}(a) = \inf\{t \in [0,1] : f(t) \le a\}` (Dong et al. 2019, eq. (4));
-* :func:`hull_vertex_argmax` -- the maximiser of :math:`y x - f(x)` over tabulated
-  points via the lower convex hull (the discrete convex conjugate);
-* :func:`upper_envelope` -- the upper envelope of lines on ``[0, 1]``
-  (Dong et al. 2019, Prop. 2.8: :math:`\sup_i f_{\varepsilon_i, \delta_i}`);
-* :func:`integrate_unit` -- composite Gauss--Legendre quadrature on ``[0, 1]``.
-"""
+Every kernel takes plain callables ``x -> y`` on float64 arrays and iterates a
+small fixed number of times over whole arrays (no per-point Python loop)."""
 
 from __future__ import annotations
 
@@ -88,14 +76,9 @@ def bisect_inverse(
     fn: ArrayFn, a: ArrayLike, table: tuple[FloatArray, FloatArray] | None = None
 ) -> FloatArray:
     r"""Generalised inverse :math:`\inf\{t \in [0,1] : f(t) \le a\}` of a
-    non-increasing ``fn`` with ``fn(1) = 0`` (Dong et al. 2019, eq. (4)).
-
-    Vectorised bisection to an absolute accuracy of 1e-17 (relative 4e-16).
-    With ``table = (x, fn(x))`` (increasing ``x`` from 0 to 1) the bisection
-    starts from the grid cell that brackets the answer: if ``fn(x_k) > a`` then
-    the inverse exceeds ``x_k``, and if ``fn(x_{k+1}) <= a`` it is at most
-    ``x_{k+1}``.
-    """
+    non-increasing ``fn`` with ``fn(1) = 0`` (Dong et al. 2019, eq. (4)), by
+    vectorised bisection to 1e-17 absolute (4e-16 relative), started from the cell
+    of ``table = (x, fn(x))`` that brackets the answer."""
     target = np.asarray(a, dtype=np.float64)
     if table is None:
         lo = np.zeros_like(target)
@@ -112,12 +95,9 @@ def bisect_inverse(
 def hull_vertex_argmax(
     x: FloatArray, fx: FloatArray, slopes: FloatArray
 ) -> NDArray[np.intp]:
-    r"""Index into ``x`` of the maximiser of :math:`y x_i - f(x_i)` for each ``y``.
-
-    The maximiser over tabulated points is a vertex of their lower convex hull,
-    namely the vertex at which the hull's slope passes ``y``
-    (:math:`f^* = (f^{**})^*`, Dong et al. 2019, eq. (8)).
-    """
+    """Index into ``x`` of the maximiser of :math:`y x_i - f(x_i)` for each ``y``:
+    the lower-hull vertex where the slope passes ``y`` (:math:`f^* = (f^{**})^*`,
+    Dong et al. 2019, eq. (8))."""
     xv, fv = lower_convex_hull(x, fx)
     idx = np.searchsorted(x, xv)
     if xv.size == 1:
@@ -135,13 +115,10 @@ def sup_affine(
     *,
     refine: bool,
 ) -> FloatArray:
-    r""":math:`\sup_{0 \le t \le 1} \mathrm{value}(t, y)` for each slope ``y``,
-    where ``value(t, y) = y t - f(t) + const`` is concave in ``t``.
-
-    The discrete maximiser comes from :func:`hull_vertex_argmax`; with
-    ``refine`` a golden-section search between its grid neighbours finds the
-    continuous maximum (the objective is concave for a convex ``f``).
-    """
+    r""":math:`\sup_{0 \le t \le 1} \mathrm{value}(t, y)` for each slope ``y``
+    (``value(t, y) = y t - f(t) + const``, concave in ``t``): the hull vertex of
+    :func:`hull_vertex_argmax`, with ``refine`` a golden-section search between
+    its grid neighbours."""
     i = hull_vertex_argmax(x, fx, slopes)
     best = value(x[i], slopes)
     if not refine:
@@ -192,11 +169,9 @@ def integrate_unit(fn: ArrayFn, breakpoints: ArrayLike = (), order: int = 10) ->
 def upper_envelope(
     intercepts: ArrayLike, slopes: ArrayLike
 ) -> tuple[FloatArray, NDArray[np.intp]]:
-    r"""Upper envelope of the lines :math:`b_j + s_j \alpha` on :math:`[0, 1]`.
-
-    By duality the lines on the envelope are the vertices of the lower convex
-    hull of the points :math:`(s_j, -b_j)`, and the envelope switches from one
-    to the next at the hull's slopes.
+    r"""Upper envelope of the lines :math:`b_j + s_j \alpha` on :math:`[0, 1]`
+    (Dong et al. 2019, Prop. 2.8: :math:`\sup_i f_{\varepsilon_i, \delta_i}`), from
+    the lower convex hull of the points :math:`(s_j, -b_j)`.
 
     Returns:
         ``(breaks, lines)``: the switch points (increasing) and the indices of

@@ -1,14 +1,6 @@
-r"""Primal--dual conversions between trade-off functions and privacy profiles.
-
-* :func:`conjugate` -- :math:`f^*(y) = \sup_{0 \le x \le 1} [y x - f(x)]`
-  (Dong et al. 2019, eq. (8));
-* :func:`privacy_profile` -- :math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)`
-  (Dong et al. 2019, Prop. `ftoDPrep`; Zheng et al. 2020, Prop. 2.3);
-* :func:`tradeoff_from_profile` -- :math:`f(\alpha) = \max\{0,
-  \sup_\varepsilon 1 - \delta(\varepsilon) - e^\varepsilon\alpha\}` (Dong et al.
-  2019, Prop. 2.8 and App. F; Zheng et al. 2020, Sec. 5.1), for accountants
-  that only produce :math:`\delta(\varepsilon)`.
-"""
+r"""Primal--dual conversions between trade-off functions and privacy profiles:
+:func:`conjugate`, :func:`privacy_profile` and :func:`tradeoff_from_profile`
+(for accountants that only produce :math:`\delta(\varepsilon)`)."""
 
 from __future__ import annotations
 
@@ -41,9 +33,8 @@ def conjugate(f: TradeOff, y: ArrayLike, *, method: str = "auto") -> Any:
 
     Dong et al. (2019), eq. (8). Closed forms where known (e.g.
     :math:`G_\mu^*(y) = y\Phi(-\mu/2 - \log(-y)/\mu) - \Phi(-\mu/2 + \log(-y)/\mu)`
-    for :math:`y < 0`, Dong et al. 2019, proof of Cor. `GDPtoDPrep`); otherwise a
-    vectorised supremum over the lower convex hull of :math:`f` on the alpha grid,
-    refined between grid neighbours.
+    for :math:`y < 0`, Dong et al. 2019, proof of Cor. `GDPtoDPrep`); otherwise
+    the supremum over the lower convex hull of :math:`f` on the alpha grid.
 
     Args:
         f: A trade-off function.
@@ -55,13 +46,9 @@ def conjugate(f: TradeOff, y: ArrayLike, *, method: str = "auto") -> Any:
 
 def privacy_profile(f: TradeOff, eps: ArrayLike, *, method: str = "auto") -> Any:
     r""":math:`\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)` for every real
-    :math:`\varepsilon`.
-
-    Dong et al. (2019), Prop. `ftoDPrep`; Zheng et al. (2020), Prop. 2.3 and Lemma 5.1.
-    For symmetric :math:`f` and :math:`\varepsilon \ge 0` this is the
-    :math:`(\varepsilon, \delta(\varepsilon))`-DP guarantee equivalent to f-DP; for
-    asymmetric :math:`f = T(P, Q)` it is :math:`E_{e^\varepsilon}(Q \| P)`, and
-    negative :math:`\varepsilon` describe the supporting lines of slope in (-1, 0).
+    :math:`\varepsilon` (Dong et al. (2019), Prop. `ftoDPrep`; Zheng et al. (2020),
+    Prop. 2.3 and Lemma 5.1): :math:`E_{e^\varepsilon}(Q \| P)` for
+    :math:`f = T(P, Q)`.
 
     Args:
         f: A trade-off function.
@@ -100,23 +87,20 @@ def tradeoff_from_profile(
         f(\alpha) = \max\Big\{0, \sup_{\varepsilon} 1 - \delta(\varepsilon)
         - e^{\varepsilon}\alpha\Big\}
 
-    (Dong et al. 2019, Prop. 2.8 and the proof of Prop. F.2; Zheng et al. 2020,
-    Sec. 5.1). Every line is a valid lower bound when :math:`\delta` is, so the
-    curve is conservative on any grid. The supremum over ``eps_grid`` is taken on
-    the upper envelope of the lines (no ``alpha x eps`` matrix); with ``refine``
-    a golden-section search over :math:`\varepsilon` between the grid neighbours
-    of the best line finds the continuous supremum (the objective is unimodal in
-    :math:`\varepsilon` because :math:`f^*` is convex).
+    (Dong et al. 2019, Prop. 2.8, App. F and the proof of Prop. F.2; Zheng et al.
+    2020, Sec. 5.1): conservative on any grid when :math:`\delta` is an upper
+    bound. The supremum over ``eps_grid`` is taken on the upper envelope of the
+    lines, with ``refine`` by golden-section search (unimodal in
+    :math:`\varepsilon`, :math:`f^*` being convex).
 
     Args:
         delta_fn: Vectorised :math:`\varepsilon \mapsto \delta(\varepsilon)`.
         alpha: Type I errors in [0, 1].
         eps_grid: Grid of :math:`\varepsilon`. For ``symmetric=False`` any reals
-            (include negative values to recover the part of an asymmetric curve
-            with slopes in (-1, 0)); for ``symmetric=True`` values >= 0.
-        symmetric: The profile belongs to a symmetric curve: add the mirrored
-            lines :math:`e^{-\varepsilon}(1 - \delta(\varepsilon) - \alpha)`,
-            which are the lines of :math:`-\varepsilon` (Prop. 2.8).
+            (negative values recover slopes in (-1, 0)); for ``symmetric=True``
+            values >= 0.
+        symmetric: Add the mirrored lines
+            :math:`e^{-\varepsilon}(1 - \delta(\varepsilon) - \alpha)` (Prop. 2.8).
         refine: Refine the supremum between grid points.
 
     Returns:

@@ -23,13 +23,9 @@ class Symmetrized(TradeOff):
     :math:`\min\{f, f^{-1}\}` (Dong et al. 2019, Def. 4.1 and App. F; Zheng et al.
     2020, Sec. 4, footnote 3).
 
-    The hull is found on :func:`~symfdp.numeric.tabulate.alpha_grid` (plus the
-    fixed point and the kinks of :math:`f`) with
-    :func:`~symfdp.numeric.tabulate.lower_convex_hull`. Where the hull follows the
-    curve, :math:`\min\{f, f^{-1}\}` is evaluated exactly; each bridge (a segment
-    of the hull above which the curve lies) is refined to the common tangent by
-    alternating golden-section searches for the tangent points, so the result is
-    accurate far below the grid's resolution.
+    The hull of :func:`~symfdp.numeric.tabulate.lower_convex_hull` on
+    :func:`~symfdp.numeric.tabulate.alpha_grid`, with each bridge refined to the
+    common tangent (accurate far below the grid's resolution).
 
     Args:
         base: The trade-off function :math:`f` (usually asymmetric).
@@ -57,11 +53,8 @@ class Symmetrized(TradeOff):
         h = self._lower(x)
         last = x.size - 1
 
-        # The diagonal bridge. min{f, f^{-1}} is symmetric about the diagonal, hence
-        # so is its hull: the bridge across the diagonal has slope exactly -1 and
-        # touches at the minimisers of t + h(t) on either side of the crossing
-        # (its intercept is 1 - TV, CF-D23). Found directly, it is resolved even
-        # when narrower than the grid (p -> 1 in C_p).
+        # The diagonal bridge has slope exactly -1 (the hull is symmetric) and
+        # intercept 1 - TV (CF-D23); found directly, also when narrower than the grid.
         left = x <= x_cross
         k_l = int(np.argmin(np.where(left, x + h, np.inf)))
         k_r = int(np.argmin(np.where(~left, x + h, np.inf))) if (~left).any() else last
@@ -88,8 +81,7 @@ class Symmetrized(TradeOff):
         i, j = idx[:-1][gap], idx[1:][gap]
         off = (x[j] < a0[0]) | (x[i] > b0[0])
         i, j = i[off], j[off]
-        # Bridges over stretches where h is itself linear (e.g. from f_{eps,delta})
-        # are exact chords already and need no refinement.
+        # Bridges over linear stretches of h are exact chords already.
         curved = np.array(
             [
                 np.max(
@@ -150,8 +142,7 @@ class Symmetrized(TradeOff):
         return tuple(float(v) for v in np.concatenate((left, right)))
 
     def _profile(self, e: FloatArray) -> FloatArray:
-        # (min{f, g}^{**})^* = (min{f, g})^* = max{f^*, g^*}: delta is the larger
-        # of the profiles of f and f^{-1} (the "add" and "remove" directions).
+        # (min{f, g}^{**})^* = max{f^*, g^*}: the larger of the two profiles.
         return np.maximum(self.base._profile(e), self.base._inverse_profile(e))
 
 

@@ -1,18 +1,10 @@
 r"""Scalar summaries of a trade-off curve and the (mu*, gamma) interpreter.
 
-Zheng et al. (2020), Sec. 4: with :math:`\alpha^*` the fixed point
-:math:`f(\alpha^*) = \alpha^*`,
-
-.. math::
-    \mu^* = \Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*) = -2\Phi^{-1}(\alpha^*),
-    \qquad \gamma = \int_0^1 f(\alpha)\,d\alpha,
-
-so that :math:`G_{\mu^*}` meets :math:`f` on the diagonal, and :math:`f_2` is
-"more private" than :math:`f_1` iff :math:`\mu^*_2 < \mu^*_1` and
-:math:`\gamma_2 > \gamma_1`. Every function accepts a
-:class:`~symfdp.tradeoff.TradeOff` (closed forms used where known) or any
-vectorised callable ``alpha -> beta``.
-"""
+Zheng et al. (2020), Sec. 4: with :math:`\alpha^*` the fixed point,
+:math:`\mu^* = -2\Phi^{-1}(\alpha^*)` and :math:`\gamma = \int_0^1 f`;
+:math:`f_2` is "more private" than :math:`f_1` iff :math:`\mu^*_2 < \mu^*_1`
+and :math:`\gamma_2 > \gamma_1`. Functions accept a
+:class:`~symfdp.tradeoff.TradeOff` or any vectorised callable ``alpha -> beta``."""
 
 from __future__ import annotations
 
@@ -36,19 +28,14 @@ def _callable(f: Any, name: str = "f") -> Callable[[np.ndarray], np.ndarray]:
             f"{name} must be a TradeOff or a callable alpha -> beta. "
             f"Found {type(f).__name__}."
         )
-    # A value that is not a finite number (NaN from a bad curve, a string) would
-    # otherwise steer the bisection or the quadrature to a meaningless answer.
     return lambda a: check_array(f"{name}(alpha)", f(a))
 
 
 def fixed_point(f: CurveLike) -> float:
-    r"""The fixed point :math:`\alpha^*` with :math:`f(\alpha^*) = \alpha^*`.
-
-    Closed forms :math:`\Phi(-\mu/2)` for :math:`G_\mu` (Dong et al. 2019,
-    Sec. 2.2) and :math:`(1-\delta)/(1+e^\varepsilon)` for
-    :math:`f_{\varepsilon,\delta}`; otherwise vectorised bisection of the strictly
-    decreasing :math:`f(\alpha) - \alpha` on [0, 1].
-    """
+    r"""The fixed point :math:`\alpha^*` with :math:`f(\alpha^*) = \alpha^*`:
+    :math:`\Phi(-\mu/2)` for :math:`G_\mu` (Dong et al. 2019, Sec. 2.2),
+    :math:`(1-\delta)/(1+e^\varepsilon)` for :math:`f_{\varepsilon,\delta}`, else by
+    bisection."""
     if isinstance(f, TradeOff):
         return f.fixed_point()
     return bisect_fixed_point(_callable(f))

@@ -1,15 +1,6 @@
-r"""Operators on trade-off functions.
-
-* :class:`Mixture` -- :math:`f_p = p f + (1-p)\mathrm{Id}` (Dong et al. 2019,
-  Def. 4.1; the "add" pair of Poisson subsampling, Zheng et al. 2020, Lemma C.1);
-* :class:`Inverse` -- :math:`f^{-1}` (Dong et al. 2019, eq. (4));
-* :class:`ScaledByDelta` -- :math:`f \otimes f_{0,\delta}` (eq. (13));
-* :class:`GroupPrivacy` -- :math:`1 - (1-f)^{\circ k}` (Dong et al. 2019,
-  Thm `groupthm`).
-
-The symmetrisation and the sampling operator live in :mod:`.hull` and
-:mod:`.sampling`.
-"""
+"""Operators on trade-off functions: :class:`Mixture`, :class:`Inverse`,
+:class:`ScaledByDelta`, :class:`GroupPrivacy` (symmetrisation and sampling:
+:mod:`.hull`, :mod:`.sampling`)."""
 
 from __future__ import annotations
 
@@ -39,7 +30,6 @@ def check_p(p: Any) -> float:
     return check_real("p", p, 0.0, 1.0, lo_open=True)
 
 
-# --------------------------------------------------------------------- Mixture
 @dataclass(frozen=True)
 class Mixture(TradeOff):
     r""":math:`f_p = p f + (1-p)\mathrm{Id}`, Dong et al. (2019), Def. 4.1.
@@ -109,8 +99,7 @@ class Mixture(TradeOff):
         r""":math:`\delta_{f_p^{-1}}(\varepsilon) = E_{e^\varepsilon}(P \| (1-p)P + pQ)
         = k\,\delta_{f^{-1}}(\hat\varepsilon)` with :math:`k = 1 - (1-p)e^\varepsilon`
         and :math:`\hat\varepsilon = \log(p e^\varepsilon / k)` when :math:`k > 0`,
-        and 0 otherwise (the sets :math:`A` in :math:`\sup_A P(A) - e^\varepsilon
-        Q_p(A)` regroup as :math:`k P(A) - p e^\varepsilon Q(A)`)."""
+        else 0."""
         p = self.p
         if p == 1.0:
             return self.base._inverse_profile(e)
@@ -127,7 +116,6 @@ class Mixture(TradeOff):
         return self.p * self.base._auc() + 0.5 * (1.0 - self.p)
 
 
-# --------------------------------------------------------------------- Inverse
 @dataclass(frozen=True)
 class Inverse(TradeOff):
     r""":math:`f^{-1}(\alpha) = \inf\{t \in [0,1] : f(t) \le \alpha\}`, Dong et al.
@@ -169,8 +157,7 @@ class Inverse(TradeOff):
         return self.base._profile(e)
 
     def _fixed_point(self) -> float:
-        # f(a) = a iff f^{-1}(a) = a for a trade-off function (no flat part at a
-        # positive level).
+        # f(a) = a iff f^{-1}(a) = a for a trade-off function.
         return self.base._fixed_point()
 
     def _auc(self) -> float:
@@ -178,7 +165,6 @@ class Inverse(TradeOff):
         return self.base._auc()
 
 
-# --------------------------------------------------------------------- ScaledByDelta
 @dataclass(frozen=True)
 class ScaledByDelta(TradeOff):
     r""":math:`f \otimes f_{0,\delta}`, Dong et al. (2019), eq. (13):
@@ -249,18 +235,14 @@ class ScaledByDelta(TradeOff):
         return (1.0 - self.delta) ** 2 * self.base._auc()
 
 
-# --------------------------------------------------------------------- GroupPrivacy
 @dataclass(frozen=True)
 class GroupPrivacy(TradeOff):
     r""":math:`1 - (1-f)^{\circ k}`, the guarantee for groups of size :math:`k`
     (Dong et al. 2019, Thm `groupthm`; TARGETS ALG-17).
 
-    Evaluated by iterating :math:`u \mapsto 1 - f(u)` :math:`k` times from
-    :math:`u = \alpha`. For location families the family is closed:
-    :math:`G_\mu \to G_{k\mu}` (Dong et al. 2019, proof of Thm `groupthm`) and likewise
-    :math:`T(\mathrm{Lap}(0,1),\mathrm{Lap}(\mu,1)) \to` Laplace with :math:`k\mu`
-    (Prop. A.3); these closed forms are used when the base is one of them (they
-    are exact in the tails, where the iteration rounds ``1 - u`` to 0).
+    Iterates :math:`u \mapsto 1 - f(u)` :math:`k` times from :math:`u = \alpha`,
+    except for closed families: :math:`G_\mu \to G_{k\mu}` (proof of Thm
+    `groupthm`) and Laplace :math:`\mu \to k\mu` (Prop. A.3), exact in the tails.
 
     Args:
         base: The trade-off function :math:`f`.
@@ -306,8 +288,7 @@ class GroupPrivacy(TradeOff):
         cf = self.closed_form
         if cf is not None:
             return cf._eval(a)
-        # 1 - (1-f)^{o k}(a) = f((1-f)^{o (k-1)}(a)): the last step evaluates f
-        # itself, which avoids the cancellation in 1 - u for u near 1.
+        # The last step evaluates f itself: no cancellation in 1 - u near u = 1.
         return self.base._eval(self._iterate(self.base._one_minus, a, self.k - 1))
 
     def _one_minus(self, a: FloatArray) -> FloatArray:
@@ -323,9 +304,7 @@ class GroupPrivacy(TradeOff):
         return inv(self._iterate(lambda u: 1.0 - inv(u), a, self.k - 1))
 
     def _breakpoints(self) -> tuple[float, ...]:
-        # Kinks of f come back as the preimages of the base's kinks under the
-        # increasing maps u -> 1 - f(u) iterated j < k times; the preimage of b
-        # under one step is f^{-1}(1 - b).
+        # Kinks: preimages of the base's kinks under u -> 1 - f(u), j < k times.
         cf = self.closed_form
         if cf is not None:
             return cf._breakpoints()

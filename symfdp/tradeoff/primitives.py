@@ -1,16 +1,6 @@
-r"""Primitive trade-off functions with closed forms.
-
-* :class:`Gaussian` -- :math:`G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)`
-  (Dong et al. 2019, eq. (6));
-* :class:`EpsDelta` -- :math:`f_{\varepsilon,\delta}(\alpha) = \max\{0,
-  1-\delta-e^\varepsilon\alpha, e^{-\varepsilon}(1-\delta-\alpha)\}`
-  (Dong et al. 2019, eq. (5); Zheng et al. 2020, Prop. 2.4);
-* :class:`Laplace` -- :math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`
-  (Dong et al. 2019, Lemma A.6; Kaissis et al. 2023, Cor. 1);
-* :class:`Identity` -- :math:`\mathrm{Id}(\alpha) = 1 - \alpha` (perfect privacy).
-
-All four are symmetric, so each is its own inverse.
-"""
+"""Primitive trade-off functions with closed forms: :class:`Gaussian`,
+:class:`EpsDelta` (also Zheng et al. 2020, Prop. 2.4), :class:`Laplace`
+(also Kaissis et al. 2023, Cor. 1) and :class:`Identity`; all symmetric."""
 
 from __future__ import annotations
 
@@ -52,9 +42,7 @@ class Gaussian(TradeOff):
         return cast(FloatArray, special.ndtr(special.ndtri(a) + self.mu))
 
     def _profile(self, e: FloatArray) -> FloatArray:
-        # Dong et al. (2019), Cor. `GDPtoDPrep`:
-        # Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2), valid for every real e (the
-        # hockey-stick divergence of N(mu,1) || N(0,1)).
+        # Dong et al. (2019), Cor. `GDPtoDPrep`, valid for every real e.
         return gaussian_privacy_profile(self.mu, e)
 
     def _fixed_point(self) -> float:
@@ -112,8 +100,7 @@ class EpsDelta(TradeOff):
         return (self._x_star, 1.0 - self.delta)
 
     def _profile(self, e: FloatArray) -> FloatArray:
-        # sup over the vertices (0, 1-d), (x*, x*), (1-d, 0), (1, 0) of
-        # 1 - f(x) - e^e x; the supremum of a concave piecewise-linear function.
+        # sup of 1 - f(x) - e^e x over the polygon's vertices.
         w = capped_exp(e)
         xs = self._x_star
         cand = (
@@ -185,8 +172,7 @@ class Laplace(TradeOff):
         return (self._c, 0.5)
 
     def _profile(self, e: FloatArray) -> FloatArray:
-        # sup_x 1 - e^e x - f(x): 1 - e^{(e - mu)/2} for |e| <= mu (interior
-        # maximiser x = e^{-(mu+e)/2}/2), 0 for e >= mu, 1 - e^e for e <= -mu.
+        # sup_x 1 - e^e x - f(x): 1 - e^{(e - mu)/2} for |e| <= mu.
         mid = -np.expm1((e - self.mu) / 2.0)
         low = -np.expm1(e)
         return np.where(e >= self.mu, 0.0, np.where(e <= -self.mu, low, mid))

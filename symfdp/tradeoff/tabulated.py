@@ -1,12 +1,6 @@
-r"""Piecewise-linear trade-off functions.
-
-* :class:`Tabulated` -- the linear interpolant of a non-increasing table;
-* :class:`FromPrivacyProfile` -- :math:`\sup_i f_{\varepsilon_i,\delta_i}`, the
-  trade-off of a family of :math:`(\varepsilon_i, \delta_i)`-DP guarantees
-  (Dong et al. 2019, Prop. 2.8; Zheng et al. 2020, Prop. 2.4), built exactly as
-  the upper envelope of the lines :math:`1 - \delta_i - e^{\varepsilon_i}\alpha`
-  and their mirror images :math:`e^{-\varepsilon_i}(1 - \delta_i - \alpha)`.
-"""
+r"""Piecewise-linear trade-off functions: :class:`Tabulated` and
+:class:`FromPrivacyProfile` (the exact upper envelope of the lines of a family
+of :math:`(\varepsilon_i, \delta_i)` guarantees)."""
 
 from __future__ import annotations
 
@@ -118,10 +112,8 @@ class Tabulated(TradeOff):
 class FromPrivacyProfile(TradeOff):
     r""":math:`f = \sup_i f_{\varepsilon_i, \delta_i}`, Dong et al. (2019),
     Prop. 2.8 (Zheng et al. 2020, Prop. 2.4): a mechanism is
-    :math:`(\varepsilon_i, \delta_i)`-DP for every :math:`i` iff it is f-DP.
-
-    Each :math:`f_{\varepsilon,\delta}` contributes its two symmetric lines, so
-    :math:`f` is symmetric; it is computed exactly as a piecewise-linear curve.
+    :math:`(\varepsilon_i, \delta_i)`-DP for every :math:`i` iff it is f-DP; exact
+    and symmetric.
 
     Args:
         eps: :math:`\varepsilon_i \ge 0` (finite).

@@ -1,96 +1,44 @@
 r"""``Contour``: the privacy profile as a contour integral, evaluated numerically.
 
-Direction as in :mod:`symfdp.accountants.saddlepoint`: symfdp's loss is
-:math:`L = \log dQ/dP`, :math:`\delta(\varepsilon) = E_Q[(1 - e^{\varepsilon -
-L})_+]`, and the slides' :math:`K_L` is :math:`K(z) = \sum_i n_i \log M_i(z)`,
-:math:`M_i(z) = E_Q[e^{zL_i}]`.
-
-Upper side (Alghamdi et al. 2022, CF-S3). For every :math:`t > 0` with
-:math:`K(t) < \infty`,
+Notation as in :mod:`symfdp.accountants.saddlepoint`; here :math:`K(z) = \sum_i n_i
+\log M_i(z)`, :math:`M_i(z) = E_Q[e^{zL_i}]`. For every :math:`t > 0` with
+:math:`K(t) < \infty` (Alghamdi et al. 2022, CF-S3; an equality by Fourier inversion)
 
 .. math::  \delta(\varepsilon) = \frac{1}{2\pi}\int_{-\infty}^{\infty}
            e^{F_\varepsilon(t + is)}\,ds, \qquad F_\varepsilon(z) = K(z) -
-           z\varepsilon - \log z - \log(1+z),
+           z\varepsilon - \log z - \log(1+z);
 
-an equality (Fourier inversion of :math:`E_Q[h(L)]` with the two-sided Laplace
-transform :math:`\int e^{-zl}(1 - e^{\varepsilon - l})_+\,dl =
-e^{-z\varepsilon}/(z(1+z))`). It holds for any such :math:`t`; the accountant
-takes the saddle point :math:`t_*` (CF-S4, :math:`K'(t) = \varepsilon + 1/t +
-1/(1+t)`), where the integrand is concentrated on a scale :math:`\sigma =
-F''_\varepsilon(t_*)^{-1/2}` and does not oscillate near :math:`s = 0`.
+:math:`t` is the saddle point of CF-S4, where the integrand does not oscillate.
+Below :math:`\varepsilon_{mid} = K'(-\tfrac12)` the line :math:`t < -1` is used,
+:math:`\delta = 1 - e^{\varepsilon + K(-1)} + \frac{1}{2\pi}\int e^{F_\varepsilon}ds`
+(residues at 0 and -1; both terms non-negative). Where both saddle points lie next
+to a pole (:math:`\min(|t|, |1+t|)\sqrt{K''(t)}` below ``POLE_RATIO``, e.g. DP-SGD
+at :math:`p = 0.1`, :math:`n = 10^6`) the line :math:`-1 < t < 0` gives
+:math:`\delta = 1 + \frac{1}{2\pi}\int e^{F_\varepsilon}ds`, accurate where
+:math:`\delta \approx 1`. Exact ends: :math:`\delta = 0` for :math:`\varepsilon \ge
+\operatorname{ess\,sup} L`, :math:`1 - e^{\varepsilon}` for :math:`\varepsilon \le
+\operatorname{ess\,inf} L`.
 
-Lower side. For :math:`\varepsilon` below the split point
-:math:`\varepsilon_{mid} = K'(-\tfrac12)` (0 for symmetric pairs) the saddle
-point would approach the pole at 0, and the complementary representation is
-used (the line moved across the poles at 0 and -1, residues 1 and
-:math:`-e^{\varepsilon + K(-1)}`):
+Trade-off: the Neyman–Pearson point :math:`(\alpha, f(\alpha)) =
+(-e^{-\varepsilon}\delta'(\varepsilon), 1 - \delta(\varepsilon) +
+\delta'(\varepsilon))` (Dong et al. 2019, Prop. 2.8); :math:`\delta'`,
+:math:`\delta''` are the same integrals with the factors :math:`-z`, :math:`z^2`.
 
-.. math::  \delta(\varepsilon) = 1 - e^{\varepsilon + K(-1)} + \frac{1}{2\pi}
-           \int e^{F_\varepsilon(t + is)}\,ds, \qquad t < -1,
+Evaluation: :math:`K` from the components' complex log-MGFs
+(:mod:`symfdp.mechanisms._complex_mgf`; integer counts make the branch irrelevant);
+:math:`\delta = \frac{1}{\pi}\int_0^\infty \operatorname{Re} e^{F_\varepsilon(t+is)}ds`
+by the trapezoid rule in :math:`s = \sigma \sinh u`, nodes doubled until the change
+is below ``TRAP_RTOL``, up to ``max_nodes``. Cost independent of ``n``.
 
-with the saddle point :math:`t_* < -1` of the same equation; both terms are
-non-negative, so no cancellation occurs. Only mutually continuous pairs are
-served, so :math:`K(-1) = 0`. Exactly, :math:`\delta = 0` for
-:math:`\varepsilon \ge \operatorname{ess\,sup} L` and :math:`\delta = 1 -
-e^{\varepsilon}` for :math:`\varepsilon \le \operatorname{ess\,inf} L`.
+Error estimate (:meth:`ContourPairCurve.delta_and_error`): the step-halving
+difference (geometric convergence for integrands analytic in a strip, Trefethen &
+Weideman 2014, Sec. 5) plus the truncation and the rounding of the exponent; ``inf``
+when the rule has not converged within ``max_nodes`` (a non-decaying characteristic
+function, e.g. small :math:`np`), and then ``delta``/``epsilon`` raise ``ValueError``
+naming Numerical.
 
-Middle line. For a strongly distinguishing pair (e.g. DP-SGD with
-:math:`p = 0.1`, :math:`n = 10^6`) and :math:`\varepsilon` many standard
-deviations inside the bulk, both saddle points above lie next to a pole
-(:math:`\min(|t|, |1+t|)\sqrt{K''(t)}` below ``POLE_RATIO``) and the
-integrand is a slowly decaying oscillation :math:`\approx e^{is/t}/(1 +
-is/t)`. There the line through the saddle point :math:`-1 < t_* < 0` of the
-same equation is used: crossing the pole at 0 gives :math:`\delta = 1 +
-\frac{1}{2\pi}\int e^{F_\varepsilon(t+is)}ds` (the integral is
-:math:`-(1-\delta) < 0`), accurate where :math:`\delta` is close to 1, which
-is where this happens.
-
-Trade-off. For a continuous loss the Neyman–Pearson test that rejects when
-:math:`L > \varepsilon` gives the exact point :math:`(\alpha, f(\alpha)) =
-(P_P(L > \varepsilon), P_Q(L \le \varepsilon)) = (-e^{-\varepsilon}
-\delta'(\varepsilon), 1 - \delta(\varepsilon) + \delta'(\varepsilon))`
-(Dong et al. 2019, Prop. 2.8, the supporting line of slope
-:math:`-e^{\varepsilon}`); :math:`\delta'` and :math:`\delta''` are the
-contour integrals with the extra factors :math:`-z` and :math:`z^2` on the same
-nodes.
-
-Evaluation. :math:`K(z)` comes from the components' complex log-MGFs
-(:mod:`symfdp.mechanisms._complex_mgf`): closed form for the Gaussian, a cached
-trapezoid rule in the Gaussian variable for the subsampled Gaussian. For
-integer counts :math:`e^{\sum_i n_i \operatorname{Log} M_i(z)} = \prod_i
-M_i(z)^{n_i}` for the principal logarithm, so no branch of the logarithm
-matters. The real part of the integrand is even in :math:`s`, so
-:math:`\delta = \frac{1}{\pi}\int_0^\infty \operatorname{Re}
-e^{F_\varepsilon(t+is)}\,ds`, integrated by the trapezoid rule after the
-substitution :math:`s = \sigma \sinh u` (which turns the algebraic decay
-:math:`|z(1+z)|^{-1}` of a slowly decaying characteristic function into an
-exponential one). The rule starts with ``N0`` nodes on :math:`[0, U_0]`,
-:math:`U_0 = \operatorname{asinh} 40`, and doubles the nodes (halving the step,
-or doubling :math:`U` while the integrand at :math:`U` is not negligible) until
-the step-halving change is below ``TRAP_RTOL`` relative, up to ``max_nodes``.
-Cost: independent of the number of compositions.
-
-Error estimate (:meth:`ContourPairCurve.delta_and_error`). The step-halving
-difference :math:`|I_h - I_{h/2}|` (the trapezoid rule of an integrand analytic
-in a strip converges geometrically, so it bounds the error of the finer value
-once the rule converges; Trefethen & Weideman 2014, Sec. 5), plus the truncation
-(:math:`|\text{integrand}|` near :math:`U` times its e-folding length in
-:math:`u`), plus the rounding of the exponent (:math:`2^{-52}` times
-:math:`\sum |\text{term}|(4 + \text{magnitudes of the exponent's terms})`,
-and the same for the normalisation :math:`K(t_*) - t_*\varepsilon`). The
-halving difference is a generous estimate (the finer value is usually far
-better: a measured 1e-16 where the estimate says 1e-10), and never small where
-the rule is still far from converged. Where the rule has not converged within
-``max_nodes`` (too few compositions: the characteristic function of the tilted
-loss does not decay, e.g. a near-atom for a small expected number of sampled
-steps :math:`np`), the estimate is ``inf`` and ``delta``/``epsilon`` raise
-``ValueError`` naming Numerical. The saddle-point solve needs no tolerance of
-its own: any :math:`t` on the correct side gives the exact integral,
-:math:`t_*` only makes it cheap.
-
-Refused (``ValueError`` at ``compose``): losses with atoms or a lattice
-(``PureDP``, ``Laplace``, ``SubsampledLaplace``), for which the integrand does
-not decay in :math:`s`; their mechanisms report ``continuous_loss = False``.
+Refused at ``compose`` (``ValueError``): losses with atoms or a lattice
+(``continuous_loss = False``: ``PureDP``, ``Laplace``, ``SubsampledLaplace``).
 """
 
 from __future__ import annotations
@@ -106,13 +54,8 @@ __all__ = ["Contour", "ContourPairCurve"]
 
 
 class Contour(Accountant):
-    r"""The privacy profile as the exact contour integral of Alghamdi et al.
-    (2022), CF-S3, evaluated numerically along the line through the saddle
-    point; the cost is independent of ``n``.
-
-    Serves compositions of Gaussian and Poisson-subsampled Gaussian mechanisms
-    (any mix, add/remove/both); refuses losses with atoms (``ValueError``
-    naming ``accountants.Numerical``).
+    r"""The contour integral of Alghamdi et al. (2022), CF-S3, for compositions of
+    Gaussian and Poisson-subsampled Gaussian mechanisms (any mix and pair).
 
     Args:
         max_nodes: Node cap of the trapezoid rule per eps (beyond it the

@@ -1,11 +1,5 @@
-r"""``ContourPairCurve``: the contour integral of one composed pair.
-
-It chooses the line (upper, middle or lower saddle point), evaluates the
-integral (:func:`~symfdp.accountants.contour._integral.trapezoid_integral`) and
-answers :math:`\delta(\varepsilon)`, :math:`\varepsilon(\delta)`, the
-trade-off and their error estimates. The mathematics is in
-:mod:`symfdp.accountants.contour`.
-"""
+r"""``ContourPairCurve``: the contour integral of one composed pair (mathematics in
+:mod:`symfdp.accountants.contour`)."""
 
 from __future__ import annotations
 
@@ -38,8 +32,7 @@ POLE_RATIO: Final = 0.3
 #: Above this many alphas, the trade-off is the envelope of a dense table.
 DENSE_ALPHAS: Final = 64
 
-#: Newton iterates of epsilon(delta) whose integral may fail to converge
-#: before the solve gives up (each costs a full, capped trapezoid rule).
+#: Newton iterates of epsilon(delta) whose integral may fail before giving up.
 MAX_FAILED_ITERATES: Final = 2
 #: Relative tolerance of epsilon(delta) on log delta.
 LOG_DELTA_TOL: Final = 1e-8
@@ -86,8 +79,7 @@ class ContourPairCurve:
         max_nodes: Node cap of the trapezoid rule per eps.
     """
 
-    #: Public queries refuse (ValueError naming Numerical) where the integral
-    #: does not converge, instead of answering with an infinite estimate.
+    #: Public queries raise ValueError where the integral does not converge.
     refuses_unresolved = True
 
     def __init__(
@@ -145,11 +137,8 @@ class ContourPairCurve:
     def _saddle_k2(
         self, eps: FloatArray, side: str
     ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_], FloatArray]:
-        r""":meth:`saddle` and :math:`K''` at the saddle points. Upper and lower
-        side: bracketed Newton in :math:`s` from a bracket in the cached table
-        of :meth:`_saddle_table` (start: the table's secant in :math:`\log s`),
-        to relative step 1e-6; where the table does not bracket an entry,
-        :func:`~symfdp.numeric.roots.positive_root` from ``s = 1``."""
+        r""":meth:`saddle` and :math:`K''` at the saddle points (relative step
+        1e-6)."""
         if side == "middle":
             t, sigma, capped = self._saddle_middle(eps)
             return t, sigma, capped, 1.0 / sigma**2 - 1.0 / t**2 - 1.0 / (1.0 + t) ** 2
@@ -185,9 +174,7 @@ class ContourPairCurve:
 
     def _saddle_table(self, side: str, extend: bool) -> tuple[FloatArray, FloatArray]:
         r"""``(s, K'(t(s)))`` on a cached, log-spaced table of ``s`` (``t = s``
-        or ``-1 - s``) from 1e-3 to 16, grown by factors of 4 up to ``S_CAP``
-        when ``extend`` (not beyond a tilt whose rule exceeds the memory guard);
-        cost independent of the queries."""
+        or ``-1 - s``), extended up to ``S_CAP`` when ``extend``."""
         tab = self._tables.get(side)
         if tab is None:
             s = np.geomspace(1e-3, 16.0, 65)
@@ -261,17 +248,13 @@ class ContourPairCurve:
         return t, sigma, np.zeros(eps.shape, dtype=bool)
 
     def pole_ratio(self, t: FloatArray) -> FloatArray:
-        r""":math:`\min(|t|, |1+t|)\sqrt{K''(t)}`: the distance of ``t`` to the
-        nearer pole in units of the width :math:`K''^{-1/2}` of the
-        characteristic function's decay. Small values mean an integrand
-        dominated by the pole (a slowly decaying, oscillating :math:`1/s`)."""
+        r""":math:`\min(|t|, |1+t|)\sqrt{K''(t)}`: distance to the nearer pole in
+        units of :math:`K''^{-1/2}`."""
         return np.minimum(np.abs(t), np.abs(1.0 + t)) * np.sqrt(self.cgf(t)[2])
 
     def log_chernoff(self, eps: FloatArray, t: FloatArray) -> FloatArray:
-        r""":math:`\log` of the Chernoff bound on the contour integral at
-        ``eps`` from the line through ``t``: :math:`e^{K(t) - t\varepsilon}
-        (s/(1+s))^s/(1+s)`, :math:`s = t` (upper) or :math:`-1 - t` (lower); the
-        kernel :math:`(1 - e^{-v})_+e^{-sv}` is at most :math:`(s/(1+s))^s/(1+s)`."""
+        r""":math:`\log` of the Chernoff bound :math:`e^{K(t) - t\varepsilon}
+        (s/(1+s))^s/(1+s)` on the integral, :math:`s = t` or :math:`-1 - t`."""
         k0 = self.cgf(t)[0]
         s = np.where(t > 0, t, -1.0 - t)
         return cast(FloatArray, k0 - t * eps + s * np.log(s / (1.0 + s)) - np.log1p(s))
@@ -298,14 +281,8 @@ class ContourPairCurve:
 
     def evaluate(self, eps: ArrayLike) -> dict[str, FloatArray]:
         r"""``delta``, ``error`` (absolute estimate), ``slope``
-        (:math:`d\delta/d\varepsilon`) and ``converged`` at real ``eps``.
-
-        Each eps takes the upper (``eps >= eps_split``) or lower saddle point;
-        where that lies closer than ``POLE_RATIO`` (:meth:`pole_ratio`) to a pole (eps
-        many standard deviations inside the bulk of a strongly distinguishing
-        pair, where delta is close to 1) the middle line :math:`-1 < t < 0`
-        is taken, :math:`\delta = 1 + I_{mid}`.
-        """
+        (:math:`d\delta/d\varepsilon`) and ``converged`` at real ``eps``, on the
+        line chosen as in :mod:`symfdp.accountants.contour`."""
         e = np.asarray(eps, dtype=np.float64).reshape(-1)
         delta = np.zeros(e.shape)
         err = np.zeros(e.shape)
@@ -419,9 +396,7 @@ class ContourPairCurve:
     def _chernoff_log(self, t: FloatArray) -> tuple[FloatArray, FloatArray]:
         r"""``(eps(t), log C(t))`` on the upper side: :math:`\varepsilon(t) =
         K'(t) - 1/t - 1/(1+t)` and the Chernoff bound :math:`\delta(\varepsilon)
-        \le e^{K(t) - t\varepsilon}(t/(1+t))^t/(1+t)`, valid for every
-        :math:`t > 0` (the kernel :math:`(1 - e^{-v})e^{-tv}` is at most
-        :math:`(t/(1+t))^t/(1+t)`)."""
+        \le e^{K(t) - t\varepsilon}(t/(1+t))^t/(1+t)`, :math:`t > 0`."""
         k0, k1, _ = self.cgf(t)
         e = k1 - 1.0 / t - 1.0 / (1.0 + t)
         return e, k0 - t * e + t * np.log(t / (1.0 + t)) - np.log1p(t)
@@ -444,15 +419,10 @@ class ContourPairCurve:
         return eps.reshape(d.shape)
 
     def _epsilon(self, d: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        r"""``(eps, error, converged)``. Targets below :math:`\delta(e_{lo})`,
-        :math:`e_{lo} = \max(0, \varepsilon_{mid})`: Halley's iteration with
-        the line following the saddle point (:meth:`_solve_in_tilt`, usually
-        two or three integrals); where it does not serve, safeguarded Newton on
-        ``log delta(eps)`` (derivative from the same contour integral) on
-        :math:`[e_{lo}, \varepsilon(t_{hi})]` with the Chernoff bound at
-        :math:`t_{hi}` below the target (so :math:`\delta(\varepsilon(t_{hi}))`
-        is). Others on :math:`[0, e_{lo}]` (0 where :math:`\delta(0)` is at
-        most the target)."""
+        r"""``(eps, error, converged)``: :meth:`_solve_in_tilt` for targets below
+        :math:`\delta(e_{lo})`, :math:`e_{lo} = \max(0, \varepsilon_{mid})`, else
+        safeguarded Newton on ``log delta`` in :math:`[e_{lo}, \varepsilon(t_{hi})]`
+        (Chernoff bound at :math:`t_{hi}` below the target) or :math:`[0, e_{lo}]`."""
         eps = np.zeros(d.shape)
         err = np.zeros(d.shape)
         ok = np.ones(d.shape, dtype=bool)
@@ -494,12 +464,8 @@ class ContourPairCurve:
 
     def _tilt_guess(self, log_d: FloatArray, u_lo: float) -> FloatArray:
         r"""``log t`` where the saddle-point estimate :math:`\hat\delta_2`
-        (CF-S6, :func:`~symfdp.accountants.saddlepoint.formulas.delta2_log_terms`)
-        of :math:`\varepsilon(t)` meets ``log_d``: the start of
-        :meth:`_solve_in_tilt` (real CGF values only; typically within a few
-        per mille of :math:`\delta`), by safeguarded Newton in :math:`u = \log
-        t` with the saddle-point slope :math:`d\log\delta/du \approx -t^2
-        \varepsilon'(t)`."""
+        (CF-S6) of :math:`\varepsilon(t)` meets ``log_d``: the start of
+        :meth:`_solve_in_tilt` (real CGF values only)."""
         from symfdp.accountants.saddlepoint.formulas import delta2_log_terms
 
         def fn(u: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -537,25 +503,13 @@ class ContourPairCurve:
     def _solve_in_tilt(
         self, d: FloatArray
     ) -> tuple[FloatArray, FloatArray, FloatArray] | None:
-        r"""``(eps, error, converged)`` for targets below :math:`\delta(e_{lo})`,
-        :math:`e_{lo} = \max(0, \varepsilon_{mid})`: Halley's iteration on
-        :math:`f(\varepsilon) = \log\delta(\varepsilon) - \log d`, whose
-        derivatives :math:`f' = \delta'/\delta` and :math:`f'' =
-        \delta''/\delta - f'^2` come from the same contour integral (cubic
-        convergence). The line of each iterate follows the saddle point to first
-        order, :math:`t \leftarrow t + \Delta\varepsilon/\varepsilon'(t)`
-        (any line on the upper side gives the exact integral; near the saddle
-        point it is cheap), so no saddle-point equation is solved. Start:
-        :math:`t_0` from :meth:`_tilt_guess`, :math:`\varepsilon_0 =
-        \varepsilon(t_0)`. A step leaving the bracket :math:`[e_{lo},
-        \cdot]` (updated by the signs of ``f``) is replaced by bisection
-        (Newton while the upper end is open). Stops, as :meth:`_solve`, where
-        :math:`|f| \le` ``LOG_DELTA_TOL`` or the step is below 1e-12
-        relative; the error estimate is that of :meth:`_solve`. ``None`` (the
-        caller then solves in eps) where a line comes within ``POLE_RATIO`` of
-        a pole, more than ``MAX_FAILED_ITERATES`` integrals do not converge,
-        a rule exceeds the memory guard or the iteration does not settle in
-        ``MAX_HALLEY`` steps."""
+        r"""``(eps, error, converged)`` for targets below :math:`\delta(e_{lo})`:
+        Halley's iteration on :math:`f = \log\delta(\varepsilon) - \log d`
+        (:math:`f'`, :math:`f''` from the same integral), the line following the
+        saddle point to first order, :math:`t \leftarrow t +
+        \Delta\varepsilon/\varepsilon'(t)` (any upper line is exact). ``None``
+        near a pole (``POLE_RATIO``), after ``MAX_FAILED_ITERATES`` failed
+        integrals or ``MAX_HALLEY`` steps; the caller then solves in eps."""
         try:
             return self._halley_in_eps(d)
         except (RuntimeError, QuadratureLimitError):
@@ -630,14 +584,12 @@ class ContourPairCurve:
 
     @functools.cached_property
     def _at_split(self) -> dict[str, FloatArray]:
-        """:meth:`evaluate` at :math:`\\max(0, \varepsilon_{mid})` (once per pair)."""
+        r""":meth:`evaluate` at :math:`\max(0, \varepsilon_{mid})` (once per pair)."""
         return self.evaluate(np.array([max(0.0, self.eps_split)]))
 
     def _chernoff_end(self, d: FloatArray) -> FloatArray:
-        """:math:`\varepsilon(t_{hi})` with the Chernoff bound at the upper
-        saddle point :math:`t_{hi}` at most ``d``: doubling ``t`` (up to
-        ``S_CAP``), then bisecting :math:`\\log t` between the last two points
-        (real CGF evaluations only), so that the bound is close to ``d``."""
+        r""":math:`\varepsilon(t_{hi})` with the Chernoff bound at the upper
+        saddle point :math:`t_{hi}` at most, and close to, ``d``."""
         log_d = np.log(d)
         t_hi = np.ones(d.shape)
         while True:
@@ -665,15 +617,9 @@ class ContourPairCurve:
     def _solve(
         self, d: FloatArray, lo: FloatArray, hi: FloatArray, x0: Any = None
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Newton on ``log delta`` in ``[lo, hi]``. Convergence of the contour
-        integral is judged at the answer (iterates far out in the tail may not
-        converge; a wrong value there can only move the bracket, and a final
-        point that is not the root shows in the residual, which enters the
-        error). Where the iteration fails (or more than
-        ``MAX_FAILED_ITERATES`` iterates do not converge), every entry returns
-        ``hi`` (an upper
-        bound on the answer when ``hi`` is the Chernoff end) with an infinite
-        error, not converged."""
+        """Newton on ``log delta`` in ``[lo, hi]``; convergence of the integral is
+        judged at the answer. On failure every entry returns ``hi`` (an upper
+        bound when it is the Chernoff end) with an infinite error."""
         log_d = np.log(d)
         state: dict[str, Any] = {}
 
@@ -713,10 +659,8 @@ class ContourPairCurve:
 
     # ------------------------------------------------------------ trade-off
     def profile_grid(self, points: int = 48) -> FloatArray:
-        """The eps grid of :meth:`tradeoff`: images :math:`\\varepsilon(t)` of
-        log-spaced saddle points on the upper side, from the split point to where
-        the Chernoff bound falls below 1e-17, and of their mirror images
-        :math:`-1 - t` on the lower side."""
+        """The eps grid of :meth:`tradeoff`: :math:`\\varepsilon(t)` of log-spaced
+        saddle points on both sides, out to a Chernoff bound of 1e-17."""
         t_lo = float(self.saddle(np.array([self.eps_split]), "upper")[0][0])
         t_hi = min(max(2.0 * t_lo, 1.0), S_CAP)
         while t_hi < S_CAP:
@@ -765,22 +709,10 @@ class ContourPairCurve:
         return out
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        r""":math:`f(\alpha) = T(P^n, Q^n)(\alpha)`.
-
-        For a continuous loss the trade-off is parametrised by
-        :math:`\varepsilon`: the Neyman–Pearson test rejecting when
-        :math:`L > \varepsilon` has :math:`\alpha(\varepsilon) = P_P(L >
-        \varepsilon) = -e^{-\varepsilon}\delta'(\varepsilon)` and
-        :math:`f(\alpha(\varepsilon)) = P_Q(L \le \varepsilon) = 1 -
-        \delta(\varepsilon) + \delta'(\varepsilon)` (Dong et al. 2019, Prop.
-        2.8: the supporting line of slope :math:`-e^\varepsilon`), and
-        :math:`\delta'`, :math:`\delta''` are contour integrals on the same
-        nodes (:math:`-z` and :math:`z^2` times the integrand). Each
-        :math:`\alpha` is solved for :math:`\varepsilon` by safeguarded Newton
-        on :math:`\log\alpha(\varepsilon)` from a bracket in the table of
-        :meth:`profile_grid`; outside the table's range the supporting lines
-        :math:`1 - \delta(\varepsilon_k) - e^{\varepsilon_k}\alpha` of its
-        points are used.
+        r""":math:`f(\alpha) = T(P^n, Q^n)(\alpha)` from the Neyman–Pearson points
+        (Dong et al. 2019, Prop. 2.8; see :mod:`symfdp.accountants.contour`), each
+        :math:`\alpha` solved for :math:`\varepsilon`; outside the table of
+        :meth:`profile_grid`, its supporting lines.
 
         Raises:
             ValueError: the contour integral did not converge at a point.

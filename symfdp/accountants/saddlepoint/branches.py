@@ -1,20 +1,6 @@
-r"""Which representation of :math:`\delta(\varepsilon)` serves each ``eps``.
-
-For a composed loss with essential support :math:`[a, b]` and split point
-:math:`\varepsilon_{mid}`:
-
-* :math:`\varepsilon \ge b`: :math:`\delta = 0` exactly;
-* :math:`\varepsilon \le a`: :math:`\delta = 1 - e^{\varepsilon + K(-1)}` exactly;
-* :math:`\varepsilon \ge \varepsilon_{mid}` (upper side): :math:`\delta` is the
-  contour integral with :math:`t > 0`;
-* :math:`\varepsilon < \varepsilon_{mid}` (lower, complementary side):
-  :math:`\delta = 1 - e^{\varepsilon + K(-1)} + E_Q[(e^{\varepsilon - L} -
-  1)_+]`, the expectation being the contour integral with :math:`t < -1`.
-
-Also the valid-range repair: an estimate is clipped into
-:math:`[\max(0, 1 - e^{\varepsilon + K(-1)}), 1]`. See
-:mod:`symfdp.accountants.saddlepoint`.
-"""
+r"""Which representation of :math:`\delta(\varepsilon)` serves each ``eps`` (exact
+ends, upper side, complementary lower side) and the clipping repair, as stated in
+:mod:`symfdp.accountants.saddlepoint`."""
 
 from __future__ import annotations
 
@@ -47,9 +33,7 @@ def from_integral(
     r""":math:`\delta` from the log of the contour integral on ``side``."""
     if side == "upper":
         return np.exp(log_i)
-    # Beyond eps ~ 709 both terms overflow (inf - inf); the difference of two
-    # terms of size e^eps is lost to rounding long before. Such values are set
-    # to +inf, which repair() clips to 1 (the trivial bound) with its warning.
+    # Beyond eps ~ 709 both terms overflow: +inf, which repair() clips to 1.
     with np.errstate(over="ignore", invalid="ignore"):
         out = -np.expm1(eps + log_p_mass) + np.exp(log_i)
     return np.where(np.isnan(out), np.inf, out)

@@ -1,17 +1,10 @@
 r"""The saddle-point equation of a composed pair and its grid of saddle points.
 
 :class:`SaddleGrid` sums the component CGFs under Q, keeps per side a grid of
-saddle points in the tilt variable :math:`s` (:math:`t = s` on the upper side,
-:math:`t = -1 - s` on the lower side) grown by need, and solves
-:math:`F'_\varepsilon(t) = 0`, i.e. :math:`K'(t) = \varepsilon + 1/t + 1/(1+t)`
-(CF-S4), for any :math:`\varepsilon`: from a cubic Hermite guess on the grid,
-one pass over the rules gives :math:`K, K', \dots, K^{(r)}` there, and Newton on
-their Taylor series finishes the root and shifts the values (usually no second
-pass); entries far from their guess continue by safeguarded Newton on the grid
-bracket (:func:`~symfdp.numeric.roots.bracketed_newton`).
-Along the grid :math:`\varepsilon(s) = K'(t(s)) \mp (1/s + 1/(1+s))` is explicit,
-which the accountant uses to avoid root solving where it can. See
-:mod:`symfdp.accountants.saddlepoint` for the mathematics.
+saddle points in :math:`s` (:math:`t = s` upper, :math:`t = -1 - s` lower; along it
+:math:`\varepsilon(s) = K'(t(s)) \mp (1/s + 1/(1+s))` is explicit) and solves
+:math:`K'(t) = \varepsilon + 1/t + 1/(1+t)` (CF-S4) for any :math:`\varepsilon`.
+Mathematics in :mod:`symfdp.accountants.saddlepoint`.
 """
 
 from __future__ import annotations
@@ -37,9 +30,7 @@ from symfdp.accountants.saddlepoint.tilted import component_cumulants
 from symfdp.mechanisms.base import FloatArray, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton
 
-#: The saddle-point grid in s (s = t on the upper side, s = -1 - t on the lower):
-#: a first stage, then stages of 12 points per factor 4, added only as needed,
-#: up to ``S_MAX``.
+#: The saddle-point grid in s: a first stage, then 12 points per factor 4 by need.
 FIRST_STAGE: Final = np.geomspace(1e-4, 4.0, 97)
 STAGE_POINTS: Final = 12
 #: Largest s ever searched.
@@ -53,29 +44,18 @@ DEGENERATE_SD: Final = 10.0
 LOG_NEGLIGIBLE: Final = -700.0
 #: Relative step (or bracket width) at which the Newton iterations stop.
 RTOL: Final = 1e-14
-#: The same for the saddle-point equation of delta(eps) queries: the values are
-#: taken at the last evaluated point, within about SOLVE_RTOL (relative) of the
-#: saddle point. The exact contour integral does not depend on the tilt, so an
-#: estimate moves with it only by its own error's slope: on DP-SGD (sigma = 1,
-#: p = 0.01, n = 1e2..1e4, eps in [-3, 10]) a solve to 1e-7 moved the values by
-#: at most 7e-8 relative against one to 1e-14; 1e-10 keeps them within ~1e-10.
+#: The same for delta(eps) queries (values at the last point, within SOLVE_RTOL).
 SOLVE_RTOL: Final = 1e-10
 MAX_ITER: Final = 100
 SIDES: Final = ("upper", "lower")
 #: From this many subsampled components on, their CGFs are evaluated as one
 #: stacked matrix (:func:`~symfdp.accountants.saddlepoint.rules.stacked_derivatives`).
 STACK_MIN: Final = 8
-#: Order of the derivatives the delta(eps) solve evaluates at least (the Taylor
-#: finish below shifts K, K', K'' with terms up to K^(5): with order 4 the add
-#: pair of DP-SGD, sigma = 1, p = 0.01, n = 1000, moved by 1.8e-9 relative at
-#: eps = 4.5, where K' is steep; with 5 by < 1e-11).
+#: Order of the derivatives the delta(eps) solve evaluates at least (Taylor finish).
 TAYLOR_ORDER: Final = 5
-#: Largest Newton step, relative to s, that the Taylor finish takes: with
-#: |h| <= 1e-4 s the first omitted term of K(t + h), K^(5) h^5/120, is below
-#: 1e-22 K^(5) s^5, far below the absolute precision of K.
+#: Largest relative step of the Taylor finish (omitted term ~1e-22 K^(5) s^5).
 TAYLOR_STEP: Final = 1e-4
-#: Passes over the rules that the Taylor finish gets before safeguarded Newton
-#: takes over (each moves the entries to the root of the series there).
+#: Passes over the rules of the Taylor finish before safeguarded Newton.
 TAYLOR_ROUNDS: Final = 3
 #: Relative step of the forward difference giving K''' from K''.
 K3_STEP: Final = 1e-5
@@ -114,12 +94,9 @@ def _inverse_factorials(count: int) -> FloatArray:
 
 
 def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> FloatArray:
-    r"""The step ``h`` in ``s`` solving the saddle-point equation :math:`\pm(K'(t(s))
-    - \varepsilon) = 1/s + 1/(1+s)` with :math:`K'` replaced by its Taylor series
-    at ``x`` (rows ``d`` = :math:`K, K', \dots` at ``t(x)``): up to three Newton
-    steps from 0 (quadratic convergence from a start within ~1e-5; the last is
-    skipped where the second moved by a rounding error only; the caller checks
-    that the step is small, where the series is accurate)."""
+    r"""The step ``h`` in ``s`` solving :math:`\pm(K'(t(s)) - \varepsilon) = 1/s +
+    1/(1+s)` with :math:`K'` replaced by its Taylor series at ``x`` (rows ``d``):
+    up to three Newton steps from 0."""
     # Taylor coefficients K^(1+j)/j! of K' and K^(2+j)/j! of K'' in u = sg h.
     rows = d.shape[0]
     inv = _inverse_factorials(rows)
@@ -152,10 +129,8 @@ def _taylor_root(x: FloatArray, d: FloatArray, e: FloatArray, sg: float) -> Floa
 def taylor_shift(
     d: FloatArray, u: FloatArray, first: int = 0, count: int | None = None
 ) -> FloatArray:
-    r"""Rows ``first .. first + count - 1`` of ``d`` (K, K', ... at t) at t + u,
-    from their Taylor series in the rows of ``d`` (the row of the highest
-    derivative has no further term and is kept): row ``i`` is
-    :math:`\sum_j d_{i+j} u^j/j!`, all rows in one contraction."""
+    r"""Rows ``first .. first + count - 1`` of ``d`` (K, K', ... at t) at t + u:
+    row ``i`` is :math:`\sum_j d_{i+j} u^j/j!`."""
     rows = d.shape[0] - first
     size = rows if count is None else count
     u = np.asarray(u, dtype=np.float64)
@@ -268,18 +243,9 @@ class SaddleGrid:
         return k0, k1, k2
 
     def derivatives(self, t: FloatArray, order: int) -> FloatArray:
-        """``K, K', ..., K^(order)`` of the composed loss under Q at ``t``
-        (rows; shape ``(order + 1,) + t.shape``), summed over components:
-        subsampled components in one pass over a cached rule
-        (:mod:`~symfdp.accountants.saddlepoint.rules`; from ``STACK_MIN`` of
-        them on, all their rules in one stacked matrix), the others by their
-        closed-form ``cgf_derivatives`` and, beyond the second,
-        :func:`~symfdp.accountants.saddlepoint.tilted.component_cumulants`.
-
-        Tilts are evaluated in groups of similar magnitude (factors of 4 in
-        ``1 + |t|``): a rule for a large tilt has more nodes, and a mixed call
-        would make every entry pay for the largest.
-        """
+        """``K, K', ..., K^(order)`` of the composed loss under Q at ``t`` (rows;
+        shape ``(order + 1,) + t.shape``), summed over components; tilts grouped
+        by magnitude (a rule for a large tilt has more nodes)."""
         t = np.asarray(t, dtype=np.float64)
         flat = t.reshape(-1)
         out = np.zeros((order + 1, flat.size))
@@ -320,9 +286,7 @@ class SaddleGrid:
 
     def _stacked_rule(self, lo: float, hi: float) -> StackedRule:
         """The rules of the subsampled components for the tilts ``[lo, hi]``,
-        stacked. A stacked rule built before whose every component's tilt range
-        covers the one asked is reused (its nodes are a superset, on a step as
-        fine or finer: the rule of a wider range resolves a narrower one)."""
+        stacked (a cached rule of a covering range is reused)."""
         caches = [self._fast[i] for i in self._fast_idx]
         keys = [c._key(lo, hi)[0] for c in caches]  # type: ignore[union-attr]
         for held, stacked in self._stacked:
@@ -354,29 +318,20 @@ class SaddleGrid:
         return self._grids[side]
 
     def degenerate(self, vals: SaddleValues, side: str) -> bool:
-        """Whether the tilted law at the grid's last point (``s >= S_FREE``) is
-        pressed against a finite end of the support: its mean within
-        ``DEGENERATE_SD`` of its standard deviations of the end. There the saddle
-        point runs off to infinity as eps approaches the end, and the CGF gets
-        costly to evaluate at such tilts."""
+        """Whether the tilted law at the grid's last point (``s >= S_FREE``) has
+        its mean within ``DEGENERATE_SD`` standard deviations of a finite end of
+        the support."""
         s, m, v = float(vals.s[-1]), float(vals.m[-1]), float(vals.v[-1])
         end = self.support[1] if side == "upper" else self.support[0]
         if s < S_FREE or not math.isfinite(end):
             return False
-        # v = 0: the tilted variance underflowed (a point mass at the end, e.g.
-        # pure DP at t = 64 for eps = 20), which the strict test would miss.
+        # v = 0: the tilted variance underflowed (a point mass at the end).
         return v <= 0.0 or abs(end - m) < DEGENERATE_SD * math.sqrt(v)
 
     def extend(self, side: str, small_s: bool, limit: float = S_MAX) -> bool:
-        """Extend the grid of ``side`` towards small or large ``s``.
-
-        Returns False when it cannot grow: ``s < 1e-12`` at the small end; at the
-        large end ``limit`` (default ``S_MAX``), a degenerate tilted law
-        (:meth:`degenerate`), a negligible estimate (below
-        ``e^LOG_NEGLIGIBLE``) or a tilt whose CGF quadrature would exceed the
-        mechanism's memory guard (:class:`~symfdp.mechanisms.QuadratureLimitError`;
-        points beyond are then capped, with the capped-point warning).
-        """
+        """Extend the grid of ``side`` towards small or large ``s``; False at
+        ``s < 1e-12``, ``limit``, a :meth:`degenerate` law, a negligible estimate
+        or the mechanism's memory guard (points beyond are then capped)."""
         grid = self.grid(side)
         if small_s:
             if grid.s[0] < 1e-12:
@@ -392,9 +347,7 @@ class SaddleGrid:
             if min(log1[0], log2[0]) < LOG_NEGLIGIBLE:
                 return False
             stage = np.geomspace(s_end, 4.0 * s_end, STAGE_POINTS + 1)[1:]
-            # The extra point covers the K''' difference step beyond the stage
-            # (solve() evaluates there), so every later CGF call on this grid
-            # stays within a rule the mechanism can build.
+            # The extra point covers solve()'s K''' difference step.
             probe = np.append(stage, stage[-1] * (1.0 + 2.0 * K3_STEP))
             try:
                 new = self.at(probe, side).take(slice(None, -1))
@@ -432,32 +385,17 @@ class SaddleGrid:
     def solve(
         self, eps: FloatArray, side: str, k3: bool = False, order: int = 2
     ) -> tuple[SaddleValues, Any, FloatArray]:
-        r"""Solve :math:`F'_\varepsilon(t) = 0` for every ``eps`` on ``side``.
-
-        In :math:`s` (:math:`t = s` or :math:`-1 - s`) the function
-        :math:`g(s) = \pm(\varepsilon(s) - \varepsilon)` is increasing with
-        :math:`g' = F''`; the grid of :math:`\varepsilon(s)` brackets each root.
-        The first guess is the cubic Hermite interpolant of :math:`\log s` in
-        :math:`\varepsilon` between the bracketing grid points (slopes
-        :math:`1/(s\,d\varepsilon/ds)`, :math:`d\varepsilon/ds = \pm F''`), within
-        about 1e-6 of the root. One pass over the rules there gives :math:`K, K',
-        \dots, K^{(r)}`; Newton on the Taylor series of :math:`K'` finishes the
-        root where it lies within ``TAYLOR_STEP`` and the series shift the
-        values (no further pass). Other entries move to the series' root and are
-        evaluated again (``TAYLOR_ROUNDS`` passes in all), then continue by
-        safeguarded Newton to ``SOLVE_RTOL``, re-evaluating only the moved
-        entries and keeping the values of the last step; one CGF call after the
-        iteration serves only the capped entries.
+        r"""Solve :math:`F'_\varepsilon(t) = 0` for every ``eps`` on ``side``, to
+        ``SOLVE_RTOL``: :math:`g(s) = \pm(\varepsilon(s) - \varepsilon)` increases
+        (:math:`g' = F''`) and the grid brackets each root; Newton on the Taylor
+        series of one pass over the rules within ``TAYLOR_STEP`` of a cubic
+        Hermite guess, else safeguarded Newton.
 
         Returns:
             The CGF values at the saddle points (``eps`` set to the input; with
-            ``k3`` also ``k3``, the third derivative of K, 0 at capped entries),
-            the mask of entries whose saddle point lies beyond the grid (their
-            values are taken at its last point) and the rows
-            :math:`K'', \dots, K^{(r)}` at the points, ``r = max(order,
-            TAYLOR_ORDER)`` (at Taylor-finished points the row of
-            :math:`K^{(r)}` itself is exact to first order in the step, below
-            ``TAYLOR_STEP`` relative, only).
+            ``k3`` also :math:`K^{(3)}`, 0 at capped entries), the mask of entries
+            beyond the grid (values at its last point) and the rows :math:`K'',
+            \dots, K^{(r)}`, ``r = max(order, TAYLOR_ORDER)``.
         """
         top = max(order, TAYLOR_ORDER)
         sg = sign(side)
@@ -486,12 +424,7 @@ class SaddleGrid:
                 np.sqrt(lo_f * hi_f),
                 np.minimum(np.maximum(x0, lo_f), hi_f),
             )
-            # A pass over the rules at the guess; where the root is within
-            # TAYLOR_STEP of it, Newton on the Taylor series of K' finishes and
-            # the series shift the values (no further pass). Entries farther
-            # off move to the root of the series (inside their bracket) and are
-            # evaluated again, up to TAYLOR_ROUNDS passes; the rest go on with
-            # safeguarded Newton.
+            # Taylor finish near the guess, up to TAYLOR_ROUNDS passes.
             s = s.copy()
             fi = np.flatnonzero(free)
             x = x0
@@ -522,8 +455,7 @@ class SaddleGrid:
             last: dict[str, Any] = {"x": x_prev, "values": d_prev}
 
             def g(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-                # Entries that have converged keep their point: only the moved
-                # ones go through the rules again.
+                # Only the moved entries go through the rules again.
                 d = last["values"].copy()
                 moved = x != last["x"]
                 if moved.any():

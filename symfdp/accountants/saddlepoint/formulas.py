@@ -1,18 +1,10 @@
 r"""Saddle-point estimates at given saddle points, and their CF-S7 error bound.
 
 The closed forms of :math:`\hat\delta_1` (CF-S5) and of the two Gaussian terms of
-:math:`\hat\delta_2` (CF-S6) are derived in :mod:`symfdp.symbolic.saddlepoint`
-and compiled here; :func:`log_integrals` evaluates them with the Chernoff cap and
-the precision fallback, :func:`third_abs_moment` / :func:`log_error_bound`
-give the CF-S7 bound, and :func:`skewness` / :func:`warn_if_skewed` the validity
-check. The formulas, the sign conventions and the repairs are
-described in :mod:`symfdp.accountants.saddlepoint`.
-
-Every function takes the values at the saddle points as a
-:class:`~symfdp.accountants.saddlepoint.records.SaddleValues` record ``vals`` with
-arrays ``s`` (the tilt variable), ``t`` (the tilt), ``K``, ``m`` (= K'), ``v``
-(= K''), ``eps`` and, for the validity check, ``k3`` (= K'''), as built by
-:mod:`symfdp.accountants.saddlepoint.equation`.
+:math:`\hat\delta_2` (CF-S6) are derived in :mod:`symfdp.symbolic.saddlepoint` and
+compiled here, with the CF-S7 bound and the validity check (mathematics and repairs
+in :mod:`symfdp.accountants.saddlepoint`). Values at the saddle points come as a
+:class:`~symfdp.accountants.saddlepoint.records.SaddleValues` record ``vals``.
 """
 
 from __future__ import annotations
@@ -31,8 +23,7 @@ from symfdp.numeric.compile import _evaluator, register_derivation
 _DEPS: Final = ("symfdp.symbolic.saddlepoint", "symfdp.symbolic.symbols")
 #: Below this log of the Chernoff bound, capped points are not worth a warning.
 LOG_WARN_FLOOR: Final = -690.0
-#: Validity threshold on the skewness |K'''(t)|/K''(t)^{3/2} of the tilted
-#: loss sum at the saddle point (see :func:`warn_if_skewed`).
+#: Validity threshold on the tilted skewness |K'''(t)|/K''(t)^{3/2}.
 SKEWNESS_MAX: Final = 1.0
 
 
@@ -79,10 +70,8 @@ def _compiled(name: str) -> Any:
 
 
 def _direct(name: str, **values: FloatArray) -> Any:
-    """The compiled function of evaluator ``name`` (order 0) called directly on
-    ``values`` (float arrays of one shape, checked by the callers' public entry):
-    no per-call argument checks in the solvers' loops. A vector evaluator
-    returns a list of arrays."""
+    """The compiled function of evaluator ``name`` (order 0) called on checked
+    ``values`` (a vector evaluator returns a list of arrays)."""
     ev = _compiled(name)
     args = [values[a] for a in ev.args]
     shape = np.shape(args[0])
@@ -125,13 +114,9 @@ def log_kernel_max(s: FloatArray) -> FloatArray:
 
 
 def log_delta_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray:
-    r""":math:`d\log\hat\delta_1/ds` along the saddle points of the upper side.
-
-    With :math:`\varepsilon(s) = K'(s) - 1/s - 1/(1+s)` and
-    :math:`Q = s^2(1+s)^2K'' + s^2 + (1+s)^2` it is
-    :math:`1/s + 1/(1+s) - sF''(s) - Q'/(2Q)`, where ``v3`` is the third
-    derivative of K; it also serves as the slope for :math:`\hat\delta_2`.
-    """
+    r""":math:`d\log\hat\delta_1/ds = 1/s + 1/(1+s) - sF''(s) - Q'/(2Q)` along the
+    upper saddle points, :math:`Q = s^2(1+s)^2K'' + s^2 + (1+s)^2`, ``v3`` =
+    :math:`K'''`."""
     a = s * (1.0 + s)
     q = a * a * v + s * s + (1.0 + s) ** 2
     dq = 2 * a * (1 + 2 * s) * v + a * a * v3 + 4 * s + 2
@@ -140,21 +125,13 @@ def log_delta_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray:
 
 
 def log_delta2_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray:
-    r""":math:`d\log\hat\delta_2/ds` along the saddle points of the upper side
-    (exact for the CF-S6 formula, so Newton on :math:`\log\hat\delta_2`
-    converges quadratically).
-
-    With :math:`q = 1/s + 1/(1+s) = K' - \varepsilon`, :math:`dK'/ds = v`,
-    :math:`dv/ds =` ``v3``, the two Gaussian terms are :math:`\log A = K - sK' +
-    s^2v/2 + \log\Phi(z_a)` and :math:`\log B = K - sK' - q + (1+s)^2v/2 +
-    \log\Phi(z_b)`, :math:`z_a = (q - sv)/\sqrt v`, :math:`z_b = (q -
-    (1+s)v)/\sqrt v`, so :math:`(\log A)' = s^2v_3/2 + z_a'/R(-z_a)` and
-    :math:`(\log B)' = v - q' + (1+s)^2v_3/2 + z_b'/R(-z_b)` (:math:`R` the Mills
-    ratio, :math:`z' = (q' - v - a v_3)/\sqrt v - z v_3/(2v)`), and
-    :math:`(\log\hat\delta_2)' = ((\log A)' - r(\log B)')/(1 - r)` with
-    :math:`r = B/A`. Where :math:`r` is within 1e-8 of 1 (the two terms agree:
-    :func:`log_integrals` uses :math:`\hat\delta_1` there) or the value is not
-    finite, :func:`log_delta_slope` is returned.
+    r""":math:`d\log\hat\delta_2/ds` along the upper saddle points, exact for
+    CF-S6: :math:`((\log A)' - r(\log B)')/(1 - r)`, :math:`r = B/A`, for the two
+    Gaussian terms :math:`\hat\delta_2 = A - B`, :math:`\log A = K - sK' + s^2v/2
+    + \log\Phi(z_a)`, :math:`\log B = K - sK' - q + (1+s)^2v/2 + \log\Phi(z_b)`,
+    :math:`q = 1/s + 1/(1+s)`, :math:`z_a = (q - sv)/\sqrt v`, :math:`z_b = (q -
+    (1+s)v)/\sqrt v`; :func:`log_delta_slope` where
+    :math:`r` is within 1e-8 of 1 or the value is not finite.
     """
     from scipy import special
 
@@ -187,14 +164,11 @@ def log_integrals(
     vals: SaddleValues, side: str, capped: Any, order: int, warn: bool
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""``(log I_1, log I_2, log C)``: the two approximations of the contour
-    integral and the Chernoff bound, at the given points, with the repairs of
-    :mod:`symfdp.accountants.saddlepoint` applied (``order`` selects which
-    estimate's repairs are reported when ``warn``)."""
+    integral and the Chernoff bound, repaired as in
+    :mod:`symfdp.accountants.saddlepoint` (``order``: whose repairs warn)."""
     kk, eps, t, m, v, s = vals.K, vals.eps, vals.t, vals.m, vals.v, vals.s
     log_c = kk - eps * t + log_kernel_max(s)
-    # A tilted variance that underflowed to 0 (a point mass at the end of the
-    # support) has no Gaussian approximation: such points take the Chernoff
-    # bound, like the capped ones.
+    # A tilted variance of 0 (point mass) takes the Chernoff bound, as capped ones.
     capped = np.asarray(capped, dtype=bool) | ~(v > 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         log1 = log_delta1(kk, eps, t, v)
@@ -235,12 +209,8 @@ def log_integrals(
 def third_abs_moment(components: Components, t: Any) -> FloatArray:
     r""":math:`P_t = \sum_i n_i E|\tilde L_i - E\tilde L_i|^3` under the tilted
     laws :math:`\propto e^{tl}\,dQ_{L_i}(l)` (CF-S7), from each mechanism's
-    :meth:`~symfdp.mechanisms.Mechanism.tilted_abs_moment3`, whose rule follows
-    the tilt (a fixed rule tilted by a large :math:`t` puts all its weight on a
-    few nodes at its edge). Tilts are grouped by magnitude (factors of 4 in
-    :math:`1 + |t|`) as in the CGF sums. Warns when a rule still does not
-    resolve the tilted law (its mean differs from :math:`K_i'(t)` by more than
-    :math:`10^{-6}` standard deviations)."""
+    :meth:`~symfdp.mechanisms.Mechanism.tilted_abs_moment3`; warns when a rule's
+    tilted mean misses :math:`K_i'(t)` by :math:`10^{-6}` sd."""
     tt = np.asarray(t, dtype=np.float64).reshape(-1)
     total = np.zeros(tt.shape)
     level = np.floor(np.log(1.0 + np.abs(tt)) / np.log(4.0))
@@ -285,17 +255,8 @@ def skewness(vals: SaddleValues) -> FloatArray:
 
 def warn_if_skewed(skew: float, what: str) -> None:
     r"""One :class:`~symfdp.ApproximationWarning` when ``skew`` (the largest
-    :func:`skewness` at the evaluated points) exceeds ``SKEWNESS_MAX``.
-
-    Both estimates replace the tilted loss sum by a normal law with its mean and
-    variance (CF-S5, CF-S6); their error is driven by its non-normality, which
-    the CF-S7 bound measures with :math:`P_t/K''^{3/2} \ge |\lambda_3|`. Over
-    DP-SGD settings (sigma in {0.65, 1, 2}, p in {1e-3, 1e-2, 0.1}, n in
-    {10, ..., 1e4}, add and remove pairs, delta in {1e-3, 1e-5, 1e-8}) measured
-    against Numerical's certified brackets, every point with
-    :math:`|\lambda_3| > 1` had a relative error of delta above 10%, every point
-    below at most 8.3% (eps: at most 1.3%).
-    """
+    :func:`skewness` at the evaluated points) exceeds ``SKEWNESS_MAX`` (see
+    :mod:`symfdp.accountants.saddlepoint`, valid range)."""
     if skew > SKEWNESS_MAX:
         warn_approximation(
             f"SaddlePoint: {what} is outside the approximation's valid range: "

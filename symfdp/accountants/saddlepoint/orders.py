@@ -7,35 +7,24 @@ r"""Saddle-point estimates of order :math:`J \ge 3`: the tilted Edgeworth terms.
 .. math::  \delta = e^{K(t_*) - \varepsilon t_*}\,E[e^{t_*(\varepsilon - Z)}
            (1 - e^{\varepsilon - Z})_+].
 
-Order :math:`J` replaces it instead by its Edgeworth law: :math:`X = (Z - m)/\sqrt
-v` has density :math:`\phi(x)(1 + \sum_{j=1}^{J-2}\sum_k c_{jk}(\lambda)He_k(x))`
-with the standardised tilted cumulants :math:`\lambda_r = K^{(r)}(t_*)/
-K''(t_*)^{r/2}`, term ``j`` being the one of :math:`K''^{-j/2}` (grouped as in
-:mod:`symfdp.symbolic.edgeworth`). So order 2 has no correction, order 3 adds the
-:math:`\lambda_3` term, order 4 the :math:`\lambda_4` and :math:`\lambda_3^2`
-terms, and order ``J`` needs :math:`\lambda_3..\lambda_J`. Each Hermite term
-integrates against the kernel in closed form
-(:func:`symfdp.symbolic.saddlepoint.kernel_hermite_moment_expr`):
+Order :math:`J` uses its Edgeworth law: :math:`X = (Z - m)/\sqrt v` has density
+:math:`\phi(x)(1 + \sum_{j=1}^{J-2}\sum_k c_{jk}(\lambda)He_k(x))` in
+:math:`\lambda_r = K^{(r)}(t_*)/K''(t_*)^{r/2}`, ``r = 3..J`` (term ``j`` of
+:math:`K''^{-j/2}`, :mod:`symfdp.symbolic.edgeworth`); each Hermite term integrates
+in closed form (:func:`symfdp.symbolic.saddlepoint.kernel_hermite_moment_expr`):
 
 .. math::  \hat\delta_J = e^{K - \varepsilon t_*}\phi(c)\Big(D_0 +
            \sum_{j=1}^{J-2}\sum_k c_{jk}D_k\Big), \qquad c = (\varepsilon -
            m)/\sqrt v,
 
-with :math:`D_k = G_k(t_*\sqrt v) - G_k((t_*+1)\sqrt v)` (upper side; the
-complementary kernel of the lower side swaps the two). :math:`G_k` and
-:math:`c_{jk}` are derived by SymPy for any order and compiled
-(:mod:`symfdp.numeric.compile`, disk-cached); here they are polynomials
-evaluated with the Mills ratio :math:`R(w) = \Phi(-w)/\phi(w)` as an input.
+with :math:`D_k = G_k(t_*\sqrt v) - G_k((t_*+1)\sqrt v)` (upper side; swapped on
+the lower), :math:`G_k`, :math:`c_{jk}` derived by SymPy and compiled
+(:mod:`symfdp.numeric.compile`), :math:`R(w) = \Phi(-w)/\phi(w)` the Mills ratio.
 
-Accuracy. The expansion is asymptotic in :math:`K''^{-1/2}`, not convergent: in
-the deep tail of a composition with few effective steps (large :math:`|\lambda_3|`)
-the terms grow and the orders oscillate; the gap between consecutive orders is
-the error estimate (:mod:`symfdp.accountants.saddlepoint.pair`). The closed form
-of :math:`G_k` is a difference of terms of size :math:`b^k R(w)` and loses about
-:math:`k\log_{10}b` digits for large :math:`b = t_*\sqrt v`; there (truncation
-point beyond ``W_SWITCH``) :math:`D_k` is summed instead from the moments
-:math:`M_i(w) = \int_0^\infty u^ie^{-wu-u^2/2}du` (Gauss–Laguerre), which has
-no cancellation.
+Accuracy: asymptotic in :math:`K''^{-1/2}`, not convergent (large
+:math:`|\lambda_3|`: the orders oscillate). Beyond ``W_SWITCH`` the closed form of
+:math:`G_k` would lose :math:`k\log_{10}(t_*\sqrt v)` digits, so :math:`D_k` is
+summed from :math:`M_i(w) = \int_0^\infty u^ie^{-wu-u^2/2}du` (Gauss–Laguerre).
 """
 
 from __future__ import annotations
@@ -116,22 +105,18 @@ def mills_ratio(w: FloatArray) -> FloatArray:
 
 #: Gauss–Laguerre rule for the truncated-Gaussian moments M_i(w), w >= W_SWITCH.
 _GL_NODES, _GL_WEIGHTS = np.polynomial.laguerre.laggauss(80)
-#: Above this truncation point the Hermite moments are summed from M_i(w) (no
-#: cancellation); below it the closed form G_k loses few digits (b is small).
+#: Above this truncation point the Hermite moments are summed from M_i(w).
 W_SWITCH: Final = 2.0
 
 
 def truncated_moments(w: FloatArray, kmax: int) -> FloatArray:
     r""":math:`M_i(w) = \int_0^\infty u^i e^{-wu - u^2/2}du`, ``i = 0..kmax``, for
     :math:`w \ge` ``W_SWITCH``, by an 80-point Gauss–Laguerre rule in
-    :math:`z = wu`: :math:`M_i = w^{-i-1}\sum_j \omega_j z_j^i
-    e^{-z_j^2/(2w^2)}` (the Gaussian factor is smooth on the scale of the
-    rule). Shape ``(kmax + 1,) + w.shape``."""
+    :math:`z = wu`. Shape ``(kmax + 1,) + w.shape``."""
     z = _GL_NODES[:, None]
     g = _GL_WEIGHTS[:, None] * np.exp(-0.5 * (z / w[None, :]) ** 2)
     scale = w[None, :] ** -np.arange(1, kmax + 2)[:, None]
-    # einsum, not a BLAS product: a threaded GEMM of this shape stalls on a
-    # loaded machine (7 ms against 0.2 ms for 7 x 80 x 2000).
+    # einsum, not a BLAS product: a threaded GEMM of this shape stalls under load.
     return cast(FloatArray, np.einsum("ij,jn->in", _laguerre_powers(kmax), g) * scale)
 
 
@@ -189,9 +174,7 @@ def _appell_tables(kmax: int) -> tuple[FloatArray, Any]:
 
 
 def _rows(out: Any, count: int, size: int | None = None) -> FloatArray:
-    """The outputs of a compiled vector evaluator (arrays, or scalars for
-    constant entries) as a ``(count, size)`` array; called with arrays that the
-    public entry has checked (no per-call checks in the solvers' loops)."""
+    """The outputs of a compiled vector evaluator as a ``(count, size)`` array."""
     if size is None:
         size = next((np.size(o) for o in out if np.ndim(o) > 0), 1)
     rows = np.empty((count, size))
@@ -229,13 +212,9 @@ def kernel_hermite_moments(
     side: str, b: FloatArray, w: FloatArray, kmax: int
 ) -> FloatArray:
     r""":math:`G_k^\pm(b, w)`, ``k = 0..kmax`` (rows), the closed form of
-    :func:`symfdp.symbolic.saddlepoint.kernel_hermite_moment_expr` evaluated as
-    its Appell sum :math:`G_k^\pm = (-b)^kR(\pm w) \pm \sum_{i=1}^k
-    \binom{k}{i}(-b)^{k-i}He_{i-1}(w)` (powers and :math:`He` by recurrences,
-    one contraction for every ``k``): about ``3 kmax`` array operations where
-    the expanded, compiled polynomial takes hundreds. Agrees with the compiled
-    evaluator ``saddlepoint_kernel_hermite_<side>`` to rounding
-    (``tests/accountants/test_saddlepoint_orders.py``)."""
+    :func:`symfdp.symbolic.saddlepoint.kernel_hermite_moment_expr` as its Appell
+    sum :math:`G_k^\pm = (-b)^kR(\pm w) \pm \sum_{i=1}^k
+    \binom{k}{i}(-b)^{k-i}He_{i-1}(w)`."""
     sg = 1.0 if side == "upper" else -1.0
     powers = np.empty((kmax + 1, b.size))
     powers[0] = 1.0
@@ -268,12 +247,8 @@ def correction_terms(
     :math:`\le J` to the contour integral is :math:`e^{K + \log pref}
     \sum_{j \le J'-2} T_j`. ``lam`` holds :math:`\lambda_3..\lambda_J` (rows).
 
-    :math:`D_k` comes from the closed form :math:`G_k`
-    (:func:`kernel_hermite_moments`) where the
-    truncation points satisfy :math:`\pm w <` ``W_SWITCH`` and from
-    :func:`_moment_differences` elsewhere (the closed form is a difference of
-    terms of size :math:`b^kR(w)` and would lose about :math:`k\log_{10}b`
-    digits there).
+    :math:`D_k` from :func:`kernel_hermite_moments` below ``W_SWITCH``, else from
+    :func:`_moment_differences`.
     """
     eps, t, m, v = (np.asarray(a, dtype=np.float64).reshape(-1) for a in (eps, t, m, v))
     sv = np.sqrt(v)
@@ -314,14 +289,10 @@ def log_ratios(
     kappa: FloatArray | None = None,
 ) -> tuple[FloatArray, NDArray[np.bool_], FloatArray]:
     r"""``(rho, ok, lam3)``: :math:`\rho_J = \hat I_J/\hat I_2` for ``J = 2..order_max``
-    (rows; row 0 is 1) at the saddle points ``vals``, where :math:`\hat I_J` is
-    the order-``J`` approximation of the contour integral and ``log2`` the log of
-    :math:`\hat I_2`; ``ok`` marks the points where every term is finite
-    (elsewhere :math:`\rho = 1`). Only entries with ``usable`` are evaluated (the
-    others are capped or degenerate and keep :math:`\rho = 1`, ``ok = False``);
-    ``lam3`` is the tilted skewness :math:`\lambda_3` there (0 elsewhere and for
-    ``order_max < 3``). ``cumulants(t, r)`` returns K'', ..., K^(r) at ``t``;
-    ``kappa`` may hold them at every point already.
+    (rows; row 0 is 1) of the order-``J`` contour integrals at ``vals``
+    (``log2`` = :math:`\log\hat I_2`); ``ok`` where every term is finite and
+    ``usable`` (elsewhere :math:`\rho = 1`); ``lam3`` the tilted skewness (0
+    elsewhere). ``cumulants(t, r)`` gives K'', ..., K^(r) (or ``kappa``).
     """
     shape = np.shape(vals.t)
     rho = np.ones((order_max - 1, *shape))

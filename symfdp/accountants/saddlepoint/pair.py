@@ -1,12 +1,5 @@
-r"""``SaddlePointPairCurve``: the saddle-point curve of one composed pair.
-
-It answers :math:`\delta(\varepsilon)` for real :math:`\varepsilon`, its CF-S7
-error bound, :math:`\varepsilon(\delta)` and the trade-off, from a
-:class:`~symfdp.accountants.saddlepoint.equation.SaddleGrid` (saddle points),
-the compiled estimates of :mod:`~symfdp.accountants.saddlepoint.formulas` and
-the branch choice of :mod:`~symfdp.accountants.saddlepoint.branches`. The
-mathematics is in :mod:`symfdp.accountants.saddlepoint`.
-"""
+r"""``SaddlePointPairCurve``: the saddle-point curve of one composed pair
+(mathematics in :mod:`symfdp.accountants.saddlepoint`)."""
 
 from __future__ import annotations
 
@@ -40,18 +33,12 @@ from symfdp.numeric.roots import ROUNDOFF_RTOL, bracketed_newton, monotone_bisec
 
 #: Relative disagreement of the two sides at the split point that warns.
 SPLIT_RTOL = 0.1
-#: Orders >= 3 never take the estimate below this fraction of delta_hat_2 (a
-#: truncated expansion whose terms turn it negative has diverged; the error
-#: estimate then exceeds the value).
+#: Orders >= 3 below this fraction of delta_hat_2 count as diverged.
 RHO_FLOOR = 0.01
 #: Factor on the spread of the orders in the error estimates.
 ERROR_SAFETY = 1.0
-#: Validity floor of the error estimates: SKEW_ERROR_COEF * lambda_3^4 relative,
-#: lambda_3 the tilted skewness at the saddle point. Calibrated on DP-SGD
-#: (benchmarks/saddlepoint_orders.py, sigma 0.6..2, p 1e-3..0.1, delta 1e-5..1e-13):
-#: where the orders agree, the remaining relative error of delta was 0.2% at
-#: lambda_3 = 0.5, 1.7% at 0.65, 3.7% at 0.9, 20-45% at 1.5-1.8 (floors 0.3%,
-#: 0.9%, 3.3%, 25-48%).
+#: Validity floor of the error estimates: SKEW_ERROR_COEF * lambda_3^4 relative
+#: (calibrated by benchmarks/saddlepoint_orders.py).
 SKEW_ERROR_COEF = 0.05
 #: The error estimates compare the chosen order J with orders J+1..J+ERROR_ORDERS.
 ERROR_ORDERS = 3
@@ -70,10 +57,8 @@ def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
 
 def _spread(rows: FloatArray, lam3: FloatArray) -> FloatArray:
     """``ERROR_SAFETY`` times the spread of the orders' estimates (rows), at
-    least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one (the validity floor
-    of the tilted law); ``inf`` where ``lam3`` exceeds ``F.SKEWNESS_MAX``, outside
-    the valid range (the orders can agree there on a value that is off by a
-    factor: the tilted law of few effective compositions is far from normal)."""
+    least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one; ``inf`` where
+    ``lam3`` exceeds ``F.SKEWNESS_MAX``."""
     spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
     err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0]))
     return np.where(lam3 > F.SKEWNESS_MAX, np.inf, err)
@@ -127,15 +112,9 @@ class SaddlePointPairCurve:
         FloatArray,
         NDArray[np.bool_],
     ]:
-        r"""``({J: log I_J}, log C, ok, lam3, capped)``: the order-``J``
-        approximations of the contour integral for each ``J`` in ``orders``
-        (repaired as in
-        :func:`~symfdp.accountants.saddlepoint.formulas.log_integrals`, orders
-        :math:`\ge 3` also capped by the Chernoff bound :math:`C`), and ``ok``,
-        where every tilted Edgeworth term is finite and the chosen order is above
-        ``RHO_FLOOR`` (order :math:`\le 2`: where the point is not capped), and
-        the tilted skewness ``lam3`` (0 where not computed), and ``capped``: the
-        points whose chosen estimate is the Chernoff bound."""
+        r"""``({J: log I_J}, log C, ok, lam3, capped)``: the repaired order-``J``
+        integrals, the Chernoff bound, where the expansion is sound (finite terms,
+        above ``RHO_FLOOR``), the tilted skewness and the Chernoff-capped points."""
         base = 1 if self.order == 1 else 2
         log1, log2, log_c = F.log_integrals(vals, side, capped, base, warn)
         top = max(orders)
@@ -174,13 +153,9 @@ class SaddlePointPairCurve:
         extra: int = 0,
     ) -> Estimates:
         """Saddle points, both CF-S5/CF-S6 estimates and the chosen (repaired)
-        one at ``eps`` on ``side``; with ``check`` also ``skew``, the largest
-        skewness of the tilted loss sum over the points (see :meth:`_skew`); with
-        ``extra`` also ``more``, the repaired estimates of orders ``order + 1 ..
-        order + extra``."""
-        # One derivative beyond the value's order: the solve's Taylor shift is
-        # exact to first order in its step only in the highest row (there the
-        # last order of the error estimate).
+        one at ``eps`` on ``side``; with ``check`` the largest tilted skewness,
+        with ``extra`` the estimates of orders ``order + 1 .. order + extra``."""
+        # One derivative beyond: the Taylor shift is first-order in the top row.
         top = self.order + max(extra, 1)
         vals, capped, kappa = self._saddles.solve(eps, side, k3=check, order=top)
         orders = tuple(range(self.order, self.order + extra + 1))
@@ -213,11 +188,8 @@ class SaddlePointPairCurve:
     def _skew(
         vals: SaddleValues, log_i: FloatArray, delta: FloatArray, skip: Any
     ) -> float:
-        """The largest skewness of the tilted loss sum over the points whose
-        contour integral is at least a tenth of the estimate (on the lower side
-        the exact part 1 - e^{eps + K(-1)} can dominate, and then the integral's
-        error hardly matters), leaving out ``skip`` (capped points, which warn on
-        their own)."""
+        """The largest tilted skewness over the points whose contour integral is
+        at least a tenth of the estimate, leaving out ``skip``."""
         with np.errstate(over="ignore"):  # the lower side's integral can exceed 1
             counts = ~np.asarray(skip, dtype=bool) & (np.exp(log_i) >= 0.1 * delta)
         return float(np.max(F.skewness(vals), where=counts, initial=0.0))
@@ -226,11 +198,8 @@ class SaddlePointPairCurve:
         return B.regions(e, self.support, self.eps_split)
 
     def delta(self, eps: ArrayLike) -> FloatArray:
-        r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``.
-
-        Warns once (:func:`~symfdp.accountants.saddlepoint.formulas.warn_if_skewed`)
-        when the approximation is outside its valid range at any of the points.
-        """
+        r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``;
+        warns once outside the valid range."""
         out, skew = self._delta(eps, check=True)
         F.warn_if_skewed(skew, "delta(eps)")
         return out
@@ -238,25 +207,12 @@ class SaddlePointPairCurve:
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
         r"""``(delta(eps), error estimate)``, vectorised over validated ``eps``.
 
-        The estimate is the spread :math:`\max_k \hat\delta_k - \min_k
-        \hat\delta_k` over the orders :math:`k = J, \dots, J +` ``ERROR_ORDERS``
-        (times ``ERROR_SAFETY``): the next tilted Edgeworth terms at the same
-        saddle point, so it costs one more pass over the tilted cumulants. Three
-        orders, not one: the odd terms nearly vanish where the kernel is
-        evaluated near the tilted mean (order 3 is often within 1e-4 of order 2
-        while order 4 moves by 1%), so a single gap would miss the next even
-        term. Where the expansion diverges (few effective compositions, deep
-        tail) the spread grows with the terms, and so does the estimate. It is 0
-        where delta is exact (outside the support), the value itself at
-        Chernoff-capped points (:math:`0 \le \delta \le` the cap) and ``inf``
-        where a higher term is not finite or drives the chosen estimate below
-        ``RHO_FLOOR`` times :math:`\hat\delta_2` (diverged). The estimate is at
-        least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value
-        (:math:`\lambda_3` the tilted skewness, the validity diagnostic of
-        :mod:`~symfdp.accountants.saddlepoint`): at small ``n p`` the tilted law
-        is far from normal and the orders can agree on a value that is still
-        off (an asymptotic series whose remainder is not its next terms). No
-        validity warning is emitted here.
+        The estimate is ``ERROR_SAFETY`` times the spread :math:`\max_k
+        \hat\delta_k - \min_k \hat\delta_k` over the orders :math:`k = J, \dots,
+        J +` ``ERROR_ORDERS`` (several: odd terms nearly vanish near the tilted
+        mean), at least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value;
+        0 where delta is exact, the value at Chernoff-capped points, ``inf`` where
+        the expansion diverged. No validity warning is emitted here.
         """
         rows, _, kind, lam3 = self._delta_orders(eps, False, ERROR_ORDERS)
         err = _spread(rows, lam3)
@@ -266,19 +222,10 @@ class SaddlePointPairCurve:
         return rows[0], np.where(np.isnan(err), np.inf, err)
 
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
-        r"""``(epsilon(delta), error estimate)``, vectorised over validated
-        ``delta`` in (0, 1).
-
-        The delta-spread of :meth:`delta_and_error` at :math:`\varepsilon_J =`
-        ``epsilon(delta)`` turned into an eps-gap with the slope of the order-``J``
-        profile there, :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`.
-        On the upper side both come from the saddle point :math:`s_*` that the
-        inversion found: one pass over the rules at :math:`s_*` and
-        :math:`s_*(1 +` ``EPS_STEP``:math:`)` (whose :math:`\varepsilon(s)` is
-        explicit) gives the value, the higher orders and the slope, with no
-        second saddle-point solve. ``inf`` where the slope vanishes (a profile
-        that stopped decreasing: the expansion has diverged).
-        """
+        r"""``(epsilon(delta), error estimate)`` for validated ``delta`` in (0, 1):
+        the delta-spread of :meth:`delta_and_error` over the profile's slope,
+        :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`; ``inf`` where the
+        slope vanishes (diverged expansion)."""
         d = np.asarray(delta, dtype=np.float64)
         flat = d.reshape(-1)
         eps, err, skew = self._epsilon(flat, ERROR_ORDERS)
@@ -290,9 +237,7 @@ class SaddlePointPairCurve:
 
     def _epsilon_error_at(self, e: FloatArray) -> FloatArray:
         """The eps-error estimate of :meth:`epsilon_and_error` at answers ``e``
-        (any side): the delta-spread there over the slope of the profile (a
-        forward difference at relative step ``EPS_STEP``), both evaluated in
-        one vectorised call."""
+        (slope by a forward difference at relative step ``EPS_STEP``)."""
         h = EPS_STEP * np.maximum(1.0, np.abs(e))
         both = np.concatenate((e, e + h))
         rows, _, kind, lam3 = self._delta_orders(both, False, ERROR_ORDERS)
@@ -315,11 +260,9 @@ class SaddlePointPairCurve:
         self, eps: ArrayLike, check: bool, extra: int
     ) -> tuple[FloatArray, float, FloatArray, FloatArray]:
         r"""``(rows, skew, kind, lam3)``: the estimates of orders ``order .. order +
-        extra`` (rows, each of the shape of ``eps``), the largest skewness
-        (``check``) and the kind of each value: 0 exact (outside the support), 1
-        the Chernoff cap (capped saddle point), 2 an expansion, 3 an expansion
-        whose higher terms are not finite there; and the tilted skewness
-        :math:`\lambda_3` at each point (computed with ``extra``, else 0)."""
+        extra``, the largest skewness (``check``), the kind of each value (0 exact,
+        1 Chernoff cap, 2 expansion, 3 expansion with non-finite higher terms) and
+        :math:`\lambda_3` (with ``extra``, else 0)."""
         e = np.asarray(eps, dtype=np.float64)
         flat = e.reshape(-1)
         out = np.zeros((extra + 1, flat.size))
@@ -364,25 +307,12 @@ class SaddlePointPairCurve:
         )
 
     def _join_split(self, lower: FloatArray, warn: bool) -> FloatArray:
-        """Lower-side values raised to the larger estimate at the split point.
-
-        Both sides approximate the same profile, but at the split point they can
-        differ by their approximation errors, and a lower-side value below the
-        upper side's would make the profile increase across the split. The lower
-        side can also turn up towards the split (order 1 mostly: e.g. by 1.7e-5
-        for 45 Laplace(1) and 26 subsampled-Gaussian steps). Raising the lower side
-        to the larger of the two values at the split (conservative) keeps the
-        profile non-increasing across it, and within the lower side wherever it
-        falls and then rises (a quasi-convex side, the shapes observed: the
-        supremum over ``[eps, split]`` is then the larger end value); other shapes
-        would keep their wiggles (``tests/test_properties.py`` checks
-        monotonicity over random compositions).
-        """
+        """Lower-side values raised to the larger estimate at the split point
+        (conservative), so the profile does not increase across the split; exact
+        for a quasi-convex lower side."""
         at_split = self._delta_at_split
         short = float(np.max(at_split - lower, initial=0.0))
-        # Disagreements of a few per cent are the approximation's ordinary error
-        # (e.g. 2% for DP-SGD, sigma = 1, p = 0.01, 2000 steps, remove pair);
-        # beyond SPLIT_RTOL they signal the invalid regime and warn.
+        # A few per cent is ordinary; beyond SPLIT_RTOL the regime is invalid.
         if warn and short > SPLIT_RTOL * at_split:
             warn_approximation(
                 "SaddlePoint: the two sides of the approximation disagree at the "
@@ -410,10 +340,8 @@ class SaddlePointPairCurve:
     # ------------------------------------------------------------ error bound
     def third_abs_moment(self, t: ArrayLike) -> FloatArray:
         r""":math:`P_t = \sum_i n_i E|\tilde L_i - E\tilde L_i|^3` under the tilted
-        laws :math:`\propto e^{tl}\,dQ_{L_i}(l)`, from each mechanism's quadrature
-        rule (CF-S7). Warns when a rule does not resolve the tilted law (its mean
-        differs from :math:`K_i'(t)` by more than :math:`10^{-6}` standard
-        deviations)."""
+        laws :math:`\propto e^{tl}\,dQ_{L_i}(l)` (CF-S7); warns when a quadrature
+        rule's tilted mean misses :math:`K_i'(t)` by :math:`10^{-6}` sd."""
         return F.third_abs_moment(self.components, t)
 
     def delta_error_bound(self, eps: ArrayLike) -> FloatArray:
@@ -421,11 +349,8 @@ class SaddlePointPairCurve:
         as printed (constant 1; see :mod:`symfdp.accountants.saddlepoint`), for
         real ``eps``.
 
-        For ``order=1`` the bound on :math:`|\delta - \hat\delta_1|` is this plus
-        :math:`|\hat\delta_1 - \hat\delta_2|`. Where the saddle point lies beyond the
-        cap the Chernoff bound (which dominates both :math:`\delta` and the repaired
-        estimate) is returned. Zero where :math:`\delta` is known exactly. It bounds
-        the error of an asymptotic approximation; it is not a certified bracket.
+        For ``order=1`` plus :math:`|\hat\delta_1 - \hat\delta_2|`; the Chernoff
+        bound beyond the cap; 0 where :math:`\delta` is exact. Not certified.
         """
         e = np.asarray(eps, dtype=np.float64)
         flat = e.reshape(-1)
@@ -445,17 +370,10 @@ class SaddlePointPairCurve:
 
     # ------------------------------------------------------------ epsilon
     def epsilon(self, delta: ArrayLike) -> FloatArray:
-        r""":math:`\inf\{\varepsilon \ge 0 : \hat\delta(\varepsilon) \le d\}`.
-
-        Solved in the saddle-point variable :math:`s` on the upper side, where
-        :math:`\varepsilon(s) = K'(s) - 1/s - 1/(1+s)` is explicit, so each Newton
-        step costs one CGF evaluation (:math:`d\log\hat\delta/ds \approx
-        -sF''(s)`). Answers below the split point (asymmetric pairs with
-        :math:`\varepsilon_{mid} > 0`) are found by bisection on ``delta``.
-        Warns once when the approximation is outside its valid range at any of
-        the answers (the skewness comes with the last Newton step: no extra
-        CGF evaluation).
-        """
+        r""":math:`\inf\{\varepsilon \ge 0 : \hat\delta(\varepsilon) \le d\}`, solved
+        in the saddle point :math:`s` (:math:`\varepsilon(s) = K'(s) - 1/s -
+        1/(1+s)` explicit), by bisection below the split point; warns once outside
+        the valid range."""
         d = np.asarray(delta, dtype=np.float64)
         out, _, skew = self._epsilon(d.reshape(-1), 0)
         F.warn_if_skewed(skew, "epsilon(delta)")
@@ -464,10 +382,8 @@ class SaddlePointPairCurve:
     def _epsilon(
         self, flat: FloatArray, extra: int
     ) -> tuple[FloatArray, FloatArray, float]:
-        """``(eps, err, skew)`` for flat targets ``flat``: the answers of
-        :meth:`epsilon`, with ``extra`` > 0 the eps-error estimates of the
-        answers found by the upper-side saddle-point inversion (NaN elsewhere),
-        and the largest skewness at the answers."""
+        """``(eps, err, skew)`` for flat targets: the answers, with ``extra`` > 0
+        their upper-side eps-error estimates (NaN elsewhere), the largest skewness."""
         out = np.zeros(flat.shape)
         err = np.full(flat.shape, np.nan)
         if self.support[1] <= 0.0 or flat.size == 0:
@@ -488,12 +404,8 @@ class SaddlePointPairCurve:
             )
             skew = max(skew, self._delta(out[below], check=True)[1])
         elif below.any():
-            # The answer is 0 only if the estimate at 0 is at most d. Where the
-            # CGF turns steeply (a rare, heavy tail taking over the tilted law)
-            # the upper-side inverse can put the saddle point below 0 while
-            # delta(0) > d: SubsampledGaussian(sigma=100, p=1e-7, add), n = 1e5
-            # gave eps(1e-15) = 0 with delta(0) = 3.9e-10, silently. Such
-            # targets are inverted on the profile itself.
+            # The answer is 0 only if delta(0) <= d; a steeply turning CGF can put
+            # the upper-side root below 0 otherwise: invert on the profile there.
             at_zero, skew0 = self._delta(np.zeros(1), check=True)
             skew = max(skew, skew0)
             redo = below & (flat < at_zero[0])
@@ -523,10 +435,8 @@ class SaddlePointPairCurve:
         return self._grid_values(g)[0]
 
     def _grid_values(self, g: SaddleValues) -> tuple[FloatArray, FloatArray]:
-        """``(log delta, d log delta / ds)`` along the upper grid ``g`` (the
-        slope of :func:`~symfdp.accountants.saddlepoint.formulas.log_delta2_slope`,
-        of ``log_delta_slope`` for order 1, with K^(3) of the grid, else from
-        differences of K'' along it), cached while the grid is unchanged."""
+        """``(log delta, d log delta / ds)`` along the upper grid ``g``, cached
+        while the grid is unchanged."""
         hit = self._grid_cache
         if hit is None or hit[0] is not g:
             slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
@@ -540,12 +450,9 @@ class SaddlePointPairCurve:
     def _invert_upper(
         self, d: FloatArray, e_lo: float, extra: int = 0
     ) -> tuple[FloatArray, Any, float, FloatArray]:
-        """Upper-side inverse; returns ``(eps, below, skew, err)`` with ``below``
-        marking targets whose answer lies below ``e_lo``, ``skew`` the largest
-        skewness of the tilted loss sum at the solved saddle points and, with
-        ``extra`` > 0, ``err`` the eps-error estimates at the solved points from
-        orders ``order .. order + extra`` (:meth:`_error_at_saddle`; NaN
-        elsewhere)."""
+        """Upper-side inverse: ``(eps, below, skew, err)``, ``below`` marking
+        answers below ``e_lo``, ``err`` from :meth:`_error_at_saddle` (``extra``
+        > 0; NaN elsewhere)."""
         saddles = self._saddles
         log_d = np.log(d)
         saddles.covering("upper", e_lo, e_lo)
@@ -586,10 +493,7 @@ class SaddlePointPairCurve:
             i = idx[solve]
             s_lo, s_hi = gs[i - 1], gs[i]
             target = log_d[solve]
-            # First guess: log s as the cubic Hermite interpolant in log delta
-            # between the bracketing grid points (slopes 1/(s d log delta/ds);
-            # orders >= 3 use the slope of log delta_hat_2, which differs by the
-            # slope of a smooth factor close to 1).
+            # First guess: cubic Hermite interpolation of log s in log delta.
             _, gslope = self._grid_values(g)
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
                 x0 = np.exp(
@@ -688,11 +592,8 @@ class SaddlePointPairCurve:
         return eps, below, skew, err
 
     def _lean_log_delta(self, vals: SaddleValues) -> FloatArray | None:
-        """log of the order-1 or order-2 estimate at upper-side saddle points
-        ``vals`` (no cap): the value of :meth:`_upper_log_delta` where none of
-        its repairs applies (positive tilted variance, the two Gaussian terms of
-        delta_hat_2 apart, the estimate below the Chernoff bound), else
-        ``None``."""
+        """:meth:`_upper_log_delta` of order 1 or 2 where none of its repairs
+        applies, else ``None``."""
         kk, eps, t, m, v, s = vals.K, vals.eps, vals.t, vals.m, vals.v, vals.s
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             log_c = kk - eps * t + F.log_kernel_max(s)
@@ -715,18 +616,11 @@ class SaddlePointPairCurve:
         x0: FloatArray,
         reach: int,
     ) -> tuple[FloatArray, FloatArray, Any, FloatArray, FloatArray]:
-        r"""Solve ``objective(s, rows)[0] = target`` (decreasing in ``s``, the
-        second output its slope) for upper-side saddle points ``s`` in
-        ``[lo, hi]``, with ``rows`` (:math:`K, \dots, K^{(reach)}` at ``s``) from
-        the Taylor series of one pass over the rules at the start point: Newton
-        steps move within ``TAYLOR_STEP`` of that point (where the series is
-        exact to far below the precision of K, see
-        :mod:`~symfdp.accountants.saddlepoint.equation`); an entry whose step
-        leaves it gets a new pass there (up to ``TAYLOR_ROUNDS`` passes). An
-        entry stops, as in :func:`~symfdp.numeric.roots.bracketed_newton`, at
-        the evaluated point where :math:`|f - target| \le 10^{-10}` (or four
-        units of round-off of ``f``) or the Newton step is at most ``RTOL``
-        relative; a step outside the current bracket bisects it geometrically.
+        r"""Solve ``objective(s, rows)[0] = target`` (decreasing in ``s``) in
+        ``[lo, hi]`` by Newton on the Taylor series of one pass over the rules
+        (:math:`K, \dots, K^{(reach)}`), a new pass where a step leaves
+        ``TAYLOR_STEP`` (up to ``TAYLOR_ROUNDS``); stops at :math:`|f - target|
+        \le 10^{-10}` or a relative step of ``RTOL``.
 
         Returns:
             ``(s, rows, rest, lo, hi)``: the points, the rows there, the entries
@@ -788,19 +682,9 @@ class SaddlePointPairCurve:
         self, s: FloatArray, extra: int, d_s: FloatArray | None = None
     ) -> tuple[SaddleValues, FloatArray, FloatArray]:
         r"""``(vals, log_i, err)`` at upper-side saddle points ``s``: the values
-        there (with ``k3``), the log of the chosen estimate and the eps-error
-        estimate of :meth:`epsilon_and_error`, from one pass over the rules at
-        ``s`` and ``s (1 + EPS_STEP)`` (none if ``d_s``, the rows K, K', ...
-        at ``s``, is given: the second point then comes from their Taylor
-        series).
-
-        The delta-spread of orders ``order .. order + extra`` (:func:`_spread`)
-        is divided by the slope :math:`|\Delta\hat\delta_J| /
-        \Delta\varepsilon` between the two points (:math:`\varepsilon(s)` is
-        explicit); the Chernoff-capped points take the value itself as the
-        delta-gap; ``inf`` where a higher term is not finite (diverged) or the
-        slope vanishes.
-        """
+        (with ``k3``), the log estimate and the eps-error estimate of
+        :meth:`epsilon_and_error`, the slope from ``s`` and ``s (1 + EPS_STEP)``
+        (Taylor series of ``d_s`` when given)."""
         size = s.size
         both = np.concatenate((s, s * (1.0 + EPS_STEP)))
         top = max(3, self.order + extra)
@@ -835,11 +719,8 @@ class SaddlePointPairCurve:
 
     # ------------------------------------------------------------ trade-off
     def profile_table(self) -> tuple[FloatArray, FloatArray]:
-        r"""``(eps, delta)`` at the images :math:`\varepsilon(s)` of 240 log-spaced
-        saddle points per side, up to the end of the extended grid (no root
-        solving: :math:`\varepsilon(s)` is explicit and the estimate is evaluated
-        there directly), plus 0, the split point and the support's ends; computed
-        once per pair."""
+        r"""``(eps, delta)`` at :math:`\varepsilon(s)` of 240 log-spaced saddle
+        points per side, 0, the split point and the support's ends (cached)."""
         if self._table is None:
             saddles = self._saddles
             eps_parts, delta_parts = [], []
@@ -897,20 +778,15 @@ class SaddlePointPairCurve:
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         r""":math:`f(\alpha) = \max\{0, \max_k 1 - \hat\delta(\varepsilon_k)
         - e^{\varepsilon_k}\alpha\}` over :meth:`profile_table` (Dong et al.
-        2019, Prop. 2.8): the upper envelope of the supporting lines, with the
-        mirrored lines for symmetric compositions. Each line is exact for the
-        estimated profile; between the 240 saddle points per side the envelope
-        is not refined. Warns once when the approximation is outside its valid
-        range at any point of the table."""
+        2019, Prop. 2.8; mirrored lines for symmetric compositions); warns once
+        outside the valid range."""
         from symfdp import tradeoff as T
 
         a = np.asarray(alpha, dtype=np.float64)
         eps, delta = self.profile_table()
 
         def lookup(x: FloatArray) -> FloatArray:
-            # Interpolation between distant table points (e.g. eps = -1.6e4 and
-            # 0) can fall below 1 - e^{eps + K(-1)}, which every profile of
-            # the pair attains; the floor keeps f <= 1 - alpha.
+            # Interpolation can fall below 1 - e^{eps + K(-1)}: floor it.
             floor = B.below_support(x, self.log_p_mass)
             return np.maximum(np.interp(x, eps, delta), floor)
 

@@ -15,12 +15,9 @@ K_i^{(r)}(t)`. Per component:
 * any other mechanism (Laplace, PureDP, ...): its ``plrv_quadrature`` (finite
   atoms for pure DP, atoms plus Gauss–Legendre for Laplace) tilted in log space.
 
-On a discrete rule the tilted weights are normalised in log space, the central
-moments are taken about the tilted mean (two passes), and the cumulants follow
-from the recursion :math:`\kappa_r = \mu_r - \sum_{k=2}^{r-2}\binom{r-1}{k-1}
-\kappa_k\mu_{r-k}` (Zheng et al. 2020, App. B, with :math:`\mu_1 = 0`). One pass
-over the rule returns every order at every tilt; nothing depends on the number
-of compositions.
+On a discrete rule the cumulants follow from the central moments by
+:math:`\kappa_r = \mu_r - \sum_{k=2}^{r-2}\binom{r-1}{k-1}\kappa_k\mu_{r-k}`
+(Zheng et al. 2020, App. B, with :math:`\mu_1 = 0`).
 """
 
 from __future__ import annotations
