@@ -153,6 +153,20 @@ class DiscreteProfile:
         :meth:`inverse` searches (pass it as ``envelope`` to reuse it)."""
         return np.minimum.accumulate(self.grid_delta(extra))
 
+    @functools.cached_property
+    def _running_min(self) -> FloatArray:
+        """Running minimum of :meth:`grid_delta` (computed once)."""
+        val = np.minimum.accumulate(self._grid)
+        val.setflags(write=False)
+        return cast(FloatArray, val)
+
+    def shifted_envelope(self, c: float) -> FloatArray:
+        """:meth:`envelope` of the constant allowance ``c``, from one running
+        minimum shared by all constants: rounding is monotone, so the minimum
+        of the rounded sums ``fl(g_j + c)`` is ``fl(min g_j + c)`` and the
+        result equals :meth:`envelope` bit for bit."""
+        return cast(FloatArray, self._running_min + c)
+
     def inverse(
         self,
         target: ArrayLike,
