@@ -40,6 +40,9 @@ from symfdp.mechanisms.base import FloatArray
 #: every product of a mass >= 1e-300 with a discount factor a normal number
 #: (subnormal arithmetic is slow and imprecise).
 _BLOCK_SPAN = 10.0
+#: Blocks up to this length keep their discount factors cached (one entry:
+#: the two measures of a composition, summed one after the other, share them).
+_CACHED_BLOCK = 2**20
 
 
 def discounted_suffix_sums(q: FloatArray, h: float) -> FloatArray:
@@ -56,18 +59,43 @@ def discounted_suffix_sums(q: FloatArray, h: float) -> FloatArray:
     block = max(1, int(_BLOCK_SPAN / h))
     # The discount factors of a full block, computed once (every block but the
     # top one is full, and the top one has no carry).
-    j = np.arange(min(block, n)) * h
-    down, up, tail = np.exp(-j), np.exp(j), np.exp(j - block * h)
+    m = min(block, n)
+    if m <= _CACHED_BLOCK:
+        down, up = _discounts(h, m)
+    else:
+        down, up = _discounts.__wrapped__(h, m)
     carry = 0.0
     for start in range(((n - 1) // block) * block, -1, -block):
         stop = min(start + block, n)
-        m = stop - start
-        part = np.cumsum((q[start:stop] * down[:m])[::-1])[::-1]
-        out[start:stop] = part * up[:m]
+        part = np.cumsum((q[start:stop] * down[: stop - start])[::-1])[::-1]
+        out[start:stop] = part * up[: stop - start]
         if carry:
-            out[start:stop] += carry * tail[:m]
+            if block <= _CACHED_BLOCK:
+                tail = _carry_discounts(h, block)
+            else:
+                tail = _carry_discounts.__wrapped__(h, block)
+            out[start:stop] += carry * tail[: stop - start]
         carry = out[start]
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _discounts(h: float, m: int) -> tuple[FloatArray, FloatArray]:
+    """``exp(-j h)`` and ``exp(j h)``, ``j < m`` (read-only; cached: the two
+    measures of a composition share their step and window)."""
+    j = np.arange(m) * h
+    down, up = np.exp(-j), np.exp(j)
+    down.setflags(write=False)
+    up.setflags(write=False)
+    return down, up
+
+
+@functools.lru_cache(maxsize=1)
+def _carry_discounts(h: float, block: int) -> FloatArray:
+    """``exp(j h - block h)``, ``j < block`` (read-only, cached)."""
+    val: FloatArray = np.exp(np.arange(block) * h - block * h)
+    val.setflags(write=False)
+    return val
 
 
 @dataclass(frozen=True)
@@ -165,7 +193,7 @@ class DiscreteProfile:
         minimum shared by all constants: rounding is monotone, so the minimum
         of the rounded sums ``fl(g_j + c)`` is ``fl(min g_j + c)`` and the
         result equals :meth:`envelope` bit for bit."""
-        return cast(FloatArray, self._running_min + c)
+        return self._running_min + c
 
     def inverse(
         self,
