@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -79,18 +80,20 @@ def hazard(delta_at: Any, eps: float) -> float:
     return float(1.0 - (g2 + g1 * g1) / g1)
 
 
-def fill_step(
-    components: Any, eps_rel_tol: float, delta_ref: float, rule_step: float
-) -> float | None:
-    """The step whose predicted eps bracket at ``delta_ref`` is ``FILL *
-    eps_rel_tol`` relative (module docstring), or None when no prediction is
-    available (no cumulant generating function, no positive eps, too many
-    distinct components, a composition so long that FFT round-off, not
-    discretisation, sets the width, a non-finite hazard)."""
-    n_total = sum(n for _, n in components)
+@dataclass(frozen=True)
+class Estimate:
+    """Saddle-point eps at ``delta_ref`` and the hazard :math:`H_P` there."""
+
+    eps: float
+    hazard: float
+
+
+def saddle_estimate(components: Any, delta_ref: float) -> Estimate | None:
+    """The saddle-point eps of ``components`` at ``delta_ref`` and its hazard
+    rate, or None when the saddle-point accountant does not serve them (no
+    cumulant generating function, too many distinct components, a non-positive
+    eps or a non-finite hazard)."""
     if len(components) > MAX_COMPONENTS:
-        return None
-    if n_total * _UNIT_ROUNDOFF > ROUNDOFF_SHARE * delta_ref:
         return None
     from symfdp.accountants.saddlepoint import SaddlePoint
 
@@ -107,6 +110,29 @@ def fill_step(
         return None
     if not (math.isfinite(rate) and rate > 0.0):
         return None
+    return Estimate(eps, rate)
+
+
+def fill_step(
+    components: Any,
+    eps_rel_tol: float,
+    delta_ref: float,
+    rule_step: float,
+    estimate: Estimate | None = None,
+) -> float | None:
+    """The step whose predicted eps bracket at ``delta_ref`` is ``FILL *
+    eps_rel_tol`` relative (module docstring), or None when no prediction is
+    available (:func:`saddle_estimate` has none, or the composition is so long
+    that FFT round-off, not discretisation, sets the width). ``estimate``:
+    :func:`saddle_estimate`, when already made."""
+    n_total = sum(n for _, n in components)
+    if n_total * _UNIT_ROUNDOFF > ROUNDOFF_SHARE * delta_ref:
+        return None
+    if estimate is None:
+        estimate = saddle_estimate(components, delta_ref)
+    if estimate is None:
+        return None
+    eps, rate = estimate.eps, estimate.hazard
     # Below eps = 1 the saddle-point eps and hazard are poorer (the bracket came
     # out up to twice the prediction on the grid): half the fill there.
     fill = FILL if eps >= 1.0 else 0.5 * FILL
