@@ -183,14 +183,14 @@ class Numerical(Accountant):
     def _compose(self, components: Components) -> Composed:
         r"""Both directions of an asymmetric composition, the one whose
         saddle-point eps at ``delta_ref`` is smaller composed to a looser
-        tolerance when it cannot reach the maximum there.
+        tolerance when it cannot reach the other's upper bound there.
 
         The curve's eps is the maximum over the directions, so its bracket at
         ``delta_ref`` is :math:`[\max(lo_1, lo_2), \max(hi_1, hi_2)]`: with
         :math:`hi_2 \le hi_1` it is the first direction's, whatever the
         width of the second. The second is composed to :math:`\mathrm{tol}_2 =
-        \min(\tfrac12 (lo_1 - \hat\varepsilon_2) / \max(\hat\varepsilon_2,
-        1),` :data:`LOOSE_TOL` :math:`\mathrm{tol})` (its step fills that
+        \min((hi_1 - \hat\varepsilon_2) / \max(\hat\varepsilon_2, 1),`
+        :data:`LOOSE_TOL` :math:`\mathrm{tol})` (its step fills that
         width, :mod:`symfdp.accountants._fill_step`; no refinement), and again
         to ``tol`` if its upper bound then exceeds :math:`hi_1`. Both brackets
         are certified at every delta; elsewhere the second is up to
@@ -205,8 +205,11 @@ class Numerical(Accountant):
         other = 1 - top
         d = np.array(self.delta_ref)
         first = self._hinted(self.eps_rel_tol, est[top])._fft_pair(directions[top])
-        lo, hi = (float(x) for x in first.epsilon_bounds(d))
-        gap = 0.5 * (lo - est[other].eps) / max(est[other].eps, 1.0)
+        hi = float(first.epsilon_bounds(d)[1])
+        # The upper end of the second lies about 2/3 of its width above its
+        # eps (the dominating measure's share, FILL of the width predicted):
+        # a tolerance of the gap to hi_1 keeps it below hi_1 by a factor 2.
+        gap = (hi - est[other].eps) / max(est[other].eps, 1.0)
         second = None
         if gap > self.eps_rel_tol and math.isfinite(hi):
             tol = min(gap, LOOSE_TOL * self.eps_rel_tol)
