@@ -60,6 +60,13 @@ MAX_COMPONENTS = 16
 #: delta_ref = 1e-5, with the direct sums of symfdp.pld.compose), so beyond
 #: about n = 1e7 it would take the margin that ``FILL`` leaves.
 ROUNDOFF_SHARE = 1e-4
+#: The prediction is made for ``n / eps_rel_tol`` at least this (lattices of
+#: about 2**15 points and more, where the FFT work matters): smaller
+#: compositions keep the rule step, whose brackets come out narrower than asked
+#: (also at deltas far from ``delta_ref``, where a filled step's may exceed the
+#: tolerance: 4e-3 at eps(0.156) = 1 for 3 steps of SubsampledGaussian(0.5,
+#: 0.2), whose eps(1e-5) = 11.5 sets the step) at a cost that does not matter.
+MIN_N_OVER_TOL = 1e7
 #: Relative offset of the finite differences of log delta.
 _DIFF = 1e-3
 _UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2
@@ -113,6 +120,15 @@ def saddle_estimate(components: Any, delta_ref: float) -> Estimate | None:
     return Estimate(eps, rate)
 
 
+def fills(components: Any, eps_rel_tol: float, delta_ref: float) -> bool:
+    """Whether :func:`fill_step` predicts a step for a composition of this
+    length (the saddle-point estimate aside)."""
+    n_total = sum(n for _, n in components)
+    if n_total < MIN_N_OVER_TOL * eps_rel_tol:
+        return False
+    return bool(n_total * _UNIT_ROUNDOFF <= ROUNDOFF_SHARE * delta_ref)
+
+
 def fill_step(
     components: Any,
     eps_rel_tol: float,
@@ -122,12 +138,13 @@ def fill_step(
 ) -> float | None:
     """The step whose predicted eps bracket at ``delta_ref`` is ``FILL *
     eps_rel_tol`` relative (module docstring), or None when no prediction is
-    available (:func:`saddle_estimate` has none, or the composition is so long
-    that FFT round-off, not discretisation, sets the width). ``estimate``:
-    :func:`saddle_estimate`, when already made."""
-    n_total = sum(n for _, n in components)
-    if n_total * _UNIT_ROUNDOFF > ROUNDOFF_SHARE * delta_ref:
+    available (:func:`saddle_estimate` has none, or :func:`fills` is false:
+    a short composition, or one so long that FFT round-off, not
+    discretisation, sets the width). ``estimate``: :func:`saddle_estimate`,
+    when already made."""
+    if not fills(components, eps_rel_tol, delta_ref):
         return None
+    n_total = sum(n for _, n in components)
     if estimate is None:
         estimate = saddle_estimate(components, delta_ref)
     if estimate is None:

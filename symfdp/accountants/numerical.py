@@ -27,7 +27,12 @@ from numpy.typing import ArrayLike
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.accountants._blatant import split_blatant
 from symfdp.accountants._cumulant_sums import summed_cumulants
-from symfdp.accountants._fill_step import Estimate, fill_step, saddle_estimate
+from symfdp.accountants._fill_step import (
+    Estimate,
+    fill_step,
+    fills,
+    saddle_estimate,
+)
 from symfdp.accountants.base import (
     Accountant,
     Components,
@@ -227,13 +232,16 @@ class Numerical(Accountant):
     def _directions(
         self, components: Components
     ) -> tuple[tuple[Components, Components], tuple[Estimate, Estimate]] | None:
-        """The two directions of an asymmetric FFT composition at the default
-        step rule, without blatant outcomes or a loss without variance (which
-        :meth:`_pair` treats apart), and their saddle-point estimates; None for
-        any other composition."""
+        """The two directions of an asymmetric FFT composition whose step is
+        predicted (:func:`~symfdp.accountants._fill_step.fills`), without
+        blatant outcomes or a loss without variance (which :meth:`_pair` treats
+        apart), and their saddle-point estimates; None for any other
+        composition."""
         if self._method != "fft" or self.grid_step is not None:
             return None
         if all(m.is_symmetric for m, _ in components):
+            return None
+        if not fills(components, self.eps_rel_tol, self.delta_ref):
             return None
         directions = pair_compositions(components)
         if len(directions) != 2:
