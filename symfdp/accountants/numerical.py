@@ -73,9 +73,11 @@ class Numerical(Accountant):
     Args:
         eps_rel_tol: Target width of the certified bracket on
             :math:`\varepsilon(\delta_{ref})`, relative to
-            :math:`\max(\varepsilon, 1)`. The grid step starts where the
-            predicted bracket, :math:`n h^2 H_P(\varepsilon)/8`, is 0.75 of the
-            target (:mod:`symfdp.accountants._fill_step`), or, without a
+            :math:`\max(\varepsilon, 1)`. For :math:`n/\mathrm{tol} \ge
+            10^7` the grid step starts where the predicted bracket,
+            :math:`n h^2 H_P(\varepsilon)/8`, is 0.75 of the target
+            (:mod:`symfdp.accountants._fill_step`; brackets at other deltas
+            may then be wider than the target), otherwise, or without a
             prediction, at :math:`h = \sigma_T\sqrt{2\,\mathrm{tol}/n}`
             (:mod:`symfdp.pld.grid`); if the bracket obtained is wider
             than the target, the step is shrunk (the width scales as
