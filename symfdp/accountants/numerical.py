@@ -18,6 +18,7 @@ reproduce the paper's runtime tables.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from typing import Any
 
@@ -199,9 +200,11 @@ class Numerical(Accountant):
         \min((hi_1 - \hat\varepsilon_2) / \max(\hat\varepsilon_2, 1),`
         :data:`LOOSE_TOL` :math:`\mathrm{tol})` (its step fills that
         width, :mod:`symfdp.accountants._fill_step`; no refinement), and again
-        to ``tol`` if its upper bound then exceeds :math:`hi_1`. Both brackets
-        are certified at every delta; elsewhere the second is up to
-        ``LOOSE_TOL`` times wider where it is the larger. Other compositions:
+        to ``tol`` if its upper bound then exceeds :math:`hi_1`; its curve
+        carries the tolerance it was composed to, or the relative width it
+        reached if wider, so that its queries do not tilt for a width that
+        tilting cannot remove. Both brackets are certified at every delta;
+        elsewhere the second is wider where it is the larger. Other compositions:
         one pair per direction as every accountant composes them.
         """
         plan = self._directions(components)
@@ -222,8 +225,12 @@ class Numerical(Accountant):
             tol = min(gap, LOOSE_TOL * self.eps_rel_tol)
             # No refinement of this one: if it is too wide, compose to tol.
             cand = self._hinted(tol, est[other], 0)._fft_pair(directions[other])
-            if float(cand.epsilon_bounds(d)[1]) <= hi:
-                second = cand
+            c_lo, c_hi = (float(x) for x in cand._plain_epsilon_bounds(d))
+            if c_hi <= hi:
+                # Its queries tilt only for a bracket wider than it reached
+                # (tilting removes round-off, not discretisation error).
+                reached = 1.01 * (c_hi - c_lo) / max(c_lo, 1.0)
+                second = dataclasses.replace(cand, eps_rel_tol=max(tol, reached))
         if second is None:
             second = self._hinted(self.eps_rel_tol, est[other])._fft_pair(
                 directions[other]
