@@ -113,6 +113,42 @@ def max_with_error(
     return top, np.where(np.isnan(err), np.inf, err)
 
 
+def _max_with_error_point(
+    values: list[float], errors: list[float]
+) -> tuple[float, float]:
+    """:func:`max_with_error` at one point in Python floats (the same
+    arithmetic; a NaN propagates as in NumPy's maximum)."""
+    if len(values) == 1:
+        top, err = values[0], errors[0]
+        err = max((top + err) - top, top - (top - err))
+    else:
+        top = _max_nan(values)
+        up = _max_nan([v + r for v, r in zip(values, errors, strict=True)]) - top
+        down = top - _max_nan([v - r for v, r in zip(values, errors, strict=True)])
+        err = _max_nan([up, down])
+    return top, (math.inf if math.isnan(err) else err)
+
+
+def _max_nan(values: list[float]) -> float:
+    """``max`` that returns NaN when an entry is NaN (as ``np.max``)."""
+    top = max(values)
+    return math.nan if any(math.isnan(v) for v in values) else top
+
+
+def scalar_method(pair: Any, name: str) -> Callable[[float], Any] | None:
+    """The pair's one-point method ``name`` (``delta_and_error_scalar(eps)`` or
+    ``epsilon_and_error_scalar(delta)``, each ``-> (value, error) | None``)
+    when its class defines one (looked up on the class, so that wrappers that
+    forward other attributes to a wrapped pair never expose the wrapped
+    pair's; a :class:`BoundedLossPair` only when its wrapped pair has one),
+    else None."""
+    if getattr(type(pair), name, None) is None:
+        return None
+    if isinstance(pair, BoundedLossPair) and scalar_method(pair._pair, name) is None:
+        return None
+    return cast(Callable[[float], Any], getattr(pair, name))
+
+
 def _finite_or_raise(values: FloatArray, what: str, method: str) -> FloatArray:
     if not np.all(np.isfinite(values)):
         raise FloatingPointError(
@@ -217,6 +253,30 @@ class BoundedLossPair:
             err = np.maximum(err, 0.5 * np.abs(up - down))
         return d, err
 
+    def delta_and_error_scalar(self, e: float) -> tuple[float, float] | None:
+        """:meth:`delta_and_error` at one finite ``eps`` in Python floats, when
+        the wrapped pair has a one-point path (:func:`scalar_method`) and the
+        loss is not on a lattice; else None."""
+        if self.lattice_span is not None:
+            return None
+        fn = scalar_method(self._pair, "delta_and_error_scalar")
+        found = None if fn is None else fn(e)
+        if found is None:
+            return None
+        return self._clip_delta_point(e, found[0]), found[1]
+
+    def epsilon_and_error_scalar(self, d: float) -> tuple[float, float] | None:
+        """:meth:`epsilon_and_error` at one ``delta`` in Python floats, when the
+        wrapped pair has a one-point path; else None."""
+        fn = scalar_method(self._pair, "epsilon_and_error_scalar")
+        found = None if fn is None else fn(d)
+        if found is None:
+            return None
+        eps, err = found
+        if self.lattice_span is not None:
+            err = max(err, self._lattice_floor())
+        return self._clip_epsilon_point(d, eps), err
+
     def _lattice_floor(self) -> float:
         r""":math:`h^2/8` for a loss on a lattice of span :math:`h`: about the most
         a smooth approximation of the piecewise-smooth profile misses
@@ -268,6 +328,16 @@ class BoundedLossPair:
         if np.any(eps > top + 1e-12 * np.maximum(np.abs(top), 1.0)):
             self._report("epsilon(delta)")
         return np.maximum(np.minimum(eps, cap), np.maximum(a + np.log1p(-d), 0.0))
+
+    def _clip_epsilon_point(self, d: float, eps: float) -> float:
+        """:meth:`_clip_epsilon` at one point (Python floats)."""
+        a, b = self.loss_range
+        log_keep = float(np.log1p(-d))
+        cap = b + log_keep
+        top = max(cap, 0.0)
+        if eps > top + 1e-12 * max(abs(top), 1.0):
+            self._report("epsilon(delta)")
+        return max(min(eps, cap), max(a + log_keep, 0.0))
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
         x = np.asarray(alpha, dtype=np.float64)
@@ -328,6 +398,8 @@ class PrivacyCurve:
         Returns:
             A float for scalar input, else an array of the input's shape.
         """
+        if isinstance(eps, float) and math.isfinite(eps) and self._warns_on_error():
+            return cast(Any, self._delta_point(eps))
         e = check_array("eps", eps, allow_inf=True)
         if self._warns_on_error():
             before = emitted()
@@ -336,6 +408,87 @@ class PrivacyCurve:
                 self._warn_error("delta(eps)", "eps", e, vals, err, _DELTA_ATOL)
             return scalar_or_array(vals)
         return scalar_or_array(self._delta(e))
+
+    @functools.cached_property
+    def _scalar_paths(self) -> dict[str, tuple[Any, ...]]:
+        """Per query kind, each pair's one-point method (:func:`scalar_method`)
+        or None (the pair answers one point through its array method)."""
+        return {
+            name: tuple(scalar_method(p, name) for p in self.pairs)
+            for name in ("delta_and_error_scalar", "epsilon_and_error_scalar")
+        }
+
+    def _pair_points(
+        self, name: str, at: float, at0: FloatArray
+    ) -> tuple[list[float], list[float]]:
+        """Every pair's ``(value, error)`` at one point: its one-point method
+        ``name`` at the float ``at``, else (or where that does not serve) its
+        array method at ``at0``; then :func:`_refuse_unresolved`."""
+        array_name = name.removesuffix("_scalar")
+        vals: list[float] = []
+        errs: list[float] = []
+        for pair, fn in zip(self.pairs, self._scalar_paths[name], strict=True):
+            found = None if fn is None else fn(at)
+            if found is None:
+                v, r = getattr(pair, array_name)(at0)
+                found = (float(np.reshape(v, -1)[0]), float(np.reshape(r, -1)[0]))
+            vals.append(found[0])
+            errs.append(found[1])
+        for pair, err_k in zip(self.pairs, errs, strict=True):
+            if getattr(pair, "refuses_unresolved", False) and not math.isfinite(err_k):
+                # The plain query raises the pair's refusal (_refuse_unresolved).
+                plain = "delta" if array_name == "delta_and_error" else "epsilon"
+                getattr(pair, plain)(at0)
+        return vals, errs
+
+    def _error_exceeds(self, value: float, err: float, atol: float) -> bool:
+        """:meth:`_warn_error`'s test at one point (Python floats)."""
+        worst = 0.0
+        if err > atol:
+            worst = err / abs(value) if value != 0.0 else math.inf
+            if math.isnan(worst):
+                worst = math.inf
+        return worst > float(self.warn_rel_error or 0.0)
+
+    def _delta_point(self, ev: float) -> float:
+        """:meth:`delta` (with its error check) at one finite ``eps`` in Python
+        floats: the operations of :meth:`_delta_and_error`,
+        :func:`max_with_error`, :meth:`_repaired_profile` and
+        :meth:`_warn_error` on floats, each pair through its one-point method
+        where it has one (the same values and warnings as the array path)."""
+        before = emitted()
+        e0 = np.asarray(ev, dtype=np.float64)
+        vals, errs = self._pair_points("delta_and_error_scalar", ev, e0.reshape(1))
+        top, err = _max_with_error_point(vals, errs)
+        floor = -math.expm1(min(ev, 0.0))
+        if not (math.isfinite(top) and 0.0 <= top <= 1.0 and top >= floor):
+            # A repair to report: the array path (same values).
+            top = float(self._repaired_profile(e0, np.array([top]), np.asarray(True)))
+        if emitted() == before and self._error_exceeds(top, err, _DELTA_ATOL):
+            self._warn_error(
+                "delta(eps)", "eps", e0, np.asarray(top), np.asarray(err), _DELTA_ATOL
+            )
+        return top
+
+    def _epsilon_point(self, dv: float) -> float:
+        """:meth:`epsilon` (with its error check) at one ``delta`` in (0, 1) in
+        Python floats (see :meth:`_delta_point`)."""
+        before = emitted()
+        d0 = np.asarray(dv, dtype=np.float64)
+        vals, errs = self._pair_points("epsilon_and_error_scalar", dv, d0)
+        top, err = _max_with_error_point(vals, errs)
+        if not math.isfinite(top):
+            _finite_or_raise(np.asarray(top), "epsilon(delta)", self.method)
+        if emitted() == before and self._error_exceeds(top, err, _EPS_ATOL):
+            self._warn_error(
+                "epsilon(delta)",
+                "delta",
+                d0,
+                np.asarray(top),
+                np.asarray(err),
+                _EPS_ATOL,
+            )
+        return top
 
     def _delta(self, e: FloatArray) -> FloatArray:
         finite = np.isfinite(e)
@@ -397,6 +550,8 @@ class PrivacyCurve:
         Args:
             delta: One or more targets in (0, 1).
         """
+        if isinstance(delta, float) and 0.0 < delta < 1.0 and self._warns_on_error():
+            return cast(Any, self._epsilon_point(delta))
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
         if d.size == 0:  # nothing to answer (a curve that cannot would raise)
             return np.empty(d.shape)

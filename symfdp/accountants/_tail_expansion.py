@@ -41,6 +41,10 @@ X_CLIP: Final = 1e4
 _SQRT_HALF_PI: Final = math.sqrt(0.5 * math.pi)
 _SQRT_HALF: Final = math.sqrt(0.5)
 _LAGUERRE_V, _LAGUERRE_W = np.polynomial.laguerre.laggauss(24)
+_LAGUERRE_V2: Final = _LAGUERRE_V**2
+#: The identity term's Taylor form serves 0 <= x + s < 1 up to this |x| (beyond,
+#: a wide loss whose points far below the mean are summed node by node).
+_NEAR_X: Final = 4.0
 #: Largest exponent formed (e^700 is finite in double precision).
 EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
@@ -241,12 +245,27 @@ class TailKernel:
                 gaps[np.isnan(gaps)] = np.inf
             # Above the mean S = phi (M + R), M the Mills ratio (no underflow).
             r = poly[:, 0]
-            upper = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
-            upper += r
-            upper *= phi_w
-            lower = weight * special.ndtr(-x)
-            lower += phi_w * r
-            sf = np.where(x > 0.0, upper, lower)
+            above_mean = x > 0.0
+            n_above = int(np.count_nonzero(above_mean))
+
+            def upper() -> FloatArray:
+                out = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
+                out += r
+                out *= phi_w
+                return cast(FloatArray, out)
+
+            def lower() -> FloatArray:
+                out = weight * special.ndtr(-x)
+                out += phi_w * r
+                return cast(FloatArray, out)
+
+            # Each branch only where some point needs it (the same values).
+            if n_above == x.size:
+                sf = upper()
+            elif n_above == 0:
+                sf = lower()
+            else:
+                sf = np.where(above_mean, upper(), lower())
             dens = phi_w * poly[:, 1] if densities else None
             if self.spliced:
                 below = x < self.lo
@@ -270,12 +289,19 @@ class TailKernel:
         return sf, dens, gaps
 
     @functools.cached_property
-    def _q_density_correction(self) -> FloatArray:
-        """Coefficients of :math:`q_J - 1` of the Q-law (as for
-        :func:`horner_stacked`): the correction part of :meth:`p_term_from_q`."""
-        core: FloatArray = self.core[:, :1, 1:2].copy()
-        core[0] -= 1.0
-        return core
+    def _identity_rule(self) -> tuple[FloatArray, FloatArray]:
+        """``(T, WV)`` of :meth:`p_term_from_q`: ``T[m, j] = a_{m+j}
+        C(m + j, j)`` for the ascending coefficients ``a`` of :math:`q_J - 1` of
+        the Q-law (so that ``x^m @ T`` are its Taylor coefficients at ``x``),
+        and ``WV[i, j]`` the Gauss–Laguerre weight times the ``j``-th power of
+        the node ``i``."""
+        a = self.core[:, 0, 1, 0].copy()
+        a[0] -= 1.0
+        used = np.flatnonzero(a != 0.0)
+        size = int(used[-1]) + 1 if used.size else 1
+        power, binomial = _taylor_tables(size)
+        taylor = np.where(power < size, a[np.minimum(power, size - 1)], 0.0) * binomial
+        return taylor, _laguerre_weighted_powers(size)
 
     def p_term_from_q(self, e: FloatArray) -> FloatArray:
         r"""``(N,)``: the tail formula's second term :math:`e^\varepsilon S_P
@@ -288,31 +314,123 @@ class TailKernel:
 
         :math:`x = x_Q`, :math:`s` the Q-law's sd: the normal part in closed form,
         :math:`e^{xs + s^2/2}\,\Phi(-x - s)`, the correction :math:`q_J - 1` by a
-        24-point Gauss–Laguerre rule (raw expansion). Its distance to the P-law's
-        value measures the Cramér error :math:`e^{\lambda_3 x_P^3/6}` of the far
+        24-point Gauss–Laguerre rule (raw expansion), summed from the Taylor
+        coefficients of :math:`q_J - 1` at :math:`x` where :math:`x + s \ge 1`
+        (:meth:`_identity_sum_wide`), node by node elsewhere. Its distance to the
+        P-law's value measures the Cramér error :math:`e^{\lambda_3 x_P^3/6}` of the far
         P-tail, which the order gaps miss.
         """
         x = (e - self.mean[0]) / self.sd[0]
-        s = self.sd[0]
+        s = float(self.sd[0, 0])
         beta = x + s
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             log_phi = -0.5 * np.minimum(x * x, 4.0 * EXP_CAP) - LOG_SQRT_2PI
             mills = _SQRT_HALF_PI * special.erfcx(np.maximum(beta, 0.0) * _SQRT_HALF)
-            normal = np.where(
-                beta > 0.0,
-                np.exp(log_phi) * mills,
-                np.exp(np.minimum(x * s + 0.5 * s * s, EXP_CAP)) * special.ndtr(-beta),
-            )
+            normal = np.exp(log_phi) * mills
+            left = beta <= 0.0
+            if left.any():
+                xl = x[left]
+                normal[left] = np.exp(
+                    np.minimum(xl * s + 0.5 * s * s, EXP_CAP)
+                ) * special.ndtr(-beta[left])
             c = np.maximum(beta, 1.0)
-            y = np.clip(x[:, None] + _LAGUERRE_V / c[:, None], -X_CLIP, X_CLIP)
-            q = horner_stacked(self._q_density_correction, y.reshape(1, -1))
-            q = q[0, 0].reshape(y.shape)
-            shape = np.exp(
-                _LAGUERRE_V * (1.0 - beta / c)[:, None]
-                - _LAGUERRE_V**2 / (2.0 * c * c)[:, None]
-            )
-            out = normal + np.exp(log_phi) / c * ((shape * q) @ _LAGUERRE_W)
+            wide = beta >= 1.0
+            if wide.all():
+                corr = self._identity_sum_wide(x, c)
+            else:
+                corr = np.empty(x.shape)
+                corr[wide] = self._identity_sum_wide(x[wide], c[wide])
+                near = ~wide & (beta >= 0.0) & (np.abs(x) <= _NEAR_X)
+                if near.any():
+                    corr[near] = self._identity_sum_near(x[near], beta[near])
+                rest = ~wide & ~near
+                if rest.any():
+                    corr[rest] = self._identity_sum_nodes(x[rest], beta[rest], c[rest])
+            out = normal + np.exp(log_phi) / c * corr
         return np.where(np.isfinite(out), out, np.inf)
+
+    def p_term_point(self, e: float) -> float:
+        """:meth:`p_term_from_q` at one ``e`` (a Python float), for a one-point
+        query: the same operations on Python floats and on the rule's 24 nodes
+        (the values agree to rounding)."""
+        m, s = self._identity_scalars
+        x = (e - m) / s
+        beta = x + s
+        if not (beta >= 1.0 and -_POINT_X <= x <= _POINT_X):
+            return float(self.p_term_from_q(np.array([e]))[0])
+        taylor, weighted = self._identity_rule
+        phi = math.exp(-0.5 * (x * x) - LOG_SQRT_2PI)
+        normal = phi * (_SQRT_HALF_PI * float(special.erfcx(beta * _SQRT_HALF)))
+        inv_c = 1.0 / beta
+        moments = np.exp((-0.5 * inv_c * inv_c) * _LAGUERRE_V2) @ weighted
+        size = len(taylor)
+        powers = np.empty((2, size))
+        powers[0, 0] = powers[1, 0] = 1.0
+        powers[0, 1:] = x
+        powers[1, 1:] = inv_c
+        np.multiply.accumulate(powers, axis=1, out=powers)
+        corr = float((powers[0] @ taylor) * powers[1] @ moments)
+        out = normal + phi * inv_c * corr
+        return out if math.isfinite(out) else math.inf
+
+    @functools.cached_property
+    def _identity_scalars(self) -> tuple[float, float]:
+        """The Q-law's mean and sd as Python floats."""
+        return float(self.mean[0, 0]), float(self.sd[0, 0])
+
+    def _identity_sum_wide(self, x: FloatArray, c: FloatArray) -> FloatArray:
+        r"""The rule's sum :math:`\sum_i w_i h_i (q_J - 1)(x + v_i/c)` of
+        :meth:`p_term_from_q` where :math:`c = x + s \ge 1` (node factors
+        :math:`h_i = e^{-v_i^2/2c^2} \le 1`) as :math:`\sum_j b_j(x)\,c^{-j}
+        \sum_i w_i h_i v_i^j`, :math:`b_j(x)` the Taylor coefficients of
+        :math:`q_J - 1` at :math:`x` (the same sum in another order; points
+        beyond ``X_CLIP``, where the sum is multiplied by :math:`\phi(x) = 0`,
+        are clipped)."""
+        taylor, weighted = self._identity_rule
+        size = len(taylor)
+        inv_c = 1.0 / c
+        h = np.exp(np.multiply.outer(-0.5 * inv_c * inv_c, _LAGUERRE_V2))
+        moments = h @ weighted  # (N, size): sum_i w_i h_i v_i^j
+        xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
+        moments *= _powers(xc[None, :], size)[0].T @ taylor
+        moments *= _powers(inv_c[None, :], size)[0].T
+        return cast(FloatArray, moments.sum(axis=1))
+
+    def _identity_sum_near(self, x: FloatArray, beta: FloatArray) -> FloatArray:
+        r"""The rule's sum of :meth:`p_term_from_q` where :math:`0 \le \beta =
+        x + s < 1` (:math:`c = 1`, node factors :math:`h_i = e^{v_i(1 - \beta) -
+        v_i^2/2} \le e^{1/2}`) and :math:`|x| \le` ``_NEAR_X``, from the Taylor
+        coefficients of :math:`q_J - 1` at :math:`x` as in
+        :meth:`_identity_sum_wide` (the same sum in another order)."""
+        taylor, weighted = self._identity_rule
+        h = np.multiply.outer(1.0 - beta, _LAGUERRE_V)
+        h -= 0.5 * _LAGUERRE_V2
+        np.exp(h, out=h)
+        moments = h @ weighted
+        moments *= _powers(x[None, :], len(taylor))[0].T @ taylor
+        return cast(FloatArray, moments.sum(axis=1))
+
+    def _identity_sum_nodes(
+        self, x: FloatArray, beta: FloatArray, c: FloatArray
+    ) -> FloatArray:
+        """The rule's sum of :meth:`p_term_from_q` node by node (any ``beta``;
+        used where ``beta < 1``, whose node factors grow with the node)."""
+        y = np.clip(x[:, None] + _LAGUERRE_V / c[:, None], -X_CLIP, X_CLIP)
+        q = horner_stacked(self._q_density_correction, y.reshape(1, -1))
+        q = q[0, 0].reshape(y.shape)
+        shape = np.exp(
+            _LAGUERRE_V * (1.0 - beta / c)[:, None]
+            - _LAGUERRE_V**2 / (2.0 * c * c)[:, None]
+        )
+        return cast(FloatArray, (shape * q) @ _LAGUERRE_W)
+
+    @functools.cached_property
+    def _q_density_correction(self) -> FloatArray:
+        """Coefficients of :math:`q_J - 1` of the Q-law (as for
+        :func:`horner_stacked`)."""
+        core: FloatArray = self.core[:, :1, 1:2].copy()
+        core[0] -= 1.0
+        return core
 
     @functools.cached_property
     def _value_and_gap_coefficients(self) -> tuple[FloatArray, FloatArray]:
@@ -426,6 +544,16 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
         return np.zeros(np.shape(x), dtype=bool)
     r = lams.size + 2
     xp = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
+    if xp.size:
+        # c_R increases with x: at most DIVERGENCE_LEVEL at the largest point
+        # (with a margin for rounding), nowhere above it.
+        top = float(xp.max())
+        try:
+            c_top = float(lams[-1]) * top**r / math.factorial(r)
+        except OverflowError:
+            c_top = math.inf
+        if c_top * (1.0 + 1e-12) <= DIVERGENCE_LEVEL:
+            return np.zeros(np.shape(x), dtype=bool)
     with np.errstate(over="ignore", invalid="ignore"):
         last = lams[-1] * xp**r / math.factorial(r)
         before = lams[-2] * xp ** (r - 1) / math.factorial(r - 1)
@@ -435,12 +563,52 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
     )
 
 
+def series_diverges_point(lambdas: tuple[float, ...], x: float) -> bool:
+    """:func:`series_diverges` at one ``x`` for ``lambdas`` given as a tuple of
+    Python floats (the same comparisons)."""
+    if len(lambdas) < 2:
+        return False
+    r = len(lambdas) + 2
+    xp = max(x, 0.0)
+    try:
+        last = abs(lambdas[-1]) * xp**r / math.factorial(r)
+    except OverflowError:
+        last = math.inf
+    try:
+        before = abs(lambdas[-2]) * xp ** (r - 1) / math.factorial(r - 1)
+    except OverflowError:
+        before = math.inf
+    return last > DIVERGENCE_RATIO * before and last > DIVERGENCE_LEVEL
+
+
 def _horner_point(coeffs: tuple[float, ...], x: float) -> float:
     """The polynomial with descending ``coeffs`` at ``x`` (the operations of
     :func:`horner_stacked`)."""
     out = coeffs[0]
     for c in coeffs[1:]:
         out = out * x + c
+    return out
+
+
+@functools.cache
+def _taylor_tables(size: int) -> tuple[NDArray[np.intp], FloatArray]:
+    """``(m + j, C(m + j, j))`` for ``m, j < size`` (the binomial 0 where
+    ``m + j >= size``): the Taylor shift of a polynomial of ``size``
+    coefficients."""
+    power = np.add.outer(np.arange(size), np.arange(size))
+    binomial = np.array(
+        [
+            [float(math.comb(m + j, j)) if m + j < size else 0.0 for j in range(size)]
+            for m in range(size)
+        ]
+    )
+    return power, binomial
+
+
+@functools.cache
+def _laguerre_weighted_powers(size: int) -> FloatArray:
+    """``w_i v_i^j`` at the Gauss–Laguerre nodes, ``j < size`` (columns)."""
+    out: FloatArray = _LAGUERRE_W[:, None] * _LAGUERRE_V[:, None] ** np.arange(size)
     return out
 
 

@@ -27,7 +27,9 @@ K_r/K_2^{r/2}` (:class:`~symfdp.numeric.edgeworth.EdgeworthDistribution`):
   approximate trade-off, and equal where the approximate likelihood ratio is exact;
 * **error estimate** (:meth:`EdgeworthPairCurve.delta_and_error`): three times the
   largest change of the tail formula between consecutive orders ``J - 1 .. J + 2``
-  plus the size of any repair; for epsilon divided by :math:`|\tilde\delta'|`.
+  plus the size of any repair; for epsilon divided by :math:`|\tilde\delta'|`, and
+  ``inf`` where that band reaches the end of an empty upper tail of the
+  Q-expansion (:meth:`EdgeworthPairCurve._tail_end_error`).
 
 Order 0 is the two-sided normal approximation (:math:`G_\mu` when :math:`s_P =
 s_Q`); for the Gaussian mechanism every order is exact. Cost independent of ``n``
@@ -80,7 +82,11 @@ from scipy.optimize import isotonic_regression
 from symfdp._validation import check_array, check_choice, check_order
 from symfdp._warnings import ApproximationWarning, warn_approximation
 from symfdp.accountants._cumulant_sums import summed_cumulants, surely_varies
-from symfdp.accountants._tail_expansion import TailKernel, series_diverges
+from symfdp.accountants._tail_expansion import (
+    TailKernel,
+    series_diverges,
+    series_diverges_point,
+)
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
     Accountant,
@@ -208,7 +214,7 @@ class _Law:
                 float(cumulants[r - 1] / k2 ** (r / 2)) for r in range(3, order + 3)
             )
         if len(lams) == order and all(map(math.isfinite, lams)):
-            dist = EdgeworthDistribution._trusted(lams, order, warn=False)
+            dist = EdgeworthDistribution._trusted(lams, order)
         else:  # raises its ValueError
             dist = EdgeworthDistribution.from_cumulants(cumulants[: order + 2], order)
         a, b = dist.valid_interval()
@@ -701,8 +707,14 @@ class EdgeworthPairCurve:
             err = np.abs(gaps).max(axis=0)
             err *= ERROR_SAFETY
             err += np.abs(repaired - raw)
-            err += np.abs(sf[1] - self.kernel.p_term_from_q(flat))
-            err = np.where(self._diverges(flat), np.inf, err)
+            diverges = self._diverges(flat)
+            if diverges.any():
+                # The estimate is inf there: the identity term only elsewhere.
+                keep = ~diverges
+                err[keep] += np.abs(sf[1][keep] - self.kernel.p_term_from_q(flat[keep]))
+                err[diverges] = np.inf
+            else:
+                err += np.abs(sf[1] - self.kernel.p_term_from_q(flat))
             shape = e.shape
             repaired, raw = repaired.reshape(shape), raw.reshape(shape)
             lo, hi = self._valid_eps
@@ -723,10 +735,17 @@ class EdgeworthPairCurve:
     def _delta_and_error_point(
         self, e: FloatArray
     ) -> tuple[FloatArray, FloatArray] | None:
-        """:meth:`delta_and_error` at one point on the monotone path (scalar
-        kernel); None where that path does not serve."""
-        v = float(e.flat[0])
-        if not v >= 0.0 or self._check.rises:
+        """:meth:`delta_and_error_scalar` as arrays of the shape of ``e``."""
+        found = self.delta_and_error_scalar(float(e.flat[0]))
+        if found is None:
+            return None
+        return np.full(e.shape, found[0]), np.full(e.shape, found[1])
+
+    def delta_and_error_scalar(self, v: float) -> tuple[float, float] | None:
+        """:meth:`delta_and_error` at one ``eps`` in Python floats on the
+        monotone path (scalar kernel; equal to rounding); None where that path
+        does not serve."""
+        if self.kernel.full is None or not v >= 0.0 or self._check.rises:
             return None
         found = self.kernel.point(v)
         if found is None:
@@ -740,21 +759,26 @@ class EdgeworthPairCurve:
         err = ERROR_SAFETY * gap + abs(repaired - raw) + self._identity_gap(v, sf_p)
         if raw < 0.0 or self.info["zero_mass_tail_eps"] is not None:
             self._warn_delta(
-                e,
-                np.full(e.shape, repaired),
-                np.full(e.shape, raw),
-                np.full(e.shape, max(sf_q, sf_p)),
+                np.array([v]),
+                np.array([repaired]),
+                np.array([raw]),
+                np.array([max(sf_q, sf_p)]),
             )
-        return np.full(e.shape, repaired), np.full(e.shape, err)
+        return repaired, err
 
     def _identity_gap(self, e: float, weighted_sf_p: float) -> float:
         """The pair-identity term of the estimate at one point (see
         :meth:`_order_gap`); ``inf`` where the Q-law's cumulant series diverges
         (:meth:`_diverges`)."""
-        at = np.array([e])
-        if self._diverges(at)[0]:
+        law = self.law_q
+        if series_diverges_point(self._series_q_point, (e - law.mean) / law.sd):
             return math.inf
-        return abs(weighted_sf_p - float(self.kernel.p_term_from_q(at)[0]))
+        return abs(weighted_sf_p - self.kernel.p_term_point(e))
+
+    @functools.cached_property
+    def _series_q_point(self) -> tuple[float, ...]:
+        """``series_q`` as Python floats (the one-point divergence check)."""
+        return tuple(self.series_q.tolist())
 
     def _order_gap(self, e: FloatArray) -> FloatArray:
         """The order-gap and pair-identity terms of :meth:`delta_and_error` at ``e``."""
@@ -850,7 +874,10 @@ class EdgeworthPairCurve:
         r"""``(epsilon(delta), estimate of its absolute error)``: the delta
         estimate of :meth:`delta_and_error` at :math:`\hat\varepsilon` divided
         by :math:`|\tilde\delta'(\hat\varepsilon)|` (the closed-form slope, from
-        the root's last Newton step); ``inf`` where the slope vanishes."""
+        the root's last Newton step); ``inf`` where the slope vanishes, and
+        where the error band :math:`\hat\varepsilon` + estimate reaches the end
+        :math:`\varepsilon^*` of an empty upper tail of the Q-expansion below
+        the loss's own end (:meth:`_tail_end_error`)."""
         d = np.asarray(delta, dtype=np.float64)
         if d.size == 1 and self.kernel.full is not None:
             found = self._epsilon_and_error_point(d)
@@ -866,17 +893,45 @@ class EdgeworthPairCurve:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             err = np.where(gap > 0.0, gap / np.abs(np.ravel(slope)), 0.0)
         err = np.where(np.isnan(err), np.inf, err)
+        err = self._tail_end_error(flat, err)
         return eps, err.reshape(np.shape(eps))
+
+    def _tail_end_error(self, eps: FloatArray, err: FloatArray) -> FloatArray:
+        r"""``err``, or ``inf`` where :math:`\hat\varepsilon + \text{err} \ge
+        \varepsilon^*` (``zero_mass_tail_eps``) while the composed loss reaches
+        beyond :math:`\varepsilon^*`.
+
+        Above :math:`\varepsilon^*` the Q-expansion has no mass, so its profile
+        falls to 0 there however heavy the true tail is; an answer whose error
+        band reaches :math:`\varepsilon^*` is set by the end of the expansion,
+        not by the law. Atom-dominated compositions put answers exactly there:
+        Laplace steps (atoms at :math:`\pm\mu`, a bounded loss) make the
+        Q-law strongly left-skewed, its order-2 expansion reaches 1 at
+        :math:`\varepsilon^*`, and deep-tail targets all solve to
+        :math:`\varepsilon^*` (Laplace(2.84) x 30 with rare subsampled-Gaussian
+        steps, delta = 2.4e-10: 79.39 where the certified value is 85.11, the
+        delta-error estimate there 3e6 times delta, its linearisation 3.3).
+        The true eps may lie anywhere beyond: the estimate cannot tell."""
+        star = self.info["zero_mass_tail_eps"]
+        if star is None or star >= self.info["loss_upper"]:
+            return err
+        return np.where(eps + err >= star, np.inf, err)
 
     def _epsilon_and_error_point(
         self, d: FloatArray
     ) -> tuple[FloatArray, FloatArray] | None:
-        """:meth:`epsilon_and_error` for one target on the monotone path (scalar
-        kernel); None where that path does not serve."""
-        check = self._check
-        if check.rises:
+        """:meth:`epsilon_and_error_scalar` as arrays of the shape of ``d``."""
+        found = self.epsilon_and_error_scalar(float(d.flat[0]))
+        if found is None:
             return None
-        target = float(d.flat[0])
+        return np.full(d.shape, found[0]), np.full(d.shape, found[1])
+
+    def epsilon_and_error_scalar(self, target: float) -> tuple[float, float] | None:
+        """:meth:`epsilon_and_error` for one target in Python floats on the
+        monotone path (scalar kernel); None where that path does not serve."""
+        check = self._check
+        if self.kernel.full is None or check.rises:
+            return None
         vals = check.raw
         j = int(np.searchsorted(check.neg_raw, -target, side="left"))
         if not 0 < j < vals.size:
@@ -906,11 +961,14 @@ class EdgeworthPairCurve:
             err = gap / slope if slope > 0.0 else math.inf
         else:
             err = 0.0
+        star = self.info["zero_mass_tail_eps"]
+        if star is not None and star < self.info["loss_upper"] and eps + err >= star:
+            err = math.inf  # the band reaches the empty tail (_tail_end_error)
         if self.info["zero_mass_tail_eps"] is not None:
             self._warn_empty_tail(
                 np.array([eps]), 1e-9 * max(1.0, abs(self.info["zero_mass_tail_eps"]))
             )
-        return np.full(d.shape, eps), np.full(d.shape, err)
+        return eps, err
 
     def _log_profile_point(self, x: float) -> tuple[float, float] | None:
         """:meth:`_log_profile` at one point (Python floats; raises

@@ -97,6 +97,7 @@ class _Fit:
     grid: FloatArray
     log_f_grid: FloatArray
     log_s_grid: FloatArray
+    normal_fallback: bool = False  # nowhere a valid CDF: the standard normal
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ class EdgeworthDistribution:
         lams = tuple(float(v) for v in values[:order])
         object.__setattr__(self, "lambdas", lams)
         object.__setattr__(self, "order", order)
-        object.__setattr__(self, "_fit", _fit(lams, order))
+        object.__setattr__(self, "_fit", _checked_fit(lams, order))
 
     @classmethod
     def from_cumulants(
@@ -181,19 +182,17 @@ class EdgeworthDistribution:
         dist = object.__new__(cls)
         object.__setattr__(dist, "lambdas", lams)
         object.__setattr__(dist, "order", order)
-        object.__setattr__(dist, "_fit", _fit(lams, order))
+        object.__setattr__(dist, "_fit", _checked_fit(lams, order))
         return dist
 
     @classmethod
-    def _trusted(
-        cls, lambdas: tuple[float, ...], order: int, warn: bool = True
-    ) -> EdgeworthDistribution:
+    def _trusted(cls, lambdas: tuple[float, ...], order: int) -> EdgeworthDistribution:
         """The distribution for ``order`` and exactly ``order`` finite ``lambdas``,
-        unchecked; ``warn=False`` silences the nowhere-valid warning."""
+        unchecked and silent (the caller reports ``normal_fallback``)."""
         self = object.__new__(cls)
         object.__setattr__(self, "lambdas", lambdas)
         object.__setattr__(self, "order", order)
-        object.__setattr__(self, "_fit", _fit(lambdas, order, warn))
+        object.__setattr__(self, "_fit", _fit(lambdas, order))
         return self
 
     def valid_interval(self) -> tuple[float, float]:
@@ -762,26 +761,33 @@ def _coeff_function(
     return ev.fn, tuple(names.index(a) for a in ev.args)
 
 
-def _fit(lams: tuple[float, ...], order: int, warn: bool = True) -> _Fit:
+def _checked_fit(lams: tuple[float, ...], order: int) -> _Fit:
+    """:func:`_fit` for the public constructors: warns on the normal fallback."""
+    fit = _fit(lams, order)
+    if fit.normal_fallback:
+        warn_approximation(
+            f"EdgeworthDistribution(order={order}): the expansion is nowhere a "
+            "valid CDF for these cumulants; the standard normal is used instead. "
+            "accountants.Numerical serves this regime."
+        )
+    return fit
+
+
+def _fit(lams: tuple[float, ...], order: int) -> _Fit:
     r = _coeffs("edgeworth_cdf_poly_coeffs", lams, order)
     q = _coeffs("edgeworth_pdf_poly_coeffs", lams, order)
     cf = _coeffs("cornish_fisher_poly_coeffs", lams, order)
-    proto = _Fit(r, q, cf, -np.inf, np.inf, -np.inf, -np.inf, *([np.empty(0)] * 3))
+    empty = np.empty(0)
+    proto = _Fit(r, q, cf, -np.inf, np.inf, -np.inf, -np.inf, empty, empty, empty)
     interval = _valid_interval(proto)
+    fallback = interval is None
     if interval is None:
-        if warn:
-            warn_approximation(
-                f"EdgeworthDistribution(order={order}): the expansion is nowhere a "
-                "valid CDF for these cumulants; the standard normal is used instead. "
-                "accountants.Numerical serves this regime."
-            )
         r, q = np.zeros(1), np.ones(1)
-        proto = _Fit(r, q, cf, -np.inf, np.inf, -np.inf, -np.inf, *([np.empty(0)] * 3))
+        proto = _Fit(r, q, cf, -np.inf, np.inf, -np.inf, -np.inf, empty, empty, empty)
         interval = (-np.inf, np.inf)
     a, b = interval
-    empty = np.empty(0)
     if a == -np.inf and b == np.inf:
-        return _Fit(r, q, cf, a, b, -np.inf, -np.inf, empty, empty, empty)
+        return _Fit(r, q, cf, a, b, -np.inf, -np.inf, empty, empty, empty, fallback)
     f_ab, s_ab = _raw_tails(proto, np.array([a, b]))
     with np.errstate(divide="ignore"):
         log_fa = float(np.log(max(float(f_ab[0]), 0.0)))
@@ -790,7 +796,6 @@ def _fit(lams: tuple[float, ...], order: int, warn: bool = True) -> _Fit:
         log_fa = -np.inf
     if b == np.inf:
         log_sb = -np.inf
-    empty = np.empty(0)
     return _Fit(r, q, cf, a, b, log_fa, log_sb, empty, empty, empty)
 
 

@@ -17,6 +17,7 @@ from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants.saddlepoint import formulas as F
+from symfdp.accountants.saddlepoint.pair import warn_if_skewed
 
 #: K''' comes from a forward difference of K'' with relative step 1e-5.
 RTOL_SKEW = 1e-3
@@ -118,6 +119,6 @@ def test_threshold_is_documented_value():
     assert F.SKEWNESS_MAX == 1.0
     with warnings.catch_warnings():
         warnings.simplefilter("error", ApproximationWarning)
-        F.warn_if_skewed(1.0, "delta(eps)")  # at the threshold: silent
+        warn_if_skewed(1.0, "delta(eps)")  # at the threshold: silent
     with pytest.warns(ApproximationWarning, match="skewness 1.01 > 1"):
-        F.warn_if_skewed(1.01, "delta(eps)")
+        warn_if_skewed(1.01, "delta(eps)")

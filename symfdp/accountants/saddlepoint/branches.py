@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from symfdp._warnings import warn_approximation
 from symfdp.accountants.saddlepoint.records import Regions
 from symfdp.mechanisms.base import FloatArray
 
@@ -40,15 +39,10 @@ def from_integral(
 
 
 def repair(
-    delta: FloatArray, eps: FloatArray, log_p_mass: float, warn: bool
-) -> FloatArray:
-    """Clip into ``[max(0, 1 - e^{eps + K(-1)}), 1]`` (with a warning)."""
+    delta: FloatArray, eps: FloatArray, log_p_mass: float
+) -> tuple[FloatArray, bool]:
+    """``delta`` clipped into ``[max(0, 1 - e^{eps + K(-1)}), 1]``, and whether
+    any value was outside (by more than 1e-12 relative)."""
     floor = np.maximum(-np.expm1(np.minimum(eps + log_p_mass, 0.0)), 0.0)
     bad = (delta > 1.0 + 1e-12) | (delta < floor * (1.0 - 1e-12))
-    if warn and bad.any():
-        warn_approximation(
-            "SaddlePoint: delta(eps) left [max(0, 1 - e^eps), 1]; clipped into "
-            "it. The approximation is outside its valid regime here "
-            "(accountants.Numerical gives certified values)."
-        )
-    return np.minimum(np.maximum(delta, floor), 1.0)
+    return np.minimum(np.maximum(delta, floor), 1.0), bool(bad.any())

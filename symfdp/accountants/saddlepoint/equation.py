@@ -343,7 +343,7 @@ class SaddleGrid:
             s_end = float(last.s[0])
             if s_end >= limit or self.degenerate(last, side):
                 return False
-            log1, log2, _ = log_integrals(last, side, np.zeros(1, bool), 2, False)
+            log1, log2, *_ = log_integrals(last, side, np.zeros(1, bool), 2)
             if min(log1[0], log2[0]) < LOG_NEGLIGIBLE:
                 return False
             stage = np.geomspace(s_end, 4.0 * s_end, STAGE_POINTS + 1)[1:]

@@ -10,14 +10,14 @@ in :mod:`symfdp.accountants.saddlepoint`). Values at the saddle points come as a
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any, Final, cast
 
 import numpy as np
 
-from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint.records import SaddleValues
-from symfdp.mechanisms.base import FloatArray
+from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.compile import _evaluator, register_derivation
 
 _DEPS: Final = ("symfdp.symbolic.saddlepoint", "symfdp.symbolic.symbols")
@@ -160,12 +160,30 @@ def log_delta2_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray
 
 
 # ----------------------------------------------------------------- estimates
+@dataclass(frozen=True)
+class IntegralRepairs:
+    """What :func:`log_integrals` repaired (the pair curve decides how to warn).
+
+    Attributes:
+        beyond_search: Saddle points beyond the searched range (with a Chernoff
+            bound above ``LOG_WARN_FLOOR``) took the Chernoff bound.
+        above_chernoff: The estimate of the reported order exceeded the Chernoff
+            bound and was lowered to it.
+        terms_lost: The two Gaussian terms of delta_hat_2 cancelled to 8 digits;
+            delta_hat_1 was used (order 2 only).
+    """
+
+    beyond_search: bool
+    above_chernoff: bool
+    terms_lost: bool
+
+
 def log_integrals(
-    vals: SaddleValues, side: str, capped: Any, order: int, warn: bool
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    r"""``(log I_1, log I_2, log C)``: the two approximations of the contour
-    integral and the Chernoff bound, repaired as in
-    :mod:`symfdp.accountants.saddlepoint` (``order``: whose repairs warn)."""
+    vals: SaddleValues, side: str, capped: Any, order: int
+) -> tuple[FloatArray, FloatArray, FloatArray, IntegralRepairs]:
+    r"""``(log I_1, log I_2, log C, repairs)``: the two approximations of the
+    contour integral and the Chernoff bound, repaired as in
+    :mod:`symfdp.accountants.saddlepoint` (``order``: whose repairs are reported)."""
     kk, eps, t, m, v, s = vals.K, vals.eps, vals.t, vals.m, vals.v, vals.s
     log_c = kk - eps * t + log_kernel_max(s)
     # A tilted variance of 0 (point mass) takes the Chernoff bound, as capped ones.
@@ -178,41 +196,29 @@ def log_integrals(
         log2 = np.where(lost, log1, la + np.log(-np.expm1(np.where(lost, -1.0, gap))))
     over1 = (log1 > log_c + 1e-12) & ~capped
     over2 = (log2 > log_c + 1e-12) & ~capped
-    if warn:
-        if (capped & (log_c > LOG_WARN_FLOOR)).any():
-            warn_approximation(
-                "SaddlePoint: the saddle point lies beyond the searched range "
-                "(the tilted law is degenerate near the end of the support); "
-                "the contour integral was replaced by the Chernoff bound "
-                "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the last saddle point, an "
-                "upper bound. accountants.Numerical gives certified values."
-            )
-        if (over2 if order == 2 else over1).any():
-            warn_approximation(
-                "SaddlePoint: the estimate exceeded the Chernoff bound "
-                "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the saddle point (too few "
-                "compositions for the approximation); lowered to that bound. "
-                "accountants.Numerical gives certified values."
-            )
-        if order == 2 and (lost & ~capped).any():
-            warn_approximation(
-                "SaddlePoint: the two Gaussian terms of delta_hat_2 agree to 8 "
-                "digits (degenerate tilted law); delta_hat_1 used instead. "
-                "accountants.Numerical gives certified values."
-            )
+    repairs = IntegralRepairs(
+        beyond_search=bool((capped & (log_c > LOG_WARN_FLOOR)).any()),
+        above_chernoff=bool((over2 if order == 2 else over1).any()),
+        terms_lost=order == 2 and bool((lost & ~capped).any()),
+    )
     log1 = np.where(capped | over1, log_c, log1)
     log2 = np.where(capped | over2, log_c, log2)
-    return log1, log2, log_c
+    return log1, log2, log_c, repairs
 
 
 # ----------------------------------------------------------------- error bound
-def third_abs_moment(components: Components, t: Any) -> FloatArray:
-    r""":math:`P_t = \sum_i n_i E|\tilde L_i - E\tilde L_i|^3` under the tilted
-    laws :math:`\propto e^{tl}\,dQ_{L_i}(l)` (CF-S7), from each mechanism's
-    :meth:`~symfdp.mechanisms.Mechanism.tilted_abs_moment3`; warns when a rule's
-    tilted mean misses :math:`K_i'(t)` by :math:`10^{-6}` sd."""
+def third_abs_moment(
+    components: Components, t: Any
+) -> tuple[FloatArray, list[Mechanism]]:
+    r"""``(P_t, unresolved)``: :math:`P_t = \sum_i n_i E|\tilde L_i -
+    E\tilde L_i|^3` under the tilted laws :math:`\propto e^{tl}\,dQ_{L_i}(l)`
+    (CF-S7), from each mechanism's
+    :meth:`~symfdp.mechanisms.Mechanism.tilted_abs_moment3`, and the mechanisms
+    whose rule's tilted mean misses :math:`K_i'(t)` by :math:`10^{-6}` sd (their
+    term is approximate)."""
     tt = np.asarray(t, dtype=np.float64).reshape(-1)
     total = np.zeros(tt.shape)
+    unresolved: list[Mechanism] = []
     level = np.floor(np.log(1.0 + np.abs(tt)) / np.log(4.0))
     level = np.where(level < 3, 0, level)
     for lv in np.unique(level):
@@ -223,12 +229,8 @@ def third_abs_moment(components: Components, t: Any) -> FloatArray:
             _, k1, k2 = m.cgf_derivatives(tt[idx], "Q")
             sd = np.sqrt(np.maximum(np.asarray(k2, dtype=np.float64), 0.0))
             if np.any(np.abs(np.asarray(mean) - k1) > 1e-6 * sd + 1e-12):
-                warn_approximation(
-                    f"SaddlePoint: the quadrature rule of {m!r} does not resolve "
-                    "its tilted law at the saddle point; the CF-S7 error bound "
-                    "there is approximate."
-                )
-    return cast(FloatArray, total.reshape(np.shape(t)))
+                unresolved.append(m)
+    return cast(FloatArray, total.reshape(np.shape(t))), unresolved
 
 
 def log_error_bound(vals: SaddleValues, p3: FloatArray) -> FloatArray:
@@ -251,18 +253,3 @@ def skewness(vals: SaddleValues) -> FloatArray:
     with np.errstate(divide="ignore", invalid="ignore"):
         lam3 = np.abs(k3) / vals.v**1.5
     return np.where(np.isfinite(lam3), lam3, 0.0)
-
-
-def warn_if_skewed(skew: float, what: str) -> None:
-    r"""One :class:`~symfdp.ApproximationWarning` when ``skew`` (the largest
-    :func:`skewness` at the evaluated points) exceeds ``SKEWNESS_MAX`` (see
-    :mod:`symfdp.accountants.saddlepoint`, valid range)."""
-    if skew > SKEWNESS_MAX:
-        warn_approximation(
-            f"SaddlePoint: {what} is outside the approximation's valid range: "
-            "the tilted privacy loss at the saddle point is far from normal "
-            f"(skewness {skew:.3g} > {SKEWNESS_MAX:g}), so delta may be off by 10% "
-            "or more. This is the regime of few effective compositions, e.g. the "
-            "add pair of a subsampled mechanism with a small expected number of "
-            "samples n*p. Use accountants.Numerical for certified values."
-        )

@@ -12,10 +12,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from symfdp._warnings import warn_approximation
+from symfdp.accountants._atom_term import atom_term
 from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
 from symfdp.accountants.saddlepoint import orders as O
+from symfdp.accountants.saddlepoint import scalar as S
 from symfdp.accountants.saddlepoint.equation import (
     MAX_ITER,
     RTOL,
@@ -48,6 +50,46 @@ EPS_STEP = 1e-5
 NEWTON_STEPS = 12
 
 
+def _warn_repairs(r: F.IntegralRepairs) -> None:
+    """The warnings of the repairs :func:`~.formulas.log_integrals` reports."""
+    if r.beyond_search:
+        warn_approximation(
+            "SaddlePoint: the saddle point lies beyond the searched range "
+            "(the tilted law is degenerate near the end of the support); "
+            "the contour integral was replaced by the Chernoff bound "
+            "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the last saddle point, an "
+            "upper bound. accountants.Numerical gives certified values."
+        )
+    if r.above_chernoff:
+        warn_approximation(
+            "SaddlePoint: the estimate exceeded the Chernoff bound "
+            "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the saddle point (too few "
+            "compositions for the approximation); lowered to that bound. "
+            "accountants.Numerical gives certified values."
+        )
+    if r.terms_lost:
+        warn_approximation(
+            "SaddlePoint: the two Gaussian terms of delta_hat_2 agree to 8 "
+            "digits (degenerate tilted law); delta_hat_1 used instead. "
+            "accountants.Numerical gives certified values."
+        )
+
+
+def warn_if_skewed(skew: float, what: str) -> None:
+    r"""One :class:`~symfdp.ApproximationWarning` when ``skew`` (the largest
+    tilted skewness at the evaluated points) exceeds ``F.SKEWNESS_MAX`` (see
+    :mod:`symfdp.accountants.saddlepoint`, valid range)."""
+    if skew > F.SKEWNESS_MAX:
+        warn_approximation(
+            f"SaddlePoint: {what} is outside the approximation's valid range: "
+            "the tilted privacy loss at the saddle point is far from normal "
+            f"(skewness {skew:.3g} > {F.SKEWNESS_MAX:g}), so delta may be off by "
+            "10% or more. This is the regime of few effective compositions, e.g. "
+            "the add pair of a subsampled mechanism with a small expected number "
+            "of samples n*p. Use accountants.Numerical for certified values."
+        )
+
+
 def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
     """Upper-side values at ``s`` from the rows of K and its derivatives there
     (at least three; ``eps(s)`` explicit, ``k3`` set)."""
@@ -55,12 +97,13 @@ def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
     return SaddleValues(s, s, d[0], d[1], d[2], eps, d[3])
 
 
-def _spread(rows: FloatArray, lam3: FloatArray) -> FloatArray:
+def _spread(rows: FloatArray, lam3: FloatArray, atom: FloatArray) -> FloatArray:
     """``ERROR_SAFETY`` times the spread of the orders' estimates (rows), at
-    least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one; ``inf`` where
-    ``lam3`` exceeds ``F.SKEWNESS_MAX``."""
+    least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one, plus ``atom`` (the
+    atom term of :mod:`~symfdp.accountants._atom_term`); ``inf`` where ``lam3``
+    exceeds ``F.SKEWNESS_MAX``."""
     spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
-    err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0]))
+    err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0])) + atom
     return np.where(lam3 > F.SKEWNESS_MAX, np.inf, err)
 
 
@@ -116,7 +159,9 @@ class SaddlePointPairCurve:
         integrals, the Chernoff bound, where the expansion is sound (finite terms,
         above ``RHO_FLOOR``), the tilted skewness and the Chernoff-capped points."""
         base = 1 if self.order == 1 else 2
-        log1, log2, log_c = F.log_integrals(vals, side, capped, base, warn)
+        log1, log2, log_c, repairs = F.log_integrals(vals, side, capped, base)
+        if warn:
+            _warn_repairs(repairs)
         top = max(orders)
         capped = np.asarray(capped, dtype=bool) | ~(vals.v > 0.0)
         usable = ~capped & (log2 < log_c)
@@ -167,7 +212,14 @@ class SaddlePointPairCurve:
 
         def chosen(j: int, warn_j: bool) -> FloatArray:
             d = B.from_integral(logs[j], eps, side, self.log_p_mass)
-            return B.repair(d, eps, self.log_p_mass, warn_j)
+            d, outside = B.repair(d, eps, self.log_p_mass)
+            if warn_j and outside:
+                warn_approximation(
+                    "SaddlePoint: delta(eps) left [max(0, 1 - e^eps), 1]; clipped "
+                    "into it. The approximation is outside its valid regime here "
+                    "(accountants.Numerical gives certified values)."
+                )
+            return d
 
         delta = chosen(self.order, warn)
         skew = self._skew(vals, logs[self.order], delta, capped) if check else 0.0
@@ -201,7 +253,7 @@ class SaddlePointPairCurve:
         r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``;
         warns once outside the valid range."""
         out, skew = self._delta(eps, check=True)
-        F.warn_if_skewed(skew, "delta(eps)")
+        warn_if_skewed(skew, "delta(eps)")
         return out
 
     def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -210,16 +262,31 @@ class SaddlePointPairCurve:
         The estimate is ``ERROR_SAFETY`` times the spread :math:`\max_k
         \hat\delta_k - \min_k \hat\delta_k` over the orders :math:`k = J, \dots,
         J +` ``ERROR_ORDERS`` (several: odd terms nearly vanish near the tilted
-        mean), at least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value;
-        0 where delta is exact, the value at Chernoff-capped points, ``inf`` where
-        the expansion diverged. No validity warning is emitted here.
+        mean), at least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value,
+        plus the atom term (:func:`~symfdp.accountants._atom_term.atom_term`: the
+        excess modulus of the tilted characteristic function over the normal one,
+        which no order sees); 0 where delta is exact, the value at
+        Chernoff-capped points, ``inf`` where the expansion diverged. No validity
+        warning is emitted here.
         """
-        rows, _, kind, lam3 = self._delta_orders(eps, False, ERROR_ORDERS)
-        err = _spread(rows, lam3)
+        rows, _, kind, lam3, atom = self._delta_orders(eps, False, ERROR_ORDERS)
+        err = _spread(rows, lam3, atom)
         err = np.where(kind == 0, 0.0, err)
         err = np.where(kind == 1, rows[0], err)
         err = np.where(kind == 3, np.inf, err)
         return rows[0], np.where(np.isnan(err), np.inf, err)
+
+    def delta_and_error_scalar(self, eps: float) -> tuple[float, float] | None:
+        """:meth:`delta_and_error` at one finite ``eps`` in Python floats
+        (:mod:`~symfdp.accountants.saddlepoint.scalar`; equal to rounding), or
+        None where only the array path serves the point."""
+        return S.delta_and_error_scalar(self, eps)
+
+    def epsilon_and_error_scalar(self, delta: float) -> tuple[float, float] | None:
+        """:meth:`epsilon_and_error` at one ``delta`` in (0, 1) in Python floats
+        (:mod:`~symfdp.accountants.saddlepoint.scalar`), or None where only the
+        array path serves the point."""
+        return S.epsilon_and_error_scalar(self, delta)
 
     def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
         r"""``(epsilon(delta), error estimate)`` for validated ``delta`` in (0, 1):
@@ -229,7 +296,7 @@ class SaddlePointPairCurve:
         d = np.asarray(delta, dtype=np.float64)
         flat = d.reshape(-1)
         eps, err, skew = self._epsilon(flat, ERROR_ORDERS)
-        F.warn_if_skewed(skew, "epsilon(delta)")
+        warn_if_skewed(skew, "epsilon(delta)")
         rest = np.isnan(err)
         if rest.any():
             err[rest] = self._epsilon_error_at(eps[rest])
@@ -240,9 +307,9 @@ class SaddlePointPairCurve:
         (slope by a forward difference at relative step ``EPS_STEP``)."""
         h = EPS_STEP * np.maximum(1.0, np.abs(e))
         both = np.concatenate((e, e + h))
-        rows, _, kind, lam3 = self._delta_orders(both, False, ERROR_ORDERS)
+        rows, _, kind, lam3, atom = self._delta_orders(both, False, ERROR_ORDERS)
         size = e.size
-        gap = _spread(rows[:, :size], lam3[:size])
+        gap = _spread(rows[:, :size], lam3[:size], atom[:size])
         gap = np.where(kind[:size] == 1, rows[0, :size], gap)
         slope = np.abs(rows[0, size:] - rows[0, :size]) / h
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -253,21 +320,22 @@ class SaddlePointPairCurve:
     def _delta(self, eps: ArrayLike, check: bool) -> tuple[FloatArray, float]:
         """:meth:`delta` without the validity warning, and the largest skewness
         (``check``; else 0)."""
-        rows, skew, _, _ = self._delta_orders(eps, check, 0)
+        rows, skew, *_ = self._delta_orders(eps, check, 0)
         return rows[0], skew
 
     def _delta_orders(
         self, eps: ArrayLike, check: bool, extra: int
-    ) -> tuple[FloatArray, float, FloatArray, FloatArray]:
-        r"""``(rows, skew, kind, lam3)``: the estimates of orders ``order .. order +
-        extra``, the largest skewness (``check``), the kind of each value (0 exact,
-        1 Chernoff cap, 2 expansion, 3 expansion with non-finite higher terms) and
-        :math:`\lambda_3` (with ``extra``, else 0)."""
+    ) -> tuple[FloatArray, float, FloatArray, FloatArray, FloatArray]:
+        r"""``(rows, skew, kind, lam3, atom)``: the estimates of orders ``order ..
+        order + extra``, the largest skewness (``check``), the kind of each value
+        (0 exact, 1 Chernoff cap, 2 expansion, 3 expansion with non-finite higher
+        terms), :math:`\lambda_3` and the atom term (both with ``extra``, else 0)."""
         e = np.asarray(eps, dtype=np.float64)
         flat = e.reshape(-1)
         out = np.zeros((extra + 1, flat.size))
         kind = np.zeros(flat.shape)
         lam3 = np.zeros(flat.shape)
+        atom = np.zeros(flat.shape)
         skew = 0.0
         reg = self._regions(flat)
         out[:, reg.full] = B.below_support(flat[reg.full], self.log_p_mass)
@@ -279,6 +347,11 @@ class SaddlePointPairCurve:
                 out[:, reg.side(side)] = [est.delta, *est.more]
                 skew = max(skew, est.skew)
                 lam3[reg.side(side)] = est.lam3
+                if extra:
+                    v = est.vals
+                    atom[reg.side(side)] = atom_term(
+                        self.components, v.t, v.K - v.t * v.eps
+                    )
                 kind[reg.side(side)] = np.where(
                     np.asarray(est.capped, dtype=bool),
                     1.0,
@@ -292,6 +365,7 @@ class SaddlePointPairCurve:
             skew,
             kind.reshape(e.shape),
             lam3.reshape(e.shape),
+            atom.reshape(e.shape),
         )
 
     @functools.cached_property
@@ -342,7 +416,14 @@ class SaddlePointPairCurve:
         r""":math:`P_t = \sum_i n_i E|\tilde L_i - E\tilde L_i|^3` under the tilted
         laws :math:`\propto e^{tl}\,dQ_{L_i}(l)` (CF-S7); warns when a quadrature
         rule's tilted mean misses :math:`K_i'(t)` by :math:`10^{-6}` sd."""
-        return F.third_abs_moment(self.components, t)
+        p3, unresolved = F.third_abs_moment(self.components, t)
+        for m in unresolved:
+            warn_approximation(
+                f"SaddlePoint: the quadrature rule of {m!r} does not resolve "
+                "its tilted law at the saddle point; the CF-S7 error bound "
+                "there is approximate."
+            )
+        return p3
 
     def delta_error_bound(self, eps: ArrayLike) -> FloatArray:
         r"""The CF-S7 bound on :math:`|\delta(\varepsilon) - \hat\delta_2(\varepsilon)|`
@@ -376,7 +457,7 @@ class SaddlePointPairCurve:
         the valid range."""
         d = np.asarray(delta, dtype=np.float64)
         out, _, skew = self._epsilon(d.reshape(-1), 0)
-        F.warn_if_skewed(skew, "epsilon(delta)")
+        warn_if_skewed(skew, "epsilon(delta)")
         return out.reshape(d.shape)
 
     def _epsilon(
@@ -657,14 +738,22 @@ class SaddlePointPairCurve:
                     stop |= h_i - l_i <= RTOL * s
                     done |= act & stop
                     new = np.where(inside, new, np.sqrt(l_i * h_i))
-                    out = act & ~stop & (np.abs(new - x) > TAYLOR_STEP * x)
+                    near = np.abs(new - x) <= TAYLOR_STEP * x
+                    out = act & ~stop & ~near
+                    # A stopped entry takes its last Newton step (inside the
+                    # bracket and the Taylor reach): |f - target| <= 1e-10
+                    # becomes ~1e-20, eps exact to rounding.
+                    finish = act & stop & inside & near
                 leave |= out
                 nxt = np.where(out, new, nxt)
-                move = act & ~stop & ~out
+                cont = act & ~stop & ~out
+                move = cont | finish
                 if not move.any():
                     break
                 s = np.where(move, new, s)
                 d = taylor_shift(d0, s - x)
+                if not cont.any():
+                    break
             keep = done
             s_out[idx[keep]] = s[keep]
             d_out[:, idx[keep]] = d[:, keep]
@@ -700,14 +789,13 @@ class SaddlePointPairCurve:
             vals, "upper", np.zeros(both.shape, bool), orders, True, d[2:]
         )
         rows = np.array(
-            [
-                B.repair(np.exp(logs[j]), vals.eps, self.log_p_mass, False)
-                for j in orders
-            ]
+            [B.repair(np.exp(logs[j]), vals.eps, self.log_p_mass)[0] for j in orders]
         )
         capped = np.asarray(capped, dtype=bool)[:size]
         good = ok[:size] | (self.order + extra <= 2)
-        gap = _spread(rows[:, :size], lam3[:size])
+        at = vals.take(slice(0, size))
+        atom = atom_term(self.components, at.t, at.K - at.t * at.eps)
+        gap = _spread(rows[:, :size], lam3[:size], atom)
         gap = np.where(capped, rows[0, :size], gap)
         slope = np.abs(rows[0, size:] - rows[0, :size]) / (
             vals.eps[size:] - vals.eps[:size]
@@ -748,7 +836,7 @@ class SaddlePointPairCurve:
                 )
                 log_i = logs[self.order]
                 d = B.from_integral(log_i, e[keep], side, self.log_p_mass)
-                d = B.repair(d, e[keep], self.log_p_mass, False)
+                d = B.repair(d, e[keep], self.log_p_mass)[0]
                 if side == "lower":
                     d = self._join_split(d, warn=False)
                 no_skip = np.zeros(d.shape, bool)
@@ -793,5 +881,5 @@ class SaddlePointPairCurve:
         out = T.tradeoff_from_profile(
             lookup, a, eps, symmetric=self.symmetric, refine=False
         )
-        F.warn_if_skewed(self._table_skew, "tradeoff(alpha)")
+        warn_if_skewed(self._table_skew, "tradeoff(alpha)")
         return np.asarray(out, dtype=np.float64).reshape(a.shape)
