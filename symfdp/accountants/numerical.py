@@ -17,6 +17,8 @@ reproduce the paper's runtime tables.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 import math
 from typing import Any
@@ -25,8 +27,21 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._validation import check_choice, check_int, check_real
+from symfdp.accountants._blatant import split_blatant
 from symfdp.accountants._cumulant_sums import summed_cumulants
-from symfdp.accountants.base import Accountant, Components, loss_range
+from symfdp.accountants._fill_step import (
+    Estimate,
+    fill_step,
+    fills,
+    saddle_estimate,
+)
+from symfdp.accountants.base import (
+    Accountant,
+    Components,
+    Composed,
+    loss_range,
+    pair_compositions,
+)
 from symfdp.accountants.recursion import (
     PAPER_EPS_GRID,
     ROUNDINGS,
@@ -49,6 +64,11 @@ METHODS: tuple[str, ...] = ("fft", "recursion")
 #: Largest memory of the discretised components a curve keeps for its tilted
 #: compositions; larger compositions keep a recipe and rebuild them on demand.
 _KEEP_PARTS_BYTES = 2**28
+#: Largest multiple of ``eps_rel_tol`` that the direction which cannot reach the
+#: maximum at ``delta_ref`` is composed to (``Numerical._compose``): at most
+#: twice the step, where the width's h^2 law still held on the DP-SGD grid (at
+#: 2.8 times the step it was 4 times the prediction, SubsampledGaussian(2, 0.1)).
+LOOSE_TOL = 4.0
 
 
 class Numerical(Accountant):
@@ -58,9 +78,13 @@ class Numerical(Accountant):
     Args:
         eps_rel_tol: Target width of the certified bracket on
             :math:`\varepsilon(\delta_{ref})`, relative to
-            :math:`\max(\varepsilon, 1)`. The grid step starts at
-            :math:`h = \sigma_T\sqrt{2\,\mathrm{tol}/n}` (:mod:`symfdp.pld.grid`;
-            :math:`\sigma_T` from the cumulants); if the bracket obtained is wider
+            :math:`\max(\varepsilon, 1)`. For :math:`n/\mathrm{tol} \ge
+            10^7` the grid step starts where the predicted bracket,
+            :math:`n h^2 H_P(\varepsilon)/8`, is 0.75 of the target
+            (:mod:`symfdp.accountants._fill_step`; brackets at other deltas
+            may then be wider than the target), otherwise, or without a
+            prediction, at :math:`h = \sigma_T\sqrt{2\,\mathrm{tol}/n}`
+            (:mod:`symfdp.pld.grid`); if the bracket obtained is wider
             than the target, the step is shrunk (the width scales as
             :math:`h^2`) and the composition redone, at most ``refine`` times.
             The curve reports the bracket it certifies in any case.
@@ -139,6 +163,9 @@ class Numerical(Accountant):
         )
         self.refine = check_int("refine", refine, lo=0, hi=8)
         self.max_fft_size = check_int("max_fft_size", max_fft_size, lo=16)
+        #: The saddle-point estimate of the composition about to be made (set
+        #: on the copies that :meth:`_compose` makes, :meth:`_hinted`).
+        self._estimate: Estimate | None = None
 
     guarantee = "certified"
 
@@ -159,7 +186,98 @@ class Numerical(Accountant):
         """The grid step used for ``components`` (see ``eps_rel_tol``)."""
         if self.grid_step is not None:
             return align_step(components, self.grid_step)
-        return choose_step(components, self.eps_rel_tol)
+        rule = choose_step(components, self.eps_rel_tol)
+        fill = fill_step(
+            components, self.eps_rel_tol, self.delta_ref, rule, self._estimate
+        )
+        return rule if fill is None else align_step(components, fill)
+
+    def _compose(self, components: Components) -> Composed:
+        r"""Both directions of an asymmetric composition, the one whose
+        saddle-point eps at ``delta_ref`` is smaller composed to a looser
+        tolerance when it cannot reach the other's upper bound there.
+
+        The curve's eps is the maximum over the directions, so its bracket at
+        ``delta_ref`` is :math:`[\max(lo_1, lo_2), \max(hi_1, hi_2)]`: with
+        :math:`hi_2 \le hi_1` it is the first direction's, whatever the
+        width of the second. The second is composed to :math:`\mathrm{tol}_2 =
+        \min((hi_1 - \hat\varepsilon_2) / \max(\hat\varepsilon_2, 1),`
+        :data:`LOOSE_TOL` :math:`\mathrm{tol})` (its step fills that
+        width, :mod:`symfdp.accountants._fill_step`; no refinement), and again
+        to ``tol`` if its upper bound then exceeds :math:`hi_1`; its curve
+        carries the tolerance it was composed to, or the relative width it
+        reached if wider, so that its queries do not tilt for a width that
+        tilting cannot remove. Both brackets are certified at every delta;
+        elsewhere the second is wider where it is the larger. Other compositions:
+        one pair per direction as every accountant composes them.
+        """
+        plan = self._directions(components)
+        if plan is None:
+            return super()._compose(components)
+        directions, est = plan
+        top = 0 if est[0].eps >= est[1].eps else 1
+        other = 1 - top
+        d = np.array(self.delta_ref)
+        first = self._hinted(self.eps_rel_tol, est[top])._fft_pair(directions[top])
+        hi = float(first.epsilon_bounds(d)[1])
+        # The upper end of the second lies about 2/3 of its width above its
+        # eps (the dominating measure's share, FILL of the width predicted):
+        # a tolerance of the gap to hi_1 keeps it below hi_1 by a factor 2.
+        gap = (hi - est[other].eps) / max(est[other].eps, 1.0)
+        second = None
+        if gap > self.eps_rel_tol and math.isfinite(hi):
+            tol = min(gap, LOOSE_TOL * self.eps_rel_tol)
+            # No refinement of this one: if it is too wide, compose to tol.
+            cand = self._hinted(tol, est[other], 0)._fft_pair(directions[other])
+            c_lo, c_hi = (float(x) for x in cand._plain_epsilon_bounds(d))
+            if c_hi <= hi:
+                # Its queries tilt only for a bracket wider than it reached
+                # (tilting removes round-off, not discretisation error).
+                reached = 1.01 * (c_hi - c_lo) / max(c_lo, 1.0)
+                second = dataclasses.replace(cand, eps_rel_tol=max(tol, reached))
+        if second is None:
+            second = self._hinted(self.eps_rel_tol, est[other])._fft_pair(
+                directions[other]
+            )
+        pairs = (first, second) if top == 0 else (second, first)
+        return Composed(pairs, False)
+
+    def _directions(
+        self, components: Components
+    ) -> tuple[tuple[Components, Components], tuple[Estimate, Estimate]] | None:
+        """The two directions of an asymmetric FFT composition whose step is
+        predicted (:func:`~symfdp.accountants._fill_step.fills`), without
+        blatant outcomes or a loss without variance (which :meth:`_pair` treats
+        apart), and their saddle-point estimates; None for any other
+        composition."""
+        if self._method != "fft" or self.grid_step is not None:
+            return None
+        if all(m.is_symmetric for m, _ in components):
+            return None
+        if not fills(components, self.eps_rel_tol, self.delta_ref):
+            return None
+        directions = pair_compositions(components)
+        if len(directions) != 2:
+            return None
+        if any(split_blatant(c)[1] < 1.0 or self._is_identity(c) for c in directions):
+            return None
+        first = saddle_estimate(directions[0], self.delta_ref)
+        second = saddle_estimate(directions[1], self.delta_ref)
+        if first is None or second is None:
+            return None
+        return (directions[0], directions[1]), (first, second)
+
+    def _hinted(
+        self, tol: float, estimate: Estimate, refine: int | None = None
+    ) -> Numerical:
+        """A copy composing to ``eps_rel_tol = tol`` with ``estimate`` made
+        (and ``refine`` refinements, when given)."""
+        acc = copy.copy(self)
+        acc.eps_rel_tol = tol
+        acc._estimate = estimate
+        if refine is not None:
+            acc.refine = refine
+        return acc
 
     def _fft_pair(self, components: Components) -> CertifiedPairCurve:
         """Compose at the rule's step, then check the eps bracket at ``delta_ref``

@@ -19,7 +19,6 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -55,63 +54,77 @@ def cell_masses(m: Mechanism, edges: FloatArray, under: Under) -> CellMasses:
 def cell_masses_batch(
     m: Mechanism, edge_sets: Sequence[FloatArray], under: Under
 ) -> list[CellMasses]:
-    """:func:`cell_masses` for several edge arrays, with one survival function
-    and one CDF evaluation of the mechanism in all, each only where it is used.
-
-    The survival function is read at every :data:`_STRIDE`-th edge first; since
-    it is non-increasing, the edges left of the last sample above 1/2 need only
-    the CDF and those right of the first sample at or below 1/2 only the survival
-    function (the first edge always needs the CDF, the last the survival
-    function). Values not read are NaN and unused by :func:`_from_values`.
-    """
+    """:func:`cell_masses` for several edge arrays, with one evaluation of the
+    mechanism's survival function and one of its CDF in all, each only at the
+    edges where it is read (:func:`_values`)."""
     sizes = [e.size for e in edge_sets]
     flat = np.concatenate(edge_sets)
-    need_sf = np.zeros(flat.size, dtype=bool)
-    need_cdf = np.zeros(flat.size, dtype=bool)
-    starts = np.cumsum([0, *sizes])
-    probe = np.concatenate(
-        [np.arange(a, b, _STRIDE) for a, b in itertools.pairwise(starts)]
-    )
-    sf_probe = np.asarray(m.plrv_sf(flat[probe], under), dtype=np.float64).reshape(-1)
-    for a, b in itertools.pairwise(starts):
-        if b == a:
-            continue
-        at = (probe >= a) & (probe < b)
-        idx, vals = probe[at], sf_probe[at]
-        low = idx[vals > 0.5]  # the CDF suffices up to the last of these
-        split = int(low[-1]) if low.size else a
-        need_cdf[a : min(b, split + _STRIDE + 1)] = True
-        need_sf[split:b] = True
-        need_cdf[a] = True
-        need_sf[b - 1] = True
-    sf_all = _read(m.plrv_sf, flat, need_sf, under)
-    # Cells left of the split read the CDF (sf > 1/2 there); a survival value
-    # above 1/2 right of it (round-off) is served too.
-    for a, b in itertools.pairwise(starts):
-        lower = ~(sf_all[a : b - 1] <= 0.5)
-        extra = np.zeros(b - a, dtype=bool)
-        extra[:-1] |= lower
-        extra[1:] |= lower
-        extra &= ~need_cdf[a:b]
-        need_cdf[a:b] |= extra
-    cdf_all = _read(m.plrv_cdf, flat, need_cdf, under)
+    cdf_all, sf_all = _values(m, flat, sizes, under)
     out = []
-    for a, b in itertools.pairwise(starts):
-        out.append(_from_values(cdf_all[a:b], sf_all[a:b]))
+    start = 0
+    for size in sizes:
+        stop = start + size
+        out.append(_from_values(cdf_all[start:stop], sf_all[start:stop]))
+        start = stop
     return out
 
 
-#: Stride of the first survival-function reads of :func:`cell_masses_batch`.
-_STRIDE = 64
+#: Every this many edges one survival function value is probed, to tell
+#: whether most cells lie in the upper half of the law.
+_PROBE = 64
+#: Fewer edges than this are evaluated by both functions.
+_SPLIT_MIN = 4096
+#: Edges whose CDF is below 1/2 by more than this have a survival function
+#: above 1/2 (the two add up to 1, each accurate to far better than this).
+_BAND = 1e-9
 
 
-def _read(fn: Any, flat: FloatArray, need: Any, under: Under) -> FloatArray:
-    """``fn(flat, under)`` where ``need`` holds, NaN elsewhere."""
-    out = np.full(flat.size, np.nan)
+def _values(
+    m: Mechanism, flat: FloatArray, sizes: Sequence[int], under: Under
+) -> tuple[FloatArray, FloatArray]:
+    """CDF and survival function values at the edges :func:`_from_values` reads
+    (NaN elsewhere): the survival function at the edges of cells whose left
+    edge has it at most 1/2 and at the last edge, the CDF at the edges of the
+    other cells, at the first edge and at the switching cell's left edge.
+
+    The function that covers most edges (per a probe of every ``_PROBE``-th
+    survival function value) is evaluated everywhere and classifies the cells;
+    when that is the CDF, the survival function is evaluated wherever the CDF
+    is at least ``1/2 - _BAND`` (and two edges above), and elsewhere read as
+    above 1/2: the cells are classified as from the survival function alone.
+    """
+    if flat.size < _SPLIT_MIN:  # both everywhere: the probe would cost more
+        cdf = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
+        return cdf, np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
+    probe = np.asarray(m.plrv_sf(flat[::_PROBE], under), dtype=np.float64)
+    bounds = np.cumsum([0, *sizes])
+    if np.mean(probe.reshape(-1) <= 0.5) >= 0.5:
+        sf = np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
+        need = np.zeros(flat.size, dtype=bool)
+        for start, stop in itertools.pairwise(bounds):
+            lower = ~(sf[start : stop - 1] <= 0.5)
+            need[start : stop - 1] |= lower
+            need[start + 1 : stop] |= lower
+            need[start] = True
+            if not lower.all():
+                need[start + int(np.argmin(lower))] = True  # the switching cell
+        cdf = np.full(flat.size, np.nan)
+        if need.any():
+            part = m.plrv_cdf(flat[need], under)
+            cdf[need] = np.asarray(part, dtype=np.float64).reshape(-1)
+        return cdf, sf
+    cdf = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
+    band = cdf >= 0.5 - _BAND
+    # Each edge read has its right neighbour read too (a cell's two edges).
+    need = band.copy()
+    need[1:] |= band[:-1]
+    need[2:] |= band[:-2]
+    need[bounds[1:] - 1] = True  # the last edge of each set
+    sf = np.full(flat.size, np.nan)
     if need.any():
-        at = np.flatnonzero(need)
-        out[at] = np.asarray(fn(flat[at], under), dtype=np.float64).reshape(-1)
-    return out
+        part = m.plrv_sf(flat[need], under)
+        sf[need] = np.asarray(part, dtype=np.float64).reshape(-1)
+    return cdf, sf
 
 
 def _from_values(cdf: FloatArray, sf: FloatArray) -> CellMasses:

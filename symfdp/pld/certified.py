@@ -698,13 +698,13 @@ class CertifiedPairCurve:
     def _lower_plain(self) -> tuple[FloatArray, FloatArray]:
         """The dominated measure alone, and its inverse's envelope."""
         extra = np.zeros(self.lower.size + 1)
-        return extra, self.lower.envelope(extra)
+        return extra, self.lower.shifted_envelope(0.0)
 
     @functools.cached_property
     def _upper_plain(self) -> tuple[FloatArray, FloatArray]:
         """The dominating measure with its mass at infinity, and the envelope."""
         extra = np.full(self.upper.size + 1, self.inf_mass)
-        return extra, self.upper.envelope(extra)
+        return extra, self.upper.shifted_envelope(self.inf_mass)
 
     @functools.cached_property
     def _upper_bound_grid(self) -> tuple[FloatArray, FloatArray]:
@@ -759,23 +759,15 @@ class CertifiedPairCurve:
     @functools.cached_property
     def _plain_grids(self) -> tuple[_TiltGrids, _TiltGrids]:
         """:class:`_TiltGrids` of the plain bounds (first crossings of the
-        running minima, allowance at 0 and at its cap)."""
+        running minima, allowance at 0 and at its cap). A constant added to
+        every entry is added to the running minimum instead (rounding is
+        monotone: the same values bit for bit)."""
         cap = self.tail_rate
-        g0 = self.upper.grid_delta(self.upper_extra)
-        up = _TiltGrids(
-            self.upper,
-            self.upper_extra,
-            -np.minimum.accumulate(g0),
-            -np.minimum.accumulate(g0 + cap),
-        )
+        acc0 = np.minimum.accumulate(self.upper.grid_delta(self.upper_extra))
+        up = _TiltGrids(self.upper, self.upper_extra, -acc0, -(acc0 + cap))
         base = np.full(self.lower.size + 1, -self.lower_slack)
-        g0 = self.lower.grid_delta(base)
-        low = _TiltGrids(
-            self.lower,
-            base,
-            -np.minimum.accumulate(g0),
-            -np.minimum.accumulate(g0 - cap),
-        )
+        acc0 = self.lower.shifted_envelope(-self.lower_slack)
+        low = _TiltGrids(self.lower, base, -acc0, -(acc0 - cap))
         return up, low
 
     def _epsilon_wide(self, lo: FloatArray, hi: FloatArray) -> Any:

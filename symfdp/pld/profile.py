@@ -26,6 +26,7 @@ maximising point is where the P-mass above it,
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import cast
@@ -39,6 +40,9 @@ from symfdp.mechanisms.base import FloatArray
 #: every product of a mass >= 1e-300 with a discount factor a normal number
 #: (subnormal arithmetic is slow and imprecise).
 _BLOCK_SPAN = 10.0
+#: Blocks up to this length keep their discount factors cached (one entry:
+#: the two measures of a composition, summed one after the other, share them).
+_CACHED_BLOCK = 2**20
 
 
 def discounted_suffix_sums(q: FloatArray, h: float) -> FloatArray:
@@ -53,14 +57,45 @@ def discounted_suffix_sums(q: FloatArray, h: float) -> FloatArray:
     n = q.size
     out = np.empty(n)
     block = max(1, int(_BLOCK_SPAN / h))
+    # The discount factors of a full block, computed once (every block but the
+    # top one is full, and the top one has no carry).
+    m = min(block, n)
+    if m <= _CACHED_BLOCK:
+        down, up = _discounts(h, m)
+    else:
+        down, up = _discounts.__wrapped__(h, m)
     carry = 0.0
     for start in range(((n - 1) // block) * block, -1, -block):
         stop = min(start + block, n)
-        j = np.arange(stop - start) * h
-        part = np.cumsum((q[start:stop] * np.exp(-j))[::-1])[::-1]
-        out[start:stop] = part * np.exp(j) + carry * np.exp(j - (stop - start) * h)
+        part = np.cumsum((q[start:stop] * down[: stop - start])[::-1])[::-1]
+        out[start:stop] = part * up[: stop - start]
+        if carry:
+            if block <= _CACHED_BLOCK:
+                tail = _carry_discounts(h, block)
+            else:
+                tail = _carry_discounts.__wrapped__(h, block)
+            out[start:stop] += carry * tail[: stop - start]
         carry = out[start]
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _discounts(h: float, m: int) -> tuple[FloatArray, FloatArray]:
+    """``exp(-j h)`` and ``exp(j h)``, ``j < m`` (read-only; cached: the two
+    measures of a composition share their step and window)."""
+    j = np.arange(m) * h
+    down, up = np.exp(-j), np.exp(j)
+    down.setflags(write=False)
+    up.setflags(write=False)
+    return down, up
+
+
+@functools.lru_cache(maxsize=1)
+def _carry_discounts(h: float, block: int) -> FloatArray:
+    """``exp(j h - block h)``, ``j < block`` (read-only, cached)."""
+    val: FloatArray = np.exp(np.arange(block) * h - block * h)
+    val.setflags(write=False)
+    return val
 
 
 @dataclass(frozen=True)
@@ -127,16 +162,38 @@ class DiscreteProfile:
         with np.errstate(under="ignore", over="ignore"):
             return np.where(k < self.size, np.exp(-tk) * self.tilted[k], 0.0)
 
-    def grid_delta(self, extra: FloatArray | None = None) -> FloatArray:
-        r""":math:`\delta(t_j) (+ \text{extra})` at every lattice point."""
+    @functools.cached_property
+    def _grid(self) -> FloatArray:
+        r""":math:`\delta(t_j)` at every lattice point (computed once: the
+        bounds read it with several allowances)."""
         val = self.suffix[1:] - math.exp(-self.h) * self.tilted[1:]
         val = np.maximum(val, 0.0)
-        return val if extra is None else val + extra[1:]
+        val.setflags(write=False)
+        return cast(FloatArray, val)
+
+    def grid_delta(self, extra: FloatArray | None = None) -> FloatArray:
+        r""":math:`\delta(t_j) (+ \text{extra})` at every lattice point (a
+        read-only array without ``extra``)."""
+        return self._grid if extra is None else self._grid + extra[1:]
 
     def envelope(self, extra: FloatArray) -> FloatArray:
         """Running minimum of :meth:`grid_delta` ``(extra)``: what
         :meth:`inverse` searches (pass it as ``envelope`` to reuse it)."""
         return np.minimum.accumulate(self.grid_delta(extra))
+
+    @functools.cached_property
+    def _running_min(self) -> FloatArray:
+        """Running minimum of :meth:`grid_delta` (computed once)."""
+        val = np.minimum.accumulate(self._grid)
+        val.setflags(write=False)
+        return cast(FloatArray, val)
+
+    def shifted_envelope(self, c: float) -> FloatArray:
+        """:meth:`envelope` of the constant allowance ``c``, from one running
+        minimum shared by all constants: rounding is monotone, so the minimum
+        of the rounded sums ``fl(g_j + c)`` is ``fl(min g_j + c)`` and the
+        result equals :meth:`envelope` bit for bit."""
+        return self._running_min + c
 
     def inverse(
         self,

@@ -9,8 +9,8 @@ composed sum :math:`S` and every :math:`\lambda > 0`,
            \qquad
            \nu(S \le u) \le \exp\Bigl(\lambda u + \sum_i n_i K_i(-\lambda)\Bigr).
 
-The window ends are the best of these over a logarithmic grid of
-:math:`\lambda`, clipped to the trivial range
+The window ends are the best of these over :math:`\lambda` (a bounded
+Brent search in :math:`\log\lambda`), clipped to the trivial range
 :math:`[\sum_i n_i \min l_{ik}, \sum_i n_i \max l_{ik}]`; the mass outside is then
 at most ``tail`` on each side that was cut (zero on a side that was not). This
 mass is what circular convolution folds back into the window, so it enters the
@@ -24,17 +24,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import optimize
 
 from symfdp.pld.discretise import DiscretePLD
 
-#: Range of lambda * sd searched, and golden-section iterations.
+#: Range of lambda * sd searched, and the tolerance on log lambda of the search
+#: (the end is stationary in lambda at the optimum, so it moves by the square of
+#: this: a relative 1e-5 or less on the DP-SGD grid, against golden sections
+#: to 1e-4).
 _LAM_RANGE = (1e-2, 1e3)
-_GOLDEN_ITER = 24
-_INV_PHI = (math.sqrt(5.0) - 1.0) / 2.0
 #: Families with more points than this search the Chernoff parameter on blocks
 #: of _SEARCH_BLOCK merged points.
 _SEARCH_POINTS = 2**16
 _SEARCH_BLOCK = 16
+_LOG_LAM_TOL = 3e-3
 
 
 @dataclass(frozen=True)
@@ -113,24 +116,19 @@ def _end(fam: _Family, log_tail: float, sign: float, lam: float) -> float:
 
 
 def _best_lambda(parts: _Family, log_tail: float, sign: float, sd: float) -> float:
-    """Golden-section search of the quasi-convex ``lam -> (K(lam) - log tail)/lam``."""
+    """Brent's bounded search (parabolic steps with golden-section safeguards)
+    of the quasi-convex ``lam -> (K(lam) - log tail)/lam`` over ``log lam``:
+    8-14 evaluations where golden sections took 26."""
     a, b = math.log(_LAM_RANGE[0] / sd), math.log(_LAM_RANGE[1] / sd)
 
     def f(x: float) -> float:
-        return sign * _end(parts, log_tail, sign, math.exp(x))
+        value = sign * _end(parts, log_tail, sign, math.exp(x))
+        return value if math.isfinite(value) else 1e300
 
-    c, d = b - _INV_PHI * (b - a), a + _INV_PHI * (b - a)
-    fc, fd = f(c), f(d)
-    for _ in range(_GOLDEN_ITER):
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - _INV_PHI * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + _INV_PHI * (b - a)
-            fd = f(d)
-    return math.exp(c if fc <= fd else d)
+    found = optimize.minimize_scalar(
+        f, bounds=(a, b), method="bounded", options={"xatol": _LOG_LAM_TOL}
+    )
+    return math.exp(float(found.x))
 
 
 def _part_log_mgf(parts: Sequence[tuple[DiscretePLD, int]], lam: float) -> float:

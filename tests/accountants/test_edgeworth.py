@@ -187,7 +187,7 @@ def test_laplace_rates_against_numerical() -> None:
     err0, err2 = [], []
     for n in ns:
         m = M.Laplace(mu=c / math.sqrt(n))
-        curve = A.Numerical(eps_rel_tol=1e-6).compose(m, int(n))
+        curve = A.Numerical(eps_rel_tol=2e-7).compose(m, int(n))
         lo, hi = curve.pairs[0].tradeoff_bounds(alpha)
         ref = 0.5 * (lo + hi)
         e0 = np.abs(A.CLT().compose(m, int(n)).tradeoff(alpha) - ref)
