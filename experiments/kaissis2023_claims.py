@@ -83,7 +83,7 @@ SPEC = Spec(
         "log N, accepted within +-0.25 of the stated exponent (STYLE.md).",
         "Edgeworth rate: homogeneous composition of a fixed step (sigma = 2, "
         "p = 0.2), N = 4..64, where the 4th-order error stays >= 10x above the GT "
-        "bracket width (eps_rel_tol 1e-7). Expansion theory gives O(N^{-5/2}) for "
+        "bracket width (eps_rel_tol 3e-8). Expansion theory gives O(N^{-5/2}) for "
         "four correction terms; the paper states O(N^{-2}). The CLT-type rate in "
         "this fixed-p regime is not the paper's (its mu~ needs p sqrt(N) -> c).",
         "MC: sigma = 1, p = 0.3, N = 10 steps, kappa in {0.1, 0.01}, S in {500, "
@@ -132,7 +132,7 @@ def _ew_rate(params: dict[str, Any], rows: _tables.Rows) -> dict[str, Any]:
     widths = []
     for n in params["ew_ns"]:
         lo, hi = rero.gamma_bounds(
-            rero.add_pair_curve(m, n, A.Numerical(eps_rel_tol=1e-7)), kappa
+            rero.add_pair_curve(m, n, A.Numerical(eps_rel_tol=3e-8)), kappa
         )
         widths.append(hi - lo)
         for j in errs:
