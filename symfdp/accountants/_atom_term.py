@@ -25,19 +25,11 @@ normal characteristic function :math:`e^{ims - vs^2/2}` (:math:`m = K'(t)`,
 
 and :math:`A` is the part of that bound that no smooth expansion can remove: the
 *excess modulus* of the tilted characteristic function over the normal one,
-beyond :math:`s_0 = 4/\sqrt v` (see Evaluation).
-It is large exactly where the tilted law is not smooth at the scale of the
-kernel: atoms (the Laplace loss has point masses at :math:`\pm\mu`, and its
-tilted law at a large tilt is mostly its upper atom), a lattice (for a lattice of
-span :math:`h` the peaks of :math:`|\varphi_t|` at :math:`2\pi k/h` give
-:math:`A/\hat\delta_1 \approx t(1+t)h^2/12`, the classical continuity correction
-of a lattice sum; only the peaks inside the window :math:`(0, S]` below are
-counted, so a lattice finer than :math:`2\pi/S`, whose correction is then below
-:math:`t(1+t)(2\pi/S)^2/12`, is not seen), or a few-component mixture (a
-Poisson-subsampled step with few expected samples: the lump of the unsampled
-outcome keeps :math:`|\varphi_{t,i}(s)|` near its mass for all :math:`s`). For
-the Gaussian mechanism :math:`|\varphi_t(s)| = e^{-vs^2/2}` exactly and
-:math:`A = 0` (up to rounding: the comparison uses each rule's own variance).
+beyond :math:`s_0 = 4/\sqrt v`. It is large where the tilted law is not smooth
+at the scale of the kernel: atoms (Laplace), a lattice of span :math:`h`
+(:math:`A/\hat\delta_1 \approx t(1+t)h^2/12`, the continuity correction; only
+lattices coarser than :math:`2\pi/S` are seen) or a few-component mixture
+(Poisson subsampling with few expected samples). For the Gaussian :math:`A = 0`.
 
 Evaluation. :math:`|\varphi_{t,i}|` per component: closed forms for the Gaussian
 (:math:`e^{-\mu^2s^2/2}`) and the Laplace pair (:math:`|F(a)|/F(\operatorname{Re}
@@ -51,24 +43,15 @@ even): :math:`s_0 = ` ``SMOOTH_SD`` :math:`/\sqrt v` and :math:`S =
 \min(\max(s_0 + 8/\sqrt v, 4(1 + |t|)),` ``S_RULE``:math:`)`. Below
 :math:`s_0` the excess of a smooth but non-normal law (its kurtosis:
 :math:`|\varphi_t| \approx e^{-vs^2/2 + \kappa_4 s^4/24}`) is what the higher
-orders of the expansion model and their spread estimates; from :math:`s_0` on
-every smooth expansion's characteristic function is below
-:math:`e^{-s_0^2 v/2} = e^{-8}` times a polynomial, so what remains of
-:math:`|\varphi_t|` there is structure no order resolves. The part beyond
-:math:`S` is left out (at most :math:`2/S` of the integral's unit scale).
-Large batches of tilts are evaluated at ``MAX_TILTS`` of them and the ratio
-:math:`A/e^{K - t\varepsilon}` interpolated in :math:`\log|t|` (it is smooth
-in the tilt). Cost: ``NODES`` points per tilt and component, the subsampled
-ones one pass over their rule (about 0.4-0.7 ms per query on one core).
+orders of the expansion model; from :math:`s_0` on every smooth expansion's
+characteristic function is below :math:`e^{-8}` times a polynomial, so what
+remains is structure no order resolves. The part beyond :math:`S` is left out
+(at most :math:`2/S` of the integral's unit scale). Large batches of tilts are
+evaluated at ``MAX_TILTS`` of them and interpolated in :math:`\log|t|`.
 
 Accuracy: an estimate, not a bound: :math:`A` is below the bound it comes
 from, and the true error can be far below :math:`A` where the phases of
-:math:`\varphi_t` cancel (a mixture whose density happens to be near the normal
-one at :math:`\varepsilon`). On the random sweep (``benchmarks/error_sweep.py``,
-2200 cases) it is what flags the compositions whose tilted law is atom- or
-mixture-dominated (every order agreeing on a value 10-15% off, without a
-warning before), and it is negligible against the order spread on smooth
-laws (DP-SGD with many expected samples, the Gaussian).
+:math:`\varphi_t` cancel.
 """
 
 from __future__ import annotations
@@ -122,7 +105,6 @@ def _rule_law(nodes: FloatArray, log_w: FloatArray, tilt: FloatArray) -> TiltedL
     a /= a.sum(axis=1, keepdims=True)
     mean = a @ l
     var = np.einsum("ij,ij->i", a, (l[None, :] - mean[:, None]) ** 2)
-    # Nodes whose tilted weight is below 1e-15 of the total cannot move |phi|.
     used = np.flatnonzero((a > 1e-15).any(axis=0))
     a, l = a[:, used], l[used]
 
@@ -201,8 +183,6 @@ def _excess_integral(components: Components, t: FloatArray) -> FloatArray:
     r""":math:`\int (|\varphi_t(s)| - e^{-vs^2/2})_+ / |(t+is)(1+t+is)|\,ds`
     over the window :math:`s_0 \le |s| \le S`, per tilt (1-d ``t``)."""
     laws = [(component_law(m, t), n) for m, n in components]
-    # The window is placed by the total variance (the rules' own, which the
-    # normal comparison uses too).
     v = np.zeros(t.shape)
     for (var, _), n in laws:
         v += n * var

@@ -21,20 +21,16 @@ components, :math:`b = n h^2/6 + n h^2/12`, is therefore
            H_P = \frac{f_P}{S_P} = 1 - \frac{\delta''(\varepsilon)}
            {\delta'(\varepsilon)},
 
-the hazard rate of the composed loss under :math:`P` at the answer. On the
-DP-SGD grid of ``benchmarks/bench_numerical_scale.py`` (54 pairs, n = 1e2 to
-1e6) the discretisation part of the bracket is 1.01-1.06 times this at the
-rule step of :mod:`symfdp.pld.grid` and up to 1.19 times at the filled step;
-up to 8 times where eps < 1 and the saddle-point eps is poor (there the target
-is relative to 1 and the fill is halved).
+the hazard rate of the composed loss under :math:`P` at the answer.
 
 **Step.** :math:`\varepsilon` and :math:`H_P` come from the saddle-point
-accountant (its :math:`\delta` at three points), in a few milliseconds for any
-``n``; the step is :math:`h = \sqrt{8 c\,\mathrm{tol} \max(\varepsilon, 1)/(n
-H_P)}` with the fill factor :math:`c` = :data:`FILL`, kept within
-:data:`STEP_RANGE` of the rule step of :func:`symfdp.pld.grid.choose_step`. The
-accountant still checks the bracket it obtains and refines the step if it is
-too wide, so a poor prediction costs time, never validity.
+accountant (its :math:`\delta` at three points); the step is
+:math:`h = \sqrt{8 c\,\mathrm{tol} \max(\varepsilon, 1)/(n H_P)}` with the
+fill factor :math:`c` = :data:`FILL`, kept within
+:data:`STEP_RANGE` of the rule step of :func:`symfdp.pld.grid.choose_step`
+(halved below eps = 1, where the saddle-point eps is poorer). The accountant
+checks the bracket it obtains and refines the step if it is too wide, so a poor
+prediction costs time, never validity.
 """
 
 from __future__ import annotations
@@ -51,21 +47,15 @@ import numpy as np
 FILL = 0.75
 #: The predicted step is kept within these multiples of the rule step.
 STEP_RANGE = (0.5, 4.0)
-#: Largest number of distinct components for which the prediction is made (the
-#: saddle-point curve costs about a millisecond per component).
+#: Largest number of distinct components for which the prediction is made.
 MAX_COMPONENTS = 16
 #: The prediction is made while ``n * unit round-off <= ROUNDOFF_SHARE *
 #: delta_ref``: the FFT round-off part of the bracket, which the prediction
-#: leaves out, grows like ``n u / delta`` (about 2% of the target at n = 1e6 and
-#: delta_ref = 1e-5, with the direct sums of symfdp.pld.compose), so beyond
-#: about n = 1e7 it would take the margin that ``FILL`` leaves.
+#: leaves out, grows like ``n u / delta`` and would take the margin ``FILL`` leaves.
 ROUNDOFF_SHARE = 1e-4
 #: The prediction is made for ``n / eps_rel_tol`` at least this (lattices of
-#: about 2**15 points and more, where the FFT work matters): smaller
-#: compositions keep the rule step, whose brackets come out narrower than asked
-#: (also at deltas far from ``delta_ref``, where a filled step's may exceed the
-#: tolerance: 4e-3 at eps(0.156) = 1 for 3 steps of SubsampledGaussian(0.5,
-#: 0.2), whose eps(1e-5) = 11.5 sets the step) at a cost that does not matter.
+#: about 2**15 points and more); smaller compositions keep the rule step, whose
+#: brackets are narrower than asked also at deltas far from ``delta_ref``.
 MIN_N_OVER_TOL = 1e7
 #: Relative offset of the finite differences of log delta.
 _DIFF = 1e-3
@@ -137,11 +127,8 @@ def fill_step(
     estimate: Estimate | None = None,
 ) -> float | None:
     """The step whose predicted eps bracket at ``delta_ref`` is ``FILL *
-    eps_rel_tol`` relative (module docstring), or None when no prediction is
-    available (:func:`saddle_estimate` has none, or :func:`fills` is false:
-    a short composition, or one so long that FFT round-off, not
-    discretisation, sets the width). ``estimate``: :func:`saddle_estimate`,
-    when already made."""
+    eps_rel_tol`` relative (module docstring), or None when :func:`fills` is
+    false or :func:`saddle_estimate` gives none (``estimate``, if already made)."""
     if not fills(components, eps_rel_tol, delta_ref):
         return None
     n_total = sum(n for _, n in components)
@@ -150,8 +137,7 @@ def fill_step(
     if estimate is None:
         return None
     eps, rate = estimate.eps, estimate.hazard
-    # Below eps = 1 the saddle-point eps and hazard are poorer (the bracket came
-    # out up to twice the prediction on the grid): half the fill there.
+    # Below eps = 1 the saddle-point estimate is poorer: half the fill.
     fill = FILL if eps >= 1.0 else 0.5 * FILL
     h = math.sqrt(8.0 * fill * eps_rel_tol * max(eps, 1.0) / (n_total * rate))
     lo, hi = STEP_RANGE
