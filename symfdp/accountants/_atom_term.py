@@ -31,23 +31,14 @@ at the scale of the kernel: atoms (Laplace), a lattice of span :math:`h`
 lattices coarser than :math:`2\pi/S` are seen) or a few-component mixture
 (Poisson subsampling with few expected samples). For the Gaussian :math:`A = 0`.
 
-Evaluation. :math:`|\varphi_{t,i}|` per component: closed forms for the Gaussian
-(:math:`e^{-\mu^2s^2/2}`) and the Laplace pair (:math:`|F(a)|/F(\operatorname{Re}
-a)`, :math:`F(a) = \cosh a + \mu\sinh(a)/(2a)`, :math:`a = \mu(t + \tfrac12 +
-is)`); a swapped pair at the tilt :math:`-1-t`; Poisson-subsampled pairs and
-other mechanisms from their quadrature rules (atoms as nodes; the subsampled
-ones from the tilt-following base rule, whose trapezoid step resolves
-:math:`e^{isl}` for :math:`s \le` ``S_RULE``). The integral is a midpoint rule
-on ``NODES`` points of the window :math:`[s_0, S]`, doubled (the integrand is
-even): :math:`s_0 = ` ``SMOOTH_SD`` :math:`/\sqrt v` and :math:`S =
-\min(\max(s_0 + 8/\sqrt v, 4(1 + |t|)),` ``S_RULE``:math:`)`. Below
-:math:`s_0` the excess of a smooth but non-normal law (its kurtosis:
-:math:`|\varphi_t| \approx e^{-vs^2/2 + \kappa_4 s^4/24}`) is what the higher
-orders of the expansion model; from :math:`s_0` on every smooth expansion's
-characteristic function is below :math:`e^{-8}` times a polynomial, so what
-remains is structure no order resolves. The part beyond :math:`S` is left out
-(at most :math:`2/S` of the integral's unit scale). Large batches of tilts are
-evaluated at ``MAX_TILTS`` of them and interpolated in :math:`\log|t|`.
+Evaluation. :math:`|\varphi_{t,i}|` per component (:func:`component_law`):
+closed forms for the Gaussian and Laplace pairs, quadrature rules otherwise. The
+integral is a midpoint rule on ``NODES`` points of :math:`[s_0, S]`, doubled
+(the integrand is even), :math:`s_0 = ` ``SMOOTH_SD`` :math:`/\sqrt v`,
+:math:`S = \min(\max(s_0 + 8/\sqrt v, 4(1 + |t|)),` ``S_RULE``:math:`)`. Below
+:math:`s_0` a smooth non-normal excess is what the higher orders model; beyond
+it every smooth expansion is below :math:`e^{-8}` times a polynomial. The part
+beyond :math:`S` is left out (at most :math:`2/S` of the integral's unit scale).
 
 Accuracy: an estimate, not a bound: :math:`A` is below the bound it comes
 from, and the true error can be far below :math:`A` where the phases of
