@@ -53,21 +53,15 @@ point :math:`\gamma_k` has its barycentre at :math:`\ge \gamma_k`: with the *pul
 
 Then :math:`Y \le E[\bar V \mid Y]`, so :math:`Y` is below :math:`\bar V` (hence
 below :math:`V`) in the increasing convex order: :math:`\psi_Y \le \psi`. Each
-atom balances only the share it keeps after its own loans (a deficit atom after
-lending :math:`x_{k-1}` down, an excess atom after giving :math:`y_{k+1}` up), so
-the loans solve a chain :math:`x_k = r_k (p_k - x_{k-1})`; a few fixed-point
-passes approach the exactly balanced loans, and a last pass sizes every share
-from the loans actually used, so the measure is dominated whatever the number of
-passes. The Q-mass lost is then a small second-order term where the law turns
-(below :math:`0.3 h^2` per component in the tests), where loans sized for whole
-atoms lost up to :math:`4 h^2` (:math:`10^{-7}` per step for a subsampled
-Gaussian with :math:`p = 10^{-3}` at :math:`h = 1.7 \cdot 10^{-4}`, which shifts
-:math:`10^6` composed steps by 0.13).
-A lowest (highest) dual cell whose barycentre lies above (below) its point cannot
-be balanced from outside; it is merged with its neighbours into the nearest
-lattice point where it can, unless it holds an atom on the lattice, which is then
-given a cell of its own; at a finite support end without an atom the lattice is
-shifted so that the merged end cell is balanced
+atom balances only the share it keeps after its own loans, so the loans solve a
+chain :math:`x_k = r_k (p_k - x_{k-1})`; fixed-point passes approach it and a
+last pass sizes every share from the loans actually used, so the measure is
+dominated whatever the number of passes (the Q-mass lost is second order, where
+the law turns). A lowest (highest) dual cell whose barycentre lies above
+(below) its point is merged with its neighbours into the nearest lattice point
+where it balances, unless it holds an atom on the lattice (then given a cell of
+its own); at a finite support end without an atom the lattice is shifted so that
+the merged end cell is balanced
 (:func:`symfdp.pld.grid.barycentric_origin`). Q-mass outside the dual cells is
 dropped. Pulls within :data:`PULL_RTOL` of zero (atoms on their points, up to
 round-off) count as balanced; :mod:`symfdp.pld.compose` accounts for that.
@@ -92,11 +86,8 @@ PULL_RTOL = 16 * float(np.finfo(np.float64).eps)
 #: Fixed-point passes of the deficit loans of the barycentric rounding.
 BORROW_PASSES = 5
 #: A dominated measure at one lattice origin that drops more than this many
-#: h^2 of Q-mass (the end cell of a finite support, balanced at one origin,
-#: can still lose 2 h^2 when the law turns within a cell or two: the
-#: SubsampledGaussian(2, 1e-3) remove pair at some steps, against 0.03 h^2 at
-#: others) is tried at RETRY_ORIGINS - 1 further offsets of h / RETRY_ORIGINS
-#: (0.16 h^2 or less there), and the measure that drops least is kept.
+#: h^2 of Q-mass is tried at RETRY_ORIGINS - 1 further offsets of
+#: h / RETRY_ORIGINS, and the measure that drops least is kept.
 DROP_RETRY = 0.25
 RETRY_ORIGINS = 4
 #: Point masses below this are removed (to +infinity in a dominating measure).
@@ -292,16 +283,10 @@ def barycentric_masses(pb: FloatArray, qb: FloatArray, gam: FloatArray) -> Float
     safe = np.where(pos, pb, 1.0)
     vbar = np.where(pos, qb / safe, np.nan)
     pull = qb - gam * pb
-    # A pull within round-off of zero is zero (an atom on its lattice point); the
-    # barycentre condition then holds up to PULL_RTOL * qb, which the round-off
-    # allowance of symfdp.pld.compose covers.
+    # Pulls within PULL_RTOL are zero (module docstring).
     pull = np.where(np.abs(pull) <= PULL_RTOL * (qb + gam * pb), 0.0, pull)
-    # Deficits borrow x_k from atom k+1, moved down to gam[k]. Atom k balances
-    # only what it keeps after lending x_{k-1} to atom k-1, so the loan it needs
-    # is a decreasing function of x_{k-1}: a few fixed-point passes approach the
-    # loans that balance every point exactly; whatever loans are used, the final
-    # pass sizes the balanced share of each atom from them (any loans in
-    # [0, p_next] give a valid measure; better ones lose less Q-mass).
+    # Deficits borrow x_k from atom k+1, moved down to gam[k] (module docstring:
+    # any loans in [0, p_next] give a valid measure; better ones lose less).
     gap_up = _shift_up(vbar, np.nan) - gam
     p_next = _shift_up(pb)
     need = np.maximum(-pull, 0.0)  # for the whole atom
@@ -329,11 +314,8 @@ def barycentric_masses(pb: FloatArray, qb: FloatArray, gam: FloatArray) -> Float
     lend = (pull > 0.0) & pos & (gap_dn > 0.0) & (p_prev > 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         lift = np.where(lend, pull / (safe * np.where(lend, gap_dn, 1.0)), 0.0)
-    # Atom k balances the lift y_k with what it keeps after giving y_{k+1} up to
-    # k+1: y_k <= lift_k (stay_k - y_{k+1}), decreasing in y_{k+1}, and y_k <=
-    # stay_{k-1}. Fixed-point passes, then a last pass that makes every y_k
-    # allowed by the y_{k+1} actually used (lowering y_k only raises what atom
-    # k-1 may lift, so the result is balanced everywhere).
+    # y_k <= lift_k (stay_k - y_{k+1}) and y_k <= stay_{k-1}; the last pass makes
+    # every y_k allowed by the y_{k+1} used (lowering y_k keeps k-1 balanced).
     stay_prev = _shift_down(stay)
     y = np.zeros_like(pb)
     for _ in range(BORROW_PASSES):
