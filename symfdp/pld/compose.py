@@ -22,14 +22,11 @@ Numerical Algorithms*, Sec. 24.1). With :math:`B_{ik} = |\hat A_{ik}| + \eta
 .. math::  |\Pi_k(\hat A) - \Pi_k(A)| \le \sum_i n_i \eta \|q_i\|_1
            B_{ik}^{n_i - 1} \prod_{j \ne i} B_{jk}^{n_j},
 
-which weights the error by the (tiny, for most :math:`k`) modulus of the
-composed spectrum. Where that modulus is large (the few frequencies within
-:math:`e^{-12}` of its peak) the bound is about :math:`n\eta`, e.g.
-:math:`4\cdot 10^{-8}` at :math:`n = 10^6`, which swamps :math:`\delta =
-10^{-5}` to a relative :math:`10^{-2}`; there the spectra are recomputed by direct
-sums in extended precision (:func:`direct_spectrum`, error about :math:`3u
-\|q\|_1` instead of :math:`\eta \|q\|_1`), which takes the bound down by
-two orders of magnitude. Powers are evaluated as :math:`\exp(\sum_i n_i \log \hat A_i)`,
+which weights the error by the modulus of the composed spectrum. Where that
+modulus is within :math:`e^{-12}` of its peak the bound is about :math:`n\eta`;
+there the spectra are recomputed by direct sums in extended precision
+(:func:`direct_spectrum`, error about :math:`3u \|q\|_1`). Powers are
+evaluated as :math:`\exp(\sum_i n_i \log \hat A_i)`,
 adding at most :math:`4u(\sum_i n_i |\log \hat A_{ik}| + 1)|\hat\Pi_k|`. The
 inverse transform is exact on these spectral errors up to its own componentwise
 error :math:`\eta \|\hat\Pi\|_1 / N` per point (full spectrum). Since the profile
@@ -104,10 +101,7 @@ class FFTSizeError(ValueError):
 
 class RoundoffRangeError(FFTSizeError):
     r"""The FFT round-off bound of the composition is vacuous (beyond 1) or not
-    finite: the powers :math:`\hat A^{n}` amplify the spectral error by up to
-    :math:`e^{n\eta}`, so the certified bracket is informative only while
-    :math:`n\eta \lesssim 1` (:math:`\eta \approx 5\cdot 10^{-14}`, i.e.
-    :math:`n \lesssim 10^{13}`)."""
+    finite (the powers amplify the spectral error by up to :math:`e^{n\eta}`)."""
 
 
 #: Largest round-off allowance over the whole window (:math:`E_2\sqrt N +
@@ -181,9 +175,7 @@ _SPEC_CACHE_BYTES = 2**28
 #: Budget of the direct sums: frequencies x lattice points over all components.
 _HOT_WORK = 2 * 10**7
 #: The direct sums are made only where the FFT's error bound there, about
-#: n eta ||q||_1, is at least this: it is 3e-10 at n = 1e4 (0.003% of delta =
-#: 1e-5, where the sums took 0.6 s of 0.64 at n = 100 for a bracket narrower by
-#: 1e-6) and 3.5e-8 at n = 1e6 (0.35% of it).
+#: n eta ||q||_1, is at least this.
 _DIRECT_MIN = 1e-9
 
 
@@ -255,8 +247,6 @@ def direct_spectra(
         qm[:m] = q
         qm = qm.reshape(rows, cols)
         c1, s1 = c1_all[:rows], s1_all[:rows]
-        # sum_b q cos(theta_b); np.dot runs the long double products faster
-        # than the matmul operator (same values).
         inner_c = np.dot(qm, c0)
         inner_s = np.dot(qm, s0)
         # e^{-i phi}(C - i S) = (cos phi C - sin phi S) - i (sin phi C + cos phi S)
@@ -296,16 +286,12 @@ def _full_powers(
     u = UNIT_ROUNDOFF
     half = size // 2 + 1
     devs = [eta * float(d.q.sum()) for d, _ in parts]
-    # Pass 1: log-moduli of the perturbed spectra, B = |A| + eta ||q||_1 (>= |A|,
-    # |A_hat|), summed; the spectra are kept for pass 2 unless that would take
-    # more than _SPEC_CACHE_BYTES (many distinct components: recomputed then).
+    # Pass 1: sum of log B, B = |A| + eta ||q||_1; spectra kept for pass 2 within
+    # _SPEC_CACHE_BYTES.
     keep = len(parts) * half * 16 <= _SPEC_CACHE_BYTES
     cache: list[Any] = []
-    # Otherwise only the frequencies where a component's own term could still be
-    # live are kept: live needs n_i log B_i > -700 + min log B - sum_j n_j
-    # log+(B_j), with B >= 2u ||q|| everywhere (FFT or direct) and the direct
-    # sums raising n_i log B_i by at most 0.05 n_i. A live frequency missing
-    # from the store (it should not happen) is recomputed in pass 2.
+    # Otherwise only frequencies that can be live are kept: n_i log B_i > -700 +
+    # min log B - sum_j n_j log+(B_j), with B >= 2u ||q|| (missing: recomputed).
     floor = min(math.log(2 * u * float(d.q.sum())) for d, _ in parts if d.q.any())
     plus = sum(
         n * max(0.0, math.log(float(d.q.sum()) + v))
@@ -330,16 +316,13 @@ def _full_powers(
     hot = _hot_frequencies(total_b, parts)
     direct = []
     if hot.size:
-        # The frequencies that carry the composed spectrum, where the FFT's
-        # error bound is amplified n times: exact-as-possible direct sums.
         total_b[hot] = 0.0
         direct = direct_spectra([d.q for d, _ in parts], size, hot)
         for (_, n), (vals, dev) in zip(parts, direct, strict=True):
             lb = np.log(np.abs(vals) + dev)
             total_b[hot] += n * lb
             min_lb = min(min_lb, float(lb.min()))
-    # Only frequencies where the composed spectrum (or its error bound) is above
-    # e^-700 matter; the others are flushed to 0 (error <= e^-700 each).
+    # Frequencies below e^-700 are flushed to 0 (error <= e^-700 each).
     live = np.flatnonzero(total_b - min_lb > _LOG_TINY)
     at = np.searchsorted(live, hot)  # the hot frequencies are live
     log_pi = np.zeros(live.size, dtype=np.complex128)
@@ -352,12 +335,9 @@ def _full_powers(
             spec[at], err[at] = direct[i]
         with np.errstate(divide="ignore"):
             lg = np.log(spec)
-        # Real and imaginary parts scaled separately: n * (-inf + 0j) as a
-        # complex product would form 0 * inf = nan for a vanishing spectrum.
+        # Parts scaled separately: n * (-inf + 0j) would give 0 * inf = nan.
         log_pi += n * lg.real + 1j * (n * lg.imag)
         abs_log += n * np.abs(lg)
-        # n dev / B (<= n): the forward round-off through the powers is
-        # sum_i n_i dev_i prod_j B_j^{n_j} / B_i (module docstring).
         ratio += n * err / (np.abs(spec) + err)
     return live, log_pi, abs_log, ratio, total_b[live]
 
@@ -463,8 +443,7 @@ def compose_fft(
     raw = sfft.irfft(pi, n=size)
     shift = (first - base) % size
     q = np.maximum(np.roll(raw, -shift), 0.0)
-    # Values below 1e-300 are round-off (E_inf below is far larger): zero them,
-    # which keeps the suffix sums out of subnormal arithmetic.
+    # Below 1e-300 is round-off (covered by E_inf): zeroed, no subnormals.
     q[q < 1e-300] = 0.0
     fft_l2 = math.sqrt(2.0 / size) * spectral
     fft_linf = eta * 2.0 * float(mod.sum()) / size
