@@ -66,8 +66,7 @@ METHODS: tuple[str, ...] = ("fft", "recursion")
 _KEEP_PARTS_BYTES = 2**28
 #: Largest multiple of ``eps_rel_tol`` that the direction which cannot reach the
 #: maximum at ``delta_ref`` is composed to (``Numerical._compose``): at most
-#: twice the step, where the width's h^2 law still held on the DP-SGD grid (at
-#: 2.8 times the step it was 4 times the prediction, SubsampledGaussian(2, 0.1)).
+#: twice the step, within the range of the width's h^2 law.
 LOOSE_TOL = 4.0
 
 
@@ -78,16 +77,11 @@ class Numerical(Accountant):
     Args:
         eps_rel_tol: Target width of the certified bracket on
             :math:`\varepsilon(\delta_{ref})`, relative to
-            :math:`\max(\varepsilon, 1)`. For :math:`n/\mathrm{tol} \ge
-            10^7` the grid step starts where the predicted bracket,
-            :math:`n h^2 H_P(\varepsilon)/8`, is 0.75 of the target
-            (:mod:`symfdp.accountants._fill_step`; brackets at other deltas
-            may then be wider than the target), otherwise, or without a
-            prediction, at :math:`h = \sigma_T\sqrt{2\,\mathrm{tol}/n}`
-            (:mod:`symfdp.pld.grid`); if the bracket obtained is wider
-            than the target, the step is shrunk (the width scales as
-            :math:`h^2`) and the composition redone, at most ``refine`` times.
-            The curve reports the bracket it certifies in any case.
+            :math:`\max(\varepsilon, 1)`. The step is predicted by
+            :mod:`symfdp.accountants._fill_step` for long compositions (brackets
+            at other deltas may then be wider), otherwise set by
+            :mod:`symfdp.pld.grid`, and shrunk at most ``refine`` times while
+            the bracket is wider. The curve reports the bracket it certifies.
         grid_step: Explicit step :math:`h` (overrides ``eps_rel_tol``, no
             refinement).
         tail_mass: Total Q-mass allowed to be truncated: a quarter each for the
@@ -99,28 +93,21 @@ class Numerical(Accountant):
             ``linspace(-6, 6, 100)``).
         rounding: Rounding of the recursion: ``"linear"`` (default; the
             authors' code interpolates) or ``"floor"`` (the rule printed in Sec.
-            5.1; on the paper's 100-point eps grid its bias accumulates with n,
-            e.g. a sup error of 0.67 in beta at n = 100 for the NoisySGD
-            experiment, against 0.016 with linear interpolation).
+            5.1, whose bias accumulates with n).
         lower_origins: Lattice offsets tried for the dominated measure.
         delta_ref: The delta at which the eps bracket is checked.
         refine: Largest number of refinements of the step.
-        max_fft_size: Largest FFT length allowed (time and memory guard: the
-            default 2**23 points take about 64 MiB per array and a few seconds
-            per composition; 2**27 about 1 GiB per array and minutes).
+        max_fft_size: Largest FFT length allowed (time and memory guard: 8 bytes
+            per point and array).
 
     Range: any ``n`` up to :data:`symfdp._validation.MAX_COMPOSITIONS`
     (:math:`2^{53}`, checked by ``compose`` for every accountant) is either
     answered with a certified bracket or refused with a ``ValueError`` naming
     ``n``: :class:`~symfdp.pld.compose.FFTSizeError` when the window needs more
     than ``max_fft_size`` points (the FFT length grows like
-    :math:`\sqrt{n/\mathrm{tol}}`: at the default accuracy and size about
-    :math:`n \gtrsim 5\cdot 10^{8}` for a subsampled Gaussian,
-    :math:`n \gtrsim 10^{9}` for a Gaussian; the message gives the
-    ``eps_rel_tol`` that fits), and
-    :class:`~symfdp.pld.compose.RoundoffRangeError` when the FFT round-off
-    bound, which grows like :math:`e^{n \cdot 5\cdot 10^{-14}}`, would make the
-    bracket vacuous (:math:`n \gtrsim 10^{13}`).
+    :math:`\sqrt{n/\mathrm{tol}}`; the message gives the ``eps_rel_tol`` that
+    fits), and :class:`~symfdp.pld.compose.RoundoffRangeError` when the FFT
+    round-off bound would make the bracket vacuous.
 
     Example:
         >>> from symfdp import mechanisms as M
@@ -202,14 +189,10 @@ class Numerical(Accountant):
         :math:`hi_2 \le hi_1` it is the first direction's, whatever the
         width of the second. The second is composed to :math:`\mathrm{tol}_2 =
         \min((hi_1 - \hat\varepsilon_2) / \max(\hat\varepsilon_2, 1),`
-        :data:`LOOSE_TOL` :math:`\mathrm{tol})` (its step fills that
-        width, :mod:`symfdp.accountants._fill_step`; no refinement), and again
-        to ``tol`` if its upper bound then exceeds :math:`hi_1`; its curve
-        carries the tolerance it was composed to, or the relative width it
-        reached if wider, so that its queries do not tilt for a width that
-        tilting cannot remove. Both brackets are certified at every delta;
-        elsewhere the second is wider where it is the larger. Other compositions:
-        one pair per direction as every accountant composes them.
+        :data:`LOOSE_TOL` :math:`\mathrm{tol})` without refinement, and again
+        to ``tol`` if its upper bound then exceeds :math:`hi_1`. Both brackets
+        are certified at every delta. Other compositions: one pair per
+        direction as every accountant composes them.
         """
         plan = self._directions(components)
         if plan is None:
@@ -220,19 +203,14 @@ class Numerical(Accountant):
         d = np.array(self.delta_ref)
         first = self._hinted(self.eps_rel_tol, est[top])._fft_pair(directions[top])
         hi = float(first.epsilon_bounds(d)[1])
-        # The upper end of the second lies about 2/3 of its width above its
-        # eps (the dominating measure's share, FILL of the width predicted):
-        # a tolerance of the gap to hi_1 keeps it below hi_1 by a factor 2.
         gap = (hi - est[other].eps) / max(est[other].eps, 1.0)
         second = None
         if gap > self.eps_rel_tol and math.isfinite(hi):
             tol = min(gap, LOOSE_TOL * self.eps_rel_tol)
-            # No refinement of this one: if it is too wide, compose to tol.
             cand = self._hinted(tol, est[other], 0)._fft_pair(directions[other])
             c_lo, c_hi = (float(x) for x in cand._plain_epsilon_bounds(d))
             if c_hi <= hi:
-                # Its queries tilt only for a bracket wider than it reached
-                # (tilting removes round-off, not discretisation error).
+                # Tilting removes round-off, not discretisation error.
                 reached = 1.01 * (c_hi - c_lo) / max(c_lo, 1.0)
                 second = dataclasses.replace(cand, eps_rel_tol=max(tol, reached))
         if second is None:
@@ -288,16 +266,12 @@ class Numerical(Accountant):
         size), so a refinement is made only while the discretisation part exceeds
         half the target, and the narrowest bracket found is kept.
         """
-        # One batched pass fills the per-mechanism cumulant caches that the step
-        # rule and the lattices read (instead of one evaluation per setting).
         summed_cumulants(components, 2, "Q")
         h = self.step(components)
         best = self._fft_pair_at(components, h, 0)
         passes = 0
         d = np.array(self.delta_ref)
         while self.grid_step is None and passes < self.refine:
-            # The step is refined on the plain bracket (the tilted refinement of
-            # the queries cannot remove discretisation error).
             lo, hi = best._plain_epsilon_bounds(d)
             target = self.eps_rel_tol * max(float(lo), 1.0)
             width = float(hi - lo)
@@ -394,10 +368,7 @@ class Numerical(Accountant):
             rebuild = functools.partial(self._discretised, tuple(components), h)
             parts = CompositionParts([], [], window, self.max_fft_size, rebuild)
         del ups
-        # The shift s of the tail bound Q(T > x) <= delta_Z(x - s) / (1 - e^-s):
-        # a fraction of the composed standard deviation, so that x - s stays in
-        # the tail (s = 1 reached into the bulk of a narrow composed loss, e.g.
-        # sd 0.17 at n = 1e9 steps of SubsampledGaussian(2, 1e-5)).
+        # The tail_shift of CertifiedPairCurve.tail_allowance.
         sd = math.sqrt(max(summed_cumulants(components, 2, "Q")[1], 0.0))
         shift = min(1.0, max(0.5 * sd, 4.0 * h))
         return CertifiedPairCurve.from_composed(
