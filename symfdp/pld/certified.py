@@ -74,15 +74,13 @@ def _worst(lo: FloatArray, hi: FloatArray, flagged: Any) -> str:
     return f"{float(lo.flat[i]):.4g}, {float(hi.flat[i]):.4g}"
 
 
-#: Tilts are rounded to the grid 2**(k / _TILT_GRID): a tilt serves the eps near
-#: its mean, and nearby queries (a new delta on a cached curve) reuse its
-#: composition instead of composing a new one.
+#: Tilts are rounded to the grid 2**(k / _TILT_GRID), so nearby queries reuse
+#: a cached tilted composition.
 _TILT_GRID = 8
 
 
 def _tilt_key(lam: float) -> float:
-    """``lam`` rounded to the geometric grid of :data:`_TILT_GRID` (relative
-    steps of 9%); the cache key and the tilt used."""
+    """``lam`` rounded to the grid of :data:`_TILT_GRID` (cache key and tilt)."""
     return float(2.0 ** (round(_TILT_GRID * math.log2(lam)) / _TILT_GRID))
 
 
@@ -100,8 +98,7 @@ class _TiltGrids:
     _local_bound`: its profile, the allowance without the round-off part
     (``base``, per cell) and the negated monotone envelopes of the lattice
     values with the round-off allowance at 0 (``neg_acc0``) and at its cap
-    ``tail_rate`` (``neg_acc1``): running minima for the dominating side,
-    suffix maxima for the dominated side (negated for ``searchsorted``)."""
+    ``tail_rate`` (``neg_acc1``)."""
 
     profile: DiscreteProfile
     base: FloatArray
@@ -115,10 +112,8 @@ class CompositionParts:
     the dominating (``ups``) and dominated (``lows``) measures with their counts,
     the FFT window of the plain composition and the largest FFT length allowed.
 
-    A large composition keeps ``rebuild`` (which recomputes ``ups`` and
-    ``lows``) instead: they are given empty then and filled on first use
-    (:meth:`loaded`); at most one such composition holds its rebuilt parts at a
-    time (loading another one empties the previous one again)."""
+    A large composition keeps ``rebuild`` instead (``ups``, ``lows`` empty until
+    :meth:`loaded`; one such composition holds its rebuilt parts at a time)."""
 
     ups: list[tuple[DiscretePLD, int]]
     lows: list[tuple[DiscretePLD, int]]
@@ -297,17 +292,14 @@ class CertifiedPairCurve:
         self, e: FloatArray
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         lo, hi = self._plain_delta_bounds(e)
-        # The exact range allowed by the loss's support (curve.BoundedLossPair):
-        # delta vanishes above the largest composed loss b.
+        # Exact limits from the loss range (curve.BoundedLossPair).
         floor, top = loss_range_profile_limits(e, self.loss_range)
         hi = np.minimum(hi, top)
         lo = np.maximum(lo, floor)
         lo = np.minimum(lo, hi)
         core = self._core(e)
-        # The estimate comes from a tilted composition exactly where epsilon()
-        # takes it from one (its eps bracket at this delta is wide), so that the
-        # two estimates are inverses of each other; the bounds are refined
-        # wherever either bracket is wide.
+        # Tilted estimate exactly where epsilon() uses one, so the two estimates
+        # are inverses; bounds refined wherever either bracket is wide.
         tilted_estimate = self._epsilon_refines(np.clip(core, 0.0, 1.0))
         wide = self._delta_wide(lo, hi, 10.0) | tilted_estimate
         if wide.any():
@@ -361,8 +353,7 @@ class CertifiedPairCurve:
 
     # ------------------------------------------------------------ tilting
     def _tilted(self, lam: float) -> tuple[TiltedProfile, TiltedProfile]:
-        """``(Z, Y)`` tilted profiles at ``lam`` (cached; ``lam`` on a grid of
-        3 significant digits). Their lattices may differ (own origins)."""
+        """``(Z, Y)`` tilted profiles at ``lam`` (cached by :func:`_tilt_key`)."""
         key = _tilt_key(lam)
         hit = self._cache.tilts.get(key)
         if hit is None:
@@ -373,8 +364,7 @@ class CertifiedPairCurve:
 
     def _tilt_for_delta(self, d: float) -> float:
         """:func:`~symfdp.pld.tilt.tilt_for_delta` of the dominating parts at
-        ``log d``, cached per delta (a bisection over the component lattices; a
-        repeated query reuses it)."""
+        ``log d``, cached per delta."""
         hit = self._cache.for_delta.get(d)
         if hit is None:
             hit = tilt_for_delta(self.parts.loaded().ups, math.log(d))
@@ -476,8 +466,8 @@ class CertifiedPairCurve:
         monotonically to it and is exact once it reaches the root's piece.
 
         Where the bracket is refined by tilted compositions
-        (:meth:`epsilon_bounds`), the estimate is the exact inverse of their
-        average profile instead, clipped into the bracket. Warns where the
+        (:meth:`epsilon_bounds`), it is the inverse of their average profile,
+        clipped into the bracket. Warns where the
         certified bracket is wider than ``10 eps_rel_tol`` relative.
 
         Raises:
@@ -567,10 +557,8 @@ class CertifiedPairCurve:
         On cell ``k`` (left end :math:`t_{k-1}`) the allowance is at most its
         value at :math:`t_{k-1}`, which needs :math:`\delta_{hi}` at
         :math:`t_{k-1} - h - s`; the upper profile at the nearest lattice point
-        below that is larger (non-increasing), so index arithmetic suffices.
-        Cell 0 extends to -inf and gets the global maximum. ``upper`` and
-        ``upper_extra`` replace the dominating profile and its allowances (a
-        tilted composition's, where it is tighter).
+        below that is larger (non-increasing). ``upper`` and ``upper_extra``
+        replace the dominating profile and its allowances (a tilted one's).
         """
         up = self.upper if upper is None else upper
         extra = self.upper_extra if upper_extra is None else upper_extra
@@ -580,11 +568,8 @@ class CertifiedPairCurve:
             k = np.asarray(cells, dtype=np.int64)
             left = profile.t0 + (k - 1) * profile.h - profile.h - up.h
             left = cast(FloatArray, left - self.tail_shift)
-        # The nested allowance inside delta_Z, at the lattice point below left
-        # (>= left - h; the allowance is non-increasing).
         inner = self._allowance(left - up.h, up, extra, _NEST - 1)
         j = np.floor((left - up.t0) / up.h + 1e-9).astype(np.int64)
-        # up.grid_delta(extra)[j], read at the indices needed only.
         jc = np.clip(j, 0, up.size - 1) + 1
         grid_hi = np.maximum(up.suffix[jc] - math.exp(-up.h) * up.tilted[jc], 0.0)
         grid_hi = grid_hi + extra[jc]
@@ -614,17 +599,10 @@ class CertifiedPairCurve:
         The allowance lies in ``[0, tail_rate]``, so the crossing of
         :math:`\delta + \text{extra}` with ``d`` lies between its crossings
         with the allowance at 0 and at ``tail_rate`` (cached per tilt in
-        ``grids``). Upper bound: the first lattice point where the dominating
-        profile plus its allowances is at most ``d`` (then the exact inverse in
-        the cell before it, :meth:`DiscreteProfile.inverse`); lower bound: the
-        last point where the dominated profile minus its allowances exceeds
-        ``d`` (:meth:`TiltedProfile.lower_epsilon`). Both are evaluated on the
-        sub-lattice between the two crossings (a cell of margin each side), which
-        gives the same answer as the whole lattice at the cost of a few cells
-        instead of several passes over it. ``sign`` (default ``+1`` for the
-        first-crossing rule, ``-1`` for the last-above rule) is how the
-        allowance enters (the plain lower bound subtracts it and uses the
-        first-crossing rule).
+        ``grids``), so evaluating on the sub-lattice between the two crossings
+        gives the whole lattice's answer. ``upper``: first-crossing rule
+        (:meth:`DiscreteProfile.inverse`), else last point above ``d``; ``sign``
+        (default ``+1`` / ``-1`` by rule) is how the allowance enters.
         """
         shape = np.shape(d)
         d = np.asarray(d, dtype=np.float64).reshape(-1)
@@ -653,11 +631,8 @@ class CertifiedPairCurve:
                 profile.tilted[k0:k1],
             )
             if upper:
-                # The first point at or below d is at most j_b < k1 - 2 (or sub
-                # reaches the end of the lattice, S_N = 0): within sub.
                 out[i] = sub.inverse(d[i : i + 1], extra)[0]
             else:
-                # The last point above d is at least j_a >= k0 (j_a = -1: none).
                 above = np.flatnonzero(sub.grid_delta(extra) > d[i])
                 last = k0 + int(above[-1]) if above.size else -1
                 out[i] = profile.t0 + last * profile.h if last >= 0 else -np.inf
@@ -789,9 +764,7 @@ class CertifiedPairCurve:
                 break
             i = int(np.flatnonzero(todo)[np.argmin(d[todo])])
             if attempt == 0 or not np.isfinite(hi[i]):
-                # The first tilt targets the queried delta (the plain bracket
-                # can be vacuous there, e.g. capped at the top of the loss
-                # range, and its midpoint far from the answer).
+                # The plain bracket can be vacuous: tilt for the delta itself.
                 lam = self._tilt_for_delta(float(d[i]))
             else:
                 lam = tilt_for(self.parts.loaded().ups, 0.5 * (lo[i] + hi[i]))
@@ -800,9 +773,7 @@ class CertifiedPairCurve:
             try:
                 z, y = self._tilted(lam)
             except FFTSizeError:
-                # The tilt's window exceeds max_fft_size (SubsampledLaplace(mu=20,
-                # p=1e-3), n = 1e7, delta = 1e-15: 1.3e8 points): keep the plain
-                # bracket, which epsilon() reports if it is too wide.
+                # Keep the plain bracket; epsilon() reports it if too wide.
                 break
             window = self.parts.window
             base = z.upper_extra(self.inf_mass + window.outside)
@@ -882,11 +853,9 @@ class CertifiedPairCurve:
         The dominated measure drops Q-mass, so its curve (and :math:`g`) ends at
         :math:`g(1) > 0`, while every trade-off function has :math:`f(1) = 0`.
         Subtracting the linear term keeps :math:`g` convex and non-increasing,
-        and a convex function with :math:`g(0) \le 1` and :math:`g(1) = 0` lies
-        below :math:`1 - \alpha`; the maximum with the (convex) lower bound stays
-        convex. The estimate is thus a trade-off function inside the bracket
-        (:math:`g \le f_Y \le` the upper bound), with no clipping that would
-        break convexity. Warns where the certified bracket is wider than
+        and the maximum with the convex lower bound stays convex: a trade-off
+        function inside the bracket (:math:`g \le f_Y \le` the upper bound).
+        Warns where the certified bracket is wider than
         ``10 eps_rel_tol`` (absolute).
         """
         a = np.asarray(alpha, dtype=np.float64)
