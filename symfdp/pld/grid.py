@@ -20,10 +20,8 @@ subsampled Gaussian) and uses
 .. math::  h = \sigma_T \sqrt{2\,\mathrm{tol} / n}, \qquad
            \sigma_T^2 = \sum_i n_i \mathrm{Var}_Q(L_i),
 
-from the mechanisms' cumulants. Losses whose bulk is much narrower than their
-standard deviation (a long tail carries the variance: the subsampled Gaussian
-with small sigma) are rougher at the scale :math:`h` than this rule assumes; the
-accountant checks the bracket it obtains and refines the step then.
+from the mechanisms' cumulants; the accountant checks the bracket it obtains
+and refines the step where the loss is rougher at the scale :math:`h`.
 
 **Range.** A component's lattice covers its essential support; an unbounded
 side is cut where the Q-tail mass falls below ``tail`` (the cut mass enters the
@@ -89,9 +87,8 @@ class ComponentGrid:
     def margin(self) -> float:
         """Width allowed for round-off in a mechanism's location of a support atom.
 
-        The support ends are taken as the atoms' exact positions; CDFs are read
-        this far beyond them so that an atom computed an ulp off is still found
-        on the right side of a cell edge.
+        CDFs are read this far beyond a support end, so that an atom computed an
+        ulp off is on the right side of a cell edge.
         """
         scale = max((abs(x) for x in self.support if math.isfinite(x)), default=0.0)
         return max(1e-9 * self.h, 256 * math.ulp(scale) if scale > 0 else 0.0)
@@ -99,9 +96,8 @@ class ComponentGrid:
     def points(self, origin: float | None = None) -> tuple[int, np.ndarray]:
         """``(k_lo, l)``: the lattice points ``origin + k h`` covering ``[l_lo, l_hi]``.
 
-        The default origin is the dominating measure's. A lattice point within
-        ``1e-9 h`` of a finite support end is snapped onto it, so that atoms at the
-        ends fall on the lattice exactly.
+        The default origin is the dominating measure's; points within ``1e-9 h``
+        of a finite support end are snapped onto it.
         """
         o = self.origin if origin is None else origin
         k_lo = math.floor((self.l_lo - o) / self.h + 1e-9)
@@ -132,12 +128,8 @@ def _first_below(values: np.ndarray, tail: float) -> int:
 def _tail_cut(
     m: Mechanism, centre: float, scale: float, tail: float, up: bool
 ) -> float:
-    """Point beyond which the Q-mass of L is at most ``tail`` (two vectorised passes).
-
-    Searches ``centre +- scale * 2**(k/4)`` and then 33 equispaced points inside
-    the bracket found; returns the first point (from the centre) whose tail mass is
-    at most ``tail``, or the farthest candidate.
-    """
+    """First point from ``centre`` (geometric, then linear search) beyond which
+    the Q-mass of L is at most ``tail``, or the farthest candidate."""
     sign = 1.0 if up else -1.0
 
     def tails(x: np.ndarray) -> np.ndarray:
@@ -162,11 +154,8 @@ def choose_step(
 ) -> float:
     r"""The default grid step :math:`h = \sqrt{2\,\mathrm{tol} \sum_i n_i s_i^2 / n}`.
 
-    :math:`s_i^2 = \mathrm{Var}_Q(L_i)`, so for homogeneous compositions
-    :math:`h = s \sqrt{2\,\mathrm{tol}}` (the module docstring explains the
-    factor). Shrunk, when a component's
-    support has atoms at both finite ends, to the largest step that puts both on
-    one lattice (the first such component wins in a heterogeneous composition).
+    :math:`s_i^2 = \mathrm{Var}_Q(L_i)` (module docstring), aligned by
+    :func:`align_step`.
     """
     n_total = sum(k for _, k in components)
     var = sum(k * _moments_q(m)[1] for m, k in components)
@@ -198,16 +187,13 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
 def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
     r"""Lattice point that is the barycentre of the loss's end cell.
 
-    At a finite end of the support without an atom, the law of :math:`L` can pile
-    up within a cell or two (the subsampled Gaussian near :math:`\log(1-p)`).
-    The dominated measure merges the end cells into one lattice point, which must
-    lie on the near side of their P-barycentre of :math:`V = e^L`; what it cannot
-    balance is lost to first order. This returns the position :math:`x` at which
-    the merged end cell is (just) balanced: for the lower end the first :math:`x`
-    with :math:`Q(L \le x + h/2) - e^x P(L \le x + h/2) \le 0`, for the upper end
-    the last :math:`x` with :math:`Q(L > x - h/2) - e^x P(L > x - h/2) \ge 0`
-    (two vectorised scans of 65 points). Any origin is valid; this one makes
-    the end cell (nearly) lossless.
+    At a finite end of the support without an atom, the dominated measure
+    merges the end cells into one lattice point, which must lie on the near side
+    of their P-barycentre of :math:`V = e^L`. This returns, for the lower end,
+    the first :math:`x` with :math:`Q(L \le x + h/2) - e^x P(L \le x + h/2) \le
+    0` (upper end: the last :math:`x` with :math:`Q(L > x - h/2) - e^x P(L > x -
+    h/2) \ge 0`). Any origin is valid; this one makes the end cell nearly
+    lossless.
     """
     if up:
         lo_x, hi_x = end - 2.0 * h, end + 0.5 * h
