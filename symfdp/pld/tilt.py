@@ -1,11 +1,10 @@
 r"""Exponentially tilted FFT composition: small deltas with relative accuracy.
 
 The FFT of :mod:`symfdp.pld.compose` bounds its round-off *absolutely*, relative
-to the total mass 1: about :math:`10^{-14}` to :math:`10^{-10}` per point for
-:math:`n = 10^2 .. 10^7` compositions, which swamps a tail
-:math:`\delta(\varepsilon)` of :math:`10^{-12}`. Tilting moves the tail of
-interest into the bulk first. For :math:`\lambda \ge 0` and discrete Q-masses
-:math:`q_{ik}` on points :math:`l_{ik}`, let
+to the total mass 1, which swamps small tails :math:`\delta(\varepsilon)`.
+Tilting moves the tail of interest into the bulk first. For
+:math:`\lambda \ge 0` and discrete Q-masses :math:`q_{ik}` on points
+:math:`l_{ik}`, let
 :math:`M_i = \sum_k q_{ik} e^{\lambda l_{ik}}` and
 :math:`\tilde q_{ik} = q_{ik} e^{\lambda l_{ik}} / M_i` (a probability vector).
 Tilting commutes with convolution, so the composed masses are
@@ -29,19 +28,13 @@ e^{\varepsilon - t_j})` is at most, with weights :math:`w_j = e^{C - \lambda t_j
 
 relative to :math:`\delta` itself near :math:`\varepsilon^*`. Here
 :math:`\tilde W` is a Chernoff bound on the *tilted* mass outside the window
-(what the circular convolution folds in, landing anywhere above
-:math:`\varepsilon` at weight at most :math:`e^{C - \lambda t_k}`; the window
-is that of the tilted laws, so :math:`\tilde W \le 2 \cdot 10^{-30}`), and
-:math:`\rho S_k` covers the rounding of the tilt itself (:math:`\tilde q`, the
-exponent :math:`C`, the factors :math:`e^{C - \lambda t_j}`, lattice positions
-and suffix sums; :math:`S_k = \sum_{j \ge k} Q_j`). Masses are kept only from the
-first point where :math:`R` is below 1 (elsewhere the amplified round-off is
-useless); below it the tilted sum misses non-negative terms, so it is still a
-lower bound of the dominated measure's profile, and the upper bound is not used
-there. Everything else that the certified bracket of
-:class:`symfdp.pld.certified.CertifiedPairCurve` adds (mass at
-:math:`+\infty`, mass outside the window, discretisation round-off) is a property
-of the discrete measures and is added unchanged.
+(folded in at weight at most :math:`e^{C - \lambda t_k}`; at most
+:math:`2 \cdot` :data:`TILTED_TAIL`) and :math:`\rho S_k` covers the rounding of
+the tilt itself (:math:`S_k = \sum_{j \ge k} Q_j`). Masses are kept only from the
+first point where :math:`R < 1`; below it the tilted sum misses non-negative
+terms, so it is still a lower bound, and the upper bound is not used there. The
+other allowances of :class:`symfdp.pld.certified.CertifiedPairCurve` are
+properties of the discrete measures and are added unchanged.
 """
 
 from __future__ import annotations
@@ -152,8 +145,7 @@ class TiltedProfile:
 
     def upper_extra(self, constant: float) -> FloatArray:
         """Allowance for an upper bound: ``inf`` where masses are missing, i.e.
-        below ``start`` and on cell 0 (:math:`\varepsilon < t_0`: the untilted
-        composition has mass below the tilted window, which the FFT never saw)."""
+        below ``start`` and on cell 0 (mass below the tilted window)."""
         out = self.error + constant
         out[: max(self.start, 1)] = np.inf
         return out
@@ -162,12 +154,9 @@ class TiltedProfile:
         r"""A lower bound on :math:`\varepsilon(d)` from the lower-bound profile
         :math:`\delta_{lo} = \hat\delta + \text{extra}` (``extra`` from
         :meth:`lower_extra`): the last lattice point where :math:`\delta_{lo} > d`
-        (the true profile is non-increasing, so it exceeds :math:`d` up to there;
-        :math:`\delta_{lo}` itself need not be monotone). ``-inf`` if none."""
+        (the true profile is non-increasing). ``-inf`` if none."""
         d = np.asarray(target, dtype=np.float64)
         grid = self.profile.grid_delta(extra)  # delta_lo at every lattice point
-        # Suffix maxima: the last j with grid_j > d is the last j where the
-        # maximum over [j, N) exceeds d.
         best = np.maximum.accumulate(grid[::-1])[::-1]
         count = np.searchsorted(-best, -d, side="left")  # j with best_j > d
         pts = self.profile.points
@@ -212,9 +201,8 @@ def compose_tilted(
 
     The window is the Chernoff window of the *tilted* laws at mass
     :data:`TILTED_TAIL` per side (:func:`symfdp.pld.window.chernoff_window`),
-    its upper end raised to ``window.hi`` so that the untilted mass above it
-    stays within ``window.outside`` (added by the caller); its folded mass is
-    :math:`\tilde W`. See the module docstring.
+    its upper end raised to ``window.hi`` (the untilted mass above it stays
+    within ``window.outside``, added by the caller). Module docstring.
 
     Raises:
         ValueError: the window needs more than ``max_size`` points.
