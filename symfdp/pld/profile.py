@@ -11,10 +11,8 @@ the profile :math:`\delta(\varepsilon) = \sum_j q_j (1 - e^{\varepsilon - t_j})_
 .. math::  \delta(\varepsilon) = S_k - e^{\varepsilon - t_k} A_k,
 
 a difference of non-negative terms with :math:`e^{\varepsilon - t_k} \in
-(e^{-h}, 1]`: no overflow for any real :math:`\varepsilon`, and one
-``searchsorted``-free index computation per point. :math:`A` is summed by a stable
-backward recursion :math:`A_k = q_k + e^{-h} A_{k+1}`, evaluated blockwise in
-closed form (:func:`discounted_suffix_sums`).
+(e^{-h}, 1]`: no overflow for any real :math:`\varepsilon`. :math:`A` follows
+:math:`A_k = q_k + e^{-h} A_{k+1}` (:func:`discounted_suffix_sums`).
 
 Inside a cell :math:`\delta` is affine in :math:`e^{\varepsilon}`, so
 :math:`1 - \delta(\varepsilon) - e^{\varepsilon}\alpha` is monotone there and its
@@ -36,12 +34,10 @@ from numpy.typing import ArrayLike
 
 from symfdp.mechanisms.base import FloatArray
 
-#: Largest ``h * block length`` of the blockwise discounted sums: e^{-10} keeps
-#: every product of a mass >= 1e-300 with a discount factor a normal number
-#: (subnormal arithmetic is slow and imprecise).
+#: Largest ``h * block length`` of the blockwise discounted sums (no subnormal
+#: products of masses >= 1e-300).
 _BLOCK_SPAN = 10.0
-#: Blocks up to this length keep their discount factors cached (one entry:
-#: the two measures of a composition, summed one after the other, share them).
+#: Blocks up to this length keep their discount factors cached.
 _CACHED_BLOCK = 2**20
 
 
@@ -57,8 +53,6 @@ def discounted_suffix_sums(q: FloatArray, h: float) -> FloatArray:
     n = q.size
     out = np.empty(n)
     block = max(1, int(_BLOCK_SPAN / h))
-    # The discount factors of a full block, computed once (every block but the
-    # top one is full, and the top one has no carry).
     m = min(block, n)
     if m <= _CACHED_BLOCK:
         down, up = _discounts(h, m)
@@ -81,8 +75,7 @@ def discounted_suffix_sums(q: FloatArray, h: float) -> FloatArray:
 
 @functools.lru_cache(maxsize=1)
 def _discounts(h: float, m: int) -> tuple[FloatArray, FloatArray]:
-    """``exp(-j h)`` and ``exp(j h)``, ``j < m`` (read-only; cached: the two
-    measures of a composition share their step and window)."""
+    """``exp(-j h)`` and ``exp(j h)``, ``j < m`` (read-only, cached)."""
     j = np.arange(m) * h
     down, up = np.exp(-j), np.exp(j)
     down.setflags(write=False)
@@ -164,8 +157,7 @@ class DiscreteProfile:
 
     @functools.cached_property
     def _grid(self) -> FloatArray:
-        r""":math:`\delta(t_j)` at every lattice point (computed once: the
-        bounds read it with several allowances)."""
+        r""":math:`\delta(t_j)` at every lattice point (computed once)."""
         val = self.suffix[1:] - math.exp(-self.h) * self.tilted[1:]
         val = np.maximum(val, 0.0)
         val.setflags(write=False)
@@ -189,10 +181,8 @@ class DiscreteProfile:
         return cast(FloatArray, val)
 
     def shifted_envelope(self, c: float) -> FloatArray:
-        """:meth:`envelope` of the constant allowance ``c``, from one running
-        minimum shared by all constants: rounding is monotone, so the minimum
-        of the rounded sums ``fl(g_j + c)`` is ``fl(min g_j + c)`` and the
-        result equals :meth:`envelope` bit for bit."""
+        """:meth:`envelope` of the constant allowance ``c``, bit for bit
+        (rounding is monotone: ``min fl(g_j + c) = fl(min g_j + c)``)."""
         return self._running_min + c
 
     def inverse(
@@ -239,9 +229,7 @@ class DiscreteProfile:
         best = np.full(a.shape, 1.0 - self.suffix[0] - extra[0])
         for jj in (j - 1, j, j + 1, np.full_like(j, n - 1)):
             jj = np.clip(jj, 0, n - 1)
-            # e^{t} alpha as exp(t + log alpha): e^{t} overflows beyond t = 709,
-            # and inf * 0 would lose the alpha = 0 end (where the sup is 1 -
-            # delta at the top of the lattice).
+            # exp(t + log alpha): e^t overflows, and inf * 0 loses alpha = 0.
             with np.errstate(over="ignore", invalid="ignore"):
                 val = 1.0 - grid[jj] - np.exp(t[jj] + log_a)
             val = np.where(np.isnan(val), -np.inf, val)
