@@ -29,9 +29,7 @@ from scipy import optimize
 from symfdp.pld.discretise import DiscretePLD
 
 #: Range of lambda * sd searched, and the tolerance on log lambda of the search
-#: (the end is stationary in lambda at the optimum, so it moves by the square of
-#: this: a relative 1e-5 or less on the DP-SGD grid, against golden sections
-#: to 1e-4).
+#: (the end is stationary at the optimum, so it moves by the square of this).
 _LAM_RANGE = (1e-2, 1e3)
 #: Families with more points than this search the Chernoff parameter on blocks
 #: of _SEARCH_BLOCK merged points.
@@ -60,13 +58,11 @@ class _Family:
     n: np.ndarray
 
     def log_mgf(self, lam: float) -> float:
-        """``sum_i n_i log sum_k q_ik e^{lam l_ik}`` (log-sum-exp per part, no
-        overflow; one vectorised pass over all parts)."""
+        """``sum_i n_i log sum_k q_ik e^{lam l_ik}`` (log-sum-exp per part)."""
         a = lam * self.points + self.logq
         top = np.maximum.reduceat(a, self.starts)
         sizes = np.diff(np.append(self.starts, a.size))
-        # Terms below e^-700 are raised to it (an over-estimate of K, so the
-        # window stays valid) to keep the arithmetic out of subnormals.
+        # Terms below e^-700 raised to it: K over-estimated, the window valid.
         rel = np.maximum(a - np.repeat(top, sizes), -700.0)
         sums = np.add.reduceat(np.exp(rel), self.starts)
         return float(np.sum(self.n * (top + np.log(sums))))
@@ -117,8 +113,7 @@ def _end(fam: _Family, log_tail: float, sign: float, lam: float) -> float:
 
 def _best_lambda(parts: _Family, log_tail: float, sign: float, sd: float) -> float:
     """Brent's bounded search (parabolic steps with golden-section safeguards)
-    of the quasi-convex ``lam -> (K(lam) - log tail)/lam`` over ``log lam``:
-    8-14 evaluations where golden sections took 26."""
+    of the quasi-convex ``lam -> (K(lam) - log tail)/lam`` over ``log lam``."""
     a, b = math.log(_LAM_RANGE[0] / sd), math.log(_LAM_RANGE[1] / sd)
 
     def f(x: float) -> float:
@@ -172,10 +167,9 @@ def chernoff_window(
     """One window for several compositions (e.g. dominated and dominating).
 
     The Chernoff parameters are optimised for the first family and reused for
-    the others (each family's own bound is evaluated at them, so the window is
-    valid for all); the union of the ends is returned. The search runs on
-    merged blocks of points when a family is large (any parameter gives a
-    valid window).
+    the others (each family's own bound is evaluated at them); the union of the
+    ends is returned. Any parameter gives a valid window, so large families
+    search on merged blocks of points.
     """
     if any(not d.q.any() for f in families for d, _ in f):
         return Window(0.0, 0.0, 0.0)
@@ -186,7 +180,6 @@ def chernoff_window(
     for d, n in families[0]:
         w = d.q / float(np.sum(d.q))
         pts = d.points
-        # Plain sums: no BLAS call (its thread start-up dominates at this size).
         mean = float(np.sum(w * pts))
         var += n * float(np.sum(w * (pts - mean) ** 2))
     if var <= 0.0 or triv_hi <= triv_lo:
