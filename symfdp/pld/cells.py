@@ -5,12 +5,10 @@ For edges :math:`x_0 < \dots < x_K` the cells are the half-open intervals
 (``plrv_cdf`` inclusive, ``plrv_sf`` exclusive), so that an atom on an edge is
 counted exactly once. Each cell mass is a difference of two values of one
 non-decreasing function :math:`G`: the CDF in the lower half of the law and one
-minus the survival function in the upper half (the cell where they meet uses
-both, through the exact ``1 - cdf`` of a value above 1/2). The error of :math:`G`
-at an edge is then a few ulps of the *smaller* tail, far-tail cells keep their
-relative precision (STYLE.md, anti-pattern 5), and an error at an edge only moves
-mass between its two cells (total mass is conserved), which is what the
-round-off analysis of :mod:`symfdp.pld.compose` uses.
+minus the survival function in the upper half. The error of :math:`G` at an
+edge is then a few ulps of the *smaller* tail (STYLE.md, anti-pattern 5), and
+only moves mass between its two cells, as the round-off analysis of
+:mod:`symfdp.pld.compose` uses.
 """
 
 from __future__ import annotations
@@ -83,15 +81,8 @@ def _values(
     m: Mechanism, flat: FloatArray, sizes: Sequence[int], under: Under
 ) -> tuple[FloatArray, FloatArray]:
     """CDF and survival function values at the edges :func:`_from_values` reads
-    (NaN elsewhere): the survival function at the edges of cells whose left
-    edge has it at most 1/2 and at the last edge, the CDF at the edges of the
-    other cells, at the first edge and at the switching cell's left edge.
-
-    The function that covers most edges (per a probe of every ``_PROBE``-th
-    survival function value) is evaluated everywhere and classifies the cells;
-    when that is the CDF, the survival function is evaluated wherever the CDF
-    is at least ``1/2 - _BAND`` (and two edges above), and elsewhere read as
-    above 1/2: the cells are classified as from the survival function alone.
+    (NaN elsewhere). The function that covers most edges (probed every
+    ``_PROBE`` edges) is evaluated everywhere; the other only where it is read.
     """
     if flat.size < _SPLIT_MIN:  # both everywhere: the probe would cost more
         cdf = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
@@ -115,7 +106,6 @@ def _values(
         return cdf, sf
     cdf = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
     band = cdf >= 0.5 - _BAND
-    # Each edge read has its right neighbour read too (a cell's two edges).
     need = band.copy()
     need[1:] |= band[:-1]
     need[2:] |= band[:-2]
