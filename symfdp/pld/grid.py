@@ -1,9 +1,8 @@
 r"""The discretisation grid: step, per-component range and alignment.
 
-Every component :math:`i` of a composition is discretised on its own lattice
-:math:`\{o_i + k h\}` with a *common* step :math:`h`, so that the composed loss
-lives on the lattice :math:`\{\sum_i n_i o_i + k h\}` and one FFT composes all
-components.
+Every component :math:`i` is discretised on its own lattice
+:math:`\{o_i + k h\}` with a *common* step :math:`h`, so that one FFT composes
+all components on :math:`\{\sum_i n_i o_i + k h\}`.
 
 **Step.** The dominating and dominated discretisations of
 :mod:`symfdp.pld.discretise` differ from the true law by second-order terms: per
@@ -28,8 +27,8 @@ side is cut where the Q-tail mass falls below ``tail`` (the cut mass enters the
 certified bounds exactly, see :mod:`symfdp.pld.discretise`).
 
 **Alignment.** A finite end of the support (``plrv_support``) becomes a lattice
-point. When both ends are atoms (pure DP, Laplace, subsampled Laplace) the step is
-shrunk so that both are lattice points, so the atoms are represented exactly.
+point; when both ends are atoms the step is shrunk so that both are
+(:func:`align_step`).
 """
 
 from __future__ import annotations

@@ -55,9 +55,7 @@ non-negative terms and the imaginary one terms of modulus at most
            + (\gamma_b + 25u) \hat D_{re} + (\gamma_b + 13u)
            \min(Q_0, \theta \textstyle\sum_j q_j |x_j|),
 
-a few :math:`u\,Q_0` at the low frequencies that carry the composition (where
-an error is amplified :math:`n` times), against :math:`16u(\log_2 N + 1) Q_0`
-for a length-:math:`N` FFT.
+a few :math:`u\,Q_0` at the low frequencies that carry the composition.
 """
 
 from __future__ import annotations
@@ -75,9 +73,8 @@ from symfdp.pld.discretise import DiscretePLD
 
 _U = float(np.finfo(np.float64).eps) / 2
 _U_LD = float(np.finfo(np.longdouble).eps) / 2
-#: Coarse FFT length per standard deviation of the widest component: the
-#: interpolation slack of the sampled bound is then
-#: :math:`\pi^2 / 64^2 \approx 2.4\cdot 10^{-3}` of :math:`Q_0^2`.
+#: Coarse FFT length per standard deviation of the widest component (sets the
+#: interpolation slack of the sampled bound).
 _COARSE_PER_SD = 64
 #: Column block of the matrix products (round-off: gamma of block + blocks).
 _BLOCK = 1024
