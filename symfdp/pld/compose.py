@@ -44,24 +44,19 @@ The constant ``fp_const`` covers the suffix sums (:math:`4Nu`) and the lattice
 positions (:math:`8u(|t_0| + Nh)`).
 
 **Discretisation round-off** (``tail_rate``). Cell masses are differences of one
-function (the CDF in the lower half of a law, one minus the survival function in
-the upper half), so an error :math:`e_j` in the value at an edge *moves* mass
-:math:`e_j` between the two neighbouring cells. The profile of one component,
-:math:`\delta_i(e)`, responds to a Q-mass move with weights in [0, 1] that are
-monotone along the lattice and to a P-mass move with weights
-:math:`\le e^{e}` on the edges above :math:`e - h`; the telescoping sums leave at
-most twice the largest edge error above :math:`e - h` for each law. With the
-CDFs accurate to :math:`c` = :data:`CDF_RTOL` relative to the smaller tail,
-:math:`|\Delta\delta_i(e)| \le 2c\, S_{Q,i}(e-h) + 2c\, e^{e} S_{P,i}(e-h) \le
-4 c e^{h} S_{Q,i}(e - h)`, and the barycentre tolerance :math:`c_b` =
-:data:`symfdp.pld.discretise.PULL_RTOL` of the dominated measure adds
-:math:`2 e^{h} c_b S_{Q,i}(e - h)`. Replacing the components one at a time and
-averaging over the others' Q-law turns :math:`S_{Q,i}(\varepsilon - T' - h)` into
-the Q-tail above :math:`\varepsilon - h` of a composition of true, dominated and
-dominating components, so the composed profile is perturbed by at most
-``tail_rate`` :math:`\times` that tail, with ``tail_rate``
-:math:`= \sum_i n_i e^{h} (4c + 2c_b)`; the accountant bounds the tail by the
-dominating profile (``CertifiedPairCurve.tail_allowance``).
+function (CDF in the lower half of a law, one minus the survival function in the
+upper half), so an error :math:`e_j` at an edge *moves* mass :math:`e_j` between
+neighbouring cells; the profile's weights are monotone along the lattice, so the
+telescoping sums leave at most twice the largest edge error above :math:`e - h`
+per law. With CDFs accurate to :math:`c` = :data:`CDF_RTOL` relative to the
+smaller tail, :math:`|\Delta\delta_i(e)| \le 2c\, S_{Q,i}(e-h) + 2c\, e^{e}
+S_{P,i}(e-h) \le 4 c e^{h} S_{Q,i}(e - h)`, and the barycentre tolerance
+:math:`c_b` = :data:`symfdp.pld.discretise.PULL_RTOL` adds :math:`2 e^{h} c_b
+S_{Q,i}(e - h)`. Replacing the components one at a time perturbs the composed
+profile by at most ``tail_rate`` :math:`= \sum_i n_i e^{h} (4c + 2c_b)` times the
+Q-tail above :math:`\varepsilon - h` of a composition of true, dominated and
+dominating components, which the accountant bounds by the dominating profile
+(``CertifiedPairCurve.tail_allowance``).
 """
 
 from __future__ import annotations
