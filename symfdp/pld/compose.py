@@ -62,7 +62,7 @@ dominating components, which the accountant bounds by the dominating profile
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -320,21 +320,36 @@ def _full_powers(
     # Frequencies below e^-700 are flushed to 0 (error <= e^-700 each).
     live = np.flatnonzero(total_b - min_lb > _LOG_TINY)
     at = np.searchsorted(live, hot)  # the hot frequencies are live
-    log_pi = np.zeros(live.size, dtype=np.complex128)
-    abs_log = np.zeros(live.size)
-    ratio = np.zeros(live.size)
-    for i, ((d, n), dev) in enumerate(zip(parts, devs, strict=True)):
-        spec = _live_spectrum(cache[i], keep, d.q, size, live)
-        err = np.full(live.size, dev)
-        if hot.size:
-            spec[at], err[at] = direct[i]
+
+    def live_terms() -> Iterator[tuple[int, np.ndarray, FloatArray]]:
+        for i, ((d, n), dev) in enumerate(zip(parts, devs, strict=True)):
+            spec = _live_spectrum(cache[i], keep, d.q, size, live)
+            err = np.full(live.size, dev)
+            if hot.size:
+                spec[at], err[at] = direct[i]
+            yield n, spec, err
+
+    log_pi, abs_log, ratio = _log_powers(live_terms(), live.size)
+    return live, log_pi, abs_log, ratio, total_b[live]
+
+
+def _log_powers(
+    terms: Iterable[tuple[int, np.ndarray, FloatArray]], size: int
+) -> tuple[np.ndarray, FloatArray, FloatArray]:
+    r"""``(sum n log A, sum n |log A|, sum n e / (|A| + e))`` over the parts'
+    ``(n, A, e)``: the log of the composed spectrum, the magnitude its round-off
+    bound scales with, and the relative error of the factors."""
+    log_pi = np.zeros(size, dtype=np.complex128)
+    abs_log = np.zeros(size)
+    ratio = np.zeros(size)
+    for n, spec, err in terms:
         with np.errstate(divide="ignore"):
             lg = np.log(spec)
         # Parts scaled separately: n * (-inf + 0j) would give 0 * inf = nan.
         log_pi += n * lg.real + 1j * (n * lg.imag)
         abs_log += n * np.abs(lg)
         ratio += n * err / (np.abs(spec) + err)
-    return live, log_pi, abs_log, ratio, total_b[live]
+    return log_pi, abs_log, ratio
 
 
 #: Fewest parts for which the pruned spectra (:mod:`symfdp.pld.pruned`) are
@@ -370,16 +385,11 @@ def _pruned_powers(
             total_b += n * np.log(np.abs(spec) + dev)
     keep = total_b > _LOG_TINY
     live = pr.freqs[keep]
-    log_pi = np.zeros(live.size, dtype=np.complex128)
-    abs_log = np.zeros(live.size)
-    ratio = np.zeros(live.size)
-    for (_, n), spec, dev in zip(parts, pr.spectra, pr.devs, strict=True):
-        sp, err = spec[keep], dev[keep]
-        with np.errstate(divide="ignore"):
-            lg = np.log(sp)
-        log_pi += n * lg.real + 1j * (n * lg.imag)
-        abs_log += n * np.abs(lg)
-        ratio += n * err / (np.abs(sp) + err)
+    terms = (
+        (n, spec[keep], dev[keep])
+        for (_, n), spec, dev in zip(parts, pr.spectra, pr.devs, strict=True)
+    )
+    log_pi, abs_log, ratio = _log_powers(terms, live.size)
     return live, log_pi, abs_log, ratio, total_b[keep]
 
 
