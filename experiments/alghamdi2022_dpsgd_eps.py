@@ -296,6 +296,7 @@ def compute(params: dict[str, Any]) -> Result:
             f"for each order, fitted log-log slope of CPU time vs n |s| < "
             f"{params['flat_slope']:g} or max/min < {params['flat_ratio']:g} over "
             f"n = {ns[0]}..{ns[-1]}",
+            timed=True,
         )
     )
     g0 = params["grow_from_n"]
@@ -319,6 +320,7 @@ def compute(params: dict[str, Any]) -> Result:
             f"fitted log-log slope of Numerical's CPU time over n >= {g0} in "
             "(0.1, 1): grows with n, sub-linearly (the constant and the exact "
             "exponent are implementation-specific and not checked)",
+            timed=True,
         )
     )
     ref = vals["ref"]

@@ -222,6 +222,7 @@ def _claims(params: dict, c: dict, s_needed: int, t_quad: float) -> tuple:
             bool(np.all(c["gt_paper_seconds"][imagenet] >= WEEK)),
             "extrapolated single-core cost of G = 1000 x N mpmath integrations "
             ">= 1 week in both ImageNet panels",
+            timed=True,
         ),
         claim_holds(
             "gt-weeks-cifar",
@@ -240,6 +241,7 @@ def _claims(params: dict, c: dict, s_needed: int, t_quad: float) -> tuple:
                 "of magnitude more steps. The statement holds for the ImageNet panels."
             ),
             finding="kaissis2023-gt-weeks-cifar",
+            timed=True,
         ),
     )
 

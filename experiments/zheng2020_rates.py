@@ -313,6 +313,7 @@ def compute(params: dict[str, Any]) -> Result:
             + f" s (slope {s_fft:.2f})",
             abs(s_cost) <= tol_s,
             f"|log-log slope of Edgeworth CPU time vs n| <= {tol_s:g}",
+            timed=True,
         ),
     )
     info = {

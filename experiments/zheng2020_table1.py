@@ -142,6 +142,7 @@ def compute(params: dict[str, Any]) -> Result:
             b > 0 and r2 >= params["r2_min"],
             f"affine least-squares fit of the recursion time (theta fixed) has slope "
             f"b > 0 and R^2 >= {params['r2_min']:g}",
+            timed=True,
         ),
         _zheng_runtime.fft_speedup_claim(
             "Numerical is computationally heavy (speed-up of the FFT accountant over "

@@ -1,7 +1,9 @@
 """Every experiment runs in --quick mode and all of its claims hold.
 
 One test per module of ``experiments/``; a claim explained by an error in the
-source (``FAIL (source)``) is allowed, an unexplained ``FAIL`` is not.
+source (``FAIL (source)``) is allowed, an unexplained ``FAIL`` is not. Claims whose
+verdict rests on measured run times (``timed``) are run and recorded, not asserted:
+the tests never assert timings.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def test_experiment_quick(sid: str, tmp_path: Path) -> None:
         assert (tmp_path / sid / name).stat().st_size > 0
     assert outcome.claims, f"{sid} checks no claim"
     failed = [
-        f"{c['id']}: {c['ours']} vs {c['published']}" for c in outcome.failed_claims
+        f"{c['id']}: {c['ours']} vs {c['published']}"
+        for c in outcome.failed_claims
+        if not c["timed"]
     ]
     assert not failed, f"{sid}: " + "; ".join(failed)

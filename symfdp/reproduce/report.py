@@ -149,6 +149,8 @@ def _write(results_root: Path, ids: list[str], errors: dict[str, str]) -> Path:
         sid = entry["id"]
         for c in entry["claims"]:
             note = c["criterion"]
+            if c.get("timed"):
+                note += " (timed: the verdict rests on measured run times)"
             if c.get("source_error"):
                 fid = c.get("finding")
                 note += f". Source error{f' (finding `{fid}`)' if fid else ''}: "

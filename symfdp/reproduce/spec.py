@@ -64,6 +64,9 @@ class Claim:
             which case a failure is reported as ``FAIL (source)``.
         finding: The id of that error in the registry :mod:`symfdp.findings`
             (required with ``source_error``).
+        timed: The verdict rests on measured run times, which depend on the
+            machine and its load: ``reproduce`` reports it like any other, the
+            test suite records it without asserting it.
     """
 
     id: str
@@ -74,6 +77,7 @@ class Claim:
     criterion: str
     source_error: str = ""
     finding: str = ""
+    timed: bool = False
 
     @property
     def verdict(self) -> Verdict:
@@ -91,6 +95,7 @@ class Claim:
             "verdict": self.verdict,
             "source_error": self.source_error,
             "finding": self.finding,
+            "timed": self.timed,
         }
 
 
@@ -175,8 +180,19 @@ def claim_holds(
     criterion: str,
     source_error: str = "",
     finding: str = "",
+    *,
+    timed: bool = False,
 ) -> Claim:
-    """A qualitative claim (e.g. "Edgeworth closer to Numerical than CLT")."""
+    """A qualitative claim (e.g. "Edgeworth closer to Numerical than CLT");
+    ``timed`` marks a verdict that rests on measured run times."""
     return Claim(
-        id, statement, published, ours, bool(passed), criterion, source_error, finding
+        id,
+        statement,
+        published,
+        ours,
+        bool(passed),
+        criterion,
+        source_error,
+        finding,
+        timed,
     )
