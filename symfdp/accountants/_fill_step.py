@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from symfdp._warnings import ApproximationWarning
+
 #: Fraction of ``eps_rel_tol`` the predicted discretisation width aims at (the
 #: rest covers the prediction's error and the round-off allowances).
 FILL = 0.75
@@ -79,10 +81,13 @@ def hazard(delta_at: Any, eps: float) -> float:
 
 @dataclass(frozen=True)
 class Estimate:
-    """Saddle-point eps at ``delta_ref`` and the hazard :math:`H_P` there."""
+    """Saddle-point eps at ``delta_ref`` and the hazard :math:`H_P` there;
+    ``trusted`` is False when the saddle-point accountant flagged either as
+    outside its valid range (an ``ApproximationWarning``)."""
 
     eps: float
     hazard: float
+    trusted: bool = True
 
 
 def saddle_estimate(components: Any, delta_ref: float) -> Estimate | None:
@@ -95,8 +100,8 @@ def saddle_estimate(components: Any, delta_ref: float) -> Estimate | None:
     from symfdp.accountants.saddlepoint import SaddlePoint
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             with np.errstate(all="ignore"):
                 curve = SaddlePoint().compose_pair(components)
                 eps = float(np.asarray(curve.epsilon(np.array(delta_ref))))
@@ -107,7 +112,8 @@ def saddle_estimate(components: Any, delta_ref: float) -> Estimate | None:
         return None
     if not (math.isfinite(rate) and rate > 0.0):
         return None
-    return Estimate(eps, rate)
+    flagged = any(issubclass(w.category, ApproximationWarning) for w in caught)
+    return Estimate(eps, rate, not flagged)
 
 
 def fills(components: Any, eps_rel_tol: float, delta_ref: float) -> bool:

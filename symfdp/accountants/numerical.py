@@ -190,7 +190,9 @@ class Numerical(Accountant):
         width of the second. The second is composed to :math:`\mathrm{tol}_2 =
         \min((hi_1 - \hat\varepsilon_2) / \max(\hat\varepsilon_2, 1),`
         :data:`LOOSE_TOL` :math:`\mathrm{tol})` without refinement, and again
-        to ``tol`` if its upper bound then exceeds :math:`hi_1`. Both brackets
+        to ``tol`` if its upper bound then exceeds :math:`hi_1`; straight to
+        ``tol`` when the saddle point flags :math:`\hat\varepsilon_2` as outside
+        its valid range (the gap is then unknown). Both brackets
         are certified at every delta. Other compositions: one pair per
         direction as every accountant composes them.
         """
@@ -205,7 +207,7 @@ class Numerical(Accountant):
         hi = float(first.epsilon_bounds(d)[1])
         gap = (hi - est[other].eps) / max(est[other].eps, 1.0)
         second = None
-        if gap > self.eps_rel_tol and math.isfinite(hi):
+        if gap > self.eps_rel_tol and math.isfinite(hi) and est[other].trusted:
             tol = min(gap, LOOSE_TOL * self.eps_rel_tol)
             cand = self._hinted(tol, est[other], 0)._fft_pair(directions[other])
             c_lo, c_hi = (float(x) for x in cand._plain_epsilon_bounds(d))

@@ -330,3 +330,25 @@ def test_curve_metadata() -> None:
     assert len(curve.pairs) == 2 and not curve.symmetric
     for info in curve.info["pairs"]:
         assert info["grid_step"] > 0 and info["fft_size"] >= 16
+
+
+@pytest.mark.parametrize(
+    ("p", "trusted"),
+    [(1e-3, (False, True)), (0.1, (True, True))],
+)
+def test_saddle_estimate_flags_few_expected_samples(
+    p: float, trusted: tuple[bool, bool]
+) -> None:
+    """The step prediction's saddle-point estimate is marked untrusted where the
+    saddle point warns (n p = 10 expected samples: the add direction's tilted
+    loss is far from normal), and the composition still meets its tolerance."""
+    from symfdp.accountants._fill_step import saddle_estimate
+    from symfdp.accountants.base import pair_compositions
+
+    m = M.SubsampledGaussian(sigma=2.0, p=p)
+    directions = pair_compositions([(m, 10_000)])
+    estimates = [saddle_estimate(d, 1e-5) for d in directions]
+    assert all(e is not None for e in estimates)
+    assert tuple(e.trusted for e in estimates if e is not None) == trusted
+    lo, hi = A.Numerical().compose(m, n=10_000).epsilon_bounds(1e-5)
+    assert 0.0 < hi - lo <= EPS_REL_WIDTH * max(float(lo), 1.0)
