@@ -28,7 +28,8 @@ accountant (its :math:`\delta` at three points); the step is
 :math:`h = \sqrt{8 c\,\mathrm{tol} \max(\varepsilon, 1)/(n H_P)}` with the
 fill factor :math:`c` = :data:`FILL`, kept within
 :data:`STEP_RANGE` of the rule step of :func:`symfdp.pld.grid.choose_step`
-(halved below eps = 1, where the saddle-point eps is poorer). The accountant
+(halved below eps = 1 where the saddle point flags its estimate as outside its
+valid range). The accountant
 checks the bracket it obtains and refines the step if it is too wide, so a poor
 prediction costs time, never validity.
 """
@@ -143,8 +144,8 @@ def fill_step(
     if estimate is None:
         return None
     eps, rate = estimate.eps, estimate.hazard
-    # Below eps = 1 the saddle-point estimate is poorer: half the fill.
-    fill = FILL if eps >= 1.0 else 0.5 * FILL
+    # Below eps = 1 a flagged saddle-point estimate is poorer: half the fill.
+    fill = FILL if eps >= 1.0 or estimate.trusted else 0.5 * FILL
     h = math.sqrt(8.0 * fill * eps_rel_tol * max(eps, 1.0) / (n_total * rate))
     lo, hi = STEP_RANGE
     return min(max(h, lo * rule_step), hi * rule_step)
