@@ -32,7 +32,9 @@ lattices coarser than :math:`2\pi/S` are seen) or a few-component mixture
 (Poisson subsampling with few expected samples). For the Gaussian :math:`A = 0`.
 
 Evaluation. :math:`|\varphi_{t,i}|` per component (:func:`component_law`):
-closed forms for the Gaussian and Laplace pairs, quadrature rules otherwise. The
+closed forms for the Gaussian and Laplace pairs, quadrature rules otherwise; the
+subsampled components of a saddle-point composition all at once from their
+stacked rules (:func:`stacked_law`, the rules its CGF was evaluated with). The
 integral is a midpoint rule on ``NODES`` points of :math:`[s_0, S]`, doubled
 (the integrand is even), :math:`s_0 = ` ``SMOOTH_SD`` :math:`/\sqrt v`,
 :math:`S = \min(\max(s_0 + 8/\sqrt v, 4(1 + |t|)),` ``S_RULE``:math:`)`. Below
@@ -49,9 +51,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from symfdp.accountants.base import Components
 from symfdp.mechanisms.base import FloatArray, Mechanism
@@ -66,6 +69,18 @@ S_RULE: Final = 12.0
 SMOOTH_SD: Final = 4.0
 #: Largest number of tilts evaluated per call; more are interpolated.
 MAX_TILTS: Final = 8
+#: Weights below this (relative to a row's largest) are left out of
+#: :math:`|\varphi|` (their sum is below ``width * 1e-15``).
+_WEIGHT_FLOOR: Final = 1e-15
+#: Kept entries per block of :func:`stacked_law`'s recurrence in s.
+_ENTRY_CHUNK: Final = 1 << 15
+
+if TYPE_CHECKING:
+    from symfdp.accountants.saddlepoint.rules import StackedRule
+
+    #: The stacked rules of a composition's subsampled components for tilts in
+    #: ``[lo, hi]``: ``(indices of those components, their StackedRule)``.
+    StackedRules = Callable[[float, float], tuple[list[int], StackedRule]]
 
 
 def _grid(t: FloatArray, v: FloatArray) -> FloatArray:
@@ -106,6 +121,59 @@ def _rule_law(nodes: FloatArray, log_w: FloatArray, tilt: FloatArray) -> TiltedL
             re, im = np.cos(x) @ a[i], np.sin(x) @ a[i]
             with np.errstate(divide="ignore"):
                 out[i] = 0.5 * np.log(re * re + im * im)
+        return out
+
+    return var, log_modulus
+
+
+def stacked_law(rule: StackedRule, t: FloatArray) -> TiltedLaw:
+    r"""The laws :math:`\propto e^{\log w_{ci} + \tau l_{ci}}` of the rows
+    :math:`c` of ``rule`` per tilt :math:`\tau`, summed with the rows' counts
+    :math:`n_c`: :math:`\sum_c n_c v_c(\tau)` and ``s -> sum_c n_c
+    log|phi_c(s)|`` for rows of ``s`` equally spaced (:func:`_grid`).
+
+    Per tilt, the weights above ``_WEIGHT_FLOOR`` of every row are taken
+    together, and :math:`e^{i s_j d}` over the nodes :math:`s_j = s_0 + j\Delta`
+    by the recurrence :math:`e^{i s_{j+1} d} = e^{i s_j d} e^{i\Delta d}` (one
+    complex product per entry and node; its rounding grows like ``NODES`` ulps).
+    """
+    l, lw, counts = rule.nodes, rule.log_w, rule.counts
+    var = np.empty(t.shape)
+    kept: list[tuple[FloatArray, FloatArray, npt.NDArray[np.intp]]] = []
+    for i, tau in enumerate(t):
+        a = lw + tau * l
+        a -= a.max(axis=1, keepdims=True)
+        np.exp(a, out=a)
+        a /= a.sum(axis=1, keepdims=True)
+        mean = np.einsum("cw,cw->c", a, l)
+        d = l - mean[:, None]
+        var[i] = counts @ np.einsum("cw,cw->c", a, d * d)
+        keep = a > _WEIGHT_FLOOR
+        begins = np.concatenate(([0], np.cumsum(keep.sum(axis=1)))).astype(np.intp)
+        kept.append((a[keep], d[keep], begins))
+
+    def log_modulus(s: FloatArray) -> FloatArray:
+        out = np.zeros(s.shape)
+        for i, (w, d, begins) in enumerate(kept):
+            s0 = s[i, 0]
+            step = s[i, 1] - s[i, 0] if s.shape[1] > 1 else 0.0
+            first = 0
+            while first < counts.size:
+                # The rows whose kept entries fit one block (at least one row).
+                start = int(begins[first])
+                last = int(np.searchsorted(begins, start + _ENTRY_CHUNK, "right"))
+                last = min(max(last - 1, first + 1), counts.size)
+                stop = int(begins[last])
+                dd = d[start:stop]
+                z = np.empty((s.shape[1], dd.size), dtype=np.complex128)
+                z[0] = w[start:stop] * np.exp(1j * s0 * dd)
+                z[1:] = np.exp(1j * step * dd)
+                np.cumprod(z, axis=0, out=z)
+                phi = np.add.reduceat(z, begins[first:last] - start, axis=1)
+                with np.errstate(divide="ignore"):
+                    mod = 0.5 * np.log(phi.real**2 + phi.imag**2)
+                out[i] += mod @ counts[first:last]
+                first = last
         return out
 
     return var, log_modulus
@@ -170,10 +238,22 @@ def component_law(m: Mechanism, t: FloatArray) -> TiltedLaw:
     return _rule_law(nodes, np.where(np.isnan(log_w), -np.inf, log_w), t)
 
 
-def _excess_integral(components: Components, t: FloatArray) -> FloatArray:
+def _excess_integral(
+    components: Components, t: FloatArray, stacked: StackedRules | None = None
+) -> FloatArray:
     r""":math:`\int (|\varphi_t(s)| - e^{-vs^2/2})_+ / |(t+is)(1+t+is)|\,ds`
-    over the window :math:`s_0 \le |s| \le S`, per tilt (1-d ``t``)."""
-    laws = [(component_law(m, t), n) for m, n in components]
+    over the window :math:`s_0 \le |s| \le S`, per tilt (1-d ``t``); the
+    components ``stacked`` covers come from their stacked rules."""
+    laws: list[tuple[TiltedLaw, float]] = []
+    done: set[int] = set()
+    if stacked is not None:
+        idx, rule = stacked(float(t.min()), float(t.max()))
+        if idx:
+            laws.append((stacked_law(rule, t), 1.0))
+            done = set(idx)
+    laws += [
+        (component_law(m, t), n) for i, (m, n) in enumerate(components) if i not in done
+    ]
     v = np.zeros(t.shape)
     for (var, _), n in laws:
         v += n * var
@@ -190,12 +270,16 @@ def _excess_integral(components: Components, t: FloatArray) -> FloatArray:
 
 
 def atom_term(
-    components: Components, t: FloatArray, log_scale: FloatArray
+    components: Components,
+    t: FloatArray,
+    log_scale: FloatArray,
+    stacked: StackedRules | None = None,
 ) -> FloatArray:
     r"""The atom term :math:`A = e^{\text{log\_scale}}/(2\pi) \times` the
     excess integral at tilts ``t`` (module docstring), with ``log_scale`` =
     :math:`K(t) - t\varepsilon`; same shape as ``t``. Tilts in
-    :math:`[-1, 0]` (no contour there) give 0."""
+    :math:`[-1, 0]` (no contour there) give 0. ``stacked``: the stacked rules of
+    some components (:data:`StackedRules`), used for those."""
     tt = np.asarray(t, dtype=np.float64)
     flat = tt.reshape(-1)
     scale = np.asarray(log_scale, dtype=np.float64).reshape(-1)
@@ -205,7 +289,7 @@ def atom_term(
         return out.reshape(tt.shape)
     tu = flat[use]
     if tu.size <= MAX_TILTS:
-        integral = _excess_integral(components, tu)
+        integral = _excess_integral(components, tu, stacked)
     else:
         # Interpolate in log|t| per side (the integral is smooth in the tilt).
         integral = np.empty(tu.shape)
@@ -214,7 +298,8 @@ def atom_term(
                 continue
             x = np.log(np.abs(tu[side]))
             knots = np.unique(np.quantile(x, np.linspace(0.0, 1.0, MAX_TILTS)))
-            vals = _excess_integral(components, np.sign(tu[side][0]) * np.exp(knots))
+            knot_t = np.sign(tu[side][0]) * np.exp(knots)
+            vals = _excess_integral(components, knot_t, stacked)
             integral[side] = np.interp(x, knots, vals)
     with np.errstate(over="ignore", invalid="ignore"):
         a = np.exp(scale[use] - math.log(2.0 * math.pi)) * integral

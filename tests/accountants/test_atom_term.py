@@ -139,7 +139,65 @@ def test_gaussian_estimates_unchanged_by_the_atom_term(monkeypatch):
         return curve.epsilon_error(deltas), curve.delta_error(eps)
 
     with_term = estimates()
-    monkeypatch.setattr(pair, "atom_term", lambda c, t, s: np.zeros(np.shape(t)))
+    monkeypatch.setattr(
+        pair, "atom_term", lambda c, t, s, stacked=None: np.zeros(np.shape(t))
+    )
     without = estimates()
     for a, b in zip(with_term, without, strict=True):
         assert np.all(np.abs(a - b) <= 1e-12 * np.abs(b) + 1e-300)
+
+
+def test_stacked_law_matches_direct_sums() -> None:
+    """The recurrence in s of :func:`stacked_law` against the direct sums
+    ``sum_k w_k e^{i s d_k}`` of each row (rows of unequal width, padded)."""
+    from symfdp.accountants._atom_term import NODES, _grid, stacked_law
+    from symfdp.accountants.saddlepoint.rules import LossRule, stack_rules
+
+    rng = np.random.default_rng(3)
+    rules = [
+        LossRule(np.sort(rng.normal(0, 0.3, k)), rng.normal(0, 1, k), -1.0, 1.0)
+        for k in (5, 40, 17)
+    ]
+    counts = np.array([3.0, 1.0, 7.0])
+    rule = stack_rules(rules, counts)
+    t = np.array([0.4, 2.5])
+    var, log_modulus = stacked_law(rule, t)
+    s = _grid(t, var)
+    got = log_modulus(s)
+    want = np.zeros((t.size, NODES))
+    want_var = np.zeros(t.size)
+    for r, n in zip(rules, counts, strict=True):
+        for i, tau in enumerate(t):
+            w = np.exp(r.log_w + tau * r.nodes)
+            w /= w.sum()
+            d = r.nodes - w @ r.nodes
+            want_var[i] += n * (w @ d**2)
+            want[i] += n * np.log(np.abs(np.exp(1j * np.outer(s[i], d)) @ w))
+    np.testing.assert_allclose(var, want_var, rtol=1e-12)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_stacked_atom_term_matches_per_component() -> None:
+    """Many subsampled components (the saddle point's stacked rules) give the
+    atom term of the per-component rules, to their quadrature's accuracy."""
+    from symfdp.accountants.base import pair_compositions
+    from symfdp.accountants.saddlepoint import SaddlePoint
+
+    comps = [
+        (M.SubsampledGaussian(sigma=0.5 + 0.05 * i, p=0.02 + 0.01 * (i % 3)), 3)
+        for i in range(12)
+    ]
+    for d in pair_compositions(comps):
+        pair = SaddlePoint().compose_pair(d)
+        stacked = pair._saddles.stacked_rules()
+        assert stacked is not None
+        t = np.array([0.2, 1.5, -2.5])
+        pair._saddles.derivatives(t, 2)
+        per = atom_term(d, t, np.zeros(3))
+        assert per.max() > 0.0
+        np.testing.assert_allclose(
+            atom_term(d, t, np.zeros(3), stacked),
+            per,
+            rtol=1e-5,
+            atol=1e-9 * per.max(),
+        )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from symfdp.accountants.saddlepoint.rules import (
 from symfdp.accountants.saddlepoint.tilted import component_cumulants
 from symfdp.mechanisms.base import FloatArray, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton
+
+if TYPE_CHECKING:
+    from symfdp.accountants._atom_term import StackedRules
 
 #: The saddle-point grid in s: a first stage, then 12 points per factor 4 by need.
 FIRST_STAGE: Final = np.geomspace(1e-4, 4.0, 97)
@@ -300,6 +303,15 @@ class SaddleGrid:
         stacked = stack_rules(rules, counts)
         self._stacked.append((held, stacked))
         return stacked
+
+    def stacked_rules(self) -> StackedRules | None:
+        """The stacked rules of the subsampled components
+        (:data:`~symfdp.accountants._atom_term.StackedRules`) when there are at
+        least ``STACK_MIN`` of them (the CGF is then evaluated from those rules);
+        None otherwise."""
+        if len(self._fast_idx) < STACK_MIN:
+            return None
+        return lambda lo, hi: (self._fast_idx, self._stacked_rule(lo, hi))
 
     def cumulants(self, t: FloatArray, order: int) -> FloatArray:
         r""":math:`K^{(r)}(t)`, ``r = 2..order``, of the composed loss under Q

@@ -350,7 +350,10 @@ class SaddlePointPairCurve:
                 if extra:
                     v = est.vals
                     atom[reg.side(side)] = atom_term(
-                        self.components, v.t, v.K - v.t * v.eps
+                        self.components,
+                        v.t,
+                        v.K - v.t * v.eps,
+                        self._saddles.stacked_rules(),
                     )
                 kind[reg.side(side)] = np.where(
                     np.asarray(est.capped, dtype=bool),
@@ -794,7 +797,12 @@ class SaddlePointPairCurve:
         capped = np.asarray(capped, dtype=bool)[:size]
         good = ok[:size] | (self.order + extra <= 2)
         at = vals.take(slice(0, size))
-        atom = atom_term(self.components, at.t, at.K - at.t * at.eps)
+        atom = atom_term(
+            self.components,
+            at.t,
+            at.K - at.t * at.eps,
+            self._saddles.stacked_rules(),
+        )
         gap = _spread(rows[:, :size], lam3[:size], atom)
         gap = np.where(capped, rows[0, :size], gap)
         slope = np.abs(rows[0, size:] - rows[0, :size]) / (

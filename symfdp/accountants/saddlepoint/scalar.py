@@ -281,7 +281,10 @@ def _spread(rows: list[float], lam3: float, atom: float) -> float:
 
 def _atom(pair: Any, t: float, log_scale: float) -> float:
     """:func:`~symfdp.accountants._atom_term.atom_term` at one tilt."""
-    return float(atom_term(pair.components, np.array([t]), np.array([log_scale]))[0])
+    stacked = pair._saddles.stacked_rules()
+    return float(
+        atom_term(pair.components, np.array([t]), np.array([log_scale]), stacked)[0]
+    )
 
 
 def _pack(s: float, d: list[float]) -> tuple[float, ...]:
