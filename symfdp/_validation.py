@@ -185,12 +185,18 @@ def check_array(
     arr = as_real_array(name, values)
     if arr.size == 0:
         return arr
-    if np.isnan(arr).any():
+    # Two reductions decide the common case (the extremes propagate NaN).
+    least, most = float(arr.min()), float(arr.max())
+    if math.isnan(least):
         raise ValueError(f"{name} must not contain NaN.")
-    if not allow_inf and np.isinf(arr).any():
+    if not allow_inf and (math.isinf(least) or math.isinf(most)):
         raise ValueError(
             f"{name} must be finite and lie in {_interval(lo, hi, lo_open, hi_open)}."
         )
+    low_ok = least > lo if lo_open else least >= lo
+    high_ok = most < hi if hi_open else most <= hi
+    if low_ok and high_ok:
+        return arr
     bad = (arr <= lo) if lo_open else (arr < lo)
     bad |= (arr >= hi) if hi_open else (arr > hi)
     if bad.any():
