@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final, TypeVar, cast
 
 import numpy as np
 
@@ -113,10 +113,14 @@ def log_kernel_max(s: FloatArray) -> FloatArray:
     return s * np.log(s) - (1.0 + s) * np.log1p(s)
 
 
-def log_delta_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray:
+#: Python floats (the one-point path) or arrays.
+_Real = TypeVar("_Real", float, FloatArray)
+
+
+def log_delta_slope(s: _Real, v: _Real, v3: _Real) -> _Real:
     r""":math:`d\log\hat\delta_1/ds = 1/s + 1/(1+s) - sF''(s) - Q'/(2Q)` along the
     upper saddle points, :math:`Q = s^2(1+s)^2K'' + s^2 + (1+s)^2`, ``v3`` =
-    :math:`K'''`."""
+    :math:`K'''`; plain arithmetic, for floats or arrays."""
     a = s * (1.0 + s)
     q = a * a * v + s * s + (1.0 + s) ** 2
     dq = 2 * a * (1 + 2 * s) * v + a * a * v3 + 4 * s + 2

@@ -91,15 +91,6 @@ def _log_kernel_max(s: float) -> float:
 
 
 # ------------------------------------------------------------------ slopes
-def _log_delta_slope(s: float, v: float, v3: float) -> float:
-    """:func:`~.formulas.log_delta_slope` at one point."""
-    a = s * (1.0 + s)
-    q = a * a * v + s * s + (1.0 + s) ** 2
-    dq = 2 * a * (1 + 2 * s) * v + a * a * v3 + 4 * s + 2
-    curv = v + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
-    return 1.0 / s + 1.0 / (1.0 + s) - s * curv - 0.5 * dq / q
-
-
 def _log_delta2_slope(s: float, v: float, v3: float) -> float:
     """:func:`~.formulas.log_delta2_slope` at one point."""
     try:
@@ -128,7 +119,7 @@ def _log_delta2_slope(s: float, v: float, v3: float) -> float:
             return out
     except _ARITH:
         pass
-    return _log_delta_slope(s, v, v3)
+    return F.log_delta_slope(s, v, v3)
 
 
 # ------------------------------------------------------------------ estimates
@@ -472,7 +463,7 @@ def _epsilon(pair: Any, delta: float) -> tuple[float, float] | None:
     extra = P.ERROR_ORDERS
     top = max(3, order + extra)
     reach = max(top, TAYLOR_ORDER) + 1
-    slope_fn = _log_delta_slope if order == 1 else _log_delta2_slope
+    slope_fn = F.log_delta_slope if order == 1 else _log_delta2_slope
     rho: dict[str, float] = {}
 
     def objective(x: float, d: list[float]) -> tuple[float, float]:
