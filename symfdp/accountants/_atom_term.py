@@ -102,28 +102,12 @@ TiltedLaw = tuple[FloatArray, Callable[[FloatArray], FloatArray]]
 
 def _rule_law(nodes: FloatArray, log_w: FloatArray, tilt: FloatArray) -> TiltedLaw:
     r"""The discrete law :math:`\propto e^{\log w_i + \tau l_i}` per tilt
-    :math:`\tau` (non-finite entries left out): its variances, and its
-    :math:`\log|\varphi(s)|` (rows of ``s``: the tilts)."""
+    :math:`\tau` (non-finite entries left out): :func:`stacked_law` of one row."""
+    from symfdp.accountants.saddlepoint.rules import StackedRule
+
     keep = np.isfinite(nodes) & np.isfinite(log_w)
-    l, lw = nodes[keep], log_w[keep]
-    a = lw[None, :] + tilt[:, None] * l[None, :]
-    a = np.exp(a - a.max(axis=1, keepdims=True))
-    a /= a.sum(axis=1, keepdims=True)
-    mean = a @ l
-    var = np.einsum("ij,ij->i", a, (l[None, :] - mean[:, None]) ** 2)
-    used = np.flatnonzero((a > 1e-15).any(axis=0))
-    a, l = a[:, used], l[used]
-
-    def log_modulus(s: FloatArray) -> FloatArray:
-        out = np.empty(s.shape)
-        for i in range(tilt.size):
-            x = np.multiply.outer(s[i], l - mean[i])
-            re, im = np.cos(x) @ a[i], np.sin(x) @ a[i]
-            with np.errstate(divide="ignore"):
-                out[i] = 0.5 * np.log(re * re + im * im)
-        return out
-
-    return var, log_modulus
+    l, lw = nodes[keep][None, :], log_w[keep][None, :]
+    return stacked_law(StackedRule(l, lw, np.ones(1), np.array([l.size])), tilt)
 
 
 def stacked_law(rule: StackedRule, t: FloatArray) -> TiltedLaw:
