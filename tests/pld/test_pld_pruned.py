@@ -74,12 +74,10 @@ def test_flushing_bounds_hold(seed) -> None:
     assert np.all(exact <= np.minimum(quart, 2 * math.log(st.q0_hi)) + 1e-12)
 
 
-def test_pruned_and_full_compositions_agree(monkeypatch) -> None:
-    comp = [
-        (M.SubsampledGaussian(sigma=1.0 + i / 10, p=0.01 + 0.002 * i), 1000)
-        for i in range(10)
-    ]
-    calls = []
+@pytest.fixture
+def pruned_calls(monkeypatch) -> list[bool]:
+    """Records, per composition, whether the pruned spectra were used."""
+    calls: list[bool] = []
     real = compose.pruned_spectra
 
     def spy(*args):
@@ -88,8 +86,16 @@ def test_pruned_and_full_compositions_agree(monkeypatch) -> None:
         return out
 
     monkeypatch.setattr(compose, "pruned_spectra", spy)
+    return calls
+
+
+def test_pruned_and_full_compositions_agree(monkeypatch, pruned_calls) -> None:
+    comp = [
+        (M.SubsampledGaussian(sigma=1.0 + i / 10, p=0.01 + 0.002 * i), 1000)
+        for i in range(10)
+    ]
     curve = A.Numerical().compose(comp)
-    assert calls and all(calls)
+    assert pruned_calls and all(pruned_calls)
     lo, hi = curve.epsilon_bounds(1e-5)
     monkeypatch.setattr(compose, "_PRUNE_PARTS", 10**9)
     f_lo, f_hi = A.Numerical().compose(comp).epsilon_bounds(1e-5)
@@ -98,23 +104,14 @@ def test_pruned_and_full_compositions_agree(monkeypatch) -> None:
     assert abs(lo - f_lo) + abs(hi - f_hi) <= 0.05 * (hi - lo)
 
 
-def test_distinct_gaussians_bracket_holds_closed_form(monkeypatch) -> None:
+def test_distinct_gaussians_bracket_holds_closed_form(pruned_calls) -> None:
     """sum_i n_i mu_i^2 = mu^2: G_{mu_1}^{n_1} x ... = G_mu, composed through
     the pruned spectra."""
     mus = np.linspace(0.5, 1.5, 8) / math.sqrt(16_000 / 1.1)
     comp = [(M.Gaussian(mu=float(m)), 2000) for m in mus]
     mu = math.sqrt(2000 * float(np.sum(mus**2)))
-    calls = []
-    real = compose.pruned_spectra
-
-    def spy(*args):
-        out = real(*args)
-        calls.append(out is not None)
-        return out
-
-    monkeypatch.setattr(compose, "pruned_spectra", spy)
     curve = A.Numerical().compose(comp)
-    assert calls and all(calls)
+    assert pruned_calls and all(pruned_calls)
     eps = np.array([0.0, 0.5, 1.0, 2.0, 3.0, 4.0])
     lo, hi = curve.delta_bounds(eps)
     truth = norm.cdf(-eps / mu + mu / 2) - np.exp(eps) * norm.cdf(-eps / mu - mu / 2)
