@@ -24,7 +24,8 @@ components, :math:`b = n h^2/6 + n h^2/12`, is therefore
 the hazard rate of the composed loss under :math:`P` at the answer.
 
 **Step.** :math:`\varepsilon` and :math:`H_P` come from the saddle-point
-accountant (its :math:`\delta` at three points); the step is
+accountant (``SaddlePointPairCurve.epsilon_and_hazard``: its eps and
+:math:`\log\hat\delta` at three saddle points around it); the step is
 :math:`h = \sqrt{8 c\,\mathrm{tol} \max(\varepsilon, 1)/(n H_P)}` with the
 fill factor :math:`c` = :data:`FILL`, kept within
 :data:`STEP_RANGE` of the rule step of :func:`symfdp.pld.grid.choose_step`
@@ -60,24 +61,7 @@ ROUNDOFF_SHARE = 1e-4
 #: about 2**15 points and more); smaller compositions keep the rule step, whose
 #: brackets are narrower than asked also at deltas far from ``delta_ref``.
 MIN_N_OVER_TOL = 1e7
-#: Relative offset of the finite differences of log delta.
-_DIFF = 1e-3
 _UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2
-
-
-def hazard(delta_at: Any, eps: float) -> float:
-    r""":math:`H_P = 1 - \delta''/\delta'` at ``eps`` by central differences of
-    :math:`\log\delta` (``delta_at`` maps an array of eps to deltas): with
-    :math:`g = \log\delta`, :math:`\delta''/\delta' = g'' / g' + g'`."""
-    step = _DIFF * max(eps, 1.0)
-    x = np.array([eps - step, eps, eps + step])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g = np.log(np.asarray(delta_at(x), dtype=np.float64))
-    g1 = (g[2] - g[0]) / (2.0 * step)
-    g2 = (g[2] - 2.0 * g[1] + g[0]) / step**2
-    if not (np.isfinite(g1) and np.isfinite(g2)) or g1 >= 0.0:
-        return math.nan
-    return float(1.0 - (g2 + g1 * g1) / g1)
 
 
 @dataclass(frozen=True)
@@ -105,10 +89,9 @@ def saddle_estimate(components: Any, delta_ref: float) -> Estimate | None:
             warnings.simplefilter("always")
             with np.errstate(all="ignore"):
                 curve = SaddlePoint().compose_pair(components)
-                eps = float(np.asarray(curve.epsilon(np.array(delta_ref))))
+                eps, rate = curve.epsilon_and_hazard(delta_ref)
                 if not (math.isfinite(eps) and eps > 0.0):
                     return None
-                rate = hazard(curve.delta, eps)
     except (ValueError, TypeError, ArithmeticError, NotImplementedError):
         return None
     if not (math.isfinite(rate) and rate > 0.0):

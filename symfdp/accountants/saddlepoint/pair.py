@@ -46,6 +46,9 @@ SKEW_ERROR_COEF = 0.05
 ERROR_ORDERS = 3
 #: Relative step of the forward difference giving d delta/d eps.
 EPS_STEP = 1e-5
+#: Eps spacing, relative to max(eps, 1), of the differences giving the hazard
+#: rate in :meth:`SaddlePointPairCurve.epsilon_and_hazard`.
+HAZARD_STEP = 1e-3
 #: Newton steps per pass over the rules in the epsilon(delta) solve.
 NEWTON_STEPS = 12
 
@@ -295,7 +298,7 @@ class SaddlePointPairCurve:
         slope vanishes (diverged expansion)."""
         d = np.asarray(delta, dtype=np.float64)
         flat = d.reshape(-1)
-        eps, err, skew = self._epsilon(flat, ERROR_ORDERS)
+        eps, err, skew, _ = self._epsilon(flat, ERROR_ORDERS)
         warn_if_skewed(skew, "epsilon(delta)")
         rest = np.isnan(err)
         if rest.any():
@@ -459,25 +462,68 @@ class SaddlePointPairCurve:
         1/(1+s)` explicit), by bisection below the split point; warns once outside
         the valid range."""
         d = np.asarray(delta, dtype=np.float64)
-        out, _, skew = self._epsilon(d.reshape(-1), 0)
+        out, _, skew, _ = self._epsilon(d.reshape(-1), 0)
         warn_if_skewed(skew, "epsilon(delta)")
         return out.reshape(d.shape)
 
+    def epsilon_and_hazard(self, delta: float) -> tuple[float, float]:
+        r"""``(epsilon(delta), H_P)``: the answer and the hazard rate
+        :math:`H_P = 1 - \hat\delta''(\varepsilon)/\hat\delta'(\varepsilon)` of
+        the composed loss under P there (:mod:`symfdp.accountants._fill_step`).
+
+        With :math:`g = \log\hat\delta`, :math:`H_P = 1 - g''/g' - g'`; ``g'``
+        and ``g''`` are the divided differences of the quadratic through
+        :math:`(\varepsilon(s), g(s))` at the answer's saddle point and two
+        points beside it, spaced :math:`10^{-3}\max(\varepsilon, 1)` apart in
+        eps (:math:`d\varepsilon/ds = K'' + 1/s^2 + 1/(1+s)^2`): one pass over
+        the rules and no further solve. NaN where the answer is not an
+        upper-side saddle point or the slope is not negative. Warns as
+        :meth:`epsilon`."""
+        out, _, skew, saddle = self._epsilon(np.array([delta]), 0)
+        warn_if_skewed(skew, "epsilon(delta)")
+        eps, s = float(out[0]), float(saddle[0])
+        if not math.isfinite(s):
+            return eps, math.nan
+        rows = self._saddles.derivatives(np.array([s]), 3)
+        slope = float(rows[2, 0]) + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
+        ds = HAZARD_STEP * max(eps, 1.0) / slope
+        pts = np.array([s - ds, s, s + ds])
+        if not (ds > 0.0 and pts[0] > 0.0):
+            return eps, math.nan
+        reach = max(3, self.order, TAYLOR_ORDER) + 1
+        d = self._saddles.derivatives(pts, reach)
+        at = _pack3(pts, d)
+        with np.errstate(all="ignore"):
+            g = self._upper_log_delta(at, kappa=d[2:])
+        e = at.eps
+        d01 = (g[1] - g[0]) / (e[1] - e[0])
+        d12 = (g[2] - g[1]) / (e[2] - e[1])
+        curv = (d12 - d01) / (e[2] - e[0])
+        g1 = d01 + curv * (e[1] - e[0])
+        g2 = 2.0 * curv
+        if not (np.isfinite(g1) and np.isfinite(g2)) or g1 >= 0.0:
+            return eps, math.nan
+        return eps, float(1.0 - g2 / g1 - g1)
+
     def _epsilon(
         self, flat: FloatArray, extra: int
-    ) -> tuple[FloatArray, FloatArray, float]:
-        """``(eps, err, skew)`` for flat targets: the answers, with ``extra`` > 0
-        their upper-side eps-error estimates (NaN elsewhere), the largest skewness."""
+    ) -> tuple[FloatArray, FloatArray, float, FloatArray]:
+        """``(eps, err, skew, s)`` for flat targets: the answers, with ``extra`` >
+        0 their upper-side eps-error estimates (NaN elsewhere), the largest
+        skewness, and the upper-side saddle points of the answers (NaN where the
+        answer is not one)."""
         out = np.zeros(flat.shape)
         err = np.full(flat.shape, np.nan)
+        saddle = np.full(flat.shape, np.nan)
         if self.support[1] <= 0.0 or flat.size == 0:
-            return out, np.zeros(flat.shape), 0.0
+            return out, np.zeros(flat.shape), 0.0, saddle
         e_lo = max(0.0, self.eps_split)
         if e_lo >= self.support[1]:
-            return out, np.zeros(flat.shape), 0.0
-        eps, below, skew, err_up = self._invert_upper(flat, e_lo, extra)
+            return out, np.zeros(flat.shape), 0.0, saddle
+        eps, below, skew, err_up, s_up = self._invert_upper(flat, e_lo, extra)
         out[~below] = eps[~below]
         err[~below] = err_up[~below]
+        saddle[~below] = s_up[~below]
         if below.any() and self.eps_split > 0.0:
             lo = np.zeros(int(below.sum()))
             out[below] = monotone_bisect(
@@ -500,7 +546,7 @@ class SaddlePointPairCurve:
                     lambda x: self._delta(x, check=False)[0], flat[redo]
                 )
                 skew = max(skew, self._delta(out[redo], check=True)[1])
-        return out, err, skew
+        return out, err, skew, saddle
 
     def _upper_log_delta(
         self, vals: SaddleValues, warn: bool = False, kappa: FloatArray | None = None
@@ -533,10 +579,11 @@ class SaddlePointPairCurve:
 
     def _invert_upper(
         self, d: FloatArray, e_lo: float, extra: int = 0
-    ) -> tuple[FloatArray, Any, float, FloatArray]:
-        """Upper-side inverse: ``(eps, below, skew, err)``, ``below`` marking
+    ) -> tuple[FloatArray, Any, float, FloatArray, FloatArray]:
+        """Upper-side inverse: ``(eps, below, skew, err, s)``, ``below`` marking
         answers below ``e_lo``, ``err`` from :meth:`_error_at_saddle` (``extra``
-        > 0; NaN elsewhere)."""
+        > 0; NaN elsewhere), ``s`` the saddle points of the solved answers (NaN
+        elsewhere)."""
         saddles = self._saddles
         log_d = np.log(d)
         saddles.covering("upper", e_lo, e_lo)
@@ -552,6 +599,7 @@ class SaddlePointPairCurve:
         idx = j0 + np.argmax(ok, axis=1)
         eps = np.zeros(d.shape)
         err = np.full(d.shape, np.nan)
+        saddle = np.full(d.shape, np.nan)
         below = found & (idx == j0)
         capped = ~found
         skew = 0.0
@@ -671,9 +719,10 @@ class SaddlePointPairCurve:
                 at_s = _pack3(s, d_s)
                 log_i = self._upper_log_delta(at_s, warn=True, kappa=d_s[2:])
             eps[solve] = at_s.eps
+            saddle[solve] = s
             below[solve] = at_s.eps < e_lo
             skew = self._skew(at_s, log_i, np.exp(log_i), below[solve])
-        return eps, below, skew, err
+        return eps, below, skew, err, saddle
 
     def _lean_log_delta(self, vals: SaddleValues) -> FloatArray | None:
         """:meth:`_upper_log_delta` of order 1 or 2 where none of its repairs
