@@ -481,11 +481,10 @@ class SaddlePointPairCurve:
         :meth:`epsilon`."""
         out, _, skew, saddle = self._epsilon(np.array([delta]), 0)
         warn_if_skewed(skew, "epsilon(delta)")
-        eps, s = float(out[0]), float(saddle[0])
+        eps, s, v = float(out[0]), float(saddle[0, 0]), float(saddle[1, 0])
         if not math.isfinite(s):
             return eps, math.nan
-        rows = self._saddles.derivatives(np.array([s]), 3)
-        slope = float(rows[2, 0]) + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
+        slope = v + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
         ds = HAZARD_STEP * max(eps, 1.0) / slope
         pts = np.array([s - ds, s, s + ds])
         if not (ds > 0.0 and pts[0] > 0.0):
@@ -510,11 +509,11 @@ class SaddlePointPairCurve:
     ) -> tuple[FloatArray, FloatArray, float, FloatArray]:
         """``(eps, err, skew, s)`` for flat targets: the answers, with ``extra`` >
         0 their upper-side eps-error estimates (NaN elsewhere), the largest
-        skewness, and the upper-side saddle points of the answers (NaN where the
-        answer is not one)."""
+        skewness, and the rows ``s``, :math:`K''(s)` of the answers' upper-side
+        saddle points (NaN where the answer is not one)."""
         out = np.zeros(flat.shape)
         err = np.full(flat.shape, np.nan)
-        saddle = np.full(flat.shape, np.nan)
+        saddle = np.full((2, flat.size), np.nan)
         if self.support[1] <= 0.0 or flat.size == 0:
             return out, np.zeros(flat.shape), 0.0, saddle
         e_lo = max(0.0, self.eps_split)
@@ -523,7 +522,7 @@ class SaddlePointPairCurve:
         eps, below, skew, err_up, s_up = self._invert_upper(flat, e_lo, extra)
         out[~below] = eps[~below]
         err[~below] = err_up[~below]
-        saddle[~below] = s_up[~below]
+        saddle[:, ~below] = s_up[:, ~below]
         if below.any() and self.eps_split > 0.0:
             lo = np.zeros(int(below.sum()))
             out[below] = monotone_bisect(
@@ -582,8 +581,8 @@ class SaddlePointPairCurve:
     ) -> tuple[FloatArray, Any, float, FloatArray, FloatArray]:
         """Upper-side inverse: ``(eps, below, skew, err, s)``, ``below`` marking
         answers below ``e_lo``, ``err`` from :meth:`_error_at_saddle` (``extra``
-        > 0; NaN elsewhere), ``s`` the saddle points of the solved answers (NaN
-        elsewhere)."""
+        > 0; NaN elsewhere), ``s`` the rows ``s``, :math:`K''(s)` of the solved
+        answers' saddle points (NaN elsewhere)."""
         saddles = self._saddles
         log_d = np.log(d)
         saddles.covering("upper", e_lo, e_lo)
@@ -599,7 +598,7 @@ class SaddlePointPairCurve:
         idx = j0 + np.argmax(ok, axis=1)
         eps = np.zeros(d.shape)
         err = np.full(d.shape, np.nan)
-        saddle = np.full(d.shape, np.nan)
+        saddle = np.full((2, d.size), np.nan)
         below = found & (idx == j0)
         capped = ~found
         skew = 0.0
@@ -719,7 +718,8 @@ class SaddlePointPairCurve:
                 at_s = _pack3(s, d_s)
                 log_i = self._upper_log_delta(at_s, warn=True, kappa=d_s[2:])
             eps[solve] = at_s.eps
-            saddle[solve] = s
+            saddle[0, solve] = s
+            saddle[1, solve] = d_s[2]
             below[solve] = at_s.eps < e_lo
             skew = self._skew(at_s, log_i, np.exp(log_i), below[solve])
         return eps, below, skew, err, saddle
