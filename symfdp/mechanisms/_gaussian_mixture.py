@@ -17,7 +17,9 @@ magnitude below the moments they come from, so three routes are combined:
    P, 1 for Q) in power series whose products are of higher order in the small
    non-Gaussian part (no catastrophic cancellation); :math:`F_0^{(m)}` are
    logistic derivatives written as monomials in :math:`s` and :math:`1-s`. For
-   :math:`\mu \le` ``SHIFT_MU_MAX`` only.
+   :math:`\mu \le` ``SHIFT_MU_MAX`` only, and only where the moment route's bound
+   on some :math:`\kappa_{r \ge 2}` exceeds :data:`SHIFT_WHEN` (the smaller
+   bound of the two is then kept).
 3. **Extended precision.** Both float64 routes carry rounding bounds; orders
    whose best bound exceeds :data:`FALLBACK_RTOL` are recomputed by the moment
    route in mpmath on the same nodes.
@@ -56,6 +58,9 @@ FALLBACK_RTOL = 5e-11
 #: Largest mu for the Gaussian-shift route: its error bound covers rounding only,
 #: and its trapezoid error grows with :math:`(p\mu^2/\pi)^j`.
 SHIFT_MU_MAX = 2.0
+#: Relative bound of the moment route on kappa_2.. above which the shift route is
+#: also computed (below it the moment route is within ~500 ulps).
+SHIFT_WHEN = 1e-13
 
 
 @dataclass(frozen=True)
@@ -243,6 +248,14 @@ def _mp_moment_route(
         return [float(v) for v in kap[1:]]
 
 
+def needs_shift(kappa: FloatArray, err: FloatArray) -> NDArray[np.bool_]:
+    """Whether the moment route's relative bound on some order >= 2 exceeds
+    :data:`SHIFT_WHEN` (per row of ``kappa``, ``err``: cumulants in the last axis)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = err[..., 1:] / np.abs(kappa[..., 1:])
+    return np.asarray(np.any(~(rel <= SHIFT_WHEN), axis=-1))
+
+
 def subsampled_gaussian_cumulants(
     mu: float, p: float, order: int, under: str
 ) -> tuple[FloatArray, FloatArray]:
@@ -256,7 +269,7 @@ def subsampled_gaussian_cumulants(
     grid = x_grid(mu, 0.0, (order + 1) * mu)
     y = mu * grid.x - mu * mu / 2
     k_mom, e_mom = _moment_route(y, grid.log_w, p, order, under)
-    if mu <= SHIFT_MU_MAX:
+    if mu <= SHIFT_MU_MAX and needs_shift(k_mom, e_mom).item():
         k_sh, e_sh = _shift_route(grid, mu, p, order, under)
         use_shift = e_sh < e_mom
     else:

@@ -328,7 +328,7 @@ def _block(
     k_mom, e_mom = _weighted_cumulants(vals, weights, order, 4 * EPS * np.abs(vals))
     # Gaussian-shift route where mu allows it.
     kappa, err = k_mom, e_mom
-    near = mu <= gm.SHIFT_MU_MAX
+    near = (mu <= gm.SHIFT_MU_MAX) & gm.needs_shift(k_mom, e_mom)
     if near.any():
         k_sh, e_sh = _shift_route(
             x[near], log_w[near], mu2[near], p2[near], order, under
