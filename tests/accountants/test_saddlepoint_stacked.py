@@ -47,3 +47,20 @@ def test_epsilon_matches_per_component_rules(monkeypatch: pytest.MonkeyPatch) ->
     np.testing.assert_allclose(
         eps, single.epsilon(np.array([1e-3, 1e-5, 1e-8])), rtol=1e-10
     )
+
+
+def test_coarse_first_stage_gives_the_same_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 16 components with the coarse first stage forced against the default
+    # dense one: the solver finishes each answer to its own tolerance (1e-10).
+    comp = _composition()
+    eps_grid = np.array([-0.5, 0.0, 0.7, 2.5])
+    deltas = np.array([1e-2, 1e-5, 1e-9])
+    dense = A.SaddlePoint().compose(comp)
+    want = (dense.epsilon(deltas), dense.delta(eps_grid))
+    monkeypatch.setattr(equation, "COARSE_FROM", 1)
+    coarse = A.SaddlePoint().compose(comp)
+    assert coarse.pairs[0]._saddles._first_stage is equation.COARSE_STAGE
+    np.testing.assert_allclose(coarse.epsilon(deltas), want[0], rtol=1e-9)
+    np.testing.assert_allclose(coarse.delta(eps_grid), want[1], rtol=1e-9)
