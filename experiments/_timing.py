@@ -12,20 +12,25 @@ from collections.abc import Callable
 from typing import Any
 
 
-def best_cpu_time(fn: Callable[[], Any], repeats: int, min_seconds: float) -> float:
-    """Best over ``repeats`` samples of the mean CPU time of ``fn`` (timeit style).
-
-    One untimed call sizes the samples: each repeats ``fn`` until it lasts about
-    ``min_seconds``.
-    """
-    start = time.process_time()
-    fn()
-    once = max(time.process_time() - start, 1e-7)
-    number = max(1, math.ceil(min_seconds / once))
-    best = math.inf
-    for _ in range(repeats):
+def best_cpu_times(
+    fns: dict[Any, Callable[[], Any]], repeats: int, min_seconds: float
+) -> dict[Any, float]:
+    """Best over ``repeats`` samples of the mean CPU time of every ``fns[key]``
+    (timeit style: one untimed call sizes the samples, each repeating the call
+    until it lasts about ``min_seconds``). The samples are taken in rounds, one
+    of each function per round, so that a slow phase of a shared machine falls
+    on all keys alike instead of on the ones timed during it."""
+    number = {}
+    for key, fn in fns.items():
         start = time.process_time()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.process_time() - start) / number)
+        fn()
+        once = max(time.process_time() - start, 1e-7)
+        number[key] = max(1, math.ceil(min_seconds / once))
+    best = dict.fromkeys(fns, math.inf)
+    for _ in range(repeats):
+        for key, fn in fns.items():
+            start = time.process_time()
+            for _ in range(number[key]):
+                fn()
+            best[key] = min(best[key], (time.process_time() - start) / number[key])
     return best

@@ -1,6 +1,6 @@
 """The runtime harness of Zheng et al. (2020), Tables 1 and 2, re-measured.
 
-For every n: the CPU time (:func:`_timing.best_cpu_time`) of compose + tradeoff
+For every n: the CPU time (:func:`_timing.best_cpu_times`) of compose + tradeoff
 on the alpha grid for CLT, Edgeworth (degree 2), the certified FFT accountant
 and the paper's Sec. 5.1 recursion, after one untimed warm-up per method; the
 per-step cumulants on fresh (slightly perturbed, hence uncached) mechanisms;
@@ -93,26 +93,23 @@ def measure(
         seconds[name] = {}
     accuracy: dict[str, dict[int, float]] = {}
     counter = iter(range(1, 10**6))
+    tasks: dict[tuple[str, int], Callable[[], Any]] = {}
     for n in params["ns"]:
         mech = mechanism(n, 0.0)
-        seconds["cumulants"][n] = _timing.best_cpu_time(
-            lambda n=n: [
-                mechanism(n, 1e-12 * next(counter)).cumulants(4, u) for u in ("P", "Q")
-            ],
-            reps,
-            min_s,
-        )
+        tasks["cumulants", n] = lambda n=n: [
+            mechanism(n, 1e-12 * next(counter)).cumulants(4, u) for u in ("P", "Q")
+        ]
         run(clt(), mech, n)()  # cumulants computed up front, as the paper does
         run(A.Edgeworth(order=2), mech, n)()
         for method in METHODS:
-            seconds[method][n] = _timing.best_cpu_time(
-                run(accountant(method, clt), mech, n), reps, min_s
-            )
+            tasks[method, n] = run(accountant(method, clt), mech, n)
         for name, series in extra.items():
             method, other = series(n)
-            seconds[name][n] = _timing.best_cpu_time(
-                run(accountant(method, clt), other, n), reps, min_s
-            )
+            tasks[name, n] = run(accountant(method, clt), other, n)
+    for (name, n), best in _timing.best_cpu_times(tasks, reps, min_s).items():
+        seconds[name][n] = best
+    for n in params["ns"]:
+        mech = mechanism(n, 0.0)
         fft = np.asarray(curve(accountant("Numerical (FFT)", clt), mech, n))
         for rounding in ("linear", "floor"):
             rec = A.Numerical(method="recursion", rounding=rounding)

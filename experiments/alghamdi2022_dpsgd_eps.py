@@ -190,19 +190,22 @@ def compute(params: dict[str, Any]) -> Result:
     }
     for acc in timed.values():
         _approx.quietly(lambda acc=acc: acc.compose(mech, 50).epsilon(delta))
+    tasks = {
+        (name, n): functools.partial(
+            _approx.quietly,
+            lambda acc=acc, n=n: acc.compose(mech, n).epsilon(delta),
+        )
+        for n in ns
+        for name, acc in timed.items()
+    }
+    cpu = _timing.best_cpu_times(tasks, reps, min_s)
     trows = _tables.Rows("method", "n", "cpu_s", "fft_size")
-    for n in ns:
-        for name, acc in timed.items():
-            fn = functools.partial(
-                _approx.quietly,
-                lambda acc=acc, n=n: acc.compose(mech, n).epsilon(delta),
-            )
-            seconds = _timing.best_cpu_time(fn, reps, min_s)
-            size = math.nan
-            if name == "Numerical":
-                curve = acc.compose(mech, n)
-                size = float(max(q["fft_size"] for q in curve.info["pairs"]))
-            trows.add(name, n, seconds, size)
+    for (name, n), seconds in cpu.items():
+        size = math.nan
+        if name == "Numerical":
+            curve = timed[name].compose(mech, n)
+            size = float(max(q["fft_size"] for q in curve.info["pairs"]))
+        trows.add(name, n, seconds, size)
     ttable = trows.table()
 
     # ---------------------------------------------------------------- claims
