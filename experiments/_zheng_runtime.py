@@ -94,8 +94,8 @@ def measure(
     accuracy: dict[str, dict[int, float]] = {}
     counter = iter(range(1, 10**6))
     tasks: dict[tuple[str, int], Callable[[], Any]] = {}
-    for n in params["ns"]:
-        mech = mechanism(n, 0.0)
+    mechs = {n: mechanism(n, 0.0) for n in params["ns"]}
+    for n, mech in mechs.items():
         tasks["cumulants", n] = lambda n=n: [
             mechanism(n, 1e-12 * next(counter)).cumulants(4, u) for u in ("P", "Q")
         ]
@@ -108,8 +108,7 @@ def measure(
             tasks[name, n] = run(accountant(method, clt), other, n)
     for (name, n), best in _timing.best_cpu_times(tasks, reps, min_s).items():
         seconds[name][n] = best
-    for n in params["ns"]:
-        mech = mechanism(n, 0.0)
+    for n, mech in mechs.items():
         fft = np.asarray(curve(accountant("Numerical (FFT)", clt), mech, n))
         for rounding in ("linear", "floor"):
             rec = A.Numerical(method="recursion", rounding=rounding)
