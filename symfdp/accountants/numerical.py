@@ -57,7 +57,7 @@ from symfdp.pld.compose import (
     methods_without_lattice,
 )
 from symfdp.pld.discretise import DiscretePLD, discretise
-from symfdp.pld.grid import align_step, choose_step, component_grid
+from symfdp.pld.grid import align_step, choose_step, coarse_width, component_grid
 from symfdp.pld.window import chernoff_window
 
 METHODS: tuple[str, ...] = ("fft", "recursion")
@@ -327,9 +327,11 @@ class Numerical(Accountant):
         step ``h``, with their counts."""
         n_total = sum(n for _, n in components)
         cut = self.tail_mass / (4 * n_total)
+        sd = math.sqrt(max(float(summed_cumulants(components, 2, "Q")[1]), 0.0))
+        widest = coarse_width(sd)
         try:
             grids = [
-                component_grid(m, h, cut, self.lower_origins, self.max_fft_size)
+                component_grid(m, h, cut, self.lower_origins, self.max_fft_size, widest)
                 for m, _ in components
             ]
         except ValueError as exc:  # a component alone exceeds max_fft_size

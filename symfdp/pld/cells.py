@@ -129,7 +129,7 @@ def _from_values(cdf: FloatArray, sf: FloatArray) -> CellMasses:
 
 def has_atom(m: Mechanism, x: float) -> bool:
     """Whether the PLRV of ``m`` has an atom at the finite point ``x``."""
-    if not math.isfinite(x):
+    if not math.isfinite(x) or m.continuous_loss:
         return False
     pt = np.array([x])
     for under in ("P", "Q"):

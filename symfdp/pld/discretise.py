@@ -72,14 +72,16 @@ Both measures are built from the same batch of CDF values
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.pld.cells import CellMasses, cell_masses_batch
-from symfdp.pld.grid import ComponentGrid
+from symfdp.pld.grid import ComponentGrid, Lattice
 
 #: Relative size of a pull treated as round-off (see barycentric_masses).
 PULL_RTOL = 16 * float(np.finfo(np.float64).eps)
@@ -109,6 +111,9 @@ class DiscretePLD:
         dropped: Q-mass of the true law that the measure does not carry
             (dominated measures: the tails cut off and the rounding slack).
         dominating: True for the connect-the-dots (upper) measure.
+        kept: Positions in ``q`` that may carry mass (the points a coarse
+            lattice keeps, :meth:`~symfdp.pld.grid.ComponentGrid.lattice`);
+            None: any.
     """
 
     h: float
@@ -118,6 +123,7 @@ class DiscretePLD:
     inf_mass: float
     dropped: float
     dominating: bool
+    kept: NDArray[np.int64] | None = None
 
     @property
     def points(self) -> FloatArray:
@@ -126,19 +132,26 @@ class DiscretePLD:
             FloatArray, self.origin + (self.k_lo + np.arange(self.q.size)) * self.h
         )
 
+    @functools.cached_property
+    def support(self) -> NDArray[np.int64]:
+        """Positions of the points with mass (``q[j] > 0``), ascending."""
+        if self.kept is None:
+            return np.flatnonzero(self.q)
+        return self.kept[self.q[self.kept] > 0.0]
 
-def _z_edges(grid: ComponentGrid) -> tuple[int, FloatArray, FloatArray]:
-    """Lattice of the dominating measure and the edges at which CDFs are read."""
-    k_lo, l = grid.points()
+
+def _z_edges(grid: ComponentGrid, l: FloatArray) -> FloatArray:
+    """Edges at which the dominating measure reads CDFs (points ``l``)."""
     edges = l.copy()
     if grid.atom_hi and l[-1] == grid.support[1]:
         edges[-1] += grid.margin  # the top atom belongs to the last cell
-    return k_lo, l, edges
+    return edges
 
 
 def _connect_dots(
-    grid: ComponentGrid, k_lo: int, l: FloatArray, cp: CellMasses, cq: CellMasses
+    grid: ComponentGrid, lat: Lattice, cp: CellMasses, cq: CellMasses
 ) -> DiscretePLD:
+    l = lat.l
     z = np.zeros(l.size)
     if l.size > 1:
         width = np.diff(l)
@@ -158,7 +171,9 @@ def _connect_dots(
     tiny = z < TINY_MASS
     inf_mass = cq.above + float(z[tiny].sum())
     z[tiny] = 0.0
-    return DiscretePLD(grid.h, grid.origin, k_lo, z, inf_mass, 0.0, True)
+    return DiscretePLD(
+        grid.h, grid.origin, lat.k_lo, lat.spread(z), inf_mass, 0.0, True, lat.keep
+    )
 
 
 def dominating_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
@@ -183,17 +198,16 @@ def discretise(m: Mechanism, grid: ComponentGrid) -> tuple[DiscretePLD, Discrete
     (and over :data:`RETRY_ORIGINS` offsets when a single origin drops more than
     :data:`DROP_RETRY` :math:`h^2`; any origin gives a dominated measure).
     """
-    k_lo, l, z_edges = _z_edges(grid)
-    lattices = [grid.points(o) for o in grid.lower_origins]
-    duals = [_dual_edges(pts, grid) for _, pts in lattices]
-    cps = cell_masses_batch(m, [z_edges, *duals], "P")
-    cqs = cell_masses_batch(m, [z_edges, *duals], "Q")
-    upper = _connect_dots(grid, k_lo, l, cps[0], cqs[0])
+    top = grid.lattice()
+    lattices = [grid.lattice(o) for o in grid.lower_origins]
+    duals = [_dual_edges(lat.l, grid) for lat in lattices]
+    edges = [_z_edges(grid, top.l), *duals]
+    cps = cell_masses_batch(m, edges, "P")
+    cqs = cell_masses_batch(m, edges, "Q")
+    upper = _connect_dots(grid, top, cps[0], cqs[0])
     lowers = [
-        _barycentric_rounding(grid, origin, kl, pts, cp, cq)
-        for origin, (kl, pts), cp, cq in zip(
-            grid.lower_origins, lattices, cps[1:], cqs[1:], strict=True
-        )
+        _barycentric_rounding(grid, lat, cp, cq)
+        for lat, cp, cq in zip(lattices, cps[1:], cqs[1:], strict=True)
     ]
     best = min(lowers, key=lambda d: d.dropped)
     if (
@@ -211,13 +225,13 @@ def _dominated(
     m: Mechanism, grid: ComponentGrid, origins: list[float]
 ) -> list[DiscretePLD]:
     """The dominated measures of ``grid`` at lattice origins ``origins``."""
-    lattices = [grid.points(o) for o in origins]
-    duals = [_dual_edges(pts, grid) for _, pts in lattices]
+    lattices = [grid.lattice(o) for o in origins]
+    duals = [_dual_edges(lat.l, grid) for lat in lattices]
     cps = cell_masses_batch(m, duals, "P")
     cqs = cell_masses_batch(m, duals, "Q")
     return [
-        _barycentric_rounding(grid, origin, kl, pts, cp, cq)
-        for origin, (kl, pts), cp, cq in zip(origins, lattices, cps, cqs, strict=True)
+        _barycentric_rounding(grid, lat, cp, cq)
+        for lat, cp, cq in zip(lattices, cps, cqs, strict=True)
     ]
 
 
@@ -326,15 +340,10 @@ def barycentric_masses(pb: FloatArray, qb: FloatArray, gam: FloatArray) -> Float
 
 
 def _barycentric_rounding(
-    grid: ComponentGrid,
-    origin: float,
-    k_lo: int,
-    l: FloatArray,
-    cp: CellMasses,
-    cq: CellMasses,
+    grid: ComponentGrid, lat: Lattice, cp: CellMasses, cq: CellMasses
 ) -> DiscretePLD:
     pb, qb = cp.cells.copy(), cq.cells.copy()
-    gam = np.exp(l)
+    gam = np.exp(lat.l)
     lost = cq.below + cq.above + float(qb[pb <= 0.0].sum())
     qb[pb <= 0.0] = 0.0
     if not grid.atom_lo:
@@ -344,4 +353,6 @@ def _barycentric_rounding(
     y = gam * barycentric_masses(pb, qb, gam)
     y[y < TINY_MASS] = 0.0  # dropped (optimistic; avoids subnormals)
     dropped = lost + max(float(qb.sum() - y.sum()), 0.0)
-    return DiscretePLD(grid.h, origin, k_lo, y, 0.0, dropped, False)
+    return DiscretePLD(
+        grid.h, lat.origin, lat.k_lo, lat.spread(y), 0.0, dropped, False, lat.keep
+    )

@@ -42,8 +42,9 @@ Sec. 3.1) and the bounds are evaluated at their safe ends.
 
 the centred spectrum (the factor :math:`e^{-ic\theta}` is an exact lattice shift
 of the composition, applied by the caller). The sums are matrix products in
-column blocks of :data:`_BLOCK` (error :math:`\gamma_{b}` with :math:`b =`
-block + number of blocks, relative to the sum of the moduli of the terms), the
+column blocks of :data:`_BLOCK` over the offsets where some part of a chunk
+has mass (error :math:`\gamma_{b}` with :math:`b =` block + number of
+blocks, relative to the sum of the moduli of the terms), the
 table entries from angles reduced exactly in integers to :math:`[0, \pi/2]`
 (argument error :math:`3u`, ``sin`` within 4 ulp: relative errors
 :math:`12u` for :math:`\sin`, :math:`25u` for :math:`2\sin^2`), and
@@ -123,15 +124,18 @@ class _Stats:
     m4_hi: float
 
 
-def _stats(q: np.ndarray) -> _Stats:
-    """Certified moment sums of one part (see the module docstring)."""
+def _stats(d: DiscretePLD) -> _Stats:
+    """Certified moment sums of one part (see the module docstring; sums over
+    the points with mass)."""
+    at = d.support
+    q = d.q[at]
     m = q.size
     g = _gamma(m + 8)
     q0 = float(np.sum(q, dtype=np.longdouble))
     q0_err = (_gamma(m, _U_LD) + _U) * q0
     if q0 <= 0.0:
         return _Stats(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    j = np.arange(m, dtype=np.float64)
+    j = at.astype(np.float64)
     centre = round(float(np.sum(q * j)) / q0)
     x = j - centre
     w1 = q * x
@@ -192,12 +196,9 @@ def _sampled_bins(
         folded = np.zeros((len(chunk), length))
         rows = np.zeros(len(chunk))
         for r, (d, _) in enumerate(chunk):
-            q = d.q
-            nrows = -(-q.size // length)
-            pad = np.zeros(nrows * length)
-            pad[: q.size] = q
-            folded[r] = pad.reshape(nrows, length).sum(axis=0)
-            rows[r] = nrows
+            at = d.support
+            folded[r] = np.bincount(at % length, d.q[at], minlength=length)
+            rows[r] = -(-d.q.size // length)
         q0_hi = _column(sts, "q0_hi")
         err = (eta + (rows[:, None] + 1) * _U * 1.01 + 2 * _U) * q0_hi
         a = np.abs(sfft.rfft(folded, axis=1)) + err
@@ -281,12 +282,16 @@ def _products(
         for r, i in enumerate(chunk):
             q = parts[i][0].q
             mat[r, lo[i] - ca : lo[i] - ca + q.size] = q
+        # Columns where no part of the chunk has mass add exact zeros: skipped.
+        cols = np.flatnonzero(mat.any(axis=0))
+        rows = table[ca - x0 + cols]
+        mat = mat[:, cols]
         acc = np.zeros((len(chunk), 2 * kk))
-        blocks = -(-width // _BLOCK)
+        blocks = -(-cols.size // _BLOCK)
         for b in range(blocks):
-            c0, c1 = b * _BLOCK, min(width, (b + 1) * _BLOCK)
-            acc += mat[:, c0:c1] @ table[ca - x0 + c0 : ca - x0 + c1]
-        gb = _gamma(min(width, _BLOCK) + blocks)
+            c0, c1 = b * _BLOCK, min(cols.size, (b + 1) * _BLOCK)
+            acc += mat[:, c0:c1] @ rows[c0:c1]
+        gb = _gamma(min(cols.size, _BLOCK) + blocks)
         c_re = (gb + 25 * _U) * (1 + _SAFE)
         c_im = (gb + 13 * _U) * (1 + _SAFE)
         for r, i in enumerate(chunk):
@@ -306,7 +311,7 @@ def pruned_spectra(
     where the composition is not certified below :math:`e^{-701}`, or None
     when that saves nothing (the bounds need an FFT longer than ``size / 8``,
     or more than ``max_freqs`` frequencies remain)."""
-    stats = [_stats(d.q) for d, _ in parts]
+    stats = [_stats(d) for d, _ in parts]
     spread = max(
         (math.sqrt(st.m2_hi / (2 * st.q0_hi**2)) for st in stats if st.q0 > 0),
         default=0.0,

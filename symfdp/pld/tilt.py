@@ -183,7 +183,9 @@ def _tilt_parts(
         keep, a, log_m = _log_tilted(d, lam)
         q = np.zeros(d.q.shape)
         q[keep] = np.exp(a - log_m)
-        tilted.append((DiscretePLD(d.h, d.origin, d.k_lo, q, 0.0, 0.0, False), n))
+        tilted.append(
+            (DiscretePLD(d.h, d.origin, d.k_lo, q, 0.0, 0.0, False, d.kept), n)
+        )
         c_total += n * log_m
         span = float(np.max(np.abs(d.points[keep])))
         rho += n * 8 * u * (2.0 + lam * span + abs(log_m))

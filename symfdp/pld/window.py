@@ -80,24 +80,20 @@ def _family(parts: Sequence[tuple[DiscretePLD, int]], block: int = 1) -> _Family
     points, logq, starts, counts = [], [], [], []
     at = 0
     for d, n in parts:
+        pos = d.support
+        q = d.q[pos]
+        pts = d.origin + (d.k_lo + pos) * d.h
         if block > 1:
-            cuts = np.arange(0, d.q.size, block)
-            mass = np.add.reduceat(d.q, cuts)
-            keep = mass > 0.0
-            with np.errstate(invalid="ignore", divide="ignore"):
-                bary = np.add.reduceat(d.q * d.points, cuts) / mass
-            points.append(bary[keep])
-            logq.append(np.log(mass[keep]))
-            starts.append(at)
-            counts.append(float(n))
-            at += int(np.count_nonzero(keep))
-            continue
-        keep = d.q > 0.0
-        points.append(d.points[keep])
-        logq.append(np.log(d.q[keep]))
+            bins = pos // block
+            _, first = np.unique(bins, return_index=True)
+            mass = np.add.reduceat(q, first)
+            pts = np.add.reduceat(q * pts, first) / mass
+            q = mass
+        points.append(pts)
+        logq.append(np.log(q))
         starts.append(at)
         counts.append(float(n))
-        at += int(np.count_nonzero(keep))
+        at += q.size
     return _Family(
         np.concatenate(points),
         np.concatenate(logq),
@@ -128,16 +124,18 @@ def _best_lambda(parts: _Family, log_tail: float, sign: float, sd: float) -> flo
 
 def _part_log_mgf(parts: Sequence[tuple[DiscretePLD, int]], lam: float) -> float:
     r"""``sum_i n_i log sum_k q_ik e^{lam l_ik}`` of the parts, an upper bound:
-    each sum is taken relative to its largest exponent (no overflow), inflated by
-    its round-off :math:`2(m + 4)u` and by :math:`m\,Q_i 10^{-300}` for the
-    terms that underflow."""
+    each sum (over the :math:`m` points with mass) is taken relative to the
+    largest exponent of the lattice (no overflow), inflated by its round-off
+    :math:`2(m + 4)u` and by :math:`m\,Q_i 10^{-300}` for the terms that
+    underflow."""
     u = float(np.finfo(np.float64).eps) / 2
     total = 0.0
     for d, n in parts:
-        q = d.q
+        at = d.support
+        q = d.q[at]
         step = lam * d.h
-        top = q.size - 1 if step > 0 else 0
-        e = np.exp(step * (np.arange(q.size) - top))
+        top = d.q.size - 1 if step > 0 else 0
+        e = np.exp(step * (at - top))
         mass = float(np.sum(q))
         s = float(np.sum(q * e)) * (1 + 2 * (q.size + 4) * u) + q.size * mass * 1e-300
         total += n * (lam * (d.origin + (d.k_lo + top) * d.h) + math.log(s))
@@ -155,7 +153,7 @@ def _trivial_ends(parts: Sequence[tuple[DiscretePLD, int]]) -> tuple[float, floa
     """``sum_i n_i min l_ik`` and ``sum_i n_i max l_ik`` over points with mass."""
     lo = hi = 0.0
     for d, n in parts:
-        nz = np.flatnonzero(d.q)
+        nz = d.support
         lo += n * (d.origin + (d.k_lo + int(nz[0])) * d.h)
         hi += n * (d.origin + (d.k_lo + int(nz[-1])) * d.h)
     return lo, hi
@@ -178,8 +176,9 @@ def chernoff_window(
     triv_hi = max(e[1] for e in ends)
     var = 0.0
     for d, n in families[0]:
-        w = d.q / float(np.sum(d.q))
-        pts = d.points
+        at = d.support
+        w = d.q[at] / float(np.sum(d.q[at]))
+        pts = d.origin + (d.k_lo + at) * d.h
         mean = float(np.sum(w * pts))
         var += n * float(np.sum(w * (pts - mean) ** 2))
     if var <= 0.0 or triv_hi <= triv_lo:

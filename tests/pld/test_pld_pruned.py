@@ -46,7 +46,7 @@ def _centred(q: np.ndarray, c: int, size: int, k: int) -> complex:
 def test_values_within_their_bound(seed) -> None:
     q = _law(seed)
     parts = [(_part(q), 10)]
-    stats = [pruned._stats(q)]
+    stats = [pruned._stats(_part(q))]
     size = 388_800
     freqs = np.array([0, 1, 2, 17, 29, 400, 194_399, 194_400])
     spectra, devs = pruned._values(parts, stats, size, freqs)
@@ -61,7 +61,7 @@ def test_flushing_bounds_hold(seed) -> None:
     """Both bounds on log |A(theta)| (sampled bins, quartic) are above the exact
     values at every frequency of a fine FFT."""
     q = _law(seed)
-    st = pruned._stats(q)
+    st = pruned._stats(_part(q))
     length = 2048
     bins = pruned._sampled_bins([(_part(q), 2)], [st], length)
     fine = 64 * length
