@@ -142,7 +142,7 @@ class DiscretePLD:
 
 def _z_edges(grid: ComponentGrid, l: FloatArray) -> FloatArray:
     """Edges at which the dominating measure reads CDFs (points ``l``)."""
-    edges = l.copy()
+    edges: FloatArray = l.copy()
     if grid.atom_hi and l[-1] == grid.support[1]:
         edges[-1] += grid.margin  # the top atom belongs to the last cell
     return edges

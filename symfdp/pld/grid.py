@@ -164,7 +164,7 @@ class ComponentGrid:
             k = np.concatenate(([k_lo], k))
         if k[-1] != k_hi:
             k = np.concatenate((k, [k_hi]))
-        l = o + k * h
+        l = (o + k * h).astype(np.float64)
         for end in self.support:
             if math.isfinite(end):
                 near = np.abs(l - end) <= 1e-9 * h
