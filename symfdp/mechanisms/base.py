@@ -133,6 +133,25 @@ class Mechanism(ABC):
     ) -> FloatArray:
         """``P(L > l)`` (``P(L >= l)`` with ``inclusive=True``), tail-stable."""
 
+    def plrv_cdf_pq(
+        self, l: ArrayLike, *, inclusive: bool = True
+    ) -> tuple[FloatArray, FloatArray]:
+        """:meth:`plrv_cdf` under P and under Q, ``(P(L <= l), Q(L <= l))``
+        (families that share work between the two override this)."""
+        return (
+            np.asarray(self.plrv_cdf(l, "P", inclusive=inclusive), dtype=np.float64),
+            np.asarray(self.plrv_cdf(l, "Q", inclusive=inclusive), dtype=np.float64),
+        )
+
+    def plrv_sf_pq(
+        self, l: ArrayLike, *, inclusive: bool = False
+    ) -> tuple[FloatArray, FloatArray]:
+        """:meth:`plrv_sf` under P and under Q, ``(P(L > l), Q(L > l))``."""
+        return (
+            np.asarray(self.plrv_sf(l, "P", inclusive=inclusive), dtype=np.float64),
+            np.asarray(self.plrv_sf(l, "Q", inclusive=inclusive), dtype=np.float64),
+        )
+
     @abstractmethod
     def plrv_quadrature(self) -> PLRVQuadrature:
         """A quadrature rule for ``E_P[h(L)]`` accurate for smooth ``h``."""

@@ -187,6 +187,37 @@ class PoissonSubsampled(Mechanism):
             return self._add_cdf(-ls, _other(under), inclusive=inclusive)
         return self._add_sf(ls, under, inclusive=inclusive)
 
+    def plrv_cdf_pq(
+        self, l: ArrayLike, *, inclusive: bool = True
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""Both CDFs from one inversion :math:`\ell^{-1}` (the remove pair:
+        survival functions of the add pair with P and Q swapped)."""
+        ls = check_array("l", l, allow_inf=True)
+        if self.pair == "remove":
+            sp, sq = self._add_pq(-ls, inclusive, sf=True)
+            return sq, sp
+        return self._add_pq(ls, inclusive, sf=False)
+
+    def plrv_sf_pq(
+        self, l: ArrayLike, *, inclusive: bool = False
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""Both survival functions from one inversion :math:`\ell^{-1}`."""
+        ls = check_array("l", l, allow_inf=True)
+        if self.pair == "remove":
+            cp, cq = self._add_pq(-ls, inclusive, sf=False)
+            return cq, cp
+        return self._add_pq(ls, inclusive, sf=True)
+
+    def _add_pq(
+        self, s: FloatArray, inclusive: bool, *, sf: bool
+    ) -> tuple[FloatArray, FloatArray]:
+        """Add-pair CDFs (``sf``: survival functions) under P and Q at ``s``."""
+        y = self._to_base(s)
+        fn = self.base.plrv_sf if sf else self.base.plrv_cdf
+        bp = np.asarray(fn(y, "P", inclusive=inclusive), dtype=np.float64)
+        bq = np.asarray(fn(y, "Q", inclusive=inclusive), dtype=np.float64)
+        return bp, self._q * bp + self.p * bq
+
     def _to_base(self, s: FloatArray) -> FloatArray:
         r""":math:`\ell^{-1}(s) = \log((e^s - 1 + p)/p)`, with :math:`s = \ell(b)`
         mapped to the base support end :math:`b` exactly (atoms sit there) and

@@ -67,6 +67,34 @@ def cell_masses_batch(
     return out
 
 
+def cell_masses_pq(
+    m: Mechanism, edge_sets: Sequence[FloatArray]
+) -> tuple[list[CellMasses], list[CellMasses]]:
+    """:func:`cell_masses_batch` under P and under Q. Fewer than
+    :data:`_SPLIT_MIN` edges in all are read by one call of each of
+    :meth:`~symfdp.mechanisms.Mechanism.plrv_cdf_pq` and ``plrv_sf_pq`` (the
+    mechanism may share work between P and Q); more, under each law apart,
+    each function only where it is read."""
+    sizes = [e.size for e in edge_sets]
+    flat = np.concatenate(edge_sets)
+    if flat.size >= _SPLIT_MIN:
+        return cell_masses_batch(m, edge_sets, "P"), cell_masses_batch(
+            m, edge_sets, "Q"
+        )
+    cdfs = m.plrv_cdf_pq(flat)
+    sfs = m.plrv_sf_pq(flat)
+    out: tuple[list[CellMasses], list[CellMasses]] = ([], [])
+    for cdf, sf, masses in zip(cdfs, sfs, out, strict=True):
+        cdf = np.asarray(cdf, dtype=np.float64).reshape(-1)
+        sf = np.asarray(sf, dtype=np.float64).reshape(-1)
+        start = 0
+        for size in sizes:
+            stop = start + size
+            masses.append(_from_values(cdf[start:stop], sf[start:stop]))
+            start = stop
+    return out
+
+
 #: Every this many edges one survival function value is probed, to tell
 #: whether most cells lie in the upper half of the law.
 _PROBE = 64

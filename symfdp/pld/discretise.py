@@ -80,7 +80,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
-from symfdp.pld.cells import CellMasses, cell_masses_batch
+from symfdp.pld.cells import CellMasses, cell_masses_pq
 from symfdp.pld.grid import ComponentGrid, Lattice
 
 #: Relative size of a pull treated as round-off (see barycentric_masses).
@@ -193,7 +193,7 @@ def dominated_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
 def discretise(m: Mechanism, grid: ComponentGrid) -> tuple[DiscretePLD, DiscretePLD]:
     """``(dominating, dominated)`` discretisations of one component.
 
-    All CDF values are read in one batch (:func:`symfdp.pld.cells.cell_masses_batch`).
+    All CDF values are read in one batch (:func:`symfdp.pld.cells.cell_masses_pq`).
     The dominated measure is the best over the candidate origins of ``grid``
     (and over :data:`RETRY_ORIGINS` offsets when a single origin drops more than
     :data:`DROP_RETRY` :math:`h^2`; any origin gives a dominated measure).
@@ -202,8 +202,7 @@ def discretise(m: Mechanism, grid: ComponentGrid) -> tuple[DiscretePLD, Discrete
     lattices = [grid.lattice(o) for o in grid.lower_origins]
     duals = [_dual_edges(lat.l, grid) for lat in lattices]
     edges = [_z_edges(grid, top.l), *duals]
-    cps = cell_masses_batch(m, edges, "P")
-    cqs = cell_masses_batch(m, edges, "Q")
+    cps, cqs = cell_masses_pq(m, edges)
     upper = _connect_dots(grid, top, cps[0], cqs[0])
     lowers = [
         _barycentric_rounding(grid, lat, cp, cq)
@@ -227,8 +226,7 @@ def _dominated(
     """The dominated measures of ``grid`` at lattice origins ``origins``."""
     lattices = [grid.lattice(o) for o in origins]
     duals = [_dual_edges(lat.l, grid) for lat in lattices]
-    cps = cell_masses_batch(m, duals, "P")
-    cqs = cell_masses_batch(m, duals, "Q")
+    cps, cqs = cell_masses_pq(m, duals)
     return [
         _barycentric_rounding(grid, lat, cp, cq)
         for lat, cp, cq in zip(lattices, cps, cqs, strict=True)

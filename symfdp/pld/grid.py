@@ -244,7 +244,12 @@ def _side(
     """
     sign = 1.0 if up else -1.0
     x = centre + sign * scale * np.concatenate(([0.0], _TAIL_STEPS))
-    q = _tails(m, x, "Q", up)
+    if up:
+        p, q = m.plrv_sf_pq(x)
+    else:
+        p, q = m.plrv_cdf_pq(x, inclusive=False)
+    p = np.asarray(p, dtype=np.float64).reshape(-1)
+    q = np.asarray(q, dtype=np.float64).reshape(-1)
     if math.isfinite(end):
         cut = end
     else:
@@ -258,7 +263,7 @@ def _side(
     if not inside.any() or 2 * h > widest:
         return cut, ()
     x = x[inside]
-    tails = np.maximum(q[inside], _tails(m, x, "P", up))
+    tails = np.maximum(q[inside], p[inside])
     levels: list[float] = []
     j = 1
     while (1 << j) * h <= widest:
@@ -329,16 +334,12 @@ def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
     for _ in range(2):
         x = np.linspace(lo_x, hi_x, 65)
         if up:
-            edge = x - h / 2
-            q = np.asarray(m.plrv_sf(edge, "Q"), dtype=np.float64).reshape(-1)
-            p = np.asarray(m.plrv_sf(edge, "P"), dtype=np.float64).reshape(-1)
+            p, q = (a.reshape(-1) for a in m.plrv_sf_pq(x - h / 2))
             ok = np.flatnonzero((q - np.exp(x) * p >= 0.0) & (p > 0.0))
             j = int(ok[-1]) if ok.size else 0
             lo_x, hi_x = x[j], x[min(j + 1, x.size - 1)]
         else:
-            edge = x + h / 2
-            q = np.asarray(m.plrv_cdf(edge, "Q"), dtype=np.float64).reshape(-1)
-            p = np.asarray(m.plrv_cdf(edge, "P"), dtype=np.float64).reshape(-1)
+            p, q = (a.reshape(-1) for a in m.plrv_cdf_pq(x + h / 2))
             ok = np.flatnonzero((q - np.exp(x) * p <= 0.0) & (p > 0.0))
             j = int(ok[0]) if ok.size else x.size - 1
             lo_x, hi_x = x[max(j - 1, 0)], x[j]

@@ -9,6 +9,7 @@ mechanism covers:
 * cumulants agree with the CGF (``kappa_1 = K'(0)``, ``kappa_2 = K''(0)``) and
   ``K_Q(t) = K_P(t + 1)``;
 * ``plrv_cdf + plrv_sf = 1`` with complementary inclusiveness, limits 0 and 1;
+  the two-law forms ``plrv_cdf_pq`` / ``plrv_sf_pq`` equal the one-law ones;
 * ``privacy_profile`` lies in [0, 1], is non-increasing, and equals
   ``P_Q(L > eps) - e^eps P_P(L > eps)`` (Zheng et al. 2020, Lemma 5.1);
 * ``tradeoff`` lies in [0, 1 - alpha], is non-increasing and convex;
@@ -117,6 +118,25 @@ class MechanismContract:
                 c = pr.plrv_cdf(np.sort(l), under)
                 assert np.all(np.diff(c) >= -TOL_PROB)
                 assert c[0] == 0.0 and c[-1] == 1.0
+
+    @given(data=st.data())
+    @contract
+    def test_pq_functions_equal_one_law_functions(self, data: st.DataObject) -> None:
+        """``plrv_cdf_pq`` / ``plrv_sf_pq`` (one pass for both laws where a
+        family overrides them) equal ``plrv_cdf`` / ``plrv_sf`` under P and Q."""
+        for pr in self.mech(data).pairs:
+            lo, hi = pr.plrv_support()
+            edges = [v for v in (lo, hi) if np.isfinite(v)]
+            l = np.concatenate((np.linspace(-3, 3, 25), edges, [-np.inf, np.inf]))
+            for inc in (True, False):
+                cp, cq = pr.plrv_cdf_pq(l, inclusive=inc)
+                sp, sq = pr.plrv_sf_pq(l, inclusive=inc)
+                for got, under in ((cp, "P"), (cq, "Q")):
+                    want = pr.plrv_cdf(l, under, inclusive=inc)
+                    np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
+                for got, under in ((sp, "P"), (sq, "Q")):
+                    want = pr.plrv_sf(l, under, inclusive=inc)
+                    np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
 
     @given(data=st.data())
     @contract_slow
