@@ -6,7 +6,9 @@ For a composition of independent pairs, the privacy-loss variable is
 .. math::  K_r = \sum_i n_i\, \kappa_r(L_i), \qquad r = 1, 2, \dots
 
 under P and under Q separately, cached per mechanism: a homogeneous composition
-costs one evaluation whatever ``n`` is (Zheng et al. (2020), Sec. 3.3).
+costs one evaluation whatever ``n`` is (Zheng et al. (2020), Sec. 3.3). Mechanism
+families that compute many settings at once (a classmethod ``_cumulants_many``,
+e.g. the subsampled Gaussian) are summed as one matrix product.
 """
 
 from __future__ import annotations
@@ -45,22 +47,6 @@ def mechanism_cumulants(mechanism: Mechanism, order: int, under: Under) -> Float
     return values
 
 
-def _fill(
-    components: Sequence[tuple[Mechanism, int]], order: int, under: Under
-) -> None:
-    """Let mechanism families that compute many settings at once
-    (``_fill_add_cumulants``, e.g. the subsampled Gaussian) fill their caches
-    before the per-mechanism loop."""
-    groups: dict[Any, list[Mechanism]] = {}
-    for mechanism, _ in components:
-        fill = getattr(type(mechanism), "_fill_add_cumulants", None)
-        if fill is not None:
-            groups.setdefault(fill, []).append(mechanism)
-    for fill, members in groups.items():
-        if len(members) > 1:
-            fill(members, order, under)
-
-
 def surely_varies(components: Sequence[tuple[Mechanism, int]]) -> bool:
     r"""Whether the composed loss of one direction surely has a variance far
     from 0 (a subsampled Gaussian with ``mu >= 1e-3``, ``p >= 1e-12``), without
@@ -84,8 +70,23 @@ def summed_cumulants(
         order: Highest cumulant order.
         under: ``"P"`` or ``"Q"``.
     """
-    _fill(components, order, under)
     total = np.zeros(order)
+    rest: list[tuple[Mechanism, int]] = []
+    families: dict[Any, list[tuple[Mechanism, int]]] = {}
     for mechanism, count in components:
+        many = getattr(type(mechanism), "_cumulants_many", None)
+        if many is None:
+            rest.append((mechanism, count))
+        else:
+            families.setdefault(many, []).append((mechanism, count))
+    for many, members in families.items():
+        if len(members) == 1:
+            rest.extend(members)
+            continue
+        rows, served = many([m for m, _ in members], order, under)
+        counts = np.array([float(n) for _, n in members])
+        total += counts[served] @ rows[served]
+        rest.extend(c for c, s in zip(members, served, strict=True) if not s)
+    for mechanism, count in rest:
         total += count * mechanism_cumulants(mechanism, order, under)
     return total

@@ -104,8 +104,9 @@ def pair_compositions(components: Components) -> tuple[Components, ...]:
 
 def loss_range(components: Components) -> tuple[float, float]:
     """``(a, b)``: the range of the composed loss, the sums of the supports."""
-    lo = math.fsum(n * m.plrv_support()[0] for m, n in components)
-    hi = math.fsum(n * m.plrv_support()[1] for m, n in components)
+    ends = [(n, m.plrv_support()) for m, n in components]
+    lo = math.fsum(n * a for n, (a, _) in ends)
+    hi = math.fsum(n * b for n, (_, b) in ends)
     return (lo if not math.isnan(lo) else -math.inf), (
         hi if not math.isnan(hi) else math.inf
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import special
 
 from symfdp.mechanisms import _logmix as lm
@@ -146,30 +147,38 @@ class SubsampledGaussian(PoissonSubsampled):
         return kappa
 
     @classmethod
-    def _fill_add_cumulants(
+    def _cumulants_many(
         cls, mechanisms: Sequence[Mechanism], order: int, under: Under
-    ) -> None:
-        """Compute the add-pair cumulants of many settings in one NumPy pass
-        (:mod:`~symfdp.mechanisms._gaussian_mixture_batch`) into each mechanism's
-        cache (``p = 1``, ``mu = 0`` and cached orders skipped)."""
-        todo: dict[Under, dict[tuple[float, float], list[SubsampledGaussian]]] = {}
-        for m in mechanisms:
-            if not isinstance(m, SubsampledGaussian) or m._identity() is not None:
+    ) -> tuple[FloatArray, NDArray[np.bool_]]:
+        r"""Cumulants :math:`\kappa_1..\kappa_{order}` under ``under`` of many
+        settings, the missing add-pair ones in one NumPy pass
+        (:mod:`~symfdp.mechanisms._gaussian_mixture_batch`), also left in each
+        mechanism's cache. Returns ``(rows, served)``: rows of the mechanisms
+        served (``p < 1``, ``mu > 0``); the others are left to
+        :meth:`cumulants`."""
+        rows = np.zeros((len(mechanisms), order))
+        served = np.zeros(len(mechanisms), dtype=bool)
+        todo: dict[Under, dict[tuple[float, float], list[int]]] = {}
+        picked: list[tuple[int, SubsampledGaussian, Under]] = []
+        for i, m in enumerate(mechanisms):
+            if not isinstance(m, SubsampledGaussian) or m.p == 1.0:
                 continue
-            if m.mu == 0.0:
+            mu = m.mu
+            if mu == 0.0:
                 continue
             add_under: Under = (
                 under if m.pair != "remove" else ("Q" if under == "P" else "P")
             )
-            key = ("cumulants", add_under)
-            hit = m._cache.get(key)
+            picked.append((i, m, add_under))
+            served[i] = True
+            hit = m._cache.get(("cumulants", add_under))
+            if hit is None or hit.size < order:
+                hit = _ADD_CUMULANTS.get((mu, m.p, add_under))
             if hit is not None and hit.size >= order:
-                continue
-            memo = _ADD_CUMULANTS.get((m.mu, m.p, add_under))
-            if memo is not None and memo.size >= order:
-                m._cache[key] = memo
-                continue
-            todo.setdefault(add_under, {}).setdefault((m.mu, m.p), []).append(m)
+                m._cache[("cumulants", add_under)] = hit
+                rows[i] = hit[:order]
+            else:
+                todo.setdefault(add_under, {}).setdefault((mu, m.p), []).append(i)
         if len(_ADD_CUMULANTS) > _ADD_CUMULANTS_SIZE:
             _ADD_CUMULANTS.clear()
         for add_under, groups in todo.items():
@@ -178,11 +187,16 @@ class SubsampledGaussian(PoissonSubsampled):
                 settings[:, 0], settings[:, 1], order, add_under
             )
             kappa.setflags(write=False)
-            for (mu_p, ms), row in zip(groups.items(), kappa, strict=True):
-                key = (mu_p[0], mu_p[1], add_under)
-                _ADD_CUMULANTS[key] = row
-                for m in ms:
-                    m._cache[("cumulants", add_under)] = row
+            for (mu_p, members), row in zip(groups.items(), kappa, strict=True):
+                _ADD_CUMULANTS[(mu_p[0], mu_p[1], add_under)] = row
+                for i in members:
+                    rows[i] = row
+                    cast(SubsampledGaussian, mechanisms[i])._cache[
+                        ("cumulants", add_under)
+                    ] = row
+        remove = [i for i, m, _ in picked if m.pair == "remove"]
+        rows[remove] *= (-1.0) ** np.arange(1, order + 1)
+        return rows, served
 
     def replace_one(self) -> Mechanism:
         r"""The dominating pair under replace-one neighbours,

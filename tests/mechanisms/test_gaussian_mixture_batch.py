@@ -56,6 +56,40 @@ def test_summed_cumulants_of_distinct_components_match_fresh_mechanisms() -> Non
             np.testing.assert_allclose(total, ref, rtol=1e-10)
 
 
+def test_summed_cumulants_of_a_mixed_composition_match_the_per_mechanism_sum() -> None:
+    """Subsampled Gaussians summed as one family (rows of the batched pass, the
+    remove pairs' signs, a repeated setting), p = 1 left to the mechanism, and
+    other mechanisms summed one by one: the total is the sum of each fresh
+    mechanism's own cumulants, and each mechanism's cache holds its row."""
+
+    def build() -> list[tuple[M.Mechanism, int]]:
+        return [
+            (M.SubsampledGaussian(sigma=1.2, p=0.01), 7),
+            (M.SubsampledGaussian(sigma=0.9, p=1.0), 3),
+            (M.Gaussian(mu=0.7), 2),
+            (M.SubsampledGaussian(sigma=2.0, p=0.3), 5),
+            (M.SubsampledLaplace(mu=1.0, p=0.01), 4),
+            (M.SubsampledGaussian(sigma=1.2, p=0.01), 1),
+        ]
+
+    comp = build()
+    for direction in (0, 1):
+        pairs = tuple((m.pairs[min(direction, len(m.pairs) - 1)], n) for m, n in comp)
+        for under in ("P", "Q"):
+            total = summed_cumulants(pairs, 5, under)
+            ref = np.zeros(5)
+            for m, n in build():
+                alone = m.pairs[min(direction, len(m.pairs) - 1)]
+                ref += n * np.asarray(alone.cumulants(5, under))
+            np.testing.assert_allclose(total, ref, rtol=1e-10, atol=1e-300)
+            for m, _ in pairs:
+                fresh = [x for x, _ in build()][[p for p, _ in pairs].index(m)]
+                want = fresh.pairs[min(direction, len(fresh.pairs) - 1)]
+                np.testing.assert_allclose(
+                    m.cumulants(5, under), want.cumulants(5, under), rtol=1e-10
+                )
+
+
 @pytest.mark.parametrize(
     ("fn", "lim"),
     [(lm.expm1_minus, 0.6), (lm.log1p_minus, 0.3), (lm.xlog1p_minus, 0.3)],
