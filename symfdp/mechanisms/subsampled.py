@@ -190,23 +190,25 @@ class PoissonSubsampled(Mechanism):
     def plrv_cdf_pq(
         self, l: ArrayLike, *, inclusive: bool = True
     ) -> tuple[FloatArray, FloatArray]:
-        r"""Both CDFs from one inversion :math:`\ell^{-1}` (the remove pair:
-        survival functions of the add pair with P and Q swapped)."""
-        ls = check_array("l", l, allow_inf=True)
-        if self.pair == "remove":
-            sp, sq = self._add_pq(-ls, inclusive, sf=True)
-            return sq, sp
-        return self._add_pq(ls, inclusive, sf=False)
+        r"""Both CDFs from one inversion :math:`\ell^{-1}` (:meth:`_pq`)."""
+        return self._pq(l, inclusive, sf=False)
 
     def plrv_sf_pq(
         self, l: ArrayLike, *, inclusive: bool = False
     ) -> tuple[FloatArray, FloatArray]:
         r"""Both survival functions from one inversion :math:`\ell^{-1}`."""
+        return self._pq(l, inclusive, sf=True)
+
+    def _pq(
+        self, l: ArrayLike, inclusive: bool, *, sf: bool
+    ) -> tuple[FloatArray, FloatArray]:
+        """CDFs (``sf``: survival functions) under P and Q; the remove pair's
+        are the add pair's other function at ``-l`` with P and Q swapped."""
         ls = check_array("l", l, allow_inf=True)
         if self.pair == "remove":
-            cp, cq = self._add_pq(-ls, inclusive, sf=False)
-            return cq, cp
-        return self._add_pq(ls, inclusive, sf=True)
+            first, second = self._add_pq(-ls, inclusive, sf=not sf)
+            return second, first
+        return self._add_pq(ls, inclusive, sf=sf)
 
     def _add_pq(
         self, s: FloatArray, inclusive: bool, *, sf: bool

@@ -57,14 +57,16 @@ def cell_masses_batch(
     edges where it is read (:func:`_values`)."""
     sizes = [e.size for e in edge_sets]
     flat = np.concatenate(edge_sets)
-    cdf_all, sf_all = _values(m, flat, sizes, under)
-    out = []
-    start = 0
-    for size in sizes:
-        stop = start + size
-        out.append(_from_values(cdf_all[start:stop], sf_all[start:stop]))
-        start = stop
-    return out
+    return _split(*_values(m, flat, sizes, under), sizes)
+
+
+def _split(cdf: FloatArray, sf: FloatArray, sizes: Sequence[int]) -> list[CellMasses]:
+    """Cell masses of consecutive edge sets of ``sizes`` from their values."""
+    bounds = np.cumsum([0, *sizes])
+    return [
+        _from_values(cdf[start:stop], sf[start:stop])
+        for start, stop in itertools.pairwise(bounds)
+    ]
 
 
 def cell_masses_pq(
@@ -81,18 +83,11 @@ def cell_masses_pq(
         return cell_masses_batch(m, edge_sets, "P"), cell_masses_batch(
             m, edge_sets, "Q"
         )
-    cdfs = m.plrv_cdf_pq(flat)
-    sfs = m.plrv_sf_pq(flat)
-    out: tuple[list[CellMasses], list[CellMasses]] = ([], [])
-    for cdf, sf, masses in zip(cdfs, sfs, out, strict=True):
-        cdf = np.asarray(cdf, dtype=np.float64).reshape(-1)
-        sf = np.asarray(sf, dtype=np.float64).reshape(-1)
-        start = 0
-        for size in sizes:
-            stop = start + size
-            masses.append(_from_values(cdf[start:stop], sf[start:stop]))
-            start = stop
-    return out
+    (cdf_p, cdf_q), (sf_p, sf_q) = m.plrv_cdf_pq(flat), m.plrv_sf_pq(flat)
+    return (
+        _split(cdf_p.reshape(-1), sf_p.reshape(-1), sizes),
+        _split(cdf_q.reshape(-1), sf_q.reshape(-1), sizes),
+    )
 
 
 #: Every this many edges one survival function value is probed, to tell
