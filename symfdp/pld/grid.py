@@ -69,8 +69,9 @@ _TAIL_REFINE = 33
 #: Tail mass (max of P and Q) beyond which cells are 2 h wide; 4 times less
 #: mass doubles the width again (module docstring).
 COARSE_MASS = 1e-4
-#: Widest coarse cell, in composed standard deviations and in units of L.
+#: Widest coarse cell, in composed standard deviations ...
 COARSE_SMOOTH = 0.01
+#: ... and in units of L.
 COARSE_MAX_WIDTH = 0.25
 
 
