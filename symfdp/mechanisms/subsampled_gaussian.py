@@ -158,8 +158,8 @@ class SubsampledGaussian(PoissonSubsampled):
         :meth:`cumulants`."""
         rows = np.zeros((len(mechanisms), order))
         served = np.zeros(len(mechanisms), dtype=bool)
+        remove = np.zeros(len(mechanisms), dtype=bool)
         todo: dict[Under, dict[tuple[float, float], list[int]]] = {}
-        picked: list[tuple[int, SubsampledGaussian, Under]] = []
         for i, m in enumerate(mechanisms):
             if not isinstance(m, SubsampledGaussian) or m.p == 1.0:
                 continue
@@ -169,8 +169,8 @@ class SubsampledGaussian(PoissonSubsampled):
             add_under: Under = (
                 under if m.pair != "remove" else ("Q" if under == "P" else "P")
             )
-            picked.append((i, m, add_under))
             served[i] = True
+            remove[i] = m.pair == "remove"
             hit = m._cache.get(("cumulants", add_under))
             if hit is None or hit.size < order:
                 hit = _ADD_CUMULANTS.get((mu, m.p, add_under))
@@ -194,7 +194,6 @@ class SubsampledGaussian(PoissonSubsampled):
                     cast(SubsampledGaussian, mechanisms[i])._cache[
                         ("cumulants", add_under)
                     ] = row
-        remove = [i for i, m, _ in picked if m.pair == "remove"]
         rows[remove] *= (-1.0) ** np.arange(1, order + 1)
         return rows, served
 

@@ -128,9 +128,11 @@ class DiscretePLD:
     @property
     def points(self) -> FloatArray:
         """The lattice points ``l_j``."""
-        return cast(
-            FloatArray, self.origin + (self.k_lo + np.arange(self.q.size)) * self.h
-        )
+        return self.points_at(np.arange(self.q.size))
+
+    def points_at(self, at: NDArray[np.int64]) -> FloatArray:
+        """The lattice points at positions ``at`` of ``q``."""
+        return cast(FloatArray, self.origin + (self.k_lo + at) * self.h)
 
     @functools.cached_property
     def support(self) -> NDArray[np.int64]:
@@ -172,7 +174,7 @@ def _connect_dots(
     inf_mass = cq.above + float(z[tiny].sum())
     z[tiny] = 0.0
     return DiscretePLD(
-        grid.h, grid.origin, lat.k_lo, lat.spread(z), inf_mass, 0.0, True, lat.keep
+        grid.h, grid.origin, lat.k_lo, lat.spread(z), inf_mass, 0.0, True, lat.kept
     )
 
 
@@ -352,5 +354,5 @@ def _barycentric_rounding(
     y[y < TINY_MASS] = 0.0  # dropped (optimistic; avoids subnormals)
     dropped = lost + max(float(qb.sum() - y.sum()), 0.0)
     return DiscretePLD(
-        grid.h, lat.origin, lat.k_lo, lat.spread(y), 0.0, dropped, False, lat.keep
+        grid.h, lat.origin, lat.k_lo, lat.spread(y), 0.0, dropped, False, lat.kept
     )

@@ -97,7 +97,7 @@ class ComponentGrid:
         lower_origins: Candidate origins of the dominated (barycentric) measure.
         coarse_lo, coarse_hi: Tail levels: at and below ``coarse_lo[j - 1]``
             (at and above ``coarse_hi[j - 1]``) only every ``2**j``-th lattice
-            point is kept (:meth:`kept`); empty: every point.
+            point is kept (:meth:`lattice`); empty: every point.
     """
 
     h: float
@@ -130,14 +130,23 @@ class ComponentGrid:
         of a finite support end are snapped onto it.
         """
         o = self.origin if origin is None else origin
+        k_lo, k_hi = self._index_range(o)
+        return k_lo, self._at(o, np.arange(k_lo, k_hi + 1))
+
+    def _index_range(self, o: float) -> tuple[int, int]:
+        """First and last index of the lattice of origin ``o`` on ``[l_lo, l_hi]``."""
         k_lo = math.floor((self.l_lo - o) / self.h + 1e-9)
-        k_hi = max(math.ceil((self.l_hi - o) / self.h - 1e-9), k_lo)
-        l = o + np.arange(k_lo, k_hi + 1) * self.h
+        return k_lo, max(math.ceil((self.l_hi - o) / self.h - 1e-9), k_lo)
+
+    def _at(self, o: float, k: np.ndarray) -> NDArray[np.float64]:
+        """The points ``o + k h``, snapped onto a finite support end within
+        ``1e-9 h`` of it."""
+        l = (o + k * self.h).astype(np.float64)
         for end in self.support:
             if math.isfinite(end):
                 near = np.abs(l - end) <= 1e-9 * self.h
                 l[near] = end
-        return k_lo, l
+        return l
 
     def lattice(self, origin: float | None = None) -> Lattice:
         """The points of :meth:`points` that the coarse tails keep: every point
@@ -148,8 +157,7 @@ class ComponentGrid:
             k_lo, l = self.points(o)
             return Lattice(o, k_lo, l.size, None, l)
         h = self.h
-        k_lo = math.floor((self.l_lo - o) / h + 1e-9)
-        k_hi = max(math.ceil((self.l_hi - o) / h - 1e-9), k_lo)
+        k_lo, k_hi = self._index_range(o)
         # Segments [a, b) of lattice indices with their strides, bottom to top.
         cuts = [math.floor((x - o) / h) + 1 for x in self.coarse_lo[::-1]]
         cuts += [math.ceil((x - o) / h) for x in self.coarse_hi]
@@ -165,12 +173,7 @@ class ComponentGrid:
             k = np.concatenate(([k_lo], k))
         if k[-1] != k_hi:
             k = np.concatenate((k, [k_hi]))
-        l = (o + k * h).astype(np.float64)
-        for end in self.support:
-            if math.isfinite(end):
-                near = np.abs(l - end) <= 1e-9 * h
-                l[near] = end
-        return Lattice(o, k_lo, k_hi - k_lo + 1, k - k_lo, l)
+        return Lattice(o, k_lo, k_hi - k_lo + 1, k - k_lo, self._at(o, k))
 
 
 @dataclass(frozen=True)
@@ -181,22 +184,22 @@ class Lattice:
         origin: Lattice origin.
         k_lo: Index of the first point.
         size: Number of points from the first to the last.
-        keep: Positions of the kept points among them (None: all).
+        kept: Positions of the kept points among them (None: all).
         l: The kept points.
     """
 
     origin: float
     k_lo: int
     size: int
-    keep: NDArray[np.int64] | None
+    kept: NDArray[np.int64] | None
     l: NDArray[np.float64]
 
     def spread(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
         """Masses of the kept points on all points (zeros elsewhere)."""
-        if self.keep is None:
+        if self.kept is None:
             return values
         out = np.zeros(self.size)
-        out[self.keep] = values
+        out[self.kept] = values
         return out
 
 
@@ -243,14 +246,16 @@ def _side(
     most ``COARSE_MASS * 4**(1 - j)``, while ``2**j h <= widest`` (module
     docstring).
     """
+    coarse = 2 * h <= widest
+    if math.isfinite(end) and not coarse:
+        return end, ()
     sign = 1.0 if up else -1.0
     x = centre + sign * scale * np.concatenate(([0.0], _TAIL_STEPS))
-    if up:
-        p, q = m.plrv_sf_pq(x)
+    if not coarse:
+        q = _tails(m, x, "Q", up)
     else:
-        p, q = m.plrv_cdf_pq(x, inclusive=False)
-    p = np.asarray(p, dtype=np.float64).reshape(-1)
-    q = np.asarray(q, dtype=np.float64).reshape(-1)
+        both = m.plrv_sf_pq(x) if up else m.plrv_cdf_pq(x, inclusive=False)
+        p, q = (a.reshape(-1) for a in both)
     if math.isfinite(end):
         cut = end
     else:
@@ -261,7 +266,7 @@ def _side(
             cut = float(fine[_first_below(_tails(m, fine, "Q", up), tail)])
     inside = sign * (cut - x) > 0.0
     inside[0] = False
-    if not inside.any() or 2 * h > widest:
+    if not (coarse and inside.any()):
         return cut, ()
     x = x[inside]
     tails = np.maximum(q[inside], p[inside])

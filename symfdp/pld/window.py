@@ -82,7 +82,7 @@ def _family(parts: Sequence[tuple[DiscretePLD, int]], block: int = 1) -> _Family
     for d, n in parts:
         pos = d.support
         q = d.q[pos]
-        pts = d.origin + (d.k_lo + pos) * d.h
+        pts = d.points_at(pos)
         if block > 1:
             bins = pos // block
             _, first = np.unique(bins, return_index=True)
@@ -153,9 +153,9 @@ def _trivial_ends(parts: Sequence[tuple[DiscretePLD, int]]) -> tuple[float, floa
     """``sum_i n_i min l_ik`` and ``sum_i n_i max l_ik`` over points with mass."""
     lo = hi = 0.0
     for d, n in parts:
-        nz = d.support
-        lo += n * (d.origin + (d.k_lo + int(nz[0])) * d.h)
-        hi += n * (d.origin + (d.k_lo + int(nz[-1])) * d.h)
+        first, last = d.points_at(d.support[[0, -1]])
+        lo += n * float(first)
+        hi += n * float(last)
     return lo, hi
 
 
@@ -178,7 +178,7 @@ def chernoff_window(
     for d, n in families[0]:
         at = d.support
         w = d.q[at] / float(np.sum(d.q[at]))
-        pts = d.origin + (d.k_lo + at) * d.h
+        pts = d.points_at(at)
         mean = float(np.sum(w * pts))
         var += n * float(np.sum(w * (pts - mean) ** 2))
     if var <= 0.0 or triv_hi <= triv_lo:

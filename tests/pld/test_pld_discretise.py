@@ -92,8 +92,8 @@ def test_coarse_lattice_keeps_the_core_and_every_2j_th_tail_point(mech, h) -> No
         keep = (k_lo + np.arange(l.size)) % stride == 0
         keep[[0, -1]] = True
         assert (lat.k_lo, lat.size) == (k_lo, l.size)
-        assert lat.keep is not None
-        np.testing.assert_array_equal(lat.keep, np.flatnonzero(keep))
+        assert lat.kept is not None
+        np.testing.assert_array_equal(lat.kept, np.flatnonzero(keep))
         np.testing.assert_array_equal(lat.l, l[keep])
 
 
