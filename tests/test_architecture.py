@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "symfdp._warnings": 0,
     "symfdp._progress": 0,
     "symfdp._dask": 0,
+    "symfdp._gc": 0,
     "symfdp.findings": 0,
     "symfdp.symbolic": 1,
     "symfdp.numeric": 2,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, final
 
+from symfdp._gc import cyclic_gc_paused
 from symfdp._validation import MAX_COMPOSITIONS, check_int, check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._exact_pairs import IDENTITY_PAIR
@@ -95,9 +96,13 @@ def normalize_composition(
 def pair_compositions(components: Components) -> tuple[Components, ...]:
     """Split a composition into one composition of pairs per direction (a
     single-pair mechanism takes part in every direction)."""
-    width = max(len(m.pairs) for m, _ in components)
+    pairs = [m.pairs for m, _ in components]
+    width = max(map(len, pairs))
     return tuple(
-        tuple((m.pairs[min(k, len(m.pairs) - 1)], n) for m, n in components)
+        tuple(
+            (ms[min(k, len(ms) - 1)], n)
+            for ms, (_, n) in zip(pairs, components, strict=True)
+        )
         for k in range(width)
     )
 
@@ -266,8 +271,9 @@ class Accountant(ABC):
         Returns:
             A :class:`~symfdp.curve.PrivacyCurve`.
         """
-        components = normalize_composition(apply_adjacency(mechanism, adjacency), n)
-        return self._curve(components)
+        with cyclic_gc_paused():
+            components = normalize_composition(apply_adjacency(mechanism, adjacency), n)
+            return self._curve(components)
 
     def _curve(self, components: Components) -> PrivacyCurve:
         """The curve of a normalised composition (overridden by methods that

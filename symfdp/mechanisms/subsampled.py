@@ -18,7 +18,6 @@ remove)``, trade-off :math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (Dong et al.
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
@@ -132,9 +131,8 @@ class PoissonSubsampled(Mechanism):
     def with_pair(self, pair: Pair) -> PoissonSubsampled:
         """The same mechanism with another adjacency ``pair`` (fresh caches)."""
         check_choice("pair", pair, PAIRS)
-        new = copy.copy(self)
-        object.__setattr__(new, "pair", pair)
-        object.__setattr__(new, "_cache", {})
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__, pair=pair, _cache={})
         return new
 
     @property
@@ -251,9 +249,13 @@ class PoissonSubsampled(Mechanism):
         return scalar_or_array(self._q * sp_ + self.p * sq)
 
     def plrv_support(self) -> tuple[float, float]:
-        lo_b, hi_b = self.base.plrv_support()
-        lo, hi = (_log_mix_end(lo_b, self.p), _log_mix_end(hi_b, self.p))
-        return (-hi, -lo) if self.pair == "remove" else (lo, hi)
+        hit: tuple[float, float] | None = self._cache.get("support")
+        if hit is None:
+            lo_b, hi_b = self.base.plrv_support()
+            lo, hi = (_log_mix_end(lo_b, self.p), _log_mix_end(hi_b, self.p))
+            hit = (-hi, -lo) if self.pair == "remove" else (lo, hi)
+            self._cache["support"] = hit
+        return hit
 
     def plrv_quadrature(self) -> PLRVQuadrature:
         rule = self._add_quadrature()
