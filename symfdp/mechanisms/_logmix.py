@@ -18,20 +18,56 @@ from scipy import special
 
 FloatArray = NDArray[np.float64]
 
-#: Below this |x| the remainders are summed as Taylor series.
-_SERIES_CUTOFF = 0.5
-_SERIES_TERMS = 30
+#: The remainders' Taylor series are summed for :math:`|x|` below these edges
+#: (``expm1_minus``: 0.5; the logarithms: 0.25), with as many terms as the
+#: band's largest :math:`|x|` needs.
+_BAND_EDGES = (2.0**-12, 2.0**-6, 2.0**-3, 2.0**-2, 2.0**-1)
+#: Relative size of the first term left out of a band's sum.
+_SERIES_TOL = 2.0**-56
 
 
-#: The series loops test every this many terms whether the rest can still
-#: change the sum.
-_CHECK_EVERY = 4
+def _band_terms(coeffs: FloatArray) -> tuple[int, ...]:
+    """Terms of ``sum_j coeffs[j] x^j`` needed for each band of
+    :data:`_BAND_EDGES`: the first left out, :math:`|c_J| b^J`, is below
+    :data:`_SERIES_TOL` times :math:`|c_0|` (the coefficients decrease, the
+    terms geometrically)."""
+    out = []
+    for b in _BAND_EDGES:
+        size = np.abs(coeffs) * b ** np.arange(coeffs.size)
+        small = np.flatnonzero(size < _SERIES_TOL * abs(coeffs[0]))
+        out.append(int(small[0]) if small.size else coeffs.size)
+    return tuple(out)
 
 
-def _negligible(term: FloatArray, acc: FloatArray) -> bool:
-    """Whether ``term`` (and every later, smaller term) is below half an ulp of
-    ``acc`` everywhere (the early exit gives the full loop's sums bit for bit)."""
-    return not np.any(np.abs(term) >= np.abs(acc) * 2.0**-54)
+def _series(x: FloatArray, coeffs: FloatArray, terms: tuple[int, ...]) -> FloatArray:
+    r""":math:`x^2 \sum_{j<J} c_j x^j` by Horner's rule, :math:`J` from ``terms``
+    by the band of :data:`_BAND_EDGES` each :math:`|x|` falls in (only entries
+    below the last band edge used by ``terms``)."""
+    band = np.searchsorted(np.asarray(_BAND_EDGES), np.abs(x), side="right")
+    out = np.empty_like(x)
+    for j, count in enumerate(terms):
+        sel = band == j
+        if not sel.any():
+            continue
+        xs = x[sel]
+        acc = np.full_like(xs, coeffs[count - 1])
+        for c in coeffs[count - 2 :: -1]:
+            acc *= xs
+            acc += c
+        out[sel] = acc * (xs * xs)
+    return out
+
+
+_K = np.arange(64, dtype=np.float64)
+#: :math:`e^x - 1 - x = x^2 \sum_j x^j / (j+2)!`.
+_EXPM1_COEFFS = np.exp(-special.gammaln(_K + 3.0))
+_EXPM1_TERMS = _band_terms(_EXPM1_COEFFS)
+#: :math:`\log(1+u) - u = u^2 \sum_j (-1)^{j+1} u^j / (j+2)`.
+_LOG1P_COEFFS = (-1.0) ** (_K + 1) / (_K + 2)
+_LOG1P_TERMS = _band_terms(_LOG1P_COEFFS)[:4]
+#: :math:`(1+u)\log(1+u) - u = u^2 \sum_j (-1)^j u^j / ((j+1)(j+2))`.
+_XLOG1P_COEFFS = (-1.0) ** _K / ((_K + 1) * (_K + 2))
+_XLOG1P_TERMS = _band_terms(_XLOG1P_COEFFS)[:4]
 
 
 def _flat(fn: Callable[..., FloatArray]) -> Callable[..., FloatArray]:
@@ -47,62 +83,41 @@ def _flat(fn: Callable[..., FloatArray]) -> Callable[..., FloatArray]:
 
 @_flat
 def expm1_minus(x: ArrayLike) -> FloatArray:
-    r""":math:`e^x - 1 - x \ge 0`, accurate to full relative precision."""
+    r""":math:`e^x - 1 - x \ge 0`, accurate to full relative precision (Taylor
+    series for :math:`|x| < 1/2`)."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(over="ignore"):
         out = np.expm1(x) - x
-    small = np.abs(x) < _SERIES_CUTOFF
+    small = np.abs(x) < _BAND_EDGES[len(_EXPM1_TERMS) - 1]
     if small.any():
-        xs = x[small]
-        term = xs * xs / 2
-        acc = np.zeros_like(xs)
-        for k in range(3, _SERIES_TERMS + 3):
-            acc += term
-            term = term * xs / k
-            if k % _CHECK_EVERY == 0 and _negligible(term, acc):
-                break
-        out[small] = acc
+        out[small] = _series(x[small], _EXPM1_COEFFS, _EXPM1_TERMS)
     return cast(FloatArray, out)
 
 
 @_flat
 def log1p_minus(u: ArrayLike) -> FloatArray:
-    r""":math:`\log(1+u) - u \le 0` for :math:`u > -1`, full relative precision."""
+    r""":math:`\log(1+u) - u \le 0` for :math:`u > -1`, full relative precision
+    (Taylor series for :math:`|u| < 1/4`)."""
     u = np.asarray(u, dtype=np.float64)
     with np.errstate(divide="ignore"):
         out = np.log1p(u) - u
-    small = np.abs(u) < 0.25
+    small = np.abs(u) < _BAND_EDGES[len(_LOG1P_TERMS) - 1]
     if small.any():
-        us = u[small]
-        term = -us * us
-        acc = np.zeros_like(us)
-        for k in range(2, 2 * _SERIES_TERMS):
-            acc += term / k
-            term = -term * us
-            if k % _CHECK_EVERY == 0 and _negligible(term / (k + 1), acc):
-                break
-        out[small] = acc
+        out[small] = _series(u[small], _LOG1P_COEFFS, _LOG1P_TERMS)
     return cast(FloatArray, out)
 
 
 @_flat
 def xlog1p_minus(u: ArrayLike) -> FloatArray:
-    r""":math:`(1+u)\log(1+u) - u \ge 0` for :math:`u \ge -1`, full relative precision
-    (series :math:`\sum_{k \ge 2} (-1)^k u^k / (k(k-1))` for small :math:`|u|`)."""
+    r""":math:`(1+u)\log(1+u) - u \ge 0` for :math:`u \ge -1`, full relative
+    precision (series :math:`\sum_{k \ge 2} (-1)^k u^k / (k(k-1))` for
+    :math:`|u| < 1/4`)."""
     u = np.asarray(u, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(u > -1, (1 + u) * np.log1p(u) - u, 1.0)
-    small = np.abs(u) < 0.25
+    small = np.abs(u) < _BAND_EDGES[len(_XLOG1P_TERMS) - 1]
     if small.any():
-        us = u[small]
-        term = us * us
-        acc = np.zeros_like(us)
-        for k in range(2, 2 * _SERIES_TERMS):
-            acc += term / (k * (k - 1))
-            term = -term * us
-            if k % _CHECK_EVERY == 0 and _negligible(term / ((k + 1) * k), acc):
-                break
-        out[small] = acc
+        out[small] = _series(u[small], _XLOG1P_COEFFS, _XLOG1P_TERMS)
     return out
 
 
