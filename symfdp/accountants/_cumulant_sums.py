@@ -73,18 +73,21 @@ def summed_cumulants(
     total = np.zeros(order)
     rest: list[tuple[Mechanism, int]] = []
     families: dict[Any, list[tuple[Mechanism, int]]] = {}
-    for mechanism, count in components:
-        many = getattr(type(mechanism), "_cumulants_many", None)
+    by_type: dict[type, list[tuple[Mechanism, int]]] = {}
+    for component in components:
+        by_type.setdefault(type(component[0]), []).append(component)
+    for kind, members in by_type.items():
+        many = getattr(kind, "_cumulants_many", None)
         if many is None:
-            rest.append((mechanism, count))
+            rest.extend(members)
         else:
-            families.setdefault(many, []).append((mechanism, count))
+            families.setdefault(many, []).extend(members)
     for many, members in families.items():
         if len(members) == 1:
             rest.extend(members)
             continue
         rows, served = many([m for m, _ in members], order, under)
-        counts = np.array([float(n) for _, n in members])
+        counts = np.array([n for _, n in members], dtype=np.float64)
         total += counts[served] @ rows[served]
         rest.extend(c for c, s in zip(members, served, strict=True) if not s)
     for mechanism, count in rest:

@@ -27,8 +27,11 @@ from symfdp.numeric.moments import EPS
 
 FloatArray = NDArray[np.float64]
 
-#: Largest number of matrix entries (settings x nodes) per stacked block.
-_BLOCK = 1 << 17
+#: Largest number of matrix entries (settings x nodes x (order + 1)) per
+#: stacked block: its work arrays stay below glibc's 128 KiB mmap threshold,
+#: so they are reused from the heap instead of mapped afresh (and page-faulted)
+#: at every NumPy call.
+_BLOCK = 1 << 16
 
 
 def _step(mu: float) -> float:
@@ -133,30 +136,31 @@ def _central_to_cumulants(
     return kappa[:, 1:], kerr[:, 1:]
 
 
-def _weighted_cumulants(
+def _weighted_central(
     x: FloatArray, w: FloatArray, order: int, xe: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    """:func:`~symfdp.numeric.moments.weighted_cumulants` on rows."""
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The central moments of :func:`~symfdp.numeric.moments.weighted_cumulants`
+    on rows: ``(mean, central, bound)`` (``central[:, k-1]`` = :math:`c_k`;
+    the bound's two sums per order taken in one pass)."""
     w = w / w.sum(axis=1, keepdims=True)
     mean = np.einsum("ij,ij->i", w, x)
     d = x - mean[:, None]
     ad = np.abs(d)
     de = xe + EPS * (np.abs(x) + np.abs(mean)[:, None])
+    # Bound of order k: sum w |d|^(k-1) (k (de + EPS |d|) + EPS |d|).
+    slopes = np.stack((w * (de + EPS * ad), w * (EPS * ad)))
     rows = x.shape[0]
     central = np.empty((rows, order))
     cerr = np.empty((rows, order))
     power = np.ones_like(d)
     apower = np.ones_like(d)
     for k in range(1, order + 1):
-        cerr[:, k - 1] = k * np.einsum(
-            "ij,ij->i", w, apower * (de + EPS * ad)
-        ) + EPS * np.einsum("ij,ij->i", w, apower * ad)
-        power = power * d
-        apower = apower * ad
+        parts = np.einsum("ij,kij->ik", apower, slopes)
+        cerr[:, k - 1] = k * parts[:, 0] + parts[:, 1]
+        power *= d
+        apower *= ad
         central[:, k - 1] = np.einsum("ij,ij->i", w, power)
-    kappa, err = _central_to_cumulants(mean, central, cerr)
-    err[:, 0] = np.einsum("ij,ij->i", w, xe) + EPS * np.einsum("ij,ij->i", w, np.abs(x))
-    return kappa, err
+    return mean, central, cerr
 
 
 def _log_series(m: FloatArray, me: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -290,27 +294,30 @@ def _shift_route(
     return kappa, err
 
 
-def _mean(
-    y: FloatArray, log_w: FloatArray, p: FloatArray, under: str
-) -> tuple[FloatArray, FloatArray]:
-    """``_gaussian_mixture._mean`` on rows."""
+def _means(
+    y: FloatArray, log_w: FloatArray, p: FloatArray, unders: tuple[str, ...]
+) -> list[tuple[FloatArray, FloatArray]]:
+    """``_gaussian_mixture._mean`` on rows, for each law of ``unders``."""
     w = np.exp(log_w)
     with np.errstate(over="ignore", invalid="ignore"):
         u = p * np.expm1(y)
-        v = lm.log1p_minus(u) if under == "P" else lm.xlog1p_minus(u)
-        terms = w * v
-    far = ~np.isfinite(terms)
-    if far.any():
-        log_u = np.log(np.broadcast_to(p, y.shape)[far]) + y[far]
-        scale = np.exp(log_w[far] + log_u)
-        terms[far] = -scale if under == "P" else scale * (log_u - 1.0)
-    return terms.sum(axis=1), 8 * EPS * np.abs(terms).sum(axis=1)
+    out = []
+    for under in unders:
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = lm.log1p_minus(u) if under == "P" else lm.xlog1p_minus(u)
+            terms = w * v
+        far = ~np.isfinite(terms)
+        if far.any():
+            log_u = np.log(np.broadcast_to(p, y.shape)[far]) + y[far]
+            scale = np.exp(log_w[far] + log_u)
+            terms[far] = -scale if under == "P" else scale * (log_u - 1.0)
+        out.append((terms.sum(axis=1), 8 * EPS * np.abs(terms).sum(axis=1)))
+    return out
 
 
-def _block(
-    mu: FloatArray, p: FloatArray, h: float, order: int, under: str
-) -> tuple[FloatArray, FloatArray]:
-    """Cumulants and relative bounds of settings sharing the step ``h``."""
+def _grid(mu: FloatArray, h: float, order: int) -> tuple[FloatArray, FloatArray]:
+    """The trapezoid nodes ``x`` and log-weights of settings sharing the step
+    ``h``, one row each (padding: ``x = 0`` with weight 0)."""
     lo = math.floor(-gm.GRID_HALF_WIDTH / h)
     his = np.ceil((mu + gm.GRID_HALF_WIDTH + (order + 1) * mu) / h).astype(np.int64)
     idx = np.arange(lo, int(his.max()) + 1)
@@ -318,62 +325,83 @@ def _block(
     x = np.where(pad, 0.0, idx * h)
     log_w = -0.5 * x * x - 0.5 * math.log(2 * math.pi) + math.log(h)
     log_w[pad] = -np.inf
-    mu2, p2 = mu[:, None], p[:, None]
-    y = mu2 * x - mu2 * mu2 / 2
-    # Moment route.
-    vals = _log_mix(y, p2)
-    with np.errstate(invalid="ignore"):
-        weights = np.exp(log_w if under == "P" else log_w + vals)
-    weights[pad] = 0.0
-    k_mom, e_mom = _weighted_cumulants(vals, weights, order, 4 * EPS * np.abs(vals))
-    # Gaussian-shift route where mu allows it.
-    kappa, err = k_mom, e_mom
-    near = (mu <= gm.SHIFT_MU_MAX) & gm.needs_shift(k_mom, e_mom)
-    if near.any():
-        k_sh, e_sh = _shift_route(
-            x[near], log_w[near], mu2[near], p2[near], order, under
-        )
-        use = e_sh < e_mom[near]
-        kappa[near] = np.where(use, k_sh, k_mom[near])
-        err[near] = np.where(use, e_sh, e_mom[near])
-    kappa[:, 0], err[:, 0] = _mean(y, log_w, p2, under)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(kappa != 0, err / np.abs(kappa), np.inf)
-    return kappa, rel
+    return x, log_w
+
+
+def _blocks(mu: FloatArray, order: int) -> list[tuple[NDArray[np.intp], float]]:
+    """Row indices of the settings ``mu > 0`` in blocks of one step ``h`` and at
+    most :data:`_BLOCK` work entries, with their step."""
+    steps = np.array([_step(float(m)) for m in mu])
+    out = []
+    for h in np.unique(steps[mu > 0]):
+        rows = np.flatnonzero((mu > 0) & (steps == h))
+        width = int(np.ceil((mu[rows].max() * (order + 2) + 28.0) / h)) + 2
+        per = max(1, _BLOCK // (width * (order + 1)))
+        out += [(rows[i : i + per], float(h)) for i in range(0, rows.size, per)]
+    return out
 
 
 def subsampled_gaussian_cumulants_many(
-    mu: FloatArray, p: FloatArray, order: int, under: str
+    mu: FloatArray, p: FloatArray, order: int, unders: tuple[str, ...] = ("P", "Q")
 ) -> FloatArray:
-    """Add-pair cumulants :math:`\\kappa_1..\\kappa_{order}` under ``under`` of
-    every setting ``(mu[i], p[i])``; shape ``(len(mu), order)``.
+    """Add-pair cumulants :math:`\\kappa_1..\\kappa_{order}` of every setting
+    ``(mu[i], p[i])`` under each law of ``unders``; shape
+    ``(len(unders), len(mu), order)``.
 
-    Settings with ``mu = 0`` or an order whose float64 bound exceeds
+    The moment route's central moments (one grid and one ``log_mix`` per block
+    for every law), turned into cumulants for all rows at once; the shift route
+    where its bound is better; settings whose bound on some order still exceeds
     :data:`~symfdp.mechanisms._gaussian_mixture.FALLBACK_RTOL` are computed by
-    :func:`~symfdp.mechanisms._gaussian_mixture.subsampled_gaussian_cumulants`
-    (mu = 0: zeros, as ``SubsampledGaussian._add_cumulants``).
+    :func:`~symfdp.mechanisms._gaussian_mixture.subsampled_gaussian_cumulants`.
+    ``mu = 0`` gives zeros (as ``SubsampledGaussian._add_cumulants``).
     """
     mu = np.asarray(mu, dtype=np.float64).reshape(-1)
     p = np.asarray(p, dtype=np.float64).reshape(-1)
-    out = np.empty((mu.size, order))
+    laws = len(unders)
+    mean = np.zeros((laws, mu.size))
+    central = np.ones((laws, mu.size, order))
+    cerr = np.zeros((laws, mu.size, order))
+    first = np.zeros((laws, mu.size))
+    first_err = np.zeros((laws, mu.size))
+    blocks = _blocks(mu, order)
+    for sel, h in blocks:
+        x, log_w = _grid(mu[sel], h, order)
+        mu2, p2 = mu[sel, None], p[sel, None]
+        y = mu2 * x - mu2 * mu2 / 2
+        vals = _log_mix(y, p2)
+        vals_err = 4 * EPS * np.abs(vals)
+        for j, under in enumerate(unders):
+            # Q-weights w e^{L} in log space: e^{L} alone overflows for large mu.
+            weights = np.exp(log_w if under == "P" else log_w + vals)
+            mean[j, sel], central[j, sel], cerr[j, sel] = _weighted_central(
+                vals, weights, order, vals_err
+            )
+        for j, (m1, e1) in enumerate(_means(y, log_w, p2, unders)):
+            first[j, sel], first_err[j, sel] = m1, e1
+    out = np.zeros((laws, mu.size, order))
     regular = mu > 0
-    single = np.flatnonzero(~regular)
-    steps = np.array([_step(float(m)) for m in mu])
-    for h in np.unique(steps[regular]):
-        rows = np.flatnonzero(regular & (steps == h))
-        width = int(np.ceil((mu[rows].max() * (order + 2) + 28.0) / h)) + 2
-        per = max(1, _BLOCK // (width * (order + 1)))
-        for start in range(0, rows.size, per):
-            sel = rows[start : start + per]
-            kappa, rel = _block(mu[sel], p[sel], float(h), order, under)
-            out[sel] = kappa
-            bad = np.any(rel > gm.FALLBACK_RTOL, axis=1)
-            single = np.concatenate((single, sel[bad]))
-    for i in single:
-        if mu[i] == 0.0:
-            out[i] = 0.0
-        else:
-            out[i] = gm.subsampled_gaussian_cumulants(
+    for j, under in enumerate(unders):
+        kappa, err = _central_to_cumulants(mean[j], central[j], cerr[j])
+        # Gaussian-shift route where mu allows it and the moments lose digits.
+        near = regular & (mu <= gm.SHIFT_MU_MAX) & gm.needs_shift(kappa, err)
+        for sel, h in blocks:
+            sub = sel[near[sel]]
+            if sub.size == 0:
+                continue
+            x, log_w = _grid(mu[sub], h, order)
+            k_sh, e_sh = _shift_route(
+                x, log_w, mu[sub, None], p[sub, None], order, under
+            )
+            use = e_sh < err[sub]
+            kappa[sub] = np.where(use, k_sh, kappa[sub])
+            err[sub] = np.where(use, e_sh, err[sub])
+        kappa[:, 0], err[:, 0] = first[j], first_err[j]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(kappa != 0, err / np.abs(kappa), np.inf)
+        bad = regular & np.any(rel > gm.FALLBACK_RTOL, axis=1)
+        for i in np.flatnonzero(bad):
+            kappa[i] = gm.subsampled_gaussian_cumulants(
                 float(mu[i]), float(p[i]), order, under
             )[0]
+        out[j, regular] = kappa[regular]
     return out

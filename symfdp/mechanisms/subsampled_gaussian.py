@@ -44,9 +44,19 @@ _RULE_ORDER = 12
 MAX_RULE_POINTS = 2**22
 
 
-#: Add-pair cumulants by ``(mu, p, under)``, shared by the add and remove pairs.
+#: Add-pair cumulants of the batched pass by ``(mu, p, under)``, shared by the
+#: add and remove pairs of every mechanism of that setting (read-only arrays).
 _ADD_CUMULANTS: dict[tuple[float, float, str], FloatArray] = {}
+#: Entries kept in :data:`_ADD_CUMULANTS` (emptied when full).
 _ADD_CUMULANTS_SIZE = 1 << 16
+
+
+def _remember_rows(keys: list[tuple[float, float, str]], rows: FloatArray) -> None:
+    """Keep the read-only ``rows`` under ``keys`` in :data:`_ADD_CUMULANTS`
+    (emptied first when they would not fit)."""
+    if len(_ADD_CUMULANTS) + len(keys) > _ADD_CUMULANTS_SIZE:
+        _ADD_CUMULANTS.clear()
+    _ADD_CUMULANTS.update(zip(keys, rows, strict=True))
 
 
 @dataclass(frozen=True, init=False, repr=False)
@@ -140,7 +150,11 @@ class SubsampledGaussian(PoissonSubsampled):
         return mu * grid.x - mu * mu / 2, grid.log_w
 
     def _add_cumulants(self, order: int, under: Under) -> FloatArray:
-        """High-precision add-pair cumulants (see ``_gaussian_mixture``)."""
+        """High-precision add-pair cumulants (see ``_gaussian_mixture``).
+
+        Always the one-setting route: a mechanism's answer does not depend on
+        what the process computed before (the batched pass of
+        :meth:`_cumulants_many` may differ in the last bits)."""
         if self.mu == 0.0:
             return np.zeros(order)
         kappa, _ = subsampled_gaussian_cumulants(self.mu, self.p, order, under)
@@ -151,50 +165,57 @@ class SubsampledGaussian(PoissonSubsampled):
         cls, mechanisms: Sequence[Mechanism], order: int, under: Under
     ) -> tuple[FloatArray, NDArray[np.bool_]]:
         r"""Cumulants :math:`\kappa_1..\kappa_{order}` under ``under`` of many
-        settings, the missing add-pair ones in one NumPy pass
-        (:mod:`~symfdp.mechanisms._gaussian_mixture_batch`), also left in each
-        mechanism's cache. Returns ``(rows, served)``: rows of the mechanisms
-        served (``p < 1``, ``mu > 0``); the others are left to
-        :meth:`cumulants`."""
+        settings, the add-pair ones missing from the shared cache in one NumPy
+        pass (:mod:`~symfdp.mechanisms._gaussian_mixture_batch`). Returns
+        ``(rows, served)``: rows of the mechanisms served (``p < 1``,
+        ``mu > 0``); the others are left to :meth:`cumulants`."""
+        setting = np.array(
+            [
+                (cast(Gaussian, m.base).mu, m.p, m.pair == "remove")
+                if isinstance(m, SubsampledGaussian)
+                else (0.0, 1.0, 0.0)
+                for m in mechanisms
+            ],
+            dtype=np.float64,
+        ).reshape(-1, 3)
+        remove = setting[:, 2] == 1.0
+        served = (setting[:, 0] > 0.0) & (setting[:, 1] < 1.0)
+        # The add pair's law: the remove pair's P is the add pair's Q.
+        add_q = remove != (under == "Q")
         rows = np.zeros((len(mechanisms), order))
-        served = np.zeros(len(mechanisms), dtype=bool)
-        remove = np.zeros(len(mechanisms), dtype=bool)
-        todo: dict[Under, dict[tuple[float, float], list[int]]] = {}
-        for i, m in enumerate(mechanisms):
-            if not isinstance(m, SubsampledGaussian) or m.p == 1.0:
-                continue
-            mu = m.mu
-            if mu == 0.0:
-                continue
-            add_under: Under = (
-                under if m.pair != "remove" else ("Q" if under == "P" else "P")
+        idx = np.flatnonzero(served)
+        if idx.size == 0:
+            return rows, served
+        law = ("P", "Q")
+        get = _ADD_CUMULANTS.get
+        hits = [
+            get((mu, p, law[q]))
+            for mu, p, q in zip(
+                setting[idx, 0].tolist(),
+                setting[idx, 1].tolist(),
+                add_q[idx].tolist(),
+                strict=True,
             )
-            served[i] = True
-            remove[i] = m.pair == "remove"
-            hit = m._cache.get(("cumulants", add_under))
-            if hit is None or hit.size < order:
-                hit = _ADD_CUMULANTS.get((mu, m.p, add_under))
-            if hit is not None and hit.size >= order:
-                m._cache[("cumulants", add_under)] = hit
-                rows[i] = hit[:order]
-            else:
-                todo.setdefault(add_under, {}).setdefault((mu, m.p), []).append(i)
-        if len(_ADD_CUMULANTS) > _ADD_CUMULANTS_SIZE:
-            _ADD_CUMULANTS.clear()
-        for add_under, groups in todo.items():
-            settings = np.array(list(groups), dtype=np.float64).reshape(-1, 2)
+        ]
+        missing = [i for i, h in enumerate(hits) if h is None or h.size < order]
+        if missing:
+            # Both laws of each missing setting (the other direction asks for
+            # the other law): one grid and one log_mix for the two.
+            mu_p, where = np.unique(
+                setting[idx[missing], :2], axis=0, return_inverse=True
+            )
             kappa = subsampled_gaussian_cumulants_many(
-                settings[:, 0], settings[:, 1], order, add_under
+                mu_p[:, 0], mu_p[:, 1], order, law
             )
             kappa.setflags(write=False)
-            for (mu_p, members), row in zip(groups.items(), kappa, strict=True):
-                _ADD_CUMULANTS[(mu_p[0], mu_p[1], add_under)] = row
-                for i in members:
-                    rows[i] = row
-                    cast(SubsampledGaussian, mechanisms[i])._cache[
-                        ("cumulants", add_under)
-                    ] = row
-        rows[remove] *= (-1.0) ** np.arange(1, order + 1)
+            settings = mu_p.tolist()
+            for j, name in enumerate(law):
+                _remember_rows([(mu, p, name) for mu, p in settings], kappa[j])
+            picked = kappa[add_q[idx[missing]].astype(np.intp), where.reshape(-1)]
+            for i, row in zip(missing, picked, strict=True):
+                hits[i] = row
+        rows[idx] = np.stack([h[:order] for h in hits])  # type: ignore[index]
+        rows[remove & served] *= (-1.0) ** np.arange(1, order + 1)
         return rows, served
 
     def replace_one(self) -> Mechanism:
