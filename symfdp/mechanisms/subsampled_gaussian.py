@@ -153,8 +153,9 @@ class SubsampledGaussian(PoissonSubsampled):
         """High-precision add-pair cumulants (see ``_gaussian_mixture``).
 
         Always the one-setting route: a mechanism's answer does not depend on
-        what the process computed before (the batched pass of
-        :meth:`_cumulants_many` may differ in the last bits)."""
+        what other compositions computed before (the batched pass of
+        :meth:`_cumulants_many`, which may differ in the last bits, fills only
+        the caches of its own composition's mechanisms)."""
         if self.mu == 0.0:
             return np.zeros(order)
         kappa, _ = subsampled_gaussian_cumulants(self.mu, self.p, order, under)
@@ -214,6 +215,10 @@ class SubsampledGaussian(PoissonSubsampled):
             picked = kappa[add_q[idx[missing]].astype(np.intp), where.reshape(-1)]
             for i, row in zip(missing, picked, strict=True):
                 hits[i] = row
+        # Each mechanism of this composition keeps its row (its later queries,
+        # e.g. the numerical accountant's grid, need no second pass).
+        for i, q, row in zip(idx.tolist(), add_q[idx].tolist(), hits, strict=True):
+            cast(SubsampledGaussian, mechanisms[i])._cache[("cumulants", law[q])] = row
         rows[idx] = np.stack([h[:order] for h in hits])  # type: ignore[index]
         rows[remove & served] *= (-1.0) ** np.arange(1, order + 1)
         return rows, served
