@@ -123,6 +123,21 @@ def x_grid(
     return XGrid(x, log_w, h)
 
 
+def x_grid_steps(mu: FloatArray, neg_tilt: FloatArray) -> FloatArray:
+    """The step :math:`h` :func:`x_grid` takes for each ``(mu, neg_tilt)``,
+    ``mu > 0`` (the same halvings)."""
+    h_max = (
+        np.minimum(GRID_MU_STEP, GRID_TILT_STEP / np.sqrt(np.maximum(neg_tilt, 1.0)))
+        / mu
+    )
+    h = np.full(np.shape(mu), GRID_MAX_STEP)
+    coarse = h > h_max
+    while coarse.any():
+        h[coarse] /= 2
+        coarse = h > h_max
+    return h
+
+
 def _moment_route(
     y: FloatArray, log_w: FloatArray, p: float, order: int, under: str
 ) -> tuple[FloatArray, FloatArray]:

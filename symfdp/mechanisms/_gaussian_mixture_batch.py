@@ -45,8 +45,9 @@ def _step(mu: float) -> float:
     return h
 
 
-def _log_mix(y: FloatArray, p: FloatArray) -> FloatArray:
-    """:func:`~symfdp.mechanisms._logmix.log_mix` with one ``p`` per row."""
+def log_mix_rows(y: FloatArray, p: FloatArray) -> FloatArray:
+    """:func:`~symfdp.mechanisms._logmix.log_mix` with one ``p`` per row
+    (``p`` of shape ``(rows, 1)``, ``p < 1``)."""
     log_p = np.log(p)
     log_q = np.log1p(-p)
     with np.errstate(over="ignore"):
@@ -73,7 +74,7 @@ def stacked_log_mix(ys: list[FloatArray], ps: list[float]) -> list[FloatArray]:
     mat = np.zeros((len(ys), width))
     for row, y in enumerate(ys):
         mat[row, : y.size] = y
-    vals = _log_mix(mat, np.asarray(ps, dtype=np.float64)[:, None])
+    vals = log_mix_rows(mat, np.asarray(ps, dtype=np.float64)[:, None])
     return [vals[row, : y.size] for row, y in enumerate(ys)]
 
 
@@ -89,7 +90,7 @@ def _log_mix_remainder(y: FloatArray, p: FloatArray) -> FloatArray:
     far = ~mid
     if far.any():
         yf, pf = y[far], pb[far]
-        out[far] = _log_mix(yf, pf) - pf * yf
+        out[far] = log_mix_rows(yf, pf) - pf * yf
     return out
 
 
@@ -368,7 +369,7 @@ def subsampled_gaussian_cumulants_many(
         x, log_w = _grid(mu[sel], h, order)
         mu2, p2 = mu[sel, None], p[sel, None]
         y = mu2 * x - mu2 * mu2 / 2
-        vals = _log_mix(y, p2)
+        vals = log_mix_rows(y, p2)
         vals_err = 4 * EPS * np.abs(vals)
         for j, under in enumerate(unders):
             # Q-weights w e^{L} in log space: e^{L} alone overflows for large mu.

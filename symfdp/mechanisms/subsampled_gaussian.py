@@ -21,8 +21,10 @@ from scipy import special
 
 from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms._gaussian_mixture import (
+    GRID_HALF_WIDTH,
     subsampled_gaussian_cumulants,
     x_grid,
+    x_grid_steps,
 )
 from symfdp.mechanisms._gaussian_mixture_batch import (
     subsampled_gaussian_cumulants_many,
@@ -148,6 +150,33 @@ class SubsampledGaussian(PoissonSubsampled):
             mu, lo_shift, max(s_hi, 1.0) * mu, -s_lo, max_points=MAX_RULE_POINTS
         )
         return mu * grid.x - mu * mu / 2, grid.log_w
+
+    @staticmethod
+    def _tilted_base_rules(
+        mu: FloatArray, p: FloatArray, s_lo: FloatArray, s_hi: FloatArray
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.intp]] | None:
+        r""":meth:`_tilted_base_rule` of many settings ``(mu, p)`` (``mu > 0``,
+        ``p < 1``) for the tilts ``[s_lo, s_hi]`` each (``s_lo <= 0``,
+        ``s_hi >= 1``): base losses and log-weights, one row each, padded with
+        ``(0, -inf)``, and the rows' sizes; None when a rule would exceed
+        :data:`MAX_RULE_POINTS` (left to :meth:`_tilted_base_rule`)."""
+        reach = special.expit(np.log(p) - np.log1p(-p) - mu * mu / 2)
+        lo_shift = mu + np.maximum(-s_lo, 0.0) * mu * reach
+        hi_shift = np.maximum(s_hi, 1.0) * mu
+        h = x_grid_steps(mu, -s_lo)
+        first = np.floor((-GRID_HALF_WIDTH - lo_shift) / h)
+        last = np.ceil((mu + GRID_HALF_WIDTH + hi_shift) / h)
+        sizes = (last - first + 1).astype(np.intp)
+        if not np.all(np.isfinite(last - first)) or sizes.max() > MAX_RULE_POINTS:
+            return None
+        j = np.arange(int(sizes.max()))
+        pad = j[None, :] >= sizes[:, None]
+        x = (first[:, None] + j[None, :]) * h[:, None]
+        log_w = -0.5 * x * x - 0.5 * math.log(2 * math.pi) + np.log(h)[:, None]
+        base = mu[:, None] * x - (mu * mu / 2)[:, None]
+        base[pad] = 0.0
+        log_w[pad] = -np.inf
+        return base, log_w, sizes
 
     def _add_cumulants(self, order: int, under: Under) -> FloatArray:
         """High-precision add-pair cumulants (see ``_gaussian_mixture``).

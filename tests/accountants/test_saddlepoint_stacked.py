@@ -64,3 +64,42 @@ def test_coarse_first_stage_gives_the_same_answers(
     assert coarse.pairs[0]._saddles._first_stage is equation.COARSE_STAGE
     np.testing.assert_allclose(coarse.epsilon(deltas), want[0], rtol=1e-9)
     np.testing.assert_allclose(coarse.delta(eps_grid), want[1], rtol=1e-9)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(-0.5, 0.3), (-7.0, 5.0), (2.0, 40.0)])
+def test_subsampled_gaussian_rules_in_one_pass_match_the_rule_caches(
+    lo: float, hi: float
+) -> None:
+    """The stacked rules of a subsampled-Gaussian family, built in one pass,
+    are those of the per-component rule caches stacked, bit for bit: both
+    pairs, steps halved for large mu and for negative tilts, several p."""
+    from symfdp.accountants.saddlepoint.rules import (
+        fast_cache,
+        rule_key,
+        rules_many,
+        stack_rules,
+        stack_subsampled_gaussians,
+    )
+
+    comps = [
+        (M.SubsampledGaussian(sigma=s, p=q).pairs[k], n)
+        for k in (0, 1)
+        for s, q, n in [(0.3, 0.2, 4), (0.8, 0.01, 9), (1.7, 1e-4, 1), (4.0, 0.5, 2)]
+    ]
+    mechs = [m for m, _ in comps]
+    counts = np.array([n for _, n in comps], dtype=np.float64)
+    keys = np.array([rule_key(m.pair == "remove", lo, hi)[0] for m in mechs])
+    fast = stack_subsampled_gaussians(mechs, counts, keys)
+    caches = [fast_cache(m) for m in mechs]
+    slow = stack_rules(rules_many(caches, lo, hi), counts)  # type: ignore[arg-type]
+    assert fast is not None
+    for name in ("nodes", "log_w", "counts", "sizes"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))
+
+
+def test_one_pass_rules_leave_other_families_to_the_caches() -> None:
+    from symfdp.accountants.saddlepoint.rules import stack_subsampled_gaussians
+
+    keys = np.array([[0.0, 1.0]])
+    laplace = M.SubsampledLaplace(mu=1.0, p=0.1).pairs[0]
+    assert stack_subsampled_gaussians([laplace], np.ones(1), keys) is None

@@ -22,8 +22,10 @@ from symfdp.accountants.saddlepoint.rules import (
     StackedRule,
     fast_cache,
     rule_derivatives,
+    rule_key,
     rules_many,
     stack_rules,
+    stack_subsampled_gaussians,
     stacked_derivatives,
 )
 from symfdp.accountants.saddlepoint.tilted import component_cumulants
@@ -234,7 +236,7 @@ class SaddleGrid:
         #: Indices of the subsampled components (evaluated as one stacked
         #: matrix when there are several) and their stacked rules by range.
         self._fast_idx = [i for i, c in enumerate(self._fast) if c is not None]
-        self._stacked: list[tuple[list[tuple[float, float]], StackedRule]] = []
+        self._stacked: list[tuple[FloatArray, StackedRule]] = []
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = self._first_stage = (
             COARSE_STAGE if len(self._fast_idx) >= COARSE_FROM else FIRST_STAGE
@@ -297,19 +299,25 @@ class SaddleGrid:
     def _stacked_rule(self, lo: float, hi: float) -> StackedRule:
         """The rules of the subsampled components for the tilts ``[lo, hi]``,
         stacked (a cached rule of a covering range is reused)."""
-        caches = [self._fast[i] for i in self._fast_idx]
-        keys = [c._key(lo, hi)[0] for c in caches]  # type: ignore[union-attr]
+        mechanisms = [self.components[i][0] for i in self._fast_idx]
+        remove = np.array([m.pair == "remove" for m in mechanisms])  # type: ignore[attr-defined]
+        keys = np.where(
+            remove[:, None], rule_key(True, lo, hi)[0], rule_key(False, lo, hi)[0]
+        )
         for held, stacked in self._stacked:
-            if all(
-                h[0] <= k[0] and h[1] >= k[1] for h, k in zip(held, keys, strict=True)
-            ):
+            if np.all(held[:, 0] <= keys[:, 0]) and np.all(held[:, 1] >= keys[:, 1]):
                 return stacked
-        rules = rules_many(caches, lo, hi)  # type: ignore[arg-type]
-        held = [c._key_of(r) for c, r in zip(caches, rules, strict=True)]  # type: ignore[union-attr]
         counts = np.array([self.components[i][1] for i in self._fast_idx], float)
-        stacked = stack_rules(rules, counts)
-        self._stacked.append((held, stacked))
-        return stacked
+        built = stack_subsampled_gaussians(mechanisms, counts, keys)
+        if built is None:
+            caches = [self._fast[i] for i in self._fast_idx]
+            rules = rules_many(caches, lo, hi)  # type: ignore[arg-type]
+            keys = np.array(
+                [c._key_of(r) for c, r in zip(caches, rules, strict=True)]  # type: ignore[union-attr]
+            )
+            built = stack_rules(rules, counts)
+        self._stacked.append((keys, built))
+        return built
 
     def stacked_rules(self) -> StackedRules | None:
         """The stacked rules of the subsampled components

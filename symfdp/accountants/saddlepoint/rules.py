@@ -88,6 +88,20 @@ def _rounded(x: float) -> float:
     return float(2.0 ** math.ceil(math.log2(max(abs(x), 1.0))))
 
 
+def rule_key(
+    remove: bool, t_lo: float, t_hi: float
+) -> tuple[tuple[float, float], float, float]:
+    """The rule range ``(lo, hi)`` that covers the Q-law tilts ``[t_lo, t_hi]``
+    of an add (or remove) pair, rounded out to powers of two, and the
+    mechanism's tilt range ``(s_lo, s_hi)``."""
+    # The mechanism's tilt variable s: t + 1 (add, under P) or -t (remove).
+    s_lo, s_hi = (-t_hi, -t_lo) if remove else (t_lo + 1.0, t_hi + 1.0)
+    # The rule spans [min(s, 0), max(s, 1)] (as _tilted_base_rule does).
+    lo = -_rounded(s_lo) if s_lo < 0 else 0.0
+    hi = _rounded(s_hi) if s_hi > 1 else 1.0
+    return (lo, hi), s_lo, s_hi
+
+
 @dataclass
 class RuleCache:
     """Tilt-following rules of one subsampled component, built once per range
@@ -114,15 +128,7 @@ class RuleCache:
         """The cache key of the tilts ``[t_lo, t_hi]`` and the mechanism's
         tilt range ``(s_lo, s_hi)``."""
         m: Any = self.mechanism
-        # The mechanism's tilt variable s: t + 1 (add, under P) or -t (remove).
-        if m.pair == "add":
-            s_lo, s_hi = t_lo + 1.0, t_hi + 1.0
-        else:
-            s_lo, s_hi = -t_hi, -t_lo
-        # The rule spans [min(s, 0), max(s, 1)] (as _tilted_base_rule does).
-        lo = -_rounded(s_lo) if s_lo < 0 else 0.0
-        hi = _rounded(s_hi) if s_hi > 1 else 1.0
-        return (lo, hi), s_lo, s_hi
+        return rule_key(m.pair == "remove", t_lo, t_hi)
 
     def _key_of(self, rule: LossRule) -> tuple[float, float]:
         """The key ``rule`` is stored under."""
@@ -213,6 +219,47 @@ def stack_rules(rules: list[LossRule], counts: FloatArray) -> StackedRule:
     return StackedRule(
         nodes, log_w, np.asarray(counts, dtype=np.float64)[order], sizes[order]
     )
+
+
+def stack_subsampled_gaussians(
+    mechanisms: list[Mechanism], counts: FloatArray, keys: FloatArray
+) -> StackedRule | None:
+    r"""The rules of add or remove subsampled-Gaussian pairs (``p < 1``,
+    ``mu > 0``) for the rule ranges ``keys`` (rows ``(lo, hi)``, see
+    :func:`rule_key`), built in one NumPy pass (grids, :math:`\ell(l_b)`,
+    weights) and stacked as :func:`stack_rules` stacks :meth:`RuleCache.rule`'s
+    rules. None when some component is not such a pair, or its rule would
+    exceed the mechanism's memory guard (then the rules are built one by one).
+    """
+    from symfdp.mechanisms._gaussian_mixture_batch import log_mix_rows
+    from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
+
+    if not all(
+        type(m) is SubsampledGaussian and m.pair in ("add", "remove")
+        for m in mechanisms
+    ):
+        return None
+    sg: list[Any] = mechanisms
+    mu = np.array([m.mu for m in sg])
+    p = np.array([m.p for m in sg])
+    if not (np.all(mu > 0.0) and np.all(p < 1.0)):
+        return None
+    built = SubsampledGaussian._tilted_base_rules(mu, p, keys[:, 0], keys[:, 1])
+    if built is None:
+        return None
+    base, log_p, sizes = built
+    loss = log_mix_rows(base, p[:, None])
+    remove = np.array([m.pair == "remove" for m in sg])[:, None]
+    # Add: Q-weights w_P e^{L} (tilting them by t is the P-law tilted by
+    # t + 1); remove: L' = -L, Q' = P_add (tilted by t: P_add tilted by -t).
+    nodes = np.where(remove, -loss, loss)
+    log_w = np.where(remove, log_p, log_p + loss)
+    real = np.isfinite(log_p)
+    if not np.array_equal(np.isfinite(nodes) & np.isfinite(log_w), real):
+        return None
+    nodes[~real] = 0.0
+    order = np.argsort(sizes, kind="stable")
+    return StackedRule(nodes[order], log_w[order], counts[order], sizes[order])
 
 
 #: Entries (components x tilts x nodes) per block of :func:`stacked_derivatives`.
