@@ -201,3 +201,34 @@ def test_stacked_atom_term_matches_per_component() -> None:
             rtol=1e-5,
             atol=1e-9 * per.max(),
         )
+
+
+def test_floored_modulus_keeps_or_bounds_every_node() -> None:
+    """With a floor per node, :func:`stacked_law` stops summing the nodes past
+    the last one above its floor: the nodes it keeps equal the full sums (to
+    the rounding of a shorter matrix product), the others are ``-inf`` and
+    their full sums lie below their floors (every partial sum bounds the whole
+    one, ``|phi_c| <= 1``)."""
+    from symfdp.accountants._atom_term import NODES, _grid, stacked_law
+    from symfdp.accountants.saddlepoint.rules import LossRule, stack_rules
+
+    rng = np.random.default_rng(8)
+    # 400 rows of 30 entries: 12 blocks of the recurrence.
+    rules = [
+        LossRule(np.sort(rng.normal(0, 0.5, 30)), rng.normal(0, 1, 30), -1.0, 1.0)
+        for _ in range(400)
+    ]
+    rule = stack_rules(rules, np.full(400, 5.0))
+    t = np.array([0.4, 2.5])
+    var, log_modulus = stacked_law(rule, t)
+    s = _grid(t, var)
+    full = log_modulus(s, None)
+    floor = np.tile(np.linspace(-30.0, -60.0, NODES), (t.size, 1))
+    got = log_modulus(s, floor)
+    dropped = np.isneginf(got)
+    assert dropped.any() and (~dropped).any()
+    np.testing.assert_allclose(got[~dropped], full[~dropped], rtol=1e-14, atol=0.0)
+    assert np.all(full[dropped] < floor[dropped])
+    # Dropped nodes are a suffix per tilt (the recurrence runs from s0 on).
+    for row in dropped:
+        assert not np.any(np.diff(row.astype(int)) < 0)
