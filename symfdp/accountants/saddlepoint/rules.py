@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.moments import cumulants_from_central_rows
@@ -178,7 +179,7 @@ class StackedRule:
     nodes: FloatArray
     log_w: FloatArray
     counts: FloatArray
-    sizes: FloatArray
+    sizes: NDArray[np.intp]
 
 
 def rules_many(caches: list[RuleCache], t_lo: float, t_hi: float) -> list[LossRule]:
