@@ -161,11 +161,13 @@ def log_mix_inverse(s: ArrayLike, p: float) -> FloatArray:
         mid = (v > -0.5) & (s <= 30.0)
         out[mid] = np.log1p(v[mid])
         big = s > 30.0
-        sb = s[big]
-        out[big] = sb - log_p + np.log1p(-(1 - p) * np.exp(-sb))
+        if big.any():
+            sb = s[big]
+            out[big] = sb - log_p + np.log1p(-(1 - p) * np.exp(-sb))
         low = (v <= -0.5) & (s > log_q)
-        sl = s[low]
-        out[low] = log_q - log_p + np.log(np.expm1(sl - log_q))
+        if low.any():
+            sl = s[low]
+            out[low] = log_q - log_p + np.log(np.expm1(sl - log_q))
     return out
 
 

@@ -123,6 +123,32 @@ class Gaussian(Mechanism):
             return (ls <= 0).astype(float) if inclusive else (ls < 0).astype(float)
         return cast(FloatArray, special.ndtr(-self._standardise(l, under)))
 
+    def plrv_cdf_pq(
+        self, l: ArrayLike, *, inclusive: bool = True
+    ) -> tuple[FloatArray, FloatArray]:
+        """Both CDFs from one validation (the same values as :meth:`plrv_cdf`)."""
+        if self.mu == 0.0:
+            return super().plrv_cdf_pq(l, inclusive=inclusive)
+        ls = check_array("l", l, allow_inf=True)
+        half = self.mu**2 / 2
+        return (
+            special.ndtr((ls + half) / self.mu),
+            special.ndtr((ls - half) / self.mu),
+        )
+
+    def plrv_sf_pq(
+        self, l: ArrayLike, *, inclusive: bool = False
+    ) -> tuple[FloatArray, FloatArray]:
+        """Both survival functions from one validation (as :meth:`plrv_sf`)."""
+        if self.mu == 0.0:
+            return super().plrv_sf_pq(l, inclusive=inclusive)
+        ls = check_array("l", l, allow_inf=True)
+        half = self.mu**2 / 2
+        return (
+            special.ndtr(-((ls + half) / self.mu)),
+            special.ndtr(-((ls - half) / self.mu)),
+        )
+
     def plrv_quadrature(self) -> PLRVQuadrature:
         # Trapezoid rule in z = (L - kappa_1)/mu over a range that also covers the
         # Q-law N(mu^2/2, mu^2), i.e. z in [-W, mu + W].

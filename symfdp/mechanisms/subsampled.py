@@ -213,9 +213,8 @@ class PoissonSubsampled(Mechanism):
     ) -> tuple[FloatArray, FloatArray]:
         """Add-pair CDFs (``sf``: survival functions) under P and Q at ``s``."""
         y = self._to_base(s)
-        fn = self.base.plrv_sf if sf else self.base.plrv_cdf
-        bp = np.asarray(fn(y, "P", inclusive=inclusive), dtype=np.float64)
-        bq = np.asarray(fn(y, "Q", inclusive=inclusive), dtype=np.float64)
+        fn = self.base.plrv_sf_pq if sf else self.base.plrv_cdf_pq
+        bp, bq = fn(y, inclusive=inclusive)
         return bp, self._q * bp + self.p * bq
 
     def _to_base(self, s: FloatArray) -> FloatArray:
