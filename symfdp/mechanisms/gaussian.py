@@ -127,26 +127,29 @@ class Gaussian(Mechanism):
         self, l: ArrayLike, *, inclusive: bool = True
     ) -> tuple[FloatArray, FloatArray]:
         """Both CDFs from one validation (the same values as :meth:`plrv_cdf`)."""
-        if self.mu == 0.0:
-            return super().plrv_cdf_pq(l, inclusive=inclusive)
-        ls = check_array("l", l, allow_inf=True)
-        half = self.mu**2 / 2
-        return (
-            special.ndtr((ls + half) / self.mu),
-            special.ndtr((ls - half) / self.mu),
-        )
+        return self._pq(l, inclusive, sf=False)
 
     def plrv_sf_pq(
         self, l: ArrayLike, *, inclusive: bool = False
     ) -> tuple[FloatArray, FloatArray]:
         """Both survival functions from one validation (as :meth:`plrv_sf`)."""
+        return self._pq(l, inclusive, sf=True)
+
+    def _pq(
+        self, l: ArrayLike, inclusive: bool, *, sf: bool
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""CDFs (``sf``: survival functions) under P and Q:
+        :math:`\Phi(\pm(l + \mu^2/2)/\mu)` and :math:`\Phi(\pm(l - \mu^2/2)/\mu)`
+        (``+`` for the CDFs)."""
         if self.mu == 0.0:
-            return super().plrv_sf_pq(l, inclusive=inclusive)
+            both = super().plrv_sf_pq if sf else super().plrv_cdf_pq
+            return both(l, inclusive=inclusive)
         ls = check_array("l", l, allow_inf=True)
         half = self.mu**2 / 2
+        sign = -1.0 if sf else 1.0
         return (
-            special.ndtr(-((ls + half) / self.mu)),
-            special.ndtr(-((ls - half) / self.mu)),
+            special.ndtr(sign * ((ls + half) / self.mu)),
+            special.ndtr(sign * ((ls - half) / self.mu)),
         )
 
     def plrv_quadrature(self) -> PLRVQuadrature:
