@@ -56,7 +56,7 @@ from symfdp.pld.compose import (
     compose_fft,
     methods_without_lattice,
 )
-from symfdp.pld.discretise import DiscretePLD, discretise
+from symfdp.pld.discretise import DiscretePLD, discretise_many
 from symfdp.pld.grid import align_step, choose_step, coarse_width, component_grid
 from symfdp.pld.window import chernoff_window
 
@@ -336,7 +336,7 @@ class Numerical(Accountant):
             ]
         except ValueError as exc:  # a component alone exceeds max_fft_size
             raise self._too_large(n_total, h, getattr(exc, "size", None)) from exc
-        pieces = [discretise(m, g) for (m, _), g in zip(components, grids, strict=True)]
+        pieces = discretise_many([m for m, _ in components], grids)
         ups = [(z, n) for (z, _), (_, n) in zip(pieces, components, strict=True)]
         lows = [(y, n) for (_, y), (_, n) in zip(pieces, components, strict=True)]
         return ups, lows

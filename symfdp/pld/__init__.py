@@ -26,6 +26,7 @@ from symfdp.pld.compose import ComposedPLD, compose_fft
 from symfdp.pld.discretise import (
     DiscretePLD,
     discretise,
+    discretise_many,
     dominated_pld,
     dominating_pld,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "component_grid",
     "compose_fft",
     "discretise",
+    "discretise_many",
     "dominated_pld",
     "dominating_pld",
 ]
