@@ -425,7 +425,10 @@ def _rounding_block(
     first[starts] = True
     gam_all = np.concatenate(gams)
     y_all = gam_all * barycentric_masses(
-        np.concatenate(pbs), np.concatenate(qbs), gam_all, first
+        np.concatenate(pbs),
+        np.concatenate(qbs),
+        gam_all,
+        first if len(items) > 1 else None,
     )
     y_all[y_all < TINY_MASS] = 0.0  # dropped (optimistic; avoids subnormals)
     out = []
