@@ -210,8 +210,8 @@ def discretise_many(
     mechanisms: list[Mechanism], grids: list[ComponentGrid]
 ) -> list[tuple[DiscretePLD, DiscretePLD]]:
     """:func:`discretise` of every ``(mechanism, grid)``; the barycentric
-    roundings of all components run as one pass over their concatenated
-    lattices (the same values as one by one)."""
+    roundings of all components run in passes over their concatenated lattices,
+    :data:`ROUNDING_BLOCK` points at a time (the same values as one by one)."""
     uppers: list[DiscretePLD] = []
     rounding: list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]] = []
     owner: list[int] = []
