@@ -64,10 +64,20 @@ def check_real(
         TypeError: ``value`` is not a real number.
         ValueError: ``value`` is NaN, infinite (unless allowed) or out of range.
     """
-    if type(value) is float:
-        x = value
-    else:
-        x = _as_float(name, value, _interval(lo, hi, lo_open, hi_open))
+    if type(value) is not float:  # a float needs none of these checks
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value.item()
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a real number. Found {_short(value)}.")
+        try:
+            value = float(value)
+        except OverflowError:  # an int beyond float64 (10**400)
+            raise ValueError(
+                f"{name} must be a finite number in "
+                f"{_interval(lo, hi, lo_open, hi_open)}. Found {_short(value)}, "
+                "beyond the float64 range."
+            ) from None
+    x = value
     if math.isnan(x) or (math.isinf(x) and not allow_inf):
         raise ValueError(
             f"{name} must be a finite number in {_interval(lo, hi, lo_open, hi_open)}. "
@@ -80,21 +90,6 @@ def check_real(
             f"{name} must lie in {_interval(lo, hi, lo_open, hi_open)}. Found {x:g}."
         )
     return x
-
-
-def _as_float(name: str, value: Any, interval: str) -> float:
-    """``value`` as a float: a real number, not bool, within the float64 range."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number. Found {_short(value)}.")
-    try:
-        return float(value)
-    except OverflowError:  # an int beyond float64 (10**400)
-        raise ValueError(
-            f"{name} must be a finite number in {interval}. Found {_short(value)}, "
-            "beyond the float64 range."
-        ) from None
 
 
 def check_int(name: str, value: Any, lo: int = 1, hi: float = MAX_INT) -> int:
