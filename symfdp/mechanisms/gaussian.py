@@ -104,8 +104,13 @@ class Gaussian(Mechanism):
 
     def _standardise(self, l: ArrayLike, under: Under) -> FloatArray:
         check_choice("under", under, ("P", "Q"))
+        return self._z(check_array("l", l, allow_inf=True), under)
+
+    def _z(self, ls: FloatArray, under: Under) -> FloatArray:
+        r""":math:`(l \pm \mu^2/2)/\mu`, ``+`` under P and ``-`` under Q: the
+        validated ``ls`` standardised by the law's mean and deviation."""
         mean = -(self.mu**2) / 2 if under == "P" else self.mu**2 / 2
-        return (check_array("l", l, allow_inf=True) - mean) / self.mu
+        return (ls - mean) / self.mu
 
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
@@ -138,18 +143,16 @@ class Gaussian(Mechanism):
     def _pq(
         self, l: ArrayLike, inclusive: bool, *, sf: bool
     ) -> tuple[FloatArray, FloatArray]:
-        r"""CDFs (``sf``: survival functions) under P and Q:
-        :math:`\Phi(\pm(l + \mu^2/2)/\mu)` and :math:`\Phi(\pm(l - \mu^2/2)/\mu)`
-        (``+`` for the CDFs)."""
+        """CDFs (``sf``: survival functions) under P and Q, standardised once
+        each (:meth:`_z`)."""
         if self.mu == 0.0:
             both = super().plrv_sf_pq if sf else super().plrv_cdf_pq
             return both(l, inclusive=inclusive)
         ls = check_array("l", l, allow_inf=True)
-        half = self.mu**2 / 2
         sign = -1.0 if sf else 1.0
         return (
-            special.ndtr(sign * ((ls + half) / self.mu)),
-            special.ndtr(sign * ((ls - half) / self.mu)),
+            special.ndtr(sign * self._z(ls, "P")),
+            special.ndtr(sign * self._z(ls, "Q")),
         )
 
     def plrv_quadrature(self) -> PLRVQuadrature:
