@@ -93,11 +93,11 @@ def x_grid(
     Raises:
         QuadratureLimitError: the grid would have more than ``max_points`` nodes.
     """
-    h = GRID_MAX_STEP
-    if mu > 0:
-        h_max = min(GRID_MU_STEP, GRID_TILT_STEP / math.sqrt(max(neg_tilt, 1.0))) / mu
-        while h > h_max:
-            h /= 2
+    h = (
+        GRID_MAX_STEP
+        if mu == 0
+        else float(x_grid_steps(np.array(mu), np.array(neg_tilt)))
+    )
     span = (-GRID_HALF_WIDTH - lo_shift) / h, (mu + GRID_HALF_WIDTH + hi_shift) / h
     if not all(math.isfinite(x) for x in span):
         from symfdp.mechanisms.base import QuadratureLimitError
@@ -124,8 +124,9 @@ def x_grid(
 
 
 def x_grid_steps(mu: FloatArray, neg_tilt: FloatArray) -> FloatArray:
-    """The step :math:`h` :func:`x_grid` takes for each ``(mu, neg_tilt)``,
-    ``mu > 0`` (the same halvings)."""
+    """The step :math:`h` of :func:`x_grid` for each ``(mu, neg_tilt)``,
+    ``mu > 0``: ``GRID_MAX_STEP`` halved until it is at most
+    ``min(GRID_MU_STEP, GRID_TILT_STEP / sqrt(max(neg_tilt, 1))) / mu``."""
     h_max = (
         np.minimum(GRID_MU_STEP, GRID_TILT_STEP / np.sqrt(np.maximum(neg_tilt, 1.0)))
         / mu

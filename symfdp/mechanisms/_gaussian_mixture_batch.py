@@ -34,17 +34,6 @@ FloatArray = NDArray[np.float64]
 _BLOCK = 1 << 16
 
 
-def _step(mu: float) -> float:
-    """The trapezoid step :func:`~symfdp.mechanisms._gaussian_mixture.x_grid`
-    takes for ``mu`` (no tilt)."""
-    h = gm.GRID_MAX_STEP
-    if mu > 0:
-        h_max = min(gm.GRID_MU_STEP, gm.GRID_TILT_STEP) / mu
-        while h > h_max:
-            h /= 2
-    return h
-
-
 def log_mix_rows(y: FloatArray, p: FloatArray) -> FloatArray:
     """:func:`~symfdp.mechanisms._logmix.log_mix` with one ``p`` per row
     (``p`` of shape ``(rows, 1)``, ``p < 1``)."""
@@ -332,10 +321,12 @@ def _grid(mu: FloatArray, h: float, order: int) -> tuple[FloatArray, FloatArray]
 def _blocks(mu: FloatArray, order: int) -> list[tuple[NDArray[np.intp], float]]:
     """Row indices of the settings ``mu > 0`` in blocks of one step ``h`` and at
     most :data:`_BLOCK` work entries, with their step."""
-    steps = np.array([_step(float(m)) for m in mu])
+    regular = mu > 0
+    steps = np.zeros(mu.shape)
+    steps[regular] = gm.x_grid_steps(mu[regular], np.zeros(int(regular.sum())))
     out = []
-    for h in np.unique(steps[mu > 0]):
-        rows = np.flatnonzero((mu > 0) & (steps == h))
+    for h in np.unique(steps[regular]):
+        rows = np.flatnonzero(regular & (steps == h))
         width = int(np.ceil((mu[rows].max() * (order + 2) + 28.0) / h)) + 2
         per = max(1, _BLOCK // (width * (order + 1)))
         out += [(rows[i : i + per], float(h)) for i in range(0, rows.size, per)]
