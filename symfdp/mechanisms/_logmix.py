@@ -153,8 +153,19 @@ def log_mix_inverse(s: ArrayLike, p: float) -> FloatArray:
     s = np.asarray(s, dtype=np.float64)
     if p == 1.0:
         return s.astype(np.float64, copy=True)
-    log_q = _log_q(p)
-    log_p = math.log(p)
+    return log_mix_inverse_rows(s, p, _log_q(p), math.log(p))
+
+
+def log_mix_inverse_rows(
+    s: FloatArray,
+    p: FloatArray | float,
+    log_q: FloatArray | float,
+    log_p: FloatArray | float,
+) -> FloatArray:
+    r""":func:`log_mix_inverse` of a float64 array ``s`` with ``p < 1`` given
+    per entry (arrays of the shape of ``s``) or for all, and with it
+    :math:`\log(1 - p)` and :math:`\log p` (computed by the caller as
+    :func:`log_mix_inverse` does: the same values entry by entry)."""
     out = np.full(s.shape, -np.inf)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         v = np.expm1(s) / p
@@ -163,12 +174,19 @@ def log_mix_inverse(s: ArrayLike, p: float) -> FloatArray:
         big = s > 30.0
         if big.any():
             sb = s[big]
-            out[big] = sb - log_p + np.log1p(-(1 - p) * np.exp(-sb))
+            pb = _entries(p, big)
+            out[big] = sb - _entries(log_p, big) + np.log1p(-(1 - pb) * np.exp(-sb))
         low = (v <= -0.5) & (s > log_q)
         if low.any():
             sl = s[low]
-            out[low] = log_q - log_p + np.log(np.expm1(sl - log_q))
+            lq = _entries(log_q, low)
+            out[low] = lq - _entries(log_p, low) + np.log(np.expm1(sl - lq))
     return out
+
+
+def _entries(a: FloatArray | float, mask: NDArray[np.bool_]) -> FloatArray | float:
+    """``a[mask]`` for an array, ``a`` for a scalar."""
+    return a[mask] if isinstance(a, np.ndarray) else a
 
 
 @_flat

@@ -53,6 +53,10 @@ _ADD_CUMULANTS: dict[tuple[float, float, str], FloatArray] = {}
 _ADD_CUMULANTS_SIZE = 1 << 16
 
 
+#: :meth:`SubsampledGaussian._pq_constants` of an entry not served.
+_UNSERVED = (0.5, 0.5, -math.log(2.0), -math.log(2.0), 1.0, 0.0, 0.0, 0.0)
+
+
 def _remember_rows(keys: list[tuple[float, float, str]], rows: FloatArray) -> None:
     """Keep the read-only ``rows`` under ``keys`` in :data:`_ADD_CUMULANTS`
     (emptied first when they would not fit)."""
@@ -251,6 +255,65 @@ class SubsampledGaussian(PoissonSubsampled):
         rows[idx] = np.stack([h[:order] for h in hits])  # type: ignore[index]
         rows[remove & served] *= (-1.0) ** np.arange(1, order + 1)
         return rows, served
+
+    @classmethod
+    def _plrv_pq_many(
+        cls,
+        mechanisms: Sequence[Mechanism],
+        l: FloatArray,
+        owner: NDArray[np.intp],
+        *,
+        sf: bool,
+        inclusive: bool,
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+        r""":meth:`plrv_cdf_pq` (``sf``: :meth:`plrv_sf_pq`) of
+        ``mechanisms[owner[j]]`` at ``l[j]``, for all entries in one NumPy pass
+        (the same operations and values as one mechanism at a time; the
+        laws served are continuous, so ``inclusive`` does not matter). Returns ``(P, Q,
+        served)``: entries of mechanisms not served (``p = 1``, ``mu = 0``, or
+        another type) hold no values."""
+        served = [
+            isinstance(m, SubsampledGaussian) and m.mu > 0.0 and m.p < 1.0
+            for m in mechanisms
+        ]
+        consts = [
+            cast(SubsampledGaussian, m)._pq_constants() if ok else _UNSERVED
+            for m, ok in zip(mechanisms, served, strict=True)
+        ]
+        p, keep, log_q, log_p, mu, mean_p, mean_q, pair = (
+            np.array(col)[owner] for col in zip(*consts, strict=True)
+        )
+        # The remove pair's functions are the add pair's other ones at -l,
+        # P and Q swapped (PoissonSubsampled._pq).
+        remove = pair == 1.0
+        s = np.where(remove, -l, l)
+        y = lm.log_mix_inverse_rows(s, p, log_q, log_p)
+        sign = np.where(remove != sf, -1.0, 1.0)
+        base_p = special.ndtr(sign * ((y - mean_p) / mu))
+        base_q = special.ndtr(sign * ((y - mean_q) / mu))
+        add_q = keep * base_p + p * base_q
+        return (
+            np.where(remove, add_q, base_p),
+            np.where(remove, base_p, add_q),
+            np.array(served, dtype=bool),
+        )
+
+    def _pq_constants(self) -> tuple[float, ...]:
+        """The constants of :meth:`_plrv_pq_many`, as the one-mechanism
+        functions compute them: ``p``, ``1 - p``, ``log(1 - p)``, ``log p``,
+        ``mu``, the means of the base loss under P and Q, and whether the pair
+        is the remove pair."""
+        mu = self.mu
+        return (
+            self.p,
+            self._q,
+            self._log_q,
+            math.log(self.p),
+            mu,
+            -(mu**2) / 2,
+            mu**2 / 2,
+            float(self.pair == "remove"),
+        )
 
     def replace_one(self) -> Mechanism:
         r"""The dominating pair under replace-one neighbours,
