@@ -62,7 +62,7 @@ the law turns). A lowest (highest) dual cell whose barycentre lies above
 where it balances, unless it holds an atom on the lattice (then given a cell of
 its own); at a finite support end without an atom the lattice is shifted so that
 the merged end cell is balanced
-(:func:`symfdp.pld.grid.barycentric_origin`). Q-mass outside the dual cells is
+(:func:`symfdp.pld.grid.barycentric_origins`). Q-mass outside the dual cells is
 dropped. Pulls within :data:`PULL_RTOL` of zero (atoms on their points, up to
 round-off) count as balanced; :mod:`symfdp.pld.compose` accounts for that.
 
@@ -80,7 +80,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
-from symfdp.pld.cells import CellMasses, cell_masses_pq
+from symfdp.pld.cells import CellMasses, cell_masses_pq_many
 from symfdp.pld.grid import ComponentGrid, Lattice
 
 #: Relative size of a pull treated as round-off (see barycentric_masses).
@@ -198,8 +198,8 @@ def dominated_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
 def discretise(m: Mechanism, grid: ComponentGrid) -> tuple[DiscretePLD, DiscretePLD]:
     """``(dominating, dominated)`` discretisations of one component.
 
-    All CDF values are read in one batch (:func:`symfdp.pld.cells.cell_masses_pq`).
-    The dominated measure is the best over the candidate origins of ``grid``
+    All CDF values are read in one batch
+    (:func:`symfdp.pld.cells.cell_masses_pq_many`). The dominated measure is the best over the candidate origins of ``grid``
     (and over :data:`RETRY_ORIGINS` offsets when a single origin drops more than
     :data:`DROP_RETRY` :math:`h^2`; any origin gives a dominated measure).
     """
@@ -209,57 +209,96 @@ def discretise(m: Mechanism, grid: ComponentGrid) -> tuple[DiscretePLD, Discrete
 def discretise_many(
     mechanisms: list[Mechanism], grids: list[ComponentGrid]
 ) -> list[tuple[DiscretePLD, DiscretePLD]]:
-    """:func:`discretise` of every ``(mechanism, grid)``; the barycentric
-    roundings of all components run in passes over their concatenated lattices,
+    """:func:`discretise` of every ``(mechanism, grid)``: the CDFs of all
+    components read in blocks (:func:`~symfdp.pld.cells.cell_masses_pq_many`)
+    and their barycentric roundings in passes over concatenated lattices,
     :data:`ROUNDING_BLOCK` points at a time (the same values as one by one)."""
-    uppers: list[DiscretePLD] = []
-    rounding: list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]] = []
-    owner: list[int] = []
-    for i, (m, grid) in enumerate(zip(mechanisms, grids, strict=True)):
-        top = grid.lattice()
-        lattices = [grid.lattice(o) for o in grid.lower_origins]
-        duals = [_dual_edges(lat.l, grid) for lat in lattices]
-        cps, cqs = cell_masses_pq(m, [_z_edges(grid, top.l), *duals])
-        uppers.append(_connect_dots(grid, top, cps[0], cqs[0]))
-        rounding += [
-            (grid, lat, cp, cq)
-            for lat, cp, cq in zip(lattices, cps[1:], cqs[1:], strict=True)
+    tops = [grid.lattice() for grid in grids]
+    lowers = [[grid.lattice(o) for o in grid.lower_origins] for grid in grids]
+    edge_sets = [
+        [_z_edges(grid, top.l), *(_dual_edges(lat.l, grid) for lat in lats)]
+        for grid, top, lats in zip(grids, tops, lowers, strict=True)
+    ]
+    reads = cell_masses_pq_many(mechanisms, edge_sets)
+    uppers = [
+        _connect_dots(grid, top, cps[0], cqs[0])
+        for grid, top, (cps, cqs) in zip(grids, tops, reads, strict=True)
+    ]
+    best = _least_dropped(
+        [
+            [
+                (grid, lat, cp, cq)
+                for lat, cp, cq in zip(lats, cps[1:], cqs[1:], strict=True)
+            ]
+            for grid, lats, (cps, cqs) in zip(grids, lowers, reads, strict=True)
         ]
-        owner += [i] * len(lattices)
-    best: list[DiscretePLD | None] = [None] * len(grids)
-    for i, low in zip(owner, _barycentric_roundings(rounding), strict=True):
-        held = best[i]
-        if held is None or low.dropped < held.dropped:
-            best[i] = low
+    )
     retry = [
         i
         for i, (grid, low) in enumerate(zip(grids, best, strict=True))
         if len(grid.lower_origins) == 1
         and not (grid.atom_lo or grid.atom_hi)
-        and cast(DiscretePLD, low).dropped > DROP_RETRY * grid.h**2
+        and low.dropped > DROP_RETRY * grid.h**2
     ]
-    for i in retry:
-        grid = grids[i]
-        step = grid.h / RETRY_ORIGINS
-        more = [grid.lower_origins[0] + j * step for j in range(1, RETRY_ORIGINS)]
-        candidates = [
-            cast(DiscretePLD, best[i]),
-            *_dominated(mechanisms[i], grid, more),
-        ]
-        best[i] = min(candidates, key=lambda d: d.dropped)
-    return [(up, cast(DiscretePLD, low)) for up, low in zip(uppers, best, strict=True)]
+    if retry:
+        more = _dominated_items(
+            [mechanisms[i] for i in retry],
+            [grids[i] for i in retry],
+            [
+                [
+                    grids[i].lower_origins[0] + j * grids[i].h / RETRY_ORIGINS
+                    for j in range(1, RETRY_ORIGINS)
+                ]
+                for i in retry
+            ],
+        )
+        again = _least_dropped(more)
+        for i, low in zip(retry, again, strict=True):
+            if low.dropped < best[i].dropped:
+                best[i] = low
+    return list(zip(uppers, best, strict=True))
 
 
-def _dominated(
-    m: Mechanism, grid: ComponentGrid, origins: list[float]
-) -> list[DiscretePLD]:
-    """The dominated measures of ``grid`` at lattice origins ``origins``."""
-    lattices = [grid.lattice(o) for o in origins]
-    duals = [_dual_edges(lat.l, grid) for lat in lattices]
-    cps, cqs = cell_masses_pq(m, duals)
-    return _barycentric_roundings(
-        [(grid, lat, cp, cq) for lat, cp, cq in zip(lattices, cps, cqs, strict=True)]
+ItemList = list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]]
+
+
+def _least_dropped(groups: list[ItemList]) -> list[DiscretePLD]:
+    """Per group of rounding items (one component's lattice origins), the
+    dominated measure that drops the least Q-mass (the first of equals); all
+    roundings in one concatenated run."""
+    lows = iter(_barycentric_roundings([item for g in groups for item in g]))
+    out = []
+    for group in groups:
+        best: DiscretePLD | None = None
+        for _ in group:
+            low = next(lows)
+            if best is None or low.dropped < best.dropped:
+                best = low
+        out.append(cast(DiscretePLD, best))
+    return out
+
+
+def _dominated_items(
+    mechanisms: list[Mechanism],
+    grids: list[ComponentGrid],
+    origins: list[list[float]],
+) -> list[ItemList]:
+    """The rounding items of each ``grids[i]`` at lattice origins
+    ``origins[i]`` (their CDFs read in blocks)."""
+    lattices = [
+        [grid.lattice(o) for o in os] for grid, os in zip(grids, origins, strict=True)
+    ]
+    reads = cell_masses_pq_many(
+        mechanisms,
+        [
+            [_dual_edges(lat.l, grid) for lat in lats]
+            for grid, lats in zip(grids, lattices, strict=True)
+        ],
     )
+    return [
+        [(grid, lat, cp, cq) for lat, cp, cq in zip(lats, cps, cqs, strict=True)]
+        for grid, lats, (cps, cqs) in zip(grids, lattices, reads, strict=True)
+    ]
 
 
 def _dual_edges(l: FloatArray, grid: ComponentGrid) -> FloatArray:

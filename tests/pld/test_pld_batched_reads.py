@@ -1,0 +1,159 @@
+"""Reading the CDFs of many components at once gives what each gives alone.
+
+The numerical accountant reads the PLRV CDFs of all components of a
+composition in blocks (:func:`symfdp.pld.cells.pq_rows`, a family's members in
+one NumPy pass) and builds their grids together
+(:func:`symfdp.pld.grid.component_grids`); both must reproduce, bit for bit,
+the one-mechanism methods, for every mix of families, adjacencies and
+degenerate members. The cell masses themselves are checked against mpmath.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import mpmath
+import numpy as np
+import pytest
+
+from symfdp import mechanisms as M
+from symfdp.pld.cells import (
+    _SPLIT_MIN,
+    CellMasses,
+    _split,
+    cell_masses_pq,
+    cell_masses_pq_many,
+    pq_rows,
+)
+from symfdp.pld.grid import barycentric_origins, component_grid, component_grids
+
+
+def _mixed() -> list[M.Mechanism]:
+    """Subsampled Gaussians of both pairs and spread settings, interleaved with
+    members a family does not serve (p = 1, mu = 0, other types)."""
+    rng = np.random.default_rng(7)
+    out: list[M.Mechanism] = []
+    for i in range(40):
+        sigma = float(rng.uniform(0.3, 4.0))
+        p = float(10 ** rng.uniform(-5, -0.05))
+        pair = "remove" if i % 3 else "add"
+        out.append(M.with_adjacency(M.SubsampledGaussian(sigma=sigma, p=p), pair))
+    out.insert(5, M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=1.0), "add"))
+    out.insert(9, M.with_adjacency(M.SubsampledGaussian(mu=0.0, p=0.1), "remove"))
+    out.insert(13, M.Gaussian(mu=0.7))
+    out.insert(21, M.with_adjacency(M.SubsampledLaplace(mu=1.0, p=0.05), "add"))
+    out.insert(30, M.with_adjacency(M.SubsampledLaplace(mu=0.5, p=0.2), "remove"))
+    return out
+
+
+def _points(m: M.Mechanism, rng: np.random.Generator, size: int) -> np.ndarray:
+    """Points over the body and far tails of L, with the support ends and
+    infinities."""
+    lo, hi = m.plrv_support()
+    x = rng.normal(0.0, 1.0, size) * rng.choice([1e-3, 0.1, 3.0, 50.0], size)
+    ends = [e for e in (lo, hi) if np.isfinite(e)]
+    extra = [*ends, *(np.nextafter(e, e + 1) for e in ends), -np.inf, np.inf, 1e300]
+    return np.concatenate([x, extra])
+
+
+@pytest.mark.parametrize("sf", [False, True])
+@pytest.mark.parametrize("inclusive", [False, True])
+def test_pq_rows_equal_one_mechanism_at_a_time(sf: bool, inclusive: bool) -> None:
+    mechs = _mixed()
+    rng = np.random.default_rng(11)
+    parts = [_points(m, rng, int(rng.integers(0, 60))) for m in mechs]
+    sizes = np.array([x.size for x in parts])
+    p, q = pq_rows(mechs, np.concatenate(parts), sizes, sf=sf, inclusive=inclusive)
+    bounds = np.concatenate(([0], np.cumsum(sizes)))
+    for m, x, a, b in zip(mechs, parts, bounds[:-1], bounds[1:], strict=True):
+        both = m.plrv_sf_pq if sf else m.plrv_cdf_pq
+        want_p, want_q = (v.reshape(-1) for v in both(x, inclusive=inclusive))
+        np.testing.assert_array_equal(p[a:b], want_p, err_msg=repr(m))
+        np.testing.assert_array_equal(q[a:b], want_q, err_msg=repr(m))
+
+
+def test_cell_masses_of_many_equal_one_by_one() -> None:
+    """Small edge sets (read in blocks) and large ones (read alone, each
+    function where it is used), sets of one and two edges included."""
+    mechs = _mixed()
+    rng = np.random.default_rng(3)
+    edge_sets = []
+    for i, m in enumerate(mechs):
+        sd = float(np.sqrt(max(m.cumulants(2, "Q")[1], 1e-12)))
+        sizes = [1, 2, int(rng.integers(3, 400))]
+        if i % 7 == 0:
+            sizes.append(_SPLIT_MIN + 5)
+        edge_sets.append(
+            [np.sort(rng.normal(0.0, 3 * sd, k)) + 0.5 * sd for k in sizes]
+        )
+    many = cell_masses_pq_many(mechs, edge_sets)
+    for m, sets, (cps, cqs) in zip(mechs, edge_sets, many, strict=True):
+        want_p, want_q = cell_masses_pq(m, sets)
+        for got, want in zip([*cps, *cqs], [*want_p, *want_q], strict=True):
+            np.testing.assert_array_equal(got.cells, want.cells)
+            assert (got.below, got.above) == (want.below, want.above)
+
+
+def _exact(mu: float, edges: np.ndarray) -> tuple[list[float], float, float]:
+    """Cells of L ~ N(-mu^2/2, mu^2) (the Gaussian's loss under P), 40 digits."""
+    mpmath.mp.dps = 40
+    m = mpmath.mpf(mu)
+    z = [(mpmath.mpf(float(e)) + m * m / 2) / m for e in edges]
+    cdf = [mpmath.ncdf(v) for v in z]
+    cells = [float(b - a) for a, b in itertools.pairwise(cdf)]
+    return cells, float(cdf[0]), float(1 - cdf[-1])
+
+
+def test_split_matches_exact_cells_across_concatenated_sets() -> None:
+    """Sets below, across and above the median in one pass: each cell equals
+    the exact mass to 1e-12 relative (the tail cells too)."""
+    mu = 1.3
+    g = M.Gaussian(mu=mu)
+    sets = [
+        np.linspace(-12.0, -3.0, 37),  # lower tail: G = CDF
+        np.linspace(-2.0, 1.5, 50),  # across the median: the switch cell
+        np.linspace(0.2, 14.0, 29),  # upper tail: G = 1 - SF
+        np.array([0.4]),
+        np.array([-0.9, 3.1]),
+    ]
+    flat = np.concatenate(sets)
+    sizes = [s.size for s in sets]
+    cells = _split(g.plrv_cdf(flat), g.plrv_sf(flat), sizes)
+    for edges, got in zip(sets, cells, strict=True):
+        want, below, above = _exact(mu, edges)
+        np.testing.assert_allclose(got.cells, want, rtol=1e-12, atol=0.0)
+        assert got.below == pytest.approx(below, rel=1e-12)
+        assert got.above == pytest.approx(above, rel=1e-12)
+    alone = [_split(g.plrv_cdf(e), g.plrv_sf(e), [e.size])[0] for e in sets]
+    for got, want in zip(cells, alone, strict=True):
+        assert isinstance(got, CellMasses)
+        np.testing.assert_array_equal(got.cells, want.cells)
+
+
+@pytest.mark.parametrize("coarse", [0.0, 0.05])
+def test_component_grids_equal_one_by_one(coarse: float) -> None:
+    """Tail searches, coarse levels, end cells and lattice origins of a batch
+    are those of each component alone (singletons take the one-mechanism
+    methods, the batch the family pass)."""
+    mechs = _mixed()
+    grids = component_grids(mechs, 2.7e-4, 2.5e-22, 2, 2**27, coarse)
+    for m, grid in zip(mechs, grids, strict=True):
+        assert grid == component_grid(m, 2.7e-4, 2.5e-22, 2, 2**27, coarse), m
+
+
+def test_barycentric_origins_balance_the_end_cell() -> None:
+    """The lower end cell of an add pair at the returned origin has its
+    P-barycentre of V at or above its point, and one step lower it would not:
+    Q(L <= x + h/2) <= e^x P(L <= x + h/2) at x, > one step of the second
+    search pass lower (2.5 h / 64^2)."""
+    h = 1e-3
+    mechs = [
+        M.with_adjacency(M.SubsampledGaussian(sigma=s, p=p), "add")
+        for s, p in [(0.8, 0.01), (0.5, 0.1), (1.0, 1e-3), (3.0, 1e-4)]
+    ]
+    ends = np.array([m.plrv_support()[0] for m in mechs])
+    found = barycentric_origins(mechs, ends, h, up=False)
+    for m, x in zip(mechs, found.tolist(), strict=True):
+        for at, ok in [(x, True), (x - 2.5 * h / 64**2, False)]:
+            p, q = (float(v[0]) for v in m.plrv_cdf_pq(np.array([at + h / 2])))
+            assert (q - np.exp(at) * p <= 0.0) == ok, (m, at)
