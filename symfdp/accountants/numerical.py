@@ -57,7 +57,7 @@ from symfdp.pld.compose import (
     methods_without_lattice,
 )
 from symfdp.pld.discretise import DiscretePLD, discretise_many
-from symfdp.pld.grid import align_step, choose_step, coarse_width, component_grid
+from symfdp.pld.grid import align_step, choose_step, coarse_width, component_grids
 from symfdp.pld.window import chernoff_window
 
 METHODS: tuple[str, ...] = ("fft", "recursion")
@@ -330,10 +330,14 @@ class Numerical(Accountant):
         sd = math.sqrt(max(float(summed_cumulants(components, 2, "Q")[1]), 0.0))
         widest = coarse_width(sd)
         try:
-            grids = [
-                component_grid(m, h, cut, self.lower_origins, self.max_fft_size, widest)
-                for m, _ in components
-            ]
+            grids = component_grids(
+                [m for m, _ in components],
+                h,
+                cut,
+                self.lower_origins,
+                self.max_fft_size,
+                widest,
+            )
         except ValueError as exc:  # a component alone exceeds max_fft_size
             raise self._too_large(n_total, h, getattr(exc, "size", None)) from exc
         pieces = discretise_many([m for m, _ in components], grids)

@@ -60,7 +60,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import Mechanism
-from symfdp.pld.cells import has_atom
+from symfdp.pld.cells import has_atom, pq_rows
 
 #: Geometric multipliers of the Q standard deviation searched for tail cuts.
 _TAIL_STEPS = 2.0 ** (np.arange(0, 60) / 4.0)
@@ -213,72 +213,89 @@ def _moments_q(m: Mechanism) -> tuple[float, float]:
     return float(kappa[0]), float(max(kappa[1], 0.0))
 
 
-def _tails(m: Mechanism, x: np.ndarray, under: str, up: bool) -> np.ndarray:
-    """Mass of L beyond each ``x`` (above for ``up``, else strictly below)."""
-    if up:
-        out = m.plrv_sf(x, under)  # type: ignore[arg-type]
-    else:
-        out = m.plrv_cdf(x, under, inclusive=False)  # type: ignore[arg-type]
-    return np.asarray(out, dtype=np.float64).reshape(-1)
+def _first_below(values: NDArray[np.float64], tail: float) -> NDArray[np.intp]:
+    """Per row, the first column with a value at most ``tail`` (else the last)."""
+    hits = values <= tail
+    last = values.shape[1] - 1
+    first: NDArray[np.intp] = np.where(hits.any(axis=1), hits.argmax(axis=1), last)
+    return first
 
 
-def _first_below(values: np.ndarray, tail: float) -> int:
-    hits = np.flatnonzero(values <= tail)
-    return int(hits[0]) if hits.size else values.size - 1
+def _read(
+    mechanisms: Sequence[Mechanism],
+    x: NDArray[np.float64],
+    up: bool,
+    inclusive: bool = False,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """P- and Q-masses beyond each row of ``x`` (row ``i``: ``mechanisms[i]``;
+    above for ``up``, else below; the point itself counted if ``inclusive``)."""
+    rows, cols = x.shape
+    sizes = np.full(rows, cols)
+    p, q = pq_rows(mechanisms, x.reshape(-1), sizes, sf=up, inclusive=inclusive)
+    return p.reshape(rows, cols), q.reshape(rows, cols)
 
 
-def _side(
-    m: Mechanism,
-    centre: float,
-    scale: float,
-    end: float,
+def _sides(
+    mechanisms: Sequence[Mechanism],
+    centre: NDArray[np.float64],
+    scale: NDArray[np.float64],
+    end: NDArray[np.float64],
     tail: float,
     h: float,
     widest: float,
     up: bool,
-) -> tuple[float, tuple[float, ...]]:
-    """The range end and coarse levels of one side of the law.
+) -> tuple[list[float], list[tuple[float, ...]]]:
+    """The range ends and coarse levels of one side of every law.
 
-    The end is ``end`` when finite, else the first point from ``centre``
-    (geometric, then linear search) beyond which the Q-mass of L is at most
-    ``tail`` (or the farthest candidate). Level ``j`` is the first point of the
-    geometric search, inside the range, beyond which both tail masses are at
-    most ``COARSE_MASS * 4**(1 - j)``, while ``2**j h <= widest`` (module
-    docstring).
+    Row ``i``'s end is ``end[i]`` when finite, else the first point from
+    ``centre[i]`` (geometric, then linear search) beyond which the Q-mass of L
+    is at most ``tail`` (or the farthest candidate). Level ``j`` is the first
+    point of the geometric search, inside the range, beyond which both tail
+    masses are at most ``COARSE_MASS * 4**(1 - j)``, while ``2**j h <=
+    widest`` (module docstring).
     """
     coarse = 2 * h <= widest
-    if math.isfinite(end) and not coarse:
-        return end, ()
+    cuts = end.tolist()
+    levels: list[tuple[float, ...]] = [()] * len(mechanisms)
+    rows = np.flatnonzero(~np.isfinite(end) | coarse)
+    if rows.size == 0:
+        return cuts, levels
+    ms = [mechanisms[i] for i in rows.tolist()]
     sign = 1.0 if up else -1.0
-    x = centre + sign * scale * np.concatenate(([0.0], _TAIL_STEPS))
+    steps = np.concatenate(([0.0], _TAIL_STEPS))
+    x = centre[rows, None] + (sign * scale[rows])[:, None] * steps
+    p, q = _read(ms, x, up)
+    cut = end[rows].copy()
+    search = np.flatnonzero(~np.isfinite(cut))
+    if search.size:
+        i = _first_below(q[search], tail)
+        cut[search] = x[search, i]
+        inner = np.flatnonzero(i > 0)
+        if inner.size:
+            at, j = search[inner], i[inner]
+            fine = np.linspace(x[at, j - 1], x[at, j], _TAIL_REFINE, axis=1)
+            _, q_fine = _read([ms[k] for k in at.tolist()], fine, up)
+            cut[at] = fine[np.arange(at.size), _first_below(q_fine, tail)]
+    for k, i in enumerate(rows.tolist()):
+        cuts[i] = float(cut[k])
     if not coarse:
-        q = _tails(m, x, "Q", up)
-    else:
-        both = m.plrv_sf_pq(x) if up else m.plrv_cdf_pq(x, inclusive=False)
-        p, q = (a.reshape(-1) for a in both)
-    if math.isfinite(end):
-        cut = end
-    else:
-        i = _first_below(q, tail)
-        cut = float(x[i])
-        if i > 0:
-            fine = np.linspace(x[i - 1], x[i], _TAIL_REFINE)
-            cut = float(fine[_first_below(_tails(m, fine, "Q", up), tail)])
-    inside = sign * (cut - x) > 0.0
-    inside[0] = False
-    if not (coarse and inside.any()):
-        return cut, ()
-    x = x[inside]
-    tails = np.maximum(q[inside], p[inside])
-    levels: list[float] = []
+        return cuts, levels
+    inside = sign * (cut[:, None] - x) > 0.0
+    inside[:, 0] = False
+    tails = np.maximum(q, p)
+    found = []
     j = 1
     while (1 << j) * h <= widest:
-        hits = np.flatnonzero(tails <= COARSE_MASS * 4.0 ** (1 - j))
-        if hits.size == 0:
-            break
-        levels.append(float(x[hits[0]]))
+        hits = inside & (tails <= COARSE_MASS * 4.0 ** (1 - j))
+        found.append(np.where(hits.any(axis=1), hits.argmax(axis=1), -1))
         j += 1
-    return cut, tuple(levels)
+    if not found:
+        return cuts, levels
+    first = np.stack(found, axis=1)
+    reached = np.cumprod(first >= 0, axis=1).sum(axis=1)
+    for k, i in enumerate(rows.tolist()):
+        levels[i] = tuple(x[k, first[k, : reached[k]]].tolist())
+    return cuts, levels
 
 
 def coarse_width(sd: float) -> float:
@@ -322,34 +339,39 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
     return h
 
 
-def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
-    r"""Lattice point that is the barycentre of the loss's end cell.
+def barycentric_origins(
+    mechanisms: Sequence[Mechanism], end: NDArray[np.float64], h: float, up: bool
+) -> NDArray[np.float64]:
+    r"""Per mechanism, the lattice point that is the barycentre of the loss's
+    end cell at its finite support end ``end[i]``.
 
     At a finite end of the support without an atom, the dominated measure
     merges the end cells into one lattice point, which must lie on the near side
     of their P-barycentre of :math:`V = e^L`. This returns, for the lower end,
     the first :math:`x` with :math:`Q(L \le x + h/2) - e^x P(L \le x + h/2) \le
     0` (upper end: the last :math:`x` with :math:`Q(L > x - h/2) - e^x P(L > x -
-    h/2) \ge 0`). Any origin is valid; this one makes the end cell nearly
-    lossless.
+    h/2) \ge 0`), located by two passes of 65 points. Any origin is valid;
+    this one makes the end cell nearly lossless.
     """
     if up:
         lo_x, hi_x = end - 2.0 * h, end + 0.5 * h
     else:
         lo_x, hi_x = end - 0.5 * h, end + 2.0 * h
+    rows = np.arange(end.size)
     for _ in range(2):
-        x = np.linspace(lo_x, hi_x, 65)
+        x = np.linspace(lo_x, hi_x, 65, axis=1)
         if up:
-            p, q = (a.reshape(-1) for a in m.plrv_sf_pq(x - h / 2))
-            ok = np.flatnonzero((q - np.exp(x) * p >= 0.0) & (p > 0.0))
-            j = int(ok[-1]) if ok.size else 0
-            lo_x, hi_x = x[j], x[min(j + 1, x.size - 1)]
+            p, q = _read(mechanisms, x - h / 2, up=True)
+            ok = (q - np.exp(x) * p >= 0.0) & (p > 0.0)
+            any_ok = ok.any(axis=1)
+            j = np.where(any_ok, x.shape[1] - 1 - ok[:, ::-1].argmax(axis=1), 0)
+            lo_x, hi_x = x[rows, j], x[rows, np.minimum(j + 1, x.shape[1] - 1)]
         else:
-            p, q = (a.reshape(-1) for a in m.plrv_cdf_pq(x + h / 2))
-            ok = np.flatnonzero((q - np.exp(x) * p <= 0.0) & (p > 0.0))
-            j = int(ok[0]) if ok.size else x.size - 1
-            lo_x, hi_x = x[max(j - 1, 0)], x[j]
-    return float(lo_x if up else hi_x)
+            p, q = _read(mechanisms, x + h / 2, up=False, inclusive=True)
+            ok = (q - np.exp(x) * p <= 0.0) & (p > 0.0)
+            j = np.where(ok.any(axis=1), ok.argmax(axis=1), x.shape[1] - 1)
+            lo_x, hi_x = x[rows, np.maximum(j - 1, 0)], x[rows, j]
+    return lo_x if up else hi_x
 
 
 def component_grid(
@@ -368,7 +390,7 @@ def component_grid(
         tail: Q-mass allowed beyond each cut of an unbounded side.
         n_lower_origins: Candidate origins (``base + j h / n``) tried for the
             dominated measure when no atom pins the lattice; ``base`` is
-            :func:`barycentric_origin` at a finite end of the support.
+            :func:`barycentric_origins` at a finite end of the support.
         max_points: Largest number of lattice points allowed.
         coarse: Widest coarse cell of the tails (:func:`coarse_width`; 0:
             every lattice point kept).
@@ -376,50 +398,95 @@ def component_grid(
     Raises:
         ValueError: the lattice would need more than ``max_points`` points.
     """
-    lo, hi = _support(m)
-    mean, var = _moments_q(m)
-    scale = math.sqrt(var) if var > 0 else h
-    centre = min(max(mean, lo), hi)
-    l_lo, coarse_lo = _side(m, centre, scale, lo, tail, h, coarse, up=False)
-    l_hi, coarse_hi = _side(m, centre, scale, hi, tail, h, coarse, up=True)
-    l_hi = max(l_hi, l_lo)
-    atom_lo = has_atom(m, lo)
-    atom_hi = has_atom(m, hi)
-    if math.isfinite(lo):
-        origin = lo
-    elif math.isfinite(hi):
-        origin = hi
-    else:
-        origin = 0.0
-    k_lo = math.floor((l_lo - origin) / h + 1e-9)
-    k_hi = max(math.ceil((l_hi - origin) / h - 1e-9), k_lo)
-    if k_hi - k_lo + 2 > max_points:
-        raise _LatticeSizeError(
-            k_hi - k_lo + 2,
-            f"the privacy loss of {m!r} spans [{l_lo:.4g}, {l_hi:.4g}], "
-            f"{k_hi - k_lo + 1} lattice points at step {h:.3g}: more than "
-            f"max_fft_size={max_points}; use a larger grid_step or eps_rel_tol.",
+    return component_grids([m], h, tail, n_lower_origins, max_points, coarse)[0]
+
+
+def component_grids(
+    mechanisms: Sequence[Mechanism],
+    h: float,
+    tail: float,
+    n_lower_origins: int = 1,
+    max_points: int = 2**27,
+    coarse: float = 0.0,
+) -> list[ComponentGrid]:
+    """:func:`component_grid` of every mechanism, their tail searches and end
+    cells read for all at once (:func:`~symfdp.pld.cells.pq_rows`)."""
+    supports = [_support(m) for m in mechanisms]
+    lo = np.array([s[0] for s in supports], dtype=np.float64)
+    hi = np.array([s[1] for s in supports], dtype=np.float64)
+    moments = np.array([_moments_q(m) for m in mechanisms], dtype=np.float64)
+    sd = np.sqrt(moments[:, 1])
+    scale = np.where(moments[:, 1] > 0, sd, h)
+    centre = np.minimum(np.maximum(moments[:, 0], lo), hi)
+    l_lo, coarse_lo = _sides(mechanisms, centre, scale, lo, tail, h, coarse, False)
+    l_hi, coarse_hi = _sides(mechanisms, centre, scale, hi, tail, h, coarse, True)
+    atoms = [
+        (has_atom(m, a), has_atom(m, b))
+        for m, (a, b) in zip(mechanisms, supports, strict=True)
+    ]
+    bases = _bases(mechanisms, supports, atoms, h)
+    grids = []
+    for i, (m, (a, b), (atom_lo, atom_hi)) in enumerate(
+        zip(mechanisms, supports, atoms, strict=True)
+    ):
+        top = max(l_hi[i], l_lo[i])
+        origin = a if math.isfinite(a) else b if math.isfinite(b) else 0.0
+        k_lo = math.floor((l_lo[i] - origin) / h + 1e-9)
+        k_hi = max(math.ceil((top - origin) / h - 1e-9), k_lo)
+        if k_hi - k_lo + 2 > max_points:
+            raise _LatticeSizeError(
+                k_hi - k_lo + 2,
+                f"the privacy loss of {m!r} spans [{l_lo[i]:.4g}, {top:.4g}], "
+                f"{k_hi - k_lo + 1} lattice points at step {h:.3g}: more than "
+                f"max_fft_size={max_points}; use a larger grid_step or "
+                "eps_rel_tol.",
+            )
+        if atom_lo or atom_hi:
+            lower: tuple[float, ...] = (origin,)
+        else:
+            base = bases.get(i, origin)
+            lower = tuple(
+                base + j * h / n_lower_origins for j in range(n_lower_origins)
+            )
+        grids.append(
+            ComponentGrid(
+                coarse_lo=coarse_lo[i],
+                coarse_hi=coarse_hi[i],
+                h=h,
+                origin=origin,
+                k_lo=k_lo,
+                k_hi=k_hi,
+                l_lo=l_lo[i],
+                l_hi=top,
+                atom_lo=atom_lo,
+                atom_hi=atom_hi,
+                support=(a, b),
+                lower_origins=lower,
+            )
         )
-    if atom_lo or atom_hi:
-        lower: tuple[float, ...] = (origin,)
-    else:
-        base = origin
-        if math.isfinite(lo):
-            base = barycentric_origin(m, lo, h, up=False)
-        elif math.isfinite(hi):
-            base = barycentric_origin(m, hi, h, up=True)
-        lower = tuple(base + j * h / n_lower_origins for j in range(n_lower_origins))
-    return ComponentGrid(
-        coarse_lo=coarse_lo,
-        coarse_hi=coarse_hi,
-        h=h,
-        origin=origin,
-        k_lo=k_lo,
-        k_hi=k_hi,
-        l_lo=l_lo,
-        l_hi=l_hi,
-        atom_lo=atom_lo,
-        atom_hi=atom_hi,
-        support=(lo, hi),
-        lower_origins=lower,
-    )
+    return grids
+
+
+def _bases(
+    mechanisms: Sequence[Mechanism],
+    supports: list[tuple[float, float]],
+    atoms: list[tuple[bool, bool]],
+    h: float,
+) -> dict[int, float]:
+    """The :func:`barycentric_origins` of the mechanisms with a finite support
+    end and no atom at either end, by index (the lower end when finite)."""
+    out: dict[int, float] = {}
+    for up in (False, True):
+        rows = [
+            i
+            for i, ((a, b), (atom_a, atom_b)) in enumerate(
+                zip(supports, atoms, strict=True)
+            )
+            if not (atom_a or atom_b)
+            and (math.isfinite(b) and not math.isfinite(a) if up else math.isfinite(a))
+        ]
+        if rows:
+            end = np.array([supports[i][1 if up else 0] for i in rows])
+            found = barycentric_origins([mechanisms[i] for i in rows], end, h, up)
+            out.update(zip(rows, found.tolist(), strict=True))
+    return out
