@@ -263,10 +263,10 @@ class SubsampledGaussian(PoissonSubsampled):
         l: FloatArray,
         owner: NDArray[np.intp],
         *,
-        sf: bool,
-        inclusive: bool,
+        sf: NDArray[np.bool_],
+        inclusive: NDArray[np.bool_],
     ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
-        r""":meth:`plrv_cdf_pq` (``sf``: :meth:`plrv_sf_pq`) of
+        r""":meth:`plrv_cdf_pq` (where ``sf[j]``: :meth:`plrv_sf_pq`) of
         ``mechanisms[owner[j]]`` at ``l[j]``, for all entries in one NumPy pass
         (the same operations and values as one mechanism at a time; the
         laws served are continuous, so ``inclusive`` does not matter). Returns ``(P, Q,

@@ -17,12 +17,11 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from symfdp.mechanisms.base import FloatArray, Mechanism, Under
+from symfdp.mechanisms.base import FloatArray, Mechanism
 
 
 @dataclass(frozen=True)
@@ -38,28 +37,6 @@ class CellMasses:
     cells: FloatArray
     below: float
     above: float
-
-
-def cell_masses(m: Mechanism, edges: FloatArray, under: Under) -> CellMasses:
-    """Cell masses of the PLRV of ``m`` under ``under`` (tail-stable).
-
-    Args:
-        m: A single dominating pair.
-        edges: Increasing cell edges.
-        under: ``"P"`` or ``"Q"``.
-    """
-    return cell_masses_batch(m, [edges], under)[0]
-
-
-def cell_masses_batch(
-    m: Mechanism, edge_sets: Sequence[FloatArray], under: Under
-) -> list[CellMasses]:
-    """:func:`cell_masses` for several edge arrays, with one evaluation of the
-    mechanism's survival function and one of its CDF in all, each only at the
-    edges where it is read (:func:`_values`)."""
-    sizes = [e.size for e in edge_sets]
-    flat = np.concatenate(edge_sets)
-    return _split(*_values(m, flat, sizes, under), sizes)
 
 
 def _split(cdf: FloatArray, sf: FloatArray, sizes: Sequence[int]) -> list[CellMasses]:
@@ -88,61 +65,101 @@ def _split(cdf: FloatArray, sf: FloatArray, sizes: Sequence[int]) -> list[CellMa
 def cell_masses_pq(
     m: Mechanism, edge_sets: Sequence[FloatArray]
 ) -> tuple[list[CellMasses], list[CellMasses]]:
-    """:func:`cell_masses_batch` under P and under Q. Fewer than
-    :data:`_SPLIT_MIN` edges in all are read by one call of each of
-    :meth:`~symfdp.mechanisms.Mechanism.plrv_cdf_pq` and ``plrv_sf_pq`` (the
-    mechanism may share work between P and Q); more, under each law apart,
-    each function only where it is read."""
-    sizes = [e.size for e in edge_sets]
-    flat = np.concatenate(edge_sets)
-    if flat.size >= _SPLIT_MIN:
-        return cell_masses_batch(m, edge_sets, "P"), cell_masses_batch(
-            m, edge_sets, "Q"
-        )
-    (cdf_p, cdf_q), (sf_p, sf_q) = m.plrv_cdf_pq(flat), m.plrv_sf_pq(flat)
-    return (
-        _split(cdf_p.reshape(-1), sf_p.reshape(-1), sizes),
-        _split(cdf_q.reshape(-1), sf_q.reshape(-1), sizes),
-    )
+    """Cell masses of the PLRV of ``m`` under P and under Q, for each of the
+    increasing ``edge_sets`` (tail-stable, see the module docstring)."""
+    return cell_masses_pq_many([m], [edge_sets])[0]
 
 
 def cell_masses_pq_many(
     mechanisms: Sequence[Mechanism], edge_sets: Sequence[Sequence[FloatArray]]
 ) -> list[tuple[list[CellMasses], list[CellMasses]]]:
-    """:func:`cell_masses_pq` of every ``(mechanisms[i], edge_sets[i])``. A
-    mechanism with :data:`_SPLIT_MIN` edges or more is read alone; the others
-    in blocks of about :data:`_READ_BLOCK` edges (:func:`pq_rows`: a family's
-    members together), with the same values as one by one."""
-    out: list[tuple[list[CellMasses], list[CellMasses]] | None] = []
-    small: list[int] = []
-    for i, (m, sets) in enumerate(zip(mechanisms, edge_sets, strict=True)):
-        if sum(e.size for e in sets) >= _SPLIT_MIN:
-            out.append(cell_masses_pq(m, sets))
-        else:
-            out.append(None)
-            small.append(i)
+    """:func:`cell_masses_pq` of every ``(mechanisms[i], edge_sets[i])``, read
+    in blocks of about :data:`_READ_BLOCK` edges (:func:`_read_block`)."""
+    out: list[tuple[list[CellMasses], list[CellMasses]]] = []
     start = 0
-    while start < len(small):
+    while start < len(mechanisms):
         stop, edges = start, 0
-        while stop < len(small) and (stop == start or edges < _READ_BLOCK):
-            edges += sum(e.size for e in edge_sets[small[stop]])
+        while stop < len(mechanisms) and (stop == start or edges < _READ_BLOCK):
+            edges += sum(e.size for e in edge_sets[stop])
             stop += 1
-        block = small[start:stop]
-        sets = [e for i in block for e in edge_sets[i]]
-        flat = np.concatenate(sets)
-        ms = [mechanisms[i] for i in block]
-        per = np.array([sum(e.size for e in edge_sets[i]) for i in block])
-        cdf_p, cdf_q = pq_rows(ms, flat, per, sf=False, inclusive=True)
-        sf_p, sf_q = pq_rows(ms, flat, per, sf=True, inclusive=False)
-        sizes = [e.size for e in sets]
-        cps, cqs = _split(cdf_p, sf_p, sizes), _split(cdf_q, sf_q, sizes)
-        at = 0
-        for i in block:
-            k = len(edge_sets[i])
-            out[i] = (cps[at : at + k], cqs[at : at + k])
-            at += k
+        out += _read_block(mechanisms[start:stop], edge_sets[start:stop])
         start = stop
-    return cast(list[tuple[list[CellMasses], list[CellMasses]]], out)
+    return out
+
+
+#: Survival function values probed per mechanism to tell whether most of its
+#: edges lie in the upper half of the law.
+_PROBES = 16
+#: Edges per block of :func:`cell_masses_pq_many`.
+_READ_BLOCK = 1 << 16
+#: Edges whose CDF is below 1/2 by more than this have a survival function
+#: above 1/2 (the two add up to 1, each accurate to far better than this).
+_BAND = 1e-9
+
+
+def _read_block(
+    mechanisms: Sequence[Mechanism], edge_sets: Sequence[Sequence[FloatArray]]
+) -> list[tuple[list[CellMasses], list[CellMasses]]]:
+    """Cell masses of one block from the CDF and survival function values
+    that :func:`_split` reads. Per mechanism, the function that covers most
+    of its edges (probed at :data:`_PROBES` of them) is read at every edge,
+    the other only where it is used: with the survival function first, the
+    CDF at each set's first edge and the right edge of every cell below the
+    median (the cell where the two meet included); with the CDF first, the
+    survival function from :data:`_BAND` below the median up and at each
+    set's last edge. A family's members are read
+    together (:func:`pq_rows`); P and Q in the same calls."""
+    sets = [e for group in edge_sets for e in group]
+    flat = np.concatenate(sets)
+    per = np.array([sum(e.size for e in group) for group in edge_sets])
+    owner = np.repeat(np.arange(per.size), per)
+    first_of = np.concatenate(([0], np.cumsum(per)[:-1]))
+    # Probes: _PROBES edges evenly through each mechanism's.
+    count = np.minimum(per, _PROBES)
+    row = np.repeat(np.arange(per.size), count)
+    k = np.arange(row.size) - np.repeat(np.cumsum(count) - count, count)
+    probe = first_of[row] + k * np.maximum(per // _PROBES, 1)[row]
+    probe_p, probe_q = pq_rows(mechanisms, flat[probe], count, sf=True, inclusive=False)
+    upper = (probe_p <= 0.5).astype(np.float64) + (probe_q <= 0.5)
+    sf_first = np.bincount(row, upper, per.size) >= count
+    sfs = sf_first[owner]
+    main = pq_rows(mechanisms, flat, per, sf=sf_first, inclusive=~sf_first)
+    bounds = np.concatenate(([0], np.cumsum([e.size for e in sets])))
+    need = np.zeros(flat.size, dtype=bool)
+    need[bounds[:-1]] |= sfs[bounds[:-1]]  # the first edges (mass below)
+    need[bounds[1:] - 1] |= ~sfs[bounds[1:] - 1]  # the last edges (mass above)
+    inside = np.ones(flat.size - 1, dtype=bool)
+    inside[bounds[1:-1] - 1] = False  # pairs of edges of two sets are no cells
+    for values in main:
+        # The right edges of the cells below the median (the left ones are
+        # the right edges of the cells before them or the first edges) ...
+        need[1:] |= ~(values[:-1] <= 0.5) & inside & sfs[:-1]
+        # ... and, CDF first, the edges from the band up (G is monotone).
+        need |= (values >= 0.5 - _BAND) & ~sfs
+    at = np.flatnonzero(need)
+    extra = pq_rows(
+        mechanisms,
+        flat[at],
+        np.bincount(owner[at], minlength=per.size),
+        sf=~sf_first,
+        inclusive=sf_first,
+    )
+    cdf_p, cdf_q, sf_p, sf_q = (np.full(flat.size, np.nan) for _ in range(4))
+    later_sf = ~sfs[at]
+    for law, cdf, sf in ((0, cdf_p, sf_p), (1, cdf_q, sf_q)):
+        sf[sfs] = main[law][sfs]
+        cdf[~sfs] = main[law][~sfs]
+        sf[at[later_sf]] = extra[law][later_sf]
+        cdf[at[~later_sf]] = extra[law][~later_sf]
+    sizes = [e.size for e in sets]
+    cps, cqs = _split(cdf_p, sf_p, sizes), _split(cdf_q, sf_q, sizes)
+    out, at_set = [], 0
+    for group in edge_sets:
+        out.append(
+            (cps[at_set : at_set + len(group)], cqs[at_set : at_set + len(group)])
+        )
+        at_set += len(group)
+    return out
 
 
 def pq_rows(
@@ -150,17 +167,20 @@ def pq_rows(
     l: FloatArray,
     sizes: NDArray[np.intp],
     *,
-    sf: bool,
-    inclusive: bool,
+    sf: bool | NDArray[np.bool_],
+    inclusive: bool | NDArray[np.bool_],
 ) -> tuple[FloatArray, FloatArray]:
     """``plrv_cdf_pq`` (``sf``: ``plrv_sf_pq``) of ``mechanisms[i]`` at its
-    ``sizes[i]`` consecutive entries of ``l``. The members of a family with a
-    classmethod ``_plrv_pq_many`` (e.g.
-    :class:`~symfdp.mechanisms.SubsampledGaussian`) are read in one call,
-    the other mechanisms one by one."""
+    ``sizes[i]`` consecutive entries of ``l`` (``sf`` and ``inclusive`` for
+    all or per mechanism). The members of a family with a classmethod
+    ``_plrv_pq_many`` (e.g. :class:`~symfdp.mechanisms.SubsampledGaussian`)
+    are read in one call, the other mechanisms one by one."""
+    n = len(mechanisms)
+    sf_of = np.broadcast_to(np.asarray(sf, dtype=bool), (n,))
+    inclusive_of = np.broadcast_to(np.asarray(inclusive, dtype=bool), (n,))
     out_p, out_q = np.empty(l.size), np.empty(l.size)
-    owner = np.repeat(np.arange(len(mechanisms)), sizes)
-    done = np.zeros(len(mechanisms), dtype=bool)
+    owner = np.repeat(np.arange(n), sizes)
+    done = np.zeros(n, dtype=bool)
     by_type: dict[type, list[int]] = {}
     for i, m in enumerate(mechanisms):
         by_type.setdefault(type(m), []).append(i)
@@ -169,77 +189,26 @@ def pq_rows(
         if many is None or len(members) < 2:
             continue
         idx = np.array(members)
-        local = np.full(len(mechanisms), -1)
+        local = np.full(n, -1)
         local[idx] = np.arange(idx.size)
         at = np.flatnonzero(local[owner] >= 0)
+        rows = owner[at]
         p, q, served = many(
             [mechanisms[i] for i in members],
             l[at],
-            local[owner[at]],
-            sf=sf,
-            inclusive=inclusive,
+            local[rows],
+            sf=sf_of[rows],
+            inclusive=inclusive_of[rows],
         )
         out_p[at], out_q[at] = p, q
         done[idx[served]] = True
     bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
     for i in np.flatnonzero(~done).tolist():
         m, part = mechanisms[i], slice(bounds[i], bounds[i + 1])
-        both = m.plrv_sf_pq if sf else m.plrv_cdf_pq
-        p, q = both(l[part], inclusive=inclusive)
+        both = m.plrv_sf_pq if sf_of[i] else m.plrv_cdf_pq
+        p, q = both(l[part], inclusive=bool(inclusive_of[i]))
         out_p[part], out_q[part] = p.reshape(-1), q.reshape(-1)
     return out_p, out_q
-
-
-#: Every this many edges one survival function value is probed, to tell
-#: whether most cells lie in the upper half of the law.
-_PROBE = 64
-#: Fewer edges than this are evaluated by both functions.
-_SPLIT_MIN = 4096
-#: Edges per block of :func:`cell_masses_pq_many`.
-_READ_BLOCK = 1 << 16
-#: Edges whose CDF is below 1/2 by more than this have a survival function
-#: above 1/2 (the two add up to 1, each accurate to far better than this).
-_BAND = 1e-9
-
-
-def _values(
-    m: Mechanism, flat: FloatArray, sizes: Sequence[int], under: Under
-) -> tuple[FloatArray, FloatArray]:
-    """CDF and survival function values at the edges :func:`_from_values` reads
-    (NaN elsewhere). The function that covers most edges (probed every
-    ``_PROBE`` edges) is evaluated everywhere; the other only where it is read.
-    """
-    if flat.size < _SPLIT_MIN:  # both everywhere: the probe would cost more
-        cdf = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
-        return cdf, np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
-    probe = np.asarray(m.plrv_sf(flat[::_PROBE], under), dtype=np.float64)
-    bounds = np.cumsum([0, *sizes])
-    if np.mean(probe.reshape(-1) <= 0.5) >= 0.5:
-        sf = np.asarray(m.plrv_sf(flat, under), dtype=np.float64).reshape(-1)
-        need = np.zeros(flat.size, dtype=bool)
-        for start, stop in itertools.pairwise(bounds):
-            lower = ~(sf[start : stop - 1] <= 0.5)
-            need[start : stop - 1] |= lower
-            need[start + 1 : stop] |= lower
-            need[start] = True
-            if not lower.all():
-                need[start + int(np.argmin(lower))] = True  # the switching cell
-        cdf = np.full(flat.size, np.nan)
-        if need.any():
-            part = m.plrv_cdf(flat[need], under)
-            cdf[need] = np.asarray(part, dtype=np.float64).reshape(-1)
-        return cdf, sf
-    cdf = np.asarray(m.plrv_cdf(flat, under), dtype=np.float64).reshape(-1)
-    band = cdf >= 0.5 - _BAND
-    need = band.copy()
-    need[1:] |= band[:-1]
-    need[2:] |= band[:-2]
-    need[bounds[1:] - 1] = True  # the last edge of each set
-    sf = np.full(flat.size, np.nan)
-    if need.any():
-        part = m.plrv_sf(flat[need], under)
-        sf[need] = np.asarray(part, dtype=np.float64).reshape(-1)
-    return cdf, sf
 
 
 def has_atom(m: Mechanism, x: float) -> bool:

@@ -199,8 +199,9 @@ def discretise(m: Mechanism, grid: ComponentGrid) -> tuple[DiscretePLD, Discrete
     """``(dominating, dominated)`` discretisations of one component.
 
     All CDF values are read in one batch
-    (:func:`symfdp.pld.cells.cell_masses_pq_many`). The dominated measure is the best over the candidate origins of ``grid``
-    (and over :data:`RETRY_ORIGINS` offsets when a single origin drops more than
+    (:func:`symfdp.pld.cells.cell_masses_pq_many`). The dominated measure is
+    the best over the candidate origins of ``grid`` (and over
+    :data:`RETRY_ORIGINS` offsets when a single origin drops more than
     :data:`DROP_RETRY` :math:`h^2`; any origin gives a dominated measure).
     """
     return discretise_many([m], [grid])[0]

@@ -18,7 +18,6 @@ import pytest
 
 from symfdp import mechanisms as M
 from symfdp.pld.cells import (
-    _SPLIT_MIN,
     CellMasses,
     _split,
     cell_masses_pq,
@@ -72,26 +71,41 @@ def test_pq_rows_equal_one_mechanism_at_a_time(sf: bool, inclusive: bool) -> Non
         np.testing.assert_array_equal(q[a:b], want_q, err_msg=repr(m))
 
 
-def test_cell_masses_of_many_equal_one_by_one() -> None:
-    """Small edge sets (read in blocks) and large ones (read alone, each
-    function where it is used), sets of one and two edges included."""
+def _both_everywhere(m: M.Mechanism, sets: list[np.ndarray]) -> list[list[CellMasses]]:
+    """Cell masses from both functions read at every edge (under P, Q)."""
+    flat = np.concatenate(sets)
+    cdf, sf = m.plrv_cdf_pq(flat), m.plrv_sf_pq(flat)
+    sizes = [e.size for e in sets]
+    return [
+        _split(c.reshape(-1), s.reshape(-1), sizes)
+        for c, s in zip(cdf, sf, strict=True)
+    ]
+
+
+def test_cell_masses_of_many_equal_both_functions_everywhere() -> None:
+    """Blocks of many mechanisms read each function only where the cells use
+    it: the cells equal those from both functions at every edge, bit for bit,
+    for sets below, across and above the median, of one and two edges, and
+    large ones (a block of their own)."""
     mechs = _mixed()
     rng = np.random.default_rng(3)
     edge_sets = []
     for i, m in enumerate(mechs):
+        mean = float(m.cumulants(1, "Q")[0])
         sd = float(np.sqrt(max(m.cumulants(2, "Q")[1], 1e-12)))
         sizes = [1, 2, int(rng.integers(3, 400))]
         if i % 7 == 0:
-            sizes.append(_SPLIT_MIN + 5)
-        edge_sets.append(
-            [np.sort(rng.normal(0.0, 3 * sd, k)) + 0.5 * sd for k in sizes]
-        )
+            sizes.append(70_000)
+        shift = [-4.0, 0.0, 4.0][i % 3] * sd  # mostly below, across, above
+        edge_sets.append([np.sort(rng.normal(mean + shift, 3 * sd, k)) for k in sizes])
     many = cell_masses_pq_many(mechs, edge_sets)
     for m, sets, (cps, cqs) in zip(mechs, edge_sets, many, strict=True):
-        want_p, want_q = cell_masses_pq(m, sets)
-        for got, want in zip([*cps, *cqs], [*want_p, *want_q], strict=True):
-            np.testing.assert_array_equal(got.cells, want.cells)
-            assert (got.below, got.above) == (want.below, want.above)
+        want_p, want_q = _both_everywhere(m, sets)
+        alone_p, alone_q = cell_masses_pq(m, sets)
+        for got in ([*cps, *cqs], [*alone_p, *alone_q]):
+            for cell, want in zip(got, [*want_p, *want_q], strict=True):
+                np.testing.assert_array_equal(cell.cells, want.cells, err_msg=repr(m))
+                assert (cell.below, cell.above) == (want.below, want.above), m
 
 
 def _exact(mu: float, edges: np.ndarray) -> tuple[list[float], float, float]:
