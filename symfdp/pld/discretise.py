@@ -81,7 +81,7 @@ from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.pld.cells import CellMasses, cell_masses_pq_many
-from symfdp.pld.grid import ComponentGrid, Lattice
+from symfdp.pld.grid import ComponentGrid, Lattice, lattices
 
 #: Relative size of a pull treated as round-off (see barycentric_masses).
 PULL_RTOL = 16 * float(np.finfo(np.float64).eps)
@@ -214,8 +214,8 @@ def discretise_many(
     components read in blocks (:func:`~symfdp.pld.cells.cell_masses_pq_many`)
     and their barycentric roundings in passes over concatenated lattices,
     :data:`ROUNDING_BLOCK` points at a time (the same values as one by one)."""
-    tops = [grid.lattice() for grid in grids]
-    lowers = [[grid.lattice(o) for o in grid.lower_origins] for grid in grids]
+    tops = lattices(grids, [grid.origin for grid in grids])
+    lowers = _lattices_at(grids, [list(grid.lower_origins) for grid in grids])
     edge_sets = [
         [_z_edges(grid, top.l), *(_dual_edges(lat.l, grid) for lat in lats)]
         for grid, top, lats in zip(grids, tops, lowers, strict=True)
@@ -286,20 +286,33 @@ def _dominated_items(
 ) -> list[ItemList]:
     """The rounding items of each ``grids[i]`` at lattice origins
     ``origins[i]`` (their CDFs read in blocks)."""
-    lattices = [
-        [grid.lattice(o) for o in os] for grid, os in zip(grids, origins, strict=True)
-    ]
+    lats_of = _lattices_at(grids, origins)
     reads = cell_masses_pq_many(
         mechanisms,
         [
             [_dual_edges(lat.l, grid) for lat in lats]
-            for grid, lats in zip(grids, lattices, strict=True)
+            for grid, lats in zip(grids, lats_of, strict=True)
         ],
     )
     return [
         [(grid, lat, cp, cq) for lat, cp, cq in zip(lats, cps, cqs, strict=True)]
-        for grid, lats, (cps, cqs) in zip(grids, lattices, reads, strict=True)
+        for grid, lats, (cps, cqs) in zip(grids, lats_of, reads, strict=True)
     ]
+
+
+def _lattices_at(
+    grids: list[ComponentGrid], origins: list[list[float]]
+) -> list[list[Lattice]]:
+    """The lattices of each ``grids[i]`` at origins ``origins[i]``."""
+    flat = lattices(
+        [g for g, os in zip(grids, origins, strict=True) for _ in os],
+        [o for os in origins for o in os],
+    )
+    out, at = [], 0
+    for os in origins:
+        out.append(flat[at : at + len(os)])
+        at += len(os)
+    return out
 
 
 def _dual_edges(l: FloatArray, grid: ComponentGrid) -> FloatArray:

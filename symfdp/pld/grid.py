@@ -151,29 +151,27 @@ class ComponentGrid:
     def lattice(self, origin: float | None = None) -> Lattice:
         """The points of :meth:`points` that the coarse tails keep: every point
         of the core, every ``2**j``-th (by lattice index) beyond level ``j``,
-        and both ends."""
-        o = self.origin if origin is None else origin
-        if not (self.coarse_lo or self.coarse_hi):
-            k_lo, l = self.points(o)
-            return Lattice(o, k_lo, l.size, None, l)
+        and both ends (:func:`lattices`)."""
+        return lattices([self], [self.origin if origin is None else origin])[0]
+
+    def _segments(self, o: float) -> tuple[int, int, list[tuple[int, int, int]]]:
+        """``(k_lo, k_hi, [(a, b, stride), ...])``: the index range of the
+        lattice of origin ``o`` and its runs ``[a, b)`` of one stride, bottom
+        to top."""
         h = self.h
         k_lo, k_hi = self._index_range(o)
-        # Segments [a, b) of lattice indices with their strides, bottom to top.
+        if not (self.coarse_lo or self.coarse_hi):
+            return k_lo, k_hi, [(k_lo, k_hi + 1, 1)]
         cuts = [math.floor((x - o) / h) + 1 for x in self.coarse_lo[::-1]]
         cuts += [math.ceil((x - o) / h) for x in self.coarse_hi]
         strides = [1 << j for j in range(len(self.coarse_lo), 0, -1)]
         strides += [1, *(1 << j for j in range(1, len(self.coarse_hi) + 1))]
         bounds = [k_lo, *(min(max(c, k_lo), k_hi + 1) for c in cuts), k_hi + 1]
-        parts = []
-        for (a, b), stride in zip(itertools.pairwise(bounds), strides, strict=True):
-            first = -(-a // stride) * stride
-            parts.append(np.arange(first, b, stride))
-        k = np.concatenate(parts)
-        if k.size == 0 or k[0] != k_lo:
-            k = np.concatenate(([k_lo], k))
-        if k[-1] != k_hi:
-            k = np.concatenate((k, [k_hi]))
-        return Lattice(o, k_lo, k_hi - k_lo + 1, k - k_lo, self._at(o, k))
+        runs = [
+            (a, b, stride)
+            for (a, b), stride in zip(itertools.pairwise(bounds), strides, strict=True)
+        ]
+        return k_lo, k_hi, runs
 
 
 @dataclass(frozen=True)
@@ -201,6 +199,52 @@ class Lattice:
         out = np.zeros(self.size)
         out[self.kept] = values
         return out
+
+
+def lattices(grids: Sequence[ComponentGrid], origins: Sequence[float]) -> list[Lattice]:
+    """:meth:`ComponentGrid.lattice` of every ``(grids[i], origins[i])``, the
+    points of all built in one NumPy pass: the kept indices run by run, the
+    ends added where a stride skips them, and the points ``o + k h`` snapped
+    onto a finite support end within ``1e-9 h`` of it (as
+    :meth:`ComponentGrid.points`)."""
+    plans = [g._segments(o) for g, o in zip(grids, origins, strict=True)]
+    runs = np.array([run for _, _, rs in plans for run in rs], dtype=np.int64)
+    per = np.array([len(rs) for _, _, rs in plans])
+    a, b, stride = runs.T
+    first = -(-a // stride) * stride
+    count = np.maximum(-(-(b - first) // stride), 0)
+    offsets = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    k = np.repeat(first, count) + np.repeat(stride, count) * offsets
+    sizes = np.bincount(np.repeat(np.arange(per.size), per), count, per.size)
+    sizes = sizes.astype(np.int64)
+    k_lo = np.array([p[0] for p in plans], dtype=np.int64)
+    k_hi = np.array([p[1] for p in plans], dtype=np.int64)
+    # Both ends are kept: k_lo before a lattice's first point, k_hi after its
+    # last (an empty one gets k_lo, and k_hi if it differs).
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    padded = np.append(k, 0)
+    head = (sizes == 0) | (padded[starts] != k_lo)
+    tail = np.where(sizes == 0, k_lo != k_hi, padded[np.maximum(ends - 1, 0)] != k_hi)
+    at = np.stack((starts, ends), axis=1).ravel()
+    values = np.stack((k_lo, k_hi), axis=1).ravel()
+    add = np.stack((head, tail), axis=1).ravel()
+    k = np.insert(k, at[add], values[add])  # stable: in lattice order
+    sizes += head.astype(np.int64) + tail
+    h = np.repeat(np.array([g.h for g in grids]), sizes)
+    l = np.repeat(np.asarray(origins, dtype=np.float64), sizes) + k * h
+    for side in (0, 1):
+        end = np.repeat(np.array([g.support[side] for g in grids]), sizes)
+        near = np.isfinite(end) & (np.abs(l - end) <= 1e-9 * h)
+        l[near] = end[near]
+    bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
+    out = []
+    for i, (g, origin) in enumerate(zip(grids, origins, strict=True)):
+        lo, hi = bounds[i], bounds[i + 1]
+        first_k, size = int(k_lo[i]), int(k_hi[i] - k_lo[i]) + 1
+        kept = k[lo:hi] - first_k if g.coarse_lo or g.coarse_hi else None
+        out.append(Lattice(origin, first_k, size, kept, l[lo:hi]))
+    return out
 
 
 def _support(m: Mechanism) -> tuple[float, float]:

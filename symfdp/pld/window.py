@@ -73,33 +73,70 @@ class _Family:
         return bool(np.any(np.diff(np.append(self.starts, self.points.size)) == 0))
 
 
-def _family(parts: Sequence[tuple[DiscretePLD, int]], block: int = 1) -> _Family:
-    """The parts concatenated; with ``block > 1``, each run of ``block`` points
-    merged into one (total mass at the barycentre): a cheaper stand-in for the
-    search of the Chernoff parameter only."""
-    points, logq, starts, counts = [], [], [], []
-    at = 0
-    for d, n in parts:
-        pos = d.support
-        q = d.q[pos]
-        pts = d.points_at(pos)
-        if block > 1:
-            bins = pos // block
-            _, first = np.unique(bins, return_index=True)
-            mass = np.add.reduceat(q, first)
-            pts = np.add.reduceat(q * pts, first) / mass
-            q = mass
-        points.append(pts)
-        logq.append(np.log(q))
-        starts.append(at)
-        counts.append(float(n))
-        at += q.size
-    return _Family(
-        np.concatenate(points),
-        np.concatenate(logq),
-        np.asarray(starts, dtype=np.int64),
-        np.asarray(counts),
+@dataclass(frozen=True)
+class _Parts:
+    """The points with mass of several parts, concatenated.
+
+    Attributes:
+        at: Positions of the points in their part's ``q``.
+        q: Their Q-masses.
+        points: Their lattice points.
+        starts: Index of each part's first point (every part has one).
+        n: Numbers of compositions.
+        top: Index of each part's last lattice point (``q.size - 1``).
+        origin, k_lo, h: Each part's lattice.
+    """
+
+    at: np.ndarray
+    q: np.ndarray
+    points: np.ndarray
+    starts: np.ndarray
+    n: np.ndarray
+    top: np.ndarray
+    origin: np.ndarray
+    k_lo: np.ndarray
+    h: np.ndarray
+
+    @classmethod
+    def of(cls, parts: Sequence[tuple[DiscretePLD, int]]) -> _Parts:
+        at = [d.support for d, _ in parts]
+        sizes = np.array([a.size for a in at])
+        pts = np.concatenate(
+            [d.points_at(a) for (d, _), a in zip(parts, at, strict=True)]
+        )
+        return cls(
+            np.concatenate(at),
+            np.concatenate([d.q[a] for (d, _), a in zip(parts, at, strict=True)]),
+            pts,
+            np.concatenate(([0], np.cumsum(sizes)[:-1])),
+            np.array([float(n) for _, n in parts]),
+            np.array([d.q.size - 1 for d, _ in parts]),
+            np.array([d.origin for d, _ in parts]),
+            np.array([d.k_lo for d, _ in parts]),
+            np.array([d.h for d, _ in parts]),
+        )
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Points with mass per part."""
+        return np.diff(np.append(self.starts, self.q.size))
+
+
+def _family(flat: _Parts, block: int = 1) -> _Family:
+    """The parts as a :class:`_Family`; with ``block > 1``, each run of
+    ``block`` lattice points merged into one (total mass at the barycentre): a
+    cheaper stand-in for the search of the Chernoff parameter only."""
+    if block == 1:
+        return _Family(flat.points, np.log(flat.q), flat.starts, flat.n)
+    part = np.repeat(np.arange(flat.starts.size), flat.sizes)
+    bins = flat.at // block
+    first = np.flatnonzero(
+        np.concatenate(([True], (bins[1:] != bins[:-1]) | (part[1:] != part[:-1])))
     )
+    mass = np.add.reduceat(flat.q, first)
+    pts = np.add.reduceat(flat.q * flat.points, first) / mass
+    starts = np.searchsorted(first, flat.starts)
+    return _Family(pts, np.log(mass), starts.astype(np.int64), flat.n)
 
 
 def _end(fam: _Family, log_tail: float, sign: float, lam: float) -> float:
@@ -122,41 +159,46 @@ def _best_lambda(parts: _Family, log_tail: float, sign: float, sd: float) -> flo
     return math.exp(float(found.x))
 
 
-def _part_log_mgf(parts: Sequence[tuple[DiscretePLD, int]], lam: float) -> float:
+def _part_log_mgf(flat: _Parts, lam: float) -> float:
     r"""``sum_i n_i log sum_k q_ik e^{lam l_ik}`` of the parts, an upper bound:
     each sum (over the :math:`m` points with mass) is taken relative to the
     largest exponent of the lattice (no overflow), inflated by its round-off
-    :math:`2(m + 4)u` and by :math:`m\,Q_i 10^{-300}` for the terms that
-    underflow."""
+    :math:`2(m + 4)u` (any order of summation) and by :math:`m\,Q_i
+    10^{-300}` for the terms that underflow."""
     u = float(np.finfo(np.float64).eps) / 2
-    total = 0.0
-    for d, n in parts:
-        at = d.support
-        q = d.q[at]
-        step = lam * d.h
-        top = d.q.size - 1 if step > 0 else 0
-        e = np.exp(step * (at - top))
-        mass = float(np.sum(q))
-        s = float(np.sum(q * e)) * (1 + 2 * (q.size + 4) * u) + q.size * mass * 1e-300
-        total += n * (lam * (d.origin + (d.k_lo + top) * d.h) + math.log(s))
-    return total
+    step = lam * flat.h
+    top = np.where(step > 0, flat.top, 0)
+    sizes = flat.sizes
+    e = np.exp(np.repeat(step, sizes) * (flat.at - np.repeat(top, sizes)))
+    mass = np.add.reduceat(flat.q, flat.starts)
+    sums = np.add.reduceat(flat.q * e, flat.starts)
+    s = sums * (1 + 2 * (sizes + 4) * u) + sizes * mass * 1e-300
+    terms = flat.n * (lam * (flat.origin + (flat.k_lo + top) * flat.h) + np.log(s))
+    return float(np.sum(terms))
 
 
-def _part_end(
-    parts: Sequence[tuple[DiscretePLD, int]], log_tail: float, sign: float, lam: float
-) -> float:
+def _part_end(flat: _Parts, log_tail: float, sign: float, lam: float) -> float:
     """:func:`_end` of the exact parts."""
-    return sign * (_part_log_mgf(parts, sign * lam) - log_tail) / lam
+    return sign * (_part_log_mgf(flat, sign * lam) - log_tail) / lam
 
 
-def _trivial_ends(parts: Sequence[tuple[DiscretePLD, int]]) -> tuple[float, float]:
+def _trivial_ends(flat: _Parts) -> tuple[float, float]:
     """``sum_i n_i min l_ik`` and ``sum_i n_i max l_ik`` over points with mass."""
-    lo = hi = 0.0
-    for d, n in parts:
-        first, last = d.points_at(d.support[[0, -1]])
-        lo += n * float(first)
-        hi += n * float(last)
-    return lo, hi
+    last = flat.starts + flat.sizes - 1
+    return (
+        float(np.sum(flat.n * flat.points[flat.starts])),
+        float(np.sum(flat.n * flat.points[last])),
+    )
+
+
+def _variance(flat: _Parts) -> float:
+    """``sum_i n_i Var(l_i)`` under the normalised Q-masses of each part."""
+    sizes = flat.sizes
+    mass = np.add.reduceat(flat.q, flat.starts)
+    w = flat.q / np.repeat(mass, sizes)
+    mean = np.add.reduceat(w * flat.points, flat.starts)
+    dev = flat.points - np.repeat(mean, sizes)
+    return float(np.sum(flat.n * np.add.reduceat(w * dev**2, flat.starts)))
 
 
 def chernoff_window(
@@ -171,27 +213,22 @@ def chernoff_window(
     """
     if any(not d.q.any() for f in families for d, _ in f):
         return Window(0.0, 0.0, 0.0)
-    ends = [_trivial_ends(f) for f in families]
+    flats = [_Parts.of(f) for f in families]
+    ends = [_trivial_ends(f) for f in flats]
     triv_lo = min(e[0] for e in ends)
     triv_hi = max(e[1] for e in ends)
-    var = 0.0
-    for d, n in families[0]:
-        at = d.support
-        w = d.q[at] / float(np.sum(d.q[at]))
-        pts = d.points_at(at)
-        mean = float(np.sum(w * pts))
-        var += n * float(np.sum(w * (pts - mean) ** 2))
+    var = _variance(flats[0])
     if var <= 0.0 or triv_hi <= triv_lo:
         return Window(triv_lo, triv_hi, 0.0)
     sd = math.sqrt(var)
     log_tail = math.log(tail)
     size = sum(d.q.size for d, _ in families[0])
     block = _SEARCH_BLOCK if size > _SEARCH_POINTS else 1
-    proxy = _family(families[0], block)
+    proxy = _family(flats[0], block)
     lam_up = _best_lambda(proxy, log_tail, 1.0, sd)
     lam_dn = _best_lambda(proxy, log_tail, -1.0, sd)
-    hi = max(_part_end(f, log_tail, 1.0, lam_up) for f in families)
-    lo = min(_part_end(f, log_tail, -1.0, lam_dn) for f in families)
+    hi = max(_part_end(f, log_tail, 1.0, lam_up) for f in flats)
+    lo = min(_part_end(f, log_tail, -1.0, lam_dn) for f in flats)
     outside = 0.0
     if hi < triv_hi:
         outside += tail
