@@ -24,7 +24,12 @@ from symfdp.pld.cells import (
     cell_masses_pq_many,
     pq_rows,
 )
-from symfdp.pld.grid import barycentric_origins, component_grid, component_grids
+from symfdp.pld.grid import (
+    barycentric_origins,
+    component_grid,
+    component_grids,
+    lattices,
+)
 
 
 def _mixed() -> list[M.Mechanism]:
@@ -171,3 +176,31 @@ def test_barycentric_origins_balance_the_end_cell() -> None:
         for at, ok in [(x, True), (x - 2.5 * h / 64**2, False)]:
             p, q = (float(v[0]) for v in m.plrv_cdf_pq(np.array([at + h / 2])))
             assert (q - np.exp(at) * p <= 0.0) == ok, (m, at)
+
+
+def test_lattices_of_many_equal_one_by_one() -> None:
+    """The lattices of many grids and origins built together (runs of every
+    stride, ends added, points snapped onto support ends) are each one's."""
+    mechs = _mixed()
+    h = 2.7e-4
+    grids = component_grids(mechs, h, 2.5e-22, 1, 2**27, 0.05)
+    assert any(g.coarse_lo for g in grids) and any(g.coarse_hi for g in grids)
+    items = [
+        (g, o)
+        for g in grids
+        for o in (g.origin, *g.lower_origins, g.origin + 0.37 * h, g.origin - 5.5 * h)
+    ]
+    together = lattices([g for g, _ in items], [o for _, o in items])
+    for (g, o), lat in zip(items, together, strict=True):
+        alone = lattices([g], [o])[0]
+        assert (lat.origin, lat.k_lo, lat.size) == (
+            alone.origin,
+            alone.k_lo,
+            alone.size,
+        )
+        np.testing.assert_array_equal(lat.l, alone.l)
+        if alone.kept is None:
+            assert lat.kept is None
+        else:
+            assert lat.kept is not None
+            np.testing.assert_array_equal(lat.kept, alone.kept)
