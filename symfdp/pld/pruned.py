@@ -124,36 +124,50 @@ class _Stats:
     m4_hi: float
 
 
-def _stats(d: DiscretePLD) -> _Stats:
-    """Certified moment sums of one part (see the module docstring; sums over
-    the points with mass)."""
-    at = d.support
-    q = d.q[at]
-    m = q.size
-    g = _gamma(m + 8)
-    q0 = float(np.sum(q, dtype=np.longdouble))
-    q0_err = (_gamma(m, _U_LD) + _U) * q0
-    if q0 <= 0.0:
-        return _Stats(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    j = at.astype(np.float64)
-    centre = round(float(np.sum(q * j)) / q0)
-    x = j - centre
+def _stats(parts: Sequence[tuple[DiscretePLD, int]]) -> list[_Stats]:
+    """Certified moment sums of each part (see the module docstring; sums over
+    the points with mass, in one pass over all parts)."""
+    at = [d.support for d, _ in parts]
+    m = np.array([a.size for a in at])
+    q = np.concatenate([d.q[a] for (d, _), a in zip(parts, at, strict=True)])
+    j = np.concatenate(at).astype(np.float64)
+    starts = np.concatenate(([0], np.cumsum(m)[:-1]))
+    live = m > 0
+    first = starts[live]
+
+    def sums(values: np.ndarray) -> np.ndarray:
+        out = np.zeros(m.size, dtype=values.dtype)
+        out[live] = np.add.reduceat(values, first)
+        return out
+
+    q0 = sums(q.astype(np.longdouble)).astype(np.float64)
+    q0_err = (np.array([_gamma(k, _U_LD) for k in m.tolist()]) + _U) * q0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        centre = np.where(q0 > 0.0, np.rint(sums(q * j) / q0), 0.0)
+    x = j - np.repeat(centre, m)
     w1 = q * x
     w2 = w1 * x
     w3 = w2 * x
-    s1, a1 = float(w1.sum()), float(np.abs(w1).sum())
-    s2 = float(w2.sum())
-    s3, a3 = float(w3.sum()), float(np.abs(w3).sum())
-    s4 = float((w3 * x).sum())
+    s1, a1, s2 = sums(w1), sums(np.abs(w1)), sums(w2)
+    s3, a3, s4 = sums(w3), sums(np.abs(w3)), sums(w3 * x)
+    g = np.array([_gamma(k + 8) for k in m.tolist()])
     up, dn = 1.0 + 2 * g, 1.0 - 2 * g
     q0_hi, q0_lo = (q0 + q0_err) * up, (q0 - q0_err) * dn
     a1_hi, s2_hi, s2_lo, s4_hi = a1 * up, s2 * up, s2 * dn, s4 * up
-    s1_abs = abs(s1) + 2 * g * a1_hi
-    s3_abs = abs(s3) + 2 * g * a3 * up
-    m2_lo = max(0.0, 2.0 * (q0_lo * s2_lo - s1_abs**2)) * (1 - _SAFE)
+    s1_abs = np.abs(s1) + 2 * g * a1_hi
+    s3_abs = np.abs(s3) + 2 * g * a3 * up
+    m2_lo = np.maximum(0.0, 2.0 * (q0_lo * s2_lo - s1_abs**2)) * (1 - _SAFE)
     m2_hi = 2.0 * q0_hi * s2_hi * (1 + _SAFE)
     m4_hi = (2.0 * q0_hi * s4_hi + 8.0 * s1_abs * s3_abs + 6.0 * s2_hi**2) * (1 + _SAFE)
-    return _Stats(centre, q0, q0_hi, q0_err, a1_hi, m2_lo, m2_hi, m4_hi)
+    rows = zip(
+        centre.astype(np.int64).tolist(),
+        *(v.tolist() for v in (q0, q0_hi, q0_err, a1_hi, m2_lo, m2_hi, m4_hi)),
+        strict=True,
+    )
+    return [
+        _Stats(*row) if mass > 0.0 else _Stats(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        for row, mass in zip(rows, q0.tolist(), strict=True)
+    ]
 
 
 def _quartic(st: _Stats, theta: np.ndarray) -> np.ndarray:
@@ -193,12 +207,14 @@ def _sampled_bins(
     for start in range(0, len(parts), _BIN_CHUNK):
         chunk = parts[start : start + _BIN_CHUNK]
         sts = stats[start : start + _BIN_CHUNK]
-        folded = np.zeros((len(chunk), length))
-        rows = np.zeros(len(chunk))
-        for r, (d, _) in enumerate(chunk):
-            at = d.support
-            folded[r] = np.bincount(at % length, d.q[at], minlength=length)
-            rows[r] = -(-d.q.size // length)
+        supports = [d.support for d, _ in chunk]
+        row_of = np.repeat(np.arange(len(chunk)), [a.size for a in supports])
+        folded = np.bincount(
+            row_of * length + np.concatenate(supports) % length,
+            np.concatenate([d.q[a] for (d, _), a in zip(chunk, supports, strict=True)]),
+            minlength=len(chunk) * length,
+        ).reshape(len(chunk), length)
+        rows = np.array([-(-d.q.size // length) for d, _ in chunk], dtype=np.float64)
         q0_hi = _column(sts, "q0_hi")
         err = (eta + (rows[:, None] + 1) * _U * 1.01 + 2 * _U) * q0_hi
         a = np.abs(sfft.rfft(folded, axis=1)) + err
@@ -311,7 +327,7 @@ def pruned_spectra(
     where the composition is not certified below :math:`e^{-701}`, or None
     when that saves nothing (the bounds need an FFT longer than ``size / 8``,
     or more than ``max_freqs`` frequencies remain)."""
-    stats = [_stats(d) for d, _ in parts]
+    stats = _stats(parts)
     spread = max(
         (math.sqrt(st.m2_hi / (2 * st.q0_hi**2)) for st in stats if st.q0 > 0),
         default=0.0,

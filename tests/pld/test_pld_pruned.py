@@ -46,7 +46,7 @@ def _centred(q: np.ndarray, c: int, size: int, k: int) -> complex:
 def test_values_within_their_bound(seed) -> None:
     q = _law(seed)
     parts = [(_part(q), 10)]
-    stats = [pruned._stats(_part(q))]
+    stats = pruned._stats(parts)
     size = 388_800
     freqs = np.array([0, 1, 2, 17, 29, 400, 194_399, 194_400])
     spectra, devs = pruned._values(parts, stats, size, freqs)
@@ -61,7 +61,7 @@ def test_flushing_bounds_hold(seed) -> None:
     """Both bounds on log |A(theta)| (sampled bins, quartic) are above the exact
     values at every frequency of a fine FFT."""
     q = _law(seed)
-    st = pruned._stats(_part(q))
+    st = pruned._stats([(_part(q), 2)])[0]
     length = 2048
     bins = pruned._sampled_bins([(_part(q), 2)], [st], length)
     fine = 64 * length
@@ -146,3 +146,31 @@ def test_parts_kept_as_a_recipe_give_the_same_tilted_answers(monkeypatch) -> Non
     assert [dropped.epsilon_bounds(d) for d in deltas] == expected
     # Rebuilt for the tilts, one composition at a time.
     assert sum(bool(p.parts.ups) for p in dropped.pairs) == 1
+
+
+def test_moment_bounds_of_many_parts_hold_exactly() -> None:
+    """The moment sums of several parts computed together bracket the exact
+    (rational) M2 = 2 (Q0 S2 - S1^2) and bound M4 and Q0, for parts of
+    different sizes, a shifted one and one without mass; and each equals
+    the part's own."""
+    from fractions import Fraction
+
+    laws = [_law(0), _law(1)[:300], np.r_[np.zeros(50), _law(2)[:40]], np.zeros(7)]
+    parts = [(_part(q), 3) for q in laws]
+    together = pruned._stats(parts)
+    for q, st in zip(laws, together, strict=True):
+        assert st == pruned._stats([(_part(q), 1)])[0]
+        if not q.any():
+            assert st.q0 == 0.0
+            continue
+        c = st.centre
+        terms = [
+            (Fraction(float(v)), Fraction(int(j) - c)) for j, v in enumerate(q) if v
+        ]
+        s = [sum(w * x**r for w, x in terms) for r in range(5)]
+        m2 = 2 * (s[0] * s[2] - s[1] ** 2)
+        m4 = 2 * s[0] * s[4] - 8 * s[1] * s[3] + 6 * s[2] ** 2
+        assert Fraction(st.m2_lo) <= m2 <= Fraction(st.m2_hi)
+        assert m4 <= Fraction(st.m4_hi)
+        assert Fraction(st.q0_hi) >= s[0]
+        assert abs(Fraction(st.q0) - s[0]) <= Fraction(st.q0_err)
