@@ -195,7 +195,11 @@ def _sampled_bins(
 ) -> np.ndarray:
     r"""Upper bounds on :math:`\sum_i n_i \log|A_i(\theta)|` on the bins
     :math:`[2\pi l/L, 2\pi(l+1)/L]`, ``l < ceil(L/2)`` (both bounds; parts in
-    chunks of :data:`_BIN_CHUNK`)."""
+    chunks of :data:`_BIN_CHUNK`). A part adds at most :math:`n_i
+    \log^+ Q_{0,i}` (its bound is at most :math:`Q_{0,i}^2`), so a bin whose
+    sum plus what the parts not yet seen can add is below :data:`_KEEP` by a
+    margin of one is left at that bound (flushed whatever they hold) and
+    skipped in later chunks."""
     nb = -(-length // 2)
     if any(st.q0 <= 0.0 for st in stats):
         return np.full(nb, -np.inf)
@@ -203,7 +207,15 @@ def _sampled_bins(
     ends_lo, ends_hi = ends * (1 - _SAFE), ends * (1 + _SAFE)
     eta = 16 * _U * (math.ceil(math.log2(length)) + 1)
     slack = (2 * math.pi / length) ** 2 / 8 * (1 + _SAFE)
+    gain = np.array(
+        [
+            n * max(math.log(st.q0_hi), 0.0)
+            for (_, n), st in zip(parts, stats, strict=True)
+        ]
+    )
+    rest = np.append(np.cumsum(gain[::-1])[::-1], 0.0) * (1 + _SAFE)
     total = np.zeros(nb)
+    alive = np.arange(nb)
     for start in range(0, len(parts), _BIN_CHUNK):
         chunk = parts[start : start + _BIN_CHUNK]
         sts = stats[start : start + _BIN_CHUNK]
@@ -221,14 +233,22 @@ def _sampled_bins(
         if a.shape[1] < nb + 1:  # odd L: |A| at pi (L+1)/L = |A| at pi (L-1)/L
             a = np.hstack((a, a[:, length - nb : length - nb + 1]))
         a2 = a * a * (1 + 4 * _U)
-        samp = np.maximum(a2[:, :-1], a2[:, 1:]) + _column(sts, "m2_hi") * slack
+        samp = (
+            np.maximum(a2[:, alive], a2[:, alive + 1]) + _column(sts, "m2_hi") * slack
+        )
         quart = np.maximum(
-            _quartic_rows(sts, ends_lo[:-1]), _quartic_rows(sts, ends_hi[1:])
+            _quartic_rows(sts, ends_lo[alive]), _quartic_rows(sts, ends_hi[alive + 1])
         )
         bound = np.minimum(np.minimum(samp, quart), q0_hi**2)
         n = np.array([float(k) for _, k in chunk])[:, None]
         with np.errstate(divide="ignore"):
-            total += np.sum(0.5 * n * np.log(np.maximum(bound, 0.0)), axis=0)
+            total[alive] += np.sum(0.5 * n * np.log(np.maximum(bound, 0.0)), axis=0)
+        later = rest[start + len(chunk)]
+        dead = total[alive] + later <= _KEEP - 1.0
+        total[alive[dead]] += later
+        alive = alive[~dead]
+        if alive.size == 0:
+            break
     return total
 
 

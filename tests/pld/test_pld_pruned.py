@@ -174,3 +174,26 @@ def test_moment_bounds_of_many_parts_hold_exactly() -> None:
         assert m4 <= Fraction(st.m4_hi)
         assert Fraction(st.q0_hi) >= s[0]
         assert abs(Fraction(st.q0) - s[0]) <= Fraction(st.q0_err)
+
+
+def test_sampled_bins_of_many_parts_bound_the_exact_sums() -> None:
+    """With many parts, bins certified below the flush level early are left at
+    that bound: every bin still bounds sum_i n_i log |A_i| from above at every
+    frequency of a fine FFT."""
+    rng = np.random.default_rng(5)
+    laws = []
+    for i in range(300):
+        q = _law(i % 4, 600)
+        laws.append(np.roll(q, int(rng.integers(0, 40))))
+    parts = [(_part(q), 3) for q in laws]
+    stats = pruned._stats(parts)
+    length = 512
+    bins = pruned._sampled_bins(parts, stats, length)
+    fine = 16 * length
+    with np.errstate(divide="ignore"):
+        exact = sum(3 * np.log(np.abs(sfft.rfft(q, fine))) for q in laws)
+    k = np.arange(exact.size)
+    at = np.minimum((k * length) // fine, bins.size - 1)
+    assert np.all(exact <= bins[at] + 1e-9)
+    assert np.any(bins <= pruned._KEEP - 1.0)  # some bins were left early
+    assert np.any(bins > pruned._KEEP)
