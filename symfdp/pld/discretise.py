@@ -154,31 +154,58 @@ def _z_edges(grid: ComponentGrid, l: FloatArray) -> FloatArray:
 
 
 def _connect_dots(
-    grid: ComponentGrid, lat: Lattice, cp: CellMasses, cq: CellMasses
-) -> DiscretePLD:
-    l = lat.l
+    items: list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]],
+) -> list[DiscretePLD]:
+    """The dominating measures of ``(grid, lattice, P cells, Q cells)`` items,
+    in one pass over their concatenated lattices (the same values as one by
+    one)."""
+    sizes = np.array([lat.l.size for _, lat, _, _ in items])
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    l = np.concatenate([lat.l for _, lat, _, _ in items])
+    # Cells: every point but the last of each lattice, with its right neighbour.
+    left = np.ones(l.size, dtype=bool)
+    left[ends - 1] = False
+    at = np.flatnonzero(left)
+    cp = np.concatenate([c.cells for _, _, c, _ in items])
+    cq = np.concatenate([c.cells for _, _, _, c in items])
+    width = l[at + 1] - l[at]
+    gam = np.exp(l[at])
+    span = gam * np.expm1(width) * cp  # (gamma_{k+1} - gamma_k) P_k
+    r = np.clip(cq - gam * cp, 0.0, span)
+    s = span - r
+    down = s / np.expm1(width)
+    up = r / -np.expm1(-width)
+    # Q-mass that round-off left outside the cell's range of V (e.g. a P-mass
+    # rounded to 0) goes to the upper point: pessimistic.
+    up += np.maximum(cq - down - up, 0.0)
     z = np.zeros(l.size)
-    if l.size > 1:
-        width = np.diff(l)
-        gam = np.exp(l[:-1])
-        span = gam * np.expm1(width) * cp.cells  # (gamma_{k+1} - gamma_k) P_k
-        r = np.clip(cq.cells - gam * cp.cells, 0.0, span)
-        s = span - r
-        down = s / np.expm1(width)
-        up = r / -np.expm1(-width)
-        # Q-mass that round-off left outside the cell's range of V (e.g. a P-mass
-        # rounded to 0) goes to the upper point: pessimistic.
-        up += np.maximum(cq.cells - down - up, 0.0)
-        z[:-1] += down
-        z[1:] += up
-    z[0] += cq.below
+    z[at] += down
+    z[at + 1] += up
+    z[starts] += [c.below for _, _, _, c in items]
     # Masses below TINY_MASS go to +infinity (pessimistic; avoids subnormals).
     tiny = z < TINY_MASS
-    inf_mass = cq.above + float(z[tiny].sum())
+    inf_mass = [c.above for _, _, _, c in items]
+    owner = np.repeat(np.arange(len(items)), sizes)
+    for i in np.unique(owner[tiny & (z > 0.0)]).tolist():
+        part = z[starts[i] : ends[i]]
+        inf_mass[i] += float(part[part < TINY_MASS].sum())
     z[tiny] = 0.0
-    return DiscretePLD(
-        grid.h, grid.origin, lat.k_lo, lat.spread(z), inf_mass, 0.0, True, lat.kept
-    )
+    return [
+        DiscretePLD(
+            grid.h,
+            grid.origin,
+            lat.k_lo,
+            lat.spread(z[start:end]),
+            mass,
+            0.0,
+            True,
+            lat.kept,
+        )
+        for (grid, lat, _, _), start, end, mass in zip(
+            items, starts.tolist(), ends.tolist(), inf_mass, strict=True
+        )
+    ]
 
 
 def dominating_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
@@ -221,10 +248,12 @@ def discretise_many(
         for grid, top, lats in zip(grids, tops, lowers, strict=True)
     ]
     reads = cell_masses_pq_many(mechanisms, edge_sets)
-    uppers = [
-        _connect_dots(grid, top, cps[0], cqs[0])
-        for grid, top, (cps, cqs) in zip(grids, tops, reads, strict=True)
-    ]
+    uppers = _connect_dots(
+        [
+            (grid, top, cps[0], cqs[0])
+            for grid, top, (cps, cqs) in zip(grids, tops, reads, strict=True)
+        ]
+    )
     best = _least_dropped(
         [
             [
