@@ -26,8 +26,10 @@ which weights the error by the modulus of the composed spectrum. Where that
 modulus is within :math:`e^{-12}` of its peak the bound is about :math:`n\eta`;
 there the spectra are recomputed by direct sums in extended precision
 (:func:`direct_spectrum`, error about :math:`3u \|q\|_1`). Powers are
-evaluated as :math:`\exp(\sum_i n_i \log \hat A_i)`,
-adding at most :math:`4u(\sum_i n_i |\log \hat A_{ik}| + 1)|\hat\Pi_k|`. The
+evaluated as :math:`\exp(\sum_i n_i \log \hat A_i)`, the sum over the
+:math:`m` parts taken in extended precision (unit round-off :math:`u_e`),
+adding at most :math:`((4u + m u_e)\sum_i n_i |\log \hat A_{ik}| + 4u)
+|\hat\Pi_k|`. The
 inverse transform is exact on these spectral errors up to its own componentwise
 error :math:`\eta \|\hat\Pi\|_1 / N` per point (full spectrum). Since the profile
 weights :math:`(1 - e^{\varepsilon - t_j})_+` lie in [0, 1], Parseval and
@@ -61,6 +63,7 @@ dominating components, which the accountant bounds by the dominating profile
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -275,7 +278,8 @@ def _full_powers(
     parts: Sequence[tuple[DiscretePLD, int]], size: int, eta: float
 ) -> tuple[np.ndarray, np.ndarray, FloatArray, FloatArray, FloatArray]:
     """The live frequencies and, there, :math:`\\sum_i n_i \\log \\hat A_i`,
-    :math:`\\sum_i n_i |\\log \\hat A_i|`, :math:`\\sum_i n_i \\mathrm{dev}_i / B_i`
+    the bound on its round-off (:func:`_log_powers`),
+    :math:`\\sum_i n_i \\mathrm{dev}_i / B_i`
     and :math:`\\sum_i n_i \\log B_i`, from length-``size`` FFTs of every part
     (direct sums at the hot frequencies)."""
     u = UNIT_ROUNDOFF
@@ -329,27 +333,49 @@ def _full_powers(
                 spec[at], err[at] = direct[i]
             yield n, spec, err
 
-    log_pi, abs_log, ratio = _log_powers(live_terms(), live.size)
-    return live, log_pi, abs_log, ratio, total_b[live]
+    log_pi, log_err, ratio = _log_powers(live_terms(), live.size)
+    return live, log_pi, log_err, ratio, total_b[live]
 
 
 def _log_powers(
     terms: Iterable[tuple[int, np.ndarray, FloatArray]], size: int
 ) -> tuple[np.ndarray, FloatArray, FloatArray]:
-    r"""``(sum n log A, sum n |log A|, sum n e / (|A| + e))`` over the parts'
-    ``(n, A, e)``: the log of the composed spectrum, the magnitude its round-off
-    bound scales with, and the relative error of the factors."""
-    log_pi = np.zeros(size, dtype=np.complex128)
+    r"""``(sum n log A, its round-off bound, sum n e / (|A| + e))`` over the
+    parts' ``(n, A, e)``: the log of the composed spectrum, a bound on the
+    absolute error of its computed value, and the relative error of the
+    factors. The parts are taken :data:`_POWER_CHUNK` at a time and their
+    logarithms summed in extended precision, so for :math:`m` parts the
+    round-off is at most :math:`(4u + m u_e) \sum_i n_i |\log \hat A_i| + 4u`
+    (:math:`u_e` the unit round-off of ``np.longdouble``; a sequential sum in
+    double precision would need :math:`m u` instead of :math:`m u_e`)."""
+    u = UNIT_ROUNDOFF
+    u_ext = float(np.finfo(np.longdouble).eps) / 2
+    re = np.zeros(size, dtype=np.longdouble)
+    im = np.zeros(size, dtype=np.longdouble)
     abs_log = np.zeros(size)
     ratio = np.zeros(size)
-    for n, spec, err in terms:
+    count = 0
+    it = iter(terms)
+    while chunk := list(itertools.islice(it, _POWER_CHUNK)):
+        count += len(chunk)
+        n = np.array([float(k) for k, _, _ in chunk])[:, None]
+        spec = np.stack([a for _, a, _ in chunk])
+        err = np.stack([e for _, _, e in chunk])
         with np.errstate(divide="ignore"):
             lg = np.log(spec)
         # Parts scaled separately: n * (-inf + 0j) would give 0 * inf = nan.
-        log_pi += n * lg.real + 1j * (n * lg.imag)
-        abs_log += n * np.abs(lg)
-        ratio += n * err / (np.abs(spec) + err)
-    return log_pi, abs_log, ratio
+        re += np.sum(n * lg.real, axis=0, dtype=np.longdouble)
+        im += np.sum(n * lg.imag, axis=0, dtype=np.longdouble)
+        abs_log += np.sum(n * np.abs(lg), axis=0)
+        ratio += np.sum(n * err / (np.abs(spec) + err), axis=0)
+    log_pi = re.astype(np.float64) + 1j * im.astype(np.float64)
+    # abs_log is itself a sum of count terms (relative error below 2 count u).
+    magnitude = np.where(np.isfinite(abs_log), abs_log, 0.0) * (1 + 2 * count * u)
+    return log_pi, (4 * u + count * u_ext) * magnitude + 4 * u, ratio
+
+
+#: Parts per chunk of :func:`_log_powers`.
+_POWER_CHUNK = 256
 
 
 #: Fewest parts for which the pruned spectra (:mod:`symfdp.pld.pruned`) are
@@ -389,8 +415,8 @@ def _pruned_powers(
         (n, spec[keep], dev[keep])
         for (_, n), spec, dev in zip(parts, pr.spectra, pr.devs, strict=True)
     )
-    log_pi, abs_log, ratio = _log_powers(terms, live.size)
-    return live, log_pi, abs_log, ratio, total_b[keep]
+    log_pi, log_err, ratio = _log_powers(terms, live.size)
+    return live, log_pi, log_err, ratio, total_b[keep]
 
 
 def compose_fft(
@@ -432,16 +458,16 @@ def compose_fft(
     half = size // 2 + 1
     pruned = _pruned(parts, size)
     if pruned is not None:
-        live, log_pi, abs_log, ratio, live_b = _pruned_powers(pruned, parts)
+        live, log_pi, log_err, ratio, live_b = _pruned_powers(pruned, parts)
         base += pruned.shift
     else:
-        live, log_pi, abs_log, ratio, live_b = _full_powers(parts, size, eta)
+        live, log_pi, log_err, ratio, live_b = _full_powers(parts, size, eta)
     with np.errstate(under="ignore", over="ignore"):  # inf: refused below
         fwd = np.exp(live_b) * ratio
     with np.errstate(under="ignore"):
         vals = np.where(log_pi.real > _LOG_TINY, np.exp(log_pi), 0.0)
     mod = np.abs(vals)
-    pow_err = mod * (4 * u * np.where(np.isfinite(abs_log), abs_log, 0.0) + 4 * u)
+    pow_err = mod * log_err
     spectral = _norm(fwd + pow_err) + math.sqrt(half) * math.exp(_LOG_TINY)
     pi = np.zeros(half, dtype=np.complex128)
     pi[live] = vals
