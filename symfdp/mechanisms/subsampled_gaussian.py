@@ -302,18 +302,22 @@ class SubsampledGaussian(PoissonSubsampled):
         """The constants of :meth:`_plrv_pq_many`, as the one-mechanism
         functions compute them: ``p``, ``1 - p``, ``log(1 - p)``, ``log p``,
         ``mu``, the means of the base loss under P and Q, and whether the pair
-        is the remove pair."""
-        mu = self.mu
-        return (
-            self.p,
-            self._q,
-            self._log_q,
-            math.log(self.p),
-            mu,
-            -(mu**2) / 2,
-            mu**2 / 2,
-            float(self.pair == "remove"),
-        )
+        is the remove pair (kept in the mechanism's cache)."""
+        hit: tuple[float, ...] | None = self._cache.get("pq_constants")
+        if hit is None:
+            mu = self.mu
+            hit = (
+                self.p,
+                self._q,
+                self._log_q,
+                math.log(self.p),
+                mu,
+                -(mu**2) / 2,
+                mu**2 / 2,
+                float(self.pair == "remove"),
+            )
+            self._cache["pq_constants"] = hit
+        return hit
 
     def replace_one(self) -> Mechanism:
         r"""The dominating pair under replace-one neighbours,
