@@ -97,6 +97,9 @@ TINY_MASS = 1e-300
 #: Lattice points per concatenated pass of the barycentric rounding (work
 #: arrays of 256 KiB: in cache, and few NumPy calls per component).
 ROUNDING_BLOCK = 1 << 15
+#: Components discretised together by discretise_many (their cell masses and
+#: work arrays held at once).
+COMPONENT_CHUNK = 256
 
 
 @dataclass(frozen=True)
@@ -157,8 +160,32 @@ def _connect_dots(
     items: list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]],
 ) -> list[DiscretePLD]:
     """The dominating measures of ``(grid, lattice, P cells, Q cells)`` items,
-    in one pass over their concatenated lattices (the same values as one by
-    one)."""
+    in passes over their concatenated lattices, :data:`ROUNDING_BLOCK` points
+    at a time (the same values as one by one)."""
+    return [d for block in _blocks(items) for d in _connect_dots_block(block)]
+
+
+def _blocks(
+    items: list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]],
+) -> list[list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]]]:
+    """Consecutive runs of ``items`` of at least :data:`ROUNDING_BLOCK` lattice
+    points each (the last may have fewer)."""
+    out = []
+    start = 0
+    while start < len(items):
+        stop, points = start, 0
+        while stop < len(items) and (stop == start or points < ROUNDING_BLOCK):
+            points += items[stop][1].l.size
+            stop += 1
+        out.append(items[start:stop])
+        start = stop
+    return out
+
+
+def _connect_dots_block(
+    items: list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]],
+) -> list[DiscretePLD]:
+    """:func:`_connect_dots` of one block (one concatenated pass)."""
     sizes = np.array([lat.l.size for _, lat, _, _ in items])
     ends = np.cumsum(sizes)
     starts = ends - sizes
@@ -237,32 +264,37 @@ def discretise(m: Mechanism, grid: ComponentGrid) -> tuple[DiscretePLD, Discrete
 def discretise_many(
     mechanisms: list[Mechanism], grids: list[ComponentGrid]
 ) -> list[tuple[DiscretePLD, DiscretePLD]]:
-    """:func:`discretise` of every ``(mechanism, grid)``: the CDFs of all
-    components read in blocks (:func:`~symfdp.pld.cells.cell_masses_pq_many`)
-    and their barycentric roundings in passes over concatenated lattices,
+    """:func:`discretise` of every ``(mechanism, grid)``, :data:`COMPONENT_CHUNK`
+    components at a time (their lattices and cell masses freed before the
+    next): the CDFs read in blocks (:func:`~symfdp.pld.cells.cell_masses_pq_many`),
+    both measures built in passes over concatenated lattices,
     :data:`ROUNDING_BLOCK` points at a time (the same values as one by one)."""
-    tops = lattices(grids, [grid.origin for grid in grids])
-    lowers = _lattices_at(grids, [list(grid.lower_origins) for grid in grids])
-    edge_sets = [
-        [_z_edges(grid, top.l), *(_dual_edges(lat.l, grid) for lat in lats)]
-        for grid, top, lats in zip(grids, tops, lowers, strict=True)
-    ]
-    reads = cell_masses_pq_many(mechanisms, edge_sets)
-    uppers = _connect_dots(
-        [
-            (grid, top, cps[0], cqs[0])
-            for grid, top, (cps, cqs) in zip(grids, tops, reads, strict=True)
+    uppers: list[DiscretePLD] = []
+    best: list[DiscretePLD] = []
+    for at in range(0, len(grids), COMPONENT_CHUNK):
+        ms, gs = mechanisms[at : at + COMPONENT_CHUNK], grids[at : at + COMPONENT_CHUNK]
+        tops = lattices(gs, [grid.origin for grid in gs])
+        lowers = _lattices_at(gs, [list(grid.lower_origins) for grid in gs])
+        edge_sets = [
+            [_z_edges(grid, top.l), *(_dual_edges(lat.l, grid) for lat in lats)]
+            for grid, top, lats in zip(gs, tops, lowers, strict=True)
         ]
-    )
-    best = _least_dropped(
-        [
+        reads = cell_masses_pq_many(ms, edge_sets)
+        uppers += _connect_dots(
             [
-                (grid, lat, cp, cq)
-                for lat, cp, cq in zip(lats, cps[1:], cqs[1:], strict=True)
+                (grid, top, cps[0], cqs[0])
+                for grid, top, (cps, cqs) in zip(gs, tops, reads, strict=True)
             ]
-            for grid, lats, (cps, cqs) in zip(grids, lowers, reads, strict=True)
-        ]
-    )
+        )
+        best += _least_dropped(
+            [
+                [
+                    (grid, lat, cp, cq)
+                    for lat, cp, cq in zip(lats, cps[1:], cqs[1:], strict=True)
+                ]
+                for grid, lats, (cps, cqs) in zip(gs, lowers, reads, strict=True)
+            ]
+        )
     retry = [
         i
         for i, (grid, low) in enumerate(zip(grids, best, strict=True))
@@ -270,20 +302,20 @@ def discretise_many(
         and not (grid.atom_lo or grid.atom_hi)
         and low.dropped > DROP_RETRY * grid.h**2
     ]
-    if retry:
+    for at in range(0, len(retry), COMPONENT_CHUNK):
+        chunk = retry[at : at + COMPONENT_CHUNK]
         more = _dominated_items(
-            [mechanisms[i] for i in retry],
-            [grids[i] for i in retry],
+            [mechanisms[i] for i in chunk],
+            [grids[i] for i in chunk],
             [
                 [
                     grids[i].lower_origins[0] + j * grids[i].h / RETRY_ORIGINS
                     for j in range(1, RETRY_ORIGINS)
                 ]
-                for i in retry
+                for i in chunk
             ],
         )
-        again = _least_dropped(more)
-        for i, low in zip(retry, again, strict=True):
+        for i, low in zip(chunk, _least_dropped(more), strict=True):
             if low.dropped < best[i].dropped:
                 best[i] = low
     return list(zip(uppers, best, strict=True))
@@ -472,16 +504,7 @@ def _barycentric_roundings(
     """The dominated measures of ``(grid, lattice, P cells, Q cells)`` items,
     their barycentric masses in passes over concatenated lattices of up to
     :data:`ROUNDING_BLOCK` points."""
-    out: list[DiscretePLD] = []
-    start = 0
-    while start < len(items):
-        stop, points = start, 0
-        while stop < len(items) and (stop == start or points < ROUNDING_BLOCK):
-            points += items[stop][1].l.size
-            stop += 1
-        out += _rounding_block(items[start:stop])
-        start = stop
-    return out
+    return [d for block in _blocks(items) for d in _rounding_block(block)]
 
 
 def _rounding_block(

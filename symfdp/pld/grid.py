@@ -203,10 +203,27 @@ class Lattice:
 
 def lattices(grids: Sequence[ComponentGrid], origins: Sequence[float]) -> list[Lattice]:
     """:meth:`ComponentGrid.lattice` of every ``(grids[i], origins[i])``, the
-    points of all built in one NumPy pass: the kept indices run by run, the
-    ends added where a stride skips them, and the points ``o + k h`` snapped
-    onto a finite support end within ``1e-9 h`` of it (as
-    :meth:`ComponentGrid.points`)."""
+    points of :data:`_LATTICE_CHUNK` lattices at a time built in one NumPy
+    pass: the kept indices run by run, the ends added where a stride skips
+    them, and the points ``o + k h`` snapped onto a finite support end within
+    ``1e-9 h`` of it (as :meth:`ComponentGrid.points`)."""
+    return [
+        lat
+        for at in range(0, len(grids), _LATTICE_CHUNK)
+        for lat in _lattices(
+            grids[at : at + _LATTICE_CHUNK], origins[at : at + _LATTICE_CHUNK]
+        )
+    ]
+
+
+#: Lattices per pass of :func:`lattices`.
+_LATTICE_CHUNK = 256
+
+
+def _lattices(
+    grids: Sequence[ComponentGrid], origins: Sequence[float]
+) -> list[Lattice]:
+    """:func:`lattices` of one chunk."""
     plans = [g._segments(o) for g, o in zip(grids, origins, strict=True)]
     runs = np.array([run for _, _, rs in plans for run in rs], dtype=np.int64)
     per = np.array([len(rs) for _, _, rs in plans])

@@ -126,7 +126,20 @@ class _Stats:
 
 def _stats(parts: Sequence[tuple[DiscretePLD, int]]) -> list[_Stats]:
     """Certified moment sums of each part (see the module docstring; sums over
-    the points with mass, in one pass over all parts)."""
+    the points with mass, :data:`_STATS_CHUNK` parts per NumPy pass)."""
+    return [
+        st
+        for at in range(0, len(parts), _STATS_CHUNK)
+        for st in _stats_chunk(parts[at : at + _STATS_CHUNK])
+    ]
+
+
+#: Parts per pass of :func:`_stats`.
+_STATS_CHUNK = 256
+
+
+def _stats_chunk(parts: Sequence[tuple[DiscretePLD, int]]) -> list[_Stats]:
+    """:func:`_stats` of one chunk."""
     at = [d.support for d, _ in parts]
     m = np.array([a.size for a in at])
     q = np.concatenate([d.q[a] for (d, _), a in zip(parts, at, strict=True)])

@@ -213,22 +213,38 @@ def chernoff_window(
     """
     if any(not d.q.any() for f in families for d, _ in f):
         return Window(0.0, 0.0, 0.0)
-    flats = [_Parts.of(f) for f in families]
-    ends = [_trivial_ends(f) for f in flats]
+    # One family's concatenated points at a time (they are large).
+    flat = _Parts.of(families[0])
+    var = _variance(flat)
+    ends = [_trivial_ends(flat)]
+    log_tail = math.log(tail)
+    if var > 0.0:
+        sd = math.sqrt(var)
+        size = sum(d.q.size for d, _ in families[0])
+        block = _SEARCH_BLOCK if size > _SEARCH_POINTS else 1
+        proxy = _family(flat, block)
+        lam_up = _best_lambda(proxy, log_tail, 1.0, sd)
+        lam_dn = _best_lambda(proxy, log_tail, -1.0, sd)
+        del proxy
+    bounds = []
+    for i, family in enumerate(families):
+        if i > 0:
+            flat = _Parts.of(family)
+            ends.append(_trivial_ends(flat))
+        if var > 0.0:
+            bounds.append(
+                (
+                    _part_end(flat, log_tail, 1.0, lam_up),
+                    _part_end(flat, log_tail, -1.0, lam_dn),
+                )
+            )
+    del flat
     triv_lo = min(e[0] for e in ends)
     triv_hi = max(e[1] for e in ends)
-    var = _variance(flats[0])
     if var <= 0.0 or triv_hi <= triv_lo:
         return Window(triv_lo, triv_hi, 0.0)
-    sd = math.sqrt(var)
-    log_tail = math.log(tail)
-    size = sum(d.q.size for d, _ in families[0])
-    block = _SEARCH_BLOCK if size > _SEARCH_POINTS else 1
-    proxy = _family(flats[0], block)
-    lam_up = _best_lambda(proxy, log_tail, 1.0, sd)
-    lam_dn = _best_lambda(proxy, log_tail, -1.0, sd)
-    hi = max(_part_end(f, log_tail, 1.0, lam_up) for f in flats)
-    lo = min(_part_end(f, log_tail, -1.0, lam_dn) for f in flats)
+    hi = max(b[0] for b in bounds)
+    lo = min(b[1] for b in bounds)
     outside = 0.0
     if hi < triv_hi:
         outside += tail
