@@ -92,6 +92,8 @@ def cell_masses_pq_many(
 _PROBES = 16
 #: Edges per block of :func:`cell_masses_pq_many`.
 _READ_BLOCK = 1 << 16
+#: Blocks of fewer edges are read by both functions everywhere.
+_SPLIT_MIN = 4096
 #: Edges whose CDF is below 1/2 by more than this have a survival function
 #: above 1/2 (the two add up to 1, each accurate to far better than this).
 _BAND = 1e-9
@@ -101,7 +103,8 @@ def _read_block(
     mechanisms: Sequence[Mechanism], edge_sets: Sequence[Sequence[FloatArray]]
 ) -> list[tuple[list[CellMasses], list[CellMasses]]]:
     """Cell masses of one block from the CDF and survival function values
-    that :func:`_split` reads. Per mechanism, the function that covers most
+    that :func:`_split` reads. Fewer than :data:`_SPLIT_MIN` edges: both
+    everywhere. Otherwise, per mechanism, the function that covers most
     of its edges (probed at :data:`_PROBES` of them) is read at every edge,
     the other only where it is used: with the survival function first, the
     CDF at each set's first edge and the right edge of every cell below the
@@ -112,6 +115,13 @@ def _read_block(
     sets = [e for group in edge_sets for e in group]
     flat = np.concatenate(sets)
     per = np.array([sum(e.size for e in group) for group in edge_sets])
+    sizes = [e.size for e in sets]
+    if flat.size < _SPLIT_MIN:  # both everywhere: the probes would cost more
+        cdf = pq_rows(mechanisms, flat, per, sf=False, inclusive=True)
+        sf = pq_rows(mechanisms, flat, per, sf=True, inclusive=False)
+        return _grouped(
+            edge_sets, _split(cdf[0], sf[0], sizes), _split(cdf[1], sf[1], sizes)
+        )
     owner = np.repeat(np.arange(per.size), per)
     first_of = np.concatenate(([0], np.cumsum(per)[:-1]))
     # Probes: _PROBES edges evenly through each mechanism's.
@@ -151,14 +161,19 @@ def _read_block(
         cdf[~sfs] = main[law][~sfs]
         sf[at[later_sf]] = extra[law][later_sf]
         cdf[at[~later_sf]] = extra[law][~later_sf]
-    sizes = [e.size for e in sets]
-    cps, cqs = _split(cdf_p, sf_p, sizes), _split(cdf_q, sf_q, sizes)
-    out, at_set = [], 0
+    return _grouped(edge_sets, _split(cdf_p, sf_p, sizes), _split(cdf_q, sf_q, sizes))
+
+
+def _grouped(
+    edge_sets: Sequence[Sequence[FloatArray]],
+    cps: list[CellMasses],
+    cqs: list[CellMasses],
+) -> list[tuple[list[CellMasses], list[CellMasses]]]:
+    """The cell masses of consecutive sets, by mechanism."""
+    out, at = [], 0
     for group in edge_sets:
-        out.append(
-            (cps[at_set : at_set + len(group)], cqs[at_set : at_set + len(group)])
-        )
-        at_set += len(group)
+        out.append((cps[at : at + len(group)], cqs[at : at + len(group)]))
+        at += len(group)
     return out
 
 
@@ -176,6 +191,10 @@ def pq_rows(
     ``_plrv_pq_many`` (e.g. :class:`~symfdp.mechanisms.SubsampledGaussian`)
     are read in one call, the other mechanisms one by one."""
     n = len(mechanisms)
+    if n == 1:
+        both = mechanisms[0].plrv_sf_pq if np.all(sf) else mechanisms[0].plrv_cdf_pq
+        p, q = both(l, inclusive=bool(np.all(inclusive)))
+        return p.reshape(-1), q.reshape(-1)
     sf_of = np.broadcast_to(np.asarray(sf, dtype=bool), (n,))
     inclusive_of = np.broadcast_to(np.asarray(inclusive, dtype=bool), (n,))
     out_p, out_q = np.empty(l.size), np.empty(l.size)

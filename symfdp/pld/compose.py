@@ -27,9 +27,9 @@ modulus is within :math:`e^{-12}` of its peak the bound is about :math:`n\eta`;
 there the spectra are recomputed by direct sums in extended precision
 (:func:`direct_spectrum`, error about :math:`3u \|q\|_1`). Powers are
 evaluated as :math:`\exp(\sum_i n_i \log \hat A_i)`, the sum over the
-:math:`m` parts taken in extended precision (unit round-off :math:`u_e`),
-adding at most :math:`((4u + m u_e)\sum_i n_i |\log \hat A_{ik}| + 4u)
-|\hat\Pi_k|`. The
+:math:`m` parts taken with unit round-off :math:`u_s` (extended precision for
+many parts, :func:`_log_powers`), adding at most :math:`((5u + (m - 1) u_s)\sum_i n_i
+|\log \hat A_{ik}| + 4u) |\hat\Pi_k|`. The
 inverse transform is exact on these spectral errors up to its own componentwise
 error :math:`\eta \|\hat\Pi\|_1 / N` per point (full spectrum). Since the profile
 weights :math:`(1 - e^{\varepsilon - t_j})_+` lie in [0, 1], Parseval and
@@ -333,47 +333,52 @@ def _full_powers(
                 spec[at], err[at] = direct[i]
             yield n, spec, err
 
-    log_pi, log_err, ratio = _log_powers(live_terms(), live.size)
+    log_pi, log_err, ratio = _log_powers(live_terms(), live.size, len(parts))
     return live, log_pi, log_err, ratio, total_b[live]
 
 
 def _log_powers(
-    terms: Iterable[tuple[int, np.ndarray, FloatArray]], size: int
+    terms: Iterable[tuple[int, np.ndarray, FloatArray]], size: int, count: int
 ) -> tuple[np.ndarray, FloatArray, FloatArray]:
     r"""``(sum n log A, its round-off bound, sum n e / (|A| + e))`` over the
-    parts' ``(n, A, e)``: the log of the composed spectrum, a bound on the
-    absolute error of its computed value, and the relative error of the
-    factors. The parts are taken :data:`_POWER_CHUNK` at a time and their
-    logarithms summed in extended precision, so for :math:`m` parts the
-    round-off is at most :math:`(4u + m u_e) \sum_i n_i |\log \hat A_i| + 4u`
-    (:math:`u_e` the unit round-off of ``np.longdouble``; a sequential sum in
-    double precision would need :math:`m u` instead of :math:`m u_e`)."""
+    ``count`` parts' ``(n, A, e)``: the log of the composed spectrum, a bound
+    on the absolute error of its computed value, and the relative error of
+    the factors. The parts are taken :data:`_POWER_CHUNK` at a time; for
+    :math:`m` parts the round-off of the sum is at most :math:`(4u + (m - 1)
+    u_s) \sum_i n_i |\log \hat A_i| + 4u` (plus :math:`u \sum_i n_i |\log
+    \hat A_i|` for the final rounding of an extended sum), with :math:`u_s`
+    the unit round-off of the accumulation: double precision up to
+    :data:`_DOUBLE_PARTS` parts, ``np.longdouble`` beyond (a sequential sum in
+    double precision over :math:`10^4` parts would allow :math:`10^4 u`)."""
     u = UNIT_ROUNDOFF
-    u_ext = float(np.finfo(np.longdouble).eps) / 2
-    re = np.zeros(size, dtype=np.longdouble)
-    im = np.zeros(size, dtype=np.longdouble)
+    dtype = np.float64 if count <= _DOUBLE_PARTS else np.longdouble
+    u_sum = float(np.finfo(dtype).eps) / 2
+    re = np.zeros(size, dtype=dtype)
+    im = np.zeros(size, dtype=dtype)
     abs_log = np.zeros(size)
     ratio = np.zeros(size)
-    count = 0
     it = iter(terms)
     while chunk := list(itertools.islice(it, _POWER_CHUNK)):
-        count += len(chunk)
         n = np.array([float(k) for k, _, _ in chunk])[:, None]
         spec = np.stack([a for _, a, _ in chunk])
         err = np.stack([e for _, _, e in chunk])
         with np.errstate(divide="ignore"):
             lg = np.log(spec)
         # Parts scaled separately: n * (-inf + 0j) would give 0 * inf = nan.
-        re += np.sum(n * lg.real, axis=0, dtype=np.longdouble)
-        im += np.sum(n * lg.imag, axis=0, dtype=np.longdouble)
+        re += np.sum(n * lg.real, axis=0, dtype=dtype)
+        im += np.sum(n * lg.imag, axis=0, dtype=dtype)
         abs_log += np.sum(n * np.abs(lg), axis=0)
         ratio += np.sum(n * err / (np.abs(spec) + err), axis=0)
     log_pi = re.astype(np.float64) + 1j * im.astype(np.float64)
-    # abs_log is itself a sum of count terms (relative error below 2 count u).
+    # abs_log is itself a sum of count terms (relative error below 2 count u);
+    # count - 1 additions round, and an extended sum once more to double.
     magnitude = np.where(np.isfinite(abs_log), abs_log, 0.0) * (1 + 2 * count * u)
-    return log_pi, (4 * u + count * u_ext) * magnitude + 4 * u, ratio
+    rounding = (count - 1) * u_sum + (0.0 if dtype is np.float64 else u)
+    return log_pi, (4 * u + rounding) * magnitude + 4 * u, ratio
 
 
+#: Up to this many parts the logarithms are summed in double precision.
+_DOUBLE_PARTS = 8
 #: Parts per chunk of :func:`_log_powers`.
 _POWER_CHUNK = 256
 
@@ -415,7 +420,7 @@ def _pruned_powers(
         (n, spec[keep], dev[keep])
         for (_, n), spec, dev in zip(parts, pr.spectra, pr.devs, strict=True)
     )
-    log_pi, log_err, ratio = _log_powers(terms, live.size)
+    log_pi, log_err, ratio = _log_powers(terms, live.size, len(parts))
     return live, log_pi, log_err, ratio, total_b[keep]
 
 

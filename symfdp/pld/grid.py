@@ -62,8 +62,12 @@ from numpy.typing import NDArray
 from symfdp.mechanisms.base import Mechanism
 from symfdp.pld.cells import has_atom, pq_rows
 
-#: Geometric multipliers of the Q standard deviation searched for tail cuts.
-_TAIL_STEPS = 2.0 ** (np.arange(0, 60) / 4.0)
+#: Geometric multipliers of the Q standard deviation searched for tail cuts
+#: (the centre first).
+_SEARCH_STEPS = np.concatenate(([0.0], 2.0 ** (np.arange(0, 60) / 4.0)))
+#: Fewer mechanisms than this are gridded one by one (_side,
+#: barycentric_origin); more in one NumPy pass (_sides, barycentric_origins).
+_GRID_BATCH = 8
 #: Lattice points inside the bracket of the second, linear tail search.
 _TAIL_REFINE = 33
 #: Tail mass (max of P and Q) beyond which cells are 2 h wide; 4 times less
@@ -151,8 +155,18 @@ class ComponentGrid:
     def lattice(self, origin: float | None = None) -> Lattice:
         """The points of :meth:`points` that the coarse tails keep: every point
         of the core, every ``2**j``-th (by lattice index) beyond level ``j``,
-        and both ends (:func:`lattices`)."""
-        return lattices([self], [self.origin if origin is None else origin])[0]
+        and both ends (:func:`lattices` builds many at once)."""
+        o = self.origin if origin is None else origin
+        if not (self.coarse_lo or self.coarse_hi):
+            k_lo, l = self.points(o)
+            return Lattice(o, k_lo, l.size, None, l)
+        k_lo, k_hi, runs = self._segments(o)
+        k = np.concatenate([np.arange(-(-a // s) * s, b, s) for a, b, s in runs])
+        if k.size == 0 or k[0] != k_lo:
+            k = np.concatenate(([k_lo], k))
+        if k[-1] != k_hi:
+            k = np.concatenate((k, [k_hi]))
+        return Lattice(o, k_lo, k_hi - k_lo + 1, k - k_lo, self._at(o, k))
 
     def _segments(self, o: float) -> tuple[int, int, list[tuple[int, int, int]]]:
         """``(k_lo, k_hi, [(a, b, stride), ...])``: the index range of the
@@ -203,27 +217,36 @@ class Lattice:
 
 def lattices(grids: Sequence[ComponentGrid], origins: Sequence[float]) -> list[Lattice]:
     """:meth:`ComponentGrid.lattice` of every ``(grids[i], origins[i])``, the
-    points of :data:`_LATTICE_CHUNK` lattices at a time built in one NumPy
-    pass: the kept indices run by run, the ends added where a stride skips
-    them, and the points ``o + k h`` snapped onto a finite support end within
-    ``1e-9 h`` of it (as :meth:`ComponentGrid.points`)."""
-    return [
-        lat
-        for at in range(0, len(grids), _LATTICE_CHUNK)
-        for lat in _lattices(
-            grids[at : at + _LATTICE_CHUNK], origins[at : at + _LATTICE_CHUNK]
-        )
-    ]
+    coarse ones :data:`_LATTICE_CHUNK` at a time in one NumPy pass: the kept
+    indices run by run, the ends added where a stride skips them, and the
+    points ``o + k h`` snapped onto a finite support end within ``1e-9 h`` of
+    it (as :meth:`ComponentGrid.points`, which gives the others). Fewer than
+    :data:`_LATTICE_BATCH` coarse lattices are built one by one."""
+    coarse = [i for i, g in enumerate(grids) if g.coarse_lo or g.coarse_hi]
+    if len(coarse) < _LATTICE_BATCH:
+        return [g.lattice(o) for g, o in zip(grids, origins, strict=True)]
+    out: list[Lattice | None] = [None] * len(grids)
+    for i, (g, o) in enumerate(zip(grids, origins, strict=True)):
+        if not (g.coarse_lo or g.coarse_hi):
+            out[i] = g.lattice(o)  # every point: no runs to build
+    for at in range(0, len(coarse), _LATTICE_CHUNK):
+        rows = coarse[at : at + _LATTICE_CHUNK]
+        built = _lattices([grids[i] for i in rows], [origins[i] for i in rows])
+        for i, lat in zip(rows, built, strict=True):
+            out[i] = lat
+    return cast(list[Lattice], out)
 
 
-#: Lattices per pass of :func:`lattices`.
+#: Lattices per pass of :func:`lattices`; with fewer coarse ones than
+#: _LATTICE_BATCH, each is built alone (:meth:`ComponentGrid.lattice`).
 _LATTICE_CHUNK = 256
+_LATTICE_BATCH = 8
 
 
 def _lattices(
     grids: Sequence[ComponentGrid], origins: Sequence[float]
 ) -> list[Lattice]:
-    """:func:`lattices` of one chunk."""
+    """:func:`lattices` of one chunk of grids with coarse levels."""
     plans = [g._segments(o) for g, o in zip(grids, origins, strict=True)]
     runs = np.array([run for _, _, rs in plans for run in rs], dtype=np.int64)
     per = np.array([len(rs) for _, _, rs in plans])
@@ -256,11 +279,10 @@ def _lattices(
         l[near] = end[near]
     bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
     out = []
-    for i, (g, origin) in enumerate(zip(grids, origins, strict=True)):
+    for i, origin in enumerate(origins):
         lo, hi = bounds[i], bounds[i + 1]
         first_k, size = int(k_lo[i]), int(k_hi[i] - k_lo[i]) + 1
-        kept = k[lo:hi] - first_k if g.coarse_lo or g.coarse_hi else None
-        out.append(Lattice(origin, first_k, size, kept, l[lo:hi]))
+        out.append(Lattice(origin, first_k, size, k[lo:hi] - first_k, l[lo:hi]))
     return out
 
 
@@ -274,7 +296,7 @@ def _moments_q(m: Mechanism) -> tuple[float, float]:
     return float(kappa[0]), float(max(kappa[1], 0.0))
 
 
-def _first_below(values: NDArray[np.float64], tail: float) -> NDArray[np.intp]:
+def _first_below_rows(values: NDArray[np.float64], tail: float) -> NDArray[np.intp]:
     """Per row, the first column with a value at most ``tail`` (else the last)."""
     hits = values <= tail
     last = values.shape[1] - 1
@@ -296,6 +318,76 @@ def _read(
     return p.reshape(rows, cols), q.reshape(rows, cols)
 
 
+def _tails(m: Mechanism, x: np.ndarray, under: str, up: bool) -> np.ndarray:
+    """Mass of L beyond each ``x`` (above for ``up``, else strictly below)."""
+    if up:
+        out = m.plrv_sf(x, under)  # type: ignore[arg-type]
+    else:
+        out = m.plrv_cdf(x, under, inclusive=False)  # type: ignore[arg-type]
+    return np.asarray(out, dtype=np.float64).reshape(-1)
+
+
+def _side(
+    m: Mechanism,
+    centre: float,
+    scale: float,
+    end: float,
+    tail: float,
+    h: float,
+    widest: float,
+    up: bool,
+) -> tuple[float, tuple[float, ...]]:
+    """The range end and coarse levels of one side of the law (one mechanism;
+    :func:`_sides` for many).
+
+    The end is ``end`` when finite, else the first point from ``centre``
+    (geometric, then linear search) beyond which the Q-mass of L is at most
+    ``tail`` (or the farthest candidate). Level ``j`` is the first point of the
+    geometric search, inside the range, beyond which both tail masses are at
+    most ``COARSE_MASS * 4**(1 - j)``, while ``2**j h <= widest`` (module
+    docstring).
+    """
+    coarse = 2 * h <= widest
+    if math.isfinite(end) and not coarse:
+        return end, ()
+    sign = 1.0 if up else -1.0
+    x = centre + sign * scale * _SEARCH_STEPS
+    if not coarse:
+        q = _tails(m, x, "Q", up)
+    else:
+        both = m.plrv_sf_pq(x) if up else m.plrv_cdf_pq(x, inclusive=False)
+        p, q = (a.reshape(-1) for a in both)
+    if math.isfinite(end):
+        cut = end
+    else:
+        i = _first_index_below(q, tail)
+        cut = float(x[i])
+        if i > 0:
+            fine = np.linspace(x[i - 1], x[i], _TAIL_REFINE)
+            cut = float(fine[_first_index_below(_tails(m, fine, "Q", up), tail)])
+    inside = sign * (cut - x) > 0.0
+    inside[0] = False
+    if not (coarse and inside.any()):
+        return cut, ()
+    x = x[inside]
+    tails = np.maximum(q[inside], p[inside])
+    levels: list[float] = []
+    j = 1
+    while (1 << j) * h <= widest:
+        hits = np.flatnonzero(tails <= COARSE_MASS * 4.0 ** (1 - j))
+        if hits.size == 0:
+            break
+        levels.append(float(x[hits[0]]))
+        j += 1
+    return cut, tuple(levels)
+
+
+def _first_index_below(values: np.ndarray, tail: float) -> int:
+    """The first index with a value at most ``tail`` (else the last)."""
+    hits = np.flatnonzero(values <= tail)
+    return int(hits[0]) if hits.size else values.size - 1
+
+
 def _sides(
     mechanisms: Sequence[Mechanism],
     centre: NDArray[np.float64],
@@ -315,6 +407,14 @@ def _sides(
     masses are at most ``COARSE_MASS * 4**(1 - j)``, while ``2**j h <=
     widest`` (module docstring).
     """
+    if len(mechanisms) < _GRID_BATCH:
+        one = [
+            _side(m, c, s, e, tail, h, widest, up)
+            for m, c, s, e in zip(
+                mechanisms, centre.tolist(), scale.tolist(), end.tolist(), strict=True
+            )
+        ]
+        return [cut for cut, _ in one], [levels for _, levels in one]
     coarse = 2 * h <= widest
     cuts = end.tolist()
     levels: list[tuple[float, ...]] = [()] * len(mechanisms)
@@ -323,20 +423,19 @@ def _sides(
         return cuts, levels
     ms = [mechanisms[i] for i in rows.tolist()]
     sign = 1.0 if up else -1.0
-    steps = np.concatenate(([0.0], _TAIL_STEPS))
-    x = centre[rows, None] + (sign * scale[rows])[:, None] * steps
+    x = centre[rows, None] + (sign * scale[rows])[:, None] * _SEARCH_STEPS
     p, q = _read(ms, x, up)
     cut = end[rows].copy()
     search = np.flatnonzero(~np.isfinite(cut))
     if search.size:
-        i = _first_below(q[search], tail)
+        i = _first_below_rows(q[search], tail)
         cut[search] = x[search, i]
         inner = np.flatnonzero(i > 0)
         if inner.size:
             at, j = search[inner], i[inner]
             fine = np.linspace(x[at, j - 1], x[at, j], _TAIL_REFINE, axis=1)
             _, q_fine = _read([ms[k] for k in at.tolist()], fine, up)
-            cut[at] = fine[np.arange(at.size), _first_below(q_fine, tail)]
+            cut[at] = fine[np.arange(at.size), _first_below_rows(q_fine, tail)]
     for k, i in enumerate(rows.tolist()):
         cuts[i] = float(cut[k])
     if not coarse:
@@ -349,6 +448,8 @@ def _sides(
     while (1 << j) * h <= widest:
         hits = inside & (tails <= COARSE_MASS * 4.0 ** (1 - j))
         found.append(np.where(hits.any(axis=1), hits.argmax(axis=1), -1))
+        if not hits.any():
+            break  # no row reaches this level, nor any higher one
         j += 1
     if not found:
         return cuts, levels
@@ -400,6 +501,37 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
     return h
 
 
+def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
+    r"""Lattice point that is the barycentre of the loss's end cell.
+
+    At a finite end of the support without an atom, the dominated measure
+    merges the end cells into one lattice point, which must lie on the near side
+    of their P-barycentre of :math:`V = e^L`. This returns, for the lower end,
+    the first :math:`x` with :math:`Q(L \le x + h/2) - e^x P(L \le x + h/2) \le
+    0` (upper end: the last :math:`x` with :math:`Q(L > x - h/2) - e^x P(L > x -
+    h/2) \ge 0`), located by two passes of 65 points. Any origin is valid;
+    this one makes the end cell nearly lossless (:func:`barycentric_origins`
+    for many).
+    """
+    if up:
+        lo_x, hi_x = end - 2.0 * h, end + 0.5 * h
+    else:
+        lo_x, hi_x = end - 0.5 * h, end + 2.0 * h
+    for _ in range(2):
+        x = np.linspace(lo_x, hi_x, 65)
+        if up:
+            p, q = (a.reshape(-1) for a in m.plrv_sf_pq(x - h / 2))
+            ok = np.flatnonzero((q - np.exp(x) * p >= 0.0) & (p > 0.0))
+            j = int(ok[-1]) if ok.size else 0
+            lo_x, hi_x = x[j], x[min(j + 1, x.size - 1)]
+        else:
+            p, q = (a.reshape(-1) for a in m.plrv_cdf_pq(x + h / 2))
+            ok = np.flatnonzero((q - np.exp(x) * p <= 0.0) & (p > 0.0))
+            j = int(ok[0]) if ok.size else x.size - 1
+            lo_x, hi_x = x[max(j - 1, 0)], x[j]
+    return float(lo_x if up else hi_x)
+
+
 def barycentric_origins(
     mechanisms: Sequence[Mechanism], end: NDArray[np.float64], h: float, up: bool
 ) -> NDArray[np.float64]:
@@ -414,6 +546,13 @@ def barycentric_origins(
     h/2) \ge 0`), located by two passes of 65 points. Any origin is valid;
     this one makes the end cell nearly lossless.
     """
+    if len(mechanisms) < _GRID_BATCH:
+        return np.array(
+            [
+                barycentric_origin(m, e, h, up)
+                for m, e in zip(mechanisms, end.tolist(), strict=True)
+            ]
+        )
     if up:
         lo_x, hi_x = end - 2.0 * h, end + 0.5 * h
     else:
