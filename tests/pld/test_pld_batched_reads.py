@@ -10,6 +10,7 @@ degenerate members. The cell masses themselves are checked against mpmath.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 
 import mpmath
@@ -204,3 +205,26 @@ def test_lattices_of_many_equal_one_by_one() -> None:
         else:
             assert lat.kept is not None
             np.testing.assert_array_equal(lat.kept, alone.kept)
+
+
+def test_discretise_many_equals_each_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both measures of many components built in chunks (read in blocks,
+    lattices and roundings concatenated, retried origins together) are each
+    component's own, bit for bit, whatever the chunk and block sizes."""
+    D = importlib.import_module("symfdp.pld.discretise")
+    mechs = _mixed()
+    grids = component_grids(mechs, 2.7e-4, 2.5e-22, 1, 2**27, 0.05)
+    alone = [D.discretise(m, g) for m, g in zip(mechs, grids, strict=True)]
+    for chunk, block in [(7, 1 << 11), (10**6, 1 << 15)]:
+        monkeypatch.setattr(D, "COMPONENT_CHUNK", chunk)
+        monkeypatch.setattr(D, "ROUNDING_BLOCK", block)
+        together = D.discretise_many(mechs, grids)
+        for pair, want in zip(together, alone, strict=True):
+            for got, ref in zip(pair, want, strict=True):
+                np.testing.assert_array_equal(got.q, ref.q)
+                assert (got.origin, got.k_lo, got.inf_mass, got.dropped) == (
+                    ref.origin,
+                    ref.k_lo,
+                    ref.inf_mass,
+                    ref.dropped,
+                )
