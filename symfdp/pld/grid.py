@@ -535,17 +535,9 @@ def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
 def barycentric_origins(
     mechanisms: Sequence[Mechanism], end: NDArray[np.float64], h: float, up: bool
 ) -> NDArray[np.float64]:
-    r"""Per mechanism, the lattice point that is the barycentre of the loss's
-    end cell at its finite support end ``end[i]``.
-
-    At a finite end of the support without an atom, the dominated measure
-    merges the end cells into one lattice point, which must lie on the near side
-    of their P-barycentre of :math:`V = e^L`. This returns, for the lower end,
-    the first :math:`x` with :math:`Q(L \le x + h/2) - e^x P(L \le x + h/2) \le
-    0` (upper end: the last :math:`x` with :math:`Q(L > x - h/2) - e^x P(L > x -
-    h/2) \ge 0`), located by two passes of 65 points. Any origin is valid;
-    this one makes the end cell nearly lossless.
-    """
+    """:func:`barycentric_origin` of every ``(mechanisms[i], end[i])``, the
+    searches of all in one NumPy pass (fewer than :data:`_GRID_BATCH`
+    mechanisms: one by one)."""
     if len(mechanisms) < _GRID_BATCH:
         return np.array(
             [
