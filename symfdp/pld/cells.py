@@ -47,9 +47,9 @@ def _split(cdf: FloatArray, sf: FloatArray, sizes: Sequence[int]) -> list[CellMa
     bounds = np.concatenate(([0], np.cumsum(sizes, dtype=np.intp)))
     upper = sf[:-1] <= 0.5
     cells = np.where(upper, sf[:-1] - sf[1:], cdf[1:] - cdf[:-1])
-    starts = upper.copy()
-    starts[bounds[1:-1] - 1] = False  # pairs of edges of two sets are no cells
-    hits = np.flatnonzero(starts)
+    upper_cells = upper.copy()
+    upper_cells[bounds[1:-1] - 1] = False  # pairs of edges of two sets: no cells
+    hits = np.flatnonzero(upper_cells)
     owner = np.searchsorted(bounds, hits, side="right") - 1
     first = np.ones(hits.size, dtype=bool)
     first[1:] = owner[1:] != owner[:-1]
@@ -110,8 +110,8 @@ def _read_block(
     CDF at each set's first edge and the right edge of every cell below the
     median (the cell where the two meet included); with the CDF first, the
     survival function from :data:`_BAND` below the median up and at each
-    set's last edge. A family's members are read
-    together (:func:`pq_rows`); P and Q in the same calls."""
+    set's last edge. A family's members are read together (:func:`pq_rows`);
+    P and Q in the same calls."""
     sets = [e for group in edge_sets for e in group]
     flat = np.concatenate(sets)
     per = np.array([sum(e.size for e in group) for group in edge_sets])
@@ -134,7 +134,7 @@ def _read_block(
     sf_first = np.bincount(row, upper, per.size) >= count
     sfs = sf_first[owner]
     main = pq_rows(mechanisms, flat, per, sf=sf_first, inclusive=~sf_first)
-    bounds = np.concatenate(([0], np.cumsum([e.size for e in sets])))
+    bounds = np.concatenate(([0], np.cumsum(sizes)))
     need = np.zeros(flat.size, dtype=bool)
     need[bounds[:-1]] |= sfs[bounds[:-1]]  # the first edges (mass below)
     need[bounds[1:] - 1] |= ~sfs[bounds[1:] - 1]  # the last edges (mass above)

@@ -398,15 +398,9 @@ def _sides(
     widest: float,
     up: bool,
 ) -> tuple[list[float], list[tuple[float, ...]]]:
-    """The range ends and coarse levels of one side of every law.
-
-    Row ``i``'s end is ``end[i]`` when finite, else the first point from
-    ``centre[i]`` (geometric, then linear search) beyond which the Q-mass of L
-    is at most ``tail`` (or the farthest candidate). Level ``j`` is the first
-    point of the geometric search, inside the range, beyond which both tail
-    masses are at most ``COARSE_MASS * 4**(1 - j)``, while ``2**j h <=
-    widest`` (module docstring).
-    """
+    """:func:`_side` of every ``(mechanisms[i], centre[i], scale[i],
+    end[i])``: ``(ends, levels)``, the searches of all in one NumPy pass
+    (fewer than :data:`_GRID_BATCH` mechanisms: one by one)."""
     if len(mechanisms) < _GRID_BATCH:
         one = [
             _side(m, c, s, e, tail, h, widest, up)

@@ -164,7 +164,8 @@ def _part_log_mgf(flat: _Parts, lam: float) -> float:
     each sum (over the :math:`m` points with mass) is taken relative to the
     largest exponent of the lattice (no overflow), inflated by its round-off
     :math:`2(m + 4)u` (any order of summation) and by :math:`m\,Q_i
-    10^{-300}` for the terms that underflow."""
+    10^{-300}` for the terms that underflow, and the sum over the parts by its
+    own round-off."""
     u = float(np.finfo(np.float64).eps) / 2
     step = lam * flat.h
     top = np.where(step > 0, flat.top, 0)
@@ -174,7 +175,8 @@ def _part_log_mgf(flat: _Parts, lam: float) -> float:
     sums = np.add.reduceat(flat.q * e, flat.starts)
     s = sums * (1 + 2 * (sizes + 4) * u) + sizes * mass * 1e-300
     terms = flat.n * (lam * (flat.origin + (flat.k_lo + top) * flat.h) + np.log(s))
-    return float(np.sum(terms))
+    # The sum over the parts rounds at most (parts + 1) u of its magnitude.
+    return float(np.sum(terms) + (terms.size + 1) * u * np.sum(np.abs(terms)))
 
 
 def _part_end(flat: _Parts, log_tail: float, sign: float, lam: float) -> float:
