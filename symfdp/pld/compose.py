@@ -280,8 +280,9 @@ def _full_powers(
     """The live frequencies and, there, :math:`\\sum_i n_i \\log \\hat A_i`,
     the bound on its round-off (:func:`_log_powers`),
     :math:`\\sum_i n_i \\mathrm{dev}_i / B_i`
-    and :math:`\\sum_i n_i \\log B_i`, from length-``size`` FFTs of every part
-    (direct sums at the hot frequencies)."""
+    and an upper bound on :math:`\\sum_i n_i \\log B_i` (its round-off
+    included), from length-``size`` FFTs of every part (direct sums at the hot
+    frequencies)."""
     u = UNIT_ROUNDOFF
     half = size // 2 + 1
     devs = [eta * float(d.q.sum()) for d, _ in parts]
@@ -298,11 +299,13 @@ def _full_powers(
     )
     stored = 0
     total_b = np.zeros(half)
+    magnitude = np.zeros(half)
     min_lb = math.inf
     for (d, n), dev in zip(parts, devs, strict=True):
         spec = sfft.rfft(d.q, n=size)
         lb = np.log(np.abs(spec) + dev)
         total_b += n * lb
+        magnitude += n * np.abs(lb)
         min_lb = min(min_lb, float(lb.min()))
         if keep:
             cache.append(spec)
@@ -316,11 +319,14 @@ def _full_powers(
     direct = []
     if hot.size:
         total_b[hot] = 0.0
+        magnitude[hot] = 0.0
         direct = direct_spectra([d.q for d, _ in parts], size, hot)
         for (_, n), (vals, dev) in zip(parts, direct, strict=True):
             lb = np.log(np.abs(vals) + dev)
             total_b[hot] += n * lb
+            magnitude[hot] += n * np.abs(lb)
             min_lb = min(min_lb, float(lb.min()))
+    total_b = _with_sum_round_off(total_b, magnitude, len(parts))
     # Frequencies below e^-700 are flushed to 0 (error <= e^-700 each).
     live = np.flatnonzero(total_b - min_lb > _LOG_TINY)
     at = np.searchsorted(live, hot)  # the hot frequencies are live
@@ -335,6 +341,16 @@ def _full_powers(
 
     log_pi, log_err, ratio = _log_powers(live_terms(), live.size, len(parts))
     return live, log_pi, log_err, ratio, total_b[live]
+
+
+def _with_sum_round_off(
+    total: FloatArray, magnitude: FloatArray, count: int
+) -> FloatArray:
+    """An upper bound on a sum over ``count`` parts computed as ``total``:
+    its round-off is at most ``(count + 1) u`` times ``magnitude``, the sum of
+    the terms' moduli (a term of -inf leaves the sum at -inf)."""
+    slack = (count + 1) * UNIT_ROUNDOFF * np.where(np.isfinite(magnitude), magnitude, 0)
+    return total + slack
 
 
 def _log_powers(
@@ -411,9 +427,13 @@ def _pruned_powers(
     there are certified below e^-701; of the others, those whose bound
     :math:`\\prod_i B_i^{n_i}` is below e^-700 are flushed too."""
     total_b = np.zeros(pr.freqs.size)
+    magnitude = np.zeros(pr.freqs.size)
     for (_, n), spec, dev in zip(parts, pr.spectra, pr.devs, strict=True):
         with np.errstate(divide="ignore"):
-            total_b += n * np.log(np.abs(spec) + dev)
+            term = n * np.log(np.abs(spec) + dev)
+        total_b += term
+        magnitude += np.abs(term)
+    total_b = _with_sum_round_off(total_b, magnitude, len(parts))
     keep = total_b > _LOG_TINY
     live = pr.freqs[keep]
     terms = (
