@@ -35,7 +35,8 @@ from symfdp.pld.grid import (
 
 def _mixed() -> list[M.Mechanism]:
     """Subsampled Gaussians of both pairs and spread settings, interleaved with
-    members a family does not serve (p = 1, mu = 0, other types)."""
+    members a family does not serve (p = 1, mu = 0, other types, laws with
+    atoms at finite support ends)."""
     rng = np.random.default_rng(7)
     out: list[M.Mechanism] = []
     for i in range(40):
@@ -48,6 +49,11 @@ def _mixed() -> list[M.Mechanism]:
     out.insert(13, M.Gaussian(mu=0.7))
     out.insert(21, M.with_adjacency(M.SubsampledLaplace(mu=1.0, p=0.05), "add"))
     out.insert(30, M.with_adjacency(M.SubsampledLaplace(mu=0.5, p=0.2), "remove"))
+    # Atoms at both support ends, and discrete laws.
+    out.insert(3, M.Laplace(mu=1.0))
+    out.insert(17, M.RandomizedResponse(eps=1.0))
+    out.insert(26, M.PureDP(eps=0.5))
+    out.insert(35, M.DiscreteLaplace(a=0.8))
     return out
 
 
