@@ -65,8 +65,9 @@ from symfdp.pld.cells import has_atom, pq_rows
 #: Geometric multipliers of the Q standard deviation searched for tail cuts
 #: (the centre first).
 _SEARCH_STEPS = np.concatenate(([0.0], 2.0 ** (np.arange(0, 60) / 4.0)))
-#: Fewer mechanisms than this are gridded one by one (_side,
-#: barycentric_origin); more in one NumPy pass (_sides, barycentric_origins).
+#: Fewer mechanisms (coarse lattices) than this are gridded one by one (_side,
+#: barycentric_origin, ComponentGrid.lattice); more in one NumPy pass (_sides,
+#: barycentric_origins, lattices).
 _GRID_BATCH = 8
 #: Lattice points inside the bracket of the second, linear tail search.
 _TAIL_REFINE = 33
@@ -221,9 +222,9 @@ def lattices(grids: Sequence[ComponentGrid], origins: Sequence[float]) -> list[L
     indices run by run, the ends added where a stride skips them, and the
     points ``o + k h`` snapped onto a finite support end within ``1e-9 h`` of
     it (as :meth:`ComponentGrid.points`, which gives the others). Fewer than
-    :data:`_LATTICE_BATCH` coarse lattices are built one by one."""
+    :data:`_GRID_BATCH` coarse lattices are built one by one."""
     coarse = [i for i, g in enumerate(grids) if g.coarse_lo or g.coarse_hi]
-    if len(coarse) < _LATTICE_BATCH:
+    if len(coarse) < _GRID_BATCH:
         return [g.lattice(o) for g, o in zip(grids, origins, strict=True)]
     out: list[Lattice | None] = [None] * len(grids)
     for i, (g, o) in enumerate(zip(grids, origins, strict=True)):
@@ -237,10 +238,8 @@ def lattices(grids: Sequence[ComponentGrid], origins: Sequence[float]) -> list[L
     return cast(list[Lattice], out)
 
 
-#: Lattices per pass of :func:`lattices`; with fewer coarse ones than
-#: _LATTICE_BATCH, each is built alone (:meth:`ComponentGrid.lattice`).
+#: Lattices per pass of :func:`lattices`.
 _LATTICE_CHUNK = 256
-_LATTICE_BATCH = 8
 
 
 def _lattices(
@@ -327,6 +326,11 @@ def _tails(m: Mechanism, x: np.ndarray, under: str, up: bool) -> np.ndarray:
     return np.asarray(out, dtype=np.float64).reshape(-1)
 
 
+def _first_below(values: np.ndarray, tail: float) -> int:
+    hits = np.flatnonzero(values <= tail)
+    return int(hits[0]) if hits.size else values.size - 1
+
+
 def _side(
     m: Mechanism,
     centre: float,
@@ -360,11 +364,11 @@ def _side(
     if math.isfinite(end):
         cut = end
     else:
-        i = _first_index_below(q, tail)
+        i = _first_below(q, tail)
         cut = float(x[i])
         if i > 0:
             fine = np.linspace(x[i - 1], x[i], _TAIL_REFINE)
-            cut = float(fine[_first_index_below(_tails(m, fine, "Q", up), tail)])
+            cut = float(fine[_first_below(_tails(m, fine, "Q", up), tail)])
     inside = sign * (cut - x) > 0.0
     inside[0] = False
     if not (coarse and inside.any()):
@@ -380,12 +384,6 @@ def _side(
         levels.append(float(x[hits[0]]))
         j += 1
     return cut, tuple(levels)
-
-
-def _first_index_below(values: np.ndarray, tail: float) -> int:
-    """The first index with a value at most ``tail`` (else the last)."""
-    hits = np.flatnonzero(values <= tail)
-    return int(hits[0]) if hits.size else values.size - 1
 
 
 def _sides(
