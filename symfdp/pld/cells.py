@@ -75,14 +75,26 @@ def cell_masses_pq_many(
 ) -> list[tuple[list[CellMasses], list[CellMasses]]]:
     """:func:`cell_masses_pq` of every ``(mechanisms[i], edge_sets[i])``, read
     in blocks of about :data:`_READ_BLOCK` edges (:func:`_read_block`)."""
-    out: list[tuple[list[CellMasses], list[CellMasses]]] = []
+    sizes = [sum(e.size for e in sets) for sets in edge_sets]
+    return [
+        cells
+        for run in consecutive_runs(sizes, _READ_BLOCK)
+        for cells in _read_block(mechanisms[run], edge_sets[run])
+    ]
+
+
+def consecutive_runs(sizes: Sequence[int], at_least: int) -> list[slice]:
+    """Consecutive runs of items whose ``sizes`` add up to at least
+    ``at_least`` each (the last may fall short; a larger item is a run of its
+    own)."""
+    out = []
     start = 0
-    while start < len(mechanisms):
-        stop, edges = start, 0
-        while stop < len(mechanisms) and (stop == start or edges < _READ_BLOCK):
-            edges += sum(e.size for e in edge_sets[stop])
+    while start < len(sizes):
+        stop, total = start, 0
+        while stop < len(sizes) and (stop == start or total < at_least):
+            total += sizes[stop]
             stop += 1
-        out += _read_block(mechanisms[start:stop], edge_sets[start:stop])
+        out.append(slice(start, stop))
         start = stop
     return out
 

@@ -73,6 +73,7 @@ Both measures are built from the same batch of CDF values
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -80,7 +81,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
-from symfdp.pld.cells import CellMasses, cell_masses_pq_many
+from symfdp.pld.cells import CellMasses, cell_masses_pq_many, consecutive_runs
 from symfdp.pld.grid import ComponentGrid, Lattice, lattices
 
 #: Relative size of a pull treated as round-off (see barycentric_masses).
@@ -148,6 +149,16 @@ class DiscretePLD:
         return self.kept[self.q[self.kept] > 0.0]
 
 
+def concatenated_supports(
+    measures: Sequence[DiscretePLD],
+) -> tuple[NDArray[np.int64], FloatArray, NDArray[np.intp]]:
+    """The positions with mass of several measures (:attr:`DiscretePLD.support`)
+    and their Q-masses, concatenated, with the number of each measure."""
+    at = [d.support for d in measures]
+    q = np.concatenate([d.q[a] for d, a in zip(measures, at, strict=True)])
+    return np.concatenate(at), q, np.array([a.size for a in at], dtype=np.intp)
+
+
 def _z_edges(grid: ComponentGrid, l: FloatArray) -> FloatArray:
     """Edges at which the dominating measure reads CDFs (points ``l``)."""
     edges: FloatArray = l.copy()
@@ -162,24 +173,12 @@ def _connect_dots(
     """The dominating measures of ``(grid, lattice, P cells, Q cells)`` items,
     in passes over their concatenated lattices, :data:`ROUNDING_BLOCK` points
     at a time (the same values as one by one)."""
-    return [d for block in _blocks(items) for d in _connect_dots_block(block)]
-
-
-def _blocks(
-    items: list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]],
-) -> list[list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]]]:
-    """Consecutive runs of ``items`` of at least :data:`ROUNDING_BLOCK` lattice
-    points each (the last may have fewer)."""
-    out = []
-    start = 0
-    while start < len(items):
-        stop, points = start, 0
-        while stop < len(items) and (stop == start or points < ROUNDING_BLOCK):
-            points += items[stop][1].l.size
-            stop += 1
-        out.append(items[start:stop])
-        start = stop
-    return out
+    sizes = [lat.l.size for _, lat, _, _ in items]
+    return [
+        d
+        for run in consecutive_runs(sizes, ROUNDING_BLOCK)
+        for d in _connect_dots_block(items[run])
+    ]
 
 
 def _connect_dots_block(
@@ -504,7 +503,12 @@ def _barycentric_roundings(
     """The dominated measures of ``(grid, lattice, P cells, Q cells)`` items,
     their barycentric masses in passes over concatenated lattices of up to
     :data:`ROUNDING_BLOCK` points."""
-    return [d for block in _blocks(items) for d in _rounding_block(block)]
+    sizes = [lat.l.size for _, lat, _, _ in items]
+    return [
+        d
+        for run in consecutive_runs(sizes, ROUNDING_BLOCK)
+        for d in _rounding_block(items[run])
+    ]
 
 
 def _rounding_block(

@@ -70,7 +70,7 @@ import numpy as np
 from scipy import fft as sfft
 from threadpoolctl import threadpool_limits
 
-from symfdp.pld.discretise import DiscretePLD
+from symfdp.pld.discretise import DiscretePLD, concatenated_supports
 
 _U = float(np.finfo(np.float64).eps) / 2
 _U_LD = float(np.finfo(np.longdouble).eps) / 2
@@ -140,10 +140,8 @@ _STATS_CHUNK = 256
 
 def _stats_chunk(parts: Sequence[tuple[DiscretePLD, int]]) -> list[_Stats]:
     """:func:`_stats` of one chunk."""
-    at = [d.support for d, _ in parts]
-    m = np.array([a.size for a in at])
-    q = np.concatenate([d.q[a] for (d, _), a in zip(parts, at, strict=True)])
-    j = np.concatenate(at).astype(np.float64)
+    at, q, m = concatenated_supports([d for d, _ in parts])
+    j = at.astype(np.float64)
     starts = np.concatenate(([0], np.cumsum(m)[:-1]))
     live = m > 0
     first = starts[live]
@@ -232,12 +230,10 @@ def _sampled_bins(
     for start in range(0, len(parts), _BIN_CHUNK):
         chunk = parts[start : start + _BIN_CHUNK]
         sts = stats[start : start + _BIN_CHUNK]
-        supports = [d.support for d, _ in chunk]
-        row_of = np.repeat(np.arange(len(chunk)), [a.size for a in supports])
+        at, q, counts = concatenated_supports([d for d, _ in chunk])
+        row_of = np.repeat(np.arange(len(chunk)), counts)
         folded = np.bincount(
-            row_of * length + np.concatenate(supports) % length,
-            np.concatenate([d.q[a] for (d, _), a in zip(chunk, supports, strict=True)]),
-            minlength=len(chunk) * length,
+            row_of * length + at % length, q, minlength=len(chunk) * length
         ).reshape(len(chunk), length)
         rows = np.array([-(-d.q.size // length) for d, _ in chunk], dtype=np.float64)
         q0_hi = _column(sts, "q0_hi")

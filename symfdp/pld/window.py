@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from symfdp.pld.discretise import DiscretePLD
+from symfdp.pld.discretise import DiscretePLD, concatenated_supports
 
 #: Range of lambda * sd searched, and the tolerance on log lambda of the search
 #: (the end is stationary at the optimum, so it moves by the square of this).
@@ -67,11 +67,6 @@ class _Family:
         sums = np.add.reduceat(np.exp(rel), self.starts)
         return float(np.sum(self.n * (top + np.log(sums))))
 
-    @property
-    def empty(self) -> bool:
-        """Whether some part carries no mass."""
-        return bool(np.any(np.diff(np.append(self.starts, self.points.size)) == 0))
-
 
 @dataclass(frozen=True)
 class _Parts:
@@ -99,15 +94,12 @@ class _Parts:
 
     @classmethod
     def of(cls, parts: Sequence[tuple[DiscretePLD, int]]) -> _Parts:
-        at = [d.support for d, _ in parts]
-        sizes = np.array([a.size for a in at])
-        pts = np.concatenate(
-            [d.points_at(a) for (d, _), a in zip(parts, at, strict=True)]
-        )
+        at, q, sizes = concatenated_supports([d for d, _ in parts])
+        points = np.concatenate([d.points_at(d.support) for d, _ in parts])
         return cls(
-            np.concatenate(at),
-            np.concatenate([d.q[a] for (d, _), a in zip(parts, at, strict=True)]),
-            pts,
+            at,
+            q,
+            points,
             np.concatenate(([0], np.cumsum(sizes)[:-1])),
             np.array([float(n) for _, n in parts]),
             np.array([d.q.size - 1 for d, _ in parts]),
