@@ -73,7 +73,7 @@ Both measures are built from the same batch of CDF values
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -173,11 +173,19 @@ def _connect_dots(
     """The dominating measures of ``(grid, lattice, P cells, Q cells)`` items,
     in passes over their concatenated lattices, :data:`ROUNDING_BLOCK` points
     at a time (the same values as one by one)."""
+    return _in_blocks(items, _connect_dots_block)
+
+
+def _in_blocks(
+    items: ItemList, measures: Callable[[ItemList], list[DiscretePLD]]
+) -> list[DiscretePLD]:
+    """``measures`` of consecutive runs of ``items`` of at least
+    :data:`ROUNDING_BLOCK` lattice points each (one concatenated pass per run)."""
     sizes = [lat.l.size for _, lat, _, _ in items]
     return [
         d
         for run in consecutive_runs(sizes, ROUNDING_BLOCK)
-        for d in _connect_dots_block(items[run])
+        for d in measures(items[run])
     ]
 
 
@@ -503,12 +511,7 @@ def _barycentric_roundings(
     """The dominated measures of ``(grid, lattice, P cells, Q cells)`` items,
     their barycentric masses in passes over concatenated lattices of up to
     :data:`ROUNDING_BLOCK` points."""
-    sizes = [lat.l.size for _, lat, _, _ in items]
-    return [
-        d
-        for run in consecutive_runs(sizes, ROUNDING_BLOCK)
-        for d in _rounding_block(items[run])
-    ]
+    return _in_blocks(items, _rounding_block)
 
 
 def _rounding_block(
