@@ -113,6 +113,32 @@ def cumulants_from_central_rows(central: FloatArray) -> FloatArray:
     return kappa[2:]
 
 
+def central_rows_from_shifted(shifted: FloatArray) -> FloatArray:
+    r"""Central moments from moments about a point :math:`c`, vectorised over
+    columns: ``shifted[j]`` :math:`= E[(X - c)^j]`, ``j = 0..n`` (row 0 is 1);
+    returns rows ``0..n`` with :math:`\mu_0 = 1`, :math:`\mu_1 = 0` and
+
+    .. math::  \mu_r = \sum_{j=0}^{r} \binom{r}{j} E[(X - c)^j]\,(-\delta)^{r-j},
+               \qquad \delta = E[X - c].
+
+    Rounding: about :math:`u\,E[(|X - \mu| + |\delta|)^r]` per row, i.e.
+    :math:`(1 + |\delta|/\sigma)^r` times that of the central sums themselves;
+    callers keep :math:`|\delta|` within a few :math:`\sigma`.
+    """
+    order = shifted.shape[0] - 1
+    delta = shifted[1]
+    out = np.zeros_like(shifted)
+    out[0] = 1.0
+    for r in range(2, order + 1):
+        acc = shifted[r].copy()
+        neg = -delta
+        for j in range(r - 1, -1, -1):
+            acc += math.comb(r, j) * shifted[j] * neg
+            neg = neg * -delta
+        out[r] = acc
+    return out
+
+
 def weighted_cumulants(
     values: ArrayLike,
     weights: ArrayLike,

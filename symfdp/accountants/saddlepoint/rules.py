@@ -17,6 +17,7 @@ in one pass (central moments and the moment-cumulant recursion of Zheng et al.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
-from symfdp.numeric.moments import cumulants_from_central_rows
+from symfdp.numeric.moments import (
+    central_rows_from_shifted,
+    cumulants_from_central_rows,
+)
 
 #: Entries (tilts x nodes) per block of the vectorised pass (stays in cache).
 _CHUNK = 65_536
@@ -263,26 +267,61 @@ def stack_subsampled_gaussians(
     return StackedRule(nodes[order], log_w[order], counts[order], sizes[order])
 
 
-#: Entries (components x tilts x nodes) per block of :func:`stacked_derivatives`.
-_STACK_CHUNK = 1 << 15
+#: Entries (components x tilts x nodes) per block of the stacked passes.
+_STACK_CHUNK = 1 << 17
+#: From this many tilts on, :func:`stacked_derivatives` takes the moments about
+#: one point per component (:func:`_shifted_derivatives`).
+SHIFTED_MIN_TILTS = 4
+#: Largest distance, in tilted standard deviations, of that point from the
+#: tilted mean (beyond it the component is summed about its mean).
+SHIFT_SD = 4.0
+#: Smallest sum of the weights scaled by the upper bound of their largest one
+#: (below it the component is summed about its mean).
+_SCALED_SUM_MIN = 1e-200
 
 
 def stacked_derivatives(rule: StackedRule, t: FloatArray, order: int) -> FloatArray:
     r""":math:`\sum_c n_c K_c^{(r)}(t)`, ``r = 0..order``, over the components of
-    ``rule`` (rows; shape ``(order + 1, t.size)``)."""
-    out = np.zeros((order + 1, t.size))
+    ``rule`` (rows; shape ``(order + 1, t.size)``): for ``SHIFTED_MIN_TILTS``
+    tilts or more by :func:`_shifted_derivatives`, the components it declines
+    (and fewer tilts) by :func:`_central_derivatives`."""
+    if t.size < SHIFTED_MIN_TILTS:
+        return _central_derivatives(rule, t, order)
+    out, declined = _shifted_derivatives(rule, t, order)
+    if declined.size:
+        rest = StackedRule(
+            rule.nodes[declined],
+            rule.log_w[declined],
+            rule.counts[declined],
+            rule.sizes[declined],
+        )
+        out += _central_derivatives(rest, t, order)
+    return out
+
+
+def _blocks(rule: StackedRule, tilts: int) -> Iterator[tuple[slice, int]]:
+    """Row ranges of ``rule`` of about ``_STACK_CHUNK`` entries at ``tilts``
+    tilts each, and their width (rows are sorted by size: a block's last row is
+    its widest)."""
     comps = rule.nodes.shape[0]
-    tt = t[None, :, None]
     start = 0
     while start < comps:
-        # Rows are sorted by size: the block's last row is its widest.
-        width = int(rule.sizes[min(start + 1, comps) - 1])
-        per = max(1, _STACK_CHUNK // max(width * t.size, 1))
-        width = int(rule.sizes[min(start + per, comps) - 1])
-        l = rule.nodes[start : start + per, :width]
-        lw = rule.log_w[start : start + per, :width]
-        n = rule.counts[start : start + per]
-        start += per
+        width = int(rule.sizes[start])
+        per = max(1, _STACK_CHUNK // max(width * tilts, 1))
+        stop = min(start + per, comps)
+        yield slice(start, stop), int(rule.sizes[stop - 1])
+        start = stop
+
+
+def _central_derivatives(rule: StackedRule, t: FloatArray, order: int) -> FloatArray:
+    """:func:`stacked_derivatives` from the central moments of each component
+    and tilt (two passes: the tilted mean, then the powers about it)."""
+    out = np.zeros((order + 1, t.size))
+    tt = t[None, :, None]
+    for rows, width in _blocks(rule, t.size):
+        l = rule.nodes[rows, :width]
+        lw = rule.log_w[rows, :width]
+        n = rule.counts[rows]
         a = tt * l[:, None, :]
         a += lw[:, None, :]
         amax = a.max(axis=2)
@@ -303,6 +342,95 @@ def stacked_derivatives(rule: StackedRule, t: FloatArray, order: int) -> FloatAr
         central[2:] /= s
         out[2:] += np.einsum("c,rct->rt", n, cumulants_from_central_rows(central))
     return out
+
+
+def _shifted_derivatives(
+    rule: StackedRule, t: FloatArray, order: int
+) -> tuple[FloatArray, NDArray[np.intp]]:
+    r""":func:`stacked_derivatives` from the moments of each component about one
+    point :math:`c` for all tilts, and the rows it declines.
+
+    :math:`c` is the component's tilted mean at the middle tilt. With the upper
+    bound :math:`B(t) = \max_i \log w_i + \max(t l_{max}, t l_{min})` of the
+    largest log-weight (no pass for the maximum), the sums
+
+    .. math::  S_j(t) = \sum_i e^{t (l_i - l_{end})}\,
+               \big[e^{\log w_i - \max \log w}\,(l_i - c)^j\big],
+               \qquad j = 0..\text{order},
+
+    (:math:`l_{end} = l_{max}` for :math:`t \ge 0`, :math:`l_{min}` below)
+    are one exponential per entry and one matrix product per component, and
+    :math:`K = B + \log S_0`, :math:`K' = c + S_1/S_0`. Central moments follow
+    by :func:`~symfdp.numeric.moments.central_rows_from_shifted`, with
+    rounding :math:`(1 + |\delta|/\sigma)^r` times that of the central sums;
+    a component is declined (summed about its mean instead) where
+    :math:`|\delta| >` ``SHIFT_SD`` :math:`\sigma` (order 3: at most 125 ulps
+    of :math:`\sigma^3`) or :math:`S_0 <` ``_SCALED_SUM_MIN`` (a bound far
+    above the largest weight)."""
+    l, lw = rule.nodes, rule.log_w
+    comps = l.shape[0]
+    top, l_hi, l_lo = np.empty(comps), np.empty(comps), np.empty(comps)
+    centre = _row_means(l, lw, float(np.median(t)))
+    by_tilt = np.argsort(t, kind="stable")
+    ts = t[by_tilt]
+    neg = int(np.searchsorted(ts, 0.0))
+    sums = np.empty((comps, t.size, order + 1))
+    for rows, width in _blocks(rule, t.size):
+        ll, lww = l[rows, :width], lw[rows, :width]
+        real = np.isfinite(lww)
+        top[rows] = lww.max(axis=1)
+        l_hi[rows] = np.where(real, ll, -np.inf).max(axis=1)
+        l_lo[rows] = np.where(real, ll, np.inf).min(axis=1)
+        # Weights and powers in one (rows, nodes, order + 1) matrix.
+        powers = np.empty((*ll.shape, order + 1))
+        np.exp(lww - top[rows, None], out=powers[..., 0])
+        d = ll - centre[rows, None]
+        for j in range(1, order + 1):
+            np.multiply(powers[..., j - 1], d, out=powers[..., j])
+        for tilts, shift in (
+            (slice(0, neg), np.maximum(ll - l_lo[rows, None], 0.0)),
+            (slice(neg, t.size), np.minimum(ll - l_hi[rows, None], 0.0)),
+        ):
+            if tilts.start == tilts.stop:
+                continue
+            # t (l - l_end) <= 0 (padding nodes clipped to the end).
+            a = np.multiply.outer(ts[tilts], shift)
+            np.exp(a, out=a)
+            np.matmul(a.transpose(1, 0, 2), powers, out=sums[rows, tilts])
+    if np.any(by_tilt[1:] < by_tilt[:-1]):
+        sums = sums[:, np.argsort(by_tilt)]
+    sums = np.moveaxis(sums, 2, 0)
+    scale = sums[0]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        shifted = sums / scale
+        central = central_rows_from_shifted(shifted)
+    delta = shifted[1]
+    var = central[2] if order >= 2 else np.ones(scale.shape)
+    fine = np.all(
+        (scale > _SCALED_SUM_MIN) & (var > 0.0) & (delta * delta <= SHIFT_SD**2 * var),
+        axis=1,
+    )
+    n = np.where(fine, rule.counts, 0.0)
+    bound = top[:, None] + np.maximum(np.outer(l_hi, t), np.outer(l_lo, t))
+    out = np.zeros((order + 1, t.size))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[0] = n @ np.where(fine[:, None], bound + np.log(scale), 0.0)
+        out[1] = n @ np.where(fine[:, None], centre[:, None] + delta, 0.0)
+        if order >= 2:
+            kappa = np.where(
+                fine[None, :, None], cumulants_from_central_rows(central), 0.0
+            )
+            out[2:] = np.einsum("c,rct->rt", n, kappa)
+    return out, np.flatnonzero(~fine)
+
+
+def _row_means(l: FloatArray, lw: FloatArray, tilt: float) -> FloatArray:
+    r"""The mean of each row's law :math:`\propto e^{\log w_i + t l_i}`."""
+    a = tilt * l + lw
+    a -= a.max(axis=1, keepdims=True)
+    np.exp(a, out=a)
+    means: FloatArray = np.einsum("cn,cn->c", a, l) / a.sum(axis=1)
+    return means
 
 
 def fast_cache(m: Mechanism) -> RuleCache | None:
