@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, final
 
+import numpy as np
+
 from symfdp._gc import cyclic_gc_paused
 from symfdp._validation import MAX_COMPOSITIONS, check_int, check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
@@ -108,10 +110,25 @@ def pair_compositions(components: Components) -> tuple[Components, ...]:
 
 
 def loss_range(components: Components) -> tuple[float, float]:
-    """``(a, b)``: the range of the composed loss, the sums of the supports."""
-    ends = [(n, m.plrv_support()) for m, n in components]
-    lo = math.fsum(n * a for n, (a, _) in ends)
-    hi = math.fsum(n * b for n, (_, b) in ends)
+    """``(a, b)``: the range of the composed loss, the sums of the supports
+    (a family's supports in one pass where its type has
+    ``_plrv_supports_many``)."""
+    by_type: dict[type, list[int]] = {}
+    for i, (m, _) in enumerate(components):
+        by_type.setdefault(type(m), []).append(i)
+    ends = np.empty((len(components), 2))
+    for kind, idx in by_type.items():
+        many = getattr(kind, "_plrv_supports_many", None)
+        members = [components[i][0] for i in idx]
+        ends[idx] = (
+            many(members)
+            if many is not None and len(idx) > 1
+            else [m.plrv_support() for m in members]
+        )
+    counts = np.array([n for _, n in components], dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        lo = math.fsum(counts * ends[:, 0])
+        hi = math.fsum(counts * ends[:, 1])
     return (lo if not math.isnan(lo) else -math.inf), (
         hi if not math.isnan(hi) else math.inf
     )

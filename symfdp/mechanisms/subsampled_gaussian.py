@@ -195,6 +195,21 @@ class SubsampledGaussian(PoissonSubsampled):
         return kappa
 
     @classmethod
+    def _plrv_supports_many(cls, mechanisms: Sequence[Mechanism]) -> FloatArray:
+        r""":meth:`plrv_support` of many settings, rows ``(lo, hi)``: the base
+        loss is unbounded, so :math:`(\log(1 - p), \infty)` for the add pair
+        (:math:`-\infty` at ``p = 1``) and its negative, swapped, for the
+        remove pair."""
+        sg = cast(Sequence[SubsampledGaussian], mechanisms)
+        p = np.array([m.p for m in sg])
+        with np.errstate(divide="ignore"):
+            lo = np.where(p == 1.0, -np.inf, np.log1p(-p))
+        ends = np.stack([lo, np.full(p.shape, np.inf)], axis=1)
+        remove = np.array([m.pair == "remove" for m in sg])
+        ends[remove] = -ends[remove, ::-1]
+        return ends
+
+    @classmethod
     def _cumulants_many(
         cls, mechanisms: Sequence[Mechanism], order: int, under: Under
     ) -> tuple[FloatArray, NDArray[np.bool_]]:

@@ -75,7 +75,8 @@ def test_subsampled_gaussian_rules_in_one_pass_match_the_rule_caches(
     are those of the per-component rule caches stacked, bit for bit: both
     pairs, steps halved for large mu and for negative tilts, several p."""
     from symfdp.accountants.saddlepoint.rules import (
-        fast_cache,
+        RuleCache,
+        has_rules,
         rule_key,
         rules_many,
         stack_rules,
@@ -91,8 +92,8 @@ def test_subsampled_gaussian_rules_in_one_pass_match_the_rule_caches(
     counts = np.array([n for _, n in comps], dtype=np.float64)
     keys = np.array([rule_key(m.pair == "remove", lo, hi)[0] for m in mechs])
     fast = stack_subsampled_gaussians(mechs, counts, keys)
-    caches = [fast_cache(m) for m in mechs]
-    slow = stack_rules(rules_many(caches, lo, hi), counts)  # type: ignore[arg-type]
+    assert all(has_rules(m) for m in mechs)
+    slow = stack_rules(rules_many([RuleCache(m) for m in mechs], lo, hi), counts)
     assert fast is not None
     for name in ("nodes", "log_w", "counts", "sizes"):
         np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))

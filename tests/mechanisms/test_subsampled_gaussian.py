@@ -220,3 +220,26 @@ def test_needs_exactly_one_of_sigma_or_mu() -> None:
         M.SubsampledGaussian(p=0.1, sigma=1.0, mu=1.0)
     with pytest.raises(TypeError):
         M.SubsampledGaussian(p="0.1", sigma=1.0)
+
+
+def test_supports_of_many_settings_are_those_of_each() -> None:
+    """The family's supports in one pass, bit for bit against each mechanism's
+    own: both pairs and "both", p = 1, mu = 0; and the composed loss range
+    against the sum of the supports one by one (other families alongside)."""
+    import math
+
+    from symfdp.accountants.base import loss_range
+
+    mechs = [
+        M.SubsampledGaussian(sigma=s, p=q).with_pair(pair)
+        for s, q in [(0.5, 0.3), (2.0, 1.0), (1.0, 1e-6), (3.0, 0.999)]
+        for pair in ("add", "remove", "both")
+    ] + [M.SubsampledGaussian(mu=0.0, p=0.2).with_pair("remove")]
+    got = M.SubsampledGaussian._plrv_supports_many(mechs)
+    want = np.array([m.plrv_support() for m in mechs])
+    np.testing.assert_array_equal(got, want)
+    comps = tuple((m, 3 + i) for i, m in enumerate(mechs[::3]))
+    comps += ((M.Laplace(mu=1.0), 2), (M.Gaussian(mu=0.5), 1))
+    lo = math.fsum(n * m.plrv_support()[0] for m, n in comps)
+    hi = math.fsum(n * m.plrv_support()[1] for m, n in comps)
+    assert loss_range(comps) == (lo, hi)

@@ -19,8 +19,9 @@ from symfdp.accountants.base import Components, loss_range
 from symfdp.accountants.saddlepoint.formulas import log_integrals
 from symfdp.accountants.saddlepoint.records import SaddleValues
 from symfdp.accountants.saddlepoint.rules import (
+    RuleCache,
     StackedRule,
-    fast_cache,
+    has_rules,
     rule_derivatives,
     rule_key,
     rules_many,
@@ -230,12 +231,15 @@ class SaddleGrid:
 
     def __init__(self, components: Components, symmetric: bool) -> None:
         self.components = components
-        #: Cached tilt-following rules of the subsampled components (one pass
-        #: gives K, K', K''); None for closed-form components.
-        self._fast = [fast_cache(m) for m, _ in components]
         #: Indices of the subsampled components (evaluated as one stacked
         #: matrix when there are several) and their stacked rules by range.
-        self._fast_idx = [i for i, c in enumerate(self._fast) if c is not None]
+        self._fast_idx = [i for i, (m, _) in enumerate(components) if has_rules(m)]
+        fast = set(self._fast_idx)
+        #: The other components (closed forms).
+        self._closed = [c for i, c in enumerate(components) if i not in fast]
+        #: Cached tilt-following rules of the subsampled components (one pass
+        #: gives K, K', K''), built on first use.
+        self._caches: list[RuleCache] | None = None
         self._stacked: list[tuple[FloatArray, StackedRule]] = []
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = self._first_stage = (
@@ -274,20 +278,17 @@ class SaddleGrid:
             tt = flat[idx]
             if len(groups) > 1:
                 lo, hi = float(tt.min()), float(tt.max())
-            stacked = len(self._fast_idx) >= STACK_MIN
-            if stacked:
+            if len(self._fast_idx) >= STACK_MIN:
                 out[:, idx] += stacked_derivatives(
                     self._stacked_rule(lo, hi), tt, order
                 )
-            for (m, n), cache in zip(self.components, self._fast, strict=True):
-                if cache is not None:
-                    if stacked:
-                        continue
+            else:
+                for i, cache in zip(self._fast_idx, self.caches(), strict=True):
                     rule = cache.rule(lo, hi)
-                    out[:, idx] += n * rule_derivatives(
+                    out[:, idx] += self.components[i][1] * rule_derivatives(
                         rule.nodes, rule.log_w, tt, order, finite=True
                     )
-                    continue
+            for m, n in self._closed:
                 a, b, c = m.cgf_derivatives(tt, "Q")
                 out[0, idx] += n * np.asarray(a, dtype=np.float64)
                 out[1, idx] += n * np.asarray(b, dtype=np.float64)
@@ -310,14 +311,18 @@ class SaddleGrid:
         counts = np.array([self.components[i][1] for i in self._fast_idx], float)
         built = stack_subsampled_gaussians(mechanisms, counts, keys)
         if built is None:
-            caches = [self._fast[i] for i in self._fast_idx]
-            rules = rules_many(caches, lo, hi)  # type: ignore[arg-type]
-            keys = np.array(
-                [c._key_of(r) for c, r in zip(caches, rules, strict=True)]  # type: ignore[union-attr]
-            )
+            caches = self.caches()
+            rules = rules_many(caches, lo, hi)
+            keys = np.array([c._key_of(r) for c, r in zip(caches, rules, strict=True)])
             built = stack_rules(rules, counts)
         self._stacked.append((keys, built))
         return built
+
+    def caches(self) -> list[RuleCache]:
+        """The rule caches of the subsampled components (``_fast_idx`` order)."""
+        if self._caches is None:
+            self._caches = [RuleCache(self.components[i][0]) for i in self._fast_idx]
+        return self._caches
 
     def stacked_rules(self) -> StackedRules | None:
         """The stacked rules of the subsampled components

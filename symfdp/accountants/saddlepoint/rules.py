@@ -433,12 +433,12 @@ def _row_means(l: FloatArray, lw: FloatArray, tilt: float) -> FloatArray:
     return means
 
 
-def fast_cache(m: Mechanism) -> RuleCache | None:
-    """A :class:`RuleCache` for a Poisson-subsampled component with ``p < 1``;
-    ``None`` for every other mechanism (closed forms)."""
+def has_rules(m: Mechanism) -> bool:
+    """Whether ``m`` is a Poisson-subsampled pair with ``p < 1`` (evaluated by
+    tilt-following rules, :class:`RuleCache`); other mechanisms have closed
+    forms."""
     from symfdp.mechanisms.subsampled import PoissonSubsampled
 
-    if isinstance(m, PoissonSubsampled) and m._identity() is None:
-        if m.pair in ("add", "remove"):
-            return RuleCache(m)
-    return None
+    return (
+        isinstance(m, PoissonSubsampled) and m.p != 1.0 and m.pair in ("add", "remove")
+    )
