@@ -14,6 +14,7 @@ import math
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from symfdp.accountants.base import Components, loss_range
 from symfdp.accountants.saddlepoint.formulas import log_integrals
@@ -240,6 +241,8 @@ class SaddleGrid:
         #: Cached tilt-following rules of the subsampled components (one pass
         #: gives K, K', K''), built on first use.
         self._caches: list[RuleCache] | None = None
+        #: Which of them are remove pairs (on first use).
+        self._remove: npt.NDArray[np.bool_] | None = None
         self._stacked: list[tuple[FloatArray, StackedRule]] = []
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = self._first_stage = (
@@ -301,9 +304,12 @@ class SaddleGrid:
         """The rules of the subsampled components for the tilts ``[lo, hi]``,
         stacked (a cached rule of a covering range is reused)."""
         mechanisms = [self.components[i][0] for i in self._fast_idx]
-        remove = np.array([m.pair == "remove" for m in mechanisms])  # type: ignore[attr-defined]
+        if self._remove is None:
+            self._remove = np.array([m.pair == "remove" for m in mechanisms])  # type: ignore[attr-defined]
         keys = np.where(
-            remove[:, None], rule_key(True, lo, hi)[0], rule_key(False, lo, hi)[0]
+            self._remove[:, None],
+            rule_key(True, lo, hi)[0],
+            rule_key(False, lo, hi)[0],
         )
         for held, stacked in self._stacked:
             if np.all(held[:, 0] <= keys[:, 0]) and np.all(held[:, 1] >= keys[:, 1]):

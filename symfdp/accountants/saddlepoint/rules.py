@@ -16,6 +16,7 @@ in one pass (central moments and the moment-cumulant recursion of Zheng et al.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -239,14 +240,13 @@ def stack_subsampled_gaussians(
     from symfdp.mechanisms._gaussian_mixture_batch import log_mix_rows
     from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 
-    if not all(
-        type(m) is SubsampledGaussian and m.pair in ("add", "remove")
-        for m in mechanisms
-    ):
+    if any(type(m) is not SubsampledGaussian for m in mechanisms):
         return None
     sg: list[Any] = mechanisms
-    mu = np.array([m.mu for m in sg])
-    p = np.array([m.p for m in sg])
+    pairs = [m.pair for m in sg]
+    if any(pair not in ("add", "remove") for pair in pairs):
+        return None
+    mu, p = np.array([(m.base.mu, m.p) for m in sg], dtype=np.float64).T
     if not (np.all(mu > 0.0) and np.all(p < 1.0)):
         return None
     built = SubsampledGaussian._tilted_base_rules(mu, p, keys[:, 0], keys[:, 1])
@@ -254,7 +254,7 @@ def stack_subsampled_gaussians(
         return None
     base, log_p, sizes = built
     loss = log_mix_rows(base, p[:, None])
-    remove = np.array([m.pair == "remove" for m in sg])[:, None]
+    remove = np.array([pair == "remove" for pair in pairs])[:, None]
     # Add: Q-weights w_P e^{L} (tilting them by t is the P-law tilted by
     # t + 1); remove: L' = -L, Q' = P_add (tilted by t: P_add tilted by -t).
     nodes = np.where(remove, -loss, loss)
@@ -437,8 +437,16 @@ def has_rules(m: Mechanism) -> bool:
     """Whether ``m`` is a Poisson-subsampled pair with ``p < 1`` (evaluated by
     tilt-following rules, :class:`RuleCache`); other mechanisms have closed
     forms."""
+    return (
+        _is_subsampled(type(m))
+        and m.p != 1.0  # type: ignore[attr-defined]
+        and m.pair in ("add", "remove")  # type: ignore[attr-defined]
+    )
+
+
+@functools.cache
+def _is_subsampled(kind: type) -> bool:
+    """Whether ``kind`` is a Poisson-subsampled mechanism class."""
     from symfdp.mechanisms.subsampled import PoissonSubsampled
 
-    return (
-        isinstance(m, PoissonSubsampled) and m.p != 1.0 and m.pair in ("add", "remove")
-    )
+    return issubclass(kind, PoissonSubsampled)
