@@ -177,9 +177,9 @@ def stacked_law(rule: StackedRule, t: FloatArray) -> FlooredLaw:
                 dd = d[start:stop]
                 z = np.empty((nodes, dd.size), dtype=np.complex128)
                 z[0] = w[start:stop] * np.exp(1j * s0 * dd)
-                z[1:] = np.exp(1j * step * dd)
+                turn = np.exp(1j * step * dd)
                 for j in range(1, nodes):  # row by row: 8x NumPy's cumprod(axis=0)
-                    np.multiply(z[j - 1], z[j], out=z[j])
+                    np.multiply(z[j - 1], turn, out=z[j])
                 phi = np.add.reduceat(z, begins[first:last] - start, axis=1)
                 with np.errstate(divide="ignore"):
                     mod = 0.5 * np.log(phi.real**2 + phi.imag**2)
