@@ -267,7 +267,8 @@ def stack_subsampled_gaussians(
     return StackedRule(nodes[order], log_w[order], counts[order], sizes[order])
 
 
-#: Entries (components x tilts x nodes) per block of the stacked passes.
+#: Entries (components x tilts x nodes) per block of the stacked passes (1 MB
+#: work arrays).
 _STACK_CHUNK = 1 << 17
 #: From this many tilts on, :func:`stacked_derivatives` takes the moments about
 #: one point per component (:func:`_shifted_derivatives`).
