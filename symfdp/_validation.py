@@ -95,6 +95,8 @@ def check_real(
 def check_int(name: str, value: Any, lo: int = 1, hi: float = MAX_INT) -> int:
     """Return ``value`` as an int after checking it is an integer in ``[lo, hi]``
     (exact-integer floats such as ``1e4`` accepted)."""
+    if type(value) is int and lo <= value <= hi:
+        return value
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if isinstance(value, bool):

@@ -115,7 +115,7 @@ class PoissonSubsampled(Mechanism):
         if self.pair == "both" and not self.is_symmetric:
             hit = self._cache.get("pairs")
             if hit is None:
-                hit = (self.with_pair("add"), self.with_pair("remove"))
+                hit = (self._paired("add"), self._paired("remove"))
                 self._cache["pairs"] = hit
             return hit
         return (self,)
@@ -131,6 +131,10 @@ class PoissonSubsampled(Mechanism):
     def with_pair(self, pair: Pair) -> PoissonSubsampled:
         """The same mechanism with another adjacency ``pair`` (fresh caches)."""
         check_choice("pair", pair, PAIRS)
+        return self._paired(pair)
+
+    def _paired(self, pair: Pair) -> PoissonSubsampled:
+        """:meth:`with_pair` of a valid ``pair``."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__, pair=pair, _cache={})
         return new

@@ -42,7 +42,7 @@ FIRST_STAGE: Final = np.geomspace(1e-4, 4.0, 97)
 #: The first stage of compositions with at least COARSE_FROM subsampled
 #: components, where a pass over the rules costs milliseconds per tilt: the
 #: solver's one-tilt Newton passes then cost less than a dense grid.
-COARSE_STAGE: Final = np.geomspace(1e-4, 4.0, 25)
+COARSE_STAGE: Final = np.geomspace(1e-4, 4.0, 17)
 COARSE_FROM: Final = 256
 STAGE_POINTS: Final = 12
 #: Largest s ever searched.
