@@ -303,9 +303,10 @@ class SaddleGrid:
     def _stacked_rule(self, lo: float, hi: float) -> StackedRule:
         """The rules of the subsampled components for the tilts ``[lo, hi]``,
         stacked (a cached rule of a covering range is reused)."""
-        mechanisms = [self.components[i][0] for i in self._fast_idx]
         if self._remove is None:
-            self._remove = np.array([m.pair == "remove" for m in mechanisms])  # type: ignore[attr-defined]
+            self._remove = np.array(
+                [self.components[i][0].pair == "remove" for i in self._fast_idx]  # type: ignore[attr-defined]
+            )
         keys = np.where(
             self._remove[:, None],
             rule_key(True, lo, hi)[0],
@@ -314,6 +315,7 @@ class SaddleGrid:
         for held, stacked in self._stacked:
             if np.all(held[:, 0] <= keys[:, 0]) and np.all(held[:, 1] >= keys[:, 1]):
                 return stacked
+        mechanisms = [self.components[i][0] for i in self._fast_idx]
         counts = np.array([self.components[i][1] for i in self._fast_idx], float)
         built = stack_subsampled_gaussians(mechanisms, counts, keys)
         if built is None:
