@@ -253,13 +253,15 @@ def stack_subsampled_gaussians(
     if built is None:
         return None
     base, log_p, sizes = built
-    loss = log_mix_rows(base, p[:, None])
+    nodes = log_mix_rows(base, p[:, None])
+    del base
     remove = np.array([pair == "remove" for pair in pairs])[:, None]
+    real = np.isfinite(log_p)
     # Add: Q-weights w_P e^{L} (tilting them by t is the P-law tilted by
     # t + 1); remove: L' = -L, Q' = P_add (tilted by t: P_add tilted by -t).
-    nodes = np.where(remove, -loss, loss)
-    log_w = np.where(remove, log_p, log_p + loss)
-    real = np.isfinite(log_p)
+    # In place: these matrices are the largest of the pass.
+    log_w = np.add(log_p, nodes, out=log_p, where=~remove)
+    np.negative(nodes, out=nodes, where=remove)
     if not np.array_equal(np.isfinite(nodes) & np.isfinite(log_w), real):
         return None
     nodes[~real] = 0.0
