@@ -14,7 +14,6 @@ import math
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
-import numpy.typing as npt
 
 from symfdp.accountants.base import Components, loss_range
 from symfdp.accountants.saddlepoint.formulas import log_integrals
@@ -238,11 +237,14 @@ class SaddleGrid:
         fast = set(self._fast_idx)
         #: The other components (closed forms).
         self._closed = [c for i, c in enumerate(components) if i not in fast]
+        #: Which of them are remove pairs.
+        self._remove = np.array(
+            [components[i][0].pair == "remove" for i in self._fast_idx],  # type: ignore[attr-defined]
+            dtype=np.bool_,
+        )
         #: Cached tilt-following rules of the subsampled components (one pass
         #: gives K, K', K''), built on first use.
         self._caches: list[RuleCache] | None = None
-        #: Which of them are remove pairs (on first use).
-        self._remove: npt.NDArray[np.bool_] | None = None
         self._stacked: list[tuple[FloatArray, StackedRule]] = []
         # One CGF call gives the split point and the first stage of the upper grid.
         s0 = self._first_stage = (
@@ -303,10 +305,6 @@ class SaddleGrid:
     def _stacked_rule(self, lo: float, hi: float) -> StackedRule:
         """The rules of the subsampled components for the tilts ``[lo, hi]``,
         stacked (a cached rule of a covering range is reused)."""
-        if self._remove is None:
-            self._remove = np.array(
-                [self.components[i][0].pair == "remove" for i in self._fast_idx]  # type: ignore[attr-defined]
-            )
         keys = np.where(
             self._remove[:, None],
             rule_key(True, lo, hi)[0],
