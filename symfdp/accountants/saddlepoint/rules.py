@@ -442,7 +442,7 @@ def has_rules(m: Mechanism) -> bool:
     forms."""
     return (
         _is_subsampled(type(m))
-        and m.p != 1.0  # type: ignore[attr-defined]
+        and m._identity() is None  # type: ignore[attr-defined]
         and m.pair in ("add", "remove")  # type: ignore[attr-defined]
     )
 
