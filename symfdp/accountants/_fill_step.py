@@ -51,7 +51,11 @@ from symfdp._warnings import ApproximationWarning
 FILL = 0.75
 #: The predicted step is kept within these multiples of the rule step.
 STEP_RANGE = (0.5, 4.0)
-#: Largest number of distinct components for which the prediction is made.
+#: Largest number of distinct components for which the step is predicted.
+#: Beyond it the rule step is kept: on 10^4 distinct subsampled Gaussians the
+#: predicted step gave a bracket 1.7 times wider than predicted (each finer
+#: pass then costs more than the prediction saves). The saddle-point estimate
+#: itself serves any number of components.
 MAX_COMPONENTS = 16
 #: The prediction is made while ``n * unit round-off <= ROUNDOFF_SHARE *
 #: delta_ref``: the FFT round-off part of the bracket, which the prediction
@@ -78,10 +82,7 @@ class Estimate:
 def saddle_estimate(components: Any, delta_ref: float) -> Estimate | None:
     """The saddle-point eps of ``components`` at ``delta_ref`` and its hazard
     rate, or None when the saddle-point accountant does not serve them (no
-    cumulant generating function, too many distinct components, a non-positive
-    eps or a non-finite hazard)."""
-    if len(components) > MAX_COMPONENTS:
-        return None
+    cumulant generating function, a non-positive eps or a non-finite hazard)."""
     from symfdp.accountants.saddlepoint import SaddlePoint
 
     try:
@@ -118,7 +119,11 @@ def fill_step(
 ) -> float | None:
     """The step whose predicted eps bracket at ``delta_ref`` is ``FILL *
     eps_rel_tol`` relative (module docstring), or None when :func:`fills` is
-    false or :func:`saddle_estimate` gives none (``estimate``, if already made)."""
+    false, the composition has more than :data:`MAX_COMPONENTS` distinct
+    components, or :func:`saddle_estimate` gives none (``estimate``, if
+    already made)."""
+    if len(components) > MAX_COMPONENTS:
+        return None
     if not fills(components, eps_rel_tol, delta_ref):
         return None
     n_total = sum(n for _, n in components)

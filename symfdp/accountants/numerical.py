@@ -78,8 +78,9 @@ class Numerical(Accountant):
         eps_rel_tol: Target width of the certified bracket on
             :math:`\varepsilon(\delta_{ref})`, relative to
             :math:`\max(\varepsilon, 1)`. The step is predicted by
-            :mod:`symfdp.accountants._fill_step` for long compositions (brackets
-            at other deltas may then be wider), otherwise set by
+            :mod:`symfdp.accountants._fill_step` for long compositions of at
+            most ``MAX_COMPONENTS`` distinct components (brackets at other
+            deltas may then be wider), otherwise set by
             :mod:`symfdp.pld.grid`, and shrunk at most ``refine`` times while
             the bracket is wider. The curve reports the bracket it certifies.
         grid_step: Explicit step :math:`h` (overrides ``eps_rel_tol``, no

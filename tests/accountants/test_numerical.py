@@ -352,3 +352,38 @@ def test_saddle_estimate_flags_few_expected_samples(
     assert tuple(e.trusted for e in estimates if e is not None) == trusted
     lo, hi = A.Numerical().compose(m, n=10_000).epsilon_bounds(1e-5)
     assert 0.0 < hi - lo <= EPS_REL_WIDTH * max(float(lo), 1.0)
+
+
+def test_many_distinct_components_loosen_the_lower_direction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Beyond ``MAX_COMPONENTS`` distinct components the saddle-point estimates
+    still plan the directions: the direction with the smaller eps is composed
+    to a looser tolerance (its upper eps stays below the other's), the top
+    direction at the rule step, bit for bit as without the plan, and the
+    curve's bracket keeps the target width and meets the plan-free bracket."""
+    from symfdp.accountants import _fill_step
+    from symfdp.accountants.base import pair_compositions
+    from symfdp.accountants.numerical import Numerical
+    from symfdp.pld.grid import choose_step
+
+    settings = [(1.0 + 0.05 * i, 0.01 + 0.002 * (i % 5)) for i in range(24)]
+    assert len(settings) > _fill_step.MAX_COMPONENTS
+    comp = [(M.SubsampledGaussian(sigma=s, p=q), 2_000) for s, q in settings]
+    planned = A.Numerical().compose(comp)
+    tols = sorted(p.eps_rel_tol for p in planned.pairs)
+    assert tols[0] == 1e-3 < tols[1]
+    top = max(planned.pairs, key=lambda p: p.eps_rel_tol == 1e-3)
+    loose = min(planned.pairs, key=lambda p: p.eps_rel_tol == 1e-3)
+    assert loose.epsilon_bounds(1e-5)[1] <= top.epsilon_bounds(1e-5)[1]
+    rules = {choose_step(d, 1e-3) for d in pair_compositions(comp)}
+    assert top.info["grid_step"] in rules
+    monkeypatch.setattr(Numerical, "_directions", lambda self, c: None)
+    plain = A.Numerical().compose(comp)
+    plain_top = [p for p in plain.pairs if p.info["grid_step"] == top.info["grid_step"]]
+    assert len(plain_top) == 1
+    assert np.array_equal(plain_top[0].epsilon_bounds(1e-5), top.epsilon_bounds(1e-5))
+    lo, hi = planned.epsilon_bounds(1e-5)
+    p_lo, p_hi = plain.epsilon_bounds(1e-5)
+    assert (lo, hi) == (p_lo, p_hi)
+    assert 0.0 < hi - lo <= EPS_REL_WIDTH * max(float(lo), 1.0)
