@@ -148,6 +148,11 @@ class DiscretePLD:
             return np.flatnonzero(self.q)
         return self.kept[self.q[self.kept] > 0.0]
 
+    @functools.cached_property
+    def support_masses(self) -> FloatArray:
+        """The Q-masses at :attr:`support`."""
+        return cast(FloatArray, self.q[self.support])
+
 
 def concatenated_supports(
     measures: Sequence[DiscretePLD],
@@ -155,7 +160,7 @@ def concatenated_supports(
     """The positions with mass of several measures (:attr:`DiscretePLD.support`)
     and their Q-masses, concatenated, with the number of each measure."""
     at = [d.support for d in measures]
-    q = np.concatenate([d.q[a] for d, a in zip(measures, at, strict=True)])
+    q = np.concatenate([d.support_masses for d in measures])
     return np.concatenate(at), q, np.array([a.size for a in at], dtype=np.intp)
 
 

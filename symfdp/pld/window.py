@@ -95,7 +95,13 @@ class _Parts:
     @classmethod
     def of(cls, parts: Sequence[tuple[DiscretePLD, int]]) -> _Parts:
         at, q, sizes = concatenated_supports([d for d, _ in parts])
-        points = np.concatenate([d.points_at(d.support) for d, _ in parts])
+        origin = np.array([d.origin for d, _ in parts])
+        k_lo = np.array([d.k_lo for d, _ in parts])
+        h = np.array([d.h for d, _ in parts])
+        # DiscretePLD.points_at of every part, in one pass.
+        points = np.repeat(origin, sizes) + (np.repeat(k_lo, sizes) + at) * np.repeat(
+            h, sizes
+        )
         return cls(
             at,
             q,
@@ -103,9 +109,9 @@ class _Parts:
             np.concatenate(([0], np.cumsum(sizes)[:-1])),
             np.array([float(n) for _, n in parts]),
             np.array([d.q.size - 1 for d, _ in parts]),
-            np.array([d.origin for d, _ in parts]),
-            np.array([d.k_lo for d, _ in parts]),
-            np.array([d.h for d, _ in parts]),
+            origin,
+            k_lo,
+            h,
         )
 
     @property
