@@ -151,7 +151,7 @@ class DiscretePLD:
     @functools.cached_property
     def support_masses(self) -> FloatArray:
         """The Q-masses at :attr:`support`."""
-        return cast(FloatArray, self.q[self.support])
+        return self.q[self.support]
 
 
 def concatenated_supports(
