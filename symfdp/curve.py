@@ -113,6 +113,10 @@ def max_with_error(
     return top, np.where(np.isnan(err), np.inf, err)
 
 
+#: A one-point query's point and its pairs' values and errors.
+_PointAnswers = tuple[float, tuple[float, ...], tuple[float, ...]]
+
+
 def _max_with_error_point(
     values: list[float], errors: list[float]
 ) -> tuple[float, float]:
@@ -424,6 +428,9 @@ class PrivacyCurve:
         """Every pair's ``(value, error)`` at one point: its one-point method
         ``name`` at the float ``at``, else (or where that does not serve) its
         array method at ``at0``; then :func:`_refuse_unresolved`."""
+        memo = self._last_points.get(name)
+        if memo is not None and memo[0] == at:
+            return list(memo[1]), list(memo[2])
         array_name = name.removesuffix("_scalar")
         vals: list[float] = []
         errs: list[float] = []
@@ -439,7 +446,16 @@ class PrivacyCurve:
                 # The plain query raises the pair's refusal (_refuse_unresolved).
                 plain = "delta" if array_name == "delta_and_error" else "epsilon"
                 getattr(pair, plain)(at0)
+        self._last_points[name] = (at, tuple(vals), tuple(errs))
         return vals, errs
+
+    @functools.cached_property
+    def _last_points(self) -> dict[str, _PointAnswers]:
+        """Per one-point query kind, the last point :meth:`_pair_points`
+        answered and the pairs' values and errors there: an error asked after
+        its value (``epsilon(d)`` then ``epsilon_error(d)``) is not computed
+        twice."""
+        return {}
 
     def _error_exceeds(self, value: float, err: float, atol: float) -> bool:
         """:meth:`_warn_error`'s test at one point (Python floats)."""
@@ -599,6 +615,9 @@ class PrivacyCurve:
             lo, hi = self.delta_bounds(e)
             return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
         self._require_estimates("delta_error")
+        if isinstance(eps, float) and math.isfinite(eps):
+            vals, errs = self._pair_points("delta_and_error_scalar", eps, e.reshape(1))
+            return _max_with_error_point(vals, errs)[1]
         return scalar_or_array(self._delta_and_error(e)[1])
 
     def epsilon_error(self, delta: ArrayLike) -> Any:
@@ -611,6 +630,12 @@ class PrivacyCurve:
             lo, hi = self.epsilon_bounds(d)
             return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
         self._require_estimates("epsilon_error")
+        if isinstance(delta, float):
+            vals, errs = self._pair_points("epsilon_and_error_scalar", delta, d)
+            top, err = _max_with_error_point(vals, errs)
+            if not math.isfinite(top):
+                _finite_or_raise(np.asarray(top), "epsilon(delta)", self.method)
+            return err
         return scalar_or_array(self._epsilon_and_error(d)[1])
 
     def _require_estimates(self, what: str) -> None:

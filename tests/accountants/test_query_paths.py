@@ -247,3 +247,43 @@ def test_one_point_estimate_matches_the_array_estimate() -> None:
                 assert one[0] == pytest.approx(float(value[0]), rel=1e-12)
                 assert one[1] == pytest.approx(float(err[0]), rel=1e-9)
     assert served >= 10
+
+
+@pytest.mark.parametrize(
+    "make", [A.SaddlePoint, lambda: A.Edgeworth(order=4)], ids=["sp", "ew"]
+)
+def test_error_after_its_value_reuses_the_pairs_answers(
+    make: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``epsilon(d)`` then ``epsilon_error(d)`` (and ``delta`` then
+    ``delta_error``) at one float ask each pair once; the errors equal the
+    array path's, and a new point is computed afresh."""
+    curve = make().compose(M.SubsampledGaussian(sigma=1.0, p=0.05), 10_000)
+    kind = type(curve.pairs[0])
+    calls: list[str] = []
+    for name in ("epsilon_and_error_scalar", "delta_and_error_scalar"):
+        inner = getattr(kind, name)
+
+        def counted(self: Any, at: float, _f: Any = inner, _n: str = name) -> Any:
+            calls.append(_n)
+            return _f(self, at)
+
+        monkeypatch.setattr(kind, name, counted)
+    pairs = len(curve.pairs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        curve.epsilon(1e-5)
+        assert len(calls) == pairs
+        err = curve.epsilon_error(1e-5)
+        assert len(calls) == pairs
+        assert err == pytest.approx(
+            float(curve.epsilon_error(np.array([1e-5]))[0]), rel=1e-9
+        )
+        curve.epsilon_error(1e-6)
+        assert len(calls) == 2 * pairs
+        curve.delta(1.0)
+        d_err = curve.delta_error(1.0)
+        assert calls.count("delta_and_error_scalar") == pairs
+        assert d_err == pytest.approx(
+            float(curve.delta_error(np.array([1.0]))[0]), rel=1e-9
+        )
