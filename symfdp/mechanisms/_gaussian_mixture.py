@@ -145,7 +145,10 @@ def x_grid_steps(mu: FloatArray, neg_tilt: FloatArray) -> FloatArray:
 
     def too_coarse() -> NDArray[np.bool_]:
         a = np.minimum(math.pi / mu, 2 * math.pi / h)
-        return (h > h_max) | (-2 * math.pi * a / h + a * a / 2 > GRID_LOG_ERROR)
+        coarse: NDArray[np.bool_] = (h > h_max) | (
+            -2 * math.pi * a / h + a * a / 2 > GRID_LOG_ERROR
+        )
+        return coarse
 
     coarse = too_coarse()
     while coarse.any():
