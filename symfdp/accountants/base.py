@@ -348,10 +348,13 @@ class Accountant(ABC):
 
     def _bounded(self, pair: PairCurve, components: Components) -> PairCurve:
         """``pair`` clipped into the range its loss support allows
-        (:class:`~symfdp.curve.BoundedLossPair`); certified pairs as they are."""
+        (:class:`~symfdp.curve.BoundedLossPair`); certified pairs as they are.
+        A pair composed of ``components`` that keeps their :func:`loss_range`
+        as ``support`` (SaddlePoint, Contour) lends it."""
         if self.certified:
             return pair
-        lo, hi = loss_range(components)
+        support = getattr(pair, "support", None)
+        lo, hi = loss_range(components) if support is None else support
         if lo == -math.inf and hi == math.inf:
             return pair
         return BoundedLossPair(

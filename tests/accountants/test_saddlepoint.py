@@ -312,3 +312,27 @@ def test_not_certified_and_info():
         curve.delta_bounds(1.0)
     assert repr(A.SaddlePoint(order=1)) == "SaddlePoint(order=1)"
     assert SPA.S_MAX > 1e6
+
+
+@pytest.mark.parametrize("make", [A.SaddlePoint, A.Contour], ids=["sp", "contour"])
+def test_pairs_are_clipped_to_the_loss_range_of_their_direction(make) -> None:
+    """Each direction's pair is clipped to the sum of its components' supports
+    (the range the pair keeps, lent to the curve), against ``n`` times each
+    support summed exactly."""
+    from symfdp.accountants.base import pair_compositions
+
+    comp = [
+        (M.SubsampledGaussian(sigma=1.0, p=0.1), 50),
+        (M.SubsampledGaussian(sigma=2.0, p=0.3), 20),
+        (M.SubsampledGaussian(sigma=0.7, p=0.01), 300),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ApproximationWarning)
+        curve = make().compose(comp)
+    directions = pair_compositions(comp)
+    assert len(curve.pairs) == len(directions) == 2
+    for pair, d in zip(curve.pairs, directions, strict=True):
+        lo = math.fsum(n * m.plrv_support()[0] for m, n in d)
+        hi = math.fsum(n * m.plrv_support()[1] for m, n in d)
+        assert pair.loss_range == (lo, hi)
+        assert math.isfinite(lo) != math.isfinite(hi)  # one end is finite
