@@ -81,6 +81,11 @@ _COARSE_PER_SD = 64
 _BLOCK = 1024
 #: Components per matrix product.
 _CHUNK = 64
+#: Parts are chunked by their first lattice index plus centre modulo this:
+#: such parts keep the same columns in their coarse tails (strides up to this),
+#: so a chunk's products skip more columns where none has mass (10^4 parts of
+#: a 10^6-step composition: 1.2 instead of 2.2 columns per kept point).
+_STRIDE_CLASSES = 1 << 10
 #: Components per batch of coarse spectra.
 _BIN_CHUNK = 128
 #: A frequency is kept while a bound on log |Pi_k| exceeds this.
@@ -296,7 +301,13 @@ def _values(
     table[:, kk:] = sine[idx]
     del idx
     theta = 2 * math.pi * freqs / size * (1 + _SAFE)
-    order = sorted(range(len(parts)), key=lambda i: (hi[i], lo[i]))
+    # Same residue: the same kept columns in the coarse tails (they keep the
+    # lattice indices that are multiples of their stride).
+    residue = [
+        (d.k_lo + st.centre) % _STRIDE_CLASSES
+        for (d, _), st in zip(parts, stats, strict=True)
+    ]
+    order = sorted(range(len(parts)), key=lambda i: (residue[i], hi[i], lo[i]))
     spectra: list[np.ndarray] = [np.empty(0)] * len(parts)
     devs: list[np.ndarray] = [np.empty(0)] * len(parts)
     with threadpool_limits(1, user_api="blas"):

@@ -197,3 +197,30 @@ def test_sampled_bins_of_many_parts_bound_the_exact_sums() -> None:
     assert np.all(exact <= bins[at] + 1e-9)
     assert np.any(bins <= pruned._KEEP - 1.0)  # some bins were left early
     assert np.any(bins > pruned._KEEP)
+
+
+def test_values_of_many_coarse_parts_within_their_bounds() -> None:
+    """Parts with coarse tails on lattices of every residue (so chunks group
+    them by the columns they keep, across several chunks): each part's values
+    within its bound of the 40-digit sums, at low and high frequencies."""
+    rng = np.random.default_rng(5)
+    parts = []
+    for i in range(150):
+        k_lo = int(rng.integers(-500, 500))
+        m = int(rng.integers(300, 700))
+        k = k_lo + np.arange(m)
+        core = np.abs(np.arange(m) - m // 3) < 40
+        kept = np.flatnonzero(core | (k % (1 << int(rng.integers(1, 6))) == 0))
+        q = np.zeros(m)
+        bump = np.exp(-0.5 * ((kept - m / 3) / 30.0) ** 2)
+        q[kept] = bump * (1 + rng.random(kept.size))
+        q /= q.sum()
+        parts.append((DiscretePLD(1e-3, 0.0, k_lo, q, 0.0, 0.0, False, kept), 3 + i))
+    stats = pruned._stats(parts)
+    size = 97_200
+    freqs = np.array([0, 1, 5, 40, 48_600])
+    spectra, devs = pruned._values(parts, stats, size, freqs)
+    for i in range(0, 150, 7):
+        q, c = parts[i][0].q, stats[i].centre
+        for k, v, e in zip(freqs, spectra[i], devs[i], strict=True):
+            assert abs(v - _centred(q, c, size, int(k))) <= e, (i, k)
