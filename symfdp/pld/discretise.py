@@ -428,6 +428,53 @@ def _merge_top(pb: FloatArray, qb: FloatArray, gam: FloatArray) -> None:
         qb[j + 1 :] = 0.0
 
 
+#: Cells searched at each end of a lattice by :func:`_merge_ends` before the
+#: whole lattice is (the merges of barycentric roundings end within the first
+#: few cells).
+_MERGE_WINDOW = 16
+
+
+def _merge_ends(
+    pb: FloatArray,
+    qb: FloatArray,
+    gam: FloatArray,
+    starts: NDArray[np.int64],
+    sizes: NDArray[np.int64],
+    lows: NDArray[np.bool_],
+    highs: NDArray[np.bool_],
+) -> None:
+    """:func:`_merge_bottom` of the lattices ``lows`` and then
+    :func:`_merge_top` of the lattices ``highs``, in place, on concatenated
+    lattices (``starts``, ``sizes``): the cumulative sums of the
+    :data:`_MERGE_WINDOW` cells at the end of every lattice in one pass (the
+    same values as those of the whole lattice there), the whole lattice where
+    the merge point lies beyond them."""
+    offs = np.arange(_MERGE_WINDOW)
+    for top, chosen in ((False, lows), (True, highs)):
+        rows = np.flatnonzero(chosen)
+        if rows.size == 0:
+            continue
+        valid = offs < np.minimum(sizes[rows], _MERGE_WINDOW)[:, None]
+        first = starts[rows] + sizes[rows] - 1 if top else starts[rows]
+        pos = np.where(valid, first[:, None] + (-offs if top else offs), 0)
+        cp = np.cumsum(np.where(valid, pb[pos], 0.0), axis=1)
+        cq = np.cumsum(np.where(valid, qb[pos], 0.0), axis=1)
+        pull = cq - np.where(valid, gam[pos], 0.0) * cp
+        hit = ((pull >= 0.0) if top else (pull <= 0.0)) & (cp > 0.0) & valid
+        found = hit.any(axis=1)
+        j = hit.argmax(axis=1)
+        merge = _merge_top if top else _merge_bottom
+        for r in rows[~found & (sizes[rows] > _MERGE_WINDOW)].tolist():
+            cells = slice(starts[r], starts[r] + sizes[r])
+            merge(pb[cells], qb[cells], gam[cells])
+        go = np.flatnonzero(found & (j > 0))
+        at = pos[go, j[go]]
+        pb[at], qb[at] = cp[go, j[go]], cq[go, j[go]]
+        gone = pos[go][offs < j[go, None]]
+        pb[gone] = 0.0
+        qb[gone] = 0.0
+
+
 def _shift_down(a: FloatArray, first: NDArray[np.bool_] | None = None) -> FloatArray:
     """``out[k] = a[k-1]`` (0 at the start, and at every ``first`` entry)."""
     out = np.concatenate(([0.0], a[:-1]))
@@ -523,37 +570,37 @@ def _rounding_block(
     items: list[tuple[ComponentGrid, Lattice, CellMasses, CellMasses]],
 ) -> list[DiscretePLD]:
     """:func:`_barycentric_roundings` of one block (one concatenated pass)."""
-    pbs, qbs, gams, lost = [], [], [], []
-    for grid, lat, cp, cq in items:
-        pb, qb = cp.cells.copy(), cq.cells.copy()
-        gam = np.exp(lat.l)
-        lost.append(cq.below + cq.above + float(qb[pb <= 0.0].sum()))
-        qb[pb <= 0.0] = 0.0
-        if not grid.atom_lo:
-            _merge_bottom(pb, qb, gam)
-        if not grid.atom_hi:
-            _merge_top(pb, qb, gam)
-        pbs.append(pb)
-        qbs.append(qb)
-        gams.append(gam)
-    sizes = np.array([g.size for g in gams])
+    sizes = np.array([lat.l.size for _, lat, _, _ in items], dtype=np.int64)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    first = np.zeros(int(sizes.sum()), dtype=bool)
-    first[starts] = True
-    gam_all = np.concatenate(gams)
-    y_all = gam_all * barycentric_masses(
-        np.concatenate(pbs),
-        np.concatenate(qbs),
-        gam_all,
-        first if len(items) > 1 else None,
+    pb = np.concatenate([cp.cells for _, _, cp, _ in items])
+    qb = np.concatenate([cq.cells for _, _, _, cq in items])
+    gam = np.exp(np.concatenate([lat.l for _, lat, _, _ in items]))
+    lost = [cq.below + cq.above for _, _, _, cq in items]
+    empty = pb <= 0.0
+    if empty.any():
+        for i in np.unique(np.repeat(np.arange(len(items)), sizes)[empty]).tolist():
+            cells = slice(starts[i], starts[i] + sizes[i])
+            lost[i] += float(qb[cells][empty[cells]].sum())
+        qb[empty] = 0.0
+    _merge_ends(
+        pb,
+        qb,
+        gam,
+        starts,
+        sizes,
+        np.array([not grid.atom_lo for grid, _, _, _ in items]),
+        np.array([not grid.atom_hi for grid, _, _, _ in items]),
     )
+    first = np.zeros(pb.size, dtype=bool)
+    first[starts] = True
+    y_all = gam * barycentric_masses(pb, qb, gam, first if len(items) > 1 else None)
     y_all[y_all < TINY_MASS] = 0.0  # dropped (optimistic; avoids subnormals)
     out = []
-    for (grid, lat, _, _), qb, start, size, gone in zip(
-        items, qbs, starts.tolist(), sizes.tolist(), lost, strict=True
+    for (grid, lat, _, _), start, size, gone in zip(
+        items, starts.tolist(), sizes.tolist(), lost, strict=True
     ):
         y = y_all[start : start + size]
-        dropped = gone + max(float(qb.sum() - y.sum()), 0.0)
+        dropped = gone + max(float(qb[start : start + size].sum() - y.sum()), 0.0)
         out.append(
             DiscretePLD(
                 grid.h,

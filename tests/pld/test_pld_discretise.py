@@ -172,3 +172,43 @@ def test_barycentric_masses_of_concatenated_lattices_match_each_alone() -> None:
     )
     alone = np.concatenate([D.barycentric_masses(*p) for p in parts])
     np.testing.assert_array_equal(together, alone)
+
+
+def test_end_merges_of_concatenated_lattices_match_each_alone() -> None:
+    """The end merges of many lattices in one pass (a window of cells at each
+    end, the whole lattice where the merge point lies beyond it) give each
+    lattice what ``_merge_bottom`` / ``_merge_top`` give it alone, bit for bit:
+    merge points inside and far beyond the window, lattices shorter than it,
+    and ends left unmerged."""
+    D = importlib.import_module("symfdp.pld.discretise")
+    rng = np.random.default_rng(3)
+    parts, lows, highs = [], [], []
+    for size in (1, 2, 5, 16, 17, 40, 90, 300, 33, 8, 120, 64, 200, 25, 70):
+        l = np.sort(rng.uniform(-1.0, 1.0, size))
+        gam = np.exp(l)
+        pb = rng.uniform(0.1, 1.0, size)
+        # Pulls q - gam p positive over a random run at the bottom and
+        # negative over one at the top: the merge points lie that deep.
+        j = np.arange(size)
+        tilt = rng.choice([0.7, 1.5], size)
+        tilt[j < rng.integers(0, size + 1)] = 1.5
+        tilt[j[::-1] < rng.integers(0, size + 1)] = 0.6
+        qb = pb * gam * tilt * rng.uniform(0.9, 1.1, size)
+        parts.append((pb, qb, gam))
+        lows.append(bool(rng.random() < 0.8))
+        highs.append(bool(rng.random() < 0.8))
+    alone = []
+    for (pb, qb, gam), low, high in zip(parts, lows, highs, strict=True):
+        pb, qb = pb.copy(), qb.copy()
+        if low:
+            D._merge_bottom(pb, qb, gam)
+        if high:
+            D._merge_top(pb, qb, gam)
+        alone.append((pb, qb))
+    sizes = np.array([p[0].size for p in parts], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    pb, qb, gam = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    D._merge_ends(pb, qb, gam, starts, sizes, np.array(lows), np.array(highs))
+    for (a_pb, a_qb), start, size in zip(alone, starts, sizes, strict=True):
+        np.testing.assert_array_equal(pb[start : start + size], a_pb)
+        np.testing.assert_array_equal(qb[start : start + size], a_qb)
