@@ -211,7 +211,7 @@ def chernoff_window(
     ends is returned. Any parameter gives a valid window, so large families
     search on merged blocks of points.
     """
-    if any(not d.q.any() for f in families for d, _ in f):
+    if any(d.support.size == 0 for f in families for d, _ in f):  # no mass
         return Window(0.0, 0.0, 0.0)
     # One family's concatenated points at a time (they are large).
     flat = _Parts.of(families[0])
