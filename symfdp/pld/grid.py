@@ -246,18 +246,13 @@ def _lattices(
     grids: Sequence[ComponentGrid], origins: Sequence[float]
 ) -> list[Lattice]:
     """:func:`lattices` of one chunk of grids with coarse levels."""
-    plans = [g._segments(o) for g, o in zip(grids, origins, strict=True)]
-    runs = np.array([run for _, _, rs in plans for run in rs], dtype=np.int64)
-    per = np.array([len(rs) for _, _, rs in plans])
-    a, b, stride = runs.T
+    k_lo, k_hi, (a, b, stride), per = _all_segments(grids, origins)
     first = -(-a // stride) * stride
     count = np.maximum(-(-(b - first) // stride), 0)
     offsets = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
     k = np.repeat(first, count) + np.repeat(stride, count) * offsets
     sizes = np.bincount(np.repeat(np.arange(per.size), per), count, per.size)
     sizes = sizes.astype(np.int64)
-    k_lo = np.array([p[0] for p in plans], dtype=np.int64)
-    k_hi = np.array([p[1] for p in plans], dtype=np.int64)
     # Both ends are kept: k_lo before a lattice's first point, k_hi after its
     # last (an empty one gets k_lo, and k_hi if it differs).
     ends = np.cumsum(sizes)
@@ -276,13 +271,75 @@ def _lattices(
         end = np.repeat(np.array([g.support[side] for g in grids]), sizes)
         near = np.isfinite(end) & (np.abs(l - end) <= 1e-9 * h)
         l[near] = end[near]
+    kept = k - np.repeat(k_lo, sizes)
     bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
-    out = []
-    for i, origin in enumerate(origins):
-        lo, hi = bounds[i], bounds[i + 1]
-        first_k, size = int(k_lo[i]), int(k_hi[i] - k_lo[i]) + 1
-        out.append(Lattice(origin, first_k, size, k[lo:hi] - first_k, l[lo:hi]))
-    return out
+    return [
+        Lattice(origin, first_k, size, kept[lo:hi], l[lo:hi])
+        for origin, first_k, size, lo, hi in zip(
+            origins,
+            k_lo.tolist(),
+            (k_hi - k_lo + 1).tolist(),
+            bounds[:-1],
+            bounds[1:],
+            strict=True,
+        )
+    ]
+
+
+def _all_segments(
+    grids: Sequence[ComponentGrid], origins: Sequence[float]
+) -> tuple[
+    NDArray[np.int64],
+    NDArray[np.int64],
+    tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
+    NDArray[np.int64],
+]:
+    """:meth:`ComponentGrid._segments` of every ``(grids[i], origins[i])`` in
+    NumPy passes (the same integers): ``k_lo``, ``k_hi``, the runs ``(a, b,
+    stride)`` of all lattices, bottom to top, and the number of runs of each."""
+    o = np.asarray(origins, dtype=np.float64)
+    h = np.array([g.h for g in grids])
+    l_lo = np.array([g.l_lo for g in grids])
+    l_hi = np.array([g.l_hi for g in grids])
+    k_lo = np.floor((l_lo - o) / h + 1e-9).astype(np.int64)
+    k_hi = np.maximum(np.ceil((l_hi - o) / h - 1e-9).astype(np.int64), k_lo)
+    n_lo = np.array([len(g.coarse_lo) for g in grids], dtype=np.int64)
+    n_hi = np.array([len(g.coarse_hi) for g in grids], dtype=np.int64)
+    # Cuts bottom to top: the lower levels from the outermost in, then the upper.
+    x_lo = np.array([x for g in grids for x in g.coarse_lo[::-1]], dtype=np.float64)
+    x_hi = np.array([x for g in grids for x in g.coarse_hi], dtype=np.float64)
+    row_lo, row_hi = (
+        np.repeat(np.arange(len(grids)), n_lo),
+        np.repeat(np.arange(len(grids)), n_hi),
+    )
+    cut_lo = np.floor((x_lo - o[row_lo]) / h[row_lo]).astype(np.int64) + 1
+    cut_hi = np.ceil((x_hi - o[row_hi]) / h[row_hi]).astype(np.int64)
+    per = n_lo + n_hi + 1
+    # Bounds of each lattice: k_lo, its cuts clipped to [k_lo, k_hi + 1], k_hi + 1.
+    first = np.cumsum(per + 1) - (per + 1)
+    bounds = np.empty(int((per + 1).sum()), dtype=np.int64)
+    bounds[first] = k_lo
+    bounds[first + per] = k_hi + 1
+    at_lo = (
+        first[row_lo]
+        + 1
+        + (np.arange(row_lo.size) - np.repeat(np.cumsum(n_lo) - n_lo, n_lo))
+    )
+    at_hi = (
+        first[row_hi]
+        + 1
+        + n_lo[row_hi]
+        + (np.arange(row_hi.size) - np.repeat(np.cumsum(n_hi) - n_hi, n_hi))
+    )
+    bounds[at_lo] = np.minimum(np.maximum(cut_lo, k_lo[row_lo]), k_hi[row_lo] + 1)
+    bounds[at_hi] = np.minimum(np.maximum(cut_hi, k_lo[row_hi]), k_hi[row_hi] + 1)
+    starts = np.delete(np.arange(bounds.size), first + per)  # a run starts at each
+    a, b = bounds[starts], bounds[starts + 1]
+    # Strides 2^l .. 2 below, 1 in the core, 2 .. 2^h above.
+    j = np.arange(a.size) - np.repeat(np.cumsum(per) - per, per)
+    level = np.repeat(n_lo, per) - j  # > 0 below the core, < 0 above it
+    stride = np.left_shift(1, np.abs(level)).astype(np.int64)
+    return k_lo, k_hi, (a, b, stride), per
 
 
 def _support(m: Mechanism) -> tuple[float, float]:
