@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 import numpy as np
@@ -121,6 +121,8 @@ class DiscretePLD:
         kept: Positions in ``q`` that may carry mass (the points a coarse
             lattice keeps, :meth:`~symfdp.pld.grid.ComponentGrid.lattice`);
             None: any.
+        known_support: :attr:`support` and :attr:`support_masses`, when the
+            builder has them at hand (else found in ``q`` on first use).
     """
 
     h: float
@@ -131,6 +133,9 @@ class DiscretePLD:
     dropped: float
     dominating: bool
     kept: NDArray[np.int64] | None = None
+    known_support: tuple[NDArray[np.int64], FloatArray] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def points(self) -> FloatArray:
@@ -144,14 +149,27 @@ class DiscretePLD:
     @functools.cached_property
     def support(self) -> NDArray[np.int64]:
         """Positions of the points with mass (``q[j] > 0``), ascending."""
+        if self.known_support is not None:
+            return self.known_support[0]
         if self.kept is None:
-            return np.flatnonzero(self.q)
+            return np.flatnonzero(self.q > 0.0)
         return self.kept[self.q[self.kept] > 0.0]
 
     @functools.cached_property
     def support_masses(self) -> FloatArray:
         """The Q-masses at :attr:`support`."""
+        if self.known_support is not None:
+            return self.known_support[1]
         return self.q[self.support]
+
+
+def _known_support(
+    lat: Lattice, masses: FloatArray, positive: NDArray[np.bool_]
+) -> tuple[NDArray[np.int64], FloatArray]:
+    """``(support, support_masses)`` of the measure with ``masses`` on the kept
+    points of ``lat`` (``positive``: where they are > 0)."""
+    at = np.flatnonzero(positive) if lat.kept is None else lat.kept[positive]
+    return at, masses[positive]
 
 
 def concatenated_supports(
@@ -230,6 +248,7 @@ def _connect_dots_block(
         part = z[starts[i] : ends[i]]
         inf_mass[i] += float(part[part < TINY_MASS].sum())
     z[tiny] = 0.0
+    positive = z > 0.0
     return [
         DiscretePLD(
             grid.h,
@@ -240,6 +259,7 @@ def _connect_dots_block(
             0.0,
             True,
             lat.kept,
+            _known_support(lat, z[start:end], positive[start:end]),
         )
         for (grid, lat, _, _), start, end, mass in zip(
             items, starts.tolist(), ends.tolist(), inf_mass, strict=True
@@ -595,12 +615,14 @@ def _rounding_block(
     first[starts] = True
     y_all = gam * barycentric_masses(pb, qb, gam, first if len(items) > 1 else None)
     y_all[y_all < TINY_MASS] = 0.0  # dropped (optimistic; avoids subnormals)
+    positive = y_all > 0.0
     out = []
     for (grid, lat, _, _), start, size, gone in zip(
         items, starts.tolist(), sizes.tolist(), lost, strict=True
     ):
-        y = y_all[start : start + size]
-        dropped = gone + max(float(qb[start : start + size].sum() - y.sum()), 0.0)
+        cells = slice(start, start + size)
+        y = y_all[cells]
+        dropped = gone + max(float(qb[cells].sum() - y.sum()), 0.0)
         out.append(
             DiscretePLD(
                 grid.h,
@@ -611,6 +633,7 @@ def _rounding_block(
                 dropped,
                 False,
                 lat.kept,
+                _known_support(lat, y, positive[cells]),
             )
         )
     return out

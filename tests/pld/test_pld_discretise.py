@@ -212,3 +212,31 @@ def test_end_merges_of_concatenated_lattices_match_each_alone() -> None:
     for (a_pb, a_qb), start, size in zip(alone, starts, sizes, strict=True):
         np.testing.assert_array_equal(pb[start : start + size], a_pb)
         np.testing.assert_array_equal(qb[start : start + size], a_qb)
+
+
+def test_supports_known_to_the_builders_equal_those_found_in_q() -> None:
+    """The supports and their masses that the batched builders hand to each
+    measure equal those found in its masses (coarse and full lattices, atoms
+    at the ends, both measures)."""
+    import dataclasses
+
+    from symfdp.accountants.base import pair_compositions
+    from symfdp.pld.discretise import discretise_many
+    from symfdp.pld.grid import component_grids
+
+    comp = [
+        (M.SubsampledGaussian(sigma=1.0 + i / 10, p=0.01 + i / 200), 1)
+        for i in range(12)
+    ]
+    comp += [(M.SubsampledLaplace(mu=1.0, p=0.1), 1), (M.Laplace(mu=0.5), 1)]
+    comp += [(M.RandomizedResponse(eps=1.0), 1)]
+    for d in pair_compositions(comp):
+        mechs = [m for m, _ in d]
+        for coarse in (0.0, 0.05):
+            grids = component_grids(mechs, 1e-3, 1e-20, 1, 2**27, coarse)
+            for pair in discretise_many(mechs, grids):
+                for x in pair:
+                    assert x.known_support is not None
+                    lazy = dataclasses.replace(x, known_support=None)
+                    np.testing.assert_array_equal(x.support, lazy.support)
+                    np.testing.assert_array_equal(x.support_masses, lazy.support_masses)
