@@ -243,10 +243,7 @@ def _connect_dots_block(
     # Masses below TINY_MASS go to +infinity (pessimistic; avoids subnormals).
     tiny = z < TINY_MASS
     inf_mass = [c.above for _, _, _, c in items]
-    owner = np.repeat(np.arange(len(items)), sizes)
-    for i in np.unique(owner[tiny & (z > 0.0)]).tolist():
-        part = z[starts[i] : ends[i]]
-        inf_mass[i] += float(part[part < TINY_MASS].sum())
+    _add_sums_where(inf_mass, z, tiny, starts, sizes)
     z[tiny] = 0.0
     positive = z > 0.0
     return [
@@ -265,6 +262,22 @@ def _connect_dots_block(
             items, starts.tolist(), ends.tolist(), inf_mass, strict=True
         )
     ]
+
+
+def _add_sums_where(
+    totals: list[float],
+    values: FloatArray,
+    where: NDArray[np.bool_],
+    starts: NDArray[np.int64],
+    sizes: NDArray[np.int64],
+) -> None:
+    """``totals[i] += values[run_i][where[run_i]].sum()`` for the concatenated
+    runs ``run_i`` (``starts``, ``sizes``) where some such value is nonzero,
+    each run summed alone (the others are left as they are)."""
+    owner = np.repeat(np.arange(sizes.size), sizes)
+    for i in np.unique(owner[where & (values != 0.0)]).tolist():
+        run = slice(starts[i], starts[i] + sizes[i])
+        totals[i] += float(values[run][where[run]].sum())
 
 
 def dominating_pld(m: Mechanism, grid: ComponentGrid) -> DiscretePLD:
@@ -597,11 +610,8 @@ def _rounding_block(
     gam = np.exp(np.concatenate([lat.l for _, lat, _, _ in items]))
     lost = [cq.below + cq.above for _, _, _, cq in items]
     empty = pb <= 0.0
-    if empty.any():
-        for i in np.unique(np.repeat(np.arange(len(items)), sizes)[empty]).tolist():
-            cells = slice(starts[i], starts[i] + sizes[i])
-            lost[i] += float(qb[cells][empty[cells]].sum())
-        qb[empty] = 0.0
+    _add_sums_where(lost, qb, empty, starts, sizes)
+    qb[empty] = 0.0
     _merge_ends(
         pb,
         qb,
