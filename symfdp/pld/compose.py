@@ -339,7 +339,7 @@ def _full_powers(
                 spec[at], err[at] = direct[i]
             yield n, spec, err
 
-    log_pi, log_err, ratio = _log_powers(live_terms(), live.size, len(parts))
+    log_pi, log_err, ratio = _log_powers(_stacked(live_terms()), live.size, len(parts))
     return live, log_pi, log_err, ratio, total_b[live]
 
 
@@ -353,13 +353,24 @@ def _with_sum_round_off(
     return total + slack
 
 
+def _stacked(
+    terms: Iterable[tuple[int, np.ndarray, FloatArray]],
+) -> Iterator[tuple[FloatArray, np.ndarray, FloatArray]]:
+    """Parts' ``(n, A, e)`` stacked :data:`_POWER_CHUNK` at a time into the
+    chunks of :func:`_log_powers`."""
+    it = iter(terms)
+    while chunk := list(itertools.islice(it, _POWER_CHUNK)):
+        n = np.array([float(k) for k, _, _ in chunk])[:, None]
+        yield n, np.stack([a for _, a, _ in chunk]), np.stack([e for _, _, e in chunk])
+
+
 def _log_powers(
-    terms: Iterable[tuple[int, np.ndarray, FloatArray]], size: int, count: int
+    chunks: Iterable[tuple[FloatArray, np.ndarray, FloatArray]], size: int, count: int
 ) -> tuple[np.ndarray, FloatArray, FloatArray]:
     r"""``(sum n log A, its round-off bound, sum n e / (|A| + e))`` over the
-    ``count`` parts' ``(n, A, e)``: the log of the composed spectrum, a bound
-    on the absolute error of its computed value, and the relative error of
-    the factors. The parts are taken :data:`_POWER_CHUNK` at a time; for
+    ``count`` parts' ``(n, A, e)``, given in chunks of rows (``n`` a column):
+    the log of the composed spectrum, a bound on the absolute error of its
+    computed value, and the relative error of the factors. For
     :math:`m` parts the round-off of the sum is at most :math:`(4u + (m - 1)
     u_s) \sum_i n_i |\log \hat A_i| + 4u` (plus :math:`u \sum_i n_i |\log
     \hat A_i|` for the final rounding of an extended sum), with :math:`u_s`
@@ -373,11 +384,7 @@ def _log_powers(
     im = np.zeros(size, dtype=dtype)
     abs_log = np.zeros(size)
     ratio = np.zeros(size)
-    it = iter(terms)
-    while chunk := list(itertools.islice(it, _POWER_CHUNK)):
-        n = np.array([float(k) for k, _, _ in chunk])[:, None]
-        spec = np.stack([a for _, a, _ in chunk])
-        err = np.stack([e for _, _, e in chunk])
+    for n, spec, err in chunks:
         with np.errstate(divide="ignore"):
             lg = np.log(spec)
         # Parts scaled separately: n * (-inf + 0j) would give 0 * inf = nan.
@@ -426,21 +433,25 @@ def _pruned_powers(
     """:func:`_full_powers` from the pruned spectra: the frequencies flushed
     there are certified below e^-701; of the others, those whose bound
     :math:`\\prod_i B_i^{n_i}` is below e^-700 are flushed too."""
-    total_b = np.zeros(pr.freqs.size)
-    magnitude = np.zeros(pr.freqs.size)
-    for (_, n), spec, dev in zip(parts, pr.spectra, pr.devs, strict=True):
-        with np.errstate(divide="ignore"):
-            term = n * np.log(np.abs(spec) + dev)
-        total_b += term
-        magnitude += np.abs(term)
+    n = np.array([float(k) for _, k in parts])[:, None]
+    with np.errstate(divide="ignore"):
+        term = n * np.log(np.abs(pr.spectra) + pr.devs)
+    total_b = np.sum(term, axis=0)
+    magnitude = np.sum(np.abs(term), axis=0)
+    del term
     total_b = _with_sum_round_off(total_b, magnitude, len(parts))
     keep = total_b > _LOG_TINY
     live = pr.freqs[keep]
-    terms = (
-        (n, spec[keep], dev[keep])
-        for (_, n), spec, dev in zip(parts, pr.spectra, pr.devs, strict=True)
+    spectra, devs = pr.spectra[:, keep], pr.devs[:, keep]
+    chunks = (
+        (
+            n[at : at + _POWER_CHUNK],
+            spectra[at : at + _POWER_CHUNK],
+            devs[at : at + _POWER_CHUNK],
+        )
+        for at in range(0, len(parts), _POWER_CHUNK)
     )
-    log_pi, log_err, ratio = _log_powers(terms, live.size, len(parts))
+    log_pi, log_err, ratio = _log_powers(chunks, live.size, len(parts))
     return live, log_pi, log_err, ratio, total_b[keep]
 
 

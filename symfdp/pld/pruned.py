@@ -105,15 +105,15 @@ class PrunedSpectra:
 
     Attributes:
         freqs: The frequencies ``k`` kept (increasing).
-        spectra: Per part, :math:`A_i(\\theta_k) e^{i c_i \\theta_k}`.
-        devs: Per part, bounds on the error of ``spectra``.
+        spectra: :math:`A_i(\\theta_k) e^{i c_i \\theta_k}`, one row per part.
+        devs: Bounds on the error of ``spectra`` (same shape).
         shift: :math:`\\sum_i n_i c_i`, the lattice shift of the composition
             of the centred parts.
     """
 
     freqs: np.ndarray
-    spectra: list[np.ndarray]
-    devs: list[np.ndarray]
+    spectra: np.ndarray
+    devs: np.ndarray
     shift: int
 
 
@@ -287,8 +287,9 @@ def _values(
     stats: list[_Stats],
     size: int,
     freqs: np.ndarray,
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Centred spectra and their error bounds at ``freqs`` (module docstring)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Centred spectra and their error bounds at ``freqs`` (module docstring),
+    one row per part."""
     half, sine = _trig_tables(size)
     lo = [-st.centre for st in stats]
     hi = [d.q.size - 1 - st.centre for (d, _), st in zip(parts, stats, strict=True)]
@@ -308,8 +309,8 @@ def _values(
         for (d, _), st in zip(parts, stats, strict=True)
     ]
     order = sorted(range(len(parts)), key=lambda i: (residue[i], hi[i], lo[i]))
-    spectra: list[np.ndarray] = [np.empty(0)] * len(parts)
-    devs: list[np.ndarray] = [np.empty(0)] * len(parts)
+    spectra = np.empty((len(parts), kk), dtype=np.complex128)
+    devs = np.empty((len(parts), kk))
     with threadpool_limits(1, user_api="blas"):
         _products(parts, stats, table, lo, hi, order, spectra, devs, theta, x0)
     return spectra, devs
@@ -322,13 +323,13 @@ def _products(
     lo: list[int],
     hi: list[int],
     order: list[int],
-    spectra: list[np.ndarray],
-    devs: list[np.ndarray],
+    spectra: np.ndarray,
+    devs: np.ndarray,
     theta: np.ndarray,
     x0: int,
 ) -> None:
-    """The matrix products of :func:`_values`, chunk by chunk (into
-    ``spectra`` and ``devs``)."""
+    """The matrix products of :func:`_values`, chunk by chunk (into the rows
+    of ``spectra`` and ``devs``)."""
     kk = table.shape[1] // 2
     for start in range(0, len(order), _CHUNK):
         chunk = order[start : start + _CHUNK]
@@ -350,14 +351,13 @@ def _products(
         gb = _gamma(min(cols.size, _BLOCK) + blocks)
         c_re = (gb + 25 * _U) * (1 + _SAFE)
         c_im = (gb + 13 * _U) * (1 + _SAFE)
-        for r, i in enumerate(chunk):
-            st = stats[i]
-            d_re, d_im = acc[r, :kk], acc[r, kk:]
-            re = st.q0 - d_re
-            spectra[i] = re - 1j * d_im
-            imag = np.minimum(st.q0_hi, theta * st.a1_hi)
-            dev = st.q0_err + _U * np.abs(re) + c_re * np.abs(d_re) + c_im * imag
-            devs[i] = dev * (1 + _SAFE)
+        sts = [stats[i] for i in chunk]
+        d_re, d_im = acc[:, :kk], acc[:, kk:]
+        re = _column(sts, "q0") - d_re
+        spectra[chunk] = re - 1j * d_im
+        imag = np.minimum(_column(sts, "q0_hi"), theta * _column(sts, "a1_hi"))
+        dev = _column(sts, "q0_err") + _U * np.abs(re) + c_re * np.abs(d_re)
+        devs[chunk] = (dev + c_im * imag) * (1 + _SAFE)
 
 
 def pruned_spectra(
@@ -396,8 +396,8 @@ def pruned_spectra(
     if k.size > max_freqs:
         return None
     if k.size == 0:
-        spectra = [np.zeros(0, dtype=np.complex128) for _ in parts]
-        return PrunedSpectra(k, spectra, [np.zeros(0) for _ in parts], 0)
+        empty = np.zeros((len(parts), 0))
+        return PrunedSpectra(k, empty.astype(np.complex128), empty, 0)
     spectra, devs = _values(parts, stats, size, k)
     shift = sum(n * st.centre for (_, n), st in zip(parts, stats, strict=True))
     return PrunedSpectra(k, spectra, devs, int(shift))

@@ -73,7 +73,7 @@ def test_log_powers_of_many_parts_within_their_round_off_bound(adversarial) -> N
     and for terms of 3/4 ulp of the running sum, each of which a sum in double
     precision would round the same way (1,000 of them: about 100 times 4u
     sum n |log A|)."""
-    from symfdp.pld.compose import _log_powers
+    from symfdp.pld.compose import _log_powers, _stacked
 
     rng = np.random.default_rng(2)
     m, size = 1000, 7
@@ -87,7 +87,7 @@ def test_log_powers_of_many_parts_within_their_round_off_bound(adversarial) -> N
         spec = mod * np.exp(1j * rng.uniform(-0.1, 0.1, (m, size)))
         counts = rng.integers(1, 500, m)
     terms = [(int(n), s, np.zeros(size)) for n, s in zip(counts, spec, strict=True)]
-    log_pi, err, _ = _log_powers(iter(terms), size, m)
+    log_pi, err, _ = _log_powers(_stacked(terms), size, m)
     with mp.workdps(40):
         for k in range(size):
             exact = mp.fsum(
