@@ -351,7 +351,8 @@ class Numerical(Accountant):
     ) -> CertifiedPairCurve:
         n_total = sum(n for _, n in components)
         ups, lows = self._discretised(components, h)
-        window = chernoff_window([ups, lows], self.tail_mass / 4)
+        sd = math.sqrt(max(summed_cumulants(components, 2, "Q")[1], 0.0))
+        window = chernoff_window([ups, lows], self.tail_mass / 4, sd)
         try:
             up = compose_fft(ups, window, self.max_fft_size)
             low = compose_fft(lows, window, self.max_fft_size)
@@ -378,7 +379,6 @@ class Numerical(Accountant):
             parts = CompositionParts([], [], window, self.max_fft_size, rebuild)
         del ups
         # The tail_shift of CertifiedPairCurve.tail_allowance.
-        sd = math.sqrt(max(summed_cumulants(components, 2, "Q")[1], 0.0))
         shift = min(1.0, max(0.5 * sd, 4.0 * h))
         return CertifiedPairCurve.from_composed(
             low,

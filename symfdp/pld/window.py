@@ -49,13 +49,16 @@ class Window:
 
 @dataclass(frozen=True)
 class _Family:
-    """The parts of one composition, concatenated: lattice points carrying mass,
-    their log Q-masses, the start of each part and its number of compositions."""
+    """The parts of one composition, concatenated: lattice points carrying mass
+    (relative to each part's first point), their log Q-masses, the start of
+    each part, its number of compositions, and ``shift``, the sum over the parts
+    of the number of compositions times the first point."""
 
     points: np.ndarray
     logq: np.ndarray
     starts: np.ndarray
     n: np.ndarray
+    shift: float
 
     def log_mgf(self, lam: float) -> float:
         """``sum_i n_i log sum_k q_ik e^{lam l_ik}`` (log-sum-exp per part)."""
@@ -65,7 +68,7 @@ class _Family:
         # Terms below e^-700 raised to it: K over-estimated, the window valid.
         rel = np.maximum(a - np.repeat(top, sizes), -700.0)
         sums = np.add.reduceat(np.exp(rel), self.starts)
-        return float(np.sum(self.n * (top + np.log(sums))))
+        return float(np.sum(self.n * (top + np.log(sums))) + lam * self.shift)
 
 
 @dataclass(frozen=True)
@@ -75,22 +78,29 @@ class _Parts:
     Attributes:
         at: Positions of the points in their part's ``q``.
         q: Their Q-masses.
-        points: Their lattice points.
+        above: Their distances above their part's first lattice point,
+            ``at * h`` (one rounding).
+        below: Their distances below their part's last lattice point,
+            ``(top - at) * h`` (one rounding).
         starts: Index of each part's first point (every part has one).
         n: Numbers of compositions.
-        top: Index of each part's last lattice point (``q.size - 1``).
         origin, k_lo, h: Each part's lattice.
+        first, last: Each part's first and last lattice point.
+        mass: Each part's total Q-mass.
     """
 
     at: np.ndarray
     q: np.ndarray
-    points: np.ndarray
+    above: np.ndarray
+    below: np.ndarray
     starts: np.ndarray
     n: np.ndarray
-    top: np.ndarray
     origin: np.ndarray
     k_lo: np.ndarray
     h: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+    mass: np.ndarray
 
     @classmethod
     def of(cls, parts: Sequence[tuple[DiscretePLD, int]]) -> _Parts:
@@ -98,20 +108,25 @@ class _Parts:
         origin = np.array([d.origin for d, _ in parts])
         k_lo = np.array([d.k_lo for d, _ in parts])
         h = np.array([d.h for d, _ in parts])
-        # DiscretePLD.points_at of every part, in one pass.
-        points = np.repeat(origin, sizes) + (np.repeat(k_lo, sizes) + at) * np.repeat(
-            h, sizes
-        )
+        top = np.array([d.q.size - 1 for d, _ in parts])
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        if np.all(h == h[0]):
+            h_at: np.ndarray | float = float(h[0])
+        else:
+            h_at = np.repeat(h, sizes)
         return cls(
             at,
             q,
-            points,
-            np.concatenate(([0], np.cumsum(sizes)[:-1])),
+            at * h_at,
+            (np.repeat(top, sizes) - at) * h_at,
+            starts,
             np.array([float(n) for _, n in parts]),
-            np.array([d.q.size - 1 for d, _ in parts]),
             origin,
             k_lo,
             h,
+            origin + k_lo * h,
+            origin + (k_lo + top) * h,
+            np.add.reduceat(q, starts),
         )
 
     @property
@@ -124,17 +139,18 @@ def _family(flat: _Parts, block: int = 1) -> _Family:
     """The parts as a :class:`_Family`; with ``block > 1``, each run of
     ``block`` lattice points merged into one (total mass at the barycentre): a
     cheaper stand-in for the search of the Chernoff parameter only."""
+    shift = float(np.sum(flat.n * flat.first))
     if block == 1:
-        return _Family(flat.points, np.log(flat.q), flat.starts, flat.n)
+        return _Family(flat.above, np.log(flat.q), flat.starts, flat.n, shift)
     part = np.repeat(np.arange(flat.starts.size), flat.sizes)
     bins = flat.at // block
     first = np.flatnonzero(
         np.concatenate(([True], (bins[1:] != bins[:-1]) | (part[1:] != part[:-1])))
     )
     mass = np.add.reduceat(flat.q, first)
-    pts = np.add.reduceat(flat.q * flat.points, first) / mass
+    pts = np.add.reduceat(flat.q * flat.above, first) / mass
     starts = np.searchsorted(first, flat.starts)
-    return _Family(pts, np.log(mass), starts.astype(np.int64), flat.n)
+    return _Family(pts, np.log(mass), starts.astype(np.int64), flat.n, shift)
 
 
 def _end(fam: _Family, log_tail: float, sign: float, lam: float) -> float:
@@ -157,22 +173,34 @@ def _best_lambda(parts: _Family, log_tail: float, sign: float, sd: float) -> flo
     return math.exp(float(found.x))
 
 
+#: Largest modulus of an exponent whose term is not covered by the underflow
+#: allowance of :func:`_part_log_mgf` (:math:`e^{-691} > 10^{-300}`).
+_ARG_MAX = 691.0
+
+
 def _part_log_mgf(flat: _Parts, lam: float) -> float:
-    r"""``sum_i n_i log sum_k q_ik e^{lam l_ik}`` of the parts, an upper bound:
-    each sum (over the :math:`m` points with mass) is taken relative to the
-    largest exponent of the lattice (no overflow), inflated by its round-off
-    :math:`2(m + 4)u` (any order of summation) and by :math:`m\,Q_i
-    10^{-300}` for the terms that underflow, and the sum over the parts by its
-    own round-off."""
+    r"""``sum_i n_i log sum_k q_ik e^{lam l_ik}`` of the parts, an upper bound.
+
+    Each sum over the :math:`m` points with mass is taken relative to the
+    part's last lattice point for :math:`\lambda > 0` (first for
+    :math:`\lambda < 0`), so every exponent :math:`a_k` is :math:`\le 0`. Its
+    computed value has rounded the distance, :math:`\lambda` times it, the
+    exponential and the product with :math:`q_k` (relative error at most
+    :math:`2u|a_k| + 3u` per term) and the sum (:math:`(m - 1)u` of it):
+    it is inflated by :math:`(2 \cdot 691 + m + 8)u` for the terms with
+    :math:`a_k \ge -691` and by :math:`m\,Q_i 10^{-300}` for those below (each
+    under :math:`Q_i e^{-691}`); the sum over the parts by its own round-off."""
     u = float(np.finfo(np.float64).eps) / 2
-    step = lam * flat.h
-    top = np.where(step > 0, flat.top, 0)
+    if lam > 0:
+        e = np.exp(-lam * flat.below)
+        ref = flat.last
+    else:
+        e = np.exp(lam * flat.above)
+        ref = flat.first
     sizes = flat.sizes
-    e = np.exp(np.repeat(step, sizes) * (flat.at - np.repeat(top, sizes)))
-    mass = np.add.reduceat(flat.q, flat.starts)
     sums = np.add.reduceat(flat.q * e, flat.starts)
-    s = sums * (1 + 2 * (sizes + 4) * u) + sizes * mass * 1e-300
-    terms = flat.n * (lam * (flat.origin + (flat.k_lo + top) * flat.h) + np.log(s))
+    s = sums * (1 + (2 * _ARG_MAX + sizes + 8) * u) + sizes * flat.mass * 1e-300
+    terms = flat.n * (lam * ref + np.log(s))
     # The sum over the parts rounds at most (parts + 1) u of its magnitude.
     return float(np.sum(terms) + (terms.size + 1) * u * np.sum(np.abs(terms)))
 
@@ -184,38 +212,40 @@ def _part_end(flat: _Parts, log_tail: float, sign: float, lam: float) -> float:
 
 def _trivial_ends(flat: _Parts) -> tuple[float, float]:
     """``sum_i n_i min l_ik`` and ``sum_i n_i max l_ik`` over points with mass."""
-    last = flat.starts + flat.sizes - 1
-    return (
-        float(np.sum(flat.n * flat.points[flat.starts])),
-        float(np.sum(flat.n * flat.points[last])),
-    )
+    lowest = flat.origin + (flat.k_lo + flat.at[flat.starts]) * flat.h
+    last = flat.at[flat.starts + flat.sizes - 1]
+    highest = flat.origin + (flat.k_lo + last) * flat.h
+    return float(np.sum(flat.n * lowest)), float(np.sum(flat.n * highest))
 
 
 def _variance(flat: _Parts) -> float:
     """``sum_i n_i Var(l_i)`` under the normalised Q-masses of each part."""
     sizes = flat.sizes
-    mass = np.add.reduceat(flat.q, flat.starts)
-    w = flat.q / np.repeat(mass, sizes)
-    mean = np.add.reduceat(w * flat.points, flat.starts)
-    dev = flat.points - np.repeat(mean, sizes)
+    w = flat.q / np.repeat(flat.mass, sizes)
+    mean = np.add.reduceat(w * flat.above, flat.starts)
+    dev = flat.above - np.repeat(mean, sizes)
     return float(np.sum(flat.n * np.add.reduceat(w * dev**2, flat.starts)))
 
 
 def chernoff_window(
-    families: Sequence[Sequence[tuple[DiscretePLD, int]]], tail: float
+    families: Sequence[Sequence[tuple[DiscretePLD, int]]],
+    tail: float,
+    scale: float | None = None,
 ) -> Window:
     """One window for several compositions (e.g. dominated and dominating).
 
     The Chernoff parameters are optimised for the first family and reused for
     the others (each family's own bound is evaluated at them); the union of the
     ends is returned. Any parameter gives a valid window, so large families
-    search on merged blocks of points.
+    search on merged blocks of points, over :data:`_LAM_RANGE` divided by
+    ``scale``: the standard deviation of the composed loss (or of the law it
+    discretises); computed from the first family when None or 0.
     """
     if any(d.support.size == 0 for f in families for d, _ in f):  # no mass
         return Window(0.0, 0.0, 0.0)
     # One family's concatenated points at a time (they are large).
     flat = _Parts.of(families[0])
-    var = _variance(flat)
+    var = scale * scale if scale else _variance(flat)
     ends = [_trivial_ends(flat)]
     log_tail = math.log(tail)
     if var > 0.0:
