@@ -28,8 +28,10 @@ there the spectra are recomputed by direct sums in extended precision
 (:func:`direct_spectrum`, error about :math:`3u \|q\|_1`). Powers are
 evaluated as :math:`\exp(\sum_i n_i \log \hat A_i)`, the sum over the
 :math:`m` parts taken with unit round-off :math:`u_s` (extended precision for
-many parts, :func:`_log_powers`), adding at most :math:`((5u + (m - 1) u_s)\sum_i n_i
-|\log \hat A_{ik}| + 4u) |\hat\Pi_k|`. The
+many parts, :func:`_log_powers`), adding at most :math:`(\sum_i n_i e_{ik} +
+(2u + (m - 1) u_s)\sum_i n_i |\log \hat A_{ik}| + 4u) |\hat\Pi_k|`, with
+:math:`e_{ik}` the error of the computed logarithm (:func:`_log_spectra`, a few
+:math:`u |\log \hat A_{ik}|`). The
 inverse transform is exact on these spectral errors up to its own componentwise
 error :math:`\eta \|\hat\Pi\|_1 / N` per point (full spectrum). Since the profile
 weights :math:`(1 - e^{\varepsilon - t_j})_+` lie in [0, 1], Parseval and
@@ -364,40 +366,85 @@ def _stacked(
         yield n, np.stack([a for _, a, _ in chunk]), np.stack([e for _, _, e in chunk])
 
 
+def _log_spectra(spec: np.ndarray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    r"""``(log |A|, arg A, e)`` of complex spectra ``A = r + is``, with ``e`` a
+    bound on the modulus of the error of the computed pair.
+
+    Where :math:`x = |A|^2 - 1 \in [-1/2, 1]` (the frequencies that carry a
+    composition) the modulus is :math:`\tfrac12 \log1p(x)` with :math:`x =
+    (r - 1)(r + 1) + s^2`: each of the two terms is computed with relative
+    error at most :math:`\gamma_3`, so :math:`|\hat x - x| \le \gamma_4
+    (|r^2 - 1| + s^2)`, and :math:`\log1p` has slope at most 2 on the range:
+    an error of :math:`1.1\,\gamma_4 (|r^2 - 1| + s^2)`, accurate relative to
+    :math:`\log|A|` even where it is tiny (no cancellation in :math:`|A| - 1`).
+    Elsewhere it is :math:`\log \mathrm{hypot}(r, s)` (hypot within
+    :math:`2u`, plus :math:`2^{-1072}/|A|` for subnormal moduli). The
+    elementary functions add :math:`4u` of their values. Zero spectra give
+    :math:`-\infty` with ``e = 0``."""
+    u = UNIT_ROUNDOFF
+    r = np.ascontiguousarray(spec.real)
+    s = np.ascontiguousarray(spec.imag)
+    a = r - 1.0
+    a *= r + 1.0
+    b = s * s
+    x = a + b
+    far = np.flatnonzero((x < -0.5) | (x > 1.0))
+    gamma4 = 4 * u / (1 - 4 * u)
+    with np.errstate(divide="ignore"):
+        mod = np.log1p(x)
+        mod *= 0.5
+        err = np.abs(a)
+        err += b
+        err *= 1.1 * gamma4
+        if far.size:
+            hyp = np.hypot(r.flat[far], s.flat[far])
+            mod.flat[far] = np.log(hyp)
+            err.flat[far] = 2.01 * u + 2.0**-1072 / hyp
+    arg = np.arctan2(s, r)
+    err += 4 * u * (np.abs(mod) + np.abs(arg))
+    err[~np.isfinite(mod)] = 0.0
+    return mod, arg, err
+
+
 def _log_powers(
     chunks: Iterable[tuple[FloatArray, np.ndarray, FloatArray]], size: int, count: int
 ) -> tuple[np.ndarray, FloatArray, FloatArray]:
     r"""``(sum n log A, its round-off bound, sum n e / (|A| + e))`` over the
     ``count`` parts' ``(n, A, e)``, given in chunks of rows (``n`` a column):
     the log of the composed spectrum, a bound on the absolute error of its
-    computed value, and the relative error of the factors. For
-    :math:`m` parts the round-off of the sum is at most :math:`(4u + (m - 1)
-    u_s) \sum_i n_i |\log \hat A_i| + 4u` (plus :math:`u \sum_i n_i |\log
-    \hat A_i|` for the final rounding of an extended sum), with :math:`u_s`
-    the unit round-off of the accumulation: double precision up to
+    computed value, and the relative error of the factors.
+
+    The logs are those of :func:`_log_spectra` (error :math:`e_i`), scaled by
+    :math:`n_i` (:math:`u` of :math:`n_i |\log \hat A_i|`, with :math:`|z|`
+    bounded by :math:`|\Re z| + |\Im z|`) and summed over the :math:`m`
+    parts with unit round-off :math:`u_s`: double precision up to
     :data:`_DOUBLE_PARTS` parts, ``np.longdouble`` beyond (a sequential sum in
-    double precision over :math:`10^4` parts would allow :math:`10^4 u`)."""
+    double precision over :math:`10^4` parts would allow :math:`10^4 u`). The
+    bound is :math:`\sum_i n_i e_i + (u + (m - 1) u_s) \sum_i n_i |\log
+    \hat A_i| + 4u` (plus :math:`u \sum_i n_i |\log \hat A_i|` for the final
+    rounding of an extended sum)."""
     u = UNIT_ROUNDOFF
     dtype = np.float64 if count <= _DOUBLE_PARTS else np.longdouble
     u_sum = float(np.finfo(dtype).eps) / 2
     re = np.zeros(size, dtype=dtype)
     im = np.zeros(size, dtype=dtype)
     abs_log = np.zeros(size)
+    log_err = np.zeros(size)
     ratio = np.zeros(size)
     for n, spec, err in chunks:
-        with np.errstate(divide="ignore"):
-            lg = np.log(spec)
-        # Parts scaled separately: n * (-inf + 0j) would give 0 * inf = nan.
-        re += np.sum(n * lg.real, axis=0, dtype=dtype)
-        im += np.sum(n * lg.imag, axis=0, dtype=dtype)
-        abs_log += np.sum(n * np.abs(lg), axis=0)
+        mod, arg, e = _log_spectra(spec)
+        re += np.sum(n * mod, axis=0, dtype=dtype)
+        im += np.sum(n * arg, axis=0, dtype=dtype)
+        abs_log += np.sum(n * (np.abs(mod) + np.abs(arg)), axis=0)
+        log_err += np.sum(n * e, axis=0)
         ratio += np.sum(n * err / (np.abs(spec) + err), axis=0)
     log_pi = re.astype(np.float64) + 1j * im.astype(np.float64)
-    # abs_log is itself a sum of count terms (relative error below 2 count u);
-    # count - 1 additions round, and an extended sum once more to double.
-    magnitude = np.where(np.isfinite(abs_log), abs_log, 0.0) * (1 + 2 * count * u)
+    # abs_log and log_err are themselves sums of count terms (relative error
+    # below 2 count u); count - 1 additions round, an extended sum once more.
+    grow = 1 + 2 * count * u
+    magnitude = np.where(np.isfinite(abs_log), abs_log, 0.0) * grow
     rounding = (count - 1) * u_sum + (0.0 if dtype is np.float64 else u)
-    return log_pi, (4 * u + rounding) * magnitude + 4 * u, ratio
+    return log_pi, log_err * grow + (u + rounding) * magnitude + 4 * u, ratio
 
 
 #: Up to this many parts the logarithms are summed in double precision.

@@ -95,3 +95,36 @@ def test_log_powers_of_many_parts_within_their_round_off_bound(adversarial) -> N
                 for n, s in zip(counts, spec, strict=True)
             )
             assert float(abs(mp.mpc(complex(log_pi[k])) - exact)) <= err[k]
+
+
+def test_log_spectra_within_their_error_bounds() -> None:
+    """log |A| and arg A of spectra near 1 (moduli 1 - 1e-12 and closer, where
+    log |A| is tiny), across [1/sqrt 2, sqrt 2], far below and above it, on the
+    negative axis and subnormal: within the stated bound of the exact complex
+    logarithm (mpmath, 40 digits); a zero spectrum gives -inf with no error."""
+    from symfdp.pld.compose import _log_spectra
+
+    rng = np.random.default_rng(5)
+    k = 400
+    spec = np.concatenate(
+        [
+            np.exp(-rng.exponential(1e-3, k)) * np.exp(1j * rng.uniform(-0.1, 0.1, k)),
+            np.exp(-rng.exponential(1e-8, k))
+            * np.exp(1j * rng.uniform(-1e-5, 1e-5, k)),
+            1 - rng.exponential(1e-12, k) + 1j * rng.normal(0, 1e-9, k),
+            np.exp(-rng.exponential(5.0, k)) * np.exp(1j * rng.uniform(-3, 3, k)),
+            rng.uniform(0.7, 1.42, k) * np.exp(1j * rng.uniform(-3.14, 3.14, k)),
+            [np.nextafter(1.0, 0.0), 1e-300, 1e-310 + 1e-311j, -1.0, 1j, -0.3 + 1e-20j],
+        ]
+    ).reshape(-1, 2)
+    mod, arg, err = _log_spectra(spec)
+    assert mod.shape == arg.shape == err.shape == spec.shape
+    with mp.workdps(40):
+        for z, m, a, e in zip(
+            spec.ravel(), mod.ravel(), arg.ravel(), err.ravel(), strict=True
+        ):
+            exact = mp.log(mp.mpc(complex(z)))
+            assert float(abs(mp.mpc(float(m), float(a)) - exact)) <= e
+            assert e <= 1e-14 * (1 + float(abs(exact)))  # a few u
+    zero_mod, _, zero_err = _log_spectra(np.zeros((1, 2), dtype=np.complex128))
+    assert np.all(np.isneginf(zero_mod)) and np.all(zero_err == 0.0)
