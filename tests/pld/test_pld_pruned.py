@@ -176,10 +176,22 @@ def test_moment_bounds_of_many_parts_hold_exactly() -> None:
         assert abs(Fraction(st.q0) - s[0]) <= Fraction(st.q0_err)
 
 
-def test_sampled_bins_of_many_parts_bound_the_exact_sums() -> None:
+@pytest.mark.parametrize("quartic_bins", [0, 16, 64])
+def test_sampled_bins_of_many_parts_bound_the_exact_sums(
+    monkeypatch, quartic_bins
+) -> None:
     """With many parts, bins certified below the flush level early are left at
-    that bound: every bin still bounds sum_i n_i log |A_i| from above at every
-    frequency of a fine FFT."""
+    that bound, and once few bins are left the later parts bound them by the
+    quartic alone: every bin still bounds sum_i n_i log |A_i| from above at
+    every frequency of a fine FFT."""
+    monkeypatch.setattr(pruned, "_QUARTIC_BINS", quartic_bins)
+    real, batches = pruned._sampled_squares, []
+
+    def spy(*args):
+        batches.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(pruned, "_sampled_squares", spy)
     rng = np.random.default_rng(5)
     laws = []
     for i in range(300):
@@ -197,6 +209,9 @@ def test_sampled_bins_of_many_parts_bound_the_exact_sums() -> None:
     assert np.all(exact <= bins[at] + 1e-9)
     assert np.any(bins <= pruned._KEEP - 1.0)  # some bins were left early
     assert np.any(bins > pruned._KEEP)
+    # Without a threshold every batch is sampled; with one, only the first few.
+    chunks = -(-len(parts) // pruned._BIN_CHUNK)
+    assert (len(batches) == chunks) == (quartic_bins == 0)
 
 
 def test_values_of_many_coarse_parts_within_their_bounds() -> None:
