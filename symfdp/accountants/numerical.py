@@ -240,8 +240,9 @@ class Numerical(Accountant):
         directions = pair_compositions(components)
         if len(directions) != 2:
             return None
-        if any(split_blatant(c)[1] < 1.0 or self._is_identity(c) for c in directions):
+        if any(split_blatant(c)[1] < 1.0 for c in directions):
             return None
+        # A direction without variance has no positive saddle-point eps (None).
         first = saddle_estimate(directions[0], self.delta_ref)
         second = saddle_estimate(directions[1], self.delta_ref)
         if first is None or second is None:
