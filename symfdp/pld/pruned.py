@@ -350,15 +350,17 @@ def _products(
     for start in range(0, len(order), _CHUNK):
         chunk = order[start : start + _CHUNK]
         ca, cb = min(lo[i] for i in chunk), max(hi[i] for i in chunk)
-        width = cb - ca + 1
-        mat = np.zeros((len(chunk), width))
-        for r, i in enumerate(chunk):
-            q = parts[i][0].q
-            mat[r, lo[i] - ca : lo[i] - ca + q.size] = q
-        # Columns where no part of the chunk has mass add exact zeros: skipped.
-        cols = np.flatnonzero(mat.any(axis=0))
+        # Only columns where some part of the chunk has mass (the others add
+        # exact zeros): the union of the parts' supports.
+        at, q, counts = concatenated_supports([parts[i][0] for i in chunk])
+        col = at + np.repeat(np.array([lo[i] - ca for i in chunk]), counts)
+        used = np.zeros(cb - ca + 1, dtype=bool)
+        used[col] = True
+        cols = np.flatnonzero(used)
+        slot = np.cumsum(used) - 1
+        mat = np.zeros((len(chunk), cols.size))
+        mat[np.repeat(np.arange(len(chunk)), counts), slot[col]] = q
         rows = table[ca - x0 + cols]
-        mat = mat[:, cols]
         acc = np.zeros((len(chunk), 2 * kk))
         blocks = -(-cols.size // _BLOCK)
         for b in range(blocks):
