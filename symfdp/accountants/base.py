@@ -100,10 +100,12 @@ def pair_compositions(components: Components) -> tuple[Components, ...]:
     single-pair mechanism takes part in every direction)."""
     pairs = [m.pairs for m, _ in components]
     width = max(map(len, pairs))
+    counts = [n for _, n in components]
+    if all(len(ms) == width for ms in pairs):  # one pass per direction
+        return tuple(tuple(zip(column, counts)) for column in zip(*pairs))
     return tuple(
         tuple(
-            (ms[min(k, len(ms) - 1)], n)
-            for ms, (_, n) in zip(pairs, components, strict=True)
+            (ms[min(k, len(ms) - 1)], n) for ms, n in zip(pairs, counts, strict=True)
         )
         for k in range(width)
     )
