@@ -102,11 +102,12 @@ def pair_compositions(components: Components) -> tuple[Components, ...]:
     width = max(map(len, pairs))
     counts = [n for _, n in components]
     if all(len(ms) == width for ms in pairs):  # one pass per direction
-        return tuple(tuple(zip(column, counts)) for column in zip(*pairs))
-    return tuple(
-        tuple(
-            (ms[min(k, len(ms) - 1)], n) for ms, n in zip(pairs, counts, strict=True)
+        return tuple(
+            tuple(zip(column, counts, strict=True))
+            for column in zip(*pairs, strict=True)
         )
+    return tuple(
+        tuple((ms[min(k, len(ms) - 1)], n) for ms, n in zip(pairs, counts, strict=True))
         for k in range(width)
     )
 
