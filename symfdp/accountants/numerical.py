@@ -323,13 +323,13 @@ class Numerical(Accountant):
         )
 
     def _discretised(
-        self, components: Components, h: float
+        self, components: Components, h: float, sd: float
     ) -> tuple[list[tuple[DiscretePLD, int]], list[tuple[DiscretePLD, int]]]:
         """The dominating and dominated discretisations of the components at
-        step ``h``, with their counts."""
+        step ``h``, with their counts (``sd``: the standard deviation of the
+        composed loss under Q)."""
         n_total = sum(n for _, n in components)
         cut = self.tail_mass / (4 * n_total)
-        sd = math.sqrt(max(float(summed_cumulants(components, 2, "Q")[1]), 0.0))
         widest = coarse_width(sd)
         try:
             grids = component_grids(
@@ -351,8 +351,8 @@ class Numerical(Accountant):
         self, components: Components, h: float, refinements: int
     ) -> CertifiedPairCurve:
         n_total = sum(n for _, n in components)
-        ups, lows = self._discretised(components, h)
-        sd = math.sqrt(max(summed_cumulants(components, 2, "Q")[1], 0.0))
+        sd = math.sqrt(max(float(summed_cumulants(components, 2, "Q")[1]), 0.0))
+        ups, lows = self._discretised(components, h, sd)
         window = chernoff_window([ups, lows], self.tail_mass / 4, sd)
         try:
             up = compose_fft(ups, window, self.max_fft_size)
@@ -376,7 +376,7 @@ class Numerical(Accountant):
         if 8 * sum(d.q.size for d, _ in ups + lows) <= _KEEP_PARTS_BYTES:
             parts = CompositionParts(ups, lows, window, self.max_fft_size)
         else:  # kept as a recipe: rebuilt only if a query needs a tilt
-            rebuild = functools.partial(self._discretised, tuple(components), h)
+            rebuild = functools.partial(self._discretised, tuple(components), h, sd)
             parts = CompositionParts([], [], window, self.max_fft_size, rebuild)
         del ups
         # The tail_shift of CertifiedPairCurve.tail_allowance.
