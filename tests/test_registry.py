@@ -16,6 +16,7 @@ import pytest
 import symfdp.accountants as A
 from symfdp import mechanisms as M
 from symfdp import training
+from symfdp.accountants import registry
 from symfdp.accountants.base import Accountant
 from symfdp.accountants.registry import GUARANTEES, accountant_classes
 from symfdp.cli import account as cli_account
@@ -44,6 +45,35 @@ def _every_accountant_class() -> set[type]:
 
 def test_every_accountant_class_is_registered() -> None:
     assert set(accountant_classes().values()) == _every_accountant_class()
+
+
+def test_the_static_listing_is_what_the_classes_say() -> None:
+    """The registry's listing is read from the source without importing; each
+    entry equals the attributes of the class it names, imported."""
+    listing = registry.listing()
+    assert list(listing) == list(accountant_classes())
+    for name, info in listing.items():
+        cls = accountant_classes()[name]
+        assert (info.class_name, info.module) == (cls.__name__, cls.__module__)
+        assert info.name == cls.name and info.guarantee == cls.guarantee
+        assert info.options == cls.name_options
+        assert info.serves == hasattr(cls, "serves")
+
+
+def test_listing_the_registry_imports_no_accountant() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from symfdp.accountants import registry; registry.listing(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('symfdp.mechanisms', "
+        "'symfdp.accountants.', 'scipy', 'sympy', 'numpy')) and "
+        "m != 'symfdp.accountants.registry'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
 
 
 def test_registry_attributes() -> None:
