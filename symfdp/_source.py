@@ -44,7 +44,8 @@ class ClassSketch:
         module: The dotted name of the module that defines it.
         bases: Its base classes' simple names (``a.B`` is ``B``).
         literals: Names bound in the body to a literal value, with the value.
-        keys: Names bound in the body to a dict display, with its string keys.
+        keys: Names bound in the body to a dict display whose keys are all
+            string constants, with those keys.
         defined: Every name the body binds (assignments, methods, properties).
         abstract: The body's methods decorated with ``abstractmethod``.
         init: The parameters (``self`` excepted) of an ``__init__`` defined in
@@ -292,12 +293,11 @@ def _sketch(node: ast.ClassDef, module: str) -> ClassSketch:
             literals[name] = ast.literal_eval(value)
         except _NOT_LITERAL:
             literals.pop(name, None)
-        if isinstance(value, ast.Dict):
-            keys[name] = tuple(
-                k.value
-                for k in value.keys
-                if isinstance(k, ast.Constant) and isinstance(k.value, str)
-            )
+        if isinstance(value, ast.Dict) and all(
+            isinstance(k, ast.Constant) and isinstance(k.value, str)
+            for k in value.keys
+        ):
+            keys[name] = tuple(k.value for k in value.keys if k is not None)
 
     for stmt in node.body:
         if isinstance(stmt, ast.Assign):
