@@ -294,8 +294,7 @@ def _sketch(node: ast.ClassDef, module: str) -> ClassSketch:
         except _NOT_LITERAL:
             literals.pop(name, None)
         if isinstance(value, ast.Dict) and all(
-            isinstance(k, ast.Constant) and isinstance(k.value, str)
-            for k in value.keys
+            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys
         ):
             keys[name] = tuple(k.value for k in value.keys if k is not None)
 

@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "symfdp.findings": 0,
     "symfdp.adjacency": 0,
     "symfdp._source": 0,
+    "symfdp._limits": 0,
     "symfdp.symbolic": 1,
     "symfdp.numeric": 2,
     "symfdp.mechanisms": 3,

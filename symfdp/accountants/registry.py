@@ -60,6 +60,7 @@ class AccountantInfo:
         options: The options the name implies (``name_options``).
         serves: Whether the class answers only some compositions (it has a
             ``serves`` classmethod).
+        parameters: The constructor's parameter names (its options).
     """
 
     name: str
@@ -68,6 +69,7 @@ class AccountantInfo:
     guarantee: str
     options: dict[str, Any]
     serves: bool
+    parameters: tuple[str, ...]
 
 
 def listing() -> dict[str, AccountantInfo]:
@@ -100,6 +102,7 @@ def _read() -> dict[str, AccountantInfo]:
             guarantee=_guarantee(h, root, cls),
             options=_options(h, cls),
             serves=h.lookup(cls, "serves") is not None,
+            parameters=h.init_parameters(cls),
         )
         if info.name in found:
             raise RuntimeError(

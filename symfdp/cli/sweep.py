@@ -15,7 +15,7 @@ import argparse
 import sys
 import time
 
-from symfdp.cli.account import _integer
+from symfdp.cli.common import UsageError, integer
 
 EPILOG = """\
 A spec (TOML; YAML with PyYAML):
@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Dask cluster of --jobs workers) or dask://host:port (a running scheduler)",
     )
     p.add_argument(
-        "--jobs", "-j", type=_integer, default=1, help="local processes or workers"
+        "--jobs", "-j", type=integer, default=1, help="local processes or workers"
     )
     p.set_defaults(run=run)
 
@@ -68,7 +68,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Execute ``symfdp sweep``; returns the exit status."""
     from symfdp._dask import check_executor
-    from symfdp.cli import UsageError
     from symfdp.sweeps import SpecError, load, run_sweep
     from symfdp.sweeps.store import Store
 

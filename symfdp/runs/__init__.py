@@ -47,6 +47,7 @@ _LAZY = {
     "CalibrateRequest": "symfdp.runs.records",
     "CalibrateResult": "symfdp.runs.records",
     "Achieved": "symfdp.runs.records",
+    "build_mechanism": "symfdp.runs.build",
     "account": "symfdp.runs.accounting",
     "methods_serving": "symfdp.runs.accounting",
     "calibrate": "symfdp.runs.calibration",
@@ -69,6 +70,7 @@ __all__ = [
     "RequestError",
     "Run",
     "account",
+    "build_mechanism",
     "calibrate",
     "families",
     "make_accountant",
@@ -81,6 +83,7 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover
     from symfdp.adjacency import Adjacency
     from symfdp.runs.accounting import account, methods_serving
+    from symfdp.runs.build import build_mechanism
     from symfdp.runs.calibration import calibrate
     from symfdp.runs.catalog import Family, families
     from symfdp.runs.errors import RequestError

@@ -20,6 +20,7 @@ from symfdp.accountants.base import normalize_composition
 from symfdp.accountants.registry import accountant_classes
 from symfdp.curve import PrivacyCurve
 from symfdp.mechanisms.base import Mechanism
+from symfdp.runs.build import build_mechanism
 from symfdp.runs.methods import (
     GUARANTEES,
     PARTIAL_METHODS,
@@ -46,7 +47,7 @@ def methods_serving(run: Run) -> tuple[str, ...]:
     """Every method that answers ``run`` (``--method all``), in registry order:
     the universal ones, then those whose ``serves`` test accepts it (``exact``
     where a closed form exists)."""
-    components = normalize_composition(run.build(), run.steps)
+    components = normalize_composition(build_mechanism(run), run.steps)
     classes = accountant_classes()
     partial = [n for n in PARTIAL_METHODS if classes[n].serves(components)]  # type: ignore[attr-defined]  # (PARTIAL: they have it)
     return (*UNIVERSAL_METHODS, *partial)
@@ -66,7 +67,7 @@ def account(
         Exception: what a single requested method raised when it broke (not a
             refusal); with several methods the break is that method's result.
     """
-    mechanism = request.run.build()
+    mechanism = build_mechanism(request.run)
     accountants = [spec.build() for spec in request.methods]  # options first
     results = []
     alone = len(request.methods) == 1

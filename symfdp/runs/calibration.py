@@ -18,6 +18,7 @@ from typing import Any, Final
 from symfdp import calibrate as search
 from symfdp.accountants.numerical import Numerical
 from symfdp.curve import PrivacyCurve
+from symfdp.runs.build import build_mechanism
 from symfdp.runs.errors import RequestError
 from symfdp.runs.records import Achieved, CalibrateRequest, CalibrateResult
 from symfdp.runs.summary import mu_star
@@ -86,7 +87,7 @@ def calibrate(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         final = accountant if accountant is not None else Numerical()
-        curve = final.compose(run.with_sigma(sigma).build(), run.steps)
+        curve = final.compose(build_mechanism(run.with_sigma(sigma)), run.steps)
         achieved: dict[str, Any] = {
             "method": final_name(spec.name),
             "mu_star": float(mu_star(curve)),

@@ -51,6 +51,12 @@ CALIBRATE_METHODS: Final = (
 ORDER_METHODS: Final = ("edgeworth", "saddlepoint")
 
 
+def parameters(method: str) -> tuple[str, ...]:
+    """The options the accountant of ``method`` takes (its constructor's
+    parameters, read from the source)."""
+    return _LISTING[method].parameters
+
+
 def normalize_method(method: Any) -> str:
     """Canonical accountant name: lower case, ``_`` read as ``-``, hyphens optional.
 

@@ -7,11 +7,9 @@ parameter (``sigma``, ``mu`` or ``eps``). DP-SGD users may give epochs instead
 of the rate and the count (:class:`Epochs`): ``sample_rate = batch_size /
 dataset_size`` and ``steps = ceil(epochs * dataset_size / batch_size)``.
 
-Under ``replace_one`` a symmetric family's values move by twice the sensitivity
-bound, so its effect size doubles (``Gaussian(mu)`` becomes
-``Gaussian(2 mu)``, dp-accounting's ``REPLACE_ONE`` on a Gaussian event); a
-subsampled family needs its own replace-one pair (the subsampled Gaussian has
-one).
+A run describes; :func:`symfdp.runs.build.build_mechanism` builds its mechanism.
+Validating a run reads only the source's catalogue (no NumPy, no mechanism
+imported), so that a mistake on the command line is reported at once.
 """
 
 from __future__ import annotations
@@ -21,10 +19,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from symfdp._validation import MAX_COMPOSITIONS
+from symfdp._limits import MAX_COMPOSITIONS
 from symfdp.adjacency import Adjacency
-from symfdp.mechanisms import REGISTRY, with_adjacency
-from symfdp.mechanisms.base import Mechanism
 from symfdp.runs.catalog import Family, families
 from symfdp.runs.errors import RequestError
 
@@ -306,23 +302,6 @@ class Run:
             adjacency=self.adjacency,
             epochs=self.epochs,
         )
-
-    def build(self) -> Mechanism:
-        """The mechanism of one step under the run's relation.
-
-        Raises:
-            RequestError: the run gives no parameter.
-        """
-        if self.parameter is None:
-            raise RequestError(f"{self.mechanism} needs {_or(self.family.parameters)}.")
-        kwargs: dict[str, Any] = dict([self.parameter])
-        if self.sample_rate is not None:
-            kwargs["p"] = self.sample_rate
-        m: Any = REGISTRY[self.mechanism](**kwargs)
-        if self.adjacency is Adjacency.REPLACE_ONE and not self.family.subsampled:
-            # The values move by twice the sensitivity bound: mu doubles.
-            m = type(m)(mu=2.0 * m.mu)
-        return with_adjacency(m, self.adjacency.value)
 
     def describe(self) -> str:
         """One line: mechanism, parameter, sampling and number of steps."""

@@ -1,8 +1,10 @@
 """Sweeps: a grid of configurations in, a table out (``symfdp sweep``).
 
-A spec (:mod:`symfdp.sweeps.spec`) expands to rows, each answered by the code of
-``symfdp account`` or ``symfdp calibrate`` locally or on Dask; finished rows go
-to ``OUT.jsonl`` and ``OUT.csv`` and are skipped on a re-run. Example::
+A spec (:mod:`symfdp.sweeps.spec`) expands to rows, each a typed request
+answered by :func:`symfdp.runs.account` or :func:`symfdp.runs.calibrate` (the
+code of ``symfdp account`` and ``symfdp calibrate``) locally or on Dask;
+finished rows go to ``OUT.jsonl`` and ``OUT.csv`` and are skipped on a re-run.
+Example::
 
     import symfdp
     rows = symfdp.sweep("examples/sweep_dpsgd.toml", out="dpsgd", jobs=2)
@@ -80,12 +82,12 @@ def run_sweep(
             done[k] = {**row, "row": k}
         store.rewrite([done[k] for k in sorted(done)])
         store.open()
-    todo = [(k, c) for k, c in enumerate(plan.rows) if k not in done]
+    todo = [(k, r) for k, r in enumerate(plan.requests) if k not in done]
     if on_start is not None:
         on_start(len(done), len(todo))
     complete = False
     bar = Progress(len(todo), "sweep", enabled=progress, status_every=10.0)
-    results = executors.run(todo, executor, jobs)
+    results = executors.run(todo, executor, jobs, keys=dict(enumerate(plan.ids)))
     try:
         for k, outputs in results:
             row = _table_row(k, plan.rows[k], outputs)
