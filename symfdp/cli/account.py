@@ -45,7 +45,6 @@ from symfdp.cli.tables import format_delta_table, format_multi_table, format_tab
 from symfdp.runs import catalog
 from symfdp.runs import methods as known
 from symfdp.runs.errors import RequestError
-from symfdp.runs.records import MU_NOTE
 
 #: The default ``--method``: certified.
 DEFAULT_METHOD = known.DEFAULT_METHOD
@@ -258,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{r.method}: note: {cli_words(r.error or '')}")
         print("\n".join(format_delta_table(result.results)))
     if deltas:
-        print(MU_NOTE)
+        print(runs.MU_NOTE)
     for r in result.results:
         for w in r.warnings:
             print(f"symfdp: warning ({r.method}): {cli_words(w)}", file=sys.stderr)

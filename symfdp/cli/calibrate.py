@@ -36,8 +36,7 @@ from symfdp.cli.common import (
 from symfdp.cli.tables import round_to
 from symfdp.runs.catalog import CALIBRATE_MECHANISMS
 from symfdp.runs.errors import RequestError
-from symfdp.runs.methods import CALIBRATE_METHODS, ORDER_METHODS
-from symfdp.runs.records import SIGMA_RANGE
+from symfdp.runs.methods import CALIBRATE_METHODS, ORDER_METHODS, SIGMA_RANGE
 
 #: ``--method`` choices.
 METHODS = CALIBRATE_METHODS

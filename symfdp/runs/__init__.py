@@ -39,6 +39,7 @@ _LAZY = {
     "Epochs": "symfdp.runs.run",
     "Run": "symfdp.runs.run",
     "make_run": "symfdp.runs.run",
+    "MU_NOTE": "symfdp.runs.records",
     "AccountRequest": "symfdp.runs.records",
     "AccountResult": "symfdp.runs.records",
     "MethodResult": "symfdp.runs.records",
@@ -55,6 +56,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "MU_NOTE",
     "AccountRequest",
     "AccountResult",
     "Achieved",
@@ -89,6 +91,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from symfdp.runs.errors import RequestError
     from symfdp.runs.methods import MethodSpec, make_accountant, normalize_method
     from symfdp.runs.records import (
+        MU_NOTE,
         AccountRequest,
         AccountResult,
         Achieved,

@@ -8,6 +8,7 @@ one it builds.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -20,23 +21,9 @@ from symfdp.runs.errors import RequestError
 if TYPE_CHECKING:  # pragma: no cover
     from symfdp.accountants.base import Accountant
 
-_LISTING: Final = registry.listing()
 #: The default method of ``symfdp account``, ``TrainingAccountant`` and sweeps:
 #: certified.
 DEFAULT_METHOD: Final = "numerical"
-#: Accountant names mapped to class names (certified first, as the registry).
-METHODS: Final[dict[str, str]] = {n: i.class_name for n, i in _LISTING.items()}
-#: Each method's guarantee: ``"certified"``, ``"bound"`` or ``"estimate"``.
-GUARANTEES: Final[dict[str, str]] = {n: i.guarantee for n, i in _LISTING.items()}
-#: Options a method name implies (``rdp``: Canonne, Kamath and Steinke 2020).
-METHOD_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
-    n: dict(i.options) for n, i in _LISTING.items() if i.options
-}
-#: The methods that answer every composition, in registry order (``--method
-#: all`` runs these, and the others where they serve).
-UNIVERSAL_METHODS: Final = tuple(n for n, i in _LISTING.items() if not i.serves)
-#: The methods that answer only some compositions (a ``serves`` test).
-PARTIAL_METHODS: Final = tuple(n for n, i in _LISTING.items() if i.serves)
 #: The accountants a calibration may search with (``auto``: a fast locating
 #: search, then the certified ``numerical``).
 CALIBRATE_METHODS: Final = (
@@ -49,12 +36,49 @@ CALIBRATE_METHODS: Final = (
 )
 #: The methods whose ``order`` option is the expansion's order.
 ORDER_METHODS: Final = ("edgeworth", "saddlepoint")
+#: The default search range of a calibration's sigma.
+SIGMA_RANGE: Final = (0.1, 100.0)
+
+if TYPE_CHECKING:  # pragma: no cover - made on first use by __getattr__
+    #: Accountant names mapped to class names (certified first, as the registry).
+    METHODS: Final[dict[str, str]]
+    #: Each method's guarantee: ``"certified"``, ``"bound"`` or ``"estimate"``.
+    GUARANTEES: Final[dict[str, str]]
+    #: Options a method name implies (``rdp``: Canonne, Kamath and Steinke 2020).
+    METHOD_DEFAULTS: Final[dict[str, dict[str, Any]]]
+    #: The methods that answer every composition, in registry order (``--method
+    #: all`` runs these, and the others where they serve).
+    UNIVERSAL_METHODS: Final[tuple[str, ...]]
+    #: The methods that answer only some compositions (a ``serves`` test).
+    PARTIAL_METHODS: Final[tuple[str, ...]]
+
+
+@functools.cache
+def _lists() -> dict[str, Any]:
+    """The name lists, from the registry's listing (read once, on first use)."""
+    found = registry.listing()
+    return {
+        "METHODS": {n: i.class_name for n, i in found.items()},
+        "GUARANTEES": {n: i.guarantee for n, i in found.items()},
+        "METHOD_DEFAULTS": {n: dict(i.options) for n, i in found.items() if i.options},
+        "UNIVERSAL_METHODS": tuple(n for n, i in found.items() if not i.serves),
+        "PARTIAL_METHODS": tuple(n for n, i in found.items() if i.serves),
+    }
+
+
+def __getattr__(name: str) -> Any:
+    # METHODS and the other lists are read from the source on first use, so that
+    # importing this module (the command line's parser) reads nothing.
+    lists = _lists()
+    if name in lists:
+        return lists[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parameters(method: str) -> tuple[str, ...]:
     """The options the accountant of ``method`` takes (its constructor's
     parameters, read from the source)."""
-    return _LISTING[method].parameters
+    return registry.listing()[method].parameters
 
 
 def normalize_method(method: Any) -> str:
@@ -67,10 +91,11 @@ def normalize_method(method: Any) -> str:
     if not isinstance(method, str):
         raise TypeError(f"method must be a string. Found {method!r}.")
     name = method.strip().lower().replace("_", "-")
-    bare = {k.replace("-", ""): k for k in METHODS}
+    names = _lists()["METHODS"]
+    bare = {k.replace("-", ""): k for k in names}
     name = bare.get(name.replace("-", ""), name)
-    if name not in METHODS:
-        raise ValueError(f"method must be one of {tuple(METHODS)}. Found {method!r}.")
+    if name not in names:
+        raise ValueError(f"method must be one of {tuple(names)}. Found {method!r}.")
     return name
 
 
@@ -86,9 +111,9 @@ def make_accountant(method: str, **options: Any) -> Accountant:
         ValueError / TypeError: unknown method or invalid options.
     """
     name = normalize_method(method)
-    cls = registry.load(_LISTING[name])
+    cls = registry.load(registry.listing()[name])
     try:
-        return cls(**{**METHOD_DEFAULTS.get(name, {}), **options})
+        return cls(**{**_lists()["METHOD_DEFAULTS"].get(name, {}), **options})
     except TypeError as exc:
         raise TypeError(f"invalid option for method={method!r}: {exc}") from None
 
@@ -113,8 +138,9 @@ class MethodSpec:
         try:
             name = normalize_method(self.name)
         except (TypeError, ValueError):
+            names = ", ".join(_lists()["METHODS"])
             raise RequestError(
-                f"unknown {{method}} {self.name!r}; choose from {', '.join(METHODS)}."
+                f"unknown {{method}} {self.name!r}; choose from {names}."
             ) from None
         options = dict(self.options)
         for key, value in options.items():
@@ -133,7 +159,7 @@ class MethodSpec:
     @property
     def guarantee(self) -> str:
         """The method's guarantee (:data:`GUARANTEES`)."""
-        return GUARANTEES[self.name]
+        return str(_lists()["GUARANTEES"][self.name])
 
     @property
     def label(self) -> str:

@@ -20,7 +20,12 @@ from typing import TYPE_CHECKING, Any, Final
 from symfdp.adjacency import Adjacency
 from symfdp.runs.catalog import CALIBRATE_MECHANISMS
 from symfdp.runs.errors import RequestError
-from symfdp.runs.methods import CALIBRATE_METHODS, ORDER_METHODS, MethodSpec
+from symfdp.runs.methods import (
+    CALIBRATE_METHODS,
+    ORDER_METHODS,
+    SIGMA_RANGE,
+    MethodSpec,
+)
 from symfdp.runs.run import Run
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,8 +36,6 @@ MU_NOTE: Final = (
     "mu*: GDP parameter of the G_mu meeting the curve on the diagonal "
     "(Zheng et al. 2020, Sec. 4)"
 )
-#: The default search range of a calibration's sigma.
-SIGMA_RANGE: Final = (0.1, 100.0)
 
 
 def _reals(name: str, values: Sequence[float]) -> tuple[float, ...]:
@@ -68,7 +71,7 @@ class AccountRequest:
     run: Run
     deltas: tuple[float, ...] = ()
     at_eps: tuple[float, ...] = ()
-    methods: tuple[MethodSpec, ...] = (MethodSpec(),)
+    methods: tuple[MethodSpec, ...] = field(default_factory=lambda: (MethodSpec(),))
 
     def __post_init__(self) -> None:
         if not isinstance(self.run, Run):

@@ -47,8 +47,8 @@ from symfdp.adjacency import Adjacency
 from symfdp.runs import catalog
 from symfdp.runs import methods as known
 from symfdp.runs.errors import RequestError
-from symfdp.runs.methods import MethodSpec
-from symfdp.runs.records import SIGMA_RANGE, AccountRequest, CalibrateRequest
+from symfdp.runs.methods import SIGMA_RANGE, MethodSpec
+from symfdp.runs.records import AccountRequest, CalibrateRequest
 from symfdp.runs.run import Run, make_run
 
 #: Axes and their domains: (kind, low, low open, high, high open).
