@@ -293,10 +293,14 @@ def _sketch(node: ast.ClassDef, module: str) -> ClassSketch:
             literals[name] = ast.literal_eval(value)
         except _NOT_LITERAL:
             literals.pop(name, None)
-        if isinstance(value, ast.Dict) and all(
-            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys
-        ):
-            keys[name] = tuple(k.value for k in value.keys if k is not None)
+        if isinstance(value, ast.Dict):
+            found = [
+                k.value
+                for k in value.keys
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ]
+            if len(found) == len(value.keys):
+                keys[name] = tuple(found)
 
     for stmt in node.body:
         if isinstance(stmt, ast.Assign):

@@ -221,8 +221,7 @@ class TrainingAccountant:
 
     def _components(self) -> list[tuple[Any, int]]:
         out = []
-        for run in self.runs():
-            key = (run.sigma, run.sample_rate)
+        for key, run in zip(self._counts, self.runs(), strict=True):
             m = self._mechanisms.get(key)
             if m is None:
                 m = self._mechanisms[key] = build_mechanism(run)

@@ -16,9 +16,9 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from symfdp._progress import status
 from symfdp.cli.common import UsageError
@@ -27,7 +27,7 @@ from symfdp.cli.common import UsageError
 STILL_RUNNING_EVERY = 30.0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "reproduce",
         help="regenerate the sources' tables and figures into results/",
@@ -112,7 +112,8 @@ def _run_all(
                 f"{sid} ({now - started[sid]:.0f} s)" for sid, _ in running.values()
             ]
             status(f"reproduce: still running: {', '.join(names)}")
-        for conn in ready:
+        for ready_conn in ready:
+            conn = cast(Connection, ready_conn)  # wait returns what it was given
             sid, proc = running.pop(conn)
             try:
                 outcome = conn.recv()

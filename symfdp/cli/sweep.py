@@ -35,7 +35,7 @@ target_eps, target_mu. See examples/sweep_dpsgd.toml.
 """
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``sweep`` subcommand and its flags to ``sub``."""
     p = sub.add_parser(
         "sweep",
@@ -68,7 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Execute ``symfdp sweep``; returns the exit status."""
     from symfdp._dask import check_executor
-    from symfdp.sweeps import SpecError, load, run_sweep
+    from symfdp.sweeps import SpecError, run_sweep
+    from symfdp.sweeps.spec import load
     from symfdp.sweeps.store import Store
 
     if args.jobs < 1:

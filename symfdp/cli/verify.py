@@ -57,7 +57,7 @@ class ScriptResult:
         return self.returncode == 0 and not self.timed_out
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "verify",
         help="run every derivation script (derivations/*.py) and report PASS/FAIL",

@@ -41,16 +41,16 @@ SIGMA_RANGE: Final = (0.1, 100.0)
 
 if TYPE_CHECKING:  # pragma: no cover - made on first use by __getattr__
     #: Accountant names mapped to class names (certified first, as the registry).
-    METHODS: Final[dict[str, str]]
+    METHODS: dict[str, str]
     #: Each method's guarantee: ``"certified"``, ``"bound"`` or ``"estimate"``.
-    GUARANTEES: Final[dict[str, str]]
+    GUARANTEES: dict[str, str]
     #: Options a method name implies (``rdp``: Canonne, Kamath and Steinke 2020).
-    METHOD_DEFAULTS: Final[dict[str, dict[str, Any]]]
+    METHOD_DEFAULTS: dict[str, dict[str, Any]]
     #: The methods that answer every composition, in registry order (``--method
     #: all`` runs these, and the others where they serve).
-    UNIVERSAL_METHODS: Final[tuple[str, ...]]
+    UNIVERSAL_METHODS: tuple[str, ...]
     #: The methods that answer only some compositions (a ``serves`` test).
-    PARTIAL_METHODS: Final[tuple[str, ...]]
+    PARTIAL_METHODS: tuple[str, ...]
 
 
 @functools.cache
@@ -93,7 +93,7 @@ def normalize_method(method: Any) -> str:
     name = method.strip().lower().replace("_", "-")
     names = _lists()["METHODS"]
     bare = {k.replace("-", ""): k for k in names}
-    name = bare.get(name.replace("-", ""), name)
+    name = str(bare.get(name.replace("-", ""), name))
     if name not in names:
         raise ValueError(f"method must be one of {tuple(names)}. Found {method!r}.")
     return name

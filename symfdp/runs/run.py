@@ -305,7 +305,8 @@ class Run:
 
     def describe(self) -> str:
         """One line: mechanism, parameter, sampling and number of steps."""
-        parts = [f"{k}={v:g}" for k, v in [self.parameter] if self.parameter]
+        given = self.parameter
+        parts = [] if given is None else [f"{given[0]}={given[1]:g}"]
         replace = self.adjacency is Adjacency.REPLACE_ONE
         if self.sample_rate is not None:
             parts.append(f"sample_rate={self.sample_rate:g}")

@@ -441,7 +441,8 @@ def _request(
     delta = point.get("delta")
     try:
         if task == "account":
-            return AccountRequest(run=run, deltas=(float(delta),), methods=(method,))
+            deltas = (float(point["delta"]),)  # an account grid has one (checked)
+            return AccountRequest(run=run, deltas=deltas, methods=(method,))
         return CalibrateRequest(
             run=run,
             target_eps=point.get("target_eps"),
