@@ -52,7 +52,8 @@ class Adjacency(str, enum.Enum):
             ValueError: ``pair`` is not one of :data:`PAIRS`.
         """
         if pair not in _FROM_PAIR:
-            raise ValueError(f"pair must be one of {PAIRS}. Found {pair!r}.")
+            names = ", ".join(repr(p) for p in PAIRS)
+            raise ValueError(f"pair must be one of {names}. Found {pair!r}.")
         return _FROM_PAIR[pair]
 
     @property

@@ -74,14 +74,6 @@ TOP_KEYS: Final = (
     "grid",
     "calibrate",
 )
-#: ``adjacency`` values and the ``pair`` column of their rows (``pair``, the
-#: older key, takes the column values "add", "remove", "both").
-_PAIR_COLUMN: Final = {
-    "add_or_remove": "both",
-    "add": "add",
-    "remove": "remove",
-    "replace_one": "replace_one",
-}
 CALIBRATE_KEYS: Final = ("sigma_range", "rtol")
 RANGE_KEYS: Final = ("start", "stop", "num", "step", "scale")
 
@@ -347,15 +339,15 @@ def expand(data: dict[str, Any]) -> Sweep:
     adjacency = data.get("adjacency")
     if pair is not None and adjacency is not None:
         raise SpecError("give adjacency only (pair is its older spelling).")
-    if pair is not None and pair not in ("add", "remove", "both"):
-        raise SpecError(f"pair must be 'add', 'remove' or 'both'. Found {pair!r}.")
-    if adjacency is not None and adjacency not in _PAIR_COLUMN:
+    try:
+        if pair is not None:  # the older key, mapped once, here
+            adjacency = Adjacency.from_pair(pair)
+        elif adjacency is not None:
+            adjacency = Adjacency.parse(adjacency)
+    except ValueError as exc:
         raise SpecError(
-            f"adjacency must be one of {', '.join(map(repr, _PAIR_COLUMN))}. "
-            f"Found {adjacency!r}."
-        )
-    if pair is not None:
-        adjacency = {"both": "add_or_remove"}.get(pair, pair)
+            str(exc).replace("('add', 'remove', 'both')", "'add', 'remove' or 'both'")
+        ) from None
     values = {name: axis_values(name, spec) for name, spec in grid.items()}
     methods = _methods(data, task)
     extras: dict[str, Any] = {}
