@@ -228,19 +228,62 @@ def _base_names(text: str) -> Iterator[str]:
 
 
 def _parse(h: _Header) -> ClassSketch:
-    """Parse the block of ``h`` alone, or its whole file where that fails."""
+    """Parse the block of ``h`` with its methods' bodies left out, or the whole
+    block, or its whole file, whichever parses first into the class."""
     text = h.path.read_text(encoding="utf-8")
-    try:
-        node: ast.stmt | None = ast.parse(text[h.start : h.end]).body[-1]
-    except SyntaxError:
-        node = None
-    if not isinstance(node, ast.ClassDef) or node.name != h.name:
-        node = next(
-            n
-            for n in ast.parse(text).body
-            if isinstance(n, ast.ClassDef) and n.name == h.name
-        )
-    return _sketch(node, h.module)
+    block = text[h.start : h.end]
+    for candidate in (_skeleton(block), block):
+        try:
+            node = ast.parse(candidate).body[-1]
+        except SyntaxError:
+            continue
+        if isinstance(node, ast.ClassDef) and node.name == h.name:
+            return _sketch(node, h.module)
+    whole = next(
+        n
+        for n in ast.parse(text).body
+        if isinstance(n, ast.ClassDef) and n.name == h.name
+    )
+    return _sketch(whole, h.module)
+
+
+#: A method's first line, at any indentation.
+_DEF: Final = re.compile(r"^(\s+)(?:async\s+)?def\s")
+
+
+def _skeleton(block: str) -> str:
+    """``block`` (a class statement) with the body of every method replaced by
+    ``...``: what the read needs (signatures, decorators, class-level names) in a
+    fraction of the text. Lines are told apart by indentation only, so a string
+    that breaks the rule makes the result fail to parse (then the block is
+    parsed whole)."""
+    out: list[str] = []
+    body: int | None = None  # the class body's indentation
+    skipping = False  # inside a method body (lines deeper than ``body``)
+    signature = False  # inside a method's signature
+    depth = 0  # its bracket depth
+    for line in block.split("\n"):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if skipping:
+            if not stripped or indent > (body or 0):
+                continue
+            skipping = False
+        if body is None and stripped and indent > 0:
+            body = indent
+        out.append(line)
+        match = _DEF.match(line)
+        if not signature and match and len(match.group(1)) == body:
+            signature, depth = True, 0
+        if signature:
+            code = stripped.split("#")[0].rstrip()
+            depth += sum(map(code.count, "([{")) - sum(map(code.count, ")]}"))
+            if depth <= 0:
+                signature = False
+                if code.endswith(":"):  # else the body shares the line
+                    out.append(" " * (indent + 4) + "...")
+                    skipping = True
+    return "\n".join(out)
 
 
 def _decorators_start(text: str, start: int) -> int:

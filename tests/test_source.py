@@ -113,3 +113,28 @@ def test_a_static_read_agrees_with_the_imported_classes(package: Path) -> None:
     # The block of Odd does not parse alone (a string at column 0): the whole
     # file is parsed instead.
     assert found["Odd"].literals["text"].strip() == "a line at column 0 inside a string"
+
+
+@pytest.mark.parametrize("package", ["accountants", "mechanisms", "pld"])
+def test_leaving_method_bodies_out_changes_no_sketch(package: str) -> None:
+    """The read parses each class with its methods' bodies left out; for every
+    class of these packages that gives what parsing the whole block gives."""
+    import ast
+
+    from symfdp import _source
+
+    root = Path(_source.__file__).parent / package
+    h = read_package(str(root), f"symfdp.{package}")
+    checked = 0
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(
+            ("symfdp", *path.relative_to(root.parent).with_suffix("").parts)
+        ).removesuffix(".__init__")
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            sketch = h.find(node.name, module)
+            assert sketch is not None and sketch.module == module, node.name
+            assert sketch == _source._sketch(node, module), node.name
+            checked += 1
+    assert checked > 10

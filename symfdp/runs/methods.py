@@ -69,9 +69,10 @@ def _lists() -> dict[str, Any]:
 def __getattr__(name: str) -> Any:
     # METHODS and the other lists are read from the source on first use, so that
     # importing this module (the command line's parser) reads nothing.
-    lists = _lists()
-    if name in lists:
-        return lists[name]
+    if not name.startswith("__"):
+        lists = _lists()
+        if name in lists:
+            return lists[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
