@@ -112,6 +112,27 @@ def test_method_all_keeps_every_answer_when_one_breaks(capsys, monkeypatch, tmp_
     assert "contour" not in drawn and {"numerical", "clt", "saddlepoint"} <= drawn
 
 
+def test_an_interrupt_keeps_the_answers_already_found(capsys, monkeypatch):
+    from symfdp.runs import accounting
+
+    answer = accounting.account_method
+
+    def interrupted(spec, *args, **kwargs):
+        if spec.name == "contour":
+            raise KeyboardInterrupt  # (Ctrl-C while contour composes)
+        return answer(spec, *args, **kwargs)
+
+    monkeypatch.setattr(accounting, "account_method", interrupted)
+    code, out, err = _run(capsys, "account", *DPSGD, "--method", "all")
+    assert code == 130
+    names = {"numerical", "berry-esseen", "rdp", "auto", "clt", "contour"}
+    shown = {line.split()[0] for line in out.splitlines() if line.strip()} & names
+    assert shown == names - {"contour"}  # the methods before it, in order
+    assert err.strip().endswith(
+        "symfdp: interrupted; not run: contour, edgeworth, saddlepoint"
+    )
+
+
 def test_the_plot_draws_what_it_can_and_says_what_it_left_out(
     capsys, monkeypatch, tmp_path
 ):

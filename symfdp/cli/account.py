@@ -40,7 +40,7 @@ from symfdp.cli.common import (
     run_from_args,
     usage,
 )
-from symfdp.cli.plot import check_plot_path, write_plot
+from symfdp.cli.plot import Drawn, check_plot_path, write_plot
 from symfdp.cli.tables import format_delta_table, format_multi_table, format_table
 from symfdp.runs import catalog
 from symfdp.runs import methods as known
@@ -209,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         check_plot_path(args.plot)
     names = list(runs.methods_serving(run_)) if args.method == "all" else [args.method]
+    done: list[Any] = []
     try:
         request = runs.AccountRequest(
             run=run_,
@@ -221,19 +222,39 @@ def run(args: argparse.Namespace) -> int:
             on_start=lambda spec: status(
                 f"account: composing {run_.steps} steps with {spec.name} ..."
             ),
+            on_result=done.append,
         )
     except RequestError as exc:
         raise usage(exc) from None
+    except KeyboardInterrupt:
+        if not done:
+            raise
+        # Keep what finished: print it, and name what did not run.
+        result = runs.AccountResult(request, tuple(done))
+        missing = [s.name for s in request.methods[len(done) :]]
+        _print(args, result, None)
+        print(f"symfdp: interrupted; not run: {', '.join(missing)}", file=sys.stderr)
+        return 130
     if len(result.results) == 1 and result.failed:
         (only,) = result.failed
         raise ValueError(f"{only.method}: {only.error}")
     drawn = None
-    title = request.describe()
     if args.plot:
         status(f"account: drawing {args.plot} ...")
         drawn = write_plot(
-            args.plot, list(result.results), title, deltas[0] if deltas else None
+            args.plot,
+            list(result.results),
+            request.describe(),
+            deltas[0] if deltas else None,
         )
+    _print(args, result, drawn)
+    return 0
+
+
+def _print(args: argparse.Namespace, result: Any, drawn: Drawn | None) -> None:
+    """The result as text tables, or as JSON with ``--json``."""
+    request = result.request
+    deltas, at_eps = request.deltas, request.at_eps
     if args.json:
         payload = result.as_json()
         payload["plot"] = args.plot
@@ -243,10 +264,10 @@ def run(args: argparse.Namespace) -> int:
                 {"method": m, "reason": why} for m, why in drawn.left_out
             ]
         print(json.dumps(payload, indent=2))
-        return 0
-    print(title)
-    if run_.epochs is not None:
-        print(run_.epochs.describe())
+        return
+    print(request.describe())
+    if request.run.epochs is not None:
+        print(request.run.epochs.describe())
     if len(deltas) == 1:
         print("\n".join(format_table(result.results)))
     elif deltas:
@@ -265,4 +286,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {drawn.figure} and {drawn.data}")
         for method, why in drawn.left_out:
             print(f"not drawn: {method} ({cli_words(why)})")
-    return 0

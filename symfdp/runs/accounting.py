@@ -54,13 +54,18 @@ def methods_serving(run: Run) -> tuple[str, ...]:
 
 
 def account(
-    request: AccountRequest, *, on_start: Callable[[MethodSpec], None] | None = None
+    request: AccountRequest,
+    *,
+    on_start: Callable[[MethodSpec], None] | None = None,
+    on_result: Callable[[MethodResult], None] | None = None,
 ) -> AccountResult:
     """Every method's answer to ``request``, in its order.
 
     Args:
         request: The run, the queries and the methods.
         on_start: Called with each method before it runs (progress lines).
+        on_result: Called with each method's result as it is known (so that a
+            caller interrupted meanwhile keeps the answers it has).
 
     Raises:
         RequestError: a method's options are refused by its accountant.
@@ -85,6 +90,8 @@ def account(
                 spec, f"{type(exc).__name__}: {_first_line(exc)} (an internal error)"
             )
         results.append(result)
+        if on_result is not None:
+            on_result(result)
     return AccountResult(request, tuple(results))
 
 
