@@ -16,15 +16,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from symfdp._dask import check_executor
+from symfdp._progress import Progress
+from symfdp.sweeps import executors
+from symfdp.sweeps.row import ACCOUNT_OUTPUTS, CALIBRATE_OUTPUTS
 from symfdp.sweeps.spec import SpecError, Sweep, load
+from symfdp.sweeps.store import Store
 
 __all__ = ["SpecError", "columns", "run_sweep", "sweep"]
 
 
 def columns(plan: Sweep) -> list[str]:
     """The table's columns: row index and id, the configuration, the outputs."""
-    from symfdp.sweeps.row import ACCOUNT_OUTPUTS, CALIBRATE_OUTPUTS
-
     derived = [a for a in ("sample_rate", "steps") if a not in plan.axes]
     head = ["row", "id", "mechanism", *plan.axes, *derived, "pair", "method"]
     if plan.task == "calibrate":
@@ -56,11 +59,6 @@ def run_sweep(
     again); returns ``(rows in grid order, complete)``, ``complete`` False after
     ``KeyboardInterrupt``. ``on_start(skipped, todo)`` is called once the finished
     rows are known."""
-    from symfdp._dask import check_executor
-    from symfdp._progress import Progress
-    from symfdp.sweeps import executors
-    from symfdp.sweeps.store import Store
-
     check_executor(executor, jobs)
     cols = columns(plan)
     index_of = {config["id"]: k for k, config in enumerate(plan.rows)}

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 from typing import Any, Final
 
+from symfdp._dask import dask_client
 from symfdp.runs.records import AccountRequest, CalibrateRequest
 from symfdp.sweeps.row import answer, answer_indexed
 
@@ -124,8 +125,6 @@ def _dask(
     items: Items, executor: Any, jobs: int, keys: dict[int, str]
 ) -> Iterator[Any]:
     from distributed import as_completed
-
-    from symfdp._dask import dask_client
 
     with dask_client(executor, jobs) as client:
         futures = [
