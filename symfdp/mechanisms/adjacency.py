@@ -21,7 +21,8 @@ from symfdp._validation import check_array, check_choice, scalar_or_array
 from symfdp.adjacency import ADJACENCIES as _ADJACENCIES
 from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature
 
-#: The neighbouring relations, in dp-accounting's terms (:class:`symfdp.adjacency.Adjacency`).
+#: The neighbouring relations, in dp-accounting's terms
+#: (:class:`symfdp.adjacency.Adjacency`).
 ADJACENCIES: tuple[str, ...] = _ADJACENCIES
 
 
