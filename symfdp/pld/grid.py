@@ -550,7 +550,9 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
     return h
 
 
-def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
+def barycentric_origin(
+    m: Mechanism, end: float, h: float, up: bool, passes: int = 2
+) -> float:
     r"""Lattice point that is the barycentre of the loss's end cell.
 
     At a finite end of the support without an atom, the dominated measure
@@ -558,15 +560,24 @@ def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
     of their P-barycentre of :math:`V = e^L`. This returns, for the lower end,
     the first :math:`x` with :math:`Q(L \le x + h/2) - e^x P(L \le x + h/2) \le
     0` (upper end: the last :math:`x` with :math:`Q(L > x - h/2) - e^x P(L > x -
-    h/2) \ge 0`), located by two passes of 65 points. Any origin is valid;
-    this one makes the end cell nearly lossless (:func:`barycentric_origins`
-    for many).
+    h/2) \ge 0`), located by ``passes`` passes of 65 points (to
+    :math:`2.5 h / 64^{passes}`). Any origin is valid; this one makes the end
+    cell nearly lossless (:func:`barycentric_origins` for many).
+
+    The end cell's deficit at :math:`x` is borrowed from the next cell's
+    P-mass; a law whose mass sits within a tiny distance of its end (the add
+    pair of a subsampled Gaussian with small sigma: within :math:`10^{-8}`)
+    leaves too little there, and the unbalanced share goes one step down,
+    losing Q-mass of order :math:`h` per component. With :data:`FINE_PASSES`
+    the deficit is below what the next cell holds
+    (:func:`symfdp.pld.discretise.discretise_many` tries that origin where
+    the dominated measure drops much).
     """
     if up:
         lo_x, hi_x = end - 2.0 * h, end + 0.5 * h
     else:
         lo_x, hi_x = end - 0.5 * h, end + 2.0 * h
-    for _ in range(2):
+    for _ in range(passes):
         x = np.linspace(lo_x, hi_x, 65)
         if up:
             p, q = (a.reshape(-1) for a in m.plrv_sf_pq(x - h / 2))
@@ -582,7 +593,11 @@ def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
 
 
 def barycentric_origins(
-    mechanisms: Sequence[Mechanism], end: NDArray[np.float64], h: float, up: bool
+    mechanisms: Sequence[Mechanism],
+    end: NDArray[np.float64],
+    h: float,
+    up: bool,
+    passes: int = 2,
 ) -> NDArray[np.float64]:
     """:func:`barycentric_origin` of every ``(mechanisms[i], end[i])``, the
     searches of all in one NumPy pass (fewer than :data:`_GRID_BATCH`
@@ -590,7 +605,7 @@ def barycentric_origins(
     if len(mechanisms) < _GRID_BATCH:
         return np.array(
             [
-                barycentric_origin(m, e, h, up)
+                barycentric_origin(m, e, h, up, passes)
                 for m, e in zip(mechanisms, end.tolist(), strict=True)
             ]
         )
@@ -599,7 +614,7 @@ def barycentric_origins(
     else:
         lo_x, hi_x = end - 0.5 * h, end + 2.0 * h
     rows = np.arange(end.size)
-    for _ in range(2):
+    for _ in range(passes):
         x = np.linspace(lo_x, hi_x, 65, axis=1)
         if up:
             p, q = _read(mechanisms, x - h / 2, up=True)
@@ -708,11 +723,37 @@ def component_grids(
     return grids
 
 
+def fine_origins(
+    mechanisms: Sequence[Mechanism], grids: Sequence[ComponentGrid]
+) -> list[float | None]:
+    """The :func:`barycentric_origin` of each component to :data:`FINE_PASSES`
+    passes, at the end its grid's base origin is taken from (None where no
+    finite end without atoms fixes one)."""
+    out: list[float | None] = [None] * len(grids)
+    for h in sorted({g.h for g in grids}):
+        rows = [i for i, g in enumerate(grids) if g.h == h]
+        found = _bases(
+            [mechanisms[i] for i in rows],
+            [grids[i].support for i in rows],
+            [(grids[i].atom_lo, grids[i].atom_hi) for i in rows],
+            h,
+            FINE_PASSES,
+        )
+        for k, origin in found.items():
+            out[rows[k]] = origin
+    return out
+
+
+#: Passes of :func:`fine_origins` (to :math:`2.5 h / 64^8 \approx 10^{-14} h`).
+FINE_PASSES = 8
+
+
 def _bases(
     mechanisms: Sequence[Mechanism],
     supports: list[tuple[float, float]],
     atoms: list[tuple[bool, bool]],
     h: float,
+    passes: int = 2,
 ) -> dict[int, float]:
     """The :func:`barycentric_origins` of the mechanisms with a finite support
     end and no atom at either end, by index (the lower end when finite)."""
@@ -728,6 +769,8 @@ def _bases(
         ]
         if rows:
             end = np.array([supports[i][1 if up else 0] for i in rows])
-            found = barycentric_origins([mechanisms[i] for i in rows], end, h, up)
+            found = barycentric_origins(
+                [mechanisms[i] for i in rows], end, h, up, passes
+            )
             out.update(zip(rows, found.tolist(), strict=True))
     return out
