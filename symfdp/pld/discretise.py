@@ -90,9 +90,9 @@ PULL_RTOL = 16 * float(np.finfo(np.float64).eps)
 BORROW_PASSES = 5
 #: A dominated measure at one lattice origin that drops more than this many
 #: h^2 of Q-mass is tried at RETRY_ORIGINS - 1 further offsets of
-#: h / RETRY_ORIGINS and, at a finite support end, at the end cell's barycentric
-#: origin located to about 1e-14 h (symfdp.pld.grid.fine_origins); the
-#: measure that drops least is kept.
+#: h / RETRY_ORIGINS and, at a finite support end, at both ends of the end
+#: cell's barycentric origin located to about 1e-14 h
+#: (symfdp.pld.grid.fine_origins); the measure that drops least is kept.
 DROP_RETRY = 0.25
 RETRY_ORIGINS = 4
 #: Point masses below this are removed (to +infinity in a dominating measure).
@@ -361,7 +361,7 @@ def discretise_many(
                     grids[i].lower_origins[0] + j * grids[i].h / RETRY_ORIGINS
                     for j in range(1, RETRY_ORIGINS)
                 ]
-                + ([] if o is None else [o])
+                + list(o)
                 for i, o in zip(chunk, fine, strict=True)
             ],
         )
