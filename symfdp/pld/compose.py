@@ -54,7 +54,9 @@ is at most :math:`-700 + \min_{i,k'} \log B_{ik'}`: since :math:`B_{ik} \le
 (1 + 2\eta)\|q_i\|_1` and the Q-masses sum to at most :math:`1 + O(u)`,
 :math:`|\Pi_k| \le e^{T_k} \le (1 + 4\eta) e^{-700}`, so each adds at most
 :math:`2e^{-700}` to :math:`|\Delta\Pi_k|` and :math:`E_2` carries
-:math:`\sqrt{2/N}\,\sqrt{N/2 + 1}\; 2e^{-700}` for all of them. A live
+:math:`\sqrt{2/N}\,\sqrt{N/2 + 1}\; 2e^{-700}` for all of them (the pruned
+spectra of :mod:`symfdp.pld.pruned` leave out frequencies certified below
+:math:`e^{-701}` and flush at :math:`T_k \le -700`). A live
 frequency whose computed power has :math:`\Re \log \hat\Pi_k \le -700` is
 flushed as well; there :math:`|\Pi_k| \le e^{-700 + \ell_k} + F_k` with
 :math:`\ell_k` the bound on the round-off of :math:`\log \hat\Pi_k` and
