@@ -80,10 +80,9 @@ def test_calibration_through_sigma_0_1_answers() -> None:
     assert upper(sigma) <= 3.0 < upper(sigma * (1 - 3 * rtol))
 
 
-@pytest.mark.slow
 # The first stage (Auto) asks CLT for its error estimate at sigma = 0.1, whose
-# Edgeworth gap takes inf - inf there (accountants/clt.py, a NaN estimate that
-# Auto does not pick); that warning is not what this test is about.
+# Edgeworth gap takes inf - inf there (accountants/clt.py, a separate defect);
+# that warning is not what this test is about.
 @pytest.mark.filterwarnings("ignore:invalid value encountered in add:RuntimeWarning")
 def test_readme_calibrate_command_answers() -> None:
     """The README's command, from Python (two-stage search, rtol 1e-6): a
@@ -92,7 +91,11 @@ def test_readme_calibrate_command_answers() -> None:
     sigma = calibrate.sigma_for_epsilon(3.0, DELTA, p=P, n=N)
     curve = A.Numerical().compose(M.SubsampledGaussian(sigma=sigma, p=P), N)
     assert calibrate.epsilon_upper(curve, DELTA) <= 3.0
-    guess = calibrate.sigma_for_epsilon(
-        3.0, DELTA, p=P, n=N, accountant=A.SaddlePoint(), rtol=1e-4
-    )
+    with warnings.catch_warnings():
+        # The reference's search visits sigma near 0.1, outside the
+        # approximation's valid range (it warns there); only its root is used.
+        warnings.simplefilter("ignore", ApproximationWarning)
+        guess = calibrate.sigma_for_epsilon(
+            3.0, DELTA, p=P, n=N, accountant=A.SaddlePoint(), rtol=1e-4
+        )
     assert sigma == pytest.approx(guess, rel=2e-2)
