@@ -348,8 +348,13 @@ def _segment(text: str) -> tuple[str, list[str]]:
 
 
 def _literal(text: str) -> str:
-    """``text`` as a regex in which each run of whitespace matches any run."""
-    return r"\s+".join(re.escape(chunk) for chunk in re.split(r"\s+", text))
+    """``text`` as a regex in which each run of whitespace inside it matches any
+    run, and whitespace at its ends (next to a number or a ``...``) matches any
+    run or none."""
+    inner = r"\s+".join(re.escape(chunk) for chunk in text.split())
+    head = r"\s*" if text[:1].isspace() else ""
+    tail = r"\s*" if text[-1:].isspace() and inner else ""
+    return head + inner + tail
 
 
 def half_unit(shown: str) -> Decimal:
