@@ -319,12 +319,6 @@ _EDGEWORTH_DEPS: Final = (
 _CF_DEPS: Final = (*_EDGEWORTH_DEPS, "symfdp.symbolic.cornish_fisher")
 
 
-def _ascending_coeffs(expr: Any, var: Any) -> Any:
-    import sympy as sp
-
-    return sp.Tuple(*reversed(sp.Poly(expr, var).all_coeffs()))
-
-
 def _build_edgeworth_cdf(order: int) -> tuple[Any, tuple[Any, ...]]:
     from symfdp.symbolic import edgeworth, symbols
 
@@ -340,15 +334,13 @@ def _build_edgeworth_pdf(order: int) -> tuple[Any, tuple[Any, ...]]:
 def _build_edgeworth_pdf_poly_coeffs(order: int) -> tuple[Any, tuple[Any, ...]]:
     from symfdp.symbolic import edgeworth, symbols
 
-    q = edgeworth.edgeworth_pdf_polynomial(order)
-    return _ascending_coeffs(q, symbols.x), symbols.lambdas(order)
+    return edgeworth.edgeworth_pdf_coefficients(order), symbols.lambdas(order)
 
 
 def _build_edgeworth_cdf_poly_coeffs(order: int) -> tuple[Any, tuple[Any, ...]]:
     from symfdp.symbolic import edgeworth, symbols
 
-    r = edgeworth.edgeworth_cdf_polynomial(order)
-    return _ascending_coeffs(r, symbols.x), symbols.lambdas(order)
+    return edgeworth.edgeworth_cdf_coefficients(order), symbols.lambdas(order)
 
 
 def _build_cornish_fisher(order: int) -> tuple[Any, tuple[Any, ...]]:
@@ -363,8 +355,7 @@ def _build_cornish_fisher(order: int) -> tuple[Any, tuple[Any, ...]]:
 def _build_cornish_fisher_poly_coeffs(order: int) -> tuple[Any, tuple[Any, ...]]:
     from symfdp.symbolic import cornish_fisher, symbols
 
-    w = cornish_fisher.cornish_fisher_expr(order)
-    return _ascending_coeffs(w, symbols.z), symbols.lambdas(order)
+    return cornish_fisher.cornish_fisher_coefficients(order), symbols.lambdas(order)
 
 
 register_derivation("edgeworth_cdf", _build_edgeworth_cdf, depends=_EDGEWORTH_DEPS)
