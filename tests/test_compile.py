@@ -180,11 +180,16 @@ def test_restricted_loader_checks_the_namespace():
         {"exp": "os:system"},
         {"exp": "numpy:_exp"},
         {"_exp": "numpy:exp", "exp": "numpy:exp"},
+        {"exp": "numpy:exp", "os": "numpy:os"},  # every entry must resolve
     ):
         with pytest.raises(C._CacheError):
             C._exec_source(source, F, bad)
     with pytest.raises(C._CacheError):
         C._exec_source(source, F, None)
+    # Namespace entries cannot make keywords into allowed words.
+    imports = f"def {F}(x):\n    import os\n    return x\n"
+    with pytest.raises(C._CacheError):
+        C._exec_source(imports, F, {"import": "numpy:import", "os": "numpy:os"})
 
 
 def test_restricted_loader_accepts_what_lambdify_writes():

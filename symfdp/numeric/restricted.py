@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import keyword
 import logging
 import re
 from collections.abc import Callable
@@ -98,9 +99,10 @@ _SOURCE_WORDS: Final = frozenset({"def", "return", "None", "True", "False"})
 
 def exec_source(source: str, function: str, namespace: dict[str, str] | None) -> Any:
     """The function defined by a stored ``source``, after checking it: one plain
-    definition named ``function`` (no decorators, defaults or annotations) whose
-    body holds only arithmetic, calls and tuples of local names and number
-    literals, and whose global names all resolve safely through ``namespace``.
+    definition named ``function`` (no decorators, annotations or computed
+    defaults) whose body holds only names, number literals, arithmetic, calls,
+    tuples, lists and subscripts, and whose global names all resolve safely
+    through ``namespace`` (each name the name of its object).
 
     The checks are lexical (allowed characters; dots only inside numbers; the
     keywords ``def`` and ``return`` and no other) and then on the compiled code
@@ -120,9 +122,15 @@ def exec_source(source: str, function: str, namespace: dict[str, str] | None) ->
     words = _NUMBER.sub(" ", source)
     if "." in words:
         raise CacheError("the source accesses an attribute")
-    for name in namespace:
-        if name.startswith("_") or not namespace[name].endswith(f":{name}"):
+    env: dict[str, Any] = {"__builtins__": {}}
+    for name, spec in namespace.items():
+        plain = name.isidentifier() and not keyword.iskeyword(name)
+        if not plain or name.startswith("_") or not spec.endswith(f":{name}"):
             raise CacheError(f"name {name!r} does not resolve safely")
+        try:
+            env[name] = _resolve(spec)
+        except (KeyError, AttributeError):
+            raise CacheError(f"name {name!r} does not resolve safely") from None
     try:
         module = compile(source, f"<symfdp:{function}>", "exec")
     except (SyntaxError, ValueError) as exc:
@@ -132,12 +140,6 @@ def exec_source(source: str, function: str, namespace: dict[str, str] | None) ->
     unknown = set(_NAME.findall(words)) - allowed
     if unknown or not set(code.co_names) <= set(namespace):
         raise CacheError(f"unresolved names {sorted(unknown or code.co_names)}")
-    env: dict[str, Any] = {"__builtins__": {}}
-    for name in code.co_names:
-        try:
-            env[name] = _resolve(namespace[name])
-        except (KeyError, AttributeError):
-            raise CacheError(f"name {name!r} does not resolve safely") from None
     exec(module, env)
     fn = env[function]
     if not isinstance(fn, FunctionType):
