@@ -31,7 +31,8 @@ measured in the same run:
 
 "Warm" runs use one cache directory per tree, filled by an untimed run of each
 case first; "cold" runs each get a new empty ``SYMFDP_CACHE_DIR``. Python's own
-bytecode caches are warm for both (the untimed runs write them).
+bytecode caches are warm for both (the untimed runs write them;
+``PYTHONDONTWRITEBYTECODE`` is not passed on).
 """
 
 from __future__ import annotations
@@ -164,7 +165,9 @@ def _command(case: Case) -> list[str]:
 
 
 def _env(tree: Path, cache: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "SYMFDP_NO_CACHE"}
+    # Bytecode caches are written and read, as they are for a user's install.
+    drop = ("SYMFDP_NO_CACHE", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(PYTHONPATH=str(tree), SYMFDP_CACHE_DIR=str(cache), MPLBACKEND="Agg")
     return env
 
@@ -341,6 +344,16 @@ def _answers_to_bracket(rows: dict[str, Any]) -> None:
             answer["minus_bracket"] = _to_bracket(answer["epsilon"], bracket)
 
 
+def _labels(trees: dict[str, Path], before: str | None) -> dict[str, str | None]:
+    """What each tree is: this checkout's commit (``+dirty`` when ``symfdp/`` has
+    changes), and the ``--before`` label or folder name."""
+    state = _common.git_state(short=True)
+    labels = {"this": None if state is None else state[0] + "+dirty" * state[1]}
+    if "before" in trees:
+        labels["before"] = before or trees["before"].name
+    return labels
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a smoke-test run")
@@ -348,6 +361,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument(
         "--before", type=Path, help="source tree of an older commit to compare"
+    )
+    parser.add_argument(
+        "--before-label", help="what --before is, for the record (e.g. its commit)"
     )
     args = parser.parse_args()
     selected = cases(args.quick)
@@ -374,7 +390,7 @@ def main() -> None:
         },
         "git": _common.git_state(),
         "quick": args.quick,
-        "trees": {name: str(path) for name, path in trees.items()},
+        "trees": _labels(trees, args.before_label),
         "setting": {"sigma": SIGMA, "sample_rate": P, "steps": STEPS, "delta": DELTA},
         "peer": PEER,
         "targets_s": TARGETS,

@@ -26,7 +26,7 @@ def test_quick_run_writes_a_valid_record(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     record = json.loads(out.read_text())
-    assert record["quick"] is True and record["trees"] == {"this": str(ROOT)}
+    assert record["quick"] is True and set(record["trees"]) == {"this"}
     cases = record["cases"]["this"]
     expected = {
         "floor",
