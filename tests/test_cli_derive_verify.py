@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -165,3 +166,48 @@ def test_verify_runs_saddlepoint_orders(capsys):
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if "saddlepoint_orders" in ln)
     assert line.startswith("PASS")
+
+
+DERIVE_PROBE = (
+    "import sys\n"
+    "from symfdp.cli import main\n"
+    "status = main(['derive', *sys.argv[1:]])\n"
+    "heavy = [m for m in ('sympy', 'numpy', 'scipy') if m in sys.modules]\n"
+    "print('loaded:', heavy, file=sys.stderr)\n"
+    "sys.exit(status)\n"
+)
+
+
+def _derive_process(cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SYMFDP_NO_CACHE"}
+    env["SYMFDP_CACHE_DIR"] = str(cache)
+    return subprocess.run(
+        [sys.executable, "-c", DERIVE_PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("edgeworth", "--order", "3"),
+        ("cornish-fisher", "--order", "2", "--format", "sympy"),
+        ("saddlepoint", "--order", "4"),
+    ],
+)
+def test_warm_derive_reads_the_text_without_sympy(tmp_path, args):
+    cold = _derive_process(tmp_path, *args)
+    assert "'sympy'" in cold.stderr
+    warm = _derive_process(tmp_path, *args)
+    assert warm.stdout == cold.stdout
+    assert "loaded: []" in warm.stderr  # neither SymPy, NumPy nor SciPy
+    (entry,) = (tmp_path / "texts").glob("derive-*.json")
+    # The text of another order is derived anew, then read back too.
+    other = (*args[:2], str(int(args[2]) + 1), *args[3:])
+    again = _derive_process(tmp_path, *other)
+    assert again.stdout != cold.stdout and "'sympy'" in again.stderr
+    assert len(list((tmp_path / "texts").glob("derive-*.json"))) == 2
+    assert entry.exists()

@@ -14,6 +14,7 @@ import sympy as sp
 from _tolerances import RTOL_EVAL
 
 from symfdp.numeric import compile as C
+from symfdp.numeric import disk_cache, restricted
 from symfdp.symbolic.symbols import Phi, lam, phi, x, z
 
 TRUE_FUNCS = {
@@ -131,6 +132,81 @@ def test_restricted_loader_rejects_code():
     assert C.parse_srepr(sp.srepr(expr)) == expr
 
 
+F = "_lambdifygenerated"
+NS = {"exp": "numpy:exp", "Phi": "numeric:Phi"}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        f"@exp\ndef {F}(x):\n    return x\n",  # a decorator
+        f"def {F}(x=exp(1)):\n    return x\n",  # a call at definition time
+        f"def {F}(x: exp):\n    return x\n",  # an annotation
+        f"def {F}(x):\n    return x\nexp(1)\n",  # a statement after it
+        f"def {F}(x):\n    return x\ndef {F}(y):\n    return y\n",  # two
+        f"def {F}(x):\n    return x\n{F} = 3\n",  # not a function in the end
+        "def other(x):\n    return x\n",  # another name
+        f"def {F}(x):\n    return x.real\n",  # attribute of a local
+        f"def {F}(x):\n    return (1).real\n",  # attribute of a number
+        f"def {F}(x):\n    return 1.5.real\n",
+        f"def {F}(x):\n    return x0.e5\n",
+        f"def {F}(x):\n    return (lambda: x)()\n",  # nested code
+        f"def {F}(x):\n    def g():\n        return x\n    return g()\n",
+        f"def {F}(x):\n    import os\n    return x\n",
+        f"def {F}(x):\n    global exp\n    return x\n",
+        f"def {F}(x):\n    return (y := x)\n",  # walrus (a second colon)
+        f"def {F}(x):\n    return x if x else 0\n",  # keywords
+        f"def {F}(x):\n    return x < 1\n",  # comparison
+        f"def {F}(x):\n    return open\n",  # a global outside the namespace
+        f"def {F}(x):\n    return __builtins__\n",
+        f"def {F}(x):\n    return {{}}\n",  # braces
+        f"def {F}(x):\n    return exp  # comment\n",
+        f"def {F}(x):\n\treturn x\n",  # a tab
+        f"def {F}(x):\n    return 1_0\n",
+        f"def {F}(x):\n    return x +\n",  # does not compile
+    ],
+)
+def test_restricted_loader_rejects(source):
+    with pytest.raises(C._CacheError):
+        C._exec_source(source, F, NS)
+
+
+def test_restricted_loader_checks_the_namespace():
+    source = f"def {F}(x):\n    return exp(x)\n"
+    assert C._exec_source(source, F, NS)(0.0) == 1.0
+    for bad in (
+        {"exp": "numpy:log"},  # a name bound to another object's spec
+        {"exp": "builtins:exp"},
+        {"exp": "os:system"},
+        {"exp": "numpy:_exp"},
+        {"_exp": "numpy:exp", "exp": "numpy:exp"},
+        {"exp": "numpy:exp", "os": "numpy:os"},  # every entry must resolve
+    ):
+        with pytest.raises(C._CacheError):
+            C._exec_source(source, F, bad)
+    with pytest.raises(C._CacheError):
+        C._exec_source(source, F, None)
+    # Namespace entries cannot make keywords into allowed words.
+    imports = f"def {F}(x):\n    import os\n    return x\n"
+    with pytest.raises(C._CacheError):
+        C._exec_source(imports, F, {"import": "numpy:import", "os": "numpy:os"})
+
+
+def test_restricted_loader_accepts_what_lambdify_writes():
+    for name, order in [("edgeworth_cdf", 4), ("cornish_fisher_poly_coeffs", 4)]:
+        ev = C.evaluator(name, order)
+        namespace = restricted.namespace_spec(ev.fn)
+        assert namespace is not None
+        fn = C._exec_source(ev.source, F, namespace)
+        values = [0.25] * len(ev.args)
+        np.testing.assert_array_equal(
+            np.asarray(fn(*values), dtype=float),
+            np.asarray(ev.fn(*values), dtype=float),
+        )
+    num = f"def {F}(x):\n    return 1.5e-3*x + 2j - .5 + 10.0E+2 + (1/3)*x**2\n"
+    assert C._exec_source(num, F, {})(1.0) == 1.5e-3 + 2j - 0.5 + 1000.0 + 1 / 3
+
+
 # ---------------------------------------------------------------------------
 # Disk cache, across processes
 
@@ -217,3 +293,67 @@ def test_two_processes_writing_the_same_key(tmp_path):
 def test_no_cache_env_disables_disk_cache(tmp_path):
     _probe(tmp_path, SYMFDP_NO_CACHE="1")
     assert not (tmp_path / "evaluators").exists()
+
+
+# ---------------------------------------------------------------------------
+# Derived texts (what `symfdp derive` prints), kept by the same disk layer
+
+
+def test_cached_text_is_rendered_once_and_rebuilt_when_damaged(
+    tmp_path, monkeypatch, caplog
+):
+    monkeypatch.setenv("SYMFDP_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("SYMFDP_NO_CACHE", raising=False)
+    calls: list[int] = []
+
+    def render() -> str:
+        calls.append(1)
+        return "% a derived text\nF(x) = \\Phi(x)"
+
+    deps = ("symfdp.symbolic.hermite", "symfdp.symbolic.symbols")
+    first = disk_cache.cached_text("test-text", 3, render, deps)
+    assert disk_cache.cached_text("test-text", 3, render, deps) == first
+    assert first == render() and len(calls) == 2  # one render, then ours
+    (path,) = (tmp_path / "texts").glob("test-text-3-*.json")
+    record = json.loads(path.read_text())
+    assert record["text"] == first and record["checksum"] == C._checksum(record)
+    # Another order, another name or other sources: another key.
+    keys = {
+        disk_cache.text_key("test-text", 3, deps),
+        disk_cache.text_key("test-text", 4, deps),
+        disk_cache.text_key("test-other", 3, deps),
+        disk_cache.text_key("test-text", 3, deps[:1]),
+    }
+    assert len(keys) == 4 and None not in keys
+    for damaged in ("{", record | {"text": "F(x) = 0"}, record | {"key": "0" * 64}):
+        path.write_text(damaged if isinstance(damaged, str) else json.dumps(damaged))
+        calls.clear()
+        with caplog.at_level("WARNING", logger="symfdp.numeric.disk_cache"):
+            assert disk_cache.cached_text("test-text", 3, render, deps) == first
+        assert calls == [1] and "rebuilding" in caplog.text
+        caplog.clear()
+    # A dependency that cannot be read: no key, the text is rendered each time.
+    assert disk_cache.text_key("test-text", 3, ("no_such_module.x",)) is None
+    calls.clear()
+    assert disk_cache.cached_text("t", 1, render, ("no_such_module.x",)) == first
+    assert disk_cache.cached_text("t", 1, render, ("no_such_module.x",)) == first
+    assert len(calls) == 2
+    monkeypatch.setenv("SYMFDP_NO_CACHE", "1")
+    calls.clear()
+    disk_cache.cached_text("test-text", 5, render, deps)
+    assert calls == [1] and not list((tmp_path / "texts").glob("test-text-5-*"))
+
+
+def test_keys_read_modules_without_importing_them():
+    probe = (
+        "import sys\n"
+        "from symfdp.numeric import disk_cache\n"
+        "print(disk_cache.text_key('t', 1, ('symfdp.accountants.saddlepoint.orders',"
+        " 'symfdp.symbolic.edgeworth')) is not None, disk_cache.versions()[1] != '',"
+        " [m for m in ('sympy', 'numpy', 'symfdp.accountants', 'importlib.metadata')"
+        " if m in sys.modules])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split(maxsplit=2)
+    assert out == ["True", "True", "[]\n"]

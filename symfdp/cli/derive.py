@@ -20,6 +20,12 @@
 ``--format python`` prints the compiled NumPy evaluator's source (edgeworth,
 cornish-fisher) or Python assignments (cumulants).
 
+What these four kinds print is kept in the disk cache of derived results
+(:func:`symfdp.numeric.disk_cache.cached_text`, under ``SYMFDP_CACHE_DIR``),
+keyed by the sources of the modules that derive and print it (:data:`DEPENDS`)
+and SymPy's version: a repeated command reads the text back without importing
+SymPy.
+
 ``cumulants --mechanism NAME`` prints instead the exact cumulants of the privacy
 loss of a built-in mechanism (gaussian, laplace, pure-dp) in its parameter, and
 ``cumulants --p EXPR --q EXPR [--param mu=0.7] [--support LO HI]`` those of a
@@ -31,11 +37,29 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from tokenize import TokenError
+from typing import Any
 
 from symfdp.cli.account import Lazy
+from symfdp.numeric import disk_cache
 
 KINDS = ("edgeworth", "cornish-fisher", "cumulants", "saddlepoint")
+#: The modules whose source decides what ``derive`` prints for KINDS: the printed
+#: text is kept in the disk cache under their digests (and the SymPy version).
+DEPENDS = (
+    "symfdp.cli.derive",
+    "symfdp.symbolic.symbols",
+    "symfdp.symbolic.hermite",
+    "symfdp.symbolic.cumulants",
+    "symfdp.symbolic.edgeworth",
+    "symfdp.symbolic.cornish_fisher",
+    "symfdp.symbolic.saddlepoint",
+    "symfdp.numeric.functions",
+    "symfdp.numeric.compile",
+    "symfdp.accountants.saddlepoint.orders",
+)
+_NOTE = "lambda_r = K_r / K_2^(r/2): standardised cumulants of the sum"
 
 
 def _symbolic_families() -> tuple[str, ...]:
@@ -103,81 +127,103 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    mech = getattr(args, "mechanism", None)
+    user = getattr(args, "p", None) is not None or getattr(args, "q", None) is not None
+    if not (mech or user):
+        # The text of a derivation is kept in the disk cache: a warm run reads it
+        # and imports neither SymPy nor NumPy. The order is checked when the text
+        # is rendered (a stored text exists only for an order that was valid).
+        kind, fmt, order = args.kind, args.fmt, args.order
+        print(
+            disk_cache.cached_text(
+                f"derive-{kind}-{fmt}",
+                order,
+                lambda: _render(kind, order, fmt),
+                DEPENDS,
+            )
+        )
+        return 0
     from symfdp._validation import check_order
 
     order = check_order(args.order)
-    mech = getattr(args, "mechanism", None)
-    user = getattr(args, "p", None) is not None or getattr(args, "q", None) is not None
-    if (mech or user) and args.kind != "cumulants":
+    if args.kind != "cumulants":
         raise ValueError("--mechanism, --p and --q go with 'derive cumulants'.")
     if mech and user:
         raise ValueError("give either --mechanism or --p/--q, not both.")
-    if order < 1 and (mech or user):
+    if order < 1:
         raise ValueError("--order must be >= 1 for the cumulants of a mechanism.")
     if mech:
         lines = _mechanism_cumulants(mech, order, args.fmt, args.under)
-    elif user:
-        lines = _user_cumulants(args, order)
-    elif args.kind == "cumulants":
-        lines = _cumulants(order, args.fmt)
-    elif args.kind == "saddlepoint":
-        lines = _saddlepoint(order, args.fmt)
     else:
-        lines = _expansion(args.kind, order, args.fmt)
+        lines = _user_cumulants(args, order)
     print("\n".join(lines))
     return 0
 
 
+def _render(kind: str, order: int, fmt: str) -> str:
+    """What ``derive KIND --order J --format FMT`` prints (KINDS)."""
+    from symfdp._validation import check_order
+
+    return "\n".join(_RENDERERS[kind](kind, check_order(order), fmt))
+
+
+def _title(kind: str, order: int) -> str:
+    if kind == "edgeworth":
+        return f"Edgeworth CDF of order {order}"
+    return f"Cornish-Fisher quantile of order {order} (z = Phi^{{-1}}(u))"
+
+
 def _expansion(kind: str, order: int, fmt: str) -> list[str]:
+    if fmt == "python":
+        return _expansion_source(kind, order)
     import sympy as sp
 
     if kind == "edgeworth":
         from symfdp.symbolic.edgeworth import edgeworth_cdf_expr, edgeworth_cdf_terms
 
-        terms, full, lhs, name = (
+        terms, full, lhs = (
             edgeworth_cdf_terms(order),
             edgeworth_cdf_expr(order),
             "F(x)",
-            "edgeworth_cdf",
         )
-        title = f"Edgeworth CDF of order {order}"
     else:
         from symfdp.symbolic.cornish_fisher import (
             cornish_fisher_expr,
             cornish_fisher_terms,
         )
 
-        terms, full, lhs, name = (
+        terms, full, lhs = (
             cornish_fisher_terms(order),
             cornish_fisher_expr(order),
             "x(z)",
-            "cornish_fisher",
         )
-        title = f"Cornish-Fisher quantile of order {order} (z = Phi^{{-1}}(u))"
-    note = "lambda_r = K_r / K_2^(r/2): standardised cumulants of the sum"
+    title, note = _title(kind, order), _NOTE
     if fmt == "latex":
         lines = [f"% {title}; {note}"]
         for j, term in enumerate(terms):
             lines.append(f"% n^{{-{j}/2}}:\n{sp.latex(term)}")
         lines.append(f"{lhs} = {sp.latex(full)}")
         return lines
-    if fmt == "sympy":
-        lines = [f"# {title}; {note}"]
-        lines += [f"# n^(-{j}/2): {sp.sstr(term)}" for j, term in enumerate(terms)]
-        lines.append(sp.sstr(full))
-        return lines
+    lines = [f"# {title}; {note}"]
+    lines += [f"# n^(-{j}/2): {sp.sstr(term)}" for j, term in enumerate(terms)]
+    lines.append(sp.sstr(full))
+    return lines
+
+
+def _expansion_source(kind: str, order: int) -> list[str]:
+    """The compiled evaluator's source (from its own disk cache: no SymPy warm)."""
     from symfdp.numeric.compile import evaluator
 
-    ev = evaluator(name, order)
+    name = "edgeworth_cdf" if kind == "edgeworth" else "cornish_fisher"
     header = (
-        f"# {title}; {note}\n"
+        f"# {_title(kind, order)}; {_NOTE}\n"
         "# Phi = scipy.special.ndtr, phi = normal density "
         "(symfdp.numeric.compile.NUMERIC_FUNCS)"
     )
-    return [header, ev.source.rstrip()]
+    return [header, evaluator(name, order).source.rstrip()]
 
 
-def _cumulants(order: int, fmt: str) -> list[str]:
+def _cumulants(kind: str, order: int, fmt: str) -> list[str]:
     import sympy as sp
 
     from symfdp.symbolic.cumulants import cumulant_from_moments_expr
@@ -198,7 +244,7 @@ def _cumulants(order: int, fmt: str) -> list[str]:
     return lines
 
 
-def _saddlepoint(order: int, fmt: str) -> list[str]:
+def _saddlepoint(kind: str, order: int, fmt: str) -> list[str]:
     import sympy as sp
 
     from symfdp.symbolic import saddlepoint as S
@@ -257,7 +303,16 @@ def _saddlepoint(order: int, fmt: str) -> list[str]:
     return lines
 
 
-def _format_cumulants(title: str, exprs: list, fmt: str) -> list[str]:
+#: What each kind prints, as lines: ``render(kind, order, fmt)``.
+_RENDERERS: dict[str, Callable[[str, int, str], list[str]]] = {
+    "edgeworth": _expansion,
+    "cornish-fisher": _expansion,
+    "cumulants": _cumulants,
+    "saddlepoint": _saddlepoint,
+}
+
+
+def _format_cumulants(title: str, exprs: list[Any], fmt: str) -> list[str]:
     import sympy as sp
 
     if fmt == "latex":

@@ -5,9 +5,10 @@ The only module that calls ``sympy.lambdify`` (with ``cse=True``). An
 ``order -> (expr, args)``, :func:`register_derivation`) or an explicit
 expression (:func:`compile_expr`), cached in memory per process and on disk
 (:mod:`symfdp.numeric.disk_cache`: ``srepr`` text and generated source, keyed
-by a content hash of the derivation; ``SYMFDP_NO_CACHE=1`` disables it). A warm
-load needs no SymPy. Undefined functions map to SciPy through
-:data:`NUMERIC_FUNCS` (:mod:`symfdp.numeric.functions`)."""
+by a content hash of the derivation; ``SYMFDP_NO_CACHE=1`` disables it; read
+back through :mod:`symfdp.numeric.restricted`). A warm load needs no SymPy.
+Undefined functions map to SciPy through :data:`NUMERIC_FUNCS`
+(:mod:`symfdp.numeric.functions`)."""
 
 from __future__ import annotations
 
@@ -17,18 +18,20 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
 from symfdp._validation import as_real_array, check_bool, check_order
-from symfdp.numeric import disk_cache
-from symfdp.numeric.disk_cache import CACHE_FORMAT, cache_dir, parse_srepr
+from symfdp.numeric import disk_cache, restricted
+from symfdp.numeric.disk_cache import CACHE_FORMAT, cache_dir
 from symfdp.numeric.functions import NUMERIC_FUNCS, normal_pdf
+from symfdp.numeric.restricted import parse_srepr
 
 # Names of the disk layer kept importable from here (tests and tools use them).
 _CacheError = disk_cache.CacheError
-_exec_source = disk_cache.exec_source
+_exec_source = restricted.exec_source
 _checksum = disk_cache.checksum
 
 __all__ = [
@@ -179,13 +182,13 @@ def _evaluator(name: str, order: int) -> Evaluator:
     key = disk_cache.derivation_key(name, derivation.builder, derivation.depends, order)
     path = disk_cache.cache_path(name, order, key)
     if path is not None and key is not None:
-        cached = disk_cache.load(path, key)
+        cached = restricted.load_evaluator(path, key)
         if cached is not None:
             return _from_record(*cached, name, order)
     expr, args = derivation.builder(order)
     record, fn = _compile_record(expr, tuple(args), key)
     if path is not None:
-        disk_cache.store(path, record)
+        _store(path, record)
     return _from_record(record, fn, name, order)
 
 
@@ -224,11 +227,11 @@ def _compile_cached(
         return hit
     key = disk_cache.sha256(json.dumps([CACHE_FORMAT, text, *disk_cache.versions()]))
     path = disk_cache.cache_path("expr", 0, key)
-    loaded = disk_cache.load(path, key) if path is not None else None
+    loaded = restricted.load_evaluator(path, key) if path is not None else None
     if loaded is None:
         loaded = _compile_record(expr, args, key)
         if path is not None:
-            disk_cache.store(path, loaded[0])
+            _store(path, loaded[0])
     result = _from_record(*loaded, f"expr:{label}", -1)
     _EXPR_CACHE[fingerprint] = result
     return result
@@ -279,7 +282,7 @@ def _compile_record(
         docstring_limit=0,
     )
     source = inspect.getsource(fn)
-    namespace = disk_cache.namespace_spec(source, fn.__globals__)
+    namespace = restricted.namespace_spec(fn)
     record = {
         "format": CACHE_FORMAT,
         "key": key,
@@ -292,6 +295,12 @@ def _compile_record(
         "namespace": namespace,
     }
     return record, fn
+
+
+def _store(path: Path, record: dict[str, Any]) -> None:
+    """Keep ``record`` on disk if its source can be loaded back without SymPy."""
+    if record.get("namespace") is not None:
+        disk_cache.store(path, record)
 
 
 def _from_record(
@@ -319,12 +328,6 @@ _EDGEWORTH_DEPS: Final = (
 _CF_DEPS: Final = (*_EDGEWORTH_DEPS, "symfdp.symbolic.cornish_fisher")
 
 
-def _ascending_coeffs(expr: Any, var: Any) -> Any:
-    import sympy as sp
-
-    return sp.Tuple(*reversed(sp.Poly(expr, var).all_coeffs()))
-
-
 def _build_edgeworth_cdf(order: int) -> tuple[Any, tuple[Any, ...]]:
     from symfdp.symbolic import edgeworth, symbols
 
@@ -340,15 +343,13 @@ def _build_edgeworth_pdf(order: int) -> tuple[Any, tuple[Any, ...]]:
 def _build_edgeworth_pdf_poly_coeffs(order: int) -> tuple[Any, tuple[Any, ...]]:
     from symfdp.symbolic import edgeworth, symbols
 
-    q = edgeworth.edgeworth_pdf_polynomial(order)
-    return _ascending_coeffs(q, symbols.x), symbols.lambdas(order)
+    return edgeworth.edgeworth_pdf_coefficients(order), symbols.lambdas(order)
 
 
 def _build_edgeworth_cdf_poly_coeffs(order: int) -> tuple[Any, tuple[Any, ...]]:
     from symfdp.symbolic import edgeworth, symbols
 
-    r = edgeworth.edgeworth_cdf_polynomial(order)
-    return _ascending_coeffs(r, symbols.x), symbols.lambdas(order)
+    return edgeworth.edgeworth_cdf_coefficients(order), symbols.lambdas(order)
 
 
 def _build_cornish_fisher(order: int) -> tuple[Any, tuple[Any, ...]]:
@@ -363,8 +364,7 @@ def _build_cornish_fisher(order: int) -> tuple[Any, tuple[Any, ...]]:
 def _build_cornish_fisher_poly_coeffs(order: int) -> tuple[Any, tuple[Any, ...]]:
     from symfdp.symbolic import cornish_fisher, symbols
 
-    w = cornish_fisher.cornish_fisher_expr(order)
-    return _ascending_coeffs(w, symbols.z), symbols.lambdas(order)
+    return cornish_fisher.cornish_fisher_coefficients(order), symbols.lambdas(order)
 
 
 register_derivation("edgeworth_cdf", _build_edgeworth_cdf, depends=_EDGEWORTH_DEPS)

@@ -22,11 +22,12 @@ import math
 from typing import Any
 
 import sympy as sp
+from sympy.polys.rings import PolyElement, ring
 
 from symfdp._validation import check_order
-from symfdp.symbolic.edgeworth import edgeworth_cdf_terms
-from symfdp.symbolic.hermite import hermite_he
-from symfdp.symbolic.symbols import lambdas, x, z
+from symfdp.symbolic.edgeworth import ascending_coefficients, cdf_correction_polys
+from symfdp.symbolic.hermite import hermite_he_sequence
+from symfdp.symbolic.symbols import lambdas, z
 
 
 def _mul(a: list[Any], b: list[Any], order: int) -> list[Any]:
@@ -42,18 +43,14 @@ def _mul(a: list[Any], b: list[Any], order: int) -> list[Any]:
 
 
 @functools.cache
-def _cf_terms(order: int) -> tuple[sp.Expr, ...]:
-    # Sparse polynomials over QQ in (z, lambda_3, ..., lambda_{J+2}).
-    ring, *_ = sp.polys.rings.ring((z, *lambdas(order)), sp.QQ)
-    zero, one = ring.zero, ring.one
-    zr = ring.gens[0]
-    # R_i(z): the CDF terms -phi(x) R_i(x) of the Edgeworth expansion, at x = z.
-    cdf_terms = edgeworth_cdf_terms(order)
-    r_polys = [zero] + [
-        ring.from_expr(sp.expand(-term / sp.Function("phi")(x)).subs(x, z))
-        for term in cdf_terms[1:]
-    ]
-    herm = [ring.from_expr(hermite_he(m, z)) for m in range(order + 1)]
+def _cf_polys(order: int) -> tuple[PolyElement, ...]:
+    """z, w_1, ..., w_J as sparse polynomials over QQ in (z, lambda_3, ...)."""
+    zring, zr, *_ = ring((z, *lambdas(order)), sp.QQ)
+    zero, one = zring.zero, zring.one
+    # R_i(z): the CDF terms -phi(x) R_i(x) of the Edgeworth expansion, at x = z
+    # (the same generators in the same places, x renamed z).
+    r_polys = [zero] + [zring(dict(r)) for r in cdf_correction_polys(order)]
+    herm = hermite_he_sequence(order, zr)
 
     w = [zero]
     for j in range(1, order + 1):
@@ -87,7 +84,12 @@ def _cf_terms(order: int) -> tuple[sp.Expr, ...]:
                         shifted[i + k] += powers[p][k] * deriv * coeff
         product = _mul(ratio, shifted, j)
         w.append(product[j] - lhs)
-    return (z, *(sp.expand(p.as_expr()) for p in w[1:]))
+    return (zr, *w[1:])
+
+
+@functools.cache
+def _cf_terms(order: int) -> tuple[sp.Expr, ...]:
+    return tuple(p.as_expr() for p in _cf_polys(order))
 
 
 def cornish_fisher_terms(order: int) -> tuple[sp.Expr, ...]:
@@ -124,8 +126,30 @@ def cornish_fisher_expr(order: int) -> sp.Expr:
 
 
 @functools.cache
+def _cf_sum(order: int) -> PolyElement:
+    polys = _cf_polys(order)
+    return sum(polys[1:], polys[0])
+
+
+@functools.cache
 def _cf_expr(order: int) -> sp.Expr:
-    return sp.Add(*_cf_terms(order))
+    return _cf_sum(order).as_expr()
+
+
+def cornish_fisher_coefficients(order: int) -> tuple[sp.Expr, ...]:
+    r"""The coefficients of the quantile :math:`x(z)` in ``z``, ascending (degree
+    :math:`J + 1`), each a polynomial in the :math:`\lambda_r`.
+
+    >>> cornish_fisher_coefficients(1)
+    (-lambda3/6, 1, lambda3/6)
+    """
+    order = check_order(order)
+    return _cf_coefficients(order)
+
+
+@functools.cache
+def _cf_coefficients(order: int) -> tuple[sp.Expr, ...]:
+    return ascending_coefficients(_cf_sum(order))
 
 
 #: STYLE.md's name for the quantile builder; the same function.

@@ -14,60 +14,84 @@ characteristic function :math:`\chi(t) = e^{-t^2/2} \exp(\sum_{r\ge3} \lambda_r
     f_J(x) = \phi(x)\Big(1 + \sum_{j=1}^{J}\sum_k [s^k]P_j(s)\, He_k(x)\Big).
 
 Order ``J`` keeps terms ``0..J`` (``J = 0``: the CLT) and needs
-:math:`\lambda_3,\dots,\lambda_{J+2}`. Exact (Rationals only), cached per order."""
+:math:`\lambda_3,\dots,\lambda_{J+2}`. Exact (Rationals only), cached per order:
+derived in sparse polynomials over QQ (``sympy.polys.rings``) and turned into
+expressions once, for the terms, the sums and their coefficients in ``x``."""
 
 from __future__ import annotations
 
 import functools
+import math
+from typing import Any
 
 import sympy as sp
+from sympy.polys.rings import PolyElement, ring
 
 from symfdp._validation import check_order
-from symfdp.symbolic.hermite import hermite_he
-from symfdp.symbolic.symbols import Phi, lam, lambdas, phi, s, x
+from symfdp.symbolic.hermite import hermite_he_sequence
+from symfdp.symbolic.symbols import Phi, lambdas, phi, s, x
 
 
 @functools.cache
-def _cf_polys(order: int) -> tuple[sp.Poly, ...]:
-    """P_0..P_J as Polys in (s, lambda_3..lambda_{J+2}) over QQ."""
-    gens = (s, *lambdas(order))
+def _cf_polys(order: int) -> tuple[PolyElement, ...]:
+    """P_0..P_J as sparse polynomials over QQ in (s, lambda_3..lambda_{J+2})."""
+    _, sg, *lg = ring((s, *lambdas(order)), sp.QQ)
+    one = sg.ring.one
     # The exponent A(eps) = sum_j eps^j a_j with a_j = lambda_{j+2} s^{j+2}/(j+2)!.
     # Zheng et al. (2020), eq. (A.3).
-    a = [sp.Poly(0, *gens, domain=sp.QQ)] + [
-        sp.Poly(lam(j + 2) * s ** (j + 2) / sp.factorial(j + 2), *gens, domain=sp.QQ)
+    a = [sg.ring.zero] + [
+        lg[j - 1] * sg ** (j + 2) * sp.QQ(1, math.factorial(j + 2))
         for j in range(1, order + 1)
     ]
     # B = exp(A): B' = A'B gives j b_j = sum_{k=1}^{j} k a_k b_{j-k}, b_0 = 1.
-    b = [sp.Poly(1, *gens, domain=sp.QQ)]
+    b = [one]
     for j in range(1, order + 1):
-        acc = sp.Poly(0, *gens, domain=sp.QQ)
+        acc = sg.ring.zero
         for k in range(1, j + 1):
-            acc += (a[k] * b[j - k]).mul_ground(k)
-        b.append(acc.quo_ground(j))
+            acc += a[k] * b[j - k] * k
+        b.append(acc * sp.QQ(1, j))
     return tuple(b)
 
 
 @functools.cache
-def _hermite_images(order: int) -> tuple[tuple[sp.Expr, sp.Expr], ...]:
-    """(R_j, Q_j) for j = 0..J: CDF term -phi*R_j and density term phi*Q_j."""
-    out: list[tuple[sp.Expr, sp.Expr]] = []
-    lams = lambdas(order)
-    for j, poly in enumerate(_cf_polys(order)):
-        if j == 0:
-            out.append((sp.S.Zero, sp.S.One))
-            continue
-        cdf_poly = sp.S.Zero
-        pdf_poly = sp.S.Zero
+def _hermite_images(order: int) -> tuple[tuple[PolyElement, PolyElement], ...]:
+    """(R_j, Q_j) for j = 0..J, over QQ in (x, lambda_3..lambda_{J+2}): the CDF
+    term -phi*R_j and the density term phi*Q_j."""
+    xring, xg, *_ = ring((x, *lambdas(order)), sp.QQ)
+    he = hermite_he_sequence(3 * order, xg)
+    out = [(xring.zero, xring.one)]
+    for poly in _cf_polys(order)[1:]:
+        cdf_poly, pdf_poly = xring.zero, xring.zero
         for monom, coeff in poly.terms():
             k = monom[0]
-            weight = coeff * sp.Mul(
-                *(lm**d for lm, d in zip(lams, monom[1:], strict=True))
-            )
+            weight = xring({(0, *monom[1:]): coeff})
             # Zheng et al. (2020), eqs. (A.5)-(A.6).
-            cdf_poly += weight * hermite_he(k - 1, x)
-            pdf_poly += weight * hermite_he(k, x)
-        out.append((sp.expand(cdf_poly), sp.expand(pdf_poly)))
+            cdf_poly += weight * he[k - 1]
+            pdf_poly += weight * he[k]
+        out.append((cdf_poly, pdf_poly))
     return tuple(out)
+
+
+def ascending_coefficients(
+    poly: PolyElement, degree: int | None = None
+) -> tuple[sp.Expr, ...]:
+    """The coefficients of ``poly`` in its first generator, ascending, each an
+    expression in the other generators; up to ``degree`` (default: the degree
+    of ``poly``; ``(0,)`` for the zero polynomial)."""
+    rows: dict[int, dict[tuple[int, ...], Any]] = {}
+    for monom, coeff in poly.terms():
+        rest = (0, *monom[1:])
+        rows.setdefault(monom[0], {})[rest] = coeff
+    top = max(rows, default=0) if degree is None else degree
+    return tuple(poly.ring(rows.get(k, {})).as_expr() for k in range(top + 1))
+
+
+def cdf_correction_polys(order: int) -> tuple[PolyElement, ...]:
+    r""":math:`R_1, \dots, R_J` (:math:`F_J = \Phi - \phi\sum_j R_j`) as sparse
+    polynomials over QQ in ``(x, lambda_3, ..., lambda_{J+2})``, the form the
+    series inversion (:mod:`symfdp.symbolic.cornish_fisher`) works in."""
+    order = check_order(order)
+    return tuple(r for r, _ in _hermite_images(order)[1:])
 
 
 def characteristic_polynomials(order: int) -> tuple[sp.Expr, ...]:
@@ -81,6 +105,23 @@ def characteristic_polynomials(order: int) -> tuple[sp.Expr, ...]:
     """
     order = check_order(order)
     return tuple(p.as_expr() for p in _cf_polys(order))
+
+
+def characteristic_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]:
+    r"""The coefficients :math:`[s^k]P_j`, ``k = 0..3J``, of each
+    :math:`P_0, \dots, P_J` (:func:`characteristic_polynomials`), in the
+    :math:`\lambda_r`.
+
+    >>> characteristic_coefficients(1)[1]
+    (0, 0, 0, lambda3/6)
+    """
+    order = check_order(order)
+    return _characteristic_coefficients(order)
+
+
+@functools.cache
+def _characteristic_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]:
+    return tuple(ascending_coefficients(p, 3 * order) for p in _cf_polys(order))
 
 
 def edgeworth_cdf_terms(order: int) -> tuple[sp.Expr, ...]:
@@ -109,7 +150,7 @@ def edgeworth_cdf_terms(order: int) -> tuple[sp.Expr, ...]:
 @functools.cache
 def _cdf_terms(order: int) -> tuple[sp.Expr, ...]:
     images = _hermite_images(order)
-    return (Phi(x), *(-phi(x) * r for r, _ in images[1:]))
+    return (Phi(x), *(-phi(x) * r.as_expr() for r, _ in images[1:]))
 
 
 def edgeworth_cdf_polynomial(order: int) -> sp.Expr:
@@ -122,9 +163,31 @@ def edgeworth_cdf_polynomial(order: int) -> sp.Expr:
     return _cdf_polynomial(order)
 
 
+def edgeworth_cdf_coefficients(order: int) -> tuple[sp.Expr, ...]:
+    r"""The coefficients of :math:`R` in ``x``, ascending (``(0,)`` at order 0),
+    each a polynomial in the :math:`\lambda_r`.
+
+    >>> edgeworth_cdf_coefficients(1)
+    (-lambda3/6, 0, lambda3/6)
+    """
+    order = check_order(order)
+    return _cdf_coefficients(order)
+
+
+@functools.cache
+def _cdf_sum(order: int) -> PolyElement:
+    images = _hermite_images(order)
+    return sum((r for r, _ in images[1:]), images[0][0])
+
+
 @functools.cache
 def _cdf_polynomial(order: int) -> sp.Expr:
-    return sp.Add(*(r for r, _ in _hermite_images(order)))
+    return _cdf_sum(order).as_expr()
+
+
+@functools.cache
+def _cdf_coefficients(order: int) -> tuple[sp.Expr, ...]:
+    return ascending_coefficients(_cdf_sum(order))
 
 
 def edgeworth_cdf_expr(order: int) -> sp.Expr:
@@ -157,7 +220,7 @@ def edgeworth_pdf_terms(order: int) -> tuple[sp.Expr, ...]:
 @functools.cache
 def _pdf_terms(order: int) -> tuple[sp.Expr, ...]:
     images = _hermite_images(order)
-    return (phi(x), *(phi(x) * q for _, q in images[1:]))
+    return (phi(x), *(phi(x) * q.as_expr() for _, q in images[1:]))
 
 
 def edgeworth_pdf_polynomial(order: int) -> sp.Expr:
@@ -173,9 +236,31 @@ def edgeworth_pdf_polynomial(order: int) -> sp.Expr:
     return _pdf_polynomial(order)
 
 
+def edgeworth_pdf_coefficients(order: int) -> tuple[sp.Expr, ...]:
+    r"""The coefficients of :math:`q` in ``x``, ascending (degree :math:`3J`),
+    each a polynomial in the :math:`\lambda_r`.
+
+    >>> edgeworth_pdf_coefficients(1)
+    (1, -lambda3/2, 0, lambda3/6)
+    """
+    order = check_order(order)
+    return _pdf_coefficients(order)
+
+
+@functools.cache
+def _pdf_sum(order: int) -> PolyElement:
+    images = _hermite_images(order)
+    return sum((q for _, q in images[1:]), images[0][1])
+
+
 @functools.cache
 def _pdf_polynomial(order: int) -> sp.Expr:
-    return sp.Add(*(q for _, q in _hermite_images(order)))
+    return _pdf_sum(order).as_expr()
+
+
+@functools.cache
+def _pdf_coefficients(order: int) -> tuple[sp.Expr, ...]:
+    return ascending_coefficients(_pdf_sum(order))
 
 
 def edgeworth_pdf_expr(order: int) -> sp.Expr:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 import sympy as sp
+from sympy.polys.rings import PolyElement
 
 from symfdp._validation import check_int
 from symfdp.symbolic.symbols import x as _x
@@ -45,3 +46,20 @@ def hermite_he(k: int, var: sp.Expr = _x) -> sp.Expr:
 @functools.cache
 def _hermite_he(k: int, var: sp.Expr) -> sp.Expr:
     return sp.expand(sp.hermite_prob_poly(k, var))
+
+
+def hermite_he_sequence(kmax: int, var: PolyElement) -> tuple[PolyElement, ...]:
+    r""":math:`He_0, \dots, He_{k_{max}}` in ``var``, a generator of a sparse
+    polynomial ring (``sympy.polys.rings``), by the recurrence
+    :math:`He_{k+1} = x He_k - k He_{k-1}` (exact, integer coefficients).
+
+    >>> from sympy.polys.rings import ring
+    >>> _, t = ring("t", sp.QQ)
+    >>> hermite_he_sequence(3, t)[3]
+    t**3 - 3*t
+    """
+    kmax = check_int("kmax", kmax, lo=0)
+    out = [var.ring.one, var]
+    for k in range(1, kmax):
+        out.append(var * out[k] - out[k - 1] * k)
+    return tuple(out[: kmax + 1])

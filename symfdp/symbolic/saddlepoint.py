@@ -19,12 +19,16 @@ Symbols are the evaluators' keyword names: ``t``, ``eps``, ``K`` (:math:`K(t)`),
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any, Final
 
 import sympy as sp
+from sympy.polys.rings import ring
 
 from symfdp._validation import check_int, check_order
+from symfdp.symbolic.edgeworth import characteristic_coefficients
+from symfdp.symbolic.hermite import hermite_he_sequence
 from symfdp.symbolic.symbols import Phi, log_Phi
 
 #: The tilt parameter (real part of the contour).
@@ -232,13 +236,15 @@ def kernel_hermite_moment_expr(k: int, side: str = "upper") -> sp.Expr:
 
 @functools.cache
 def _kernel_hermite_moment(k: int, side: str) -> sp.Expr:
-    from symfdp.symbolic.hermite import hermite_he
-
+    # Expanded over QQ in (hb, hw, mills) by sparse polynomial arithmetic.
     sign = 1 if side == "upper" else -1
-    poly = sp.S.Zero
-    for i in range(1, k + 1):
-        poly += sp.binomial(k, i) * (-hb) ** (k - i) * hermite_he(i - 1, hw)
-    return sp.expand((-hb) ** k * mills + sign * poly)
+    _, bg, wg, rg = ring((hb, hw, mills), sp.QQ)
+    he = hermite_he_sequence(max(k - 1, 0), wg)
+    poly = sum(
+        ((-bg) ** (k - i) * he[i - 1] * math.comb(k, i) for i in range(1, k + 1)),
+        rg.ring.zero,
+    )
+    return ((-bg) ** k * rg + poly * sign).as_expr()
 
 
 def tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]:
@@ -252,20 +258,10 @@ def tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]
 
 @functools.cache
 def _tilted_edgeworth_coefficients(order: int) -> tuple[tuple[sp.Expr, ...], ...]:
-    from symfdp.symbolic.edgeworth import characteristic_polynomials
-    from symfdp.symbolic.symbols import s as svar
-
     j_max = max(order - 2, 0)
     if j_max == 0:
         return ()
-    kmax = max_hermite_degree(order)
-    rows = []
-    for poly in characteristic_polynomials(j_max)[1:]:
-        p = sp.Poly(poly, svar)
-        rows.append(
-            tuple(sp.expand(p.coeff_monomial(svar**k)) for k in range(kmax + 1))
-        )
-    return tuple(rows)
+    return characteristic_coefficients(j_max)[1:]
 
 
 def correction_terms_expr(order: int, side: str = "upper") -> tuple[sp.Expr, ...]:

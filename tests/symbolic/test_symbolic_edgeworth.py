@@ -193,3 +193,35 @@ def test_cf_composed_with_edgeworth_residual_scales_as_eps_k_plus_1(k):
     e = mp.mpf("1e-3")
     ratio = residual(e) / residual(e / 2)
     assert abs(mp.log(abs(ratio), 2) - (k + 1)) < 0.05
+
+
+def _sympy_coefficients(expr: sp.Expr, var: sp.Symbol) -> list[sp.Expr]:
+    """Ascending coefficients by SymPy's own ``Poly`` (not the code under test)."""
+    return list(reversed(sp.Poly(expr, var).all_coeffs()))
+
+
+@pytest.mark.parametrize("order", [0, 1, 2, 3, 5])
+def test_coefficients_are_those_of_the_polynomials(order):
+    from symfdp.symbolic.cornish_fisher import cornish_fisher_coefficients
+    from symfdp.symbolic.edgeworth import (
+        characteristic_coefficients,
+        edgeworth_cdf_coefficients,
+        edgeworth_pdf_coefficients,
+    )
+
+    pairs = [
+        (edgeworth_cdf_coefficients(order), edgeworth_cdf_polynomial(order), x),
+        (edgeworth_pdf_coefficients(order), edgeworth_pdf_polynomial(order), x),
+        (cornish_fisher_coefficients(order), cornish_fisher_expr(order), z),
+    ]
+    for got, poly, var in pairs:
+        want = _sympy_coefficients(poly, var)
+        assert len(got) == len(want)
+        assert all(sp.expand(g - w) == 0 for g, w in zip(got, want, strict=True))
+    s = sp.Symbol("s")
+    rows = characteristic_coefficients(order)
+    for row, poly in zip(rows, characteristic_polynomials(order), strict=True):
+        assert len(row) == 3 * order + 1
+        want = _sympy_coefficients(poly, s)
+        want += [0] * (len(row) - len(want))
+        assert all(sp.expand(g - w) == 0 for g, w in zip(row, want, strict=True))

@@ -54,3 +54,20 @@ def test_negative_degree_raises(bad):
 def test_non_integer_degree_raises(bad):
     with pytest.raises(TypeError, match="k"):
         hermite_he(bad)
+
+
+def test_ring_sequence_equals_the_sympy_polynomials():
+    from sympy.polys.rings import ring
+
+    from symfdp.symbolic.hermite import hermite_he_sequence
+
+    _, xg, _ = ring((x, sp.Symbol("y")), sp.QQ)
+    seq = hermite_he_sequence(20, xg)
+    assert len(seq) == 21
+    for k, poly in enumerate(seq):
+        assert sp.expand(poly.as_expr() - sp.hermite_prob_poly(k, x)) == 0
+    for k in range(8):
+        assert sp.expand(seq[k].as_expr() - TABLE[k]) == 0
+    assert hermite_he_sequence(0, xg) == (xg.ring.one,)
+    with pytest.raises(ValueError, match="kmax"):
+        hermite_he_sequence(-1, xg)
