@@ -30,9 +30,6 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 FloatArray = NDArray[np.float64]
-#: One law of :meth:`TailKernel.point`: mean, sd, standardised valid interval
-#: and the descending coefficients of every polynomial, as Python floats.
-_PointLaw = tuple[float, float, float, float, tuple[tuple[float, ...], ...]]
 
 #: :math:`\log\sqrt{2\pi}`.
 LOG_SQRT_2PI: Final = 0.5 * math.log(2.0 * math.pi)
@@ -50,9 +47,6 @@ EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
 #: Largest number of powers of x (|x| <= X_CLIP) formed for the order terms.
 _MAX_POWERS: Final = 32
-#: Range of the scalar path (:meth:`TailKernel.point`): |x| and |eps|.
-_POINT_X: Final = 26.0
-_POINT_EPS: Final = 600.0
 
 
 def stack_coefficients(polys: Sequence[Sequence[FloatArray]]) -> FloatArray:
@@ -349,35 +343,6 @@ class TailKernel:
             out = normal + np.exp(log_phi) / c * corr
         return np.where(np.isfinite(out), out, np.inf)
 
-    def p_term_point(self, e: float) -> float:
-        """:meth:`p_term_from_q` at one ``e`` (a Python float), for a one-point
-        query: the same operations on Python floats and on the rule's 24 nodes
-        (the values agree to rounding)."""
-        m, s = self._identity_scalars
-        x = (e - m) / s
-        beta = x + s
-        if not (beta >= 1.0 and -_POINT_X <= x <= _POINT_X):
-            return float(self.p_term_from_q(np.array([e]))[0])
-        taylor, weighted = self._identity_rule
-        phi = math.exp(-0.5 * (x * x) - LOG_SQRT_2PI)
-        normal = phi * (_SQRT_HALF_PI * float(special.erfcx(beta * _SQRT_HALF)))
-        inv_c = 1.0 / beta
-        moments = np.exp((-0.5 * inv_c * inv_c) * _LAGUERRE_V2) @ weighted
-        size = len(taylor)
-        powers = np.empty((2, size))
-        powers[0, 0] = powers[1, 0] = 1.0
-        powers[0, 1:] = x
-        powers[1, 1:] = inv_c
-        np.multiply.accumulate(powers, axis=1, out=powers)
-        corr = float((powers[0] @ taylor) * powers[1] @ moments)
-        out = normal + phi * inv_c * corr
-        return out if math.isfinite(out) else math.inf
-
-    @functools.cached_property
-    def _identity_scalars(self) -> tuple[float, float]:
-        """The Q-law's mean and sd as Python floats."""
-        return float(self.mean[0, 0]), float(self.sd[0, 0])
-
     def _identity_sum_wide(self, x: FloatArray, c: FloatArray) -> FloatArray:
         r"""The rule's sum :math:`\sum_i w_i h_i (q_J - 1)(x + v_i/c)` of
         :meth:`p_term_from_q` where :math:`c = x + s \ge 1` (node factors
@@ -444,61 +409,6 @@ class TailKernel:
         size = max(2, int(used[-1]) + 1 if used.size else 0)
         return r[:size], np.ascontiguousarray(matrix)
 
-    @functools.cached_property
-    def _point_data(self) -> tuple[_PointLaw, _PointLaw]:
-        """Means, sds, valid intervals (standardised) and the descending
-        coefficients of every polynomial per law, as Python floats."""
-        coeffs = self.full if self.full is not None else self.core
-        # (law, polynomial, descending coefficient) as nested lists of floats.
-        polys = coeffs[::-1, :, :, 0].transpose(1, 2, 0).tolist()
-        mean, sd = self.mean[:, 0].tolist(), self.sd[:, 0].tolist()
-        lo, hi = self.lo[:, 0].tolist(), self.hi[:, 0].tolist()
-        return cast(
-            tuple[_PointLaw, _PointLaw],
-            tuple(
-                (mean[i], sd[i], lo[i], hi[i], tuple(map(tuple, polys[i])))
-                for i in range(2)
-            ),
-        )
-
-    def point(
-        self, e: float
-    ) -> tuple[float, float, float, float, tuple[float, ...]] | None:
-        r""":meth:`survival` (and :meth:`order_gaps`) at one ``e`` in Python
-        floats, equal to rounding: ``(S_Q, e^eps S_P, density under Q, e^eps
-        density under P, gaps)``; ``None`` outside the scalar path's range or in
-        a spliced tail."""
-        if not -_POINT_EPS <= e <= _POINT_EPS:
-            return None
-        (m_q, s_q, lo_q, hi_q, polys_q), (m_p, s_p, lo_p, hi_p, polys_p) = (
-            self._point_data
-        )
-        x_q = (e - m_q) / s_q
-        x_p = (e - m_p) / s_p
-        if not (
-            lo_q <= x_q <= hi_q
-            and lo_p <= x_p <= hi_p
-            and -_POINT_X <= x_q <= _POINT_X
-            and -_POINT_X <= x_p <= _POINT_X
-        ):
-            return None
-        phi_q = math.exp(x_q * x_q * -0.5 - LOG_SQRT_2PI)
-        phi_p = math.exp(x_p * x_p * -0.5 - LOG_SQRT_2PI + e)
-        weight = math.exp(e)
-        vals_q = [_horner_point(c, x_q) for c in polys_q]
-        vals_p = [_horner_point(c, x_p) for c in polys_p]
-        sf_q = 0.5 * math.erfc(x_q * _SQRT_HALF) + phi_q * vals_q[0]
-        sf_p = weight * 0.5 * math.erfc(x_p * _SQRT_HALF) + phi_p * vals_p[0]
-        sf_q = min(max(sf_q, 0.0), 1.0)
-        sf_p = min(max(sf_p, 0.0), weight)
-        dens_q = max(phi_q * vals_q[1] / s_q, 0.0)
-        dens_p = max(phi_p * vals_p[1] / s_p, 0.0)
-        gaps = tuple(
-            phi_q * g_q - phi_p * g_p
-            for g_q, g_p in zip(vals_q[2:], vals_p[2:], strict=True)
-        )
-        return sf_q, sf_p, dens_q, dens_p, gaps
-
     def order_gaps(self, e: FloatArray) -> FloatArray:
         r"""``(K, N)``: the differences :math:`\tilde\delta_{j_k} -
         \tilde\delta_{j_k - 1}` of the kernel's order terms at the 1-d ``e``
@@ -561,33 +471,6 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
         NDArray[np.bool_],
         (last > DIVERGENCE_RATIO * before) & (last > DIVERGENCE_LEVEL),
     )
-
-
-def series_diverges_point(lambdas: tuple[float, ...], x: float) -> bool:
-    """:func:`series_diverges` at one ``x`` for ``lambdas`` given as a tuple of
-    Python floats (the same comparisons)."""
-    if len(lambdas) < 2:
-        return False
-    r = len(lambdas) + 2
-    xp = max(x, 0.0)
-    try:
-        last = abs(lambdas[-1]) * xp**r / math.factorial(r)
-    except OverflowError:
-        last = math.inf
-    try:
-        before = abs(lambdas[-2]) * xp ** (r - 1) / math.factorial(r - 1)
-    except OverflowError:
-        before = math.inf
-    return last > DIVERGENCE_RATIO * before and last > DIVERGENCE_LEVEL
-
-
-def _horner_point(coeffs: tuple[float, ...], x: float) -> float:
-    """The polynomial with descending ``coeffs`` at ``x`` (the operations of
-    :func:`horner_stacked`)."""
-    out = coeffs[0]
-    for c in coeffs[1:]:
-        out = out * x + c
-    return out
 
 
 @functools.cache

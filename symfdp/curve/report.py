@@ -1,0 +1,98 @@
+"""The one place where a query's repairs and error estimates become warnings.
+
+A query of a :class:`~symfdp.curve.PrivacyCurve` emits at most one
+:class:`~symfdp.ApproximationWarning`: the repairs its pairs recorded (what
+left which range, how it was repaired, where it moved the answer most), or,
+without repairs, an error estimate above the curve's ``warn_rel_error``. Each
+names the regime and the certified method.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+
+from symfdp._warnings import warn_approximation
+from symfdp.curve.answer import FloatArray, Query, Repair
+
+#: What an approximate method's warning recommends.
+CERTIFIED_ADVICE: Final = (
+    "The approximation is outside its valid regime here; accountants.Numerical "
+    "gives certified values (curve.epsilon_bounds / delta_bounds)."
+)
+
+
+def repairs_message(label: str, query: Query, repairs: Sequence[Repair]) -> str:
+    """One message for the repairs of one query: each distinct ``what`` once,
+    the largest known change and where, the advice (approximations only:
+    ``certified`` labels end with the pairs' own advice)."""
+    whats: list[str] = []
+    for r in repairs:
+        if r.what not in whats:
+            whats.append(r.what)
+    sized = [r for r in repairs if math.isfinite(r.size) and math.isfinite(r.at)]
+    where = ""
+    if sized:
+        top = max(sized, key=lambda r: r.size)
+        where = (
+            f" (largest change {top.size:.3g} at {top.query.argument} = {top.at:.6g})"
+        )
+    return f"{label}: {query.value}: " + "; ".join(whats) + where + "."
+
+
+def warn_repairs(
+    label: str, query: Query, repairs: Sequence[Repair], certified: bool
+) -> None:
+    """One :class:`~symfdp.ApproximationWarning` for the repairs of a query
+    (nothing without repairs); approximations add :data:`CERTIFIED_ADVICE`."""
+    if not repairs:
+        return
+    message = repairs_message(label, query, repairs)
+    if not certified:
+        message += " " + CERTIFIED_ADVICE
+    warn_approximation(message)
+
+
+def worst_relative_error(
+    values: FloatArray, errors: FloatArray, atol: float
+) -> tuple[int, float]:
+    """``(index, ratio)`` of the largest ``errors / |values|`` over the entries
+    whose error exceeds ``atol`` (NaN counts as ``inf``; ``(0, 0.0)`` if none)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rel = np.where(errors > atol, errors / np.abs(values), 0.0)
+    rel = np.where(np.isnan(rel), np.inf, rel)
+    k = int(np.argmax(rel))
+    return k, float(rel.flat[k])
+
+
+def warn_error(
+    label: str,
+    query: Query,
+    at: FloatArray,
+    values: FloatArray,
+    errors: FloatArray,
+    atol: float,
+    tol: float,
+) -> None:
+    """One warning when some ``errors > tol * |values|`` (and above ``atol``),
+    naming the worst point."""
+    if errors.size == 0:
+        return
+    k, worst = worst_relative_error(values, errors, atol)
+    if not worst > tol:
+        return
+    size = (
+        "unknown (the method cannot estimate it here)"
+        if math.isinf(worst)
+        else (f"{100 * worst:.3g}%")
+    )
+    warn_approximation(
+        f"{label}: the estimated relative error of {query.value} is {size} at "
+        f"{query.argument} = {float(at.flat[k]):.6g} (answer "
+        f"{float(values.flat[k]):.6g}, estimated error {float(errors.flat[k]):.3g}), "
+        f"above warn_rel_error = {tol:g}. Use accountants.Numerical for a certified "
+        "bracket (curve.epsilon_bounds / delta_bounds)."
+    )
