@@ -10,23 +10,30 @@ from hypothesis import strategies as st
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp import tradeoff as T
-from symfdp.curve import PrivacyCurve, convex_lower_bound_points, invert_profile
+from symfdp.curve import (
+    Answer,
+    PairCurve,
+    PrivacyCurve,
+    Query,
+    convex_lower_bound_points,
+    invert_profile,
+)
 
 ALPHA = np.linspace(0.0, 1.0, 4001)
 
 
-class _ExactPair:
+class _ExactPair(PairCurve):
     """A pair curve with the exact add-pair trade-off p G_mu + (1-p) Id."""
 
     def __init__(self, mu: float, p: float, swapped: bool = False) -> None:
         base = T.Mixture(T.Gaussian(mu), p)
         self.f = base.inverse() if swapped else base
 
-    def tradeoff(self, alpha):
-        return self.f(alpha)
-
-    def delta(self, eps):
-        return self.f.privacy_profile(eps)
+    def answer(self, query, points):
+        if query is Query.TRADEOFF:
+            return Answer(np.asarray(self.f(points), dtype=np.float64))
+        assert query is Query.DELTA
+        return Answer(np.asarray(self.f.privacy_profile(points), dtype=np.float64))
 
 
 @pytest.mark.parametrize(("mu", "p"), [(1.8, 0.35), (1.0, 0.01), (3.0, 0.5)])

@@ -26,21 +26,20 @@ CERTIFIED_ADVICE: Final = (
 
 
 def repairs_message(label: str, query: Query, repairs: Sequence[Repair]) -> str:
-    """One message for the repairs of one query: each distinct ``what`` once,
-    the largest known change and where, the advice (approximations only:
-    ``certified`` labels end with the pairs' own advice)."""
+    """One message for the repairs of one query: the method, each distinct
+    ``what`` once, then the query and the largest known change and where."""
     whats: list[str] = []
     for r in repairs:
         if r.what not in whats:
             whats.append(r.what)
     sized = [r for r in repairs if math.isfinite(r.size) and math.isfinite(r.at)]
-    where = ""
+    where = query.value
     if sized:
         top = max(sized, key=lambda r: r.size)
-        where = (
-            f" (largest change {top.size:.3g} at {top.query.argument} = {top.at:.6g})"
+        where += (
+            f"; largest change {top.size:.3g} at {top.query.argument} = {top.at:.6g}"
         )
-    return f"{label}: {query.value}: " + "; ".join(whats) + where + "."
+    return f"{label}: " + "; ".join(whats) + f" ({where})."
 
 
 def warn_repairs(
