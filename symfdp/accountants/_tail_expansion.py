@@ -213,54 +213,27 @@ class TailKernel:
             log_phi_w -= LOG_SQRT_2PI
             log_phi_w[1] += e
             phi_w = np.exp(np.minimum(log_phi_w, EXP_CAP))
-            weight = np.ones_like(x)
-            weight[1] = np.exp(np.minimum(e, EXP_CAP))
-            gaps = None
-            full = self.full
-            if (
-                with_gaps
-                and not densities
-                and full is not None
-                and len(full) <= _MAX_POWERS
-            ):
-                # R by Horner; the order terms as one matrix product with powers.
-                r_coeffs, gap_matrix = self._value_and_gap_coefficients
-                poly = horner_stacked(r_coeffs, xc)
-                gap_poly = gap_matrix @ _powers(xc, gap_matrix.shape[2])
-                gaps = phi_w[0] * gap_poly[0] - phi_w[1] * gap_poly[1]
-            else:
+            weight = np.empty(x.shape)
+            weight[0] = 1.0
+            np.exp(np.minimum(e, EXP_CAP), out=weight[1])
+            matrix = self._matrix(with_gaps)
+            if matrix is not None:
+                # Every polynomial as one matrix product with the powers of x.
+                poly = matrix @ _powers(xc, matrix.shape[2])
+            else:  # degrees beyond _MAX_POWERS: Horner
                 # with_gaps: survival_and_gaps checked that full is not None.
                 coeffs = cast(FloatArray, self.full) if with_gaps else self.core
                 poly = horner_stacked(coeffs, xc)
-                if with_gaps:
-                    gaps = phi_w[0] * poly[0, 2:] - phi_w[1] * poly[1, 2:]
-            if gaps is not None:
+            gaps = None
+            if with_gaps:
+                gaps = phi_w[0] * poly[0, 2:]
+                gaps -= phi_w[1] * poly[1, 2:]
                 # Beyond float range the expansion has broken down: infinite gaps.
                 gaps[np.isnan(gaps)] = np.inf
-            # Above the mean S = phi (M + R), M the Mills ratio (no underflow).
-            r = poly[:, 0]
-            above_mean = x > 0.0
-            n_above = int(np.count_nonzero(above_mean))
-
-            def upper() -> FloatArray:
-                out = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
-                out += r
-                out *= phi_w
-                return cast(FloatArray, out)
-
-            def lower() -> FloatArray:
-                out = weight * special.ndtr(-x)
-                out += phi_w * r
-                return cast(FloatArray, out)
-
-            # Each branch only where some point needs it (the same values).
-            if n_above == x.size:
-                sf = upper()
-            elif n_above == 0:
-                sf = lower()
-            else:
-                sf = np.where(above_mean, upper(), lower())
-            dens = phi_w * poly[:, 1] if densities else None
+            sf = self._survival(x, xc, phi_w, weight, poly[:, 0])
+            dens = None
+            if densities:
+                dens = phi_w * poly[:, 1]
             if self.spliced:
                 below = x < self.lo
                 above = x > self.hi
@@ -275,12 +248,36 @@ class TailKernel:
                         dens = np.where(above, self.scale_above * phi_w, dens)
             sf = np.minimum(np.maximum(sf, 0.0), weight)
             if dens is not None:
-                # Capped at e^700 (NaN = inf * 0 far out: no density).
-                dens = np.minimum(dens, _CAP)
-                dens[np.isnan(dens)] = 0.0
+                # Capped at e^700; NaN (inf * 0 far out) and negative values: 0.
+                dens = np.fmax(np.minimum(dens, _CAP), 0.0)
                 dens /= self.sd
-                dens = np.maximum(dens, 0.0)
         return sf, dens, gaps
+
+    @staticmethod
+    def _survival(
+        x: FloatArray,
+        xc: FloatArray,
+        phi_w: FloatArray,
+        weight: FloatArray,
+        r: FloatArray,
+    ) -> FloatArray:
+        r"""The survival functions from ``R``: above the mean :math:`S = \phi(M +
+        R)`, ``M`` the Mills ratio (no underflow), below it :math:`\Phi(-x) +
+        \phi R` (each branch only where some point needs it)."""
+        above = x > 0.0
+        n_above = int(np.count_nonzero(above))
+        if n_above == x.size:
+            out = special.erfcx(xc * _SQRT_HALF)
+            out *= _SQRT_HALF_PI
+            out += r
+            out *= phi_w
+            return cast(FloatArray, out)
+        low = weight * special.ndtr(-x)
+        low += phi_w * r
+        if n_above == 0:
+            return cast(FloatArray, low)
+        high = (_SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF) + r) * phi_w
+        return cast(FloatArray, np.where(above, high, low))
 
     @functools.cached_property
     def _identity_rule(self) -> tuple[FloatArray, FloatArray]:
@@ -314,24 +311,32 @@ class TailKernel:
         P-law's value measures the Cramér error :math:`e^{\lambda_3 x_P^3/6}` of the far
         P-tail, which the order gaps miss.
         """
-        x = (e - self.mean[0]) / self.sd[0]
-        s = float(self.sd[0, 0])
+        m, s = self._q_law
+        x = (e - m) / s
         beta = x + s
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            log_phi = -0.5 * np.minimum(x * x, 4.0 * EXP_CAP) - LOG_SQRT_2PI
-            mills = _SQRT_HALF_PI * special.erfcx(np.maximum(beta, 0.0) * _SQRT_HALF)
-            normal = np.exp(log_phi) * mills
-            left = beta <= 0.0
-            if left.any():
-                xl = x[left]
-                normal[left] = np.exp(
-                    np.minimum(xl * s + 0.5 * s * s, EXP_CAP)
-                ) * special.ndtr(-beta[left])
-            c = np.maximum(beta, 1.0)
-            wide = beta >= 1.0
-            if wide.all():
-                corr = self._identity_sum_wide(x, c)
+            log_phi = np.minimum(x * x, 4.0 * EXP_CAP)
+            log_phi *= -0.5
+            log_phi -= LOG_SQRT_2PI
+            phi = np.exp(log_phi)
+            least = float(beta.min(initial=np.inf))
+            if least >= 1.0:  # every point wide (the common case)
+                normal = phi * (_SQRT_HALF_PI * special.erfcx(beta * _SQRT_HALF))
+                corr = self._identity_sum_wide(x, beta)
+                c = beta
             else:
+                mills = _SQRT_HALF_PI * special.erfcx(
+                    np.maximum(beta, 0.0) * _SQRT_HALF
+                )
+                normal = phi * mills
+                left = beta <= 0.0
+                if left.any():
+                    xl = x[left]
+                    normal[left] = np.exp(
+                        np.minimum(xl * s + 0.5 * s * s, EXP_CAP)
+                    ) * special.ndtr(-beta[left])
+                c = np.maximum(beta, 1.0)
+                wide = beta >= 1.0
                 corr = np.empty(x.shape)
                 corr[wide] = self._identity_sum_wide(x[wide], c[wide])
                 near = ~wide & (beta >= 0.0) & (np.abs(x) <= _NEAR_X)
@@ -340,8 +345,16 @@ class TailKernel:
                 rest = ~wide & ~near
                 if rest.any():
                     corr[rest] = self._identity_sum_nodes(x[rest], beta[rest], c[rest])
-            out = normal + np.exp(log_phi) / c * corr
-        return np.where(np.isfinite(out), out, np.inf)
+            out = phi / c
+            out *= corr
+            out += normal
+        out[~np.isfinite(out)] = np.inf
+        return out
+
+    @functools.cached_property
+    def _q_law(self) -> tuple[float, float]:
+        """The Q-law's mean and sd as Python floats."""
+        return float(self.mean[0, 0]), float(self.sd[0, 0])
 
     def _identity_sum_wide(self, x: FloatArray, c: FloatArray) -> FloatArray:
         r"""The rule's sum :math:`\sum_i w_i h_i (q_J - 1)(x + v_i/c)` of
@@ -357,8 +370,9 @@ class TailKernel:
         h = np.exp(np.multiply.outer(-0.5 * inv_c * inv_c, _LAGUERRE_V2))
         moments = h @ weighted  # (N, size): sum_i w_i h_i v_i^j
         xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
-        moments *= _powers(xc[None, :], size)[0].T @ taylor
-        moments *= _powers(inv_c[None, :], size)[0].T
+        powers = _powers(np.stack((xc, inv_c)), size)
+        moments *= powers[0].T @ taylor
+        moments *= powers[1].T
         return cast(FloatArray, moments.sum(axis=1))
 
     def _identity_sum_near(self, x: FloatArray, beta: FloatArray) -> FloatArray:
@@ -397,17 +411,23 @@ class TailKernel:
         core[0] -= 1.0
         return core
 
+    def _matrix(self, with_gaps: bool) -> FloatArray | None:
+        """The coefficients of ``(R, q)`` (and the order terms ``with_gaps``)
+        as a ``(2, K, deg + 1)`` matrix (law, polynomial, power; built once per
+        kernel), or None beyond ``_MAX_POWERS`` powers."""
+        return self._matrices[1 if with_gaps else 0]
+
     @functools.cached_property
-    def _value_and_gap_coefficients(self) -> tuple[FloatArray, FloatArray]:
-        """``(R, D)``: the coefficients of R as for :func:`horner_stacked`, and
-        the order terms as a ``(2, K, deg + 1)`` matrix (law, term, power)."""
-        assert self.full is not None
-        matrix = self.full[:, :, 2:, 0].transpose(1, 2, 0)
-        r = self.full[:, :, :1]
-        # R's own degree (its zero leading coefficients change no value).
-        used = np.flatnonzero(np.any(r != 0.0, axis=(1, 2, 3)))
-        size = max(2, int(used[-1]) + 1 if used.size else 0)
-        return r[:size], np.ascontiguousarray(matrix)
+    def _matrices(self) -> tuple[FloatArray | None, FloatArray | None]:
+        def matrix(coeffs: FloatArray | None) -> FloatArray | None:
+            if coeffs is None or len(coeffs) > _MAX_POWERS:
+                return None
+            # Trailing zero powers (the common padding) change no value.
+            used = np.flatnonzero(np.any(coeffs != 0.0, axis=(1, 2, 3)))
+            size = max(2, int(used[-1]) + 1 if used.size else 0)
+            return np.ascontiguousarray(coeffs[:size, :, :, 0].transpose(1, 2, 0))
+
+        return matrix(self.core), matrix(self.full)
 
     def order_gaps(self, e: FloatArray) -> FloatArray:
         r"""``(K, N)``: the differences :math:`\tilde\delta_{j_k} -
@@ -496,13 +516,12 @@ def _laguerre_weighted_powers(size: int) -> FloatArray:
 
 
 def _powers(x: FloatArray, count: int) -> FloatArray:
-    r"""``(L, count, N)``: :math:`x^0, \dots, x^{count - 1}` of ``x`` ``(L, N)``."""
+    r"""``(L, count, N)``: :math:`x^0, \dots, x^{count - 1}` of ``x`` ``(L, N)``
+    (each the previous times ``x``, in one accumulation)."""
     out = np.empty((x.shape[0], count, x.shape[1]))
     out[:, 0] = 1.0
-    if count > 1:
-        out[:, 1] = x
-    for j in range(2, count):
-        np.multiply(out[:, j - 1], x, out=out[:, j])
+    out[:, 1:] = x[:, None, :]
+    np.multiply.accumulate(out, axis=1, out=out)
     return out
 
 

@@ -69,7 +69,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, overload
+from typing import Any, Final, Literal, cast, overload
 
 import numpy as np
 from numpy.polynomial.polynomial import polyval
@@ -116,6 +116,11 @@ _SLOPE_RTOL: Final = 1e-9
 #: The monotonicity check's grid: every 1/8 standard deviation of either law from
 #: -8 to +40 standard deviations around its mean (eps >= 0 only).
 _CHECK_STEPS: Final = np.arange(-64, 321) / 8.0
+
+
+#: A root finder's last evaluation: its points, the kernel's survival functions
+#: and order gaps there (None where not kept).
+_Eval = tuple[FloatArray, FloatArray, FloatArray] | None
 
 
 def _convex_through(
@@ -718,19 +723,26 @@ class EdgeworthPairCurve(PairCurve):
         repairs = self._delta_repairs(e, repaired, raw, scale)
         return Answer(repaired, self._delta_error(e, repaired, raw), repairs=repairs)
 
-    def _order_gap(self, e: FloatArray) -> FloatArray:
-        """The order-gap and pair-identity terms of :meth:`_delta_answer` at ``e``."""
+    def _order_gap(
+        self, e: FloatArray, known: tuple[FloatArray, FloatArray] | None = None
+    ) -> FloatArray:
+        """The order-gap and pair-identity terms of :meth:`_delta_answer` at the
+        finite ``e`` (``known``: the kernel's survival functions and order gaps
+        there, when already evaluated)."""
         if self.kernel.gaps is None:
-            return np.full(np.shape(e), np.inf)
-        flat = np.ravel(e)
-        finite = np.where(np.isfinite(flat), flat, 0.0)
-        sf, _, gaps = self.kernel.survival_and_gaps(finite, densities=False)
-        gap = np.where(np.isfinite(flat), np.abs(gaps).max(axis=0), 0.0)
-        gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
-        identity = np.abs(sf[1] - self.kernel.p_term_from_q(finite))
-        identity = np.where(np.isfinite(flat), identity, 0.0)
-        out = np.where(self._diverges(finite), np.inf, ERROR_SAFETY * gap + identity)
-        return out.reshape(np.shape(e))
+            return np.full(e.shape, np.inf)
+        if known is None:
+            sf, _, gaps = self.kernel.survival_and_gaps(e, densities=False)
+        else:
+            sf, gaps = known
+        # The gaps carry no NaN (inf where they leave the float range).
+        out: FloatArray = np.abs(gaps).max(axis=0)
+        out *= ERROR_SAFETY
+        out += np.abs(sf[1] - self.kernel.p_term_from_q(e))
+        diverges = self._diverges(e)
+        if diverges.any():
+            out[diverges] = np.inf
+        return out
 
     def _diverges(self, e: FloatArray) -> NDArray[np.bool_]:
         """Where the Q-law's cumulant series diverges at ``e`` (estimate ``inf``)."""
@@ -822,15 +834,20 @@ class EdgeworthPairCurve(PairCurve):
         vanishes, and where the error band :math:`\hat\varepsilon` + estimate
         reaches the end :math:`\varepsilon^*` of an empty upper tail of the
         Q-expansion below the loss's own end (:meth:`_tail_end_error`)."""
-        eps, slope, on_table = self._epsilon(d)
-        gap = self._order_gap(eps)
+        eps, slope, on_table, last = self._epsilon(d)
+        # The gap at the root from the root finder's last evaluation, when that
+        # was at the root itself (the same values as a new evaluation).
+        known = None
+        if last is not None and np.array_equal(last[0], eps):
+            known = last[1:]
+        gap = self._order_gap(eps, known)
         if on_table:
             # The majorant replaced the raw profile: its size there counts too.
             raw, _ = self._raw_delta(eps)
             gap = gap + np.abs(d - raw)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             err = np.where(gap > 0.0, gap / np.abs(slope), 0.0)
-        err = np.where(np.isnan(err), np.inf, err)
+        err[np.isnan(err)] = np.inf
         err = self._tail_end_error(eps, err)
         repairs: tuple[Repair, ...] = ()
         star = self.info["zero_mass_tail_eps"]
@@ -862,56 +879,51 @@ class EdgeworthPairCurve(PairCurve):
             return err
         return np.where(eps + err >= star, np.inf, err)
 
-    def _epsilon(self, d: FloatArray) -> tuple[FloatArray, FloatArray, bool]:
-        """``(eps, delta'(eps), solved on the table)`` for the targets ``d``."""
+    def _epsilon(self, d: FloatArray) -> tuple[FloatArray, FloatArray, bool, _Eval]:
+        """``(eps, delta'(eps), solved on the table, the root finder's last
+        evaluation)`` for the targets ``d``."""
         check = self._check
         if check.rises:
             eps, slope = self._epsilon_on_table(d)
-            return eps, slope, True
-        eps, slope = self._epsilon_on_grid(d, check)
-        return eps, slope, False
+            return eps, slope, True, None
+        eps, slope, last = self._epsilon_on_grid(d, check)
+        return eps, slope, False, last
 
     def _epsilon_on_grid(
         self, d: FloatArray, check: _MonotoneCheck
-    ) -> tuple[FloatArray, FloatArray]:
-        """``(eps, delta'(eps))`` for a profile without rises: the cell of the
-        check grid where the raw profile crosses ``d`` (it is non-increasing
-        there), then Newton; targets beyond the grid go to the table."""
+    ) -> tuple[FloatArray, FloatArray, _Eval]:
+        """``(eps, delta'(eps), last evaluation)`` for a profile without rises:
+        the cell of the check grid where the raw profile crosses ``d`` (it is
+        non-increasing there), then Newton; targets beyond the grid go to the
+        table."""
         vals = check.raw
-        j = np.searchsorted(-vals, -d, side="left")  # grid points above d
-        inside = (j > 0) & (j < vals.size)
-        if inside.all():
+        j = np.searchsorted(check.neg_raw, -d, side="left")  # grid points above d
+        n = vals.size
+        if j.min() > 0 and j.max() < n:
             return self._solve(
                 d, check.grid[j - 1], check.grid[j], vals[j - 1], vals[j]
             )
+        inside = (j > 0) & (j < n)
         eps = np.zeros(d.shape)
         slope = np.zeros(d.shape)
         if inside.any():
             jj = j[inside]
-            eps[inside], slope[inside] = self._solve(
+            eps[inside], slope[inside], _ = self._solve(
                 d[inside], check.grid[jj - 1], check.grid[jj], vals[jj - 1], vals[jj]
             )
         zero = j == 0
         if zero.any():
             slope[zero] = self._slope_value(eps[zero])
-        far = j >= vals.size
+        far = j >= n
         if far.any():
             eps[far], slope[far] = self._epsilon_on_table(d[far])
-        return eps, slope
+        return eps, slope, None
 
     def _log_profile(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
         r""":math:`(\log\tilde\delta, \tilde\delta'/\tilde\delta)` at the 1-d
         ``x`` (``-inf`` where the tail formula is not positive), in log space."""
         sf, dens = self.kernel.survival(x)
-        log_s = np.log(sf)
-        log_q, log_b = log_s[0], log_s[1]
-        ratio = np.exp(log_b - log_q)
-        log_v = log_q + np.log1p(-np.minimum(ratio, 1.0))
-        log_d = np.log(dens)
-        dlog = (
-            np.exp(log_d[1] - log_v) - np.exp(log_b - log_v) - np.exp(log_d[0] - log_v)
-        )
-        return log_v, dlog
+        return _log_and_slope(sf, dens)
 
     def _solve(
         self,
@@ -920,8 +932,10 @@ class EdgeworthPairCurve(PairCurve):
         hi: FloatArray,
         d_lo: FloatArray,
         d_hi: FloatArray,
-    ) -> tuple[FloatArray, FloatArray]:
-        """``(eps, delta'(eps))``: Newton on log delta in ``[lo, hi]``."""
+    ) -> tuple[FloatArray, FloatArray, _Eval]:
+        """``(eps, delta'(eps), last evaluation)``: Newton on log delta in
+        ``[lo, hi]``, each step one kernel pass (with the order gaps, so that
+        the error estimate at the root needs no pass of its own)."""
         log_d = np.log(d)
         with np.errstate(divide="ignore", invalid="ignore"):
             la, lb = np.log(d_lo), np.log(np.maximum(d_hi, 0.0))
@@ -929,10 +943,23 @@ class EdgeworthPairCurve(PairCurve):
                 d_hi > 0.0, (la - log_d) / (la - lb), (d_lo - d) / (d_lo - d_hi)
             )
             x0 = lo + (hi - lo) * frac
+        kernel = self.kernel
+        if kernel.full is None:
+            eps, dlog = newton_on_bracket(
+                self._log_profile, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
+            )
+            return eps, dlog * d, None
+        last: list[tuple[FloatArray, FloatArray, FloatArray]] = []
+
+        def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+            sf, dens, gaps = kernel.survival_and_gaps(x)
+            last[:] = [(x, sf, gaps)]
+            return _log_and_slope(sf, cast(FloatArray, dens))
+
         eps, dlog = newton_on_bracket(
-            self._log_profile, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
+            fn, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
         )
-        return eps, dlog * d
+        return eps, dlog * d, last[0] if last else None
 
     def _epsilon_on_table(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``(eps, delta'(eps))`` on the tabulated majorant (inside a bracket the
@@ -963,8 +990,22 @@ class EdgeworthPairCurve(PairCurve):
             )
         d_lo, _ = self._raw_delta(lo)
         d_hi, _ = self._raw_delta(hi)
-        out[todo], slope[todo] = self._solve(dd, lo, hi, np.maximum(d_lo, dd), d_hi)
+        out[todo], slope[todo], _ = self._solve(dd, lo, hi, np.maximum(d_lo, dd), d_hi)
         return out, slope
+
+
+def _log_and_slope(sf: FloatArray, dens: FloatArray) -> tuple[FloatArray, FloatArray]:
+    r""":math:`(\log\tilde\delta, \tilde\delta'/\tilde\delta)` from the kernel's
+    survival functions and densities (rows Q, P), in log space: :math:`\tilde
+    \delta = S_Q - e^\varepsilon S_P`, :math:`\tilde\delta' = e^\varepsilon(p -
+    S_P) - q`."""
+    log_s = np.log(sf)
+    log_q, log_b = log_s[0], log_s[1]
+    ratio = np.exp(log_b - log_q)
+    log_v = log_q + np.log1p(-np.minimum(ratio, 1.0))
+    log_d = np.log(dens)
+    dlog = np.exp(log_d[1] - log_v) - np.exp(log_b - log_v) - np.exp(log_d[0] - log_v)
+    return log_v, dlog
 
 
 def _take(a: FloatArray, j: NDArray[np.intp]) -> FloatArray:

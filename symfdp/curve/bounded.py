@@ -133,24 +133,34 @@ class BoundedLossPair(PairCurve):
     def _epsilon(self, d: FloatArray) -> Answer:
         found = self.inner.answer(Query.EPSILON, d)
         a, b = self.loss_range
-        keep = np.log1p(-d)
-        cap = b + keep
-        floor = np.maximum(a + keep, 0.0)
         raw = found.values
-        out = np.maximum(np.minimum(raw, cap), floor)
+        out = raw
         repairs = found.repairs
-        # eps >= 0 by definition: a cap below 0 is no violation at eps = 0.
-        top = np.maximum(cap, 0.0)
-        if np.any(raw > top + _TOL * np.maximum(np.abs(top), 1.0)):
-            repairs += self._repair(Query.EPSILON, "epsilon(delta)", d, raw, out)
+        keep = np.log1p(-d) if (a > -np.inf or b < np.inf) else None
+        floor: FloatArray | None = None
+        cap: FloatArray | None = None
+        if keep is not None and b < np.inf:
+            cap = b + keep
+            out = np.minimum(out, cap)
+            # eps >= 0 by definition: a cap below 0 is no violation at eps = 0.
+            top = np.maximum(cap, 0.0)
+            if (raw > top + _TOL * np.maximum(np.abs(top), 1.0)).any():
+                repairs += self._repair(Query.EPSILON, "epsilon(delta)", d, raw, out)
+        if keep is not None and a > -np.inf:
+            floor = np.maximum(a + keep, 0.0)
+        out = np.maximum(out, 0.0 if floor is None else floor)
         err = found.errors
         if self.lattice_span is not None and err is not None:
             err = np.maximum(err, self._lattice_floor())
+        if found.lower is None and found.upper is None:
+            return Answer(out, err, repairs=repairs)
+        zero = np.zeros(d.shape)
+        low = zero if floor is None else floor
         return Answer(
             out,
             err,
-            _clip(found.lower, floor, cap),
-            _clip(found.upper, floor, cap),
+            _clip(found.lower, low, cap),
+            _clip(found.upper, low, cap),
             repairs,
         )
 

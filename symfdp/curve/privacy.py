@@ -40,7 +40,7 @@ from symfdp.curve.combine import (
     max_over_pairs,
     symmetric_hull,
 )
-from symfdp.curve.report import warn_error, warn_repairs
+from symfdp.curve.report import error_message, query_message
 from symfdp.curve.summary import markdown
 from symfdp.numeric.tabulate import alpha_grid
 from symfdp.tradeoff.interpret import fixed_point, mu_star_at, mu_star_gamma
@@ -154,29 +154,41 @@ class PrivacyCurve:
 
     # ------------------------------------------------------------- answers
     @functools.cached_property
-    def _last(self) -> dict[Query, tuple[FloatArray, Answer]]:
-        """Per query, the last points asked and the combined, repaired answer."""
+    def _last(self) -> dict[Query, _Kept]:
+        """Per query, the last points asked, the combined, repaired answer and
+        its warning messages (each computed once)."""
         return {}
 
-    def _answer(self, query: Query, points: FloatArray) -> tuple[Answer, bool]:
+    def _kept(self, query: Query, points: FloatArray) -> tuple[_Kept, bool]:
         """The answer at the validated 1-d ``points`` and whether it was
         computed now (False: the last answer of this query, at the same
-        points). Profile answers are clipped to their valid range."""
+        points)."""
         last = self._last.get(query)
         if (
             last is not None
-            and last[0].shape == points.shape
-            and np.array_equal(last[0], points)
+            and last.points.shape == points.shape
+            and np.array_equal(last.points, points)
         ):
-            return last[1], False
-        found = self._compute(query, points)
-        self._last[query] = (points.copy(), found)
-        return found, True
+            return last, False
+        kept = _Kept(query, points.copy(), self._compute(query, points))
+        self._last[query] = kept
+        return kept, True
+
+    def _answer(self, query: Query, points: FloatArray) -> tuple[Answer, bool]:
+        """:meth:`_kept`'s answer, without warning (for callers that decide
+        themselves what to report, e.g. ``Auto``)."""
+        kept, new = self._kept(query, points)
+        return kept.answer, new
 
     def _compute(self, query: Query, points: FloatArray) -> Answer:
+        """The pairs' answers combined: the maximum over the pairs (the
+        profile clipped to its valid range) or the first pair's trade-off."""
         if points.size == 0:  # e.g. only infinite eps: no pair is asked
-            empty = np.zeros(0)
-            return Answer(empty, empty, empty, empty)
+            return Answer(points, points, points, points)
+        if query is Query.TRADEOFF:
+            found = self.pairs[0].answer(query, points)
+            _finite_or_raise(found.values, "trade-off", self.method)
+            return found
         found = max_over_pairs([p.answer(query, points) for p in self.pairs])
         if query is Query.EPSILON:
             _finite_or_raise(found.values, "epsilon(delta)", self.method)
@@ -187,41 +199,45 @@ class PrivacyCurve:
             values, found.errors, found.lower, found.upper, found.repairs + repairs
         )
 
-    def _warn(
-        self,
-        query: Query,
-        points: FloatArray,
-        found: Answer,
-        atol: float | None = None,
-    ) -> None:
+    def _message(self, kept: _Kept, atol: float | None) -> str | None:
         """The one warning of a query: its repairs, else (with ``atol``, for
         approximations with ``warn_rel_error``) an error above that."""
-        if found.repairs:
-            warn_repairs(self.label, query, found.repairs, self.certified)
-        elif (
-            atol is not None
+        if atol in kept.messages:
+            return kept.messages[atol]
+        found = kept.answer
+        message = query_message(self.label, kept.query, found.repairs, self.certified)
+        if (
+            message is None
+            and atol is not None
             and found.errors is not None
             and self.warn_rel_error is not None
             and not self.certified
         ):
-            warn_error(
+            message = error_message(
                 self.label,
-                query,
-                points,
+                kept.query,
+                kept.points,
                 found.values,
                 found.errors,
                 atol,
                 self.warn_rel_error,
             )
+        kept.messages[atol] = message
+        return message
+
+    def _warn(self, kept: _Kept, atol: float | None = None) -> None:
+        message = self._message(kept, atol)
+        if message is not None:
+            warn_approximation(message)
 
     # ------------------------------------------------------------- profile
-    def _profile(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray, Answer, bool]:
-        """``(eps, finite eps, answer at the finite eps, computed now)``."""
+    def _profile(self, eps: ArrayLike) -> tuple[FloatArray, _Kept, bool]:
+        """``(eps, the kept answer at its finite entries, computed now)``."""
         e = check_array("eps", eps, allow_inf=True)
         finite = np.isfinite(e)
         ef = e.reshape(-1) if finite.all() else e[finite]
-        found, new = self._answer(Query.DELTA, ef)
-        return e, ef, found, new
+        kept, new = self._kept(Query.DELTA, ef)
+        return e, kept, new
 
     @staticmethod
     def _spread(e: FloatArray, part: FloatArray, at_inf: FloatArray) -> FloatArray:
@@ -248,9 +264,10 @@ class PrivacyCurve:
         Returns:
             A float for scalar input, else an array of the input's shape.
         """
-        e, ef, found, _ = self._profile(eps)
-        self._warn(Query.DELTA, ef, found, _DELTA_ATOL)
-        return scalar_or_array(self._spread(e, found.values, np.array([1.0, 0.0])))
+        e, kept, _ = self._profile(eps)
+        self._warn(kept, _DELTA_ATOL)
+        values = kept.answer.values
+        return scalar_or_array(self._spread(e, values, np.array([1.0, 0.0])))
 
     def delta_error(self, eps: ArrayLike) -> Any:
         r"""Estimated absolute error of :meth:`delta` at ``eps``.
@@ -267,32 +284,33 @@ class PrivacyCurve:
             lo, hi = self.delta_bounds(eps)
             return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
         self._require_estimates("delta_error")
-        e, ef, found, new = self._profile(eps)
+        e, kept, new = self._profile(eps)
         if new:
-            self._warn(Query.DELTA, ef, found)
-        assert found.errors is not None  # every pair estimates its error
-        return scalar_or_array(self._spread(e, found.errors, np.zeros(2)))
+            self._warn(kept)
+        errors = kept.answer.errors
+        assert errors is not None  # every pair estimates its error
+        return scalar_or_array(self._spread(e, errors, np.zeros(2)))
 
     def delta_bounds(self, eps: ArrayLike) -> tuple[Any, Any]:
         """Certified ``(lower, upper)`` bounds on ``delta(eps)``, eps real."""
         self._require_certified("delta_bounds")
-        e, ef, found, new = self._profile(eps)
+        e, kept, new = self._profile(eps)
         if new:
-            self._warn(Query.DELTA, ef, found)
+            self._warn(kept)
         exact = np.array([1.0, 0.0])
-        lo, hi = found.bracket()
+        lo, hi = kept.answer.bracket()
         return (
             scalar_or_array(self._spread(e, np.clip(lo, 0.0, 1.0), exact)),
             scalar_or_array(self._spread(e, np.clip(hi, 0.0, 1.0), exact)),
         )
 
     # ------------------------------------------------------------- inverse
-    def _inverse(self, delta: ArrayLike) -> tuple[FloatArray, Answer | None, bool]:
+    def _inverse(self, delta: ArrayLike) -> tuple[FloatArray, _Kept | None, bool]:
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
         if d.size == 0:  # nothing to answer (a curve that cannot would raise)
             return d, None, False
-        found, new = self._answer(Query.EPSILON, d.reshape(-1))
-        return d, found, new
+        kept, new = self._kept(Query.EPSILON, d.reshape(-1))
+        return d, kept, new
 
     def epsilon(self, delta: ArrayLike) -> Any:
         r""":math:`\varepsilon(\delta) = \inf\{\varepsilon\ge 0: \delta(\varepsilon)
@@ -303,11 +321,11 @@ class PrivacyCurve:
         Args:
             delta: One or more targets in (0, 1).
         """
-        d, found, _ = self._inverse(delta)
-        if found is None:
+        d, kept, _ = self._inverse(delta)
+        if kept is None:
             return np.empty(d.shape)
-        self._warn(Query.EPSILON, d.reshape(-1), found, _EPS_ATOL)
-        return scalar_or_array(found.values.reshape(d.shape))
+        self._warn(kept, _EPS_ATOL)
+        return scalar_or_array(kept.answer.values.reshape(d.shape))
 
     def epsilon_error(self, delta: ArrayLike) -> Any:
         r"""Estimated absolute error of :meth:`epsilon` at ``delta`` (the bracket
@@ -316,25 +334,27 @@ class PrivacyCurve:
             lo, hi = self.epsilon_bounds(delta)
             return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
         self._require_estimates("epsilon_error")
-        d, found, new = self._inverse(delta)
-        if found is None:
+        d, kept, new = self._inverse(delta)
+        if kept is None:
             return np.empty(d.shape)
         if new:
-            self._warn(Query.EPSILON, d.reshape(-1), found)
-        assert found.errors is not None
-        return scalar_or_array(found.errors.reshape(d.shape))
+            self._warn(kept)
+        errors = kept.answer.errors
+        assert errors is not None
+        return scalar_or_array(errors.reshape(d.shape))
 
     def epsilon_bounds(self, delta: ArrayLike) -> tuple[Any, Any]:
         """Certified ``(lower, upper)`` bounds on ``epsilon(delta)``."""
         self._require_certified("epsilon_bounds")
-        d, found, new = self._inverse(delta)
-        if found is None:
+        d, kept, new = self._inverse(delta)
+        if kept is None:
             return np.empty(d.shape), np.empty(d.shape)
         if new:
-            self._warn(Query.EPSILON, d.reshape(-1), found)
-        lo, hi = found.bracket()
-        return scalar_or_array(lo.reshape(d.shape)), scalar_or_array(
-            hi.reshape(d.shape)
+            self._warn(kept)
+        lo, hi = kept.answer.bracket()
+        return (
+            scalar_or_array(lo.reshape(d.shape)),
+            scalar_or_array(hi.reshape(d.shape)),
         )
 
     def _require_estimates(self, what: str) -> None:
@@ -353,24 +373,15 @@ class PrivacyCurve:
             )
 
     # ------------------------------------------------------------- trade-off
-    def _pair_tradeoff(self, a: FloatArray) -> Answer:
-        """The first pair's answer at the flat ``a`` (kept per points)."""
-        last = self._last.get(Query.TRADEOFF)
-        if last is not None and last[0].shape == a.shape and np.array_equal(last[0], a):
-            return last[1]
-        found = self.pairs[0].answer(Query.TRADEOFF, a)
-        _finite_or_raise(found.values, "trade-off", self.method)
-        self._last[Query.TRADEOFF] = (a.copy(), found)
-        return found
-
     @functools.cached_property
-    def _grid_tradeoffs(self) -> tuple[Answer, ...]:
-        """Every pair's answer on :func:`~symfdp.numeric.tabulate.alpha_grid`."""
+    def _grid_tradeoffs(self) -> _Kept:
+        """Every pair's answer on :func:`~symfdp.numeric.tabulate.alpha_grid`
+        (kept with the curve), with their repairs."""
         grid = alpha_grid()
-        out = tuple(p.answer(Query.TRADEOFF, grid) for p in self.pairs)
-        for found in out:
+        answers = tuple(p.answer(Query.TRADEOFF, grid) for p in self.pairs)
+        for found in answers:
             _finite_or_raise(found.values, "trade-off", self.method)
-        return out
+        return _Kept(Query.TRADEOFF, grid, _repairs_of(answers), answers)
 
     def _tabulate(self, beta: FloatArray) -> FloatArray:
         grid = alpha_grid()
@@ -390,14 +401,14 @@ class PrivacyCurve:
         symmetric = check_bool("symmetric", symmetric)
         flat = a.reshape(-1)
         if self.symmetric or not symmetric:
-            found = self._pair_tradeoff(flat)
-            self._warn(Query.TRADEOFF, flat, found)
-            beta = np.clip(found.values, 0.0, 1.0 - flat)
+            kept, _ = self._kept(Query.TRADEOFF, flat)
+            self._warn(kept)
+            beta = np.clip(kept.answer.values, 0.0, 1.0 - flat)
             return scalar_or_array(beta.reshape(a.shape))
-        answers = self._grid_tradeoffs
-        self._warn(Query.TRADEOFF, flat, max_over_repairs(answers))
+        table = self._grid_tradeoffs
+        self._warn(table)
         grid = alpha_grid()
-        points = [(grid, self._tabulate(f.values)) for f in answers]
+        points = [(grid, self._tabulate(f.values)) for f in table.answers]
         return scalar_or_array(symmetric_hull(flat, points).reshape(a.shape))
 
     def tradeoff_bounds(self, alpha: ArrayLike) -> tuple[Any, Any]:
@@ -408,14 +419,17 @@ class PrivacyCurve:
         a = check_array("alpha", alpha, 0.0, 1.0)
         flat = a.reshape(-1)
         if self.symmetric:
-            lo, hi = self._pair_tradeoff(flat).bracket()
+            kept, new = self._kept(Query.TRADEOFF, flat)
+            if new:
+                self._warn(kept)
+            lo, hi = kept.answer.bracket()
             cap = 1.0 - flat
             return (
                 scalar_or_array(np.clip(lo, 0.0, cap).reshape(a.shape)),
                 scalar_or_array(np.clip(hi, 0.0, cap).reshape(a.shape)),
             )
         grid = alpha_grid()
-        sides = [f.bracket() for f in self._grid_tradeoffs]
+        sides = [f.bracket() for f in self._grid_tradeoffs.answers]
         lows = [self._tabulate(lo) for lo, _ in sides]
         highs = [self._tabulate(hi) for _, hi in sides]
         lower_points = [
@@ -428,21 +442,33 @@ class PrivacyCurve:
             scalar_or_array(symmetric_hull(flat, upper_points).reshape(a.shape)),
         )
 
-    def pair_tradeoffs(
-        self, alpha: ArrayLike, first_only: bool = False
+    def pair_answers(
+        self, query: Query, points: ArrayLike, first_only: bool = False
     ) -> tuple[Answer, ...]:
-        r"""Each pair's own (unsymmetrised) trade-off at the flattened ``alpha``
-        (the first pair's only with ``first_only``), with their errors and
-        brackets where the method gives them; their repairs warned once.
+        r"""Each pair's own answer at the flattened ``points`` (finite eps,
+        delta in (0, 1) or alpha in [0, 1] as ``query`` asks; the first pair's
+        only with ``first_only``): no maximum over the pairs, no symmetrisation,
+        no clip; errors and brackets where the method gives them; their repairs
+        warned once.
 
-        For bounds that need every direction's raw curve (e.g. ReRo's
-        :math:`\gamma = 1 - f(\kappa)` maximised over the pairs)."""
-        a = check_array("alpha", alpha, 0.0, 1.0).reshape(-1)
+        For what needs every direction's own answer, e.g. ReRo's :math:`\gamma
+        = 1 - f(\kappa)` maximised over the pairs' raw trade-offs, or a figure
+        of one direction's profile."""
+        if query is Query.DELTA:
+            flat = check_array("eps", points).reshape(-1)
+        elif query is Query.EPSILON:
+            flat = check_array(
+                "delta", points, 0.0, 1.0, lo_open=True, hi_open=True
+            ).reshape(-1)
+        else:
+            flat = check_array("alpha", points, 0.0, 1.0).reshape(-1)
         pairs = self.pairs[:1] if first_only else self.pairs
-        answers = tuple(p.answer(Query.TRADEOFF, a) for p in pairs)
+        if flat.size == 0:
+            return tuple(Answer(flat, flat, flat, flat) for _ in pairs)
+        answers = tuple(p.answer(query, flat) for p in pairs)
         for found in answers:
-            _finite_or_raise(found.values, "trade-off", self.method)
-        self._warn(Query.TRADEOFF, a, max_over_repairs(answers))
+            _finite_or_raise(found.values, query.value, self.method)
+        self._warn(_Kept(query, flat, _repairs_of(answers), answers))
         return answers
 
     def tradeoff_error(self, alpha: ArrayLike) -> Any:
@@ -459,14 +485,19 @@ class PrivacyCurve:
             lo, hi = self.tradeoff_bounds(alpha)
             return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
         a = check_array("alpha", alpha, 0.0, 1.0)
-        found = self._pair_tradeoff(a.reshape(-1)) if self.symmetric else None
-        if found is None or found.errors is None:
+        errors = None
+        if self.symmetric:
+            kept, new = self._kept(Query.TRADEOFF, a.reshape(-1))
+            if new:
+                self._warn(kept)
+            errors = kept.answer.errors
+        if errors is None:
             raise NotImplementedError(
                 f"tradeoff_error: {self.label} gives no error estimate of this "
                 "trade-off curve. accountants.Numerical gives a certified bracket "
                 "(curve.tradeoff_bounds)."
             )
-        return scalar_or_array(found.errors.reshape(a.shape))
+        return scalar_or_array(errors.reshape(a.shape))
 
     def raw(self) -> PrivacyCurve:
         """The same curve without the loss-range repair of
@@ -534,6 +565,18 @@ class PrivacyCurve:
         )
 
 
-def max_over_repairs(answers: tuple[Answer, ...]) -> Answer:
+def _repairs_of(answers: tuple[Answer, ...]) -> Answer:
     """An answer carrying only the repairs of ``answers`` (for the warning)."""
     return Answer(np.zeros(0), repairs=tuple(r for a in answers for r in a.repairs))
+
+
+@dataclass
+class _Kept:
+    """A query's points and answer as the curve keeps them, with the warning
+    messages computed for it (by ``atol``; None: no warning)."""
+
+    query: Query
+    points: FloatArray
+    answer: Answer
+    answers: tuple[Answer, ...] = ()
+    messages: dict[float | None, str | None] = field(default_factory=dict)

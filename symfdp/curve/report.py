@@ -1,4 +1,4 @@
-"""The one place where a query's repairs and error estimates become warnings.
+"""The messages of a query's repairs and error estimates (the curve warns).
 
 A query of a :class:`~symfdp.curve.PrivacyCurve` emits at most one
 :class:`~symfdp.ApproximationWarning`: the repairs its pairs recorded (what
@@ -46,13 +46,21 @@ def warn_repairs(
     label: str, query: Query, repairs: Sequence[Repair], certified: bool
 ) -> None:
     """One :class:`~symfdp.ApproximationWarning` for the repairs of a query
-    (nothing without repairs); approximations add :data:`CERTIFIED_ADVICE`."""
+    (nothing without repairs)."""
+    message = query_message(label, query, repairs, certified)
+    if message is not None:
+        warn_approximation(message)
+
+
+def query_message(
+    label: str, query: Query, repairs: Sequence[Repair], certified: bool
+) -> str | None:
+    """The message of a query's repairs (approximations add
+    :data:`CERTIFIED_ADVICE`), None without repairs."""
     if not repairs:
-        return
+        return None
     message = repairs_message(label, query, repairs)
-    if not certified:
-        message += " " + CERTIFIED_ADVICE
-    warn_approximation(message)
+    return message if certified else message + " " + CERTIFIED_ADVICE
 
 
 def worst_relative_error(
@@ -67,7 +75,7 @@ def worst_relative_error(
     return k, float(rel.flat[k])
 
 
-def warn_error(
+def error_message(
     label: str,
     query: Query,
     at: FloatArray,
@@ -75,20 +83,20 @@ def warn_error(
     errors: FloatArray,
     atol: float,
     tol: float,
-) -> None:
-    """One warning when some ``errors > tol * |values|`` (and above ``atol``),
-    naming the worst point."""
+) -> str | None:
+    """The message when some ``errors > tol * |values|`` (and above ``atol``),
+    naming the worst point; None otherwise."""
     if errors.size == 0:
-        return
+        return None
     k, worst = worst_relative_error(values, errors, atol)
     if not worst > tol:
-        return
+        return None
     size = (
         "unknown (the method cannot estimate it here)"
         if math.isinf(worst)
         else (f"{100 * worst:.3g}%")
     )
-    warn_approximation(
+    return (
         f"{label}: the estimated relative error of {query.value} is {size} at "
         f"{query.argument} = {float(at.flat[k]):.6g} (answer "
         f"{float(values.flat[k]):.6g}, estimated error {float(errors.flat[k]):.3g}), "

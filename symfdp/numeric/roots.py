@@ -396,10 +396,13 @@ def _newton_steps(
         g = f - target
         step = g / df
         new = x - step
-        xscale = xtol * np.abs(x) + xatol
-        if np.all((np.abs(g) <= ftol) | (np.abs(step) <= xscale) | (hi - lo <= xscale)):
-            done = (np.abs(g) <= ftol) | ~np.isfinite(new)
-            return np.where(done, x, np.clip(new, lo, hi)), df
+        xscale = np.abs(x)
+        xscale *= xtol
+        xscale += xatol
+        small = np.abs(g) <= ftol
+        if (small | (np.abs(step) <= xscale) | (hi - lo <= xscale)).all():
+            done = small | ~np.isfinite(new)
+            return np.where(done, x, np.minimum(np.maximum(new, lo), hi)), df
         right = sign * g < 0  # the root lies above x
         lo = np.where(right, x, lo)
         hi = np.where(right, hi, x)

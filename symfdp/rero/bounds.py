@@ -27,7 +27,7 @@ from symfdp._validation import (
     check_instance,
     scalar_or_array,
 )
-from symfdp.curve import PrivacyCurve
+from symfdp.curve import PrivacyCurve, Query
 from symfdp.mechanisms.base import Mechanism
 
 FloatArray = NDArray[np.float64]
@@ -62,7 +62,7 @@ def _curve_gamma(curve: PrivacyCurve, k: FloatArray, symmetric: bool) -> FloatAr
     flat = k.ravel()
     raw = [
         1.0 - np.clip(found.values, 0.0, 1.0 - flat)
-        for found in curve.pair_tradeoffs(flat, first_only=not symmetric)
+        for found in curve.pair_answers(Query.TRADEOFF, flat, first_only=not symmetric)
     ]
     if not symmetric or curve.symmetric:
         out = raw[0]
@@ -179,7 +179,7 @@ def gamma_bounds(
     flat = k.ravel()
     raw_lo = []
     raw_hi = []
-    for found in curve.pair_tradeoffs(flat, first_only=not symmetric):
+    for found in curve.pair_answers(Query.TRADEOFF, flat, first_only=not symmetric):
         f_lo, f_hi = found.bracket()
         raw_lo.append(1.0 - np.clip(f_hi, 0.0, 1.0 - flat))
         raw_hi.append(1.0 - np.clip(f_lo, 0.0, 1.0 - flat))
