@@ -77,23 +77,24 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
     hi = mu / 2 + -special.ndtri(tt) + 8e-16 * mu
     upper = tt > 0.5
 
+    # Newton runs in one floating-point context: no context of their own here.
+    half, scale = mu / 2, 1.0 / math.sqrt(2)
+
     def parts(u: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        w = u - mu / 2
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            log_b = -0.5 * w * w + np.log(special.erfcx((w + mu) / math.sqrt(2)) / 2)
-            return w, special.log_ndtr(-w), log_b
+        w = u - half
+        log_b = np.log(special.erfcx((w + mu) * scale) / 2)
+        log_b -= 0.5 * w * w
+        return w, special.log_ndtr(-w), log_b
 
     def log_delta(u: FloatArray) -> tuple[FloatArray, FloatArray]:
         _, log_a, log_b = parts(u)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            log_d = log_a + np.log1p(-np.exp(np.minimum(log_b - log_a, 0.0)))
-            return log_d, -mu * np.exp(log_b - log_d)
+        log_d = log_a + np.log1p(-np.exp(np.minimum(log_b - log_a, 0.0)))
+        return log_d, -mu * np.exp(log_b - log_d)
 
     def log_complement(u: FloatArray) -> tuple[FloatArray, FloatArray]:
         w, _, log_b = parts(u)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            log_c = np.logaddexp(special.log_ndtr(w), log_b)
-            return log_c, mu * np.exp(log_b - log_c)
+        log_c = np.logaddexp(special.log_ndtr(w), log_b)
+        return log_c, mu * np.exp(log_b - log_c)
 
     u = np.zeros(tt.shape)
     for fn, rising in ((log_delta, False), (log_complement, True)):
@@ -104,13 +105,12 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
         ts = tt if whole else tt[sel]
         target_ = np.log1p(-ts) if rising else np.log(ts)
         h = hi if whole else hi[sel]
-        # Started just inside the upper end, near the root for small targets.
         found, _ = newton_on_bracket(
             fn,
             target_,
             np.zeros(target_.shape),
             h,
-            np.nextafter(h, 0.0),
+            _start(mu, ts, h) if not rising else np.nextafter(h, 0.0),
             decreasing=not rising,
             xtol=1e-14,
             ftol=1e-13,
@@ -123,6 +123,22 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
         return mu * u
     out[todo] = mu * u
     return out
+
+
+def _start(mu: float, t: FloatArray, hi: FloatArray) -> FloatArray:
+    r"""A start of :func:`gaussian_epsilon`'s Newton iteration for ``t <= 1/2``:
+    with Mills' ratio in both terms, :math:`\delta \approx \phi(w)\,\mu /
+    (w (w + \mu))` for large :math:`w`; one fixed-point step from
+    :math:`w_0 = \Phi^{-1}(1 - t)`. Just inside the upper end ``hi`` where
+    that leaves the bracket, for ``w_0 <= 1`` and for ``mu < 0.2`` (where it
+    is no better a start)."""
+    w0 = hi - mu / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        arg = np.log(mu / (w0 * (w0 + mu))) - np.log(t) - 0.5 * math.log(2 * math.pi)
+        w1 = np.sqrt(2.0 * arg)
+    u1 = w1 + mu / 2
+    good = (w0 > 1.0) & (u1 > 0.0) & (u1 < hi) & (mu >= 0.2)
+    return np.where(good, u1, np.nextafter(hi, 0.0))
 
 
 #: The identity curve Id = G_0 (a composed loss without variance).
