@@ -169,3 +169,17 @@ def test_warn_rel_error_is_validated():
     for bad in (0.0, -1.0, float("nan"), float("inf"), "0.1"):
         with pytest.raises((ValueError, TypeError), match="warn_rel_error"):
             A.base.check_warn_rel_error(bad)
+
+
+def test_pair_answers_validate_as_their_query():
+    curve = _curve(_FakePair(0.5, 0.1), _FakePair(0.1, 0.1))
+    for query, bad, name in (
+        (Query.DELTA, [np.inf], "eps"),
+        (Query.EPSILON, [0.0], "delta"),
+        (Query.TRADEOFF, [1.5], "alpha"),
+    ):
+        with pytest.raises(ValueError, match=name):
+            curve.pair_answers(query, bad)
+    add, remove = curve.pair_answers(Query.DELTA, [0.5, 1.0])
+    np.testing.assert_allclose(add.values, 0.5 * np.exp(-np.array([0.5, 1.0])))
+    np.testing.assert_allclose(remove.values, 0.1 * np.exp(-np.array([0.5, 1.0])))

@@ -257,6 +257,26 @@ class AutoCurve(PrivacyCurve):
             return scalar_or_array(beta)
         raise AssertionError("the certified tier always answers")  # pragma: no cover
 
+    def tradeoff_error(self, alpha: ArrayLike) -> Any:
+        """Not available: the trade-off has no pointwise estimate of its own
+        (see :meth:`tradeoff`); ``accountants.Numerical`` gives a bracket."""
+        check_array("alpha", alpha, 0.0, 1.0)
+        raise NotImplementedError(
+            "tradeoff_error: Auto picks a tier for the whole trade-off curve and "
+            "gives no estimate of its error; accountants.Numerical gives a "
+            "certified bracket (curve.tradeoff_bounds)."
+        )
+
+    def pair_answers(
+        self, query: Query, points: ArrayLike, first_only: bool = False
+    ) -> tuple[Answer, ...]:
+        """Not available: Auto answers from its tiers' curves (compose with a
+        tier's accountant for its pairs)."""
+        raise NotImplementedError(
+            "pair_answers: Auto answers each query from its tiers' curves; compose "
+            "with a tier's accountant (e.g. accountants.Numerical) for its pairs."
+        )
+
     def delta_bounds(self, eps: ArrayLike) -> Any:
         """Not available: use ``accountants.Numerical`` for certified bounds."""
         raise NotImplementedError(self._uncertified("delta_bounds"))
