@@ -5,12 +5,22 @@ expansions of any order, saddle-point formulas, functionals of trade-off curves)
 the derived expressions are compiled into cached, vectorised NumPy evaluators, and
 the accountants built on them return :class:`~symfdp.curve.PrivacyCurve` objects.
 
-Submodules are imported lazily so that ``import symfdp`` stays fast::
+The default is certified: :class:`~symfdp.accountants.Numerical` returns a bracket
+that contains the exact epsilon(delta) (publish its upper end)::
 
-    from symfdp import mechanisms as M, accountants as A, tradeoff as T
-    m = M.SubsampledGaussian(sigma=1.0, p=0.01)
-    curve = A.Edgeworth(order=2).compose(m, n=2000)
-    curve.epsilon(1e-5)
+    >>> from symfdp import accountants as A, mechanisms as M
+    >>> m = M.SubsampledGaussian(sigma=1.0, p=0.01)  # one DP-SGD step
+    >>> lo, hi = A.Numerical().compose(m, n=2000).epsilon_bounds(1e-5)
+    >>> print(f"epsilon(1e-5) in [{lo:.5f}, {hi:.5f}]")
+    epsilon(1e-5) in [2.58363, 2.58423]
+
+An approximation is fast but not a bound; read it with its error estimate::
+
+    >>> fast = A.SaddlePoint().compose(m, n=2000)
+    >>> print(f"{fast.epsilon(1e-5):.4f} +- {fast.epsilon_error(1e-5):.2g}")
+    2.5744 +- 0.013
+
+Submodules are imported lazily, so that ``import symfdp`` stays fast.
 """
 
 from __future__ import annotations

@@ -15,11 +15,8 @@ from typing import Any, SupportsInt, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-#: Largest integer accepted by :func:`check_int` unless a caller allows more:
-#: :math:`2^{53}`, the end of the integers that float64 represents exactly.
-MAX_INT = 2**53
-#: Largest number of compositions (steps) any accountant accepts, in total.
-MAX_COMPOSITIONS = MAX_INT
+from symfdp._limits import MAX_COMPOSITIONS as MAX_COMPOSITIONS
+from symfdp._limits import MAX_INT as MAX_INT
 
 
 def _short(value: Any) -> str:

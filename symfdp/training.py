@@ -14,7 +14,9 @@ steps, run-length encoded by distinct setting::
 The default method, ``numerical``, is certified (:meth:`~TrainingAccountant.
 get_epsilon_bounds` brackets the exact value); ``saddlepoint`` is fast but
 asymptotic and warns where few samples are expected. Also here: :data:`METHODS`,
-:func:`make_accountant` (names shared with ``symfdp account``), :func:`mu_star`.
+:func:`make_accountant` and :func:`mu_star` (from :mod:`symfdp.runs`, shared with
+``symfdp account`` and sweeps); :meth:`TrainingAccountant.runs` gives the run as
+typed :class:`~symfdp.runs.Run` records.
 """
 
 from __future__ import annotations
@@ -24,42 +26,30 @@ import json
 import math
 from typing import Any, Final
 
-from scipy import special
-
 from symfdp._validation import (
     MAX_COMPOSITIONS,
-    check_bool,
     check_choice,
     check_int,
     check_real,
 )
-from symfdp._warnings import warn_approximation, warn_pair_deprecated
-from symfdp.accountants.base import Accountant
-from symfdp.accountants.registry import accountant_classes
+from symfdp._warnings import warn_pair_deprecated
+from symfdp.adjacency import ADJACENCIES as ADJACENCIES
+from symfdp.adjacency import DEFAULT_ADJACENCY as _DEFAULT
+from symfdp.adjacency import PAIRS as PAIRS
+from symfdp.adjacency import Adjacency
 from symfdp.curve import PrivacyCurve
+from symfdp.runs.build import build_mechanism
+from symfdp.runs.methods import DEFAULT_METHOD as DEFAULT_METHOD
+from symfdp.runs.methods import GUARANTEES as GUARANTEES
+from symfdp.runs.methods import METHOD_DEFAULTS as METHOD_DEFAULTS
+from symfdp.runs.methods import METHODS as METHODS
+from symfdp.runs.methods import make_accountant as make_accountant
+from symfdp.runs.methods import normalize_method as normalize_method
+from symfdp.runs.run import Run
+from symfdp.runs.summary import mu_star as mu_star
 
-#: The default accountant of ``TrainingAccountant`` and ``symfdp account``.
-DEFAULT_METHOD: Final = "numerical"
-#: Accountant names mapped to class names (from the registry; certified first).
-METHODS: Final[dict[str, str]] = {
-    name: cls.__name__ for name, cls in accountant_classes().items()
-}
-#: Each method's ``guarantee``: ``"certified"``, ``"bound"`` or ``"estimate"``.
-GUARANTEES: Final[dict[str, str]] = {
-    name: cls.guarantee for name, cls in accountant_classes().items()
-}
-#: Options a method name implies (``rdp``: Canonne, Kamath and Steinke 2020).
-METHOD_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
-    name: dict(cls.name_options)
-    for name, cls in accountant_classes().items()
-    if cls.name_options
-}
-#: The deprecated ``pair=`` values and the relation each stands for.
-PAIRS: Final = ("add", "remove", "both")
-_PAIR_RELATION: Final = {"both": "add_or_remove", "add": "add", "remove": "remove"}
-#: The neighbouring relations of a run (:data:`symfdp.mechanisms.ADJACENCIES`).
-ADJACENCIES: Final = ("add_or_remove", "replace_one", "add", "remove")
-DEFAULT_ADJACENCY: Final = "add_or_remove"
+#: The relation of a run when none is given.
+DEFAULT_ADJACENCY: Final = _DEFAULT.value
 #: Format tag and version of :meth:`TrainingAccountant.state_dict` (v1 loads).
 STATE_FORMAT: Final = "symfdp.TrainingAccountant"
 STATE_VERSION: Final = 2
@@ -68,85 +58,6 @@ _STATE_KEYS = frozenset(
     {"format", "version", "method", "adjacency", "options", "history"}
 )
 _STATE_KEYS_V1 = _STATE_KEYS - {"adjacency"} | {"pair"}
-#: Smallest ``1 - delta(0)`` from which :func:`mu_star` is resolved (mu* ~ 14.9).
-_MU_STAR_FLOOR: Final = 1e-13
-
-
-def normalize_method(method: Any) -> str:
-    """Canonical accountant name: lower case, ``_`` read as ``-``, hyphens optional.
-
-    Raises:
-        TypeError: ``method`` is not a string.
-        ValueError: unknown name (the message lists the known ones).
-    """
-    if not isinstance(method, str):
-        raise TypeError(f"method must be a string. Found {method!r}.")
-    name = method.strip().lower().replace("_", "-")
-    bare = {k.replace("-", ""): k for k in METHODS}
-    name = bare.get(name.replace("-", ""), name)
-    return check_choice("method", name, tuple(METHODS))
-
-
-def make_accountant(method: str, **options: Any) -> Accountant:
-    """The accountant called ``method`` (see :data:`METHODS`), built with ``options``.
-
-    Example:
-        >>> make_accountant("edgeworth", order=3)
-        Edgeworth(order=3, inverse='numerical')
-
-    Raises:
-        ValueError / TypeError: unknown method or invalid options.
-    """
-    name = normalize_method(method)
-    cls = accountant_classes()[name]
-    try:
-        return cls(**{**METHOD_DEFAULTS.get(name, {}), **options})
-    except TypeError as exc:
-        raise TypeError(f"invalid option for method={method!r}: {exc}") from None
-
-
-def mu_star(curve: PrivacyCurve, *, bounds: bool = False) -> Any:
-    r"""The GDP summary :math:`\mu^*` of a curve, cheap and free of :math:`\delta`.
-
-    :math:`G_{\mu^*}` meets the (symmetrised) curve on the diagonal (Zheng et al.
-    2020, Sec. 4); the supporting line there is :math:`\beta = 1 - \delta(0) -
-    \alpha` (Dong et al. 2019, Prop. 2.4), so
-
-    .. math::  \mu^* = -2\,\Phi^{-1}\big((1 - \delta(0))/2\big).
-
-    CLT (and ``Exact`` on Gaussian compositions) return their :math:`\mu`.
-
-    Args:
-        curve: A :class:`~symfdp.curve.PrivacyCurve`.
-        bounds: Return certified ``(lower, upper)`` bounds on :math:`\mu^*` from
-            ``curve.delta_bounds(0)`` (certified curves only).
-
-    Returns:
-        A float (or a pair with ``bounds=True``); ``inf`` with an
-        :class:`~symfdp.ApproximationWarning` beyond :math:`\mu^* = 14.9`.
-    """
-    if not isinstance(curve, PrivacyCurve):
-        raise TypeError(f"curve must be a PrivacyCurve. Found {type(curve).__name__}.")
-    if check_bool("bounds", bounds):
-        lo, hi = curve.delta_bounds(0.0)
-        return _mu_from_tv(float(lo)), _mu_from_tv(float(hi))
-    mu = curve.info.get("mu")
-    exact_gdp = curve.method == "CLT" and not curve.info.get("delta0")
-    if mu is not None and (exact_gdp or curve.method == "Exact"):
-        return float(mu)
-    return _mu_from_tv(float(curve.delta(0.0)))
-
-
-def _mu_from_tv(tv: float) -> float:
-    rest = 1.0 - tv
-    if rest < _MU_STAR_FLOOR:
-        warn_approximation(
-            f"mu*: delta(0) = {tv!r} is within {_MU_STAR_FLOOR:g} of 1, so mu* "
-            "(> 14.9) is not resolved in double precision; returned inf. Report "
-            "epsilon(delta) for such a run."
-        )
-        return math.inf
-    return max(0.0, -2.0 * float(special.ndtri(rest / 2.0)))
 
 
 def _check_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -209,7 +120,7 @@ class TrainingAccountant:
                     "give adjacency only (pair is its deprecated spelling)."
                 )
             warn_pair_deprecated("TrainingAccountant", pair)
-            adjacency = _PAIR_RELATION[pair]
+            adjacency = Adjacency.from_pair(pair).value
         self._configure(
             method, DEFAULT_ADJACENCY if adjacency is None else adjacency, options
         )
@@ -282,7 +193,7 @@ class TrainingAccountant:
     @property
     def pair(self) -> str:
         """The relation in the deprecated ``pair`` spelling."""
-        return {v: k for k, v in _PAIR_RELATION.items()}[self._adjacency]
+        return Adjacency(self._adjacency).pair
 
     # ------------------------------------------------------------ answers
     def curve(self) -> PrivacyCurve | None:
@@ -294,18 +205,27 @@ class TrainingAccountant:
             self._curve = self._accountant.compose(self._components())
         return self._curve
 
-    def _components(self) -> list[tuple[Any, int]]:
-        from symfdp.mechanisms import SubsampledGaussian, with_adjacency
+    def runs(self) -> tuple[Run, ...]:
+        """The run so far as typed records: one :class:`~symfdp.runs.Run` per
+        distinct setting, with its number of steps, in order of first use."""
+        return tuple(
+            Run(
+                mechanism="subsampled-gaussian",
+                sigma=sigma,
+                sample_rate=p,
+                steps=k,
+                adjacency=Adjacency(self._adjacency),
+            )
+            for (sigma, p), k in self._counts.items()
+        )
 
+    def _components(self) -> list[tuple[Any, int]]:
         out = []
-        for (sigma, p), k in self._counts.items():
-            m = self._mechanisms.get((sigma, p))
+        for key, run in zip(self._counts, self.runs(), strict=True):
+            m = self._mechanisms.get(key)
             if m is None:
-                m = with_adjacency(
-                    SubsampledGaussian(p=p, sigma=sigma), self._adjacency
-                )
-                self._mechanisms[(sigma, p)] = m
-            out.append((m, k))
+                m = self._mechanisms[key] = build_mechanism(run)
+            out.append((m, run.steps))
         return out
 
     def get_epsilon(self, delta: float) -> float:
@@ -391,11 +311,11 @@ class TrainingAccountant:
             raise ValueError(f"state is missing {sorted(missing)}.")
         if version == 1:  # {"pair": "both"|"add"|"remove"}
             pair = state["pair"]
-            if not isinstance(pair, str) or pair not in _PAIR_RELATION:
+            if not isinstance(pair, str) or pair not in PAIRS:
                 raise ValueError(
                     f"state['pair'] must be one of {PAIRS}. Found {pair!r}."
                 )
-            adjacency = _PAIR_RELATION[pair]
+            adjacency = Adjacency.from_pair(pair).value
         else:
             adjacency = state["adjacency"]
         options = state["options"]

@@ -266,7 +266,8 @@ USER_ERRORS = [
     (["account", "--mechanism", "gaussian", "--mu", "1", "--steps", "3",
       "--delta", "1e-5", "--pair", "add"], "--pair applies"),
     (["account", *DPSGD, "--method", "clt", "--order", "3"], "--order applies"),
-    (["account", *DPSGD, "--method", "saddlepoint", "--order", "17"], "1..16"),
+    (["account", *DPSGD, "--method", "saddlepoint", "--order", "17"],
+     "--order must be an integer in [1, 16]"),
     (["account", *DPSGD, "--method", "edgeworth", "--order", "99"], "order"),
     (["account", *DPSGD, "--method", "prv"], "invalid choice"),
     (["account", *DPSGD, "--method", "berry-esseen"], "no finite epsilon"),
@@ -447,19 +448,23 @@ def test_rdp_by_name_gives_the_opacus_number(capsys):
 
 
 def test_plot_of_several_methods_marks_the_answers(tmp_path):
-    from symfdp.cli import account as ac
+    from symfdp import runs
+    from symfdp.cli import plot as cp
 
-    mech = M.SubsampledGaussian(sigma=1.0, p=0.01)
+    run = runs.Run(sigma=1.0, sample_rate=0.01, steps=1000)
+    request = runs.AccountRequest(
+        run=run,
+        deltas=(1e-5,),
+        at_eps=(1.0,),
+        methods=tuple(runs.MethodSpec(m) for m in ("clt", "saddlepoint", "rdp")),
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = [
-            ac.account_one(m, mech, 1000, [1e-5], {}, [1.0])
-            for m in ("clt", "saddlepoint", "rdp")
-        ]
+        result = runs.account(request)
     out = tmp_path / "methods.png"
-    csv = ac.write_plot(str(out), results, "three methods", 1e-5)
-    assert out.read_bytes()[:4] == b"\x89PNG"
-    methods = {line.split(",")[1] for line in open(csv).read().splitlines()[1:]}
+    drawn = cp.write_plot(str(out), list(result.results), "three methods", 1e-5)
+    assert out.read_bytes()[:4] == b"\x89PNG" and drawn.left_out == ()
+    methods = {line.split(",")[1] for line in open(drawn.data).read().splitlines()[1:]}
     assert methods == {"clt", "saddlepoint", "rdp"}
-    styles = [ac.PLOT_STYLES[k] for k in range(3)]
+    styles = [cp.PLOT_STYLES[k] for k in range(3)]
     assert len({s for s, _ in styles}) == 3 and len({m for _, m in styles}) == 3

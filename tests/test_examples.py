@@ -46,6 +46,7 @@ def test_account_dpsgd(tmp_path):
     out = _run("account_dpsgd.py", cwd=tmp_path)
     assert "resumed epsilon is identical" in out
     assert "certified epsilon in [" in out
+    assert "publish: (" in out and "saddle-point estimate" in out
     epochs = [line.split() for line in out.splitlines() if line[:5].strip().isdigit()]
     eps = [float(row[2]) for row in epochs]
     assert len(eps) == 4 and eps == sorted(eps)

@@ -16,11 +16,14 @@ import pytest
 import symfdp.accountants as A
 from symfdp import mechanisms as M
 from symfdp import training
+from symfdp.accountants import registry
 from symfdp.accountants.base import Accountant
 from symfdp.accountants.registry import GUARANTEES, accountant_classes
 from symfdp.cli import account as cli_account
 from symfdp.cli import calibrate as cli_calibrate
 from symfdp.cli import derive as cli_derive
+from symfdp.runs import catalog
+from symfdp.runs import methods as known
 
 
 def _every_accountant_class() -> set[type]:
@@ -46,6 +49,36 @@ def test_every_accountant_class_is_registered() -> None:
     assert set(accountant_classes().values()) == _every_accountant_class()
 
 
+def test_the_static_listing_is_what_the_classes_say() -> None:
+    """The registry's listing is read from the source without importing; each
+    entry equals the attributes of the class it names, imported."""
+    listing = registry.listing()
+    assert list(listing) == list(accountant_classes())
+    for name, info in listing.items():
+        cls = accountant_classes()[name]
+        assert (info.class_name, info.module) == (cls.__name__, cls.__module__)
+        assert info.name == cls.name and info.guarantee == cls.guarantee
+        assert info.options == cls.name_options
+        assert info.serves == hasattr(cls, "serves")
+        assert info.parameters == tuple(inspect.signature(cls).parameters)
+
+
+def test_listing_the_registry_imports_no_accountant() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from symfdp.accountants import registry; registry.listing(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('symfdp.mechanisms', "
+        "'symfdp.accountants.', 'scipy', 'sympy', 'numpy')) and "
+        "m != 'symfdp.accountants.registry'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
 def test_registry_attributes() -> None:
     for name, cls in accountant_classes().items():
         assert cls.name == name and name == name.lower()
@@ -58,13 +91,15 @@ def test_registry_attributes() -> None:
 
 def test_derived_lists_agree_with_the_registry() -> None:
     reg = accountant_classes()
-    assert list(training.METHODS) == list(reg)
+    assert list(training.METHODS) == list(reg) == list(known.METHODS)
     assert training.METHODS == {n: c.__name__ for n, c in reg.items()}
     assert training.GUARANTEES == {n: c.guarantee for n, c in reg.items()}
     assert training.DEFAULT_METHOD == cli_account.DEFAULT_METHOD in reg
-    assert sorted((*cli_account.METHOD_CHOICES, *cli_account.EXTRA_METHODS)) == sorted(
-        reg
-    )
+    assert list(cli_account.METHOD_CHOICES) == [*reg, "all"]
+    assert set(known.UNIVERSAL_METHODS) | set(known.PARTIAL_METHODS) == set(reg)
+    assert set(known.PARTIAL_METHODS) == {
+        n for n, c in reg.items() if hasattr(c, "serves")
+    }
     assert set(cli_calibrate.METHODS) <= set(reg)
     assert set(A.__all__) == {"Accountant", "normalize_composition"} | {
         c.__name__ for c in reg.values()
@@ -85,38 +120,60 @@ def test_mechanism_registry_names() -> None:
         assert cls.name == name and cls.PARAMS
 
 
-def test_cli_mechanism_lists_agree_with_the_registry() -> None:
-    for name in cli_account.MECHANISMS:
-        cls = M.REGISTRY[name]
-        flags = cli_account.mechanism_flags(name)
-        assert flags, name
-        assert (name in cli_account.SUBSAMPLED) == ("p" in cls.PARAMS)
-    buildable = {
-        n
-        for n, c in M.REGISTRY.items()
-        if set(c.PARAMS) - {"p"} <= set(cli_account.PARAM_FLAGS)
+def test_the_run_catalogue_is_what_the_classes_say() -> None:
+    """The families a run can name are read from the source without importing
+    the mechanisms; they are the registry's families whose parameters, the
+    sampling rate aside, are sigma, mu or eps, with the constructor's arguments."""
+    import symfdp.calibrate as C
+
+    static = catalog.registry_families()
+    assert {n: (c.name, c.module) for n, c in static.items()} == {
+        n: (c.__name__, c.__module__) for n, c in M.REGISTRY.items()
     }
-    assert set(cli_account.MECHANISMS) == buildable
+    assert tuple(M.FAMILY_EXTRA_ARGS) == catalog.FAMILY_EXTRA_ARGS
+    assert catalog.CALIBRATE_MECHANISMS == C.MECHANISMS
+    families = catalog.families()
+    buildable = {
+        n for n, c in M.REGISTRY.items()
+        if set(c.PARAMS) - {"p"} <= set(catalog.PARAMETERS)
+    }  # fmt: skip
+    assert set(families) == buildable
+    for name, family in families.items():
+        cls = M.REGISTRY[name]
+        args = inspect.signature(cls).parameters
+        assert family.parameters == tuple(k for k in catalog.PARAMETERS if k in args)
+        assert family.parameters, name
+        assert family.subsampled == ("p" in cls.PARAMS)
+        assert family.replace_one == hasattr(cls, "replace_one")
+    assert list(cli_account.MECHANISMS) == list(families)
     assert set(cli_derive.MECHANISMS) == {
         n for n, c in M.REGISTRY.items() if hasattr(c, "cumulant_exprs")
     }
 
 
 def test_building_the_parser_imports_no_accountant_or_mechanism() -> None:
-    """The CLI's choices are derived lazily: ``symfdp --help`` stays fast."""
+    """The CLI's choices are read from the source: ``symfdp account --help``
+    imports no accountant, mechanism, NumPy, SciPy or SymPy."""
     import subprocess
     import sys
 
     code = (
-        "import sys; from symfdp.cli import build_parser; build_parser(); "
-        "print(sorted(m for m in sys.modules if m.startswith(('symfdp.accountants', "
-        "'symfdp.mechanisms'))))"
+        "import sys; from symfdp.cli import main\n"
+        "try: main(['account', '--help'])\n"
+        "except SystemExit: pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('symfdp.accountants.', "
+        "'symfdp.mechanisms', 'numpy', 'scipy', 'sympy', 'matplotlib')) and "
+        "m != 'symfdp.accountants.registry'), file=sys.stderr)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == "[]"
+    assert "METHOD" in out.stdout and "subsampled-gaussian" in out.stdout
+    assert out.stderr.strip() == "[]"
 
 
 def test_relation_names_agree() -> None:
-    assert training.ADJACENCIES == M.ADJACENCIES == cli_account.ADJACENCIES
+    from symfdp.adjacency import Adjacency
+
+    names = tuple(a.value for a in Adjacency)
+    assert training.ADJACENCIES == M.ADJACENCIES == cli_account.ADJACENCIES == names

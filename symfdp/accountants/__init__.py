@@ -5,29 +5,34 @@
 ground truth) and ``A.Exact()`` (closed forms) each offer
 ``compose(mechanism, n)`` and ``compose([(m1, n1), ...])`` returning a
 :class:`~symfdp.curve.PrivacyCurve`. The classes are found by
-:mod:`symfdp.accountants.registry` (imported on first use).
+:mod:`symfdp.accountants.registry`; each is imported on first use (``A.CLT``
+imports the CLT's module only), so importing this package costs nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from symfdp.accountants.base import Accountant as Accountant
-from symfdp.accountants.base import normalize_composition as normalize_composition
+from symfdp.accountants.registry import listing, load
 
-_BASE = ["Accountant", "normalize_composition"]
+if TYPE_CHECKING:  # pragma: no cover
+    from symfdp.accountants.base import Accountant as Accountant
+    from symfdp.accountants.base import normalize_composition as normalize_composition
+
+_BASE = ("Accountant", "normalize_composition")
 
 
 def __getattr__(name: str) -> Any:
     if name.startswith("__") and name != "__all__":
         raise AttributeError(f"module 'symfdp.accountants' has no attribute {name!r}")
-    from symfdp.accountants.registry import by_class_name
-
-    classes = by_class_name()
+    classes = {info.class_name: info for info in listing().values()}
     if name == "__all__":
         return [*_BASE, *sorted(classes)]
+    if name in _BASE:
+        return getattr(importlib.import_module("symfdp.accountants.base"), name)
     if name in classes:
-        return classes[name]
+        return load(classes[name])
     raise AttributeError(f"module 'symfdp.accountants' has no attribute {name!r}")
 
 

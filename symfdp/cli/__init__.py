@@ -1,9 +1,12 @@
 """The ``symfdp`` command: derive | verify | reproduce | account | calibrate | sweep.
 
 Each subcommand lives in its own module exposing ``register(subparsers)`` and
-``run(args) -> int``; modules import their heavy dependencies inside ``run`` so
-``symfdp --help`` stays fast. A user error (bad flag or value) prints one line
-and exits with status 2, never a traceback.
+``run(args) -> int``; the work itself is the library's (:mod:`symfdp.runs` for
+``account``, ``calibrate`` and ``sweep``): the modules here read flags and
+print. Building the parser imports no accountant or mechanism, so that
+``symfdp --help`` stays fast. Options are never matched by a prefix
+(``--sample-rat`` is an error, not ``--sample-rate``). A user error (bad flag or
+value) prints one line and exits with status 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
+
+from symfdp import __version__
+from symfdp.cli.common import UsageError, cli_words, flag
+from symfdp.runs.errors import RequestError
+
+__all__ = ["SUBCOMMANDS", "UsageError", "build_parser", "main"]
 
 SUBCOMMANDS: tuple[str, ...] = (
     "derive",
@@ -25,11 +34,14 @@ SUBCOMMANDS: tuple[str, ...] = (
 )
 
 
-class UsageError(Exception):
-    """A mistake in the command line; reported in one line with exit status 2."""
-
-
 class _Parser(argparse.ArgumentParser):
+    """An argument parser that takes no abbreviation of a long option and
+    reports errors as :class:`UsageError`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
@@ -39,8 +51,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="symfdp",
         description="Symbolic-numeric toolkit for f-differential privacy.",
     )
-    from symfdp import __version__
-
     parser.add_argument("--version", action="version", version=f"symfdp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -59,9 +69,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"symfdp: error: {exc}", file=sys.stderr)
         return 2
+    except RequestError as exc:
+        print(f"symfdp: error: {cli_words(exc.render(flag))}", file=sys.stderr)
+        return 2
     except (ValueError, TypeError) as exc:
         # Validation errors from the library are user errors at the command line.
-        print(f"symfdp: error: {exc}", file=sys.stderr)
+        print(f"symfdp: error: {cli_words(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("symfdp: interrupted", file=sys.stderr)

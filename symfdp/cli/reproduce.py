@@ -16,12 +16,18 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from symfdp._progress import status
+from symfdp.cli.common import UsageError
+
+#: Seconds between two "still running" status lines.
+STILL_RUNNING_EVERY = 30.0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "reproduce",
         help="regenerate the sources' tables and figures into results/",
@@ -86,6 +92,7 @@ def _run_all(
     ctx = multiprocessing.get_context("spawn")
     todo = list(tasks)
     running: dict[Any, tuple[str, Any]] = {}  # connection -> (id, process)
+    started: dict[str, float] = {}
     while todo or running:
         while todo and len(running) < jobs:
             sid, path = todo.pop(0)
@@ -96,7 +103,17 @@ def _run_all(
             proc.start()
             send.close()
             running[recv] = (sid, proc)
-        for conn in wait(list(running)):
+            started[sid] = time.monotonic()
+            status(f"reproduce: {sid} started")
+        ready = wait(list(running), timeout=STILL_RUNNING_EVERY)
+        if not ready:
+            now = time.monotonic()
+            names = [
+                f"{sid} ({now - started[sid]:.0f} s)" for sid, _ in running.values()
+            ]
+            status(f"reproduce: still running: {', '.join(names)}")
+        for ready_conn in ready:
+            conn = cast(Connection, ready_conn)  # wait returns what it was given
             sid, proc = running.pop(conn)
             try:
                 outcome = conn.recv()
@@ -126,6 +143,7 @@ def _run_dask(
     from symfdp.reproduce.runner import RunOutcome
 
     with dask_client(executor, jobs) as client:
+        status(f"reproduce: {len(tasks)} experiment(s) submitted to {executor}")
         futures = {
             client.submit(
                 _run_task, path, str(out), quick, force, key=f"reproduce-{sid}"
@@ -155,11 +173,21 @@ def _run_task(path: str, out: str, quick: bool, force: bool) -> Any:
     return run_experiment(Path(path), Path(out), quick=quick, force=force)
 
 
+def _verdict(outcome: Any) -> str:
+    """``PASS``, or how many claims fail and how (as in ``REPORT.md``)."""
+    from symfdp.reproduce.report import verdict_counts
+
+    if outcome.status == "error":
+        return "ERROR"
+    counts = verdict_counts(outcome.claims)
+    parts = [f"{counts[v]} {v}" for v in ("FAIL", "FAIL (source)") if counts[v]]
+    return ", ".join(parts) or "PASS"
+
+
 def run(args: argparse.Namespace) -> int:
-    from symfdp.cli import UsageError
     from symfdp.reproduce.discovery import catalogue
     from symfdp.reproduce.paths import results_dir
-    from symfdp.reproduce.report import write_report
+    from symfdp.reproduce.report import verdict_counts, verdict_summary, write_report
 
     if args.jobs < 1:
         raise UsageError(f"--jobs must be >= 1. Found {args.jobs}.")
@@ -213,14 +241,9 @@ def run(args: argparse.Namespace) -> int:
     for k, outcome in enumerate(runs, 1):
         outcomes.append(outcome)
         n_claims = len(outcome.claims)
-        n_fail = len(outcome.failed_claims)
-        if outcome.status == "error":
-            verdict = "ERROR"
-        else:
-            verdict = "PASS" if n_fail == 0 else f"{n_fail} FAIL"
         print(
             f"[{k}/{len(ids)}] {outcome.id:28s} {outcome.status:8s} "
-            f"{verdict:8s} {n_claims:3d} claims {outcome.seconds:7.1f}s",
+            f"{_verdict(outcome):8s} {n_claims:3d} claims {outcome.seconds:7.1f}s",
             flush=True,
         )
     errors = {o.id: o.error for o in outcomes if o.status == "error"}
@@ -228,9 +251,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n--- {sid} failed:\n{err}", file=sys.stderr)
     report = write_report(out, ids, errors, registry)
     failed = sum(len(o.failed_claims) for o in outcomes)
-    total = sum(len(o.claims) for o in outcomes)
+    counts = verdict_counts(c for o in outcomes for c in o.claims)
     print(
-        f"done in {time.monotonic() - start:.1f}s: {total - failed}/{total} claims "
-        f"hold, {len(errors)} error(s); report: {report}"
+        f"done in {time.monotonic() - start:.1f}s: "
+        f"{verdict_summary(counts, len(errors))}; report: {report}"
     )
     return 1 if (failed or errors) else 0

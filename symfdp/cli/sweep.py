@@ -15,7 +15,7 @@ import argparse
 import sys
 import time
 
-from symfdp.cli.account import _integer
+from symfdp.cli.common import UsageError, integer
 
 EPILOG = """\
 A spec (TOML; YAML with PyYAML):
@@ -35,7 +35,7 @@ target_eps, target_mu. See examples/sweep_dpsgd.toml.
 """
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``sweep`` subcommand and its flags to ``sub``."""
     p = sub.add_parser(
         "sweep",
@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Dask cluster of --jobs workers) or dask://host:port (a running scheduler)",
     )
     p.add_argument(
-        "--jobs", "-j", type=_integer, default=1, help="local processes or workers"
+        "--jobs", "-j", type=integer, default=1, help="local processes or workers"
     )
     p.set_defaults(run=run)
 
@@ -68,8 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Execute ``symfdp sweep``; returns the exit status."""
     from symfdp._dask import check_executor
-    from symfdp.cli import UsageError
-    from symfdp.sweeps import SpecError, load, run_sweep
+    from symfdp.sweeps import SpecError, run_sweep
+    from symfdp.sweeps.spec import load
     from symfdp.sweeps.store import Store
 
     if args.jobs < 1:

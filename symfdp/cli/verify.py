@@ -25,10 +25,14 @@ import argparse
 import os
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
+
+from symfdp._progress import status
 
 MISPRINT_TAG = "[MISPRINT]"
 
@@ -53,7 +57,7 @@ class ScriptResult:
         return self.returncode == 0 and not self.timed_out
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "verify",
         help="run every derivation script (derivations/*.py) and report PASS/FAIL",
@@ -166,11 +170,38 @@ def parse_findings(output: str) -> tuple[str, ...]:
     return tuple(ids)
 
 
-def _run_with_status(path: Path, root: Path, timeout: float) -> ScriptResult:
-    from symfdp._progress import status
+#: Seconds between two "still running" status lines.
+STILL_RUNNING_EVERY = 30.0
 
-    status(f"verify: {path.stem} started")
-    return run_script(path, root, timeout)
+
+class _Running:
+    """The scripts running now and when each started (for status lines)."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.started: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def run(self, path: Path, root: Path, timeout: float) -> ScriptResult:
+        status(f"verify: {path.stem} started")
+        with self.lock:
+            self.started[path.stem] = time.monotonic()
+        try:
+            result = run_script(path, root, timeout)
+        finally:
+            with self.lock:
+                self.started.pop(path.stem, None)
+        if self.jobs > 1:  # its line may wait for an earlier script's
+            verdict = "PASS" if result.passed else "FAIL"
+            status(f"verify: {path.stem} finished ({verdict}, {result.seconds:.1f} s)")
+        return result
+
+    def report(self) -> None:
+        now = time.monotonic()
+        with self.lock:
+            running = [f"{n} ({now - t:.0f} s)" for n, t in self.started.items()]
+        if running:
+            status(f"verify: still running: {', '.join(running)}")
 
 
 def _format(result: ScriptResult) -> str:
@@ -204,7 +235,6 @@ def run(args: argparse.Namespace) -> int:
         return list_findings(args.format)
     jobs = check_int("--jobs", args.jobs, lo=1)
     timeout = check_real("--timeout", args.timeout, 0.0, lo_open=True)
-    from symfdp._progress import status
 
     own, names = user_scripts(args.scripts)
     tasks: list[tuple[Path, Path]] = [(p, Path.cwd()) for p in own]
@@ -244,10 +274,16 @@ def run(args: argparse.Namespace) -> int:
         "per script as each finishes (in order)"
     )
     results: list[ScriptResult] = []
+    running = _Running(jobs)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_run_with_status, p, r, timeout) for p, r in tasks]
+        futures = [pool.submit(running.run, p, r, timeout) for p, r in tasks]
         for future in futures:
-            result = future.result()
+            while True:
+                try:
+                    result = future.result(timeout=STILL_RUNNING_EVERY)
+                    break
+                except FutureTimeout:
+                    running.report()
             results.append(result)
             if args.verbose:
                 print(f"---- {result.name}")

@@ -18,10 +18,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._validation import check_array, check_choice, scalar_or_array
+from symfdp.adjacency import ADJACENCIES as _ADJACENCIES
 from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature
 
-#: The neighbouring relations, in dp-accounting's terms.
-ADJACENCIES: tuple[str, ...] = ("add_or_remove", "replace_one", "add", "remove")
+#: The neighbouring relations, in dp-accounting's terms
+#: (:class:`symfdp.adjacency.Adjacency`).
+ADJACENCIES: tuple[str, ...] = _ADJACENCIES
 
 
 @dataclass(frozen=True)

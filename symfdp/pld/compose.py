@@ -39,10 +39,42 @@ Cauchy--Schwarz give, with :math:`c = \#\{j : t_j > \varepsilon\}`,
 
 .. math::  |\hat\delta(\varepsilon) - \delta(\varepsilon)| \le E_2 \sqrt{c}
            + E_\infty c, \quad E_2 = \sqrt{2/N}\, \|\Delta\Pi\|_2, \quad
-           E_\infty = 2\eta \textstyle\sum_k |\hat\Pi_k| / N;
+           E_\infty = 2\eta \textstyle\sum_k |\hat\Pi_k| / N + 10^{-300};
 
 clipping negative round-off to 0 only moves the masses towards the (non-negative)
-exact ones.
+exact ones, and the :math:`10^{-300}` in :math:`E_\infty` covers the masses
+below it that are set to 0 (no subnormals; in a composition whose whole mass is
+tiny they are not round-off).
+
+**Flushed frequencies.** A power is set to 0 instead of computed where its
+bound is below :math:`e^{-700}`. A frequency :math:`k` is not *live* when
+:math:`T_k \ge \sum_i n_i \log B_{ik}` (an upper bound, its round-off
+included, with the :math:`B_{ik}` of the direct sums at the hot frequencies)
+is at most :math:`-700 + \min_{i,k'} \log B_{ik'}`: since :math:`B_{ik} \le
+(1 + 2\eta)\|q_i\|_1` and the Q-masses sum to at most :math:`1 + O(u)`,
+:math:`|\Pi_k| \le e^{T_k} \le (1 + 4\eta) e^{-700}`, so each adds at most
+:math:`2e^{-700}` to :math:`|\Delta\Pi_k|` and :math:`E_2` carries
+:math:`\sqrt{2/N}\,\sqrt{N/2 + 1}\; 2e^{-700}` for all of them (the pruned
+spectra of :mod:`symfdp.pld.pruned` leave out frequencies certified below
+:math:`e^{-701}` and flush at :math:`T_k \le -700`). A live
+frequency whose computed power has :math:`\Re \log \hat\Pi_k \le -700` is
+flushed as well; there :math:`|\Pi_k| \le e^{-700 + \ell_k} + F_k` with
+:math:`\ell_k` the bound on the round-off of :math:`\log \hat\Pi_k` and
+:math:`F_k` the forward bound, and :math:`e^{-700 + \ell_k}` replaces its
+power error :math:`|\hat\Pi_k|(e^{\ell_k} - 1)` in
+:math:`\|\Delta\Pi\|_2`.
+
+As :math:`|\Pi_k| \le \Pi_0 = \prod_i (\sum_j q_{ij})^{n_i}`, the
+composition's total Q-mass on the lattice, and the hot frequencies lie within
+:math:`e^{-12}` of the largest bound, a hot frequency is flushed only when
+:math:`\Pi_0` is below about :math:`e^{-688}`. When :math:`\Pi_0` is below
+about :math:`e^{-700}` every frequency is flushed, the composed masses are
+all 0, and the composition's Q-mass is off the lattice: at :math:`+\infty`
+for dominating measures (``inf_mass``, which carries the upper bound) or
+dropped by dominated ones, whose composition then bounds :math:`\delta`
+below by 0 only (valid: a dominated measure may drop mass). It happens when
+each of :math:`n` components drops (or moves to :math:`+\infty`) a share
+:math:`m` of its mass with :math:`n m \gtrsim 700`.
 
 The constant ``fp_const`` covers the suffix sums (:math:`4Nu`) and the lattice
 positions (:math:`8u(|t_0| + Nh)`).
@@ -85,6 +117,9 @@ UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2
 CDF_RTOL = 64 * UNIT_ROUNDOFF
 #: Below this log-modulus a power is flushed to zero (no subnormal arithmetic).
 _LOG_TINY = -700.0
+#: Composed masses below this are set to 0 (an error of at most this per point,
+#: part of :math:`E_\infty`).
+_MASS_FLOOR = 1e-300
 
 
 class FFTSizeError(ValueError):
@@ -129,7 +164,7 @@ class ComposedPLD:
         outside: Bound on the Q-mass outside the window (folded in by the FFT).
         fft_l2: :math:`E_2`, the l2 bound on the propagated FFT round-off.
         fft_linf: :math:`E_\\infty`, the per-point bound on the inverse FFT's own
-            round-off.
+            round-off and on the masses set to 0.
         fp_const: Constant round-off allowance (suffix sums, positions).
         tail_rate: Discretisation round-off per unit of :math:`Q(T > \\varepsilon - h)`.
         dominating: Whether this is the composition of dominating measures.
@@ -329,15 +364,19 @@ def _full_powers(
             magnitude[hot] += n * np.abs(lb)
             min_lb = min(min_lb, float(lb.min()))
     total_b = _with_sum_round_off(total_b, magnitude, len(parts))
-    # Frequencies below e^-700 are flushed to 0 (error <= e^-700 each).
+    # Frequencies whose bound is below e^-700 are flushed to 0 (module
+    # docstring), the hot ones among them too: near the peak, all of them
+    # when the composition's whole lattice mass is below e^-700.
     live = np.flatnonzero(total_b - min_lb > _LOG_TINY)
-    at = np.searchsorted(live, hot)  # the hot frequencies are live
+    hot_live = np.isin(hot, live, assume_unique=True)
+    at = np.searchsorted(live, hot[hot_live])
+    direct = [(vals[hot_live], dev[hot_live]) for vals, dev in direct]
 
     def live_terms() -> Iterator[tuple[int, np.ndarray, FloatArray]]:
         for i, ((d, n), dev) in enumerate(zip(parts, devs, strict=True)):
             spec = _live_spectrum(cache[i], keep, d.q, size, live)
             err = np.full(live.size, dev)
-            if hot.size:
+            if at.size:
                 spec[at], err[at] = direct[i]
             yield n, spec, err
 
@@ -550,17 +589,23 @@ def compose_fft(
     with np.errstate(under="ignore"):
         vals = np.where(log_pi.real > _LOG_TINY, np.exp(log_pi), 0.0)
     mod = np.abs(vals)
-    pow_err = mod * log_err
-    spectral = _norm(fwd + pow_err) + math.sqrt(half) * math.exp(_LOG_TINY)
+    with np.errstate(over="ignore"):  # inf: refused below
+        pow_err = np.where(
+            log_pi.real > _LOG_TINY,
+            mod * np.expm1(log_err),
+            np.exp(_LOG_TINY + log_err),
+        )
+    # Each frequency not live: at most 2 e^-700 (module docstring).
+    spectral = _norm(fwd + pow_err) + math.sqrt(half) * 2.0 * math.exp(_LOG_TINY)
     pi = np.zeros(half, dtype=np.complex128)
     pi[live] = vals
     raw = sfft.irfft(pi, n=size)
     shift = (first - base) % size
     q = np.maximum(np.roll(raw, -shift), 0.0)
-    # Below 1e-300 is round-off (covered by E_inf): zeroed, no subnormals.
-    q[q < 1e-300] = 0.0
+    # Masses below _MASS_FLOOR are zeroed (no subnormals); E_inf covers that.
+    q[q < _MASS_FLOOR] = 0.0
     fft_l2 = math.sqrt(2.0 / size) * spectral
-    fft_linf = eta * 2.0 * float(mod.sum()) / size
+    fft_linf = eta * 2.0 * float(mod.sum()) / size + _MASS_FLOOR
     worst = fft_l2 * math.sqrt(size) + fft_linf * size
     if not worst <= MAX_ROUNDOFF:  # also NaN / inf (overflowing powers)
         raise RoundoffRangeError(

@@ -82,7 +82,7 @@ from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.pld.cells import CellMasses, cell_masses_pq_many, consecutive_runs
-from symfdp.pld.grid import ComponentGrid, Lattice, lattices
+from symfdp.pld.grid import ComponentGrid, Lattice, fine_origins, lattices
 
 #: Relative size of a pull treated as round-off (see barycentric_masses).
 PULL_RTOL = 16 * float(np.finfo(np.float64).eps)
@@ -90,7 +90,9 @@ PULL_RTOL = 16 * float(np.finfo(np.float64).eps)
 BORROW_PASSES = 5
 #: A dominated measure at one lattice origin that drops more than this many
 #: h^2 of Q-mass is tried at RETRY_ORIGINS - 1 further offsets of
-#: h / RETRY_ORIGINS, and the measure that drops least is kept.
+#: h / RETRY_ORIGINS and, at a finite support end, at both ends of the end
+#: cell's barycentric origin located to about 1e-14 h
+#: (symfdp.pld.grid.fine_origins); the measure that drops least is kept.
 DROP_RETRY = 0.25
 RETRY_ORIGINS = 4
 #: Point masses below this are removed (to +infinity in a dominating measure).
@@ -300,8 +302,9 @@ def discretise(m: Mechanism, grid: ComponentGrid) -> tuple[DiscretePLD, Discrete
     All CDF values are read in one batch
     (:func:`symfdp.pld.cells.cell_masses_pq_many`). The dominated measure is
     the best over the candidate origins of ``grid`` (and over
-    :data:`RETRY_ORIGINS` offsets when a single origin drops more than
-    :data:`DROP_RETRY` :math:`h^2`; any origin gives a dominated measure).
+    :data:`RETRY_ORIGINS` offsets and the finely located barycentric origin
+    when a single origin drops more than :data:`DROP_RETRY` :math:`h^2`; any
+    origin gives a dominated measure).
     """
     return discretise_many([m], [grid])[0]
 
@@ -349,6 +352,7 @@ def discretise_many(
     ]
     for at in range(0, len(retry), COMPONENT_CHUNK):
         chunk = retry[at : at + COMPONENT_CHUNK]
+        fine = fine_origins([mechanisms[i] for i in chunk], [grids[i] for i in chunk])
         more = _dominated_items(
             [mechanisms[i] for i in chunk],
             [grids[i] for i in chunk],
@@ -357,7 +361,8 @@ def discretise_many(
                     grids[i].lower_origins[0] + j * grids[i].h / RETRY_ORIGINS
                     for j in range(1, RETRY_ORIGINS)
                 ]
-                for i in chunk
+                + list(o)
+                for i, o in zip(chunk, fine, strict=True)
             ],
         )
         for i, low in zip(chunk, _least_dropped(more), strict=True):

@@ -550,7 +550,9 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
     return h
 
 
-def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
+def barycentric_origin(
+    m: Mechanism, end: float, h: float, up: bool, passes: int = 2
+) -> float:
     r"""Lattice point that is the barycentre of the loss's end cell.
 
     At a finite end of the support without an atom, the dominated measure
@@ -558,15 +560,25 @@ def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
     of their P-barycentre of :math:`V = e^L`. This returns, for the lower end,
     the first :math:`x` with :math:`Q(L \le x + h/2) - e^x P(L \le x + h/2) \le
     0` (upper end: the last :math:`x` with :math:`Q(L > x - h/2) - e^x P(L > x -
-    h/2) \ge 0`), located by two passes of 65 points. Any origin is valid;
-    this one makes the end cell nearly lossless (:func:`barycentric_origins`
-    for many).
+    h/2) \ge 0`), located by ``passes`` passes of 65 points (to
+    :math:`2.5 h / 64^{passes}`). Any origin is valid; this one makes the end
+    cell nearly lossless (:func:`barycentric_origins` for many).
     """
+    lo_x, hi_x = _barycentric_bracket(m, end, h, up, passes)
+    return lo_x if up else hi_x
+
+
+def _barycentric_bracket(
+    m: Mechanism, end: float, h: float, up: bool, passes: int
+) -> tuple[float, float]:
+    """The last bracket ``(lo_x, hi_x)`` of the search of
+    :func:`barycentric_origin`: the end cell's pull changes sign between its
+    ends."""
     if up:
         lo_x, hi_x = end - 2.0 * h, end + 0.5 * h
     else:
         lo_x, hi_x = end - 0.5 * h, end + 2.0 * h
-    for _ in range(2):
+    for _ in range(passes):
         x = np.linspace(lo_x, hi_x, 65)
         if up:
             p, q = (a.reshape(-1) for a in m.plrv_sf_pq(x - h / 2))
@@ -578,28 +590,47 @@ def barycentric_origin(m: Mechanism, end: float, h: float, up: bool) -> float:
             ok = np.flatnonzero((q - np.exp(x) * p <= 0.0) & (p > 0.0))
             j = int(ok[0]) if ok.size else x.size - 1
             lo_x, hi_x = x[max(j - 1, 0)], x[j]
-    return float(lo_x if up else hi_x)
+    return float(lo_x), float(hi_x)
 
 
 def barycentric_origins(
-    mechanisms: Sequence[Mechanism], end: NDArray[np.float64], h: float, up: bool
+    mechanisms: Sequence[Mechanism],
+    end: NDArray[np.float64],
+    h: float,
+    up: bool,
+    passes: int = 2,
 ) -> NDArray[np.float64]:
     """:func:`barycentric_origin` of every ``(mechanisms[i], end[i])``, the
     searches of all in one NumPy pass (fewer than :data:`_GRID_BATCH`
     mechanisms: one by one)."""
+    lo_x, hi_x = _barycentric_brackets(mechanisms, end, h, up, passes)
+    return lo_x if up else hi_x
+
+
+def _barycentric_brackets(
+    mechanisms: Sequence[Mechanism],
+    end: NDArray[np.float64],
+    h: float,
+    up: bool,
+    passes: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`_barycentric_bracket` of every ``(mechanisms[i], end[i])`` (as
+    :func:`barycentric_origins` searches them)."""
     if len(mechanisms) < _GRID_BATCH:
-        return np.array(
-            [
-                barycentric_origin(m, e, h, up)
-                for m, e in zip(mechanisms, end.tolist(), strict=True)
-            ]
+        found = [
+            _barycentric_bracket(m, e, h, up, passes)
+            for m, e in zip(mechanisms, end.tolist(), strict=True)
+        ]
+        return (
+            np.array([f[0] for f in found], dtype=np.float64),
+            np.array([f[1] for f in found], dtype=np.float64),
         )
     if up:
         lo_x, hi_x = end - 2.0 * h, end + 0.5 * h
     else:
         lo_x, hi_x = end - 0.5 * h, end + 2.0 * h
     rows = np.arange(end.size)
-    for _ in range(2):
+    for _ in range(passes):
         x = np.linspace(lo_x, hi_x, 65, axis=1)
         if up:
             p, q = _read(mechanisms, x - h / 2, up=True)
@@ -612,7 +643,7 @@ def barycentric_origins(
             ok = (q - np.exp(x) * p <= 0.0) & (p > 0.0)
             j = np.where(ok.any(axis=1), ok.argmax(axis=1), x.shape[1] - 1)
             lo_x, hi_x = x[rows, np.maximum(j - 1, 0)], x[rows, j]
-    return lo_x if up else hi_x
+    return lo_x, hi_x
 
 
 def component_grid(
@@ -685,7 +716,7 @@ def component_grids(
         if atom_lo or atom_hi:
             lower: tuple[float, ...] = (origin,)
         else:
-            base = bases.get(i, origin)
+            base = bases[i][0] if i in bases else origin
             lower = tuple(
                 base + j * h / n_lower_origins for j in range(n_lower_origins)
             )
@@ -708,15 +739,56 @@ def component_grids(
     return grids
 
 
+def fine_origins(
+    mechanisms: Sequence[Mechanism], grids: Sequence[ComponentGrid]
+) -> list[tuple[float, ...]]:
+    r"""Lattice origins at which a dominated measure of a law whose mass sits
+    close to a support end keeps its Q-mass: both ends of the bracket of
+    :func:`barycentric_origin` after :data:`FINE_PASSES` passes (about
+    :math:`10^{-14} h` apart), at the end its grid's base origin is taken
+    from (none where no finite end without atoms fixes one).
+
+    At the first end the end cell has a deficit, which the next cell's P-mass
+    must cover; a law concentrated within a tiny distance of its end (the add
+    pair of a subsampled Gaussian with small sigma: within :math:`10^{-8}`),
+    or narrower than a step, leaves too little there, and the unbalanced share
+    of the end cell goes one step down, losing Q-mass of order :math:`h` per
+    component at the two-pass resolution (and still when all the mass is in
+    one cell). At the other end the cell has an excess, which loses only
+    itself (about :math:`10^{-14} h` of the cell's mass) when nothing lies
+    below to lift. :func:`symfdp.pld.discretise.discretise_many` tries both
+    where the dominated measure drops much.
+    """
+    out: list[tuple[float, ...]] = [()] * len(grids)
+    for h in sorted({g.h for g in grids}):
+        rows = [i for i, g in enumerate(grids) if g.h == h]
+        found = _bases(
+            [mechanisms[i] for i in rows],
+            [grids[i].support for i in rows],
+            [(grids[i].atom_lo, grids[i].atom_hi) for i in rows],
+            h,
+            FINE_PASSES,
+        )
+        for k, origins in found.items():
+            out[rows[k]] = origins
+    return out
+
+
+#: Passes of :func:`fine_origins` (to :math:`2.5 h / 64^8 \approx 10^{-14} h`).
+FINE_PASSES = 8
+
+
 def _bases(
     mechanisms: Sequence[Mechanism],
     supports: list[tuple[float, float]],
     atoms: list[tuple[bool, bool]],
     h: float,
-) -> dict[int, float]:
+    passes: int = 2,
+) -> dict[int, tuple[float, float]]:
     """The :func:`barycentric_origins` of the mechanisms with a finite support
-    end and no atom at either end, by index (the lower end when finite)."""
-    out: dict[int, float] = {}
+    end and no atom at either end, by index (the lower end when finite), each
+    with the other end of its last search bracket."""
+    out: dict[int, tuple[float, float]] = {}
     for up in (False, True):
         rows = [
             i
@@ -728,6 +800,11 @@ def _bases(
         ]
         if rows:
             end = np.array([supports[i][1 if up else 0] for i in rows])
-            found = barycentric_origins([mechanisms[i] for i in rows], end, h, up)
-            out.update(zip(rows, found.tolist(), strict=True))
+            lo_x, hi_x = _barycentric_brackets(
+                [mechanisms[i] for i in rows], end, h, up, passes
+            )
+            first, other = (lo_x, hi_x) if up else (hi_x, lo_x)
+            out.update(
+                zip(rows, zip(first.tolist(), other.tolist(), strict=True), strict=True)
+            )
     return out

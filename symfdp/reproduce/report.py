@@ -14,7 +14,7 @@ import datetime as dt
 import json
 import os
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,33 @@ def write_report(
         return _write(results_root, ids, errors)
 
 
+def verdict_counts(claims: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """How many claims have each verdict (``PASS``, ``FAIL``, ``FAIL (source)``)."""
+    counts = {"PASS": 0, "FAIL": 0, "FAIL (source)": 0}
+    for claim in claims:
+        counts[claim["verdict"]] = counts.get(claim["verdict"], 0) + 1
+    return counts
+
+
+def verdict_summary(counts: Mapping[str, int], errors: int) -> str:
+    """One sentence for the verdicts, the same on the terminal and in
+    ``REPORT.md``: the claims that hold (``PASS``), those the source states
+    wrongly (``FAIL (source)``: our numbers contradict the statement and the
+    error is a registered finding), those that fail (``FAIL``), and the
+    experiments that did not run to the end."""
+    total = sum(counts.values())
+    text = f"{counts.get('PASS', 0)}/{total} claims hold"
+    source = counts.get("FAIL (source)", 0)
+    if source:
+        text += (
+            f", {source} FAIL (source) (the statement is an error of the source, "
+            "a registered finding)"
+        )
+    if counts.get("FAIL", 0):
+        text += f", {counts['FAIL']} FAIL"
+    return f"{text}, {errors} experiment error(s)"
+
+
 def _findings_section(entries: list[dict[str, Any]]) -> list[str]:
     """Every finding of :mod:`symfdp.findings`, with the verdicts of this report.
 
@@ -125,10 +152,7 @@ def _findings_section(entries: list[dict[str, Any]]) -> list[str]:
 
 def _write(results_root: Path, ids: list[str], errors: dict[str, str]) -> Path:
     entries = collect(results_root, ids)
-    counts = {"PASS": 0, "FAIL": 0, "FAIL (source)": 0}
-    for entry in entries:
-        for claim in entry["claims"]:
-            counts[claim["verdict"]] = counts.get(claim["verdict"], 0) + 1
+    counts = verdict_counts(c for entry in entries for c in entry["claims"])
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     shas = {e["manifest"].get("git_sha", "?")[:10] for e in entries}
     lines = [
@@ -138,9 +162,7 @@ def _write(results_root: Path, ids: list[str], errors: dict[str, str]) -> Path:
         "Every value in the *ours* column was computed by the run recorded in the "
         "experiment's `manifest.json`; the *published* column quotes the source.",
         "",
-        f"**{counts['PASS']} PASS, {counts['FAIL']} FAIL, "
-        f"{counts['FAIL (source)']} FAIL explained by an error in the source, "
-        f"{len(errors)} experiment error(s).**",
+        f"**{verdict_summary(counts, len(errors))}.**",
         "",
         "| experiment | claim | published | ours | verdict | criterion / note |",
         "|---|---|---|---|---|---|",

@@ -1,8 +1,10 @@
 """Sweeps: a grid of configurations in, a table out (``symfdp sweep``).
 
-A spec (:mod:`symfdp.sweeps.spec`) expands to rows, each answered by the code of
-``symfdp account`` or ``symfdp calibrate`` locally or on Dask; finished rows go
-to ``OUT.jsonl`` and ``OUT.csv`` and are skipped on a re-run. Example::
+A spec (:mod:`symfdp.sweeps.spec`) expands to rows, each a typed request
+answered by :func:`symfdp.runs.account` or :func:`symfdp.runs.calibrate` (the
+code of ``symfdp account`` and ``symfdp calibrate``) locally or on Dask;
+finished rows go to ``OUT.jsonl`` and ``OUT.csv`` and are skipped on a re-run.
+Example::
 
     import symfdp
     rows = symfdp.sweep("examples/sweep_dpsgd.toml", out="dpsgd", jobs=2)
@@ -14,15 +16,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from symfdp._dask import check_executor
+from symfdp._progress import Progress
+from symfdp.sweeps import executors
+from symfdp.sweeps.row import ACCOUNT_OUTPUTS, CALIBRATE_OUTPUTS
 from symfdp.sweeps.spec import SpecError, Sweep, load
+from symfdp.sweeps.store import Store
 
 __all__ = ["SpecError", "columns", "run_sweep", "sweep"]
 
 
 def columns(plan: Sweep) -> list[str]:
     """The table's columns: row index and id, the configuration, the outputs."""
-    from symfdp.sweeps.row import ACCOUNT_OUTPUTS, CALIBRATE_OUTPUTS
-
     derived = [a for a in ("sample_rate", "steps") if a not in plan.axes]
     head = ["row", "id", "mechanism", *plan.axes, *derived, "pair", "method"]
     if plan.task == "calibrate":
@@ -54,11 +59,6 @@ def run_sweep(
     again); returns ``(rows in grid order, complete)``, ``complete`` False after
     ``KeyboardInterrupt``. ``on_start(skipped, todo)`` is called once the finished
     rows are known."""
-    from symfdp._dask import check_executor
-    from symfdp._progress import Progress
-    from symfdp.sweeps import executors
-    from symfdp.sweeps.store import Store
-
     check_executor(executor, jobs)
     cols = columns(plan)
     index_of = {config["id"]: k for k, config in enumerate(plan.rows)}
@@ -80,12 +80,12 @@ def run_sweep(
             done[k] = {**row, "row": k}
         store.rewrite([done[k] for k in sorted(done)])
         store.open()
-    todo = [(k, c) for k, c in enumerate(plan.rows) if k not in done]
+    todo = [(k, r) for k, r in enumerate(plan.requests) if k not in done]
     if on_start is not None:
         on_start(len(done), len(todo))
     complete = False
     bar = Progress(len(todo), "sweep", enabled=progress, status_every=10.0)
-    results = executors.run(todo, executor, jobs)
+    results = executors.run(todo, executor, jobs, keys=dict(enumerate(plan.ids)))
     try:
         for k, outputs in results:
             row = _table_row(k, plan.rows[k], outputs)

@@ -25,29 +25,36 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 from typing import Any, Final
 
+from symfdp._dask import dask_client
+from symfdp.runs.records import AccountRequest, CalibrateRequest
 from symfdp.sweeps.row import answer, answer_indexed
 
 #: Pool deaths a row survives before it is recorded as an error (local processes).
 MAX_ATTEMPTS: Final = 3
 
-Items = list[tuple[int, dict[str, Any]]]
+Items = list[tuple[int, AccountRequest | CalibrateRequest]]
 
 
 def run(
-    items: Items, executor: Any = "local", jobs: int = 1
+    items: Items,
+    executor: Any = "local",
+    jobs: int = 1,
+    keys: dict[int, str] | None = None,
 ) -> Generator[Any, None, None]:
-    """Answer ``items`` (``(index, config)`` pairs); yield ``(index, outputs)``."""
+    """Answer ``items`` (``(index, request)`` pairs); yield ``(index, outputs)``.
+    ``keys``: a stable name per index (the row ids), for Dask's task keys."""
     if not items:
         return  # (no pool or cluster started for nothing)
     if executor == "local":
         jobs = min(jobs, len(items))
         if jobs == 1:
-            for index, config in items:
-                yield index, answer(config)
+            for index, request in items:
+                yield index, answer(request)
         else:
             yield from _processes(items, jobs)
     else:
-        yield from _dask(items, executor, jobs)
+        names = keys or {i: str(i) for i, _ in items}
+        yield from _dask(items, executor, jobs, names)
 
 
 #: How the error of a row lost with its workers begins; a re-run retries such rows.
@@ -114,17 +121,17 @@ def _processes(items: Items, jobs: int) -> Iterator[Any]:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _dask(items: Items, executor: Any, jobs: int) -> Iterator[Any]:
+def _dask(
+    items: Items, executor: Any, jobs: int, keys: dict[int, str]
+) -> Iterator[Any]:
     from distributed import as_completed
-
-    from symfdp._dask import dask_client
 
     with dask_client(executor, jobs) as client:
         futures = [
             client.submit(
-                answer_indexed, (i, config), key=f"sweep-row-{config['id']}", pure=False
+                answer_indexed, (i, request), key=f"sweep-row-{keys[i]}", pure=False
             )
-            for i, config in items
+            for i, request in items
         ]
         index_of = {f.key: i for f, (i, _) in zip(futures, items, strict=True)}
         try:

@@ -38,11 +38,18 @@ import hashlib
 import itertools
 import json
 import math
-import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from symfdp.adjacency import Adjacency
+from symfdp.runs import catalog
+from symfdp.runs import methods as known
+from symfdp.runs.errors import RequestError
+from symfdp.runs.methods import SIGMA_RANGE, MethodSpec
+from symfdp.runs.records import AccountRequest, CalibrateRequest
+from symfdp.runs.run import Run, make_run
 
 #: Axes and their domains: (kind, low, low open, high, high open).
 AXES: Final[dict[str, tuple[str, float, bool, float, bool]]] = {
@@ -67,14 +74,6 @@ TOP_KEYS: Final = (
     "grid",
     "calibrate",
 )
-#: ``adjacency`` values and the ``pair`` column of their rows (``pair``, the
-#: older key, takes the column values "add", "remove", "both").
-_PAIR_COLUMN: Final = {
-    "add_or_remove": "both",
-    "add": "add",
-    "remove": "remove",
-    "replace_one": "replace_one",
-}
 CALIBRATE_KEYS: Final = ("sigma_range", "rtol")
 RANGE_KEYS: Final = ("start", "stop", "num", "step", "scale")
 
@@ -83,30 +82,21 @@ class SpecError(ValueError):
     """A sweep spec that cannot run; the message says what and where."""
 
 
-@dataclass(frozen=True)
-class Method:
-    """One method of the sweep: the accountant name and its options."""
-
-    name: str
-    options: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def label(self) -> str:
-        """``name`` or ``name(key=value, ...)``, the row's ``method`` column."""
-        if not self.options:
-            return self.name
-        inner = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.items()))
-        return f"{self.name}({inner})"
+#: One method of a sweep: the accountant name and its options (``label``: the
+#: row's ``method`` column).
+Method = MethodSpec
 
 
 @dataclass
 class Sweep:
-    """An expanded sweep: the task, the axis names and one config per row."""
+    """An expanded sweep: the task, the axis names, one config per row (its
+    table columns and id) and the request that answers it."""
 
     task: str  # "account" or "calibrate"
     mechanism: str
     axes: list[str]
     rows: list[dict[str, Any]]
+    requests: list[AccountRequest | CalibrateRequest]
 
     @property
     def ids(self) -> list[str]:
@@ -258,19 +248,16 @@ def axis_values(name: str, spec: Any) -> list[float | int]:
     return values
 
 
-def _methods(data: dict[str, Any], task: str) -> list[Method]:
-    from symfdp.cli import calibrate as cal
-    from symfdp.cli.account import DEFAULT_METHOD, EXTRA_METHODS, METHOD_CHOICES
-
+def _methods(data: dict[str, Any], task: str) -> list[MethodSpec]:
     if "method" in data and "methods" in data:
         raise SpecError("give one of 'method' and 'methods', not both.")
-    default = DEFAULT_METHOD if task == "account" else "auto"
+    default = known.DEFAULT_METHOD if task == "account" else "auto"
     raw = data.get("methods", data.get("method", default))
     items = raw if isinstance(raw, list) else [raw]
     if not items:
         raise SpecError("methods is empty: the grid has no rows.")
-    known = (*METHOD_CHOICES, *EXTRA_METHODS) if task == "account" else cal.METHODS
-    out: list[Method] = []
+    names = tuple(known.METHODS) if task == "account" else known.CALIBRATE_METHODS
+    out: list[MethodSpec] = []
     for item in items:
         if isinstance(item, str):
             name, options = item, {}
@@ -282,10 +269,10 @@ def _methods(data: dict[str, Any], task: str) -> list[Method]:
                 "each method is a name or a table {name = ..., options...}. "
                 f"Found {item!r}."
             )
-        if name not in known:
+        if name not in names:
             raise SpecError(
                 f"unknown method {name!r} for a {task} sweep; choose from "
-                f"{', '.join(known)}."
+                f"{', '.join(names)}."
             )
         if task == "calibrate":
             extra = sorted(set(options) - {"order"})
@@ -294,41 +281,28 @@ def _methods(data: dict[str, Any], task: str) -> list[Method]:
                     f"method {name}: calibrate takes only the option 'order'. "
                     f"Found {extra[0]!r}."
                 )
-        _check_method(name, options, task)
-        method = Method(name, options)
+            if "order" in options and name not in known.ORDER_METHODS:
+                raise SpecError(
+                    f"method {name}: order applies to edgeworth and saddlepoint, "
+                    f"not {name}."
+                )
+        try:
+            method = MethodSpec(name, options)
+            if task == "account" or name != "auto":
+                method.build()  # bad options fail before any work
+        except RequestError as exc:
+            raise SpecError(exc.render(_word)) from None
+        except Exception as exc:  # the accountant cannot be built here at all
+            raise SpecError(f"method {name}: {type(exc).__name__}: {exc}") from None
         if method in out:
             raise SpecError(f"method {method.label} is listed twice.")
         out.append(method)
     return out
 
 
-def _check_method(name: str, options: dict[str, Any], task: str) -> None:
-    """Build the accountant once, so that bad options fail before any work."""
-    from symfdp.cli import UsageError
-    from symfdp.training import make_accountant
-
-    if task == "calibrate":
-        import argparse
-
-        from symfdp.cli.calibrate import _accountant
-
-        try:
-            _accountant(argparse.Namespace(method=name, order=options.get("order")))
-        except (UsageError, ValueError, TypeError) as exc:
-            raise SpecError(f"method {name}: {_plain(str(exc))}") from None
-        return
-    try:
-        make_accountant(name, **options)
-    except (ValueError, TypeError) as exc:
-        raise SpecError(f"method {name}: {exc}") from None
-    except Exception as exc:  # the accountant cannot be built here at all
-        raise SpecError(f"method {name}: {type(exc).__name__}: {exc}") from None
-
-
-def _plain(message: str) -> str:
-    """A command-line message in the spec's words (``--sample-rate`` ->
-    ``sample_rate``)."""
-    return re.sub(r"--([a-z][a-z-]*)", lambda m: m.group(1).replace("-", "_"), message)
+def _word(name: str) -> str:
+    """A request field in the spec's words (``sigma_range`` is in ``[calibrate]``)."""
+    return {"sigma_range": "calibrate.sigma_range"}.get(name, name)
 
 
 def row_id(config: dict[str, Any]) -> str:
@@ -343,16 +317,7 @@ def expand(data: dict[str, Any]) -> Sweep:
     Raises:
         SpecError: the first problem found (before any work).
     """
-    import argparse
-
-    from symfdp.cli import UsageError
-    from symfdp.cli.account import (
-        MECHANISMS,
-        SUBSAMPLED,
-        mechanism_flags,
-        resolve_run,
-    )
-
+    families = catalog.families()
     unknown = sorted(set(data) - set(TOP_KEYS))
     if unknown:
         raise SpecError(
@@ -360,10 +325,10 @@ def expand(data: dict[str, Any]) -> Sweep:
         )
     mechanism = data.get("mechanism")
     if mechanism is None:
-        raise SpecError(f"give a mechanism: one of {', '.join(MECHANISMS)}.")
-    if mechanism not in MECHANISMS:
+        raise SpecError(f"give a mechanism: one of {', '.join(families)}.")
+    if mechanism not in families:
         raise SpecError(
-            f"unknown mechanism {mechanism!r}; choose from {', '.join(MECHANISMS)}."
+            f"unknown mechanism {mechanism!r}; choose from {', '.join(families)}."
         )
     grid = data.get("grid")
     if not isinstance(grid, dict) or not grid:
@@ -374,15 +339,15 @@ def expand(data: dict[str, Any]) -> Sweep:
     adjacency = data.get("adjacency")
     if pair is not None and adjacency is not None:
         raise SpecError("give adjacency only (pair is its older spelling).")
-    if pair is not None and pair not in ("add", "remove", "both"):
-        raise SpecError(f"pair must be 'add', 'remove' or 'both'. Found {pair!r}.")
-    if adjacency is not None and adjacency not in _PAIR_COLUMN:
+    try:
+        if pair is not None:  # the older key, mapped once, here
+            adjacency = Adjacency.from_pair(pair)
+        elif adjacency is not None:
+            adjacency = Adjacency.parse(adjacency)
+    except ValueError as exc:
         raise SpecError(
-            f"adjacency must be one of {', '.join(map(repr, _PAIR_COLUMN))}. "
-            f"Found {adjacency!r}."
-        )
-    if pair is not None:
-        adjacency = {"both": "add_or_remove"}.get(pair, pair)
+            str(exc).replace("('add', 'remove', 'both')", "'add', 'remove' or 'both'")
+        ) from None
     values = {name: axis_values(name, spec) for name, spec in grid.items()}
     methods = _methods(data, task)
     extras: dict[str, Any] = {}
@@ -392,7 +357,7 @@ def expand(data: dict[str, Any]) -> Sweep:
                 "a calibrate sweep needs exactly one of grid.target_eps and "
                 f"grid.target_mu. Found {targets or 'neither'}."
             )
-        if mechanism not in ("subsampled-gaussian", "gaussian"):
+        if mechanism not in catalog.CALIBRATE_MECHANISMS:
             raise SpecError(
                 "calibrate sweeps take mechanism 'subsampled-gaussian' or "
                 f"'gaussian'. Found {mechanism!r}."
@@ -411,7 +376,7 @@ def expand(data: dict[str, Any]) -> Sweep:
     else:
         if "delta" not in values:
             raise SpecError("give grid.delta (the delta of epsilon(delta)).")
-        allowed = mechanism_flags(mechanism)
+        allowed = families[mechanism].parameters
         given = [k for k in ("sigma", "mu", "eps") if k in values]
         if not given or given[0] not in allowed or len(given) > 1:
             raise SpecError(
@@ -419,26 +384,25 @@ def expand(data: dict[str, Any]) -> Sweep:
                 + " or ".join(f"grid.{k}" for k in allowed)
                 + f". Found {', '.join('grid.' + k for k in given) or 'none'}."
             )
-    if pair is not None and mechanism not in SUBSAMPLED:
+    if pair is not None and not families[mechanism].subsampled:
         raise SpecError(f"pair applies to subsampled mechanisms only, not {mechanism}.")
     axes = list(values)
     rows: list[dict[str, Any]] = []
+    requests: list[AccountRequest | CalibrateRequest] = []
     for combo in itertools.product(*(values[a] for a in axes)):
         point = dict(zip(axes, combo, strict=True))
-        args = argparse.Namespace(
-            **{k: point.get(k) for k in ("sigma", "mu", "eps", "sample_rate")},
-            steps=point.get("steps"),
-            epochs=point.get("epochs"),
-            dataset_size=point.get("dataset_size"),
-            batch_size=point.get("batch_size"),
-            pair=None,
-            adjacency=adjacency,
-        )
         try:
-            run = resolve_run(args, mechanism, params=task == "account")
-        except UsageError as exc:
+            run = make_run(
+                mechanism,
+                **{k: point.get(k) for k in ("sigma", "mu", "eps", "sample_rate")},
+                **{k: point.get(k) for k in ("steps", "epochs", "dataset_size")},
+                batch_size=point.get("batch_size"),
+                adjacency=adjacency,
+                parameter=task == "account",
+            )
+        except RequestError as exc:
             where = ", ".join(f"{k}={v:g}" for k, v in point.items())
-            raise SpecError(f"row ({where}): {_plain(str(exc))}") from None
+            raise SpecError(f"row ({where}): {exc.render(_word)}") from None
         for method in methods:
             config: dict[str, Any] = {
                 "task": task,
@@ -448,21 +412,49 @@ def expand(data: dict[str, Any]) -> Sweep:
                 "steps": run.steps,
                 "pair": _pair_column(run),
                 "method": method.name,
-                "options": method.options,
+                "options": dict(method.options),
                 **extras,
             }
             config["id"] = row_id(config)
             config["method_label"] = method.label
             rows.append(config)
-    return Sweep(task, mechanism, axes, rows)
+            requests.append(_request(task, run, method, point, extras))
+    return Sweep(task, mechanism, axes, rows, requests)
 
 
-def _pair_column(run: Any) -> str | None:
+def _request(
+    task: str,
+    run: Run,
+    method: MethodSpec,
+    point: dict[str, Any],
+    extras: dict[str, Any],
+) -> AccountRequest | CalibrateRequest:
+    """The request that answers one row."""
+    delta = point.get("delta")
+    try:
+        if task == "account":
+            deltas = (float(point["delta"]),)  # an account grid has one (checked)
+            return AccountRequest(run=run, deltas=deltas, methods=(method,))
+        return CalibrateRequest(
+            run=run,
+            target_eps=point.get("target_eps"),
+            target_mu=point.get("target_mu"),
+            delta=None if delta is None else float(delta),
+            method=method,
+            sigma_range=tuple(extras["sigma_range"]),
+            rtol=extras["rtol"],
+        )
+    except RequestError as exc:
+        where = ", ".join(f"{k}={v:g}" for k, v in point.items())
+        raise SpecError(f"row ({where}): {exc.render(_word)}") from None
+
+
+def _pair_column(run: Run) -> str | None:
     """The ``pair`` column of a row: the relation of a subsampled mechanism as
     "both", "add" or "remove", or "replace_one" (any mechanism)."""
-    if run.adjacency == "replace_one":
+    if run.adjacency is Adjacency.REPLACE_ONE:
         return "replace_one"
-    return _PAIR_COLUMN[run.adjacency] if run.sample_rate is not None else None
+    return run.pair
 
 
 def _calibrate_options(table: Any) -> dict[str, Any]:
@@ -474,7 +466,7 @@ def _calibrate_options(table: Any) -> dict[str, Any]:
             f"unknown calibrate key {unknown[0]!r}; it takes "
             f"{', '.join(CALIBRATE_KEYS)}."
         )
-    lo, hi = table.get("sigma_range", (0.1, 100.0))
+    lo, hi = table.get("sigma_range", SIGMA_RANGE)
     lo = _number("sigma_range", lo)
     hi = _number("sigma_range", hi)
     if not 0 < lo < hi:
@@ -482,6 +474,6 @@ def _calibrate_options(table: Any) -> dict[str, Any]:
             f"calibrate.sigma_range must satisfy 0 < lo < hi. Found [{lo:g}, {hi:g}]."
         )
     rtol = _number("rtol", table.get("rtol", 1e-6))
-    if not 0 < rtol < 1:
-        raise SpecError(f"calibrate.rtol must lie in (0, 1). Found {rtol:g}.")
+    if not 0 < rtol <= 0.1:
+        raise SpecError(f"calibrate.rtol must lie in (0, 0.1]. Found {rtol:g}.")
     return {"sigma_range": [lo, hi], "rtol": rtol}

@@ -29,6 +29,7 @@ from symfdp.pld.grid import (
     barycentric_origins,
     component_grid,
     component_grids,
+    fine_origins,
     lattices,
 )
 
@@ -183,6 +184,22 @@ def test_barycentric_origins_balance_the_end_cell() -> None:
         for at, ok in [(x, True), (x - 2.5 * h / 64**2, False)]:
             p, q = (float(v[0]) for v in m.plrv_cdf_pq(np.array([at + h / 2])))
             assert (q - np.exp(at) * p <= 0.0) == ok, (m, at)
+
+
+def test_fine_origins_of_many_equal_one_by_one() -> None:
+    """The finely located barycentric origins (both ends of the last search
+    bracket) of a batch, found in one NumPy pass, are each component's alone,
+    and lie within the coarse search's last step (2.5 h / 64^2) of the coarse
+    origin."""
+    mechs = _mixed()
+    h = 2.7e-4
+    grids = component_grids(mechs, h, 2.5e-22, 1, 2**27, 0.05)
+    together = fine_origins(mechs, grids)
+    assert sum(len(o) == 2 for o in together) > 8
+    for m, g, o in zip(mechs, grids, together, strict=True):
+        assert fine_origins([m], [g]) == [o], m
+        for x in o:
+            assert abs(x - g.lower_origins[0]) <= 2.5 * h / 64**2, m
 
 
 def test_lattices_of_many_equal_one_by_one() -> None:
