@@ -265,6 +265,7 @@ class _MonotoneCheck:
     raw: FloatArray  # the raw profile there, clipped at 0
     rises: bool  # it rises somewhere on the grid (where it is positive)
     neg_raw: FloatArray  # -raw (increasing: searchsorted's order)
+    slope: FloatArray  # the raw profile's slope there (the start of the inverse)
 
 
 @dataclass(frozen=True)
@@ -594,10 +595,10 @@ class EdgeworthPairCurve(PairCurve):
 
     def _profile_and_rise(
         self, e: FloatArray
-    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
-        r"""``(raw, scale, rising)`` at the 1-d ``e``: the tail formula, its term
-        scale, and where it rises (:math:`\tilde\delta' > 0` beyond round-off,
-        at values above :math:`10^{-250}`)."""
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_], FloatArray]:
+        r"""``(raw, scale, rising, slope)`` at the 1-d ``e``: the tail formula,
+        its term scale, where it rises (:math:`\tilde\delta' > 0` beyond
+        round-off, at values above :math:`10^{-250}`) and its slope."""
         sf_q, sf_p, dens_q, dens_p = self._terms(e)
         raw, scale = self._tail_formula(sf_q, sf_p)
         up = dens_p - sf_p
@@ -605,7 +606,7 @@ class EdgeworthPairCurve(PairCurve):
         rising = (slope > _SLOPE_RTOL * (np.abs(up) + dens_q)) & (
             raw > _NEGLIGIBLE_DELTA
         )
-        return raw, scale, rising
+        return raw, scale, rising, slope
 
     @functools.cached_property
     def _check(self) -> _MonotoneCheck:
@@ -618,9 +619,9 @@ class EdgeworthPairCurve(PairCurve):
         grid = grid[grid >= 0.0]
         grid.sort()
         grid = grid[np.concatenate(([True], grid[1:] != grid[:-1]))]  # np.unique
-        raw, _, rising = self._profile_and_rise(grid)
+        raw, _, rising, slope = self._profile_and_rise(grid)
         clipped = np.maximum(raw, 0.0)
-        return _MonotoneCheck(grid, clipped, bool(rising.any()), -clipped)
+        return _MonotoneCheck(grid, clipped, bool(rising.any()), -clipped, slope)
 
     @functools.cached_property
     def _table(self) -> _ProfileTable:
@@ -900,8 +901,9 @@ class EdgeworthPairCurve(PairCurve):
         j = np.searchsorted(check.neg_raw, -d, side="left")  # grid points above d
         n = vals.size
         if j.min() > 0 and j.max() < n:
+            slopes = (check.slope[j - 1], check.slope[j])
             return self._solve(
-                d, check.grid[j - 1], check.grid[j], vals[j - 1], vals[j]
+                d, check.grid[j - 1], check.grid[j], vals[j - 1], vals[j], slopes
             )
         inside = (j > 0) & (j < n)
         eps = np.zeros(d.shape)
@@ -932,10 +934,13 @@ class EdgeworthPairCurve(PairCurve):
         hi: FloatArray,
         d_lo: FloatArray,
         d_hi: FloatArray,
+        slopes: tuple[FloatArray, FloatArray] | None = None,
     ) -> tuple[FloatArray, FloatArray, _Eval]:
         """``(eps, delta'(eps), last evaluation)``: Newton on log delta in
         ``[lo, hi]``, each step one kernel pass (with the order gaps, so that
-        the error estimate at the root needs no pass of its own)."""
+        the error estimate at the root needs no pass of its own), started by
+        interpolation of eps in log delta between the ends (cubic Hermite with
+        the ends' ``slopes`` of delta, else linear)."""
         log_d = np.log(d)
         with np.errstate(divide="ignore", invalid="ignore"):
             la, lb = np.log(d_lo), np.log(np.maximum(d_hi, 0.0))
@@ -943,6 +948,12 @@ class EdgeworthPairCurve(PairCurve):
                 d_hi > 0.0, (la - log_d) / (la - lb), (d_lo - d) / (d_lo - d_hi)
             )
             x0 = lo + (hi - lo) * frac
+            if slopes is not None:
+                # dx/dlog(delta) = delta / delta' at the ends.
+                x3 = _hermite_inverse(
+                    frac, lo, hi, lb - la, d_lo / slopes[0], d_hi / slopes[1]
+                )
+                x0 = np.where((x3 > lo) & (x3 < hi), x3, x0)
         kernel = self.kernel
         if kernel.full is None:
             eps, dlog = newton_on_bracket(
@@ -992,6 +1003,27 @@ class EdgeworthPairCurve(PairCurve):
         d_hi, _ = self._raw_delta(hi)
         out[todo], slope[todo], _ = self._solve(dd, lo, hi, np.maximum(d_lo, dd), d_hi)
         return out, slope
+
+
+def _hermite_inverse(
+    u: FloatArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    h: FloatArray,
+    m_lo: FloatArray,
+    m_hi: FloatArray,
+) -> FloatArray:
+    """The cubic Hermite interpolant at the fraction ``u`` of an interval of
+    length ``h`` (in log delta) between ``lo`` and ``hi`` with slopes ``m_lo``,
+    ``m_hi`` (NaN where an end's slope is not finite)."""
+    u2 = u * u
+    u3 = u2 * u
+    return (
+        (2 * u3 - 3 * u2 + 1) * lo
+        + (u3 - 2 * u2 + u) * h * m_lo
+        + (3 * u2 - 2 * u3) * hi
+        + (u3 - u2) * h * m_hi
+    )
 
 
 def _log_and_slope(sf: FloatArray, dens: FloatArray) -> tuple[FloatArray, FloatArray]:
