@@ -124,3 +124,12 @@ def test_negative_eps_symmetric_identity() -> None:
     lo, hi = curve.delta_bounds(-eps)
     np.testing.assert_allclose(lo, lhs, rtol=1e-12)
     np.testing.assert_allclose(hi, lhs, rtol=1e-12)
+
+
+def test_raw_removes_only_the_loss_range_repair() -> None:
+    """``raw()`` unwraps the loss-range clip, not the exact blatant mass 1 - c
+    of (eps, delta) events: delta(eps) >= 1 - c stays, far beyond the loss."""
+    comp = [(M.EpsilonDelta(eps=0.5, delta=1e-3), 10), (M.Gaussian(mu=1.0), 5)]
+    curve = A.Edgeworth(order=2).compose(comp)
+    blatant = -np.expm1(10 * np.log1p(-1e-3))
+    assert curve.raw().delta(60.0) == pytest.approx(blatant, rel=1e-12)

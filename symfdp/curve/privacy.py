@@ -35,6 +35,7 @@ from numpy.typing import ArrayLike
 from symfdp._validation import check_array, check_bool, scalar_or_array
 from symfdp._warnings import warn_approximation
 from symfdp.curve.answer import Answer, FloatArray, PairCurve, Query, Repair
+from symfdp.curve.bounded import BoundedLossPair
 from symfdp.curve.combine import (
     convex_lower_bound_points,
     max_over_pairs,
@@ -503,7 +504,9 @@ class PrivacyCurve:
         """The same curve without the loss-range repair of
         :class:`~symfdp.curve.bounded.BoundedLossPair` (certified curves as they
         are)."""
-        pairs = tuple(getattr(p, "inner", p) for p in self.pairs)
+        pairs = tuple(
+            p.inner if isinstance(p, BoundedLossPair) else p for p in self.pairs
+        )
         return PrivacyCurve(
             pairs,
             self.method,
