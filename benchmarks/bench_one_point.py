@@ -108,6 +108,21 @@ def run_in(tree: Path, calls: int) -> dict[str, dict[str, float]]:
     return result
 
 
+def _commit(tree: Path) -> str:
+    """The short commit of a checkout (``+dirty`` with local changes)."""
+    done = subprocess.run(
+        ["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+    )
+    head = subprocess.run(
+        ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+    )
+    return head.stdout.strip() + ("+dirty" if done.stdout.strip() else "")
+
+
 def best_of(runs: list[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for run in runs:
@@ -124,7 +139,8 @@ def markdown(record: dict[str, Any]) -> str:
     lines = [
         "# One-point queries (`benchmarks/bench_one_point.py`)",
         "",
-        f"{record['utc']}, load average before/after {record['loadavg']}. "
+        f"Commit `{record['commit']}`, {record['utc']}, load average before/after "
+        f"{record['loadavg']}. "
         f"DP-SGD sigma = {SIGMA}, p = {P}, n = {N}, add/remove; CPU microseconds "
         f"per call (minimum over {record['rounds']} rounds); dp-accounting's PLD "
         f"get_epsilon: {1e6 * pld:.0f} us.",
@@ -133,7 +149,7 @@ def markdown(record: dict[str, Any]) -> str:
     head = "| method | query | this (us) | vs dp-accounting PLD |"
     rule = "|---|---|---|---|"
     if other is not None:
-        head += f" {record['against']} (us) | ratio |"
+        head += f" `{record['against']}` (us) | ratio |"
         rule += "---|---|"
     lines += [head, rule]
     for method, row in mine.items():
@@ -171,7 +187,8 @@ def main() -> None:
         "utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "rounds": args.rounds,
         "this": best_of(mine),
-        "against": None if args.against is None else str(args.against),
+        "against": None if args.against is None else _commit(args.against),
+        "commit": _commit(HERE),
         "other": best_of(other) if other else None,
         "loadavg": [before, os.getloadavg()],
     }
