@@ -120,6 +120,7 @@ class BlatantPair(PairCurve):
                 f"no finite epsilon at delta = {float(np.min(d)):.6g}: the "
                 f"composition is blatant (infinite privacy loss) with probability "
                 f"1 - c = {1.0 - self.keep:.6g} (its (eps, delta) events), so "
-                "delta(eps) >= 1 - c for every eps. Ask for a delta above it."
+                "delta(eps) >= 1 - c for every eps, with every accountant (the "
+                "mass is exact). Ask for a delta above it."
             )
         return inner
