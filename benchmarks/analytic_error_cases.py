@@ -29,6 +29,7 @@ import numpy as np
 from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
+from symfdp.curve import Query
 
 OUT = Path(__file__).resolve().parent / "results" / "analytic_error_cases.json"
 METHODS = {
@@ -70,17 +71,17 @@ def cases() -> list[tuple[str, M.Mechanism, int, float]]:
 
 def delta_estimate(curve, eps: float) -> tuple[float, float]:
     """delta(eps) as the max over the pairs, with the estimate of that pair."""
-    values = [p.delta_and_error(np.array([eps])) for p in curve.pairs]
-    d = np.array([float(v[0][0]) for v in values])
-    err = np.array([float(v[1][0]) for v in values])
+    values = curve.pair_answers(Query.DELTA, [eps])
+    d = np.array([float(v.values[0]) for v in values])
+    err = np.array([float(v.errors[0]) for v in values])
     k = int(np.argmax(d))
     return float(d[k]), float(err[k])
 
 
 def estimate(curve, delta: float) -> tuple[float, float]:
-    values = [p.epsilon_and_error(np.array([delta])) for p in curve.pairs]
-    eps = np.array([float(v[0][0]) for v in values])
-    err = np.array([float(v[1][0]) for v in values])
+    values = curve.pair_answers(Query.EPSILON, [delta])
+    eps = np.array([float(v.values[0]) for v in values])
+    err = np.array([float(v.errors[0]) for v in values])
     k = int(np.argmax(eps))
     return float(eps[k]), float(err[k])
 

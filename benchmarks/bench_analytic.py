@@ -18,10 +18,12 @@ checkout is recorded). One run, one machine, everything measured together.
     cumulants and the disk-cached SymPy derivations are then in memory). Each
     answer is compared with the midpoint of ``A.Numerical()``'s certified
     bracket; the analytic curves also report their own error estimate
-    (``epsilon_and_error`` of the pairs, the pair attaining the maximum).
-(2) Queries on a composed curve (n = 1e3 and 1e4): eps(1e-5), delta(1.0), delta
+    (the pairs' epsilon answers, the pair attaining the maximum).
+(2) Queries on a composed curve (n = 1e3 and 1e4), each timed call at a point
+    other than the last (a curve keeps its last answer per query; the points
+    alternate with a copy scaled by 1 + 1e-12): eps(1e-5), delta(1.0), delta
     on 1000 points (eps in [0.1, 5]), the symmetrised trade-off on 1000 alphas,
-    and the pairs' ``epsilon_and_error(1e-5)`` (what the public layer adds per
+    and the pairs' ``answer(Query.EPSILON, [1e-5])`` (what the public layer adds per
     query), next to the floors of ``_floors.py`` (Edgeworth orders 2 and 4,
     saddle point order 2; their per-curve set-up is timed separately). The
     first eps(1e-5) on a freshly composed curve (compose + query minus compose)
@@ -57,6 +59,7 @@ from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import normalize_composition, pair_compositions
+from symfdp.curve import Query
 
 OUT = Path(__file__).resolve().parent / "results" / "analytic.json"
 SIGMA, P, DELTA = 1.0, 0.01, 1e-5
@@ -87,22 +90,36 @@ def timed(fn: Callable[[], Any], repeats: int) -> tuple[dict[str, Any], Any]:
     return _common.timings(_common.quiet(fn), repeats, pause_gc=True)
 
 
+def _alternating(
+    query: Callable[..., Any], points: Any, factor: float = 1.0 + 1e-12
+) -> Callable[[], Any]:
+    """``query`` at ``points`` and at ``points * factor`` in turn: a curve keeps
+    the last answer per query, so a repeated point would time a lookup."""
+    pair = (points, np.asarray(points) * factor)
+    state = [0]
+
+    def call() -> Any:
+        state[0] ^= 1
+        return query(pair[state[0]] if np.ndim(points) else float(pair[state[0]]))
+
+    return call
+
+
 def mechanism() -> M.SubsampledGaussian:
     return M.SubsampledGaussian(sigma=SIGMA, p=P)
 
 
 def estimate(curve: Any, delta: float) -> float:
     """The error estimate of the pair that attains eps(delta) (nan if none)."""
+    if not curve.estimates_error:
+        return float("nan")
     best, err = -np.inf, np.nan
-    for pair in curve.pairs:
-        fn = getattr(pair, "epsilon_and_error", None)
-        if fn is None:
-            return float("nan")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ApproximationWarning)
-            e, s = fn(np.array([delta]))
-        if float(e[0]) > best:
-            best, err = float(e[0]), float(s[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ApproximationWarning)
+        answers = curve.pair_answers(Query.EPSILON, [delta])
+    for found in answers:
+        if float(found.values[0]) > best:
+            best, err = float(found.values[0]), float(found.errors[0])
     return err
 
 
@@ -189,24 +206,32 @@ def query_section(n: int, repeats: int) -> dict[str, Any]:
             warnings.simplefilter("ignore", ApproximationWarning)
             curve = make().compose(mechanism(), n)
         row: dict[str, Any] = {}
-        row["eps_1e-5"], eps = timed(lambda c=curve: float(c.epsilon(DELTA)), reps)
+        # Each timed call asks a point other than the last (the curve keeps its
+        # last answer per query): the cost of computing an answer.
+        row["eps_1e-5"], eps = timed(
+            _alternating(lambda x, c=curve: float(c.epsilon(x)), DELTA), reps
+        )
         row["eps"] = eps
-        if all(hasattr(p, "epsilon_and_error") for p in curve.pairs):
+        if curve.estimates_error:
             row["eps_and_error_pairs"], _ = timed(
-                lambda c=curve: [p.epsilon_and_error(d1) for p in c.pairs], reps
+                lambda c=curve: [p.answer(Query.EPSILON, d1) for p in c.pairs], reps
             )
         else:
             row["eps_and_error_pairs"] = None
-        row["delta_1.0"], _ = timed(lambda c=curve: c.delta(1.0), reps)
+        row["delta_1.0"], _ = timed(
+            _alternating(lambda x, c=curve: c.delta(x), 1.0), reps
+        )
         if name in DENSE_SKIPPED:
             # One contour integral per point: seconds (see DENSE_SKIPPED).
             row["delta_1000_points"] = row["tradeoff_1000_alphas"] = None
         else:
             row["delta_1000_points"], _ = timed(
-                lambda c=curve: c.delta(EPS_1000), max(3, reps // 10)
+                _alternating(lambda x, c=curve: c.delta(x), EPS_1000),
+                max(3, reps // 10),
             )
             row["tradeoff_1000_alphas"], _ = timed(
-                lambda c=curve: c.tradeoff(ALPHA_1000), max(3, reps // 10)
+                _alternating(lambda x, c=curve: c.tradeoff(x), ALPHA_1000, 1.0 - 1e-15),
+                max(3, reps // 10),
             )
         compose_t, _ = timed(
             lambda make=make: make().compose(mechanism(), n), max(3, reps // 10)

@@ -105,7 +105,7 @@ def tradeoff_section() -> dict[str, Any]:
         )
         symmetrised.append({"n": n, **t})
     num_t, _ = timed(
-        lambda: A.Numerical().compose(sg_add, 1_000).pairs[0].tradeoff(ALPHA),
+        lambda: A.Numerical().compose(sg_add, 1_000).tradeoff(ALPHA),
         repeats=3,
     )
     return {

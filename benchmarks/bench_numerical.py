@@ -85,16 +85,14 @@ def noisy_sgd(n: int = 500, tol: float = 5e-6) -> dict[str, Any]:
     alpha = alpha_grid()
 
     def run() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        pair = A.Numerical(eps_rel_tol=tol).compose(m, n=n).pairs[0]
-        lo, hi = pair.tradeoff_bounds(alpha)
-        return pair.tradeoff(alpha), lo, hi
+        curve = A.Numerical(eps_rel_tol=tol).compose(m, n=n)
+        lo, hi = curve.tradeoff_bounds(alpha)
+        return curve.tradeoff(alpha), lo, hi
 
     seconds, (est, lo, hi) = median_time(run)
     err = float(np.max(np.maximum(hi - est, est - lo)))
     rec_s, _ = median_time(
-        lambda: (
-            A.Numerical(method="recursion").compose(m, n=n).pairs[0].tradeoff(alpha)
-        ),
+        lambda: A.Numerical(method="recursion").compose(m, n=n).tradeoff(alpha),
         repeats=1,
     )
     return {

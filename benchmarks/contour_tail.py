@@ -36,6 +36,7 @@ import numpy as np
 from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
+from symfdp.curve import Query
 
 OUT = Path(__file__).resolve().parent / "results" / "contour_tail"
 SIGMAS = (0.6, 1.0, 2.0)
@@ -63,10 +64,9 @@ def timed(fn: Any, repeats: int = REPEATS) -> tuple[float, Any]:
 def contour_eps(curve: Any, d: float) -> tuple[float, float]:
     """eps(delta) as the max over the pairs, with the error of the pair attaining it."""
     best = (-math.inf, math.inf)
-    for pair in curve.pairs:
-        e, err = pair.epsilon_and_error(np.array([d]))
-        if e[0] > best[0]:
-            best = (float(e[0]), float(err[0]))
+    for found in curve.pair_answers(Query.EPSILON, [d]):
+        if found.values[0] > best[0]:
+            best = (float(found.values[0]), float(found.errors[0]))
     return best
 
 
@@ -145,8 +145,9 @@ def tail_cases() -> dict[str, Any]:
     for k, e in enumerate(TAIL_EPS):
         arr = np.array([e])
         t_c, d_c = timed(lambda arr=arr: float(contour.delta(arr)[0]))
-        errs = [float(p.delta_and_error(arr)[1][0]) for p in contour.pairs]
-        vals = [float(p.delta_and_error(arr)[0][0]) for p in contour.pairs]
+        answers = contour.pair_answers(Query.DELTA, arr)
+        errs = [float(f.errors[0]) for f in answers]
+        vals = [float(f.values[0]) for f in answers]
         t_s, d_s = timed(lambda arr=arr: float(saddle.delta(arr)[0]))
         rows.append(
             {

@@ -5,24 +5,24 @@ Run: ``python benchmarks/query_breakdown.py [--out PATH]`` (writes
 p = 0.01, add/remove adjacency, n = 1e3 and 1e4, as ``bench_analytic.py``.
 
 * Edgeworth (orders 2 and 4), ``delta`` on 1000 eps in [0.1, 5] and one
-  ``delta(1.0)``: the public query, and per pair the parts of its
-  ``delta_and_error``: the tail formula's value (``TailKernel.survival``), the
-  order gaps (``survival_and_gaps`` minus that), the pair-identity term of the
-  estimate (``p_term_from_q`` where the cumulant series does not diverge), the
-  divergence check (``_diverges``) and the rest; the curve layer is the query
-  minus its pairs' ``delta_and_error``. Each part is timed on its own (minimum
-  over repeats), so the parts carry the noise of the shared machine and the
-  rest, a difference, can come out slightly negative.
+  ``delta(1.0)``: the public query, and per pair the parts of its answer
+  (``pair.answer(Query.DELTA, eps)``): the tail formula's value
+  (``TailKernel.survival``), the order gaps (``survival_and_gaps`` minus that),
+  the pair-identity term of the estimate (``p_term_from_q`` where the cumulant
+  series does not diverge), the divergence check (``_diverges``) and the rest;
+  the curve layer is the query minus its pairs' answers. Each part is timed on
+  its own (minimum over repeats), so the parts carry the noise of the shared
+  machine and the rest, a difference, can come out slightly negative.
 * SaddlePoint(2), ``epsilon(1e-5)`` and ``delta(1.0)``: the public query and
-  the time spent on the pairs' one-point path
-  (:mod:`symfdp.accountants.saddlepoint.scalar`) in the saddle-point Newton
-  solve (``_taylor_newton`` / ``_solve``, each with its pass over the rules),
-  in the estimates and the error estimate (``_error_at_saddle``: orders 2..5
-  at two points / ``_point_logs``: orders 1..5 at one point), in the atom
-  term of the estimate (``_atom``: :mod:`symfdp.accountants._atom_term` at the
-  one tilt; taken out of ``_error_at_saddle``'s part) and in the rest,
-  by timing wrappers around those functions (the wrappers' own cost, about
-  1 us per call, is in the total).
+  the time spent in the pairs' answers (the array code at size 1) in the
+  saddle-point Newton solve (``_taylor_newton`` / ``SaddleGrid.solve``, each
+  with its pass over the rules), in the estimates and the error estimate
+  (``_error_at_saddle``: orders 2..5 at two points / ``_estimates``: orders
+  1..5 at one point, its solve taken out), in the atom term of the estimate
+  (``atom_term`` of :mod:`symfdp.accountants._atom_term` at the one tilt; taken
+  out of ``_error_at_saddle``'s part) and in the rest, by timing wrappers
+  around those functions (the wrappers' own cost, about 1 us per call, is in
+  the total).
 * The floors of ``_floors.py`` for the same queries.
 
 Times are CPU times of this process (``time.process_time``), the minimum over
@@ -54,7 +54,10 @@ from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import normalize_composition, pair_compositions
-from symfdp.accountants.saddlepoint import scalar as SS
+from symfdp.accountants.saddlepoint import pair as SPM
+from symfdp.accountants.saddlepoint.equation import SaddleGrid
+from symfdp.accountants.saddlepoint.pair import SaddlePointPairCurve as SP
+from symfdp.curve import Query
 
 OUT = Path(__file__).resolve().parent / "results" / "query_breakdown.json"
 SIGMA, P, DELTA = 1.0, 0.01, 1e-5
@@ -107,38 +110,23 @@ def edgeworth_rows(order: int, n: int) -> dict[str, Any]:
         pairs_total = 0.0
         parts = collections.Counter()
         for bounded in curve.pairs:
-            pair = getattr(bounded, "_pair", bounded)
+            pair = getattr(bounded, "inner", bounded)
             k = pair.kernel
-            if arr.size == 1:
-                whole = cpu_min(
-                    lambda b=bounded, v=float(arr[0]): b.delta_and_error_scalar(v),
-                    number,
-                )
-                value = cpu_min(lambda k=k, v=float(arr[0]): k.point(v), number)
-                ident = cpu_min(
-                    lambda p=pair, v=float(arr[0]): p._identity_gap(v, 0.0), number
-                )
-                parts["value and order gaps (scalar kernel)"] += value
-                parts["pair-identity term (incl. divergence check)"] += ident
-                parts["rest of the pair"] += whole - value - ident
-            else:
-                whole = cpu_min(lambda b=bounded, a=arr: b.delta_and_error(a), number)
-                value = cpu_min(
-                    lambda k=k, a=arr: k.survival(a, densities=False), number
-                )
-                both = cpu_min(
-                    lambda k=k, a=arr: k.survival_and_gaps(a, densities=False), number
-                )
-                # As delta_and_error: the identity term where the series does
-                # not diverge.
-                kept = arr[~pair._diverges(arr)]
-                ident = cpu_min(lambda k=k, a=kept: k.p_term_from_q(a), number)
-                div = cpu_min(lambda p=pair, a=arr: p._diverges(a), number)
-                parts["value (tail formula)"] += value
-                parts["order gaps"] += both - value
-                parts["pair-identity term"] += ident
-                parts["divergence check"] += div
-                parts["rest of the pair"] += whole - both - ident - div
+            whole = cpu_min(lambda b=bounded, a=arr: b.answer(Query.DELTA, a), number)
+            value = cpu_min(lambda k=k, a=arr: k.survival(a, densities=False), number)
+            both = cpu_min(
+                lambda k=k, a=arr: k.survival_and_gaps(a, densities=False), number
+            )
+            # As the pair's answer: the identity term where the series does not
+            # diverge.
+            kept = arr[~pair._diverges(arr)]
+            ident = cpu_min(lambda k=k, a=kept: k.p_term_from_q(a), number)
+            div = cpu_min(lambda p=pair, a=arr: p._diverges(a), number)
+            parts["value (tail formula)"] += value
+            parts["order gaps"] += both - value
+            parts["pair-identity term"] += ident
+            parts["divergence check"] += div
+            parts["rest of the pair"] += whole - both - ident - div
             pairs_total += whole
         row["pairs"] = dict(parts)
         row["curve layer"] = row["query"] - pairs_total
@@ -186,19 +174,19 @@ def saddlepoint_rows(n: int) -> dict[str, Any]:
             "query": cpu_min(query, 20),
             "floor": cpu_min(floor_query, 20),
         }
-        # The one-point path (saddlepoint/scalar.py) serves both pairs here;
-        # parts without nesting (each wrapper counts its own calls).
+        # Parts of the pairs' answers (the array code at size 1); the
+        # wrappers count their outermost calls, nested parts are taken out below.
         if label.startswith("epsilon"):
             targets = [
-                (SS, "_taylor_newton", "saddle-point Newton solve"),
-                (SS, "_error_at_saddle", "error estimate (orders 2..5, two points)"),
-                (SS, "_atom", "atom term (one tilt)"),
+                (SP, "_taylor_newton", "saddle-point Newton solve"),
+                (SP, "_error_at_saddle", "error estimate (orders 2..5, two points)"),
+                (SPM, "atom_term", "atom term (one tilt)"),
             ]
         else:
             targets = [
-                (SS, "_solve", "saddle-point Newton solve"),
-                (SS, "_point_logs", "estimates (orders 1..5)"),
-                (SS, "_atom", "atom term (one tilt)"),
+                (SaddleGrid, "solve", "saddle-point Newton solve"),
+                (SP, "_estimates", "estimates (orders 2..5)"),
+                (SPM, "atom_term", "atom term (one tilt)"),
             ]
         number, best, parts = 20, float("inf"), {}
         with warnings.catch_warnings():
@@ -216,10 +204,14 @@ def saddlepoint_rows(n: int) -> dict[str, Any]:
                         best = total
                         parts = {k: v / number for k, v in spent.items()}
         total = best
-        # The atom term is called inside _error_at_saddle: its own part.
+        # The atom term is called inside _error_at_saddle, the solve inside
+        # _estimates: each its own part.
         err_part = "error estimate (orders 2..5, two points)"
         if err_part in parts and "atom term (one tilt)" in parts:
             parts[err_part] -= parts["atom term (one tilt)"]
+        est_part = "estimates (orders 2..5)"
+        if est_part in parts and "saddle-point Newton solve" in parts:
+            parts[est_part] -= parts["saddle-point Newton solve"]
         parts["rest (curve layer, bookkeeping)"] = total - sum(parts.values())
         row["with wrappers"] = total
         row["parts"] = parts

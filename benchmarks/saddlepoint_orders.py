@@ -6,11 +6,11 @@ adjacency) and delta in {1e-5, 1e-10, 1e-13}: the certified bracket
 each order J of ``A.SaddlePoint(order=J)``
 
 * eps_J(delta) and its relative distance to the bracket's middle, with the
-  curve's error estimate (``epsilon_and_error`` of the pair that attains the
+  curve's error estimate (the epsilon answer of the pair that attains the
   curve's eps) beside it;
 * delta_J(eps_mid) at the bracket's middle and its relative distance to
   Numerical's certified delta bracket there (the quantity the saddle-point paper
-  reports), with ``delta_and_error``'s estimate.
+  reports), with the delta answer's estimate.
 
 An estimate "covers" when |error| <= 3 x estimate + half the bracket width.
 Writes ``benchmarks/results/saddlepoint_orders.{md,json}``. Run as
@@ -31,6 +31,7 @@ from _common import ROOT, git_state, machine, write_json
 from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
+from symfdp.curve import Query
 
 SETTINGS = [
     (1.0, 0.01, 2000),  # the slides' pair
@@ -45,10 +46,11 @@ DELTAS = [1e-5, 1e-10, 1e-13]
 ORDERS = range(1, 9)
 
 
-def _pick(pairs: list[Any], fn: str, x: float) -> tuple[float, float]:
-    vals = [getattr(p, fn)(np.array([x])) for p in pairs]
-    k = int(np.argmax([v[0][0] for v in vals]))
-    return float(vals[k][0][0]), float(vals[k][1][0])
+def _pick(curve: Any, query: Query, x: float) -> tuple[float, float]:
+    """The largest pair's answer at ``x`` and that pair's error estimate."""
+    vals = curve.pair_answers(query, [x])
+    k = int(np.argmax([v.values[0] for v in vals]))
+    return float(vals[k].values[0]), float(vals[k].errors[0])
 
 
 def run(settings: list[tuple[float, float, int]]) -> list[dict[str, Any]]:
@@ -71,8 +73,8 @@ def run(settings: list[tuple[float, float, int]]) -> list[dict[str, Any]]:
                 )
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ApproximationWarning)
-                    _, e_err = _pick(curve.pairs, "epsilon_and_error", delta)
-                    d_j, d_err = _pick(curve.pairs, "delta_and_error", mid)
+                    _, e_err = _pick(curve, Query.EPSILON, delta)
+                    d_j, d_err = _pick(curve, Query.DELTA, mid)
                 rows.append(
                     {
                         "sigma": sigma,

@@ -34,6 +34,7 @@ from scipy import special
 
 from symfdp import accountants as A
 from symfdp import mechanisms as M
+from symfdp.curve import Query
 from symfdp.numeric.roots import monotone_bisect
 from symfdp.reproduce import Result, Spec, claim_holds
 
@@ -245,7 +246,7 @@ def _works(params: dict[str, Any], ref_acc: Any) -> tuple[dict, dict, list, list
             )
             (d, e, back), w2 = _approx.recorded(
                 lambda c=curve: (
-                    c.pairs[0].delta(eps),
+                    c.pair_answers(Query.DELTA, eps, first_only=True)[0].values,
                     c.epsilon(deltas),
                     c.delta(c.epsilon(deltas)),
                 )

@@ -35,6 +35,7 @@ from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp import rero
 from symfdp._warnings import ApproximationWarning
+from symfdp.curve import Query
 from symfdp.mechanisms.gaussian import gaussian_privacy_profile
 from symfdp.reproduce import Result, Spec, claim_holds
 
@@ -358,7 +359,9 @@ def _panel_f(params: dict[str, Any], out: _tables.Rows) -> dict[str, Any]:
         m = M.SubsampledGaussian(sigma=sigma, p=p)
         curve = A.Numerical().compose(m, n)
         add = rero.gamma(curve, kappa)
-        remove = rero.gamma(lambda a, c=curve: c.pairs[1].tradeoff(a), kappa)
+        remove = rero.gamma(
+            lambda a, c=curve: c.pair_answers(Query.TRADEOFF, a)[1].values, kappa
+        )
         for name, g in (("add", add), ("remove", remove)):
             out.add("f", name, p, kappa, g)
         at = int(np.argmin(np.abs(kappa - params["kappa"])))

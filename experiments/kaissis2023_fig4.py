@@ -28,6 +28,7 @@ from scipy import optimize
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp import tradeoff as T
+from symfdp.curve import Query
 from symfdp.mechanisms.gaussian import gaussian_privacy_profile
 from symfdp.reproduce import Result, Spec, claim_holds
 
@@ -102,8 +103,7 @@ def compute(params: dict[str, Any]) -> Result:
             lambda e, c=curve: c.delta(e), alpha, eps, symmetric=True
         )
         converted[p] = np.asarray(conv)
-        add = np.asarray(curve.pairs[0].tradeoff(alpha))
-        remove = np.asarray(curve.pairs[1].tradeoff(alpha))
+        add, remove = (f.values for f in curve.pair_answers(Query.TRADEOFF, alpha))
         prof_t.add(p, eps, profiles[p])
         for name, beta in (
             ("CLT", g_clt),

@@ -24,6 +24,7 @@ import numpy as np
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp import tradeoff as T
+from symfdp.curve import Query
 from symfdp.reproduce import Result, Spec, claim_holds
 
 SPEC = Spec(
@@ -110,6 +111,12 @@ def _dual_alpha_grid() -> np.ndarray:
     )
 
 
+def _first_pair(curve: Any, eps: np.ndarray) -> np.ndarray:
+    """delta(eps) of the curve's first pair alone (no clip into the profile's
+    range: the paper's formulas as they are)."""
+    return curve.pair_answers(Query.DELTA, eps, first_only=True)[0].values
+
+
 def _profiles(mech: M.Laplace, n: int, eps: np.ndarray) -> dict[str, np.ndarray]:
     """delta(eps) of each method (real eps: every pair accepts negative eps)."""
     grid = _dual_alpha_grid()
@@ -119,11 +126,11 @@ def _profiles(mech: M.Laplace, n: int, eps: np.ndarray) -> dict[str, np.ndarray]
     ew = A.Edgeworth(order=2).compose(mech, n).raw()
     ew_table = T.Tabulated(grid, np.asarray(ew.tradeoff(grid)))
     return {
-        "Numerical": np.asarray(A.Numerical().compose(mech, n).pairs[0].delta(eps)),
+        "Numerical": _first_pair(A.Numerical().compose(mech, n), eps),
         # Zheng et al. (2020), Prop. 2.3: delta = 1 + f^*(-e^eps).
         "Edgeworth": np.asarray(T.privacy_profile(ew_table, eps)),
-        "Edgeworth (tail formula)": np.clip(ew.pairs[0].delta(eps), 0.0, 1.0),
-        "CLT": np.asarray(A.CLT().compose(mech, n).raw().pairs[0].delta(eps)),
+        "Edgeworth (tail formula)": np.clip(_first_pair(ew, eps), 0.0, 1.0),
+        "CLT": _first_pair(A.CLT().compose(mech, n).raw(), eps),
     }
 
 

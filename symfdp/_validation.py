@@ -183,11 +183,15 @@ def check_array(
         TypeError: the input is not numeric.
         ValueError: an entry is NaN, infinite (unless allowed) or out of range.
     """
-    arr = as_real_array(name, values)
-    if arr.size == 0:
-        return arr
-    # Two reductions decide the common case (the extremes propagate NaN).
-    least, most = float(arr.min()), float(arr.max())
+    if type(values) is float:  # one Python float: its own extremes
+        arr = np.array(values)
+        least = most = values
+    else:
+        arr = as_real_array(name, values)
+        if arr.size == 0:
+            return arr
+        # Two reductions decide the common case (the extremes propagate NaN).
+        least, most = float(arr.min()), float(arr.max())
     if math.isnan(least):
         raise ValueError(f"{name} must not contain NaN.")
     if not allow_inf and (math.isinf(least) or math.isinf(most)):
@@ -264,4 +268,9 @@ def scalar_or_array(out: ArrayLike) -> NDArray[np.float64]:
     """Return a Python float for 0-d results and the array otherwise (SciPy style),
     typed as the array (STYLE.md)."""
     arr = np.asarray(out, dtype=np.float64)
-    return cast(NDArray[np.float64], float(arr)) if arr.ndim == 0 else arr
+    return cast(_FloatArray, float(arr)) if arr.ndim == 0 else arr
+
+
+#: The type of :func:`scalar_or_array`'s result, built once (a subscripted
+#: generic built per call costs a few microseconds).
+_FloatArray = NDArray[np.float64]

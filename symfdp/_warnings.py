@@ -33,20 +33,9 @@ def _outside_package_level() -> int:
     return level
 
 
-_EMITTED = [0]
-
-
-def emitted() -> int:
-    """How many ApproximationWarnings symfdp has emitted so far (whether shown
-    or filtered): a query compares it before and after to know whether the
-    approximation already reported something."""
-    return _EMITTED[0]
-
-
 def warn_approximation(message: str) -> None:
     """Emit an :class:`ApproximationWarning` attributed to the first caller outside
     symfdp (the stack level is computed, whatever the call path inside)."""
-    _EMITTED[0] += 1
     warnings.warn(message, ApproximationWarning, stacklevel=_outside_package_level())
 
 

@@ -21,6 +21,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._validation import check_array, check_choice
+from symfdp.curve import PrivacyCurve
+from symfdp.curve import summary as curve_summary
 
 KINDS: Final = ("profile", "tradeoff")
 #: Default grids: eps in [0, 10] (201 points) and alpha in [0, 1] (201 points).
@@ -29,8 +31,6 @@ DEFAULT_ALPHA: Final = np.linspace(0.0, 1.0, 201)
 
 
 def _check_curve(curve: Any) -> Any:
-    from symfdp.curve import PrivacyCurve
-
     if not isinstance(curve, PrivacyCurve):
         raise TypeError(f"curve must be a PrivacyCurve. Found {type(curve).__name__}.")
     return curve
@@ -39,12 +39,8 @@ def _check_curve(curve: Any) -> Any:
 def composition_text(curve: Any) -> str:
     """The composition recorded in ``curve.info`` as text, e.g.
     ``SubsampledGaussian(p=0.01, sigma=1.1, pair='both') x 1000``; ``n = 1000``
-    when only the count is known."""
-    curve = _check_curve(curve)
-    comp = curve.info.get("composition")
-    if comp:
-        return " + ".join(f"{m} x {k}" for m, k in comp)
-    return f"n = {curve.info.get('n', '?')}"
+    when only the count is known (:func:`symfdp.curve.summary.composition_text`)."""
+    return curve_summary.composition_text(_check_curve(curve).info)
 
 
 def table(
@@ -157,16 +153,8 @@ def to_json(
 
 def markdown(curve: Any) -> str:
     """A short Markdown summary of a curve for notebooks (no curve evaluation:
-    method, guarantee and composition only)."""
+    method, guarantee and composition only; :func:`symfdp.curve.summary.markdown`)."""
     curve = _check_curve(curve)
-    kind = "certified bracket" if curve.certified else "approximation"
-    lines = [
-        f"**PrivacyCurve** — {curve.label} ({kind})",
-        "",
-        f"- composition: {composition_text(curve)}",
-        "- relation: "
-        + ("symmetric pair" if curve.symmetric else "add and remove pairs"),
-        "- query: `epsilon(delta)`, `delta(eps)`, `tradeoff(alpha)`"
-        + (", `epsilon_bounds(delta)`" if curve.certified else ""),
-    ]
-    return "\n".join(lines)
+    return curve_summary.markdown(
+        curve.label, curve.certified, curve.symmetric, curve.info
+    )

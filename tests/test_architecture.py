@@ -35,6 +35,8 @@ LAYERS: dict[str, int] = {
     "symfdp.reference": 4,
     "symfdp.pld": 4,
     "symfdp.curve": 5,
+    # The pair protocol sits with the certified engine that implements it.
+    "symfdp.curve.answer": 4,
     "symfdp.accountants": 6,
     "symfdp.export": 7,
     "symfdp.plotting": 7,

@@ -51,7 +51,7 @@ def test_calibrated_sigma_reproduces_the_target_with_the_same_accountant():
     acc = A.SaddlePoint()
     # The search probes sigma where the add pair's tilted loss is far from normal
     # (n p = 10), and the answer is one of them: SaddlePoint says so each time.
-    with pytest.warns(ApproximationWarning, match="^SaddlePoint: "):
+    with pytest.warns(ApproximationWarning, match=r"^SaddlePoint\(order=2\): "):
         sigma = calibrate.sigma_for_epsilon(2.0, 1e-5, p=0.01, n=1000, accountant=acc)
     curve = acc.compose(M.SubsampledGaussian(p=0.01, sigma=sigma), n=1000)
     with pytest.warns(ApproximationWarning, match="far from normal"):

@@ -10,23 +10,30 @@ from hypothesis import strategies as st
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp import tradeoff as T
-from symfdp.curve import PrivacyCurve, convex_lower_bound_points, invert_profile
+from symfdp.curve import (
+    Answer,
+    PairCurve,
+    PrivacyCurve,
+    Query,
+    convex_lower_bound_points,
+    invert_profile,
+)
 
 ALPHA = np.linspace(0.0, 1.0, 4001)
 
 
-class _ExactPair:
+class _ExactPair(PairCurve):
     """A pair curve with the exact add-pair trade-off p G_mu + (1-p) Id."""
 
     def __init__(self, mu: float, p: float, swapped: bool = False) -> None:
         base = T.Mixture(T.Gaussian(mu), p)
         self.f = base.inverse() if swapped else base
 
-    def tradeoff(self, alpha):
-        return self.f(alpha)
-
-    def delta(self, eps):
-        return self.f.privacy_profile(eps)
+    def answer(self, query, points):
+        if query is Query.TRADEOFF:
+            return Answer(np.asarray(self.f(points), dtype=np.float64))
+        assert query is Query.DELTA
+        return Answer(np.asarray(self.f.privacy_profile(points), dtype=np.float64))
 
 
 @pytest.mark.parametrize(("mu", "p"), [(1.8, 0.35), (1.0, 0.01), (3.0, 0.5)])
@@ -117,3 +124,12 @@ def test_negative_eps_symmetric_identity() -> None:
     lo, hi = curve.delta_bounds(-eps)
     np.testing.assert_allclose(lo, lhs, rtol=1e-12)
     np.testing.assert_allclose(hi, lhs, rtol=1e-12)
+
+
+def test_raw_removes_only_the_loss_range_repair() -> None:
+    """``raw()`` unwraps the loss-range clip, not the exact blatant mass 1 - c
+    of (eps, delta) events: delta(eps) >= 1 - c stays, far beyond the loss."""
+    comp = [(M.EpsilonDelta(eps=0.5, delta=1e-3), 10), (M.Gaussian(mu=1.0), 5)]
+    curve = A.Edgeworth(order=2).compose(comp)
+    blatant = -np.expm1(10 * np.log1p(-1e-3))
+    assert curve.raw().delta(60.0) == pytest.approx(blatant, rel=1e-12)

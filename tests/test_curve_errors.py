@@ -1,10 +1,11 @@
-"""The error-estimate layer of PrivacyCurve: propagation over pairs, warnings,
-certified half-widths and refusals."""
+"""The answer layer of PrivacyCurve: error propagation over pairs, one warning
+per query (repairs or an error above the tolerance), the last answer kept per
+query, certified half-widths and refusals."""
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
@@ -12,32 +13,43 @@ import pytest
 from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
-from symfdp.curve import BoundedLossPair, PrivacyCurve, max_with_error
+from symfdp.curve import (
+    Answer,
+    BoundedLossPair,
+    PairCurve,
+    PrivacyCurve,
+    Query,
+    Repair,
+    max_with_error,
+)
 
 
 @dataclass(frozen=True)
-class _FakePair:
-    """delta(eps) = scale * e^{-eps}, with a fixed relative error estimate."""
+class _FakePair(PairCurve):
+    """delta(eps) = scale * e^{-eps}, with a fixed relative error estimate (and
+    a repair record of each query when ``repair`` is set)."""
 
     scale: float
     rel: float
+    repair: str = ""
+    calls: list[Query] = field(default_factory=list, compare=False)
 
-    def delta(self, eps):
-        return self.scale * np.exp(-np.asarray(eps, np.float64))
+    @property
+    def estimates_error(self) -> bool:
+        return True
 
-    def delta_and_error(self, eps):
-        d = self.delta(eps)
-        return d, self.rel * d
-
-    def epsilon(self, delta):
-        return np.maximum(np.log(self.scale / np.asarray(delta, np.float64)), 0.0)
-
-    def epsilon_and_error(self, delta):
-        e = self.epsilon(delta)
-        return e, self.rel * e
-
-    def tradeoff(self, alpha):
-        return 1.0 - np.asarray(alpha, np.float64)
+    def answer(self, query, points):
+        self.calls.append(query)
+        repairs = (
+            (Repair(query, self.repair, float(points[0]), 0.1),) if self.repair else ()
+        )
+        if query is Query.DELTA:
+            v = self.scale * np.exp(-points)
+        elif query is Query.EPSILON:
+            v = np.maximum(np.log(self.scale / points), 0.0)
+        else:
+            v = 1.0 - points
+        return Answer(v, self.rel * v, repairs=repairs)
 
 
 def _curve(*pairs, warn=0.05):
@@ -84,10 +96,59 @@ def test_infinite_eps_has_exact_zero_error():
 
 
 def test_bounded_loss_pair_passes_the_estimate_through():
-    pair = BoundedLossPair(_FakePair(0.5, 0.1), -1.0, 1.0, "Fake", warn=False)
-    d, err = pair.delta_and_error(np.array([0.5]))
-    assert d[0] == pytest.approx(0.5 * np.exp(-0.5))
-    assert err[0] == pytest.approx(0.1 * d[0])
+    pair = BoundedLossPair(_FakePair(0.5, 0.1), -1.0, 1.0, report=False)
+    found = pair.answer(Query.DELTA, np.array([0.5]))
+    assert found.values[0] == pytest.approx(0.5 * np.exp(-0.5))
+    assert found.errors[0] == pytest.approx(0.1 * found.values[0])
+    assert found.repairs == ()
+
+
+def test_bounded_loss_pair_records_its_clip():
+    # delta(eps) = 2 e^{-eps} exceeds the top (1 - e^{eps - 1})_+ of a loss in
+    # [-1, 1]: clipped into it, with a record of where and by how much.
+    pair = BoundedLossPair(_FakePair(2.0, 0.1), -1.0, 1.0)
+    found = pair.answer(Query.DELTA, np.array([0.5, 2.0]))
+    top = -np.expm1(np.minimum(np.array([0.5, 2.0]) - 1.0, 0.0))
+    np.testing.assert_array_equal(found.values, top)
+    (repair,) = found.repairs
+    assert repair.query is Query.DELTA and "left the range" in repair.what
+    assert repair.at == 0.5 and repair.size == pytest.approx(2 * np.exp(-0.5) - top[0])
+
+
+def test_repairs_of_every_pair_make_one_warning_per_query():
+    curve = _curve(_FakePair(0.5, 0.5, "x left y"), _FakePair(0.1, 0.5, "z left w"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        curve.delta(np.array([0.5, 1.0]))
+    (w,) = caught
+    text = str(w.message)
+    assert issubclass(w.category, ApproximationWarning) and w.filename == __file__
+    # Both records, the largest change, the regime and the certified method;
+    # the error above warn_rel_error is not warned on top of the repairs.
+    assert "x left y; z left w" in text and "0.1 at eps = 0.5" in text
+    assert "valid regime" in text and "accountants.Numerical" in text
+
+
+def test_last_answer_per_query_is_kept():
+    pair = _FakePair(0.5, 0.01)
+    curve = _curve(pair)
+    curve.epsilon(1e-3)
+    curve.epsilon_error(1e-3)
+    curve.epsilon(1e-3)
+    assert pair.calls == [Query.EPSILON]
+    curve.delta([0.5, 1.0])
+    curve.delta_error([0.5, 1.0])
+    curve.delta_error([0.5, 2.0])  # other points: asked again
+    assert pair.calls == [Query.EPSILON, Query.DELTA, Query.DELTA]
+
+
+def test_refusal_of_a_pair_reaches_the_caller():
+    class _Refusing(_FakePair):
+        def answer(self, query, points):
+            raise ValueError("cannot serve this; use accountants.Numerical")
+
+    with pytest.raises(ValueError, match="Numerical"):
+        _curve(_Refusing(0.5, 0.1)).epsilon(1e-5)
 
 
 def test_certified_error_is_bracket_half_width():
@@ -108,3 +169,17 @@ def test_warn_rel_error_is_validated():
     for bad in (0.0, -1.0, float("nan"), float("inf"), "0.1"):
         with pytest.raises((ValueError, TypeError), match="warn_rel_error"):
             A.base.check_warn_rel_error(bad)
+
+
+def test_pair_answers_validate_as_their_query():
+    curve = _curve(_FakePair(0.5, 0.1), _FakePair(0.1, 0.1))
+    for query, bad, name in (
+        (Query.DELTA, [np.inf], "eps"),
+        (Query.EPSILON, [0.0], "delta"),
+        (Query.TRADEOFF, [1.5], "alpha"),
+    ):
+        with pytest.raises(ValueError, match=name):
+            curve.pair_answers(query, bad)
+    add, remove = curve.pair_answers(Query.DELTA, [0.5, 1.0])
+    np.testing.assert_allclose(add.values, 0.5 * np.exp(-np.array([0.5, 1.0])))
+    np.testing.assert_allclose(remove.values, 0.1 * np.exp(-np.array([0.5, 1.0])))

@@ -20,7 +20,6 @@ from symfdp.numeric.roots import (
     expand_bracket_up,
     monotone_bisect,
     newton_on_bracket,
-    newton_on_bracket_scalar,
     regula_falsi,
 )
 
@@ -286,26 +285,6 @@ def test_newton_on_bracket_solves_exp_and_returns_the_slope():
     np.testing.assert_allclose(x, np.log(t), rtol=2 * XTOL, atol=0)
     # f' at the last evaluated point: within one Newton step of the root.
     np.testing.assert_allclose(df, t, rtol=1e-9)
-
-
-def test_newton_on_bracket_scalar_takes_the_same_steps():
-    """One root in Python floats: log(t) of e^x, the x and slope of the array
-    version; a log of 0 on the way (ValueError) hands back None."""
-    for t in (1.5, 7.0, 1e6, 1e12):
-        x, df = newton_on_bracket_scalar(
-            lambda v: (math.exp(v), math.exp(v)), t, 0.0, 30.0, 1.0
-        )
-        assert x == pytest.approx(math.log(t), rel=2 * XTOL)
-        xa, dfa = newton_on_bracket(_exp, np.array([t]), 0.0, 30.0, 1.0)
-        # math.exp and np.exp may differ in the last bit.
-        assert x == pytest.approx(xa[0], rel=1e-15)
-        assert df == pytest.approx(dfa[0], rel=1e-14)
-    assert (
-        newton_on_bracket_scalar(
-            lambda v: (math.log(max(1.0 - v, 0.0)), -1.0), -2.0, 0.0, 5.0, 4.0
-        )
-        is None
-    )
 
 
 def test_newton_on_bracket_decreasing_with_bisection_fallback():

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from scipy import special
 
 from symfdp import tradeoff as T
-from symfdp.curve import PrivacyCurve
+from symfdp.curve import Answer, PairCurve, PrivacyCurve, Query
 
 #: Quadrature of a generic callable (composite Gauss-Legendre on 300 panels).
 TOL_AREA = 1e-10
@@ -64,17 +65,18 @@ def test_comparison_on_subsampling_is_consistent_with_dominance():
     assert T.compare_mu_star_gamma(T.subsample(f, 0.6), T.subsample(f, 0.2)) == 1
 
 
-class _GaussianPair:
+class _GaussianPair(PairCurve):
     """A minimal PairCurve for G_mu (delta from CF-D3, tradeoff from eq. (6))."""
 
     def __init__(self, mu: float) -> None:
         self.mu = mu
 
-    def delta(self, eps):
-        return T.Gaussian(self.mu).privacy_profile(eps)
-
-    def tradeoff(self, alpha):
-        return T.Gaussian(self.mu)(alpha)
+    def answer(self, query, points):
+        f = T.Gaussian(self.mu)
+        if query is Query.DELTA:
+            return Answer(np.asarray(f.privacy_profile(points), dtype=np.float64))
+        assert query is Query.TRADEOFF
+        return Answer(np.asarray(f(points), dtype=np.float64))
 
 
 def test_privacy_curve_uses_the_interpreter():

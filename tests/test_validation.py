@@ -729,6 +729,7 @@ CURVE_QUERIES: dict[str, tuple[str, Domain, Any]] = {
     "tradeoff_bounds": ("alpha", Array(0.0, 1.0, ok=0.3), 0.3),
     "delta_error": ("eps", Array(allow_inf=True, ok=1.0), 1.0),
     "epsilon_error": ("delta", Array(0.0, 1.0, True, True, ok=0.2), 0.2),
+    "tradeoff_error": ("alpha", Array(0.0, 1.0, ok=0.3), 0.3),
 }
 CURVE_FLAGS: dict[str, dict[str, Domain]] = {"tradeoff": {"symmetric": Flag()}}
 #: Public methods of PrivacyCurve that take no user values, with the reason.
@@ -736,6 +737,8 @@ CURVE_EXEMPT: dict[str, str] = {
     "raw": "no arguments",
     "mu_star_gamma": "no arguments",
     "plot": "matplotlib keyword arguments, passed through",
+    "pair_answers": "the points of the query it names, validated as that query's "
+    "(tests/test_curve_errors.py::test_pair_answers_validate_as_their_query)",
 }
 CERTIFIED_ONLY = ("delta_bounds", "epsilon_bounds", "tradeoff_bounds")
 #: Error estimates: approximations with an estimate, and certified curves.
@@ -749,6 +752,13 @@ def _serves(curve: Any, meth: str) -> bool:
         return bool(curve.certified)
     if meth in ESTIMATES:
         return bool(curve.certified or curve.estimates_error)
+    if meth == "tradeoff_error":  # certified, or a symmetric curve's estimate
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                curve.tradeoff_error(0.3)
+        except NotImplementedError:
+            return False
     return True
 
 

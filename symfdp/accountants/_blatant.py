@@ -19,11 +19,12 @@ and :math:`\varepsilon(\delta) = \varepsilon_f(1 - (1-\delta)/c)` for :math:`\de
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
+from symfdp.curve import Answer, PairCurve, Query
 from symfdp.mechanisms.base import FloatArray, Mechanism
 
 Components = tuple[tuple[Mechanism, int], ...]
@@ -43,97 +44,83 @@ def split_blatant(components: Components) -> tuple[Components, float]:
     return tuple(out), math.exp(log_keep)
 
 
-class BlatantPair:
+class BlatantPair(PairCurve):
     """A composed pair curve of the finite parts, with the blatant mass ``1 - c``
-    added exactly (module docstring). Optional methods exist iff the finite
-    pair curve has them; other attributes are the finite pair curve's."""
+    added exactly (module docstring): values, errors, brackets and repairs of
+    the finite pair mapped. Other attributes (diagnostics) are the finite pair
+    curve's."""
 
-    _MAPPED = (
-        "epsilon",
-        "delta_bounds",
-        "epsilon_bounds",
-        "tradeoff_bounds",
-        "delta_and_error",
-        "epsilon_and_error",
-    )
-
-    def __init__(self, pair: Any, keep: float) -> None:
-        self._pair = pair
+    def __init__(self, pair: PairCurve, keep: float) -> None:
+        self.inner = pair
         self.keep = float(keep)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("__") or name == "inner":
             raise AttributeError(name)
-        inner = getattr(self._pair, name)
-        if name in self._MAPPED:
-            return getattr(self, "_" + name)
-        return inner
+        return getattr(self.inner, name)
 
     def __repr__(self) -> str:
-        return f"BlatantPair({self._pair!r}, keep={self.keep!r})"
+        return f"BlatantPair({self.inner!r}, keep={self.keep!r})"
 
-    # ------------------------------------------------------------ profile
-    def _map_delta(self, d: ArrayLike) -> FloatArray:
-        return (1.0 - self.keep) + self.keep * np.asarray(d, dtype=np.float64)
+    @property
+    def info(self) -> Mapping[str, Any]:  # type: ignore[override]
+        return self.inner.info
 
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        return self._map_delta(self._pair.delta(eps))
+    @property
+    def support(self) -> tuple[float, float] | None:  # type: ignore[override]
+        return self.inner.support
 
-    def _delta_bounds(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        lo, hi = self._pair.delta_bounds(eps)
-        return self._map_delta(lo), self._map_delta(hi)
+    @property
+    def estimates_error(self) -> bool:
+        return self.inner.estimates_error
 
-    def _delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
-        d, err = self._pair.delta_and_error(eps)
-        return self._map_delta(d), self.keep * np.asarray(err, dtype=np.float64)
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        if query is Query.DELTA:
+            found = self.inner.answer(query, points)
+            return self._mapped(found, self._map_delta, self._scale)
+        if query is Query.EPSILON:
+            return self.inner.answer(query, self._target(points))
+        a = points
+        found = self.inner.answer(query, np.clip(a / self.keep, 0.0, 1.0))
+        zero = a > self.keep
 
-    # ------------------------------------------------------------ inverse
-    def _target(self, delta: ArrayLike) -> FloatArray:
+        def scale(v: FloatArray) -> FloatArray:
+            return np.where(zero, 0.0, self.keep * v)
+
+        return self._mapped(found, scale, scale)
+
+    def _mapped(
+        self,
+        found: Answer,
+        fn: Callable[[FloatArray], FloatArray],
+        err_fn: Callable[[FloatArray], FloatArray],
+    ) -> Answer:
+        """``found`` with values and bracket mapped by ``fn`` and the errors by
+        ``err_fn``."""
+        errors = None if found.errors is None else err_fn(found.errors)
+        lower = None if found.lower is None else fn(found.lower)
+        upper = None if found.upper is None else fn(found.upper)
+        return Answer(fn(found.values), errors, lower, upper, found.repairs)
+
+    def _scale(self, err: FloatArray) -> FloatArray:
+        return self.keep * err
+
+    def _map_delta(self, d: FloatArray) -> FloatArray:
+        return (1.0 - self.keep) + self.keep * d
+
+    def _target(self, d: FloatArray) -> FloatArray:
         """The finite composition's delta for ``delta``.
 
         Raises:
             ValueError: ``delta <= 1 - c``: no epsilon is finite there.
         """
-        d = np.asarray(delta, dtype=np.float64)
         inner = 1.0 - (1.0 - d) / self.keep
         if not np.all(inner > 0.0):
             raise ValueError(
                 f"no finite epsilon at delta = {float(np.min(d)):.6g}: the "
                 f"composition is blatant (infinite privacy loss) with probability "
                 f"1 - c = {1.0 - self.keep:.6g} (its (eps, delta) events), so "
-                "delta(eps) >= 1 - c for every eps. Ask for a delta above it."
+                "delta(eps) >= 1 - c for every eps, with every accountant (the "
+                "mass is exact). Ask for a delta above it."
             )
         return inner
-
-    def _epsilon(self, delta: ArrayLike) -> FloatArray:
-        return cast(FloatArray, self._pair.epsilon(self._target(delta)))
-
-    def _epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        return cast(
-            tuple[FloatArray, FloatArray],
-            self._pair.epsilon_bounds(self._target(delta)),
-        )
-
-    def _epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
-        return cast(
-            tuple[FloatArray, FloatArray],
-            self._pair.epsilon_and_error(self._target(delta)),
-        )
-
-    # ------------------------------------------------------------ trade-off
-    def _map_tradeoff(self, fn: Any, alpha: ArrayLike) -> FloatArray:
-        a = np.asarray(alpha, dtype=np.float64)
-        inner = np.asarray(fn(np.clip(a / self.keep, 0.0, 1.0)), dtype=np.float64)
-        return np.where(a <= self.keep, self.keep * inner, 0.0)
-
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        return self._map_tradeoff(self._pair.tradeoff, alpha)
-
-    def _tradeoff_bounds(self, alpha: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        a = np.asarray(alpha, dtype=np.float64)
-        lo, hi = self._pair.tradeoff_bounds(np.clip(a / self.keep, 0.0, 1.0))
-        zero = a > self.keep
-        return (
-            np.where(zero, 0.0, self.keep * np.asarray(lo, np.float64)),
-            np.where(zero, 0.0, self.keep * np.asarray(hi, np.float64)),
-        )

@@ -1,5 +1,6 @@
-r"""Exact pair curves shared by the accountants: zero-width certified bounds,
-the Gaussian-DP curve :math:`G_\mu` and the identity :math:`\mathrm{Id} = G_0`.
+r"""Exact pair curves shared by the accountants: the Gaussian-DP curve
+:math:`G_\mu` and the identity :math:`\mathrm{Id} = G_0`, answered with zero
+error and a zero-width bracket.
 
 :math:`G_\mu` has the profile :math:`\delta(\varepsilon) = \Phi(-\varepsilon/\mu +
 \mu/2) - e^\varepsilon\Phi(-\varepsilon/\mu - \mu/2)` (Dong et al. 2019,
@@ -19,70 +20,39 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
+from symfdp.curve import Answer, PairCurve, Query
+from symfdp.curve.answer import exact_answer
 from symfdp.mechanisms.base import FloatArray
 from symfdp.mechanisms.gaussian import gaussian_privacy_profile, gaussian_tradeoff
-from symfdp.numeric.roots import (
-    newton_on_bracket,
-    newton_on_bracket_scalar,
-)
-
-
-class ExactBounds:
-    """Zero-width certified bounds from the exact values."""
-
-    def delta(self, eps: ArrayLike) -> FloatArray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:  # pragma: no cover
-        raise NotImplementedError
-
-    def delta_bounds(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        d = self.delta(eps)
-        return d, d
-
-    def tradeoff_bounds(self, alpha: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        f = self.tradeoff(alpha)
-        return f, f
+from symfdp.numeric.roots import newton_on_bracket
 
 
 @dataclass(frozen=True)
-class ExactGaussianPairCurve(ExactBounds):
+class ExactGaussianPairCurve(PairCurve):
     r""":math:`G_\mu` with :math:`\mu = \sqrt{\sum_i n_i\mu_i^2}` (Dong et al. 2019,
-    Cor. 3.3)."""
+    Cor. 3.3): every query in closed form (the inverse of the profile by
+    :func:`gaussian_epsilon`, for any :math:`\mu`)."""
 
     mu: float
 
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        e = np.asarray(eps, dtype=np.float64)
-        return np.asarray(gaussian_privacy_profile(self.mu, e), dtype=np.float64)
+    @property
+    def estimates_error(self) -> bool:
+        return True
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        a = np.asarray(alpha, dtype=np.float64)
-        return np.asarray(gaussian_tradeoff(self.mu, a), dtype=np.float64)
-
-    def epsilon(self, delta: ArrayLike) -> FloatArray:
-        r"""The exact inverse of the profile, for any :math:`\mu` (no search
-        limit: :math:`\varepsilon \approx \mu^2/2` grows without bound)."""
-        return gaussian_epsilon(self.mu, np.asarray(delta, dtype=np.float64))
-
-    def epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        eps = self.epsilon(delta)
-        return eps, eps
-
-    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(delta(eps), 0)``: the closed form is exact."""
-        d = self.delta(eps)
-        return d, np.zeros(np.shape(d))
-
-    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(epsilon(delta), 0)``: the closed form is exact."""
-        eps = self.epsilon(delta)
-        return eps, np.zeros(np.shape(eps))
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        if query is Query.DELTA:
+            values = gaussian_privacy_profile(self.mu, points)
+        elif query is Query.EPSILON:
+            values = gaussian_epsilon(self.mu, points)
+        else:
+            values = gaussian_tradeoff(self.mu, points)
+        return exact_answer(np.asarray(values, dtype=np.float64))
 
 
 def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
     r""":math:`\inf\{\varepsilon \ge 0 : \delta_{G_\mu}(\varepsilon) \le t\}`,
-    vectorised (see :meth:`ExactGaussianPairCurve.epsilon`).
+    vectorised (no search limit: :math:`\varepsilon \approx \mu^2/2` grows
+    without bound).
 
     In :math:`u = \varepsilon/\mu`, :math:`w = u - \mu/2`, the profile (Dong et
     al. 2019, Cor. 2.13) is
@@ -102,88 +72,74 @@ def gaussian_epsilon(mu: float, target: ArrayLike) -> FloatArray:
     todo = ~at_zero & (t < 1.0)
     if not todo.any():
         return out
-    tt = t[todo]
+    every = bool(todo.all())
+    tt = t if every else t[todo]
     hi = mu / 2 + -special.ndtri(tt) + 8e-16 * mu
     upper = tt > 0.5
 
+    # Newton runs in one floating-point context: no context of their own here.
+    half, scale = mu / 2, 1.0 / math.sqrt(2)
+
     def parts(u: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        w = u - mu / 2
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            log_b = -0.5 * w * w + np.log(special.erfcx((w + mu) / math.sqrt(2)) / 2)
-            return w, special.log_ndtr(-w), log_b
+        w = u - half
+        log_b = np.log(special.erfcx((w + mu) * scale) / 2)
+        log_b -= 0.5 * w * w
+        return w, special.log_ndtr(-w), log_b
 
     def log_delta(u: FloatArray) -> tuple[FloatArray, FloatArray]:
         _, log_a, log_b = parts(u)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            log_d = log_a + np.log1p(-np.exp(np.minimum(log_b - log_a, 0.0)))
-            return log_d, -mu * np.exp(log_b - log_d)
+        log_d = log_a + np.log1p(-np.exp(np.minimum(log_b - log_a, 0.0)))
+        return log_d, -mu * np.exp(log_b - log_d)
 
     def log_complement(u: FloatArray) -> tuple[FloatArray, FloatArray]:
         w, _, log_b = parts(u)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            log_c = np.logaddexp(special.log_ndtr(w), log_b)
-            return log_c, mu * np.exp(log_b - log_c)
+        log_c = np.logaddexp(special.log_ndtr(w), log_b)
+        return log_c, mu * np.exp(log_b - log_c)
 
-    if tt.size == 1:
-        found = _gaussian_u_point(mu, float(tt[0]), float(hi[0]))
-        if found is not None:
-            out[todo] = mu * found
-            return out
     u = np.zeros(tt.shape)
-    for fn, sel, target, rising in (
-        (log_delta, ~upper, np.log(tt[~upper]), False),
-        (log_complement, upper, np.log1p(-tt[upper]), True),
-    ):
-        if sel.any():
-            # Started just inside the upper end, near the root for small targets.
-            u[sel], _ = newton_on_bracket(
-                fn,
-                target,
-                np.zeros(target.shape),
-                hi[sel],
-                np.nextafter(hi[sel], 0.0),
-                decreasing=not rising,
-                xtol=1e-14,
-                ftol=1e-13,
-            )
+    for fn, rising in ((log_delta, False), (log_complement, True)):
+        sel = upper if rising else ~upper
+        if not sel.any():
+            continue
+        whole = bool(sel.all())
+        ts = tt if whole else tt[sel]
+        target_ = np.log1p(-ts) if rising else np.log(ts)
+        h = hi if whole else hi[sel]
+        found, _ = newton_on_bracket(
+            fn,
+            target_,
+            np.zeros(target_.shape),
+            h,
+            _start(mu, ts, h) if not rising else np.nextafter(h, 0.0),
+            decreasing=not rising,
+            xtol=1e-14,
+            ftol=1e-13,
+        )
+        if whole:
+            u = found
+        else:
+            u[sel] = found
+    if every:
+        return mu * u
     out[todo] = mu * u
     return out
 
 
-_SQRT2 = math.sqrt(2)
+def _start(mu: float, t: FloatArray, hi: FloatArray) -> FloatArray:
+    r"""A start of :func:`gaussian_epsilon`'s Newton iteration for ``t <= 1/2``:
+    with Mills' ratio in both terms, :math:`\delta \approx \phi(w)\,\mu /
+    (w (w + \mu))` for large :math:`w`; one fixed-point step from
+    :math:`w_0 = \Phi^{-1}(1 - t)`. Just inside the upper end ``hi`` where
+    that leaves the bracket, for ``w_0 <= 1`` and for ``mu < 0.2`` (where it
+    is no better a start)."""
+    w0 = hi - mu / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        arg = np.log(mu / (w0 * (w0 + mu))) - np.log(t) - 0.5 * math.log(2 * math.pi)
+        w1 = np.sqrt(2.0 * arg)
+    u1 = w1 + mu / 2
+    good = (w0 > 1.0) & (u1 > 0.0) & (u1 < hi) & (mu >= 0.2)
+    return np.where(good, u1, np.nextafter(hi, 0.0))
 
 
-def _gaussian_u_point(mu: float, t: float, hi: float) -> float | None:
-    """The root ``u`` of :func:`gaussian_epsilon` for one target ``t`` in
-    Python floats (the same steps); None where a value leaves the float range."""
-    half = mu / 2
-    upper = t > 0.5
-
-    def fn(u: float) -> tuple[float, float]:
-        w = u - half
-        log_b = -0.5 * w * w + math.log(float(special.erfcx((w + mu) / _SQRT2)) / 2)
-        if upper:
-            log_c = float(np.logaddexp(float(special.log_ndtr(w)), log_b))
-            return log_c, mu * math.exp(log_b - log_c)
-        log_a = float(special.log_ndtr(-w))
-        log_d = log_a + math.log1p(-math.exp(min(log_b - log_a, 0.0)))
-        return log_d, -mu * math.exp(log_b - log_d)
-
-    try:
-        target = math.log1p(-t) if upper else math.log(t)
-    except ValueError:
-        return None
-    found = newton_on_bracket_scalar(
-        fn,
-        target,
-        0.0,
-        hi,
-        math.nextafter(hi, 0.0),
-        decreasing=not upper,
-        xtol=1e-14,
-        ftol=1e-13,
-    )
-    return None if found is None else found[0]
-
-
+#: The identity curve Id = G_0 (a composed loss without variance).
 IDENTITY_PAIR: Final = ExactGaussianPairCurve(0.0)

@@ -38,13 +38,12 @@ prediction costs time, never validity.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from symfdp._warnings import ApproximationWarning
+from symfdp.accountants.saddlepoint.pair import SaddlePointPairCurve
 
 #: Fraction of ``eps_rel_tol`` the predicted discretisation width aims at (the
 #: rest covers the prediction's error and the round-off allowances).
@@ -71,8 +70,8 @@ _UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2
 @dataclass(frozen=True)
 class Estimate:
     """Saddle-point eps at ``delta_ref`` and the hazard :math:`H_P` there;
-    ``trusted`` is False when the saddle-point accountant flagged either as
-    outside its valid range (an ``ApproximationWarning``)."""
+    ``trusted`` is False when the saddle-point answer was repaired or lies
+    outside its valid range."""
 
     eps: float
     hazard: float
@@ -83,22 +82,18 @@ def saddle_estimate(components: Any, delta_ref: float) -> Estimate | None:
     """The saddle-point eps of ``components`` at ``delta_ref`` and its hazard
     rate, or None when the saddle-point accountant does not serve them (no
     cumulant generating function, a non-positive eps or a non-finite hazard)."""
-    from symfdp.accountants.saddlepoint import SaddlePoint
-
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            with np.errstate(all="ignore"):
-                curve = SaddlePoint().compose_pair(components)
-                eps, rate = curve.epsilon_and_hazard(delta_ref)
-                if not (math.isfinite(eps) and eps > 0.0):
-                    return None
+        with np.errstate(all="ignore"):
+            symmetric = all(m.is_symmetric for m, _ in components)
+            curve = SaddlePointPairCurve(components, 2, symmetric)
+            eps, rate, trusted = curve.epsilon_and_hazard(delta_ref)
     except (ValueError, TypeError, ArithmeticError, NotImplementedError):
+        return None
+    if not (math.isfinite(eps) and eps > 0.0):
         return None
     if not (math.isfinite(rate) and rate > 0.0):
         return None
-    flagged = any(issubclass(w.category, ApproximationWarning) for w in caught)
-    return Estimate(eps, rate, not flagged)
+    return Estimate(eps, rate, trusted)
 
 
 def fills(components: Any, eps_rel_tol: float, delta_ref: float) -> bool:

@@ -30,9 +30,6 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 FloatArray = NDArray[np.float64]
-#: One law of :meth:`TailKernel.point`: mean, sd, standardised valid interval
-#: and the descending coefficients of every polynomial, as Python floats.
-_PointLaw = tuple[float, float, float, float, tuple[tuple[float, ...], ...]]
 
 #: :math:`\log\sqrt{2\pi}`.
 LOG_SQRT_2PI: Final = 0.5 * math.log(2.0 * math.pi)
@@ -50,9 +47,6 @@ EXP_CAP: Final = 700.0
 _CAP: Final = math.exp(EXP_CAP)
 #: Largest number of powers of x (|x| <= X_CLIP) formed for the order terms.
 _MAX_POWERS: Final = 32
-#: Range of the scalar path (:meth:`TailKernel.point`): |x| and |eps|.
-_POINT_X: Final = 26.0
-_POINT_EPS: Final = 600.0
 
 
 def stack_coefficients(polys: Sequence[Sequence[FloatArray]]) -> FloatArray:
@@ -219,54 +213,27 @@ class TailKernel:
             log_phi_w -= LOG_SQRT_2PI
             log_phi_w[1] += e
             phi_w = np.exp(np.minimum(log_phi_w, EXP_CAP))
-            weight = np.ones_like(x)
-            weight[1] = np.exp(np.minimum(e, EXP_CAP))
-            gaps = None
-            full = self.full
-            if (
-                with_gaps
-                and not densities
-                and full is not None
-                and len(full) <= _MAX_POWERS
-            ):
-                # R by Horner; the order terms as one matrix product with powers.
-                r_coeffs, gap_matrix = self._value_and_gap_coefficients
-                poly = horner_stacked(r_coeffs, xc)
-                gap_poly = gap_matrix @ _powers(xc, gap_matrix.shape[2])
-                gaps = phi_w[0] * gap_poly[0] - phi_w[1] * gap_poly[1]
-            else:
+            weight = np.empty(x.shape)
+            weight[0] = 1.0
+            np.exp(np.minimum(e, EXP_CAP), out=weight[1])
+            matrix = self._matrix(with_gaps)
+            if matrix is not None:
+                # Every polynomial as one matrix product with the powers of x.
+                poly = matrix @ _powers(xc, matrix.shape[2])
+            else:  # degrees beyond _MAX_POWERS: Horner
                 # with_gaps: survival_and_gaps checked that full is not None.
                 coeffs = cast(FloatArray, self.full) if with_gaps else self.core
                 poly = horner_stacked(coeffs, xc)
-                if with_gaps:
-                    gaps = phi_w[0] * poly[0, 2:] - phi_w[1] * poly[1, 2:]
-            if gaps is not None:
+            gaps = None
+            if with_gaps:
+                gaps = phi_w[0] * poly[0, 2:]
+                gaps -= phi_w[1] * poly[1, 2:]
                 # Beyond float range the expansion has broken down: infinite gaps.
                 gaps[np.isnan(gaps)] = np.inf
-            # Above the mean S = phi (M + R), M the Mills ratio (no underflow).
-            r = poly[:, 0]
-            above_mean = x > 0.0
-            n_above = int(np.count_nonzero(above_mean))
-
-            def upper() -> FloatArray:
-                out = _SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF)
-                out += r
-                out *= phi_w
-                return cast(FloatArray, out)
-
-            def lower() -> FloatArray:
-                out = weight * special.ndtr(-x)
-                out += phi_w * r
-                return cast(FloatArray, out)
-
-            # Each branch only where some point needs it (the same values).
-            if n_above == x.size:
-                sf = upper()
-            elif n_above == 0:
-                sf = lower()
-            else:
-                sf = np.where(above_mean, upper(), lower())
-            dens = phi_w * poly[:, 1] if densities else None
+            sf = self._survival(x, xc, phi_w, weight, poly[:, 0])
+            dens = None
+            if densities:
+                dens = phi_w * poly[:, 1]
             if self.spliced:
                 below = x < self.lo
                 above = x > self.hi
@@ -281,12 +248,36 @@ class TailKernel:
                         dens = np.where(above, self.scale_above * phi_w, dens)
             sf = np.minimum(np.maximum(sf, 0.0), weight)
             if dens is not None:
-                # Capped at e^700 (NaN = inf * 0 far out: no density).
-                dens = np.minimum(dens, _CAP)
-                dens[np.isnan(dens)] = 0.0
+                # Capped at e^700; NaN (inf * 0 far out) and negative values: 0.
+                dens = np.fmax(np.minimum(dens, _CAP), 0.0)
                 dens /= self.sd
-                dens = np.maximum(dens, 0.0)
         return sf, dens, gaps
+
+    @staticmethod
+    def _survival(
+        x: FloatArray,
+        xc: FloatArray,
+        phi_w: FloatArray,
+        weight: FloatArray,
+        r: FloatArray,
+    ) -> FloatArray:
+        r"""The survival functions from ``R``: above the mean :math:`S = \phi(M +
+        R)`, ``M`` the Mills ratio (no underflow), below it :math:`\Phi(-x) +
+        \phi R` (each branch only where some point needs it)."""
+        above = x > 0.0
+        n_above = int(np.count_nonzero(above))
+        if n_above == x.size:
+            out = special.erfcx(xc * _SQRT_HALF)
+            out *= _SQRT_HALF_PI
+            out += r
+            out *= phi_w
+            return cast(FloatArray, out)
+        low = weight * special.ndtr(-x)
+        low += phi_w * r
+        if n_above == 0:
+            return cast(FloatArray, low)
+        high = (_SQRT_HALF_PI * special.erfcx(xc * _SQRT_HALF) + r) * phi_w
+        return cast(FloatArray, np.where(above, high, low))
 
     @functools.cached_property
     def _identity_rule(self) -> tuple[FloatArray, FloatArray]:
@@ -320,24 +311,32 @@ class TailKernel:
         P-law's value measures the Cramér error :math:`e^{\lambda_3 x_P^3/6}` of the far
         P-tail, which the order gaps miss.
         """
-        x = (e - self.mean[0]) / self.sd[0]
-        s = float(self.sd[0, 0])
+        m, s = self._q_law
+        x = (e - m) / s
         beta = x + s
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            log_phi = -0.5 * np.minimum(x * x, 4.0 * EXP_CAP) - LOG_SQRT_2PI
-            mills = _SQRT_HALF_PI * special.erfcx(np.maximum(beta, 0.0) * _SQRT_HALF)
-            normal = np.exp(log_phi) * mills
-            left = beta <= 0.0
-            if left.any():
-                xl = x[left]
-                normal[left] = np.exp(
-                    np.minimum(xl * s + 0.5 * s * s, EXP_CAP)
-                ) * special.ndtr(-beta[left])
-            c = np.maximum(beta, 1.0)
-            wide = beta >= 1.0
-            if wide.all():
-                corr = self._identity_sum_wide(x, c)
+            log_phi = np.minimum(x * x, 4.0 * EXP_CAP)
+            log_phi *= -0.5
+            log_phi -= LOG_SQRT_2PI
+            phi = np.exp(log_phi)
+            least = float(beta.min(initial=np.inf))
+            if least >= 1.0:  # every point wide (the common case)
+                normal = phi * (_SQRT_HALF_PI * special.erfcx(beta * _SQRT_HALF))
+                corr = self._identity_sum_wide(x, beta)
+                c = beta
             else:
+                mills = _SQRT_HALF_PI * special.erfcx(
+                    np.maximum(beta, 0.0) * _SQRT_HALF
+                )
+                normal = phi * mills
+                left = beta <= 0.0
+                if left.any():
+                    xl = x[left]
+                    normal[left] = np.exp(
+                        np.minimum(xl * s + 0.5 * s * s, EXP_CAP)
+                    ) * special.ndtr(-beta[left])
+                c = np.maximum(beta, 1.0)
+                wide = beta >= 1.0
                 corr = np.empty(x.shape)
                 corr[wide] = self._identity_sum_wide(x[wide], c[wide])
                 near = ~wide & (beta >= 0.0) & (np.abs(x) <= _NEAR_X)
@@ -346,35 +345,14 @@ class TailKernel:
                 rest = ~wide & ~near
                 if rest.any():
                     corr[rest] = self._identity_sum_nodes(x[rest], beta[rest], c[rest])
-            out = normal + np.exp(log_phi) / c * corr
-        return np.where(np.isfinite(out), out, np.inf)
-
-    def p_term_point(self, e: float) -> float:
-        """:meth:`p_term_from_q` at one ``e`` (a Python float), for a one-point
-        query: the same operations on Python floats and on the rule's 24 nodes
-        (the values agree to rounding)."""
-        m, s = self._identity_scalars
-        x = (e - m) / s
-        beta = x + s
-        if not (beta >= 1.0 and -_POINT_X <= x <= _POINT_X):
-            return float(self.p_term_from_q(np.array([e]))[0])
-        taylor, weighted = self._identity_rule
-        phi = math.exp(-0.5 * (x * x) - LOG_SQRT_2PI)
-        normal = phi * (_SQRT_HALF_PI * float(special.erfcx(beta * _SQRT_HALF)))
-        inv_c = 1.0 / beta
-        moments = np.exp((-0.5 * inv_c * inv_c) * _LAGUERRE_V2) @ weighted
-        size = len(taylor)
-        powers = np.empty((2, size))
-        powers[0, 0] = powers[1, 0] = 1.0
-        powers[0, 1:] = x
-        powers[1, 1:] = inv_c
-        np.multiply.accumulate(powers, axis=1, out=powers)
-        corr = float((powers[0] @ taylor) * powers[1] @ moments)
-        out = normal + phi * inv_c * corr
-        return out if math.isfinite(out) else math.inf
+            out = phi / c
+            out *= corr
+            out += normal
+        out[~np.isfinite(out)] = np.inf
+        return out
 
     @functools.cached_property
-    def _identity_scalars(self) -> tuple[float, float]:
+    def _q_law(self) -> tuple[float, float]:
         """The Q-law's mean and sd as Python floats."""
         return float(self.mean[0, 0]), float(self.sd[0, 0])
 
@@ -392,8 +370,9 @@ class TailKernel:
         h = np.exp(np.multiply.outer(-0.5 * inv_c * inv_c, _LAGUERRE_V2))
         moments = h @ weighted  # (N, size): sum_i w_i h_i v_i^j
         xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
-        moments *= _powers(xc[None, :], size)[0].T @ taylor
-        moments *= _powers(inv_c[None, :], size)[0].T
+        powers = _powers(np.stack((xc, inv_c)), size)
+        moments *= powers[0].T @ taylor
+        moments *= powers[1].T
         return cast(FloatArray, moments.sum(axis=1))
 
     def _identity_sum_near(self, x: FloatArray, beta: FloatArray) -> FloatArray:
@@ -432,72 +411,23 @@ class TailKernel:
         core[0] -= 1.0
         return core
 
-    @functools.cached_property
-    def _value_and_gap_coefficients(self) -> tuple[FloatArray, FloatArray]:
-        """``(R, D)``: the coefficients of R as for :func:`horner_stacked`, and
-        the order terms as a ``(2, K, deg + 1)`` matrix (law, term, power)."""
-        assert self.full is not None
-        matrix = self.full[:, :, 2:, 0].transpose(1, 2, 0)
-        r = self.full[:, :, :1]
-        # R's own degree (its zero leading coefficients change no value).
-        used = np.flatnonzero(np.any(r != 0.0, axis=(1, 2, 3)))
-        size = max(2, int(used[-1]) + 1 if used.size else 0)
-        return r[:size], np.ascontiguousarray(matrix)
+    def _matrix(self, with_gaps: bool) -> FloatArray | None:
+        """The coefficients of ``(R, q)`` (and the order terms ``with_gaps``)
+        as a ``(2, K, deg + 1)`` matrix (law, polynomial, power; built once per
+        kernel), or None beyond ``_MAX_POWERS`` powers."""
+        return self._matrices[1 if with_gaps else 0]
 
     @functools.cached_property
-    def _point_data(self) -> tuple[_PointLaw, _PointLaw]:
-        """Means, sds, valid intervals (standardised) and the descending
-        coefficients of every polynomial per law, as Python floats."""
-        coeffs = self.full if self.full is not None else self.core
-        # (law, polynomial, descending coefficient) as nested lists of floats.
-        polys = coeffs[::-1, :, :, 0].transpose(1, 2, 0).tolist()
-        mean, sd = self.mean[:, 0].tolist(), self.sd[:, 0].tolist()
-        lo, hi = self.lo[:, 0].tolist(), self.hi[:, 0].tolist()
-        return cast(
-            tuple[_PointLaw, _PointLaw],
-            tuple(
-                (mean[i], sd[i], lo[i], hi[i], tuple(map(tuple, polys[i])))
-                for i in range(2)
-            ),
-        )
+    def _matrices(self) -> tuple[FloatArray | None, FloatArray | None]:
+        def matrix(coeffs: FloatArray | None) -> FloatArray | None:
+            if coeffs is None or len(coeffs) > _MAX_POWERS:
+                return None
+            # Trailing zero powers (the common padding) change no value.
+            used = np.flatnonzero(np.any(coeffs != 0.0, axis=(1, 2, 3)))
+            size = max(2, int(used[-1]) + 1 if used.size else 0)
+            return np.ascontiguousarray(coeffs[:size, :, :, 0].transpose(1, 2, 0))
 
-    def point(
-        self, e: float
-    ) -> tuple[float, float, float, float, tuple[float, ...]] | None:
-        r""":meth:`survival` (and :meth:`order_gaps`) at one ``e`` in Python
-        floats, equal to rounding: ``(S_Q, e^eps S_P, density under Q, e^eps
-        density under P, gaps)``; ``None`` outside the scalar path's range or in
-        a spliced tail."""
-        if not -_POINT_EPS <= e <= _POINT_EPS:
-            return None
-        (m_q, s_q, lo_q, hi_q, polys_q), (m_p, s_p, lo_p, hi_p, polys_p) = (
-            self._point_data
-        )
-        x_q = (e - m_q) / s_q
-        x_p = (e - m_p) / s_p
-        if not (
-            lo_q <= x_q <= hi_q
-            and lo_p <= x_p <= hi_p
-            and -_POINT_X <= x_q <= _POINT_X
-            and -_POINT_X <= x_p <= _POINT_X
-        ):
-            return None
-        phi_q = math.exp(x_q * x_q * -0.5 - LOG_SQRT_2PI)
-        phi_p = math.exp(x_p * x_p * -0.5 - LOG_SQRT_2PI + e)
-        weight = math.exp(e)
-        vals_q = [_horner_point(c, x_q) for c in polys_q]
-        vals_p = [_horner_point(c, x_p) for c in polys_p]
-        sf_q = 0.5 * math.erfc(x_q * _SQRT_HALF) + phi_q * vals_q[0]
-        sf_p = weight * 0.5 * math.erfc(x_p * _SQRT_HALF) + phi_p * vals_p[0]
-        sf_q = min(max(sf_q, 0.0), 1.0)
-        sf_p = min(max(sf_p, 0.0), weight)
-        dens_q = max(phi_q * vals_q[1] / s_q, 0.0)
-        dens_p = max(phi_p * vals_p[1] / s_p, 0.0)
-        gaps = tuple(
-            phi_q * g_q - phi_p * g_p
-            for g_q, g_p in zip(vals_q[2:], vals_p[2:], strict=True)
-        )
-        return sf_q, sf_p, dens_q, dens_p, gaps
+        return matrix(self.core), matrix(self.full)
 
     def order_gaps(self, e: FloatArray) -> FloatArray:
         r"""``(K, N)``: the differences :math:`\tilde\delta_{j_k} -
@@ -563,33 +493,6 @@ def series_diverges(lambdas: FloatArray, x: FloatArray) -> NDArray[np.bool_]:
     )
 
 
-def series_diverges_point(lambdas: tuple[float, ...], x: float) -> bool:
-    """:func:`series_diverges` at one ``x`` for ``lambdas`` given as a tuple of
-    Python floats (the same comparisons)."""
-    if len(lambdas) < 2:
-        return False
-    r = len(lambdas) + 2
-    xp = max(x, 0.0)
-    try:
-        last = abs(lambdas[-1]) * xp**r / math.factorial(r)
-    except OverflowError:
-        last = math.inf
-    try:
-        before = abs(lambdas[-2]) * xp ** (r - 1) / math.factorial(r - 1)
-    except OverflowError:
-        before = math.inf
-    return last > DIVERGENCE_RATIO * before and last > DIVERGENCE_LEVEL
-
-
-def _horner_point(coeffs: tuple[float, ...], x: float) -> float:
-    """The polynomial with descending ``coeffs`` at ``x`` (the operations of
-    :func:`horner_stacked`)."""
-    out = coeffs[0]
-    for c in coeffs[1:]:
-        out = out * x + c
-    return out
-
-
 @functools.cache
 def _taylor_tables(size: int) -> tuple[NDArray[np.intp], FloatArray]:
     """``(m + j, C(m + j, j))`` for ``m, j < size`` (the binomial 0 where
@@ -613,13 +516,12 @@ def _laguerre_weighted_powers(size: int) -> FloatArray:
 
 
 def _powers(x: FloatArray, count: int) -> FloatArray:
-    r"""``(L, count, N)``: :math:`x^0, \dots, x^{count - 1}` of ``x`` ``(L, N)``."""
+    r"""``(L, count, N)``: :math:`x^0, \dots, x^{count - 1}` of ``x`` ``(L, N)``
+    (each the previous times ``x``, in one accumulation)."""
     out = np.empty((x.shape[0], count, x.shape[1]))
     out[:, 0] = 1.0
-    if count > 1:
-        out[:, 1] = x
-    for j in range(2, count):
-        np.multiply(out[:, j - 1], x, out=out[:, j])
+    out[:, 1:] = x[:, None, :]
+    np.multiply.accumulate(out, axis=1, out=out)
     return out
 
 

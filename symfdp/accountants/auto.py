@@ -6,17 +6,17 @@ The tiers are tried in order of cost, by default
     CLT  ->  Edgeworth(order=4)  ->  SaddlePoint(order=3)  ->  Contour  ->  Numerical.
 
 A tier answers the points of a query where its own error estimate
-(``epsilon_error`` / ``delta_error``) is at most ``rel_tol`` times its answer and it
-raised no :class:`~symfdp.ApproximationWarning`; the rest go to the next tier, the
-certified :class:`~symfdp.accountants.Numerical` answering whatever is left. Tiers
-that cannot serve the composition are skipped; :attr:`AutoCurve.last_answer` says
-who answered. Estimates are not bounds: to publish, use ``Numerical``'s bracket.
+(``epsilon_error`` / ``delta_error``) is at most ``rel_tol`` times its answer and its
+answer needed no repair (:class:`~symfdp.curve.Repair`); the rest go to the next
+tier, the certified :class:`~symfdp.accountants.Numerical` answering whatever is
+left. Tiers that cannot serve the composition are skipped;
+:attr:`AutoCurve.last_answer` says who answered. Estimates are not bounds: to
+publish, use ``Numerical``'s bracket.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,9 +24,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._validation import check_array, check_real, scalar_or_array
-from symfdp._warnings import ApproximationWarning
 from symfdp.accountants.base import Accountant, Components
-from symfdp.curve import FloatArray, PrivacyCurve
+from symfdp.curve import Answer, FloatArray, PrivacyCurve, Query
+from symfdp.curve.report import warn_repairs
 
 #: Errors below this (absolute) always meet the tolerance (round-off).
 _ABS_FLOOR = 1e-12
@@ -127,9 +127,7 @@ class AutoCurve(PrivacyCurve):
         if k not in curves:
             tier = self.tiers[k]
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ApproximationWarning)
-                    curve = tier.compose(list(self.components))
+                curve = tier.compose(list(self.components))
             except (ValueError, NotImplementedError) as exc:
                 if k == len(self.tiers) - 1:
                     raise
@@ -142,12 +140,10 @@ class AutoCurve(PrivacyCurve):
         return curves[k]
 
     # ------------------------------------------------------------- queries
-    def _answer(
-        self,
-        query: str,
-        points: FloatArray,
-        ask: Callable[[PrivacyCurve, FloatArray], tuple[FloatArray, FloatArray]],
-    ) -> AutoAnswer:
+    def _answer_by_tier(self, query: Query, points: FloatArray) -> AutoAnswer:
+        """Each point from the first tier whose answer needed no repair and
+        whose error estimate meets ``rel_tol`` (the last tier answers the rest,
+        its repairs warned)."""
         flat = points.ravel()
         value = np.full(flat.shape, np.nan)
         error = np.full(flat.shape, np.inf)
@@ -160,20 +156,17 @@ class AutoCurve(PrivacyCurve):
             curve = self.tier_curve(k)
             if curve is None:
                 continue
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ApproximationWarning)
-                try:
-                    v, e = ask(curve, flat[todo])
-                except (ValueError, FloatingPointError):
-                    if k == last:
-                        raise
-                    continue
-            warned = any(issubclass(w.category, ApproximationWarning) for w in caught)
+            try:
+                v, e, found = _ask(curve, query, flat[todo])
+            except (ValueError, FloatingPointError):
+                if k == last:
+                    raise
+                continue
             if k == last:
                 accept = np.ones(todo.size, dtype=bool)
-                for w in caught:  # the certified tier's own warnings stand
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-            elif warned:
+                # The certified tier's own records stand.
+                warn_repairs(curve.label, query, found.repairs, curve.certified)
+            elif found.repairs:
                 continue
             else:
                 with np.errstate(invalid="ignore"):
@@ -185,18 +178,31 @@ class AutoCurve(PrivacyCurve):
             method[idx] = curve.label
             todo = todo[~accept]
         answer = AutoAnswer(
-            query, flat.copy(), value, error, tuple(str(m) for m in method)
+            query.value if query is not Query.TRADEOFF else "tradeoff(alpha)",
+            flat.copy(),
+            value,
+            error,
+            tuple(str(m) for m in method),
         )
         self._state.last_answer = answer
         return answer
 
     def _epsilon_and_error(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
-        answer = self._answer("epsilon(delta)", d, _eps_query)
+        answer = self._answer_by_tier(Query.EPSILON, d)
         return answer.value.reshape(d.shape), answer.error.reshape(d.shape)
 
     def _delta_and_error(self, e: FloatArray) -> tuple[FloatArray, FloatArray]:
-        answer = self._answer("delta(eps)", e, _delta_query)
-        return answer.value.reshape(e.shape), answer.error.reshape(e.shape)
+        """Profile and error at real ``e`` (exact, error 0, at ``eps = +-inf``)."""
+        finite = np.isfinite(e)
+        if finite.all():
+            answer = self._answer_by_tier(Query.DELTA, e)
+            return answer.value.reshape(e.shape), answer.error.reshape(e.shape)
+        value = np.where(e < 0, 1.0, 0.0)
+        error = np.zeros(e.shape)
+        if finite.any():
+            answer = self._answer_by_tier(Query.DELTA, e[finite])
+            value[finite], error[finite] = answer.value, answer.error
+        return value, error
 
     def epsilon(self, delta: ArrayLike) -> Any:
         r""":math:`\varepsilon(\delta)` from the fastest tier meeting ``rel_tol``."""
@@ -221,8 +227,8 @@ class AutoCurve(PrivacyCurve):
     def tradeoff(self, alpha: ArrayLike, symmetric: bool = True) -> Any:
         r"""The trade-off of the first tier whose privacy profile meets
         ``rel_tol`` at :math:`\varepsilon \in \{0, \varepsilon(10^{-3}),
-        \varepsilon(10^{-6})\}` (relative error of :math:`\delta`); the trade-off
-        has no pointwise estimate of its own."""
+        \varepsilon(10^{-6})\}` (relative error of :math:`\delta`) without a
+        repair; the trade-off has no pointwise estimate of its own."""
         a = check_array("alpha", alpha, 0.0, 1.0)
         probe = np.array([1e-3, 1e-6])
         for k in range(len(self.tiers)):
@@ -230,14 +236,14 @@ class AutoCurve(PrivacyCurve):
             if curve is None:
                 continue
             if k < len(self.tiers) - 1:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("error", ApproximationWarning)
-                    try:
-                        eps, _ = _eps_query(curve, probe)
-                        pts = np.concatenate(([0.0], eps))
-                        d, err = _delta_query(curve, pts)
-                    except (ApproximationWarning, ValueError, FloatingPointError):
-                        continue
+                try:
+                    eps, _, at_eps = _ask(curve, Query.EPSILON, probe)
+                    pts = np.concatenate(([0.0], eps))
+                    d, err, at_d = _ask(curve, Query.DELTA, pts)
+                except (ValueError, FloatingPointError):
+                    continue
+                if at_eps.repairs or at_d.repairs:
+                    continue
                 if not np.all(err <= self.rel_tol * d):
                     continue
             beta = np.asarray(curve.tradeoff(a, symmetric=symmetric), np.float64)
@@ -250,6 +256,26 @@ class AutoCurve(PrivacyCurve):
             )
             return scalar_or_array(beta)
         raise AssertionError("the certified tier always answers")  # pragma: no cover
+
+    def tradeoff_error(self, alpha: ArrayLike) -> Any:
+        """Not available: the trade-off has no pointwise estimate of its own
+        (see :meth:`tradeoff`); ``accountants.Numerical`` gives a bracket."""
+        check_array("alpha", alpha, 0.0, 1.0)
+        raise NotImplementedError(
+            "tradeoff_error: Auto picks a tier for the whole trade-off curve and "
+            "gives no estimate of its error; accountants.Numerical gives a "
+            "certified bracket (curve.tradeoff_bounds)."
+        )
+
+    def pair_answers(
+        self, query: Query, points: ArrayLike, first_only: bool = False
+    ) -> tuple[Answer, ...]:
+        """Not available: Auto answers from its tiers' curves (compose with a
+        tier's accountant for its pairs)."""
+        raise NotImplementedError(
+            "pair_answers: Auto answers each query from its tiers' curves; compose "
+            "with a tier's accountant (e.g. accountants.Numerical) for its pairs."
+        )
 
     def delta_bounds(self, eps: ArrayLike) -> Any:
         """Not available: use ``accountants.Numerical`` for certified bounds."""
@@ -282,20 +308,21 @@ class AutoCurve(PrivacyCurve):
         return f"AutoCurve(rel_tol={self.rel_tol:g}, n={n}, tiers={len(self.tiers)})"
 
 
-def _eps_query(curve: PrivacyCurve, d: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _ask(
+    curve: PrivacyCurve, query: Query, points: FloatArray
+) -> tuple[FloatArray, FloatArray, Answer]:
+    """A tier's ``(values, errors, answer)`` at the flat ``points`` (finite eps
+    for the profile), without warning: the errors are the bracket's half-width
+    for a certified tier, the tier's estimate otherwise."""
+    found, _ = curve._answer(query, points)
     if curve.certified:
-        lo, hi = curve.epsilon_bounds(d)
-        v = np.asarray(curve.epsilon(d), np.float64)
-        return v, 0.5 * (np.asarray(hi, np.float64) - np.asarray(lo, np.float64))
-    return curve._epsilon_and_error(d)
-
-
-def _delta_query(curve: PrivacyCurve, e: FloatArray) -> tuple[FloatArray, FloatArray]:
-    if curve.certified:
-        lo, hi = curve.delta_bounds(e)
-        v = np.asarray(curve.delta(e), np.float64)
-        return v, 0.5 * (np.asarray(hi, np.float64) - np.asarray(lo, np.float64))
-    return curve._delta_and_error(e)
+        lo, hi = found.bracket()
+        if query is Query.DELTA:
+            lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+        return found.values, 0.5 * (hi - lo), found
+    if found.errors is None:  # pragma: no cover - tiers estimate their errors
+        raise ValueError(f"{curve.label} gives no error estimate.")
+    return found.values, found.errors, found
 
 
 class Auto(Accountant):

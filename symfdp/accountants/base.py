@@ -18,6 +18,7 @@ import numpy as np
 
 from symfdp._gc import cyclic_gc_paused
 from symfdp._validation import MAX_COMPOSITIONS, check_int, check_real
+from symfdp.accountants._blatant import BlatantPair, split_blatant
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._exact_pairs import IDENTITY_PAIR
 from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
@@ -334,8 +335,6 @@ class Accountant(ABC):
     def _pair(self, components: Components) -> PairCurve:
         r""":meth:`compose_pair`, :math:`\mathrm{Id}` for a loss without variance,
         blatant outcomes composed around it (:mod:`symfdp.accountants._blatant`)."""
-        from symfdp.accountants._blatant import BlatantPair, split_blatant
-
         if self.splits_blatant:
             finite, keep = split_blatant(components)
             if keep < 1.0:
@@ -356,7 +355,7 @@ class Accountant(ABC):
         as ``support`` (SaddlePoint, Contour) lends it."""
         if self.certified:
             return pair
-        support = getattr(pair, "support", None)
+        support = pair.support
         lo, hi = loss_range(components) if support is None else support
         if lo == -math.inf and hi == math.inf:
             return pair
@@ -364,8 +363,7 @@ class Accountant(ABC):
             pair,
             lo,
             hi,
-            self.method,
-            self.warns_out_of_range,
+            report=self.warns_out_of_range,
             lattice_span=lattice_span(components),
         )
 
@@ -383,7 +381,7 @@ class Accountant(ABC):
 
     def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
         """What the pairs found: ``pairs``, a copy of each pair's ``info``."""
-        return {"pairs": [dict(getattr(p, "info", {})) for p in pairs]}
+        return {"pairs": [dict(p.info) for p in pairs]}
 
 
 class OnePairAccountant(Accountant):
@@ -399,14 +397,12 @@ class OnePairAccountant(Accountant):
         pair = self._pair(components)
         bound = symmetric_loss_bound(components)
         if self.clips_to_loss_bound and bound < math.inf:
-            pair = BoundedLossPair(
-                pair, -bound, bound, self.method, self.warns_out_of_range
-            )
+            pair = BoundedLossPair(pair, -bound, bound, report=self.warns_out_of_range)
         return Composed((pair,), True)
 
     def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
         """The pair's own ``info``."""
-        return dict(getattr(pairs[0], "info", {}))
+        return dict(pairs[0].info)
 
 
 class GDPAccountant(OnePairAccountant):
@@ -419,6 +415,7 @@ class GDPAccountant(OnePairAccountant):
     identity_summary: ClassVar[Mapping[str, Any]] = MappingProxyType({"mu": 0.0})
 
     def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
-        """The pair's own ``info`` (:attr:`identity_summary` for Id)."""
-        info = getattr(pairs[0], "info", None)
-        return dict(self.identity_summary if info is None else info)
+        """The pair's own ``info`` (:attr:`identity_summary` for Id, whose
+        pair has none)."""
+        info = pairs[0].info
+        return dict(info if info else self.identity_summary)

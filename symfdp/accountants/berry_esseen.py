@@ -35,13 +35,12 @@ from types import MappingProxyType
 from typing import Any, cast
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import special
 
 from symfdp._validation import check_real
 from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import Components, GDPAccountant
-from symfdp.curve import PairCurve, invert_profile
+from symfdp.curve import Answer, PairCurve, Query, invert_profile
 from symfdp.functionals import (
     BERRY_ESSEEN_CONSTANT,
     MomentFunctionals,
@@ -133,27 +132,31 @@ class BerryEsseenLowerBound(TradeOff):
 
 
 @dataclass(frozen=True)
-class BerryEsseenPairCurve:
-    """The Berry–Esseen lower bound as a :class:`~symfdp.curve.PairCurve`."""
+class BerryEsseenPairCurve(PairCurve):
+    """The Berry–Esseen lower bound as a :class:`~symfdp.curve.PairCurve`: the
+    trade-off is a certified lower bound (``lower``), its profile and the
+    profile's inverse certified upper bounds (``upper``)."""
 
     bound: BerryEsseenLowerBound
     info: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        return self.bound._eval(np.asarray(alpha, dtype=np.float64))
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        if query is Query.TRADEOFF:
+            beta = self.bound._eval(points)
+            return Answer(beta, lower=beta)
+        if query is Query.DELTA:
+            values = self.bound._profile(points)
+        else:
+            values = self._epsilon(points)
+        return Answer(values, upper=values)
 
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        e = np.asarray(eps, dtype=np.float64)
-        return self.bound._profile(e.ravel()).reshape(e.shape)
-
-    def epsilon(self, delta: ArrayLike) -> FloatArray:
+    def _epsilon(self, d: FloatArray) -> FloatArray:
         r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon) \le d`
         (vectorised bisection on the closed-form profile).
 
         Raises:
             ValueError: some ``delta`` is at or below the profile's floor.
         """
-        d = np.asarray(delta, dtype=np.float64)
         floor = self.bound.floor
         if np.any(d <= floor):
             raise ValueError(
@@ -162,28 +165,28 @@ class BerryEsseenPairCurve:
                 f"gamma = {self.bound.gamma:.6g}). Found delta = "
                 f"{float(np.min(d)):g}; use accountants.Numerical."
             )
-        return invert_profile(self.delta, d)
+        return invert_profile(self.bound._profile, d)
 
 
 @dataclass(frozen=True)
-class TrivialPairCurve:
+class TrivialPairCurve(PairCurve):
     r"""The trivial bound :math:`f \ge 0` (:math:`\delta \equiv 1`), returned when
     the Berry–Esseen bound is vacuous (:math:`\gamma \ge 1/2`)."""
 
     gamma: float
     info: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        return np.zeros(np.shape(alpha))
-
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        return np.ones(np.shape(eps))
-
-    def epsilon(self, delta: ArrayLike) -> FloatArray:
-        raise ValueError(
-            f"BerryEsseen is vacuous here (gamma = {self.gamma:.4g} >= 1/2): no "
-            "finite epsilon is certified. Use accountants.Numerical."
-        )
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        if query is Query.EPSILON:
+            raise ValueError(
+                f"BerryEsseen is vacuous here (gamma = {self.gamma:.4g} >= 1/2): no "
+                "finite epsilon is certified. Use accountants.Numerical."
+            )
+        if query is Query.DELTA:
+            ones = np.ones(points.shape)
+            return Answer(ones, upper=ones)
+        zeros = np.zeros(points.shape)
+        return Answer(zeros, lower=zeros)
 
 
 def _symmetric_component(mechanism: Mechanism) -> Mechanism:

@@ -48,7 +48,7 @@ from types import MappingProxyType
 from typing import Any, cast
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 from scipy import special
 
 from symfdp._validation import check_choice, check_int, check_real
@@ -66,7 +66,7 @@ from symfdp.accountants.base import (
     GDPAccountant,
     pair_compositions,
 )
-from symfdp.curve import PairCurve, PrivacyCurve
+from symfdp.curve import Answer, PairCurve, PrivacyCurve, Query
 from symfdp.functionals import noisy_sgd_mu_chi2, noisy_sgd_mu_exp
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import (
@@ -81,7 +81,7 @@ FORMS: tuple[str, ...] = ("moments", "exp", "chi2", "dp")
 
 
 @dataclass(frozen=True)
-class CLTPairCurve:
+class CLTPairCurve(PairCurve):
     r""":math:`G_\mu \otimes f_{0,\delta_0}` as a :class:`~symfdp.curve.PairCurve`.
 
     Trade-off :math:`(1-\delta_0) G_\mu(\alpha/(1-\delta_0))` on
@@ -98,7 +98,8 @@ class CLTPairCurve:
     Error estimate: the larger distance of the GDP profile to the raw two-sided
     Edgeworth profiles of orders 1 and 2 (Zheng et al. (2020), Lemma 5.1), at
     least :func:`_cramer_gap`, ``inf`` where the cumulant series diverges; for
-    epsilon divided by the (log-)slope of the profile.
+    epsilon divided by the (log-)slope of the profile. The trade-off carries no
+    estimate (0 for an exact Gaussian composition).
     """
 
     mu: float
@@ -115,8 +116,21 @@ class CLTPairCurve:
             self, "delta0", check_real("delta0", self.delta0, 0.0, 1.0, hi_open=True)
         )
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        a = np.asarray(alpha, dtype=np.float64)
+    @property
+    def estimates_error(self) -> bool:
+        return True
+
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        if query is Query.DELTA:
+            value = self._delta(points)
+            return Answer(value, self._delta_gap(points, value))
+        if query is Query.EPSILON:
+            return self._epsilon_answer(points)
+        exact = self.reference == () and self.delta0 == 0.0
+        beta = self._tradeoff(points)
+        return Answer(beta, np.zeros(beta.shape) if exact else None)
+
+    def _tradeoff(self, a: FloatArray) -> FloatArray:
         if self.delta0 == 0.0:
             return np.asarray(gaussian_tradeoff(self.mu, a), dtype=np.float64)
         keep = 1.0 - self.delta0
@@ -124,12 +138,13 @@ class CLTPairCurve:
         scaled = np.minimum(np.where(inside, a, 0.0) / keep, 1.0)
         return np.where(inside, keep * gaussian_tradeoff(self.mu, scaled), 0.0)
 
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        e = np.asarray(eps, dtype=np.float64)
+    def _delta(self, e: FloatArray) -> FloatArray:
         base = np.asarray(gaussian_privacy_profile(self.mu, e), dtype=np.float64)
+        if self.delta0 == 0.0:
+            return base
         return self.delta0 + (1.0 - self.delta0) * base
 
-    def epsilon(self, delta: ArrayLike) -> FloatArray:
+    def _epsilon(self, d: FloatArray) -> FloatArray:
         r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon) \le d`:
         the root of :math:`\delta_{G_\mu}(\varepsilon) = (d - \delta_0)/(1 -
         \delta_0)` (bracketed Newton in log space).
@@ -137,52 +152,46 @@ class CLTPairCurve:
         Raises:
             ValueError: some ``delta <= delta0`` (no finite epsilon exists).
         """
-        d = np.asarray(delta, dtype=np.float64)
+        if self.delta0 == 0.0:
+            return gaussian_epsilon(self.mu, d)
         if np.any(d <= self.delta0):
             raise ValueError(
                 f"delta must exceed delta0 = {self.delta0:.6g} (the delta part of "
-                "the composition); no finite epsilon exists below it. "
-                f"Found {float(np.min(d)):g}."
+                "the composition): CLT's curve G_mu x f_(0, delta0) has no finite "
+                f"epsilon below it. Found {float(np.min(d)):g}. "
+                "accountants.Numerical gives the certified curve."
             )
         t = (d - self.delta0) / (1.0 - self.delta0)
         return gaussian_epsilon(self.mu, t)
 
-    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(delta(eps), estimate of its absolute error)`` (see the class)."""
-        e = np.asarray(eps, dtype=np.float64)
-        value = np.asarray(self.delta(e), dtype=np.float64)
-        return value, self._delta_gap(e, value)
-
-    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(epsilon(delta), estimate of its absolute error)`` (see the class)."""
-        eps = self.epsilon(delta)
-        gap = self._edgeworth_gap(eps, self.delta(eps))
-        log_ratio = np.zeros(np.shape(eps))
+    def _epsilon_answer(self, delta: FloatArray) -> Answer:
+        """``epsilon(delta)`` and the estimate of its absolute error (see the
+        class)."""
+        eps = self._epsilon(delta)
+        gap = self._edgeworth_gap(eps, self._delta(eps))
+        log_ratio = np.zeros(eps.shape)
         for law in self.cramer:
             log_ratio = np.maximum(log_ratio, _cramer_log_ratio(law, eps))
             log_ratio = np.where(_diverges(law, eps), np.inf, log_ratio)
         if self.mu == 0.0:
-            return eps, np.where(np.maximum(gap, log_ratio) > 0.0, np.inf, 0.0)
+            return Answer(eps, np.where(np.maximum(gap, log_ratio) > 0.0, np.inf, 0.0))
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             log_slope = eps + special.log_ndtr(-eps / self.mu - self.mu / 2)
             slope = (1.0 - self.delta0) * np.exp(log_slope)
             linear = np.where(gap > 0.0, gap / slope, 0.0)
             # A log-ratio of the tails: its eps shift is it over the log-slope.
-            large = np.where(
-                log_ratio > 0.0, log_ratio * np.asarray(delta, np.float64) / slope, 0.0
-            )
+            large = np.where(log_ratio > 0.0, log_ratio * delta / slope, 0.0)
         linear = np.where(np.isnan(linear), np.inf, linear)
         large = np.where(np.isnan(large), np.inf, large)
-        return eps, np.maximum(linear, large)
+        return Answer(eps, np.maximum(linear, large))
 
     def _delta_gap(self, e: FloatArray, value: FloatArray) -> FloatArray:
         """The delta estimate: the Edgeworth gap or the large-deviation term."""
-        flat = np.ravel(e)
-        cramer = np.zeros(flat.shape)
+        cramer = np.zeros(e.shape)
         for law in self.cramer:
-            cramer = np.maximum(cramer, _cramer_gap(law, flat))
-            cramer = np.where(_diverges(law, flat), np.inf, cramer)
-        return np.maximum(self._edgeworth_gap(e, value), cramer.reshape(np.shape(e)))
+            cramer = np.maximum(cramer, _cramer_gap(law, e))
+            cramer = np.where(_diverges(law, e), np.inf, cramer)
+        return np.maximum(self._edgeworth_gap(e, value), cramer)
 
     def _edgeworth_gap(self, e: FloatArray, value: FloatArray) -> FloatArray:
         """Distance to the order-1/2 Edgeworth profiles (``inf`` where unknown)."""
@@ -190,42 +199,20 @@ class CLTPairCurve:
             return np.full(e.shape, np.inf)
         if not self.reference:
             return np.zeros(e.shape)
-        if e.size == 1:
-            found = self._edgeworth_gap_point(float(e.flat[0]), float(value.flat[0]))
-            if found is not None:
-                return np.full(e.shape, found)
-        flat = np.ravel(e)
         # The raw orders 1 and 2, maximised over the references elementwise.
         top1: FloatArray | None = None
         top2: FloatArray | None = None
         for kernel in self.reference:
-            sf, _, gaps = kernel.survival_and_gaps(flat, densities=False)
+            sf, _, gaps = kernel.survival_and_gaps(e, densities=False)
             first = (sf[0] - sf[1]) + gaps[0]
             second = first + gaps[1]
             top1 = first if top1 is None else np.maximum(top1, first)
             top2 = second if top2 is None else np.maximum(top2, second)
-        v = np.ravel(value)
         # self.reference is not empty: top1 and top2 are arrays.
         top1, top2 = cast(FloatArray, top1), cast(FloatArray, top2)
-        gap = np.maximum(np.abs(top1 - v), np.abs(top2 - v))
+        gap = np.maximum(np.abs(top1 - value), np.abs(top2 - value))
         gap[np.isnan(gap)] = np.inf  # inf - inf far in the tails
-        return cast(FloatArray, gap.reshape(e.shape))
-
-    def _edgeworth_gap_point(self, e: float, value: float) -> float | None:
-        """:meth:`_edgeworth_gap` at one point from the kernels' scalar pass
-        (:meth:`TailKernel.point`); None where it does not serve."""
-        assert self.reference
-        orders = [-math.inf, -math.inf, -math.inf]
-        for kernel in self.reference:
-            found = kernel.point(e)
-            if found is None:
-                return None
-            sf_q, sf_p, _, _, gaps = found
-            base = sf_q - sf_p
-            for j, v in enumerate((base, base + gaps[0], base + gaps[0] + gaps[1])):
-                orders[j] = max(orders[j], v)
-        gap = max(abs(orders[1] - value), abs(orders[2] - value))
-        return math.inf if math.isnan(gap) else gap
+        return gap
 
 
 def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:

@@ -25,7 +25,7 @@ K_r/K_2^{r/2}` (:class:`~symfdp.numeric.edgeworth.EdgeworthDistribution`):
   from the Horner coefficients of :mod:`symfdp.accountants._tail_expansion`; it
   is never larger than the conjugate :math:`1 + f^*(-e^\varepsilon)` of the
   approximate trade-off, and equal where the approximate likelihood ratio is exact;
-* **error estimate** (:meth:`EdgeworthPairCurve.delta_and_error`): three times the
+* **error estimate** (:meth:`EdgeworthPairCurve._delta_answer`): three times the
   largest change of the tail formula between consecutive orders ``J - 1 .. J + 2``
   plus the size of any repair; for epsilon divided by :math:`|\tilde\delta'|`, and
   ``inf`` where that band reaches the end of an empty upper tail of the
@@ -35,7 +35,8 @@ Order 0 is the two-sided normal approximation (:math:`G_\mu` when :math:`s_P =
 s_Q`); for the Gaussian mechanism every order is exact. Cost independent of ``n``
 for a homogeneous composition.
 
-**Repairs** (each with an :class:`~symfdp.ApproximationWarning`):
+**Repairs** (each recorded in the answer, :class:`~symfdp.curve.Repair`; the
+curve warns):
 
 1. *Invalid CDFs.* Outside :meth:`EdgeworthDistribution.valid_interval` each law
    uses the normal-tail splice of :mod:`symfdp.numeric.edgeworth`. If the
@@ -67,9 +68,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, cast, overload
 
@@ -80,29 +78,19 @@ from scipy import special
 from scipy.optimize import isotonic_regression
 
 from symfdp._validation import check_array, check_choice, check_order
-from symfdp._warnings import ApproximationWarning, warn_approximation
 from symfdp.accountants._cumulant_sums import summed_cumulants, surely_varies
-from symfdp.accountants._tail_expansion import (
-    TailKernel,
-    series_diverges,
-    series_diverges_point,
-)
+from symfdp.accountants._tail_expansion import TailKernel, series_diverges
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
     Accountant,
     Components,
     loss_range,
 )
-from symfdp.curve import PairCurve
+from symfdp.curve import Answer, PairCurve, Query, Repair
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.compile import _evaluator
 from symfdp.numeric.edgeworth import EdgeworthDistribution, correction_polynomial
-from symfdp.numeric.roots import (
-    expand_bracket_up,
-    newton_on_bracket,
-    newton_on_bracket_scalar,
-    regula_falsi,
-)
+from symfdp.numeric.roots import expand_bracket_up, newton_on_bracket, regula_falsi
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
 
 INVERSES: tuple[str, ...] = ("numerical", "cornish_fisher")
@@ -130,6 +118,11 @@ _SLOPE_RTOL: Final = 1e-9
 _CHECK_STEPS: Final = np.arange(-64, 321) / 8.0
 
 
+#: A root finder's last evaluation: its points, the kernel's survival functions
+#: and order gaps there (None where not kept).
+_Eval = tuple[FloatArray, FloatArray, FloatArray] | None
+
+
 def _convex_through(
     a: FloatArray, beta: FloatArray, grid: FloatArray, hull: FloatArray
 ) -> FloatArray:
@@ -142,14 +135,6 @@ def _convex_through(
     first = np.concatenate(([True], np.diff(x) > 0))  # lowest value per abscissa
     xv, yv = lower_convex_hull(x[first], y[first])
     return np.interp(a, xv, yv)
-
-
-@contextmanager
-def _quiet() -> Iterator[None]:
-    """Silence the per-call warnings of EdgeworthDistribution (we emit our own)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ApproximationWarning)
-        yield
 
 
 def _cf_coefficients(lambdas: tuple[float, ...], order: int) -> FloatArray:
@@ -280,12 +265,13 @@ class _MonotoneCheck:
     raw: FloatArray  # the raw profile there, clipped at 0
     rises: bool  # it rises somewhere on the grid (where it is positive)
     neg_raw: FloatArray  # -raw (increasing: searchsorted's order)
+    slope: FloatArray  # the raw profile's slope there (the start of the inverse)
 
 
 @dataclass(frozen=True)
-class EdgeworthPairCurve:
-    """Two-sided Edgeworth approximation of one composed pair (a ``PairCurve``;
-    build it with :meth:`from_cumulants`).
+class EdgeworthPairCurve(PairCurve):
+    """Two-sided Edgeworth approximation of one composed pair (a
+    :class:`~symfdp.curve.PairCurve`; build it with :meth:`from_cumulants`).
 
     Attributes:
         order: Expansion order ``J``.
@@ -393,8 +379,7 @@ class EdgeworthPairCurve:
     def _threshold(self, a: FloatArray, repair: bool) -> FloatArray:
         """Standardised P-threshold x(alpha) with P_P(X > x) = alpha."""
         if self.inverse == "numerical":
-            with _quiet():
-                return np.asarray(self.law_p.dist.isf(a), dtype=np.float64)
+            return self.law_p.dist.isf_values(a)
         with np.errstate(divide="ignore"):
             z = -special.ndtri(a)
         finite = np.isfinite(z)
@@ -411,8 +396,7 @@ class EdgeworthPairCurve:
         p, q = self.law_p, self.law_q
         with np.errstate(invalid="ignore"):
             y = (p.mean + p.sd * x - q.mean) / q.sd
-        with _quiet():
-            return np.asarray(q.dist.cdf(y), dtype=np.float64)
+        return q.dist.cdf_values(y)
 
     def raw_tradeoff(self, alpha: ArrayLike) -> FloatArray:
         """The unrepaired two-sided formula (3.5), e.g. for Zheng et al. (2020),
@@ -448,14 +432,26 @@ class EdgeworthPairCurve:
         hull = beta[0] + np.concatenate(([0.0], np.cumsum(slopes * width)))
         return grid, np.maximum(hull, 0.0)
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+    @property
+    def estimates_error(self) -> bool:
+        return True
+
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        """The repaired profile with its error estimate (:meth:`_delta_answer`),
+        its inverse (:meth:`_epsilon_answer`) or the repaired trade-off
+        (:meth:`_tradeoff_answer`, no estimate)."""
+        if query is Query.DELTA:
+            return self._delta_answer(points)
+        if query is Query.EPSILON:
+            return self._epsilon_answer(points)
+        return self._tradeoff_answer(points)
+
+    def _tradeoff_answer(self, a: FloatArray) -> Answer:
         """The repaired trade-off (module docstring, items 1-3); cached on
         :func:`~symfdp.numeric.tabulate.alpha_grid`."""
-        a = np.asarray(alpha, dtype=np.float64)
         if a is alpha_grid():
             parts = self._on_grid
-            self._warn_tradeoff(a, *parts)
-            return cast(FloatArray, parts[-1].copy())
+            return Answer(parts[-1].copy(), repairs=self._tradeoff_repairs(a, *parts))
         if "_hull" in self.__dict__:
             x = self._threshold(a, repair=True)
             raw = self._tradeoff_of_threshold(x)
@@ -463,17 +459,16 @@ class EdgeworthPairCurve:
             # First call: the hull's grid and ``a`` share one inverse (elementwise,
             # so every value is the one a separate evaluation gives).
             grid = alpha_grid()
-            x_all = self._threshold(np.concatenate((a.ravel(), grid)), repair=True)
+            x_all = self._threshold(np.concatenate((a, grid)), repair=True)
             raw_all = self._tradeoff_of_threshold(x_all)
-            x = x_all[: a.size].reshape(a.shape)
-            raw = raw_all[: a.size].reshape(a.shape)
+            x = x_all[: a.size]
+            raw = raw_all[: a.size]
             beta_grid = np.minimum(raw_all[a.size :], 1.0 - grid)
             self.__dict__["_hull"] = self._hull_of(grid, beta_grid)
         beta = np.minimum(raw, 1.0 - a)
         hull = self._hull
         out = beta if hull is None else _convex_through(a, beta, *hull)
-        self._warn_tradeoff(a, x, raw, beta, out)
-        return out
+        return Answer(out, repairs=self._tradeoff_repairs(a, x, raw, beta, out))
 
     @functools.cached_property
     def _on_grid(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
@@ -488,15 +483,16 @@ class EdgeworthPairCurve:
         out = beta if hull is None else _convex_through(grid, beta, *hull)
         return x, raw, beta, out
 
-    def _warn_tradeoff(
+    def _tradeoff_repairs(
         self,
         a: FloatArray,
         x: FloatArray,
         raw: FloatArray,
         clipped: FloatArray,
         out: FloatArray,
-    ) -> None:
-        notes = []
+    ) -> tuple[Repair, ...]:
+        """The records of the trade-off's repairs (module docstring, items 1-3)."""
+        out_repairs: list[Repair] = []
         p, q = self.law_p, self.law_q
         finite = np.isfinite(x)
         xs = x[finite]
@@ -505,29 +501,42 @@ class EdgeworthPairCurve:
                 z = -special.ndtri(a[finite])
             lo, hi = self.cf_range
             if np.any((z < lo) | (z > hi)):
-                notes.append(
-                    "the Cornish-Fisher quantile is not monotone beyond z in "
-                    f"[{lo:.4g}, {hi:.4g}] and was continued with unit slope there"
+                out_repairs.append(
+                    Repair(
+                        Query.TRADEOFF,
+                        "the Cornish-Fisher quantile is not monotone beyond z in "
+                        f"[{lo:.4g}, {hi:.4g}] and was continued with unit slope "
+                        "there",
+                    )
                 )
         elif np.any(p.outside(xs)):
-            notes.append(self._splice_note("P", p))
+            out_repairs.append(Repair(Query.TRADEOFF, self._splice_note("P", p)))
         y = (p.mean + p.sd * xs - q.mean) / q.sd
         if np.any(q.outside(y)):
-            notes.append(self._splice_note("Q", q))
-        excess = float(np.max(raw - clipped, initial=0.0))
-        if excess > TRADEOFF_TOL:
-            notes.append(f"values above 1 - alpha (by up to {excess:.3g}) were clipped")
-        bend = float(np.max(clipped - out, initial=0.0))
-        if bend > TRADEOFF_TOL:
-            notes.append(
-                "the curve is not convex; it was replaced by its convex minorant "
-                f"(changes up to {bend:.3g})"
+            out_repairs.append(Repair(Query.TRADEOFF, self._splice_note("Q", q)))
+        excess = raw - clipped
+        k = int(np.argmax(excess)) if excess.size else 0
+        if excess.size and excess[k] > TRADEOFF_TOL:
+            out_repairs.append(
+                Repair(
+                    Query.TRADEOFF,
+                    "values above 1 - alpha were clipped",
+                    float(a[k]),
+                    float(excess[k]),
+                )
             )
-        if notes:
-            warn_approximation(
-                f"Edgeworth(order={self.order}) trade-off: " + "; ".join(notes) + ". "
-                "accountants.Numerical gives certified values in this regime."
+        bend = clipped - out
+        k = int(np.argmax(bend)) if bend.size else 0
+        if bend.size and bend[k] > TRADEOFF_TOL:
+            out_repairs.append(
+                Repair(
+                    Query.TRADEOFF,
+                    "the curve is not convex; it was replaced by its convex minorant",
+                    float(a[k]),
+                    float(bend[k]),
+                )
             )
+        return tuple(out_repairs)
 
     def _splice_note(self, side: str, law: _Law) -> str:
         a, b = law.interval
@@ -586,10 +595,10 @@ class EdgeworthPairCurve:
 
     def _profile_and_rise(
         self, e: FloatArray
-    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
-        r"""``(raw, scale, rising)`` at the 1-d ``e``: the tail formula, its term
-        scale, and where it rises (:math:`\tilde\delta' > 0` beyond round-off,
-        at values above :math:`10^{-250}`)."""
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_], FloatArray]:
+        r"""``(raw, scale, rising, slope)`` at the 1-d ``e``: the tail formula,
+        its term scale, where it rises (:math:`\tilde\delta' > 0` beyond
+        round-off, at values above :math:`10^{-250}`) and its slope."""
         sf_q, sf_p, dens_q, dens_p = self._terms(e)
         raw, scale = self._tail_formula(sf_q, sf_p)
         up = dens_p - sf_p
@@ -597,7 +606,7 @@ class EdgeworthPairCurve:
         rising = (slope > _SLOPE_RTOL * (np.abs(up) + dens_q)) & (
             raw > _NEGLIGIBLE_DELTA
         )
-        return raw, scale, rising
+        return raw, scale, rising, slope
 
     @functools.cached_property
     def _check(self) -> _MonotoneCheck:
@@ -610,9 +619,9 @@ class EdgeworthPairCurve:
         grid = grid[grid >= 0.0]
         grid.sort()
         grid = grid[np.concatenate(([True], grid[1:] != grid[:-1]))]  # np.unique
-        raw, _, rising = self._profile_and_rise(grid)
+        raw, _, rising, slope = self._profile_and_rise(grid)
         clipped = np.maximum(raw, 0.0)
-        return _MonotoneCheck(grid, clipped, bool(rising.any()), -clipped)
+        return _MonotoneCheck(grid, clipped, bool(rising.any()), -clipped, slope)
 
     @functools.cached_property
     def _table(self) -> _ProfileTable:
@@ -672,127 +681,69 @@ class EdgeworthPairCurve:
         repaired = np.clip(np.maximum(raw, later), 0.0, 1.0)
         return repaired, raw, scale
 
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        """The repaired tail-formula profile (module docstring, items 1 and 4)."""
-        e = np.asarray(eps, dtype=np.float64)
-        if e.size == 1 and self.kernel.full is not None:
-            found = self._delta_and_error_point(e)
-            if found is not None:
-                return found[0]
-        repaired, raw, scale = self._delta_parts(e)
-        self._warn_delta(e, repaired, raw, scale)
-        return repaired
-
-    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
-        r"""``(delta(eps), estimate of its absolute error)``: ``ERROR_SAFETY``
-        times the largest change of the tail formula between consecutive orders
-        ``J - 1 .. J + 2``, plus the distance between the P- and the Q-expansion
+    def _delta_answer(self, e: FloatArray) -> Answer:
+        r"""The repaired tail-formula profile (module docstring, items 1 and 4)
+        and the estimate of its absolute error: ``ERROR_SAFETY`` times the
+        largest change of the tail formula between consecutive orders ``J - 1
+        .. J + 2``, plus the distance between the P- and the Q-expansion
         (:math:`dP = e^{-L}dQ`) of :math:`e^\varepsilon S_P`, plus the repairs;
         ``inf`` where the cumulant series diverges or without :math:`K_{J+4}`.
         An estimate, not a bound (calibration: ``benchmarks/analytic_error_cases.py``
         and its results); one above the value flags a broken-down expansion."""
-        e = np.asarray(eps, dtype=np.float64)
-        if e.size == 1 and self.kernel.full is not None:
-            found = self._delta_and_error_point(e)
-            if found is not None:
-                return found
-        flat = np.ravel(e)
-        if self.kernel.full is not None and not self._check.rises and np.all(flat >= 0):
+        if self.kernel.full is not None and not self._check.rises and e.min() >= 0:
             # The monotone path of _delta_parts, with the order gaps from the
             # same Horner pass.
-            sf, _, gaps = self.kernel.survival_and_gaps(flat, densities=False)
+            sf, _, gaps = self.kernel.survival_and_gaps(e, densities=False)
             raw = sf[0] - sf[1]  # the tail formula (_tail_formula)
             repaired = np.minimum(np.maximum(raw, 0.0), 1.0)
             # The gaps carry no NaN (inf where they leave the float range).
             err = np.abs(gaps).max(axis=0)
             err *= ERROR_SAFETY
             err += np.abs(repaired - raw)
-            diverges = self._diverges(flat)
+            diverges = self._diverges(e)
             if diverges.any():
                 # The estimate is inf there: the identity term only elsewhere.
                 keep = ~diverges
-                err[keep] += np.abs(sf[1][keep] - self.kernel.p_term_from_q(flat[keep]))
+                err[keep] += np.abs(sf[1][keep] - self.kernel.p_term_from_q(e[keep]))
                 err[diverges] = np.inf
             else:
-                err += np.abs(sf[1] - self.kernel.p_term_from_q(flat))
-            shape = e.shape
-            repaired, raw = repaired.reshape(shape), raw.reshape(shape)
+                err += np.abs(sf[1] - self.kernel.p_term_from_q(e))
             lo, hi = self._valid_eps
+            repairs: tuple[Repair, ...] = ()
             if (
-                (raw.size and raw.min() < 0.0)
+                raw.min() < 0.0
                 or lo > -np.inf
                 or hi < np.inf
                 or self.info["zero_mass_tail_eps"] is not None
             ):
-                # Otherwise _warn_delta has nothing to report on this path.
-                scale = np.maximum(sf[0], sf[1]).reshape(shape)
-                self._warn_delta(e, repaired, raw, scale)
-            return repaired, err.reshape(shape)
+                # Otherwise _delta_repairs has nothing to report on this path.
+                scale = np.maximum(sf[0], sf[1])
+                repairs = self._delta_repairs(e, repaired, raw, scale)
+            return Answer(repaired, err, repairs=repairs)
         repaired, raw, scale = self._delta_parts(e)
-        self._warn_delta(e, repaired, raw, scale)
-        return repaired, self._delta_error(e, repaired, raw)
+        repairs = self._delta_repairs(e, repaired, raw, scale)
+        return Answer(repaired, self._delta_error(e, repaired, raw), repairs=repairs)
 
-    def _delta_and_error_point(
-        self, e: FloatArray
-    ) -> tuple[FloatArray, FloatArray] | None:
-        """:meth:`delta_and_error_scalar` as arrays of the shape of ``e``."""
-        found = self.delta_and_error_scalar(float(e.flat[0]))
-        if found is None:
-            return None
-        return np.full(e.shape, found[0]), np.full(e.shape, found[1])
-
-    def delta_and_error_scalar(self, v: float) -> tuple[float, float] | None:
-        """:meth:`delta_and_error` at one ``eps`` in Python floats on the
-        monotone path (scalar kernel; equal to rounding); None where that path
-        does not serve."""
-        if self.kernel.full is None or not v >= 0.0 or self._check.rises:
-            return None
-        found = self.kernel.point(v)
-        if found is None:
-            return None
-        sf_q, sf_p, _, _, gaps = found
-        raw = sf_q - sf_p
-        repaired = min(max(raw, 0.0), 1.0)
-        gap = max(abs(g) for g in gaps)
-        if gap != gap:  # inf - inf far in the tails
-            gap = math.inf
-        err = ERROR_SAFETY * gap + abs(repaired - raw) + self._identity_gap(v, sf_p)
-        if raw < 0.0 or self.info["zero_mass_tail_eps"] is not None:
-            self._warn_delta(
-                np.array([v]),
-                np.array([repaired]),
-                np.array([raw]),
-                np.array([max(sf_q, sf_p)]),
-            )
-        return repaired, err
-
-    def _identity_gap(self, e: float, weighted_sf_p: float) -> float:
-        """The pair-identity term of the estimate at one point (see
-        :meth:`_order_gap`); ``inf`` where the Q-law's cumulant series diverges
-        (:meth:`_diverges`)."""
-        law = self.law_q
-        if series_diverges_point(self._series_q_point, (e - law.mean) / law.sd):
-            return math.inf
-        return abs(weighted_sf_p - self.kernel.p_term_point(e))
-
-    @functools.cached_property
-    def _series_q_point(self) -> tuple[float, ...]:
-        """``series_q`` as Python floats (the one-point divergence check)."""
-        return tuple(self.series_q.tolist())
-
-    def _order_gap(self, e: FloatArray) -> FloatArray:
-        """The order-gap and pair-identity terms of :meth:`delta_and_error` at ``e``."""
+    def _order_gap(
+        self, e: FloatArray, known: tuple[FloatArray, FloatArray] | None = None
+    ) -> FloatArray:
+        """The order-gap and pair-identity terms of :meth:`_delta_answer` at the
+        finite ``e`` (``known``: the kernel's survival functions and order gaps
+        there, when already evaluated)."""
         if self.kernel.gaps is None:
-            return np.full(np.shape(e), np.inf)
-        flat = np.ravel(e)
-        finite = np.where(np.isfinite(flat), flat, 0.0)
-        sf, _, gaps = self.kernel.survival_and_gaps(finite, densities=False)
-        gap = np.where(np.isfinite(flat), np.abs(gaps).max(axis=0), 0.0)
-        gap = np.where(np.isnan(gap), np.inf, gap)  # inf - inf far in the tails
-        identity = np.abs(sf[1] - self.kernel.p_term_from_q(finite))
-        identity = np.where(np.isfinite(flat), identity, 0.0)
-        out = np.where(self._diverges(finite), np.inf, ERROR_SAFETY * gap + identity)
-        return out.reshape(np.shape(e))
+            return np.full(e.shape, np.inf)
+        if known is None:
+            sf, _, gaps = self.kernel.survival_and_gaps(e, densities=False)
+        else:
+            sf, gaps = known
+        # The gaps carry no NaN (inf where they leave the float range).
+        out: FloatArray = np.abs(gaps).max(axis=0)
+        out *= ERROR_SAFETY
+        out += np.abs(sf[1] - self.kernel.p_term_from_q(e))
+        diverges = self._diverges(e)
+        if diverges.any():
+            out[diverges] = np.inf
+        return out
 
     def _diverges(self, e: FloatArray) -> NDArray[np.bool_]:
         """Where the Q-law's cumulant series diverges at ``e`` (estimate ``inf``)."""
@@ -812,89 +763,101 @@ class EdgeworthPairCurve:
         ]
         return max(lo for lo, _ in ends), min(hi for _, hi in ends)
 
-    def _warn_delta(
+    def _delta_repairs(
         self, e: FloatArray, repaired: FloatArray, raw: FloatArray, scale: FloatArray
-    ) -> None:
-        notes = []
+    ) -> tuple[Repair, ...]:
+        """The records of the profile's repairs (module docstring, items 1 and 4)."""
+        out: list[Repair] = []
         p, q = self.law_p, self.law_q
         lo, hi = self._valid_eps
-        if e.size and (lo > -np.inf or hi < np.inf):
-            finite = e[np.isfinite(e)]
-            if finite.size and (finite.min() < lo or finite.max() > hi):
-                if np.any(p.outside(p.standardise(finite))):
-                    notes.append(self._splice_note("P", p))
-                if np.any(q.outside(q.standardise(finite))):
-                    notes.append(self._splice_note("Q", q))
+        if e.size and (lo > -np.inf or hi < np.inf) and (e.min() < lo or e.max() > hi):
+            if np.any(p.outside(p.standardise(e))):
+                out.append(Repair(Query.DELTA, self._splice_note("P", p)))
+            if np.any(q.outside(q.standardise(e))):
+                out.append(Repair(Query.DELTA, self._splice_note("Q", q)))
         if raw.size and raw.min() < 0.0 and np.any(raw < -PROFILE_RTOL * scale):
-            notes.append("negative values of the tail formula were set to 0")
-        on_table = self._check.rises or (e.size and not np.all(e >= 0.0))
-        if on_table and np.any(repaired - np.maximum(raw, 0.0) > PROFILE_RTOL * scale):
-            notes.append(
-                "the tail formula is not non-increasing here; its smallest "
-                "non-increasing majorant was used"
+            k = int(np.argmin(raw))
+            out.append(
+                Repair(
+                    Query.DELTA,
+                    "negative values of the tail formula were set to 0",
+                    float(e[k]),
+                    float(-raw[k]),
+                )
             )
-        if notes:
-            warn_approximation(
-                f"Edgeworth(order={self.order}) delta(eps): "
-                + "; ".join(notes)
-                + ". accountants.Numerical gives certified values in this regime."
+        on_table = self._check.rises or (e.size and not e.min() >= 0.0)
+        lifted = repaired - np.maximum(raw, 0.0)
+        if on_table and np.any(lifted > PROFILE_RTOL * scale):
+            k = int(np.argmax(lifted))
+            out.append(
+                Repair(
+                    Query.DELTA,
+                    "the tail formula is not non-increasing here; its smallest "
+                    "non-increasing majorant was used",
+                    float(e[k]),
+                    float(lifted[k]),
+                )
             )
         if self.info["zero_mass_tail_eps"] is not None:
-            self._warn_empty_tail(e)
+            out.extend(self._empty_tail_repairs(Query.DELTA, e))
+        return tuple(out)
 
-    def _warn_empty_tail(self, e: FloatArray, atol: float = 0.0) -> None:
-        """Warn when some ``e`` is at least ``eps* - atol`` (below the loss's end)."""
+    def _empty_tail_repairs(
+        self, query: Query, e: FloatArray, atol: float = 0.0
+    ) -> tuple[Repair, ...]:
+        """A record when some ``e`` is at least ``eps* - atol`` (below the
+        loss's end): beyond the empty tail of the Q-expansion the answer is not
+        a guarantee (its error is unknown)."""
         star = self.info["zero_mass_tail_eps"]
         upper = self.info["loss_upper"]
         if star is None or star >= upper:
-            return
-        if np.any((e >= star - atol) & (e < upper)):
-            warn_approximation(
-                f"Edgeworth(order={self.order}): the expansion of the Q-law of the "
-                f"privacy loss has no mass above eps* = {star:.6g} while the loss "
-                f"itself reaches {upper:.6g}, so delta(eps) for eps >= eps* (and "
-                "epsilon(delta) near it) is NOT a privacy guarantee and is likely "
-                "too small (anti-conservative). Use accountants.Numerical for "
-                "certified values."
-            )
+            return ()
+        if not np.any((e >= star - atol) & (e < upper)):
+            return ()
+        return (
+            Repair(
+                query,
+                "the expansion of the Q-law of the privacy loss has no mass above "
+                f"eps* = {star:.6g} while the loss itself reaches {upper:.6g}, so "
+                "delta(eps) for eps >= eps* (and epsilon(delta) near it) is NOT a "
+                "privacy guarantee and is likely too small (anti-conservative)",
+            ),
+        )
 
     # ------------------------------------------------------------ inverse
-    def epsilon(self, delta: ArrayLike) -> FloatArray:
+    def _epsilon_answer(self, d: FloatArray) -> Answer:
         r""":math:`\inf\{\varepsilon \ge 0 : \hat\delta(\varepsilon) \le d\}`, by
-        Newton on :math:`\log\tilde\delta` in a bracketing cell of the check grid or
-        of the tabulated majorant."""
-        d = np.asarray(delta, dtype=np.float64)
-        if d.size == 1 and self.kernel.full is not None:
-            found = self._epsilon_and_error_point(d)
-            if found is not None:
-                return found[0]
-        return self._epsilon(d)[0]
-
-    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
-        r"""``(epsilon(delta), estimate of its absolute error)``: the delta
-        estimate of :meth:`delta_and_error` at :math:`\hat\varepsilon` divided
-        by :math:`|\tilde\delta'(\hat\varepsilon)|` (the closed-form slope, from
-        the root's last Newton step); ``inf`` where the slope vanishes, and
-        where the error band :math:`\hat\varepsilon` + estimate reaches the end
-        :math:`\varepsilon^*` of an empty upper tail of the Q-expansion below
-        the loss's own end (:meth:`_tail_end_error`)."""
-        d = np.asarray(delta, dtype=np.float64)
-        if d.size == 1 and self.kernel.full is not None:
-            found = self._epsilon_and_error_point(d)
-            if found is not None:
-                return found
-        eps, slope, on_table = self._epsilon(d)
-        flat = np.ravel(eps)
-        gap = np.ravel(self._order_gap(flat))
-        if on_table.any():
+        Newton on :math:`\log\tilde\delta` in a bracketing cell of the check grid
+        or of the tabulated majorant, and the estimate of its absolute error:
+        the delta estimate of :meth:`_delta_answer` at :math:`\hat\varepsilon`
+        divided by :math:`|\tilde\delta'(\hat\varepsilon)|` (the closed-form
+        slope, from the root's last Newton step); ``inf`` where the slope
+        vanishes, and where the error band :math:`\hat\varepsilon` + estimate
+        reaches the end :math:`\varepsilon^*` of an empty upper tail of the
+        Q-expansion below the loss's own end (:meth:`_tail_end_error`)."""
+        eps, slope, on_table, last = self._epsilon(d)
+        # The gap at the root from the root finder's last evaluation, when that
+        # was at the root itself (the same values as a new evaluation).
+        known = None
+        if last is not None and np.array_equal(last[0], eps):
+            known = last[1:]
+        gap = self._order_gap(eps, known)
+        if on_table:
             # The majorant replaced the raw profile: its size there counts too.
-            raw, _ = self._raw_delta(flat)
-            gap = gap + np.where(np.ravel(on_table), np.abs(np.ravel(d) - raw), 0.0)
+            raw, _ = self._raw_delta(eps)
+            gap = gap + np.abs(d - raw)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            err = np.where(gap > 0.0, gap / np.abs(np.ravel(slope)), 0.0)
-        err = np.where(np.isnan(err), np.inf, err)
-        err = self._tail_end_error(flat, err)
-        return eps, err.reshape(np.shape(eps))
+            err = np.where(gap > 0.0, gap / np.abs(slope), 0.0)
+        err[np.isnan(err)] = np.inf
+        err = self._tail_end_error(eps, err)
+        repairs: tuple[Repair, ...] = ()
+        star = self.info["zero_mass_tail_eps"]
+        if star is not None:
+            # A target below the profile's last positive values converges onto
+            # the cut-off eps* from below (to the solver's tolerance).
+            atol = 1e-9 * max(1.0, abs(star))
+            repairs = self._empty_tail_repairs(Query.EPSILON, eps, atol)
+        return Answer(eps, err, repairs=repairs)
 
     def _tail_end_error(self, eps: FloatArray, err: FloatArray) -> FloatArray:
         r"""``err``, or ``inf`` where :math:`\hat\varepsilon + \text{err} \ge
@@ -917,151 +880,52 @@ class EdgeworthPairCurve:
             return err
         return np.where(eps + err >= star, np.inf, err)
 
-    def _epsilon_and_error_point(
-        self, d: FloatArray
-    ) -> tuple[FloatArray, FloatArray] | None:
-        """:meth:`epsilon_and_error_scalar` as arrays of the shape of ``d``."""
-        found = self.epsilon_and_error_scalar(float(d.flat[0]))
-        if found is None:
-            return None
-        return np.full(d.shape, found[0]), np.full(d.shape, found[1])
-
-    def epsilon_and_error_scalar(self, target: float) -> tuple[float, float] | None:
-        """:meth:`epsilon_and_error` for one target in Python floats on the
-        monotone path (scalar kernel); None where that path does not serve."""
-        check = self._check
-        if self.kernel.full is None or check.rises:
-            return None
-        vals = check.raw
-        j = int(np.searchsorted(check.neg_raw, -target, side="left"))
-        if not 0 < j < vals.size:
-            return None
-        try:
-            solved = self._solve_point(
-                target,
-                float(check.grid[j - 1]),
-                float(check.grid[j]),
-                float(vals[j - 1]),
-                float(vals[j]),
-            )
-        except (ValueError, OverflowError, ZeroDivisionError):
-            return None
-        if solved is None:
-            return None
-        eps, dlog = solved
-        found = self.kernel.point(eps)
-        if found is None:
-            return None
-        gap = max(abs(g) for g in found[4])
-        if gap != gap:
-            gap = math.inf
-        gap = ERROR_SAFETY * gap + self._identity_gap(eps, found[1])
-        slope = abs(dlog * target)
-        if gap > 0.0:
-            err = gap / slope if slope > 0.0 else math.inf
-        else:
-            err = 0.0
-        star = self.info["zero_mass_tail_eps"]
-        if star is not None and star < self.info["loss_upper"] and eps + err >= star:
-            err = math.inf  # the band reaches the empty tail (_tail_end_error)
-        if self.info["zero_mass_tail_eps"] is not None:
-            self._warn_empty_tail(
-                np.array([eps]), 1e-9 * max(1.0, abs(self.info["zero_mass_tail_eps"]))
-            )
-        return eps, err
-
-    def _log_profile_point(self, x: float) -> tuple[float, float] | None:
-        """:meth:`_log_profile` at one point (Python floats; raises
-        ``ValueError`` on a log of 0); None outside the scalar kernel's range."""
-        found = self.kernel.point(x)
-        if found is None:
-            return None
-        sf_q, sf_p, dens_q, dens_p, _ = found
-        log_q, log_b = math.log(sf_q), math.log(sf_p)
-        ratio = math.exp(log_b - log_q)
-        log_v = log_q + math.log1p(-min(ratio, 1.0))
-        dlog = (
-            math.exp(math.log(dens_p) - log_v)
-            - math.exp(log_b - log_v)
-            - math.exp(math.log(dens_q) - log_v)
-        )
-        return log_v, dlog
-
-    def _solve_point(
-        self, d: float, lo: float, hi: float, d_lo: float, d_hi: float
-    ) -> tuple[float, float] | None:
-        """:meth:`_solve` for one target in Python floats (the same steps); None
-        where the scalar kernel does not serve."""
-        log_d = math.log(d)
-        if d_hi > 0.0:
-            la, lb = math.log(d_lo), math.log(d_hi)
-            x0 = lo + (hi - lo) * ((la - log_d) / (la - lb))
-        else:
-            x0 = lo + (hi - lo) * ((d_lo - d) / (d_lo - d_hi))
-        return newton_on_bracket_scalar(
-            self._log_profile_point, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
-        )
-
-    def _epsilon(
-        self, d: FloatArray
-    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
-        """``(eps, delta'(eps), solved on the table)`` for the targets ``d``
-        (:meth:`epsilon`)."""
+    def _epsilon(self, d: FloatArray) -> tuple[FloatArray, FloatArray, bool, _Eval]:
+        """``(eps, delta'(eps), solved on the table, the root finder's last
+        evaluation)`` for the targets ``d``."""
         check = self._check
         if check.rises:
-            eps, slope = self._epsilon_on_table(np.ravel(d))
-            on_table = np.ones(d.shape, dtype=bool)
-        else:
-            eps, slope = self._epsilon_on_grid(np.ravel(d), check)
-            on_table = np.zeros(d.shape, dtype=bool)
-        # A target below the profile's last positive values converges onto the
-        # cut-off eps* from below (to the solver's tolerance): warn there too.
-        star = self.info["zero_mass_tail_eps"]
-        if star is not None:
-            self._warn_empty_tail(eps, 1e-9 * max(1.0, abs(star)))
-        return eps.reshape(d.shape), slope.reshape(d.shape), on_table
+            eps, slope = self._epsilon_on_table(d)
+            return eps, slope, True, None
+        eps, slope, last = self._epsilon_on_grid(d, check)
+        return eps, slope, False, last
 
     def _epsilon_on_grid(
         self, d: FloatArray, check: _MonotoneCheck
-    ) -> tuple[FloatArray, FloatArray]:
-        """``(eps, delta'(eps))`` for a profile without rises: the cell of the
-        check grid where the raw profile crosses ``d`` (it is non-increasing
-        there), then Newton; targets beyond the grid go to the table."""
+    ) -> tuple[FloatArray, FloatArray, _Eval]:
+        """``(eps, delta'(eps), last evaluation)`` for a profile without rises:
+        the cell of the check grid where the raw profile crosses ``d`` (it is
+        non-increasing there), then Newton; targets beyond the grid go to the
+        table."""
         vals = check.raw
-        j = np.searchsorted(-vals, -d, side="left")  # grid points above d
-        inside = (j > 0) & (j < vals.size)
-        if inside.all():
+        j = np.searchsorted(check.neg_raw, -d, side="left")  # grid points above d
+        n = vals.size
+        if j.min() > 0 and j.max() < n:
+            slopes = (check.slope[j - 1], check.slope[j])
             return self._solve(
-                d, check.grid[j - 1], check.grid[j], vals[j - 1], vals[j]
+                d, check.grid[j - 1], check.grid[j], vals[j - 1], vals[j], slopes
             )
+        inside = (j > 0) & (j < n)
         eps = np.zeros(d.shape)
         slope = np.zeros(d.shape)
         if inside.any():
             jj = j[inside]
-            eps[inside], slope[inside] = self._solve(
+            eps[inside], slope[inside], _ = self._solve(
                 d[inside], check.grid[jj - 1], check.grid[jj], vals[jj - 1], vals[jj]
             )
         zero = j == 0
         if zero.any():
             slope[zero] = self._slope_value(eps[zero])
-        far = j >= vals.size
+        far = j >= n
         if far.any():
             eps[far], slope[far] = self._epsilon_on_table(d[far])
-        return eps, slope
+        return eps, slope, None
 
     def _log_profile(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
         r""":math:`(\log\tilde\delta, \tilde\delta'/\tilde\delta)` at the 1-d
         ``x`` (``-inf`` where the tail formula is not positive), in log space."""
         sf, dens = self.kernel.survival(x)
-        log_s = np.log(sf)
-        log_q, log_b = log_s[0], log_s[1]
-        ratio = np.exp(log_b - log_q)
-        log_v = log_q + np.log1p(-np.minimum(ratio, 1.0))
-        log_d = np.log(dens)
-        dlog = (
-            np.exp(log_d[1] - log_v) - np.exp(log_b - log_v) - np.exp(log_d[0] - log_v)
-        )
-        return log_v, dlog
+        return _log_and_slope(sf, dens)
 
     def _solve(
         self,
@@ -1070,8 +934,13 @@ class EdgeworthPairCurve:
         hi: FloatArray,
         d_lo: FloatArray,
         d_hi: FloatArray,
-    ) -> tuple[FloatArray, FloatArray]:
-        """``(eps, delta'(eps))``: Newton on log delta in ``[lo, hi]``."""
+        slopes: tuple[FloatArray, FloatArray] | None = None,
+    ) -> tuple[FloatArray, FloatArray, _Eval]:
+        """``(eps, delta'(eps), last evaluation)``: Newton on log delta in
+        ``[lo, hi]``, each step one kernel pass (with the order gaps, so that
+        the error estimate at the root needs no pass of its own), started by
+        interpolation of eps in log delta between the ends (cubic Hermite with
+        the ends' ``slopes`` of delta, else linear)."""
         log_d = np.log(d)
         with np.errstate(divide="ignore", invalid="ignore"):
             la, lb = np.log(d_lo), np.log(np.maximum(d_hi, 0.0))
@@ -1079,10 +948,29 @@ class EdgeworthPairCurve:
                 d_hi > 0.0, (la - log_d) / (la - lb), (d_lo - d) / (d_lo - d_hi)
             )
             x0 = lo + (hi - lo) * frac
+            if slopes is not None:
+                # dx/dlog(delta) = delta / delta' at the ends.
+                x3 = _hermite_inverse(
+                    frac, lo, hi, lb - la, d_lo / slopes[0], d_hi / slopes[1]
+                )
+                x0 = np.where((x3 > lo) & (x3 < hi), x3, x0)
+        kernel = self.kernel
+        if kernel.full is None:
+            eps, dlog = newton_on_bracket(
+                self._log_profile, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
+            )
+            return eps, dlog * d, None
+        last: list[tuple[FloatArray, FloatArray, FloatArray]] = []
+
+        def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+            sf, dens, gaps = kernel.survival_and_gaps(x)
+            last[:] = [(x, sf, gaps)]
+            return _log_and_slope(sf, cast(FloatArray, dens))
+
         eps, dlog = newton_on_bracket(
-            self._log_profile, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
+            fn, log_d, lo, hi, x0, decreasing=True, xatol=1e-14
         )
-        return eps, dlog * d
+        return eps, dlog * d, last[0] if last else None
 
     def _epsilon_on_table(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         """``(eps, delta'(eps))`` on the tabulated majorant (inside a bracket the
@@ -1113,8 +1001,43 @@ class EdgeworthPairCurve:
             )
         d_lo, _ = self._raw_delta(lo)
         d_hi, _ = self._raw_delta(hi)
-        out[todo], slope[todo] = self._solve(dd, lo, hi, np.maximum(d_lo, dd), d_hi)
+        out[todo], slope[todo], _ = self._solve(dd, lo, hi, np.maximum(d_lo, dd), d_hi)
         return out, slope
+
+
+def _hermite_inverse(
+    u: FloatArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    h: FloatArray,
+    m_lo: FloatArray,
+    m_hi: FloatArray,
+) -> FloatArray:
+    """The cubic Hermite interpolant at the fraction ``u`` of an interval of
+    length ``h`` (in log delta) between ``lo`` and ``hi`` with slopes ``m_lo``,
+    ``m_hi`` (NaN where an end's slope is not finite)."""
+    u2 = u * u
+    u3 = u2 * u
+    return (
+        (2 * u3 - 3 * u2 + 1) * lo
+        + (u3 - 2 * u2 + u) * h * m_lo
+        + (3 * u2 - 2 * u3) * hi
+        + (u3 - u2) * h * m_hi
+    )
+
+
+def _log_and_slope(sf: FloatArray, dens: FloatArray) -> tuple[FloatArray, FloatArray]:
+    r""":math:`(\log\tilde\delta, \tilde\delta'/\tilde\delta)` from the kernel's
+    survival functions and densities (rows Q, P), in log space: :math:`\tilde
+    \delta = S_Q - e^\varepsilon S_P`, :math:`\tilde\delta' = e^\varepsilon(p -
+    S_P) - q`."""
+    log_s = np.log(sf)
+    log_q, log_b = log_s[0], log_s[1]
+    ratio = np.exp(log_b - log_q)
+    log_v = log_q + np.log1p(-np.minimum(ratio, 1.0))
+    log_d = np.log(dens)
+    dlog = np.exp(log_d[1] - log_v) - np.exp(log_b - log_v) - np.exp(log_d[0] - log_v)
+    return log_v, dlog
 
 
 def _take(a: FloatArray, j: NDArray[np.intp]) -> FloatArray:

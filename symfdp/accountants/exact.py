@@ -29,13 +29,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from symfdp.accountants._exact_pairs import ExactBounds, ExactGaussianPairCurve
+from symfdp.accountants._exact_pairs import ExactGaussianPairCurve
 from symfdp.accountants.base import Accountant, Components, pair_compositions
+from symfdp.curve import Answer, PairCurve, Query, invert_profile
+from symfdp.curve.answer import exact_answer
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled import PoissonSubsampled
 from symfdp.mechanisms.swapped import Swapped
+from symfdp.numeric.roots import monotone_bisect
 
 #: Log-probability below which an atom is dropped (float64 underflow).
 LOG_TINY: Final = -745.0
@@ -46,7 +49,7 @@ _CHUNK: Final = 4_000_000
 
 
 @dataclass(frozen=True)
-class DiscretePairCurve(ExactBounds):
+class DiscretePairCurve(PairCurve):
     r"""Exact profile and trade-off of a finite privacy-loss law.
 
     Attributes:
@@ -81,6 +84,18 @@ class DiscretePairCurve(ExactBounds):
             arr.setflags(write=False)
         return cls(loss, log_q, log_p, {"atoms": int(loss.size)})
 
+    @property
+    def estimates_error(self) -> bool:
+        return True
+
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        """Exact values (zero error, zero-width bracket)."""
+        if query is Query.DELTA:
+            return exact_answer(self.delta(points))
+        if query is Query.EPSILON:
+            return exact_answer(self.epsilon(points))
+        return exact_answer(self.tradeoff(points))
+
     def delta(self, eps: ArrayLike) -> FloatArray:
         r""":math:`\sum_a Q_a (1 - e^{\varepsilon - L_a})_+`, chunked over eps."""
         e = np.asarray(eps, dtype=np.float64)
@@ -98,8 +113,6 @@ class DiscretePairCurve(ExactBounds):
     def epsilon(self, delta: ArrayLike) -> FloatArray:
         r""":math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le d\}` by
         bisection on :math:`[0, \max_a L_a]`."""
-        from symfdp.numeric.roots import monotone_bisect
-
         d = np.asarray(delta, dtype=np.float64)
         top = max(float(self.loss[0]), 0.0) if self.loss.size else 0.0
         return monotone_bisect(
@@ -110,10 +123,6 @@ class DiscretePairCurve(ExactBounds):
             xtol=1e-12,
             rtol=1e-13,
         )
-
-    def epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        eps = self.epsilon(delta)
-        return eps, eps
 
     def vertices(self) -> tuple[FloatArray, FloatArray]:
         r"""Neyman–Pearson vertices :math:`(\alpha_j, \beta_j) = (P[\text{top } j],
@@ -133,18 +142,27 @@ class DiscretePairCurve(ExactBounds):
 
 
 @dataclass(frozen=True)
-class ClosedFormPairCurve(ExactBounds):
-    """A single mechanism's own closed forms (``n = 1``)."""
+class ClosedFormPairCurve(PairCurve):
+    """A single mechanism's own closed forms (``n = 1``); its inverse profile by
+    :func:`~symfdp.curve.invert_profile`."""
 
     mechanism: Mechanism
 
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        e = np.asarray(eps, dtype=np.float64)
-        return np.asarray(self.mechanism.privacy_profile(e), dtype=np.float64)
+    @property
+    def estimates_error(self) -> bool:
+        return True
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        a = np.asarray(alpha, dtype=np.float64)
-        return np.asarray(self.mechanism.tradeoff(a), dtype=np.float64)
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        """Exact values (zero error, zero-width bracket)."""
+        if query is Query.DELTA:
+            return exact_answer(self._delta(points))
+        if query is Query.EPSILON:
+            return exact_answer(invert_profile(self._delta, points))
+        tradeoff = self.mechanism.tradeoff(points)
+        return exact_answer(np.asarray(tradeoff, dtype=np.float64))
+
+    def _delta(self, eps: FloatArray) -> FloatArray:
+        return np.asarray(self.mechanism.privacy_profile(eps), dtype=np.float64)
 
 
 def _law_of(m: Mechanism) -> Mechanism:
@@ -224,7 +242,7 @@ class Exact(Accountant):
             return False
         return True
 
-    def compose_pair(self, components: Components) -> ExactBounds:
+    def compose_pair(self, components: Components) -> PairCurve:
         laws = [(_law_of(m), n) for m, n in components]
         if all(isinstance(m, Gaussian) for m, _ in laws):
             mu = math.sqrt(math.fsum(n * m.mu**2 for m, n in laws))  # type: ignore[attr-defined]

@@ -49,6 +49,7 @@ from symfdp.accountants.base import (
     normalize_composition,
     pair_compositions,
 )
+from symfdp.curve import Answer, PairCurve, Query
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.pure_dp import PureDP
@@ -302,14 +303,25 @@ def optimal_order(
 
 # ----------------------------------------------------------------- curve
 @dataclass(frozen=True, eq=False)
-class RDPPairCurve:
+class RDPPairCurve(PairCurve):
     """Profile, inverse and trade-off of a composed RDP curve ``rdp`` at
-    ``orders`` under ``conversion``."""
+    ``orders`` under ``conversion``: bounds (the profile and its inverse from
+    above, the trade-off from below), no error estimate."""
 
     orders: FloatArray
     rdp: FloatArray
     conversion: str = "classic"
     info: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        if query is Query.TRADEOFF:
+            beta = self.tradeoff(points)
+            return Answer(beta, lower=beta)
+        if query is Query.DELTA:
+            values = self.delta(points)
+        else:
+            values = self.epsilon(points)
+        return Answer(values, upper=values)
 
     def delta(self, eps: ArrayLike) -> FloatArray:
         return delta_from_rdp(self.orders, self.rdp, eps, self.conversion)

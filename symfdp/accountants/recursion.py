@@ -31,6 +31,7 @@ from numpy.typing import ArrayLike
 
 from symfdp._progress import Progress
 from symfdp._validation import check_array
+from symfdp.curve import Answer, PairCurve, Query, invert_profile
 from symfdp.mechanisms.base import FloatArray, Mechanism
 
 #: The paper's eps grid (Zheng et al. 2020, Sec. 5.1 and the authors' runs).
@@ -89,13 +90,21 @@ def zheng_recursion(
 
 
 @dataclass(frozen=True)
-class RecursionPairCurve:
-    """Profile tabulated by the recursion; linear interpolation between nodes."""
+class RecursionPairCurve(PairCurve):
+    """Profile tabulated by the recursion; linear interpolation between nodes
+    (the inverse by :func:`~symfdp.curve.invert_profile`); no error estimate."""
 
     eps_grid: FloatArray
     deltas: FloatArray
     symmetric: bool
     rounding: str
+
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        if query is Query.DELTA:
+            return Answer(self.delta(points))
+        if query is Query.EPSILON:
+            return Answer(invert_profile(self.delta, points))
+        return Answer(self.tradeoff(points))
 
     def delta(self, eps: ArrayLike) -> FloatArray:
         e = np.asarray(eps, dtype=np.float64)

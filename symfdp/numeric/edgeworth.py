@@ -302,12 +302,30 @@ class EdgeworthDistribution:
         above = above if above is not None and above.any() else None
         return below, above
 
-    def _tail(self, xs: FloatArray, lower: bool) -> FloatArray:
+    def cdf_values(self, xs: FloatArray) -> FloatArray:
+        """:meth:`cdf` at validated float64 ``xs`` for internal callers that
+        report the splice themselves: no validation, no warning."""
+        return self._tail(xs, lower=True, warn=False)
+
+    def isf_values(self, us: FloatArray) -> FloatArray:
+        """:meth:`isf` at validated float64 ``us`` in [0, 1] for internal callers
+        that report the splice themselves: no validation, no warning."""
+        if self._is_normal:
+            return np.asarray(-special.ndtri(us), dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            log_u = np.log(us)
+            log_1mu = np.log1p(-us)
+        return self._invert(log_1mu, log_u, "isf", warn=False)
+
+    def _tail(self, xs: FloatArray, lower: bool, warn: bool = True) -> FloatArray:
         """F(x) (``lower``) or 1 - F(x), with the splice outside (a, b)."""
         if self._is_normal:
             return np.asarray(special.ndtr(xs if lower else -xs), dtype=np.float64)
         xc = _clip(xs)
-        below, above = self._splice_masks(xs, "cdf" if lower else "sf")
+        if warn:
+            below, above = self._splice_masks(xs, "cdf" if lower else "sf")
+        else:
+            below, above = self._masks(xs)
         corr = normal_pdf(xc) * _horner(self._fit.r, xc)
         return self._tail_values(xs, lower, below, above, corr)
 
@@ -445,7 +463,9 @@ class EdgeworthDistribution:
     def _stacked(self) -> FloatArray | None:
         return _stacked_coeffs(self._fit)
 
-    def _invert(self, log_p: FloatArray, log_q: FloatArray, what: str) -> FloatArray:
+    def _invert(
+        self, log_p: FloatArray, log_q: FloatArray, what: str, warn: bool = True
+    ) -> FloatArray:
         """x with log F(x) = log_p, where log_q = log(1 - p) is the same level."""
         fit = self._fit
         out = np.empty(log_p.shape, dtype=np.float64)
@@ -466,7 +486,7 @@ class EdgeworthDistribution:
             if has_above:
                 log_phi = log_q[above] + special.log_ndtr(-fit.b) - fit.log_sb
                 out[above] = -special.ndtri(np.exp(np.minimum(log_phi, 0.0)))
-        if has_below or has_above:
+        if warn and (has_below or has_above):
             self._warn_splice(
                 what, below if has_below else None, above if has_above else None
             )

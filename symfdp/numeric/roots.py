@@ -5,7 +5,6 @@ converge raises instead of returning an unconverged value."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Final, cast
 
@@ -397,59 +396,15 @@ def _newton_steps(
         g = f - target
         step = g / df
         new = x - step
-        xscale = xtol * np.abs(x) + xatol
-        if np.all((np.abs(g) <= ftol) | (np.abs(step) <= xscale) | (hi - lo <= xscale)):
-            done = (np.abs(g) <= ftol) | ~np.isfinite(new)
-            return np.where(done, x, np.clip(new, lo, hi)), df
+        xscale = np.abs(x)
+        xscale *= xtol
+        xscale += xatol
+        small = np.abs(g) <= ftol
+        if (small | (np.abs(step) <= xscale) | (hi - lo <= xscale)).all():
+            done = small | ~np.isfinite(new)
+            return np.where(done, x, np.minimum(np.maximum(new, lo), hi)), df
         right = sign * g < 0  # the root lies above x
         lo = np.where(right, x, lo)
         hi = np.where(right, hi, x)
         x = np.where((new > lo) & (new < hi), new, 0.5 * (lo + hi))
     raise RuntimeError(f"Newton on brackets did not converge in {max_iter} steps.")
-
-
-def newton_on_bracket_scalar(
-    fn_and_derivative: Callable[[float], tuple[float, float] | None],
-    target: float,
-    lo: float,
-    hi: float,
-    x0: float,
-    *,
-    decreasing: bool = False,
-    xtol: float = 1e-12,
-    xatol: float = 0.0,
-    ftol: float = 1e-10,
-    max_iter: int = 100,
-) -> tuple[float, float] | None:
-    """:func:`newton_on_bracket` for one root in Python floats (same steps and
-    stopping rule).
-
-    Returns:
-        ``(x, f'(x))``, or None where ``fn_and_derivative`` returns None or
-        raises ``ValueError`` / ``OverflowError`` / ``ZeroDivisionError``, or on
-        no convergence in ``max_iter`` steps (the caller uses the array version).
-    """
-    sign = -1.0 if decreasing else 1.0
-    x = x0 if lo < x0 < hi else 0.5 * (lo + hi)
-    try:
-        for _ in range(max_iter):
-            found = fn_and_derivative(x)
-            if found is None:
-                return None
-            f, df = found
-            g = f - target
-            step = g / df
-            new = x - step
-            xscale = xtol * abs(x) + xatol
-            if abs(g) <= ftol or abs(step) <= xscale or hi - lo <= xscale:
-                if abs(g) <= ftol or not math.isfinite(new):
-                    return x, df
-                return min(max(new, lo), hi), df
-            if sign * g < 0.0:  # the root lies above x
-                lo = x
-            else:
-                hi = x
-            x = new if lo < new < hi else 0.5 * (lo + hi)
-    except (ValueError, OverflowError, ZeroDivisionError):
-        return None
-    return None

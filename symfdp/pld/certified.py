@@ -40,7 +40,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from symfdp._warnings import warn_approximation
+from symfdp.curve.answer import Answer, PairCurve, Query, Repair
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.roots import monotone_bisect
 from symfdp.pld.compose import UNIT_ROUNDOFF, ComposedPLD, FFTSizeError
@@ -72,6 +72,12 @@ def _worst(lo: FloatArray, hi: FloatArray, flagged: Any) -> str:
     rel = np.where(flagged, np.nan_to_num(rel, nan=np.inf), -np.inf)
     i = int(np.argmax(rel))
     return f"{float(lo.flat[i]):.4g}, {float(hi.flat[i]):.4g}"
+
+
+def _wide(query: Query, what: str) -> Repair:
+    """The record of a bracket too wide for its point estimate (its size, the
+    error of the estimate, is unknown beyond the bracket)."""
+    return Repair(query, what.rstrip(". "))
 
 
 #: Tilts are rounded to the grid 2**(k / _TILT_GRID), so nearby queries reuse
@@ -154,8 +160,11 @@ class _TiltCache:
 
 
 @dataclass(frozen=True)
-class CertifiedPairCurve:
-    r"""Certified bracket on the privacy of one composed pair (``PairCurve``).
+class CertifiedPairCurve(PairCurve):
+    r"""Certified bracket on the privacy of one composed pair (a
+    :class:`~symfdp.curve.PairCurve`: every answer carries its bracket, its
+    half-width as the error, and a record where the bracket is too wide for
+    the point estimate to be accurate).
 
     Attributes:
         lower: Profile of the composed dominated measure :math:`Y`.
@@ -333,23 +342,38 @@ class CertifiedPairCurve:
         floor = factor * self._truncation_floor()
         return (hi - lo > factor * self.eps_rel_tol * hi) & (hi > floor)
 
-    def _estimate(self, e: FloatArray) -> FloatArray:
+    @property
+    def estimates_error(self) -> bool:
+        return True
+
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        """The point estimate in its certified bracket (:meth:`_delta_answer`,
+        :meth:`_epsilon_answer`, :meth:`_tradeoff_answer`)."""
+        if query is Query.DELTA:
+            return self._delta_answer(points)
+        if query is Query.EPSILON:
+            return self._epsilon_answer(points)
+        return self._tradeoff_answer(points)
+
+    def _delta_answer(self, e: FloatArray) -> Answer:
+        """Point estimate: the average of the dominated and dominating profiles
+        (of the tilted compositions where they refine the bracket), clipped into
+        the bracket; a record where the bracket is wider than ``100
+        eps_rel_tol`` relative."""
         lo, hi, core = self._delta_bounds_and_core(e)
         flagged = self._delta_wide(lo, hi, 100.0)
+        repairs: tuple[Repair, ...] = ()
         if np.any(flagged):
-            warn_approximation(
-                "Numerical: the certified bracket on delta(eps) is wider than "
-                f"{100 * self.eps_rel_tol:g} relative at some eps (e.g. "
-                f"[{_worst(lo, hi, flagged)}]); the point estimate is not "
-                "accurate there. " + _ADVICE
+            repairs = (
+                _wide(
+                    Query.DELTA,
+                    "the certified bracket on delta(eps) is wider than "
+                    f"{100 * self.eps_rel_tol:g} relative at some eps (e.g. "
+                    f"[{_worst(lo, hi, flagged)}]); the point estimate is not "
+                    "accurate there. " + _ADVICE,
+                ),
             )
-        return np.clip(core, lo, hi)
-
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        """Point estimate: the average of the dominated and dominating profiles
-        (of the tilted compositions where they refine the bracket); warns where
-        the certified bracket is wider than ``100 eps_rel_tol`` relative."""
-        return self._estimate(np.asarray(eps, dtype=np.float64))
+        return Answer(np.clip(core, lo, hi), 0.5 * (hi - lo), lo, hi, repairs)
 
     # ------------------------------------------------------------ tilting
     def _tilted(self, lam: float) -> tuple[TiltedProfile, TiltedProfile]:
@@ -456,18 +480,18 @@ class CertifiedPairCurve:
             todo &= self._delta_wide(lo, hi, 10.0) & (e > target)
         return lo, hi, core
 
-    def epsilon(self, delta: ArrayLike) -> FloatArray:
+    def _epsilon_answer(self, d: FloatArray) -> Answer:
         r"""Point estimate of :math:`\inf\{\varepsilon \ge 0 : \delta(\varepsilon)
-        \le d\}` for the estimated profile.
+        \le d\}` for the estimated profile, in the bracket of
+        :meth:`epsilon_bounds`.
 
         The estimate is convex and decreasing in :math:`x = e^{\varepsilon}` and
         piecewise affine, so Newton's method in :math:`x`, started left of the root
         (at the smaller of the two measures' exact inverses, or at 0), increases
         monotonically to it and is exact once it reaches the root's piece.
 
-        Where the bracket is refined by tilted compositions
-        (:meth:`epsilon_bounds`), it is the inverse of their average profile,
-        clipped into the bracket. Warns where the
+        Where the bracket is refined by tilted compositions, it is the inverse of
+        their average profile, clipped into the bracket. A record where the
         certified bracket is wider than ``10 eps_rel_tol`` relative.
 
         Raises:
@@ -475,7 +499,6 @@ class CertifiedPairCurve:
                 no finite epsilon is certified for it (FFT round-off and
                 truncated tails hide such small deltas).
         """
-        d = np.asarray(delta, dtype=np.float64)
         if np.any(d <= 0.5 * self.inf_mass):
             raise ValueError(
                 f"delta must exceed the resolution {0.5 * self.inf_mass:.3g} of this "
@@ -483,8 +506,6 @@ class CertifiedPairCurve:
                 "tails cut at tail_mass, or at 2^15 standard deviations of a "
                 "heavy-tailed loss). " + _ADVICE
             )
-        shape = d.shape
-        d = d.reshape(-1)
         lo, hi, refined = self._epsilon_bounds_refined(d)
         if not np.all(np.isfinite(hi)):
             bad = float(np.min(d[~np.isfinite(hi)]))
@@ -503,13 +524,17 @@ class CertifiedPairCurve:
             eps[sel] = monotone_bisect(core, d[sel], lo[sel], hi[sel], xtol=1e-12)
         eps = np.clip(eps, lo, hi)
         flagged = hi - lo > 10.0 * self.eps_rel_tol * np.maximum(lo, 1.0)
+        repairs: tuple[Repair, ...] = ()
         if np.any(flagged):
-            warn_approximation(
-                "Numerical: the certified bracket on epsilon(delta) is wider than "
-                f"{10 * self.eps_rel_tol:g} relative at some delta (e.g. "
-                f"[{_worst(lo, hi, flagged)}]). " + _ADVICE
+            repairs = (
+                _wide(
+                    Query.EPSILON,
+                    "the certified bracket on epsilon(delta) is wider than "
+                    f"{10 * self.eps_rel_tol:g} relative at some delta (e.g. "
+                    f"[{_worst(lo, hi, flagged)}]). " + _ADVICE,
+                ),
             )
-        return eps.reshape(shape)
+        return Answer(eps, 0.5 * (hi - lo), lo, hi, repairs)
 
     def _plain_epsilon(self, d: FloatArray) -> FloatArray:
         """The Newton inverse of the plain (untilted) estimate."""
@@ -845,7 +870,7 @@ class CertifiedPairCurve:
             + self.upper.tradeoff(a, inf_extra)
         )
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+    def _tradeoff_answer(self, a: FloatArray) -> Answer:
         r"""Point estimate: :math:`\max\{g(\alpha) - \alpha\, g(1),
         f_{lo}(\alpha)\}` with :math:`g` the average of the two measures' exact
         trade-offs and :math:`f_{lo}` the certified lower bound.
@@ -855,21 +880,25 @@ class CertifiedPairCurve:
         Subtracting the linear term keeps :math:`g` convex and non-increasing,
         and the maximum with the convex lower bound stays convex: a trade-off
         function inside the bracket (:math:`g \le f_Y \le` the upper bound).
-        Warns where the certified bracket is wider than
-        ``10 eps_rel_tol`` (absolute).
+        A record where the certified bracket is wider than ``10 eps_rel_tol``
+        (absolute).
         """
-        a = np.asarray(alpha, dtype=np.float64)
         lo, hi = self.tradeoff_bounds(a)
         flagged = hi - lo > 10.0 * self.eps_rel_tol
+        repairs: tuple[Repair, ...] = ()
         if np.any(flagged):
-            warn_approximation(
-                "Numerical: the certified bracket on the trade-off is wider than "
-                f"{10 * self.eps_rel_tol:g} at some alpha (e.g. "
-                f"[{_worst(lo, hi, flagged)}]); the point estimate is not accurate "
-                "there (typically a composition with little privacy left, whose "
-                "curve is close to 0). A smaller eps_rel_tol narrows the bracket; "
-                "accountants.Exact gives closed forms for Gaussian and pure-DP "
-                "compositions."
+            repairs = (
+                _wide(
+                    Query.TRADEOFF,
+                    "the certified bracket on the trade-off is wider than "
+                    f"{10 * self.eps_rel_tol:g} at some alpha (e.g. "
+                    f"[{_worst(lo, hi, flagged)}]); the point estimate is not "
+                    "accurate there (typically a composition with little privacy "
+                    "left, whose curve is close to 0). A smaller eps_rel_tol "
+                    "narrows the bracket; accountants.Exact gives closed forms for "
+                    "Gaussian and pure-DP compositions",
+                ),
             )
         end = float(self._core_tradeoff(np.ones(1))[0])
-        return np.maximum(self._core_tradeoff(a) - a * end, lo)
+        beta = np.maximum(self._core_tradeoff(a) - a * end, lo)
+        return Answer(beta, 0.5 * (hi - lo), lo, hi, repairs)

@@ -27,7 +27,7 @@ from symfdp._validation import (
     check_instance,
     scalar_or_array,
 )
-from symfdp.curve import PrivacyCurve
+from symfdp.curve import PrivacyCurve, Query
 from symfdp.mechanisms.base import Mechanism
 
 FloatArray = NDArray[np.float64]
@@ -61,8 +61,8 @@ def _with_relation(m: Mechanism, relation: str) -> Mechanism:
 def _curve_gamma(curve: PrivacyCurve, k: FloatArray, symmetric: bool) -> FloatArray:
     flat = k.ravel()
     raw = [
-        1.0 - np.clip(np.asarray(p.tradeoff(flat), np.float64), 0.0, 1.0 - flat)
-        for p in (curve.pairs if symmetric else curve.pairs[:1])
+        1.0 - np.clip(found.values, 0.0, 1.0 - flat)
+        for found in curve.pair_answers(Query.TRADEOFF, flat, first_only=not symmetric)
     ]
     if not symmetric or curve.symmetric:
         out = raw[0]
@@ -177,13 +177,12 @@ def gamma_bounds(
     k = _check_kappa(kappa)
     symmetric = check_bool("symmetric", symmetric)
     flat = k.ravel()
-    pairs = curve.pairs if symmetric else curve.pairs[:1]
     raw_lo = []
     raw_hi = []
-    for p in pairs:
-        f_lo, f_hi = p.tradeoff_bounds(flat)  # type: ignore[attr-defined]  # certified pairs have it
-        raw_lo.append(1.0 - np.clip(np.asarray(f_hi, np.float64), 0.0, 1.0 - flat))
-        raw_hi.append(1.0 - np.clip(np.asarray(f_lo, np.float64), 0.0, 1.0 - flat))
+    for found in curve.pair_answers(Query.TRADEOFF, flat, first_only=not symmetric):
+        f_lo, f_hi = found.bracket()
+        raw_lo.append(1.0 - np.clip(f_hi, 0.0, 1.0 - flat))
+        raw_hi.append(1.0 - np.clip(f_lo, 0.0, 1.0 - flat))
     lo, hi = np.max(raw_lo, axis=0), np.max(raw_hi, axis=0)
     if symmetric and not curve.symmetric:
         f_lo, f_hi = curve.tradeoff_bounds(flat)

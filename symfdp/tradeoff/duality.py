@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -73,6 +73,50 @@ def _evaluate_delta(delta_fn: Callable[[FloatArray], Any], e: FloatArray) -> Flo
     return np.clip(d, 0.0, 1.0)
 
 
+def supporting_lines(
+    delta_fn: Callable[[FloatArray], Any],
+    flat: FloatArray,
+    grid: FloatArray,
+    symmetric: bool,
+    refine: bool,
+) -> FloatArray:
+    r""":math:`\max\{0, \sup_{\varepsilon} 1 - \delta(\varepsilon) -
+    e^{\varepsilon}\alpha\}` at the 1-d ``flat`` for validated input (a sorted,
+    distinct ``grid``, >= 0 when ``symmetric``), without the clip to
+    :math:`1 - \alpha` (see :func:`tradeoff_from_profile`)."""
+    grid = np.clip(grid, -EXP_CAP, EXP_CAP)
+
+    if symmetric:
+
+        def dtilde(x: FloatArray) -> FloatArray:
+            # delta(-e) = 1 - e^{-e} (1 - delta(e)) for a symmetric curve.
+            d = _evaluate_delta(delta_fn, np.abs(x))
+            return np.where(x >= 0, d, -np.expm1(x) + np.exp(np.minimum(x, 0)) * d)
+
+        grid = np.unique(np.concatenate((-grid, grid)))
+    else:
+
+        def dtilde(x: FloatArray) -> FloatArray:
+            return _evaluate_delta(delta_fn, x)
+
+    d = dtilde(grid)
+    intercepts, slopes = 1.0 - d, -capped_exp(grid)
+    if grid.size == 1:
+        best = np.zeros(flat.shape, dtype=np.intp)
+    else:
+        breaks, lines = upper_envelope(intercepts, slopes)
+        best = lines[np.searchsorted(breaks, flat)]
+    value = intercepts[best] + slopes[best] * flat
+    if refine and grid.size > 1:
+        lo_e = grid[np.maximum(best - 1, 0)]
+        hi_e = grid[np.minimum(best + 1, grid.size - 1)]
+        _, refined = golden_max(
+            lambda x: 1.0 - dtilde(x) - capped_exp(x) * flat, lo_e, hi_e
+        )
+        value = np.maximum(value, refined)
+    return cast(FloatArray, np.maximum(value, 0.0))
+
+
 def tradeoff_from_profile(
     delta_fn: Callable[[FloatArray], Any],
     alpha: ArrayLike,
@@ -114,38 +158,8 @@ def tradeoff_from_profile(
     grid = np.unique(check_array("eps_grid", eps_grid, lo, math.inf))
     if grid.size == 0:
         raise ValueError("eps_grid must contain at least one value.")
-    grid = np.clip(grid, -EXP_CAP, EXP_CAP)
-
-    if symmetric:
-
-        def dtilde(x: FloatArray) -> FloatArray:
-            # delta(-e) = 1 - e^{-e} (1 - delta(e)) for a symmetric curve.
-            d = _evaluate_delta(delta_fn, np.abs(x))
-            return np.where(x >= 0, d, -np.expm1(x) + np.exp(np.minimum(x, 0)) * d)
-
-        grid = np.unique(np.concatenate((-grid, grid)))
-    else:
-
-        def dtilde(x: FloatArray) -> FloatArray:
-            return _evaluate_delta(delta_fn, x)
-
-    d = dtilde(grid)
-    intercepts, slopes = 1.0 - d, -capped_exp(grid)
-    flat = a.ravel()
-    if grid.size == 1:
-        best = np.zeros(flat.shape, dtype=np.intp)
-    else:
-        breaks, lines = upper_envelope(intercepts, slopes)
-        best = lines[np.searchsorted(breaks, flat)]
-    value = intercepts[best] + slopes[best] * flat
-    if refine and grid.size > 1:
-        lo_e = grid[np.maximum(best - 1, 0)]
-        hi_e = grid[np.minimum(best + 1, grid.size - 1)]
-        _, refined = golden_max(
-            lambda x: 1.0 - dtilde(x) - capped_exp(x) * flat, lo_e, hi_e
-        )
-        value = np.maximum(value, refined)
-    value = np.maximum(value, 0.0).reshape(a.shape)
+    value = supporting_lines(delta_fn, a.ravel(), grid, symmetric, refine)
+    value = value.reshape(a.shape)
     excess = value - (1.0 - a)
     if np.any(excess > 1e-12):
         warn_approximation(

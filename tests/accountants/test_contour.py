@@ -18,6 +18,7 @@ from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.mechanisms._complex_mgf import SubsampledGaussianLogMGF
 from symfdp.mechanisms.gaussian import gaussian_tradeoff
+from tests._answers import delta_and_error, delta_of, epsilon_and_error
 from tests._tolerances import MP_DPS
 
 #: The issue's target for the Gaussian (a float64 evaluation of an exact
@@ -54,7 +55,7 @@ def test_error_estimate_bounds_the_gaussian_error(mu, n):
     total = mu * math.sqrt(n)
     eps = np.linspace(-3.0, 8.0, 23)
     want = np.array([gdp_delta(total, e) for e in eps])
-    got, err = pair.delta_and_error(eps)
+    got, err = delta_and_error(pair, eps)
     keep = want > 1e-200
     assert np.all(np.isfinite(err)) and np.all(err >= 0)
     assert np.all(np.abs(got - want)[keep] <= err[keep])
@@ -66,7 +67,7 @@ def test_gaussian_epsilon_and_tradeoff():
     eps = curve.epsilon(targets)
     back = np.array([gdp_delta(2.0, e) for e in eps])
     np.testing.assert_allclose(back, targets, rtol=RTOL_GAUSS)
-    eps2, err = curve.pairs[0].epsilon_and_error(targets)
+    eps2, err = epsilon_and_error(curve.pairs[0], targets)
     np.testing.assert_array_equal(eps2, eps)
     assert np.all(np.isfinite(err)) and np.all(err < 1e-9 * eps)
     alpha = np.array([1e-6, 1e-3, 0.05, 0.3, 0.7])
@@ -185,5 +186,8 @@ def test_refuses_where_the_integrand_does_not_decay():
     )
     with pytest.raises(ValueError, match="Numerical"):
         curve.delta(0.5)
-    value, err = curve.pairs[0].delta_and_error(np.array([0.5]))
-    assert np.isinf(err[0]) and np.isfinite(value[0])
+    # The pair refuses (its integral has a value, but not a converged one).
+    with pytest.raises(ValueError, match="did not converge"):
+        delta_of(curve.pairs[0], [0.5])
+    res = curve.pairs[0].evaluate(np.array([0.5]))
+    assert not res["converged"][0] and np.isfinite(res["delta"][0])

@@ -22,7 +22,16 @@ from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants.edgeworth import EdgeworthPairCurve
-from symfdp.curve import invert_profile
+from symfdp.curve import Query, invert_profile
+from tests._answers import (
+    ask,
+    delta_and_error,
+    delta_of,
+    epsilon_and_error,
+    epsilon_of,
+    tradeoff_of,
+    whats,
+)
 from tests._tolerances import ATOL_FLOAT
 
 #: The sup-norm range of the paper comparisons (the issue: alpha in [0.01, 0.99]).
@@ -103,7 +112,7 @@ def test_order_zero_is_the_two_sided_normal_approximation() -> None:
         -(eps - kp[0]) / sp_
     )
     np.testing.assert_allclose(
-        quiet(pair.delta, eps), np.clip(tail, 0, 1), rtol=1e-10, atol=1e-15
+        quiet(delta_of, pair, eps), np.clip(tail, 0, 1), rtol=1e-10, atol=1e-15
     )
 
 
@@ -116,7 +125,9 @@ def test_summed_cumulants_define_the_curve() -> None:
     direct = EdgeworthPairCurve.from_cumulants(k_p, k_q, order=2)
     curve = A.Edgeworth(order=2).compose(comp)
     np.testing.assert_allclose(
-        quiet(curve.pairs[0].tradeoff, ALPHA), quiet(direct.tradeoff, ALPHA), atol=1e-13
+        quiet(tradeoff_of, curve.pairs[0], ALPHA),
+        quiet(tradeoff_of, direct, ALPHA),
+        atol=1e-13,
     )
     m = M.SubsampledGaussian(sigma=1.0, p=0.05)
     split = A.Edgeworth(order=2).compose([(m, 30), (m, 70)])
@@ -232,19 +243,19 @@ def test_skewed_small_n_is_repaired_with_warnings() -> None:
     m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     pair = A.Edgeworth(order=2).compose(m, 10).pairs[0]
     eps = np.linspace(-1.0, 3.0, 4001)
-    with pytest.warns(ApproximationWarning, match="not non-increasing"):
-        d = pair.delta(eps)
+    found = ask(pair, Query.DELTA, eps)
+    assert "not non-increasing" in whats(found)
+    d = found.values
     raw, _ = pair._raw_delta(eps)
     assert raw.min() < -1e-3  # the unrepaired tail formula is clearly invalid
     assert np.all(np.isfinite(d)) and d.min() >= 0.0 and d.max() <= 1.0
     assert np.all(np.diff(d) <= 0.0)
     assert np.all(d >= np.maximum(raw, 0.0))  # the repair only raises delta
     alpha = np.linspace(0.0, 1.0, 2001)
-    with (
-        pytest.warns(ApproximationWarning, match="trade-off left the range"),
-        pytest.warns(ApproximationWarning, match="convex"),
-    ):
-        beta = pair.tradeoff(alpha)
+    found = ask(pair, Query.TRADEOFF, alpha)
+    assert "trade-off left the range" in whats(found)
+    assert "convex" in whats(found)
+    beta = found.values
     assert np.all(np.isfinite(beta))
     assert np.all(beta <= 1.0 - alpha + ATOL_FLOAT) and beta.min() >= 0.0
     assert np.all(np.diff(beta) <= MONO_ATOL)
@@ -253,10 +264,10 @@ def test_skewed_small_n_is_repaired_with_warnings() -> None:
     chord = 0.5 * (beta[:-2] + beta[2:])
     assert np.all(beta[1:-1] - chord <= 1e-8)
     targets = np.array([1e-2, 1e-4, 1e-6])
-    assert quiet(pair.delta, 0.0) > targets.max()
-    e_hat = quiet(pair.epsilon, targets)
+    assert quiet(delta_of, pair, 0.0) > targets.max()
+    e_hat = quiet(epsilon_of, pair, targets)
     assert np.all(np.isfinite(e_hat))
-    np.testing.assert_allclose(quiet(pair.delta, e_hat), targets, rtol=1e-8)
+    np.testing.assert_allclose(quiet(delta_of, pair, e_hat), targets, rtol=1e-8)
 
 
 def test_cornish_fisher_is_repaired_at_the_boundary() -> None:
@@ -272,11 +283,10 @@ def test_cornish_fisher_is_repaired_at_the_boundary() -> None:
     alpha = np.linspace(1e-7, 1 - 1e-7, 2001)
     raw = pair.raw_tradeoff(alpha)
     assert np.max(np.diff(raw)) > 1e-3
-    with (
-        pytest.warns(ApproximationWarning, match="trade-off left the range"),
-        pytest.warns(ApproximationWarning, match="Cornish-Fisher"),
-    ):
-        beta = pair.tradeoff(alpha)
+    found = ask(pair, Query.TRADEOFF, alpha)
+    assert "trade-off left the range" in whats(found)
+    assert "Cornish-Fisher" in whats(found)
+    beta = found.values
     assert np.all(np.diff(beta) <= MONO_ATOL)
     assert np.all((beta >= 0) & (beta <= 1 - alpha + ATOL_FLOAT))
 
@@ -338,7 +348,7 @@ def test_profile_and_tradeoff_are_valid(
     e_hat = quiet(curve.epsilon, targets)
     generic = np.max(
         [
-            invert_profile(lambda e, p=p: quiet(p.delta, e), targets)
+            invert_profile(lambda e, p=p: quiet(delta_of, p, e), targets)
             for p in curve.pairs
         ],
         axis=0,
@@ -402,17 +412,17 @@ def test_error_estimate_vanishes_for_the_gaussian() -> None:
     mu = mu_step * math.sqrt(n)
     pair = A.Edgeworth(order=2).compose(M.Gaussian(mu=mu_step), n=n).pairs[0]
     eps = np.array([0.0, 0.5, 2.0, 6.0])
-    d, d_err = pair.delta_and_error(eps)
+    d, d_err = delta_and_error(pair, eps)
     np.testing.assert_allclose(d, gaussian_delta(mu, eps), rtol=1e-12)
     assert np.all(d_err <= 1e-14 * np.maximum(d, 1e-300) + 1e-300)
     np.testing.assert_array_equal(pair.kernel.order_gaps(eps), 0.0)
-    e, e_err = pair.epsilon_and_error(np.array([1e-3, 1e-10]))
+    e, e_err = epsilon_and_error(pair, np.array([1e-3, 1e-10]))
     assert np.all(e_err <= 1e-12 * e)
     assert np.all(e > 0)
 
 
 def _max_pair(curve, delta: float) -> tuple[float, float]:
-    values = [p.epsilon_and_error(np.array([delta])) for p in curve.pairs]
+    values = [epsilon_and_error(p, np.array([delta])) for p in curve.pairs]
     k = int(np.argmax([v[0][0] for v in values]))
     return float(values[k][0][0]), float(values[k][1][0])
 
@@ -476,7 +486,7 @@ def test_error_estimate_is_inf_without_the_next_cumulants() -> None:
     m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     k_p, k_q = 100 * m.cumulants(4, "P"), 100 * m.cumulants(4, "Q")
     pair = EdgeworthPairCurve.from_cumulants(k_p, k_q, order=2)
-    _, err = quiet(pair.epsilon_and_error, np.array([1e-5]))
+    _, err = quiet(epsilon_and_error, pair, np.array([1e-5]))
     assert np.isinf(err).all()
 
 
@@ -502,7 +512,7 @@ def test_pair_identity_term_measures_the_far_p_tail() -> None:
 
 @pytest.mark.parametrize("order", [2, 4])
 def test_one_point_queries_match_the_vectorised_formula(order: int) -> None:
-    """A one-point query (scalar kernel pass and scalar Newton) gives the tail
+    """A one-point query (the kernel and Newton at size 1) gives the tail
     formula of EdgeworthDistribution at the same point and the answers of a
     several-point query (DP-SGD add pair, n = 1e3; inside every valid
     interval, so no splice enters)."""
@@ -517,9 +527,8 @@ def test_one_point_queries_match_the_vectorised_formula(order: int) -> None:
     dp = EdgeworthDistribution.from_cumulants(k_p, order)
     points = np.array([0.5, 2.0, 4.0])
     for e in points:
-        found = pair.kernel.point(float(e))
-        assert found is not None
-        sf_q, sf_p, _, _, gaps = found
+        sf, _, gaps = pair.kernel.survival_and_gaps(np.array([e]), densities=False)
+        sf_q, sf_p, gaps = sf[0, 0], sf[1, 0], gaps[:, 0]
         x_q = (e - k_q[0]) / math.sqrt(k_q[1])
         x_p = (e - k_p[0]) / math.sqrt(k_p[1])
         assert sf_q == pytest.approx(dq.sf(x_q), rel=1e-12)
@@ -528,12 +537,12 @@ def test_one_point_queries_match_the_vectorised_formula(order: int) -> None:
             gaps, pair.kernel.order_gaps(np.array([e]))[:, 0], rtol=1e-9
         )
     deltas = np.array([1e-3, 1e-5, 1e-8])
-    eps_all, err_all = quiet(pair.epsilon_and_error, deltas)
-    d_all, derr_all = quiet(pair.delta_and_error, points)
+    eps_all, err_all = quiet(epsilon_and_error, pair, deltas)
+    d_all, derr_all = quiet(delta_and_error, pair, points)
     for k in range(3):
-        eps_1, err_1 = quiet(pair.epsilon_and_error, deltas[k : k + 1])
+        eps_1, err_1 = quiet(epsilon_and_error, pair, deltas[k : k + 1])
         assert eps_1[0] == pytest.approx(eps_all[k], rel=1e-10)
         assert err_1[0] == pytest.approx(err_all[k], rel=1e-6)
-        d_1, derr_1 = quiet(pair.delta_and_error, points[k : k + 1])
+        d_1, derr_1 = quiet(delta_and_error, pair, points[k : k + 1])
         assert d_1[0] == pytest.approx(d_all[k], rel=1e-12)
         assert derr_1[0] == pytest.approx(derr_all[k], rel=1e-9)

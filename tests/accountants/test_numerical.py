@@ -21,6 +21,8 @@ from scipy import optimize, special, stats
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.numeric.tabulate import alpha_grid
+from symfdp.pld.certified import CertifiedPairCurve
+from tests._answers import delta_of, epsilon_of, tradeoff_of
 from tests._tolerances import MP_DPS
 
 #: Slack for float64 rounding of the *reference* values when testing containment:
@@ -98,7 +100,7 @@ def test_gaussian_bracket_contains_exact_delta(mu: float, n: int) -> None:
     lo, hi = pair.delta_bounds(EPS)
     exact = gaussian_delta(total, EPS)
     assert np.all(contains(lo, exact, hi)), (lo, exact, hi)
-    est = pair.delta(EPS)
+    est = delta_of(pair, EPS)
     assert np.all((lo <= est) & (est <= hi))
 
 
@@ -123,7 +125,7 @@ def test_gaussian_tradeoff_bounds_contain_g_mu(mu: float, n: int) -> None:
     pair = curve.pairs[0]
     lo, hi = pair.tradeoff_bounds(alpha)
     assert np.all(contains(lo, exact, hi))
-    est = pair.tradeoff(alpha)
+    est = tradeoff_of(pair, alpha)
     assert np.all((lo <= est) & (est <= hi))
     # Second-order discretisation: the bracket is narrow everywhere.
     assert np.max(hi - lo) < 1e-3
@@ -282,11 +284,11 @@ def test_profile_is_a_profile() -> None:
     m = M.with_adjacency(M.SubsampledGaussian(sigma=0.8, p=0.1), "add")
     pair = A.Numerical().compose(m, n=30).pairs[0]
     eps = np.linspace(-8.0, 15.0, 2001)
-    for values in (pair.delta(eps), *pair.delta_bounds(eps)):
+    for values in (delta_of(pair, eps), *pair.delta_bounds(eps)):
         assert np.all((values >= 0.0) & (values <= 1.0))
         assert np.all(np.diff(values) <= 0.0)
     alpha = alpha_grid()
-    for beta in (pair.tradeoff(alpha), *pair.tradeoff_bounds(alpha)):
+    for beta in (tradeoff_of(pair, alpha), *pair.tradeoff_bounds(alpha)):
         assert np.all((beta >= 0.0) & (beta <= 1.0 - alpha))
         assert np.all(np.diff(beta) <= 1e-15)
 
@@ -321,7 +323,7 @@ def test_bad_input() -> None:
         A.Numerical(grid_step=1e-7, max_fft_size=1024).compose(M.Gaussian(mu=1.0), n=10)
     curve = A.Numerical().compose(M.Gaussian(mu=1.0), n=2)
     with pytest.raises(ValueError, match="resolution"):
-        curve.pairs[0].epsilon(np.array([1e-300]))
+        epsilon_of(curve.pairs[0], np.array([1e-300]))
 
 
 def test_curve_metadata() -> None:
@@ -387,3 +389,24 @@ def test_many_distinct_components_loosen_the_lower_direction(
     p_lo, p_hi = plain.epsilon_bounds(1e-5)
     assert (lo, hi) == (p_lo, p_hi)
     assert 0.0 < hi - lo <= EPS_REL_WIDTH * max(float(lo), 1.0)
+
+
+def test_epsilon_then_its_bracket_computes_the_bracket_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``epsilon(d)`` then ``epsilon_bounds(d)`` / ``epsilon_error(d)``: one
+    certified bracket per direction (the curve keeps the last answer)."""
+    curve = A.Numerical().compose(M.SubsampledGaussian(sigma=1.0, p=0.01), n=200)
+    calls: list[int] = []
+    inner = CertifiedPairCurve._epsilon_bounds_refined
+
+    def counted(self, d):
+        calls.append(d.size)
+        return inner(self, d)
+
+    monkeypatch.setattr(CertifiedPairCurve, "_epsilon_bounds_refined", counted)
+    eps = curve.epsilon(1e-5)
+    lo, hi = curve.epsilon_bounds(1e-5)
+    err = curve.epsilon_error(1e-5)
+    assert len(calls) == len(curve.pairs)
+    assert lo <= eps <= hi and err == pytest.approx(0.5 * (hi - lo), rel=1e-15)

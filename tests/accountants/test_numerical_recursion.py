@@ -15,6 +15,7 @@ from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants.recursion import PAPER_EPS_GRID, zheng_recursion
 from symfdp.numeric.tabulate import alpha_grid
+from tests._answers import delta_of, tradeoff_of
 
 #: Fine eps grid for accuracy checks (the paper's has 100 points on [-6, 6]).
 FINE = np.linspace(-6.0, 6.0, 1201)
@@ -44,7 +45,7 @@ def test_linear_recursion_matches_certified_bracket(m, n: int) -> None:
         # The uncertified recursion may cross a loss-range limit by its quadrature
         # error (m3, n = 4); BoundedLossPair reports and clips that.
         warnings.simplefilter("ignore", ApproximationWarning)
-        d = pair.delta(FINE)
+        d = delta_of(pair, FINE)
     assert np.all(d >= lo - RECURSION_ATOL) and np.all(d <= hi + RECURSION_ATOL)
 
 
@@ -63,8 +64,8 @@ def test_floor_recursion_is_pessimistic(m, n: int) -> None:
         # The uncertified recursion may cross a loss-range limit by its quadrature
         # error (m2, m3); BoundedLossPair reports and clips that.
         warnings.simplefilter("ignore", ApproximationWarning)
-        d = pair.delta(FINE)
-        f = pair.tradeoff(alpha)
+        d = delta_of(pair, FINE)
+        f = tradeoff_of(pair, alpha)
     assert np.all(d >= lo - QUADRATURE_ATOL)
     assert np.all(f <= f_hi + QUADRATURE_ATOL)
 
@@ -73,7 +74,7 @@ def test_symmetric_recursion_uses_mirrored_lines() -> None:
     pair = A.Numerical(method="recursion").compose(M.Gaussian(mu=1.0), n=2).pairs[0]
     assert pair.symmetric
     alpha = alpha_grid()
-    beta = pair.tradeoff(alpha)
+    beta = tradeoff_of(pair, alpha)
     assert np.all((beta >= 0) & (beta <= 1 - alpha))
 
 

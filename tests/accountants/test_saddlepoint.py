@@ -21,8 +21,10 @@ from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants import saddlepoint as SPA
+from symfdp.curve import Query
 from symfdp.numeric.compile import evaluator
 from symfdp.symbolic import saddlepoint as S
+from tests._answers import ask, delta_of, epsilon_of
 from tests._tolerances import MP_DPS, RTOL_EVAL
 
 #: delta_hat_2 for a Gaussian loss is exact (CF-X1); float64 evaluation error only.
@@ -107,7 +109,7 @@ def test_gaussian_composition_is_exact_for_order_2(order):
     mu = math.sqrt(10 * 0.09 + 2)
     curve = A.SaddlePoint(order=order).compose(comps)
     eps = np.linspace(-5.0, 20.0, 101)  # both sides of the split, delta to 1e-29
-    got = curve.pairs[0].delta(eps)
+    got = delta_of(curve.pairs[0], eps)
     want = gaussian_delta(mu, eps)
     rel = np.abs(got / want - 1)
     if order == 2:
@@ -141,7 +143,7 @@ def test_third_absolute_moment_of_gaussian_tilts():
 )
 def test_gaussian_property(mu, n, eps):
     e = np.array(eps)
-    got = A.SaddlePoint().compose(M.Gaussian(mu=mu), n=n).pairs[0].delta(e)
+    got = delta_of(A.SaddlePoint().compose(M.Gaussian(mu=mu), n=n).pairs[0], e)
     want = gaussian_delta(mu * math.sqrt(n), e)
     ok = want > 1e-290
     assert np.all(np.isfinite(got))
@@ -208,8 +210,9 @@ def test_epsilon_and_hazard_of_a_gaussian_loss(mu, delta):
     # truncation error ~1e-6 relative (measured 1e-8 to 2e-8 here).
     comps = [(M.Gaussian(mu=mu / math.sqrt(50)), 50)]
     pair = A.SaddlePoint().compose(comps).pairs[0]
-    eps, rate = pair.epsilon_and_hazard(delta)
-    assert eps == pytest.approx(float(pair.epsilon(np.array(delta))), rel=1e-14)
+    eps, rate, trusted = pair.epsilon_and_hazard(delta)
+    assert trusted  # a normal tilted law: nothing repaired, nothing skewed
+    assert eps == pytest.approx(float(epsilon_of(pair, np.array(delta))), rel=1e-14)
     z = (eps + mu * mu / 2) / mu
     want = math.exp(-0.5 * z * z - 0.5 * math.log(2 * math.pi)) / (
         mu * special.ndtr(-z)
@@ -251,7 +254,7 @@ def test_negative_eps_and_lower_side(mech, n):
     curve = A.SaddlePoint().compose(mech, n=n)
     num = A.Numerical().compose(mech, n=n)
     for pair, ref in zip(curve.pairs, num.pairs, strict=True):
-        got = pair.delta(eps)
+        got = delta_of(pair, eps)
         assert np.all(np.isfinite(got))
         floor = np.maximum(-np.expm1(eps), 0.0)
         assert np.all((got >= floor) & (got <= 1.0))
@@ -264,8 +267,8 @@ def test_exact_ends_of_the_support():
     curve = A.SaddlePoint().compose(M.PureDP(eps=0.2), n=10)
     pair = curve.pairs[0]
     assert pair.support == pytest.approx((-2.0, 2.0))
-    assert np.all(pair.delta(np.array([2.0, 3.0])) == 0.0)
-    assert pair.delta(np.array([-2.5]))[0] == pytest.approx(-math.expm1(-2.5))
+    assert np.all(delta_of(pair, np.array([2.0, 3.0])) == 0.0)
+    assert delta_of(pair, np.array([-2.5]))[0] == pytest.approx(-math.expm1(-2.5))
 
 
 # ------------------------------------------------------------------ repairs
@@ -288,13 +291,17 @@ def test_capped_saddle_point_uses_chernoff_bound():
     remove = pair.pairs[1]
     top = remove.support[1]
     # The Chernoff bound exceeds the loss-range limit (1 - e^{eps - b})_+ there
-    # and is clipped to it, which is reported too.
-    with (
-        pytest.warns(ApproximationWarning, match="left the range"),
-        pytest.warns(ApproximationWarning, match="Chernoff"),
-    ):
-        d = remove.delta(np.array([top * 0.999]))
-    assert 0 <= d[0] < 1e-3
+    # and is clipped to it: both are recorded in the answer, and one warning
+    # of the curve names both.
+    found = ask(remove, Query.DELTA, [top * 0.999])
+    assert 0 <= found.values[0] < 1e-3
+    whats = " ".join(r.what for r in found.repairs)
+    assert "left the range" in whats and "Chernoff" in whats
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pair.delta(top * 0.999)
+    (w,) = caught
+    assert "left the range" in str(w.message) and "Chernoff" in str(w.message)
 
 
 # ------------------------------------------------------------------ API

@@ -16,6 +16,7 @@ import pytest
 from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
+from tests._answers import delta_of
 
 dpa = pytest.importorskip("dp_accounting")
 NR = dpa.NeighboringRelation
@@ -145,7 +146,7 @@ def test_add_or_remove_is_the_worse_direction_for_every_query(name: str) -> None
         # folds both into one symmetric G_mu).
         for k, one in enumerate((add, rem)[: len(both.pairs)]):
             np.testing.assert_allclose(
-                both.pairs[k].delta(e), one.pairs[0].delta(e), rtol=1e-12
+                delta_of(both.pairs[k], e), delta_of(one.pairs[0], e), rtol=1e-12
             )
 
 

@@ -30,7 +30,7 @@ Evaluation: :math:`K` from the components' complex log-MGFs
 by the trapezoid rule in :math:`s = \sigma \sinh u`, nodes doubled until the change
 is below ``TRAP_RTOL``, up to ``max_nodes``. Cost independent of ``n``.
 
-Error estimate (:meth:`ContourPairCurve.delta_and_error`): the step-halving
+Error estimate (:meth:`ContourPairCurve.evaluate`): the step-halving
 difference (geometric convergence for integrands analytic in a strip, Trefethen &
 Weideman 2014, Sec. 5) plus the truncation and the rounding of the exponent; ``inf``
 when the rule has not converged within ``max_nodes`` (a non-decaying characteristic

@@ -17,6 +17,7 @@ from symfdp.accountants.contour._integral import (
     ROUND,
     trapezoid_integral,
 )
+from symfdp.curve import Answer, PairCurve, Query
 from symfdp.mechanisms._complex_mgf import LogMGF, log_mgf
 from symfdp.mechanisms.base import FloatArray, Mechanism, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton, positive_root
@@ -69,8 +70,11 @@ def refusal(m: Mechanism) -> str:
     )
 
 
-class ContourPairCurve:
-    r"""The contour integral of one composed pair (``PairCurve``).
+class ContourPairCurve(PairCurve):
+    r"""The contour integral of one composed pair (a :class:`~symfdp.curve.PairCurve`).
+
+    Every query raises ``ValueError`` (naming Numerical) where the trapezoid
+    rule does not converge within ``max_nodes``.
 
     Args:
         components: ``((mechanism, n), ...)`` of single dominating pairs, each
@@ -78,9 +82,6 @@ class ContourPairCurve:
         symmetric: Whether every component is symmetric (split point 0).
         max_nodes: Node cap of the trapezoid rule per eps.
     """
-
-    #: Public queries raise ValueError where the integral does not converge.
-    refuses_unresolved = True
 
     def __init__(
         self, components: Components, symmetric: bool, max_nodes: int = MAX_NODES
@@ -95,7 +96,7 @@ class ContourPairCurve:
                 raise ValueError(refusal(m))
             parts.append((fn, int(n)))
         self._parts = tuple(parts)
-        self.support = loss_range(components)
+        self.support: tuple[float, float] = loss_range(components)
         self._tables: dict[str, tuple[FloatArray, FloatArray]] = {}
         self.eps_split = 0.0 if symmetric else float(self.cgf(np.array([-0.5]))[1][0])
         self.info: dict[str, Any] = {
@@ -361,25 +362,27 @@ class ContourPairCurve:
             "d_alpha": d_alpha,
         }
 
-    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(delta(eps), estimated absolute error)``; the estimate is ``inf``
-        where the trapezoid rule did not converge within the node cap."""
-        e = np.asarray(eps, dtype=np.float64)
-        res = self.evaluate(e)
-        err = np.where(res["converged"], res["error"], np.inf)
-        return res["delta"].reshape(e.shape), err.reshape(e.shape)
+    @property
+    def estimates_error(self) -> bool:
+        return True
 
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        r""":math:`\delta(\varepsilon)` for real ``eps``.
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        """:meth:`evaluate` (delta), :meth:`_epsilon` (epsilon) or
+        :meth:`_tradeoff`, with the error estimates of the first two.
 
         Raises:
             ValueError: the trapezoid rule did not converge (too few
                 compositions for the integrand to decay).
         """
-        e = np.asarray(eps, dtype=np.float64)
-        res = self.evaluate(e)
-        self._require(res["converged"], e.reshape(-1))
-        return res["delta"].reshape(e.shape)
+        if query is Query.DELTA:
+            res = self.evaluate(points)
+            self._require(res["converged"], points)
+            return Answer(res["delta"], res["error"])
+        if query is Query.EPSILON:
+            eps, err, ok = self._epsilon(points)
+            self._require(ok, eps)
+            return Answer(eps, err)
+        return Answer(self._tradeoff(points))
 
     def _require(self, converged: Any, eps: FloatArray) -> None:
         if not np.all(converged):
@@ -400,23 +403,6 @@ class ContourPairCurve:
         k0, k1, _ = self.cgf(t)
         e = k1 - 1.0 / t - 1.0 / (1.0 + t)
         return e, k0 - t * e + t * np.log(t / (1.0 + t)) - np.log1p(t)
-
-    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
-        r""":math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0:
-        \delta(\varepsilon) \le \delta\}` and its estimated absolute error
-        (:math:`\delta` error over :math:`|d\delta/d\varepsilon|`, plus the
-        root's residual; ``inf`` where the rule did not converge)."""
-        d = np.asarray(delta, dtype=np.float64)
-        eps, err, ok = self._epsilon(d.reshape(-1))
-        return eps.reshape(d.shape), np.where(ok, err, np.inf).reshape(d.shape)
-
-    def epsilon(self, delta: ArrayLike) -> FloatArray:
-        """:math:`\\varepsilon(\\delta)`; raises ``ValueError`` where the contour
-        integral does not converge (see :meth:`delta`)."""
-        d = np.asarray(delta, dtype=np.float64)
-        eps, _, ok = self._epsilon(d.reshape(-1))
-        self._require(ok, eps)
-        return eps.reshape(d.shape)
 
     def _epsilon(self, d: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         r"""``(eps, error, converged)``: :meth:`_solve_in_tilt` for targets below
@@ -708,7 +694,7 @@ class ContourPairCurve:
         out[ok] = np.where(good, val, y[j])
         return out
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+    def _tradeoff(self, a: FloatArray) -> FloatArray:
         r""":math:`f(\alpha) = T(P^n, Q^n)(\alpha)` from the Neyman–Pearson points
         (Dong et al. 2019, Prop. 2.8; see :mod:`symfdp.accountants.contour`), each
         :math:`\alpha` solved for :math:`\varepsilon`; outside the table of
@@ -717,8 +703,7 @@ class ContourPairCurve:
         Raises:
             ValueError: the contour integral did not converge at a point.
         """
-        a = np.asarray(alpha, dtype=np.float64)
-        flat = a.reshape(-1)
+        flat = a
         # Many points (a tabulation): the envelope of a denser table only.
         dense = flat.size > DENSE_ALPHAS
         grid = self.profile_grid(points=256 if dense else 48)
@@ -774,5 +759,4 @@ class ContourPairCurve:
             with np.errstate(over="ignore", invalid="ignore"):
                 exact = res["beta"] - np.exp(e_star) * (target - res["alpha"])
             out[inner] = np.maximum(out[inner], np.where(np.isfinite(exact), exact, 0))
-        out = np.clip(out, 0.0, 1.0 - flat)
-        return cast(FloatArray, out.reshape(a.shape))
+        return cast(FloatArray, np.clip(out, 0.0, 1.0 - flat))

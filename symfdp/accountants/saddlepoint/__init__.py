@@ -50,8 +50,8 @@ and recommend ``accountants.Numerical`` (errors on DP-SGD:
 Higher orders. ``order = J >= 3`` replaces the normal tilted law by its Edgeworth
 expansion in :math:`\lambda_r = K^{(r)}(t_*)/K''(t_*)^{r/2}`, ``r = 3..J``
 (:mod:`~symfdp.accountants.saddlepoint.orders`); the series is asymptotic
-(``benchmarks/results/saddlepoint_orders.md``). ``pairs[k].delta_and_error`` /
-``epsilon_and_error`` estimate the error from the spread of orders ``J..J+3``, at
+(``benchmarks/results/saddlepoint_orders.md``). ``curve.delta_error`` /
+``epsilon_error`` estimate the error from the spread of orders ``J..J+3``, at
 least ``0.05 lambda_3^4`` of the value, plus the atom term of
 :mod:`~symfdp.accountants._atom_term` (the excess modulus of the tilted
 characteristic function over the normal one: atoms, lattices, few-component
@@ -140,8 +140,8 @@ class SaddlePoint(Accountant):
         info["order"] = self.order
         info["error_bound"] = (
             "pairs[k].delta_error_bound(eps): the CF-S7 bound on the error of the "
-            "approximation (asymptotic, not certified); pairs[k].delta_and_error("
-            "eps) / epsilon_and_error(delta): value and error estimate (spread of "
+            "approximation (asymptotic, not certified); curve.delta_error(eps) / "
+            "epsilon_error(delta): the error estimate (spread of "
             "the orders J..J+3, validity floor 0.05 lambda_3^4, plus the atom term)"
         )
         return info

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeVar, cast
 
 import numpy as np
+from scipy import special
 
 from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint.records import SaddleValues
@@ -128,6 +129,10 @@ def log_delta_slope(s: _Real, v: _Real, v3: _Real) -> _Real:
     return 1.0 / s + 1.0 / (1.0 + s) - s * curv - 0.5 * dq / q
 
 
+_SQRT_HALF_PI: Final = float(np.sqrt(np.pi / 2.0))
+_SQRT2: Final = float(np.sqrt(2.0))
+
+
 def log_delta2_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray:
     r""":math:`d\log\hat\delta_2/ds` along the upper saddle points, exact for
     CF-S6: :math:`((\log A)' - r(\log B)')/(1 - r)`, :math:`r = B/A`, for the two
@@ -137,11 +142,8 @@ def log_delta2_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray
     (1+s)v)/\sqrt v`; :func:`log_delta_slope` where
     :math:`r` is within 1e-8 of 1 or the value is not finite.
     """
-    from scipy import special
-
     # phi(z) / Phi(z) = 1 / R(-z), R(w) = sqrt(pi/2) erfcx(w / sqrt 2).
-    c = np.sqrt(np.pi / 2.0)
-    sq2 = np.sqrt(2.0)
+    c, sq2 = _SQRT_HALF_PI, _SQRT2
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         sv = np.sqrt(v)
         q = 1.0 / s + 1.0 / (1.0 + s)

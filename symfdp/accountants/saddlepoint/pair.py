@@ -17,7 +17,6 @@ from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
 from symfdp.accountants.saddlepoint import orders as O
-from symfdp.accountants.saddlepoint import scalar as S
 from symfdp.accountants.saddlepoint.equation import (
     MAX_ITER,
     RTOL,
@@ -30,8 +29,14 @@ from symfdp.accountants.saddlepoint.equation import (
     taylor_shift,
 )
 from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
+from symfdp.curve import Answer, PairCurve, Query, Repair, invert_profile
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.roots import ROUNDOFF_RTOL, bracketed_newton, monotone_bisect
+from symfdp.tradeoff.duality import supporting_lines
+
+#: A query's notes: what its repairs changed (one sentence each), or None
+#: where nobody listens (diagnostics, tables built for the grid).
+Notes = list[str] | None
 
 #: Relative disagreement of the two sides at the split point that warns.
 SPLIT_RTOL = 0.1
@@ -53,44 +58,50 @@ HAZARD_STEP = 1e-3
 NEWTON_STEPS = 12
 
 
-def _warn_repairs(r: F.IntegralRepairs) -> None:
-    """The warnings of the repairs :func:`~.formulas.log_integrals` reports."""
+def _note_repairs(r: F.IntegralRepairs, notes: Notes) -> None:
+    """The notes of the repairs :func:`~.formulas.log_integrals` reports."""
+    if notes is None:
+        return
     if r.beyond_search:
-        warn_approximation(
-            "SaddlePoint: the saddle point lies beyond the searched range "
-            "(the tilted law is degenerate near the end of the support); "
-            "the contour integral was replaced by the Chernoff bound "
-            "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the last saddle point, an "
-            "upper bound. accountants.Numerical gives certified values."
+        notes.append(
+            "the saddle point lies beyond the searched range (the tilted law is "
+            "degenerate near the end of the support); the contour integral was "
+            "replaced by the Chernoff bound e^{K(t)-eps t} (t/(1+t))^t/(1+t) at "
+            "the last saddle point, an upper bound"
         )
     if r.above_chernoff:
-        warn_approximation(
-            "SaddlePoint: the estimate exceeded the Chernoff bound "
-            "e^{K(t)-eps t} (t/(1+t))^t/(1+t) at the saddle point (too few "
-            "compositions for the approximation); lowered to that bound. "
-            "accountants.Numerical gives certified values."
+        notes.append(
+            "the estimate exceeded the Chernoff bound e^{K(t)-eps t} "
+            "(t/(1+t))^t/(1+t) at the saddle point (too few compositions for the "
+            "approximation); lowered to that bound"
         )
     if r.terms_lost:
-        warn_approximation(
-            "SaddlePoint: the two Gaussian terms of delta_hat_2 agree to 8 "
-            "digits (degenerate tilted law); delta_hat_1 used instead. "
-            "accountants.Numerical gives certified values."
+        notes.append(
+            "the two Gaussian terms of delta_hat_2 agree to 8 digits (degenerate "
+            "tilted law); delta_hat_1 used instead"
         )
 
 
-def warn_if_skewed(skew: float, what: str) -> None:
-    r"""One :class:`~symfdp.ApproximationWarning` when ``skew`` (the largest
-    tilted skewness at the evaluated points) exceeds ``F.SKEWNESS_MAX`` (see
-    :mod:`symfdp.accountants.saddlepoint`, valid range)."""
-    if skew > F.SKEWNESS_MAX:
-        warn_approximation(
-            f"SaddlePoint: {what} is outside the approximation's valid range: "
-            "the tilted privacy loss at the saddle point is far from normal "
-            f"(skewness {skew:.3g} > {F.SKEWNESS_MAX:g}), so delta may be off by "
-            "10% or more. This is the regime of few effective compositions, e.g. "
-            "the add pair of a subsampled mechanism with a small expected number "
-            "of samples n*p. Use accountants.Numerical for certified values."
-        )
+def skew_note(skew: float) -> str | None:
+    r"""The note when ``skew`` (the largest tilted skewness at the evaluated
+    points) exceeds ``F.SKEWNESS_MAX`` (see :mod:`symfdp.accountants.saddlepoint`,
+    valid range), else None."""
+    if not skew > F.SKEWNESS_MAX:
+        return None
+    return (
+        "outside the approximation's valid range: the tilted privacy loss at the "
+        f"saddle point is far from normal (skewness {skew:.3g} > "
+        f"{F.SKEWNESS_MAX:g}), so delta may be off by 10% or more. This is the "
+        "regime of few effective compositions, e.g. the add pair of a subsampled "
+        "mechanism with a small expected number of samples n*p"
+    )
+
+
+def _repairs(query: Query, notes: list[str], skew: float = 0.0) -> tuple[Repair, ...]:
+    """The records of a query's notes (each once) and of its skewness."""
+    skewed = skew_note(skew)
+    whats = list(dict.fromkeys(notes if skewed is None else [*notes, skewed]))
+    return tuple(Repair(query, what) for what in whats)
 
 
 def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
@@ -110,8 +121,9 @@ def _spread(rows: FloatArray, lam3: FloatArray, atom: FloatArray) -> FloatArray:
     return np.where(lam3 > F.SKEWNESS_MAX, np.inf, err)
 
 
-class SaddlePointPairCurve:
-    r"""Saddle-point approximation of one composed pair (``PairCurve``).
+class SaddlePointPairCurve(PairCurve):
+    r"""Saddle-point approximation of one composed pair (a
+    :class:`~symfdp.curve.PairCurve`).
 
     Args:
         components: ``((mechanism, n), ...)`` of single dominating pairs.
@@ -132,10 +144,11 @@ class SaddlePointPairCurve:
         #: The split point eps_mid = K'(-1/2) between the lower and upper sides.
         self.eps_split = self._saddles.eps_split
         #: Essential support of the composed loss.
-        self.support = self._saddles.support
+        self.support: tuple[float, float] = self._saddles.support
         self._table: tuple[FloatArray, FloatArray] | None = None
         self._grid_cache: tuple[SaddleValues, FloatArray, FloatArray] | None = None
         self._table_skew = 0.0
+        self._table_notes: list[str] = []
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
             "support": self.support,
@@ -149,7 +162,7 @@ class SaddlePointPairCurve:
         side: str,
         capped: Any,
         orders: tuple[int, ...],
-        warn: bool,
+        notes: Notes,
         kappa: FloatArray | None = None,
     ) -> tuple[
         dict[int, FloatArray],
@@ -163,8 +176,7 @@ class SaddlePointPairCurve:
         above ``RHO_FLOOR``), the tilted skewness and the Chernoff-capped points."""
         base = 1 if self.order == 1 else 2
         log1, log2, log_c, repairs = F.log_integrals(vals, side, capped, base)
-        if warn:
-            _warn_repairs(repairs)
+        _note_repairs(repairs, notes)
         top = max(orders)
         capped = np.asarray(capped, dtype=bool) | ~(vals.v > 0.0)
         usable = ~capped & (log2 < log_c)
@@ -196,7 +208,7 @@ class SaddlePointPairCurve:
         self,
         eps: FloatArray,
         side: str,
-        warn: bool = True,
+        notes: Notes = None,
         check: bool = False,
         extra: int = 0,
     ) -> Estimates:
@@ -208,23 +220,21 @@ class SaddlePointPairCurve:
         vals, capped, kappa = self._saddles.solve(eps, side, k3=check, order=top)
         orders = tuple(range(self.order, self.order + extra + 1))
         logs, log_c, ok, lam3, capped = self._log_integrals(
-            vals, side, capped, (1, 2, *orders), warn, kappa
+            vals, side, capped, (1, 2, *orders), notes, kappa
         )
         d1 = B.from_integral(logs[1], eps, side, self.log_p_mass)
         d2 = B.from_integral(logs[2], eps, side, self.log_p_mass)
 
-        def chosen(j: int, warn_j: bool) -> FloatArray:
+        def chosen(j: int, notes_j: Notes) -> FloatArray:
             d = B.from_integral(logs[j], eps, side, self.log_p_mass)
             d, outside = B.repair(d, eps, self.log_p_mass)
-            if warn_j and outside:
-                warn_approximation(
-                    "SaddlePoint: delta(eps) left [max(0, 1 - e^eps), 1]; clipped "
-                    "into it. The approximation is outside its valid regime here "
-                    "(accountants.Numerical gives certified values)."
+            if notes_j is not None and outside:
+                notes_j.append(
+                    "delta(eps) left [max(0, 1 - e^eps), 1]; clipped into it"
                 )
             return d
 
-        delta = chosen(self.order, warn)
+        delta = chosen(self.order, notes)
         skew = self._skew(vals, logs[self.order], delta, capped) if check else 0.0
         return Estimates(
             vals=vals,
@@ -235,7 +245,7 @@ class SaddlePointPairCurve:
             log_c=log_c,
             ok=ok,
             lam3=lam3,
-            more=tuple(chosen(j, False) for j in orders[1:]),
+            more=tuple(chosen(j, None) for j in orders[1:]),
             skew=skew,
         )
 
@@ -252,15 +262,24 @@ class SaddlePointPairCurve:
     def _regions(self, e: FloatArray) -> Regions:
         return B.regions(e, self.support, self.eps_split)
 
-    def delta(self, eps: ArrayLike) -> FloatArray:
-        r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``;
-        warns once outside the valid range."""
-        out, skew = self._delta(eps, check=True)
-        warn_if_skewed(skew, "delta(eps)")
-        return out
+    @property
+    def estimates_error(self) -> bool:
+        return True
 
-    def delta_and_error(self, eps: FloatArray) -> tuple[FloatArray, FloatArray]:
-        r"""``(delta(eps), error estimate)``, vectorised over validated ``eps``.
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        """:meth:`_delta_answer`, :meth:`_epsilon_answer` or
+        :meth:`_tradeoff_answer` (no estimate)."""
+        if query is Query.DELTA:
+            return self._delta_answer(points)
+        if query is Query.EPSILON:
+            return self._epsilon_answer(points)
+        return self._tradeoff_answer(points)
+
+    def _delta_answer(self, eps: FloatArray) -> Answer:
+        r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``
+        with its error estimate and the records of its repairs (the validity
+        check, the tilted skewness, is folded into the estimate: ``inf`` where
+        it exceeds ``SKEWNESS_MAX``).
 
         The estimate is ``ERROR_SAFETY`` times the spread :math:`\max_k
         \hat\delta_k - \min_k \hat\delta_k` over the orders :math:`k = J, \dots,
@@ -269,48 +288,35 @@ class SaddlePointPairCurve:
         plus the atom term (:func:`~symfdp.accountants._atom_term.atom_term`: the
         excess modulus of the tilted characteristic function over the normal one,
         which no order sees); 0 where delta is exact, the value at
-        Chernoff-capped points, ``inf`` where the expansion diverged. No validity
-        warning is emitted here.
+        Chernoff-capped points, ``inf`` where the expansion diverged.
         """
-        rows, _, kind, lam3, atom = self._delta_orders(eps, False, ERROR_ORDERS)
+        notes: list[str] = []
+        rows, _, kind, lam3, atom = self._delta_orders(eps, False, ERROR_ORDERS, notes)
         err = _spread(rows, lam3, atom)
         err = np.where(kind == 0, 0.0, err)
         err = np.where(kind == 1, rows[0], err)
         err = np.where(kind == 3, np.inf, err)
-        return rows[0], np.where(np.isnan(err), np.inf, err)
+        err = np.where(np.isnan(err), np.inf, err)
+        return Answer(rows[0], err, repairs=_repairs(Query.DELTA, notes))
 
-    def delta_and_error_scalar(self, eps: float) -> tuple[float, float] | None:
-        """:meth:`delta_and_error` at one finite ``eps`` in Python floats
-        (:mod:`~symfdp.accountants.saddlepoint.scalar`; equal to rounding), or
-        None where only the array path serves the point."""
-        return S.delta_and_error_scalar(self, eps)
-
-    def epsilon_and_error_scalar(self, delta: float) -> tuple[float, float] | None:
-        """:meth:`epsilon_and_error` at one ``delta`` in (0, 1) in Python floats
-        (:mod:`~symfdp.accountants.saddlepoint.scalar`), or None where only the
-        array path serves the point."""
-        return S.epsilon_and_error_scalar(self, delta)
-
-    def epsilon_and_error(self, delta: FloatArray) -> tuple[FloatArray, FloatArray]:
-        r"""``(epsilon(delta), error estimate)`` for validated ``delta`` in (0, 1):
-        the delta-spread of :meth:`delta_and_error` over the profile's slope,
-        :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`; ``inf`` where the
-        slope vanishes (diverged expansion)."""
-        d = np.asarray(delta, dtype=np.float64)
-        flat = d.reshape(-1)
-        eps, err, skew, _ = self._epsilon(flat, ERROR_ORDERS)
-        warn_if_skewed(skew, "epsilon(delta)")
+    def _epsilon_answer(self, d: FloatArray) -> Answer:
+        r"""``epsilon(delta)`` for ``delta`` in (0, 1) (:meth:`_epsilon`) and its
+        error estimate: the delta-spread of :meth:`_delta_answer` over the
+        profile's slope, :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`;
+        ``inf`` where the slope vanishes (diverged expansion)."""
+        notes: list[str] = []
+        eps, err, skew, _ = self._epsilon(d, ERROR_ORDERS, notes)
         rest = np.isnan(err)
         if rest.any():
             err[rest] = self._epsilon_error_at(eps[rest])
-        return eps.reshape(d.shape), err.reshape(d.shape)
+        return Answer(eps, err, repairs=_repairs(Query.EPSILON, notes, skew))
 
     def _epsilon_error_at(self, e: FloatArray) -> FloatArray:
-        """The eps-error estimate of :meth:`epsilon_and_error` at answers ``e``
+        """The eps-error estimate of :meth:`_epsilon_answer` at answers ``e``
         (slope by a forward difference at relative step ``EPS_STEP``)."""
         h = EPS_STEP * np.maximum(1.0, np.abs(e))
         both = np.concatenate((e, e + h))
-        rows, _, kind, lam3, atom = self._delta_orders(both, False, ERROR_ORDERS)
+        rows, _, kind, lam3, atom = self._delta_orders(both, False, ERROR_ORDERS, None)
         size = e.size
         gap = _spread(rows[:, :size], lam3[:size], atom[:size])
         gap = np.where(kind[:size] == 1, rows[0, :size], gap)
@@ -320,59 +326,62 @@ class SaddlePointPairCurve:
         err = np.where(kind[:size] == 0, 0.0, err)
         return np.where((kind[:size] == 3) | np.isnan(err), np.inf, err)
 
-    def _delta(self, eps: ArrayLike, check: bool) -> tuple[FloatArray, float]:
-        """:meth:`delta` without the validity warning, and the largest skewness
-        (``check``; else 0)."""
-        rows, skew, *_ = self._delta_orders(eps, check, 0)
+    def _delta(
+        self, eps: FloatArray, check: bool, notes: Notes
+    ) -> tuple[FloatArray, float]:
+        """The estimate at ``eps`` and the largest skewness (``check``; else 0)."""
+        rows, skew, *_ = self._delta_orders(eps, check, 0, notes)
         return rows[0], skew
 
     def _delta_orders(
-        self, eps: ArrayLike, check: bool, extra: int
+        self, eps: FloatArray, check: bool, extra: int, notes: Notes
     ) -> tuple[FloatArray, float, FloatArray, FloatArray, FloatArray]:
         r"""``(rows, skew, kind, lam3, atom)``: the estimates of orders ``order ..
         order + extra``, the largest skewness (``check``), the kind of each value
         (0 exact, 1 Chernoff cap, 2 expansion, 3 expansion with non-finite higher
         terms), :math:`\lambda_3` and the atom term (both with ``extra``, else 0)."""
-        e = np.asarray(eps, dtype=np.float64)
-        flat = e.reshape(-1)
+        flat = eps
         out = np.zeros((extra + 1, flat.size))
         kind = np.zeros(flat.shape)
         lam3 = np.zeros(flat.shape)
         atom = np.zeros(flat.shape)
         skew = 0.0
         reg = self._regions(flat)
-        out[:, reg.full] = B.below_support(flat[reg.full], self.log_p_mass)
+        if reg.full.any():
+            out[:, reg.full] = B.below_support(flat[reg.full], self.log_p_mass)
         for side in SIDES:
-            if reg.side(side).any():
-                est = self._estimates(
-                    flat[reg.side(side)], side, check=check, extra=extra
+            sel = reg.side(side)
+            if not sel.any():
+                continue
+            every = bool(sel.all())
+            est = self._estimates(
+                flat if every else flat[sel], side, notes, check=check, extra=extra
+            )
+            if every:
+                out = np.array([est.delta, *est.more])
+            else:
+                out[:, sel] = [est.delta, *est.more]
+            skew = max(skew, est.skew)
+            lam3[sel] = est.lam3
+            if extra:
+                v = est.vals
+                atom[sel] = atom_term(
+                    self.components,
+                    v.t,
+                    v.K - v.t * v.eps,
+                    self._saddles.stacked_rules(),
                 )
-                out[:, reg.side(side)] = [est.delta, *est.more]
-                skew = max(skew, est.skew)
-                lam3[reg.side(side)] = est.lam3
-                if extra:
-                    v = est.vals
-                    atom[reg.side(side)] = atom_term(
-                        self.components,
-                        v.t,
-                        v.K - v.t * v.eps,
-                        self._saddles.stacked_rules(),
-                    )
-                kind[reg.side(side)] = np.where(
-                    np.asarray(est.capped, dtype=bool),
-                    1.0,
-                    np.where(est.ok | (self.order + extra <= 2), 2.0, 3.0),
-                )
+            kind[sel] = np.where(
+                np.asarray(est.capped, dtype=bool),
+                1.0,
+                np.where(est.ok | (self.order + extra <= 2), 2.0, 3.0),
+            )
         if reg.lower.any():
             for k, row in enumerate(out):
-                row[reg.lower] = self._join_split(row[reg.lower], warn=k == 0)
-        return (
-            out.reshape((extra + 1, *e.shape)),
-            skew,
-            kind.reshape(e.shape),
-            lam3.reshape(e.shape),
-            atom.reshape(e.shape),
-        )
+                row[reg.lower] = self._join_split(
+                    row[reg.lower], notes if k == 0 else None
+                )
+        return out, skew, kind, lam3, atom
 
     @functools.cached_property
     def _delta_at_split(self) -> float:
@@ -382,23 +391,20 @@ class SaddlePointPairCurve:
         if not lo < self.eps_split < hi:
             return 0.0
         split = np.array([self.eps_split])
-        return max(
-            float(self._estimates(split, side, warn=False).delta[0]) for side in SIDES
-        )
+        return max(float(self._estimates(split, side).delta[0]) for side in SIDES)
 
-    def _join_split(self, lower: FloatArray, warn: bool) -> FloatArray:
+    def _join_split(self, lower: FloatArray, notes: Notes) -> FloatArray:
         """Lower-side values raised to the larger estimate at the split point
         (conservative), so the profile does not increase across the split; exact
         for a quasi-convex lower side."""
         at_split = self._delta_at_split
         short = float(np.max(at_split - lower, initial=0.0))
         # A few per cent is ordinary; beyond SPLIT_RTOL the regime is invalid.
-        if warn and short > SPLIT_RTOL * at_split:
-            warn_approximation(
-                "SaddlePoint: the two sides of the approximation disagree at the "
-                f"split point eps = {self.eps_split:.4g} (by up to {short:.3g}); "
-                "delta below it was raised to the value at the split so that it "
-                "does not increase. accountants.Numerical gives certified values."
+        if notes is not None and short > SPLIT_RTOL * at_split:
+            notes.append(
+                "the two sides of the approximation disagree at the split point "
+                f"eps = {self.eps_split:.4g} (by up to {short:.3g}); delta below it "
+                "was raised to the value at the split so that it does not increase"
             )
         return np.maximum(lower, at_split)
 
@@ -456,17 +462,7 @@ class SaddlePointPairCurve:
         return out.reshape(e.shape)
 
     # ------------------------------------------------------------ epsilon
-    def epsilon(self, delta: ArrayLike) -> FloatArray:
-        r""":math:`\inf\{\varepsilon \ge 0 : \hat\delta(\varepsilon) \le d\}`, solved
-        in the saddle point :math:`s` (:math:`\varepsilon(s) = K'(s) - 1/s -
-        1/(1+s)` explicit), by bisection below the split point; warns once outside
-        the valid range."""
-        d = np.asarray(delta, dtype=np.float64)
-        out, _, skew, _ = self._epsilon(d.reshape(-1), 0)
-        warn_if_skewed(skew, "epsilon(delta)")
-        return out.reshape(d.shape)
-
-    def epsilon_and_hazard(self, delta: float) -> tuple[float, float]:
+    def epsilon_and_hazard(self, delta: float) -> tuple[float, float, bool]:
         r"""``(epsilon(delta), H_P)``: the answer and the hazard rate
         :math:`H_P = 1 - \hat\delta''(\varepsilon)/\hat\delta'(\varepsilon)` of
         the composed loss under P there (:mod:`symfdp.accountants._fill_step`).
@@ -477,18 +473,20 @@ class SaddlePointPairCurve:
         points beside it, spaced :math:`10^{-3}\max(\varepsilon, 1)` apart in
         eps (:math:`d\varepsilon/ds = K'' + 1/s^2 + 1/(1+s)^2`): one pass over
         the rules and no further solve. NaN where the answer is not an
-        upper-side saddle point or the slope is not negative. Warns as
-        :meth:`epsilon`."""
-        out, _, skew, saddle = self._epsilon(np.array([delta]), 0)
-        warn_if_skewed(skew, "epsilon(delta)")
+        upper-side saddle point or the slope is not negative. The flag is
+        whether the answer needed no repair and lies in the valid range (the
+        records :meth:`_epsilon_answer` would carry)."""
+        notes: list[str] = []
+        out, _, skew, saddle = self._epsilon(np.array([delta]), 0, notes)
+        trusted = not _repairs(Query.EPSILON, notes, skew)
         eps, s, v = float(out[0]), float(saddle[0, 0]), float(saddle[1, 0])
         if not math.isfinite(s):
-            return eps, math.nan
+            return eps, math.nan, trusted
         slope = v + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
         ds = HAZARD_STEP * max(eps, 1.0) / slope
         pts = np.array([s - ds, s, s + ds])
         if not (ds > 0.0 and pts[0] > 0.0):
-            return eps, math.nan
+            return eps, math.nan, trusted
         reach = max(3, self.order, TAYLOR_ORDER) + 1
         d = self._saddles.derivatives(pts, reach)
         at = _pack3(pts, d)
@@ -501,11 +499,11 @@ class SaddlePointPairCurve:
         g1 = d01 + curv * (e[1] - e[0])
         g2 = 2.0 * curv
         if not (np.isfinite(g1) and np.isfinite(g2)) or g1 >= 0.0:
-            return eps, math.nan
-        return eps, float(1.0 - g2 / g1 - g1)
+            return eps, math.nan, trusted
+        return eps, float(1.0 - g2 / g1 - g1), trusted
 
     def _epsilon(
-        self, flat: FloatArray, extra: int
+        self, flat: FloatArray, extra: int, notes: Notes
     ) -> tuple[FloatArray, FloatArray, float, FloatArray]:
         """``(eps, err, skew, s)`` for flat targets: the answers, with ``extra`` >
         0 their upper-side eps-error estimates (NaN elsewhere), the largest
@@ -519,42 +517,40 @@ class SaddlePointPairCurve:
         e_lo = max(0.0, self.eps_split)
         if e_lo >= self.support[1]:
             return out, np.zeros(flat.shape), 0.0, saddle
-        eps, below, skew, err_up, s_up = self._invert_upper(flat, e_lo, extra)
+        eps, below, skew, err_up, s_up = self._invert_upper(flat, e_lo, extra, notes)
         out[~below] = eps[~below]
         err[~below] = err_up[~below]
         saddle[:, ~below] = s_up[:, ~below]
         if below.any() and self.eps_split > 0.0:
             lo = np.zeros(int(below.sum()))
             out[below] = monotone_bisect(
-                lambda x: self._delta(x, check=False)[0],
+                lambda x: self._delta(x, False, notes)[0],
                 flat[below],
                 lo,
                 np.full_like(lo, self.eps_split),
             )
-            skew = max(skew, self._delta(out[below], check=True)[1])
+            skew = max(skew, self._delta(out[below], True, notes)[1])
         elif below.any():
             # The answer is 0 only if delta(0) <= d; a steeply turning CGF can put
             # the upper-side root below 0 otherwise: invert on the profile there.
-            at_zero, skew0 = self._delta(np.zeros(1), check=True)
+            at_zero, skew0 = self._delta(np.zeros(1), True, notes)
             skew = max(skew, skew0)
             redo = below & (flat < at_zero[0])
             if redo.any():
-                from symfdp.curve import invert_profile
-
                 out[redo] = invert_profile(
-                    lambda x: self._delta(x, check=False)[0], flat[redo]
+                    lambda x: self._delta(x, False, notes)[0], flat[redo]
                 )
-                skew = max(skew, self._delta(out[redo], check=True)[1])
+                skew = max(skew, self._delta(out[redo], True, notes)[1])
         return out, err, skew, saddle
 
     def _upper_log_delta(
-        self, vals: SaddleValues, warn: bool = False, kappa: FloatArray | None = None
+        self, vals: SaddleValues, notes: Notes = None, kappa: FloatArray | None = None
     ) -> FloatArray:
         """log of the chosen estimate at saddle-consistent points ``vals``
         (``kappa``: the derivatives K'', K''', ... there, if already computed)."""
         shape = np.shape(vals.s)
         logs, *_ = self._log_integrals(
-            vals, "upper", np.zeros(shape, bool), (self.order,), warn, kappa
+            vals, "upper", np.zeros(shape, bool), (self.order,), notes, kappa
         )
         return logs[self.order]
 
@@ -577,7 +573,7 @@ class SaddlePointPairCurve:
         return hit[1], hit[2]
 
     def _invert_upper(
-        self, d: FloatArray, e_lo: float, extra: int = 0
+        self, d: FloatArray, e_lo: float, extra: int, notes: Notes
     ) -> tuple[FloatArray, Any, float, FloatArray, FloatArray]:
         """Upper-side inverse: ``(eps, below, skew, err, s)``, ``below`` marking
         answers below ``e_lo``, ``err`` from :meth:`_error_at_saddle` (``extra``
@@ -602,13 +598,12 @@ class SaddlePointPairCurve:
         below = found & (idx == j0)
         capped = ~found
         skew = 0.0
-        if capped.any():
-            warn_approximation(
-                "SaddlePoint: epsilon(delta) needs a saddle point beyond the "
-                "searched range (degenerate tilted law near the end of the "
-                "support); it was bounded with the Chernoff bound at the last "
-                "saddle point (an upper bound on epsilon, capped at the end of the "
-                "support). accountants.Numerical gives certified values."
+        if capped.any() and notes is not None:
+            notes.append(
+                "epsilon(delta) needs a saddle point beyond the searched range "
+                "(degenerate tilted law near the end of the support); it was "
+                "bounded with the Chernoff bound at the last saddle point (an "
+                "upper bound on epsilon, capped at the end of the support)"
             )
             kk, t, s = g.K[-1], g.t[-1], gs[-1]
             eps_c = (kk + F.log_kernel_max(np.array(s)) - log_d[capped]) / t
@@ -664,7 +659,7 @@ class SaddlePointPairCurve:
                     return self._upper_log_delta(vals, kappa=d[2:]), slope
                 no_cap = np.zeros(x.shape, bool)
                 logs, *_ = self._log_integrals(
-                    vals, "upper", no_cap, (2, self.order), False, d[2:]
+                    vals, "upper", no_cap, (2, self.order), None, d[2:]
                 )
                 log_rho = logs[self.order] - logs[2]
                 if rho and np.shape(rho["x"]) == x.shape:
@@ -713,10 +708,10 @@ class SaddlePointPairCurve:
                     d_s[:, rest] = saddles.derivatives(s_r, reach)
                 s[rest] = s_r
             if extra > 0:
-                at_s, log_i, err[solve] = self._error_at_saddle(s, extra, d_s)
+                at_s, log_i, err[solve] = self._error_at_saddle(s, extra, d_s, notes)
             else:
                 at_s = _pack3(s, d_s)
-                log_i = self._upper_log_delta(at_s, warn=True, kappa=d_s[2:])
+                log_i = self._upper_log_delta(at_s, notes, kappa=d_s[2:])
             eps[solve] = at_s.eps
             saddle[0, solve] = s
             saddle[1, solve] = d_s[2]
@@ -820,11 +815,11 @@ class SaddlePointPairCurve:
         return s_out, d_out, rest, lo, hi
 
     def _error_at_saddle(
-        self, s: FloatArray, extra: int, d_s: FloatArray | None = None
+        self, s: FloatArray, extra: int, d_s: FloatArray | None, notes: Notes
     ) -> tuple[SaddleValues, FloatArray, FloatArray]:
         r"""``(vals, log_i, err)`` at upper-side saddle points ``s``: the values
         (with ``k3``), the log estimate and the eps-error estimate of
-        :meth:`epsilon_and_error`, the slope from ``s`` and ``s (1 + EPS_STEP)``
+        that estimate, the slope from ``s`` and ``s (1 + EPS_STEP)``
         (Taylor series of ``d_s`` when given)."""
         size = s.size
         both = np.concatenate((s, s * (1.0 + EPS_STEP)))
@@ -838,7 +833,7 @@ class SaddlePointPairCurve:
         vals = _pack3(both, d)
         orders = tuple(range(self.order, self.order + extra + 1))
         logs, _, ok, lam3, capped = self._log_integrals(
-            vals, "upper", np.zeros(both.shape, bool), orders, True, d[2:]
+            vals, "upper", np.zeros(both.shape, bool), orders, notes, d[2:]
         )
         rows = np.array(
             [B.repair(np.exp(logs[j]), vals.eps, self.log_p_mass)[0] for j in orders]
@@ -889,13 +884,13 @@ class SaddlePointPairCurve:
                 keep &= (e > lo) & (e < hi)
                 vals = vals.take(keep)
                 logs, *_ = self._log_integrals(
-                    vals, side, np.zeros(int(keep.sum()), bool), (self.order,), False
+                    vals, side, np.zeros(int(keep.sum()), bool), (self.order,), None
                 )
                 log_i = logs[self.order]
                 d = B.from_integral(log_i, e[keep], side, self.log_p_mass)
                 d = B.repair(d, e[keep], self.log_p_mass)[0]
                 if side == "lower":
-                    d = self._join_split(d, warn=False)
+                    d = self._join_split(d, None)
                 no_skip = np.zeros(d.shape, bool)
                 skew = max(skew, self._skew(vals, log_i, d, no_skip))
                 eps_parts.append(e[keep])
@@ -907,7 +902,7 @@ class SaddlePointPairCurve:
             ]
             extra_e = np.array(extra)
             eps_parts.append(extra_e)
-            extra_d, extra_skew = self._delta(extra_e, check=True)
+            extra_d, extra_skew = self._delta(extra_e, True, self._table_notes)
             delta_parts.append(extra_d)
             skew = max(skew, extra_skew)
             eps = np.concatenate(eps_parts)
@@ -920,14 +915,11 @@ class SaddlePointPairCurve:
             self._table_skew = skew
         return self._table
 
-    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+    def _tradeoff_answer(self, a: FloatArray) -> Answer:
         r""":math:`f(\alpha) = \max\{0, \max_k 1 - \hat\delta(\varepsilon_k)
         - e^{\varepsilon_k}\alpha\}` over :meth:`profile_table` (Dong et al.
-        2019, Prop. 2.8; mirrored lines for symmetric compositions); warns once
-        outside the valid range."""
-        from symfdp import tradeoff as T
-
-        a = np.asarray(alpha, dtype=np.float64)
+        2019, Prop. 2.8; mirrored lines for symmetric compositions), with the
+        records of the table's repairs and validity."""
         eps, delta = self.profile_table()
 
         def lookup(x: FloatArray) -> FloatArray:
@@ -935,8 +927,14 @@ class SaddlePointPairCurve:
             floor = B.below_support(x, self.log_p_mass)
             return np.maximum(np.interp(x, eps, delta), floor)
 
-        out = T.tradeoff_from_profile(
-            lookup, a, eps, symmetric=self.symmetric, refine=False
-        )
-        warn_if_skewed(self._table_skew, "tradeoff(alpha)")
-        return np.asarray(out, dtype=np.float64).reshape(a.shape)
+        raw = supporting_lines(lookup, a, eps, self.symmetric, False)
+        out = np.minimum(raw, 1.0 - a)
+        notes = list(self._table_notes)
+        if np.any(raw - out > 1e-12):
+            notes.append(
+                "the curve from the profile's supporting lines exceeds 1 - alpha "
+                "(the estimated profile is below that of any trade-off function "
+                "there); clipped to 1 - alpha"
+            )
+        repairs = _repairs(Query.TRADEOFF, notes, self._table_skew)
+        return Answer(out, repairs=repairs)

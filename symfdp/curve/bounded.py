@@ -1,0 +1,191 @@
+r"""The loss-range repair: a pair curve clipped into the range its composed loss
+allows (:class:`BoundedLossPair`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from symfdp.curve.answer import Answer, FloatArray, PairCurve, Query, Repair
+from symfdp.pld.profile import loss_range_profile_limits, loss_range_tradeoff_floor
+
+#: Departures from the range below this are round-off (not reported).
+_TOL = 1e-12
+
+
+class BoundedLossPair(PairCurve):
+    r"""A pair curve repaired into the range its composed loss allows.
+
+    When the composed privacy loss :math:`T` lies in :math:`[a, b]` under Q (the
+    sums of the components' supports), then for every real :math:`\varepsilon`
+
+    .. math::  (1 - e^{\varepsilon - a})_+ \le \delta(\varepsilon)
+               = E_Q[(1 - e^{\varepsilon - T})_+] \le (1 - e^{\varepsilon - b})_+,
+
+    so :math:`\varepsilon(\delta) \in [a + \log(1 - \delta), b + \log(1 -
+    \delta)]` (and :math:`\ge 0`) and :math:`f(\alpha) \ge \max\{1 -
+    e^{b}\alpha, e^{a}(1 - \alpha)\}` (Dong et al. 2019, Prop. 2.4 at
+    :math:`\varepsilon = b`). Values outside are clipped, recorded as a
+    :class:`~symfdp.curve.answer.Repair` when ``report`` (approximations; for
+    bounds, leaving the range is slack). Brackets are clipped alike.
+
+    A loss on a lattice of span :math:`h` (``lattice_span``) has a
+    piecewise-smooth profile that a smooth approximation misses by about
+    :math:`h^2/8` in :math:`\varepsilon` whatever the number of compositions:
+    the error estimates are at least that (for epsilon) and half the change of
+    the profile over :math:`\pm h^2/8` (for delta).
+
+    Other attributes (diagnostics) are the wrapped pair's.
+    """
+
+    def __init__(
+        self,
+        pair: PairCurve,
+        lo: float,
+        hi: float,
+        *,
+        report: bool = True,
+        lattice_span: float | None = None,
+    ) -> None:
+        self.inner = pair
+        self.loss_range = (float(lo), float(hi))
+        self.report = report
+        self.lattice_span = lattice_span
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __repr__(self) -> str:
+        return f"BoundedLossPair({self.inner!r}, loss_range={self.loss_range})"
+
+    @property
+    def info(self) -> Mapping[str, Any]:  # type: ignore[override]
+        return self.inner.info
+
+    @property
+    def support(self) -> tuple[float, float] | None:  # type: ignore[override]
+        return self.loss_range
+
+    @property
+    def estimates_error(self) -> bool:
+        return self.inner.estimates_error
+
+    def answer(self, query: Query, points: FloatArray) -> Answer:
+        if query is Query.DELTA:
+            return self._delta(points)
+        if query is Query.EPSILON:
+            return self._epsilon(points)
+        return self._tradeoff(points)
+
+    # ------------------------------------------------------------ queries
+    def _repair(
+        self, query: Query, thing: str, at: FloatArray, raw: FloatArray, out: FloatArray
+    ) -> tuple[Repair, ...]:
+        if not self.report:
+            return ()
+        moved = np.abs(out - raw)
+        k = int(np.argmax(moved))
+        a, b = self.loss_range
+        what = (
+            f"{thing} left the range allowed by the composed privacy loss, which "
+            f"lies in [{a:.6g}, {b:.6g}]; clipped into it (too few compositions "
+            "for a loss of bounded support)"
+        )
+        return (Repair(query, what, float(at[k]), float(moved[k])),)
+
+    def _delta(self, e: FloatArray) -> Answer:
+        found = self.inner.answer(Query.DELTA, e)
+        floor, top = loss_range_profile_limits(e, self.loss_range)
+        raw = found.values
+        out = np.minimum(np.maximum(raw, floor), top)
+        repairs = found.repairs
+        if (raw > top + _TOL).any() or (raw < floor - _TOL).any():
+            repairs += self._repair(Query.DELTA, "delta(eps)", e, raw, out)
+        err = found.errors
+        if self.lattice_span is not None and err is not None:
+            # The profile moved by the lattice floor of epsilon (see the class).
+            shift = self._lattice_floor()
+            near = self.inner.answer(
+                Query.DELTA, np.concatenate((e - shift, e + shift))
+            )
+            repairs += near.repairs
+            up, down = near.values[: e.size], near.values[e.size :]
+            err = np.maximum(err, 0.5 * np.abs(up - down))
+        return Answer(
+            out,
+            err,
+            _clip(found.lower, floor, top),
+            _clip(found.upper, floor, top),
+            repairs,
+        )
+
+    def _lattice_floor(self) -> float:
+        r""":math:`h^2/8` for a loss on a lattice of span :math:`h`: about the most
+        a smooth approximation of the piecewise-smooth profile misses
+        :math:`\varepsilon(\delta)` by, whatever the number of compositions."""
+        h = float(self.lattice_span or 0.0)
+        return h * h / 8.0
+
+    def _epsilon(self, d: FloatArray) -> Answer:
+        found = self.inner.answer(Query.EPSILON, d)
+        a, b = self.loss_range
+        raw = found.values
+        out = raw
+        repairs = found.repairs
+        keep = np.log1p(-d) if (a > -np.inf or b < np.inf) else None
+        floor: FloatArray | None = None
+        cap: FloatArray | None = None
+        if keep is not None and b < np.inf:
+            cap = b + keep
+            out = np.minimum(out, cap)
+            # eps >= 0 by definition: a cap below 0 is no violation at eps = 0.
+            top = np.maximum(cap, 0.0)
+            if (raw > top + _TOL * np.maximum(np.abs(top), 1.0)).any():
+                repairs += self._repair(Query.EPSILON, "epsilon(delta)", d, raw, out)
+        if keep is not None and a > -np.inf:
+            floor = np.maximum(a + keep, 0.0)
+        out = np.maximum(out, 0.0 if floor is None else floor)
+        err = found.errors
+        if self.lattice_span is not None and err is not None:
+            err = np.maximum(err, self._lattice_floor())
+        if found.lower is None and found.upper is None:
+            return Answer(out, err, repairs=repairs)
+        zero = np.zeros(d.shape)
+        low = zero if floor is None else floor
+        return Answer(
+            out,
+            err,
+            _clip(found.lower, low, cap),
+            _clip(found.upper, low, cap),
+            repairs,
+        )
+
+    def _tradeoff(self, x: FloatArray) -> Answer:
+        found = self.inner.answer(Query.TRADEOFF, x)
+        floor = np.minimum(loss_range_tradeoff_floor(x, self.loss_range), 1.0 - x)
+        raw = found.values
+        out = np.maximum(raw, floor)
+        repairs = found.repairs
+        if np.any(raw < floor - _TOL):
+            repairs += self._repair(Query.TRADEOFF, "the trade-off", x, raw, out)
+        return Answer(
+            out,
+            found.errors,
+            _clip(found.lower, floor, None),
+            _clip(found.upper, floor, None),
+            repairs,
+        )
+
+
+def _clip(
+    side: FloatArray | None, lo: FloatArray, hi: FloatArray | None
+) -> FloatArray | None:
+    """A bracket side clipped into ``[lo, hi]`` (None stays None)."""
+    if side is None:
+        return None
+    out = np.maximum(side, lo)
+    return out if hi is None else np.minimum(out, hi)

@@ -1,0 +1,585 @@
+r"""PrivacyCurve: the privacy of a composition, as every accountant reports it.
+
+A curve holds one :class:`~symfdp.curve.answer.PairCurve` per dominating pair to
+cover (two for add/remove adjacency), each with composed loss :math:`T_n =
+\sum_i L_i`:
+
+* the privacy profile is :math:`\delta(\varepsilon) = E_{Q}[(1 - e^{\varepsilon -
+  T_n})_+]` (Zheng et al. 2020, Lemma 5.1), maximised over the pairs;
+* :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le
+  \delta\}`;
+* the trade-off is :math:`T(P^n, Q^n)` for a symmetric composition and the
+  symmetrised, convexified :math:`\min\{f_1, f_1^{-1}, f_2, f_2^{-1}\}^{**}`
+  otherwise (Dong et al. 2019, Def. 4.1 / App. F; Zheng et al. 2020, Sec. 5.3).
+  For exact pairs :math:`f_2 = f_1^{-1}` and this is :math:`\min\{g, g^{-1}\}^{**}`.
+
+Every query validates its points once, asks each pair through the protocol of
+:mod:`symfdp.curve.answer`, combines the pairs' answers (:mod:`symfdp.curve.combine`)
+and warns once (:mod:`symfdp.curve.report`). The last answer per query is kept, so
+``epsilon(d)`` followed by ``epsilon_error(d)`` or ``epsilon_bounds(d)`` computes
+once. Certified methods (``Numerical``, ``Exact``) also supply lower and upper
+bounds.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from symfdp._validation import check_array, check_bool, scalar_or_array
+from symfdp._warnings import warn_approximation
+from symfdp.curve.answer import Answer, FloatArray, PairCurve, Query, Repair
+from symfdp.curve.bounded import BoundedLossPair
+from symfdp.curve.combine import (
+    convex_lower_bound_points,
+    max_over_pairs,
+    symmetric_hull,
+)
+from symfdp.curve.report import error_message, query_message
+from symfdp.curve.summary import markdown
+from symfdp.numeric.tabulate import alpha_grid
+from symfdp.tradeoff.interpret import fixed_point, mu_star_at, mu_star_gamma
+
+#: Errors below these are round-off, never warned about (delta, epsilon).
+_DELTA_ATOL: Final = 1e-300
+_EPS_ATOL: Final = 1e-9
+#: Relative width of the certified mu* bracket beyond which mu_star_gamma warns.
+MU_STAR_RTOL: Final = 1e-2
+#: Departures of a profile from [0, 1] below this are round-off.
+_UNIT_TOL: Final = 1e-12
+
+
+def _finite_or_raise(values: FloatArray, what: str, method: str) -> FloatArray:
+    if not np.isfinite(values).all():
+        raise FloatingPointError(
+            f"{method} produced a non-finite {what}; this is a bug in symfdp, "
+            "please report it with the mechanism and parameters."
+        )
+    return values
+
+
+def _repaired_profile(
+    e: FloatArray, found: Answer, certified: bool
+) -> tuple[FloatArray, tuple[Repair, ...]]:
+    r"""The pairs' maximum clipped to :math:`[\max\{0, 1 - e^\varepsilon\}, 1]`
+    (:math:`\delta \ge 1 - e^\varepsilon E_Q[e^{-L}]` for every pair), with the
+    repairs (leaving :math:`[0, 1]`; the floor for approximations only)."""
+    values = found.values
+    repairs: tuple[Repair, ...] = ()
+    lo, hi = float(values.min(initial=0.0)), float(values.max(initial=0.0))
+    if lo < -_UNIT_TOL or hi > 1 + _UNIT_TOL:
+        clipped = np.minimum(np.maximum(values, 0.0), 1.0)
+        k = int(np.argmax(np.abs(clipped - values)))
+        repairs += (
+            Repair(
+                Query.DELTA,
+                f"delta(eps) left [0, 1] (range [{lo:.3g}, {hi:.3g}]); clipped to "
+                "[0, 1]",
+                float(e[k]),
+                float(abs(clipped[k] - values[k])),
+            ),
+        )
+        values = clipped
+    elif lo < 0.0 or hi > 1.0:
+        values = np.minimum(np.maximum(values, 0.0), 1.0)
+    floor = -np.expm1(np.minimum(e, 0.0))
+    short = floor - values
+    k = int(np.argmax(short))
+    if short[k] > 0.0:
+        if short[k] > _UNIT_TOL and not certified:
+            repairs += (
+                Repair(
+                    Query.DELTA,
+                    f"delta(eps) fell below 1 - e^eps (by up to {short[k]:.3g}), "
+                    "which no dominating pair allows; raised to it",
+                    float(e[k]),
+                    float(short[k]),
+                ),
+            )
+        values = np.maximum(values, floor)
+    return values, repairs
+
+
+@dataclass(frozen=True)
+class PrivacyCurve:
+    """Privacy of an n-fold (possibly heterogeneous) composition.
+
+    Attributes:
+        pairs: One :class:`~symfdp.curve.answer.PairCurve` per dominating pair.
+        method: Name of the accountant that produced the curve.
+        symmetric: True when the first pair's trade-off needs no symmetrisation.
+        certified: True when the pairs provide certified lower/upper bounds.
+        info: Method-specific diagnostics, read-only.
+        warn_rel_error: ``delta`` and ``epsilon`` warn once per query when the
+            estimated error exceeds this fraction of an answer (``None``: never).
+    """
+
+    pairs: tuple[PairCurve, ...]
+    method: str
+    symmetric: bool = True
+    certified: bool = False
+    info: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    warn_rel_error: float | None = None
+
+    def __post_init__(self) -> None:
+        self._check()
+        object.__setattr__(self, "info", MappingProxyType(dict(self.info)))
+
+    def _check(self) -> None:
+        if not self.pairs:
+            raise ValueError("a PrivacyCurve needs at least one pair.")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle (and copy) by the constructor's fields (``info`` as a dict)."""
+        values = (getattr(self, f.name) for f in fields(self) if f.init)
+        args = tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in values)
+        return (type(self), args)
+
+    @property
+    def label(self) -> str:
+        """The method with its order, e.g. ``Edgeworth(order=4)``."""
+        order = self.info.get("order")
+        return self.method if order is None else f"{self.method}(order={order})"
+
+    @functools.cached_property
+    def estimates_error(self) -> bool:
+        """Whether :meth:`delta_error` / :meth:`epsilon_error` are available: every
+        pair of an approximation estimates its error, or the curve is certified."""
+        return self.certified or all(p.estimates_error for p in self.pairs)
+
+    # ------------------------------------------------------------- answers
+    @functools.cached_property
+    def _last(self) -> dict[Query, _Kept]:
+        """Per query, the last points asked, the combined, repaired answer and
+        its warning messages (each computed once)."""
+        return {}
+
+    def _kept(self, query: Query, points: FloatArray) -> tuple[_Kept, bool]:
+        """The answer at the validated 1-d ``points`` and whether it was
+        computed now (False: the last answer of this query, at the same
+        points)."""
+        last = self._last.get(query)
+        if (
+            last is not None
+            and last.points.shape == points.shape
+            and np.array_equal(last.points, points)
+        ):
+            return last, False
+        kept = _Kept(query, points.copy(), self._compute(query, points))
+        self._last[query] = kept
+        return kept, True
+
+    def _answer(self, query: Query, points: FloatArray) -> tuple[Answer, bool]:
+        """:meth:`_kept`'s answer, without warning (for callers that decide
+        themselves what to report, e.g. ``Auto``)."""
+        kept, new = self._kept(query, points)
+        return kept.answer, new
+
+    def _compute(self, query: Query, points: FloatArray) -> Answer:
+        """The pairs' answers combined: the maximum over the pairs (the
+        profile clipped to its valid range) or the first pair's trade-off."""
+        if points.size == 0:  # e.g. only infinite eps: no pair is asked
+            return Answer(points, points, points, points)
+        if query is Query.TRADEOFF:
+            found = self.pairs[0].answer(query, points)
+            _finite_or_raise(found.values, "trade-off", self.method)
+            return found
+        found = max_over_pairs([p.answer(query, points) for p in self.pairs])
+        if query is Query.EPSILON:
+            _finite_or_raise(found.values, "epsilon(delta)", self.method)
+            return found
+        _finite_or_raise(found.values, "delta(eps)", self.method)
+        values, repairs = _repaired_profile(points, found, self.certified)
+        return Answer(
+            values, found.errors, found.lower, found.upper, found.repairs + repairs
+        )
+
+    def _message(self, kept: _Kept, atol: float | None) -> str | None:
+        """The one warning of a query: its repairs, else (with ``atol``, for
+        approximations with ``warn_rel_error``) an error above that."""
+        if atol in kept.messages:
+            return kept.messages[atol]
+        found = kept.answer
+        message = query_message(self.label, kept.query, found.repairs, self.certified)
+        if (
+            message is None
+            and atol is not None
+            and found.errors is not None
+            and self.warn_rel_error is not None
+            and not self.certified
+        ):
+            message = error_message(
+                self.label,
+                kept.query,
+                kept.points,
+                found.values,
+                found.errors,
+                atol,
+                self.warn_rel_error,
+            )
+        kept.messages[atol] = message
+        return message
+
+    def _warn(self, kept: _Kept, atol: float | None = None) -> None:
+        message = self._message(kept, atol)
+        if message is not None:
+            warn_approximation(message)
+
+    # ------------------------------------------------------------- profile
+    def _profile(self, eps: ArrayLike) -> tuple[FloatArray, _Kept, bool]:
+        """``(eps, the kept answer at its finite entries, computed now)``."""
+        e = check_array("eps", eps, allow_inf=True)
+        finite = np.isfinite(e)
+        ef = e.reshape(-1) if finite.all() else e[finite]
+        kept, new = self._kept(Query.DELTA, ef)
+        return e, kept, new
+
+    @staticmethod
+    def _spread(e: FloatArray, part: FloatArray, at_inf: FloatArray) -> FloatArray:
+        """``part`` at the finite entries of ``e``, ``at_inf`` (values at
+        ``eps = -inf, +inf``) elsewhere, in ``e``'s shape."""
+        if part.size == e.size:
+            return part.reshape(e.shape)
+        out: FloatArray = np.where(e < 0, at_inf[0], at_inf[1])
+        out[np.isfinite(e)] = part
+        return out
+
+    def delta(self, eps: ArrayLike) -> Any:
+        r"""Privacy profile :math:`\delta(\varepsilon)`, the max over the pairs.
+
+        Clipped to :math:`[\max(0, 1 - e^\varepsilon), 1]`; an ApproximationWarning
+        when an approximation leaves that range or its :meth:`delta_error` exceeds
+        ``warn_rel_error`` of the answer.
+
+        Args:
+            eps: One or more real :math:`\varepsilon` (negative values are
+                meaningful for asymmetric pairs; :math:`\delta(-\infty) = 1`,
+                :math:`\delta(\infty) = 0`).
+
+        Returns:
+            A float for scalar input, else an array of the input's shape.
+        """
+        e, kept, _ = self._profile(eps)
+        self._warn(kept, _DELTA_ATOL)
+        values = kept.answer.values
+        return scalar_or_array(self._spread(e, values, np.array([1.0, 0.0])))
+
+    def delta_error(self, eps: ArrayLike) -> Any:
+        r"""Estimated absolute error of :meth:`delta` at ``eps``.
+
+        The method's own estimate (CLT, Edgeworth, SaddlePoint, Contour) or the
+        half-width of :meth:`delta_bounds` (certified); over pairs as in
+        :func:`~symfdp.curve.combine.max_with_error`; 0 at infinite eps.
+
+        Raises:
+            NotImplementedError: the method gives a bound or an approximation
+                without an error estimate (BerryEsseen, RDP, recursion).
+        """
+        if self.certified:
+            lo, hi = self.delta_bounds(eps)
+            return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
+        self._require_estimates("delta_error")
+        e, kept, new = self._profile(eps)
+        if new:
+            self._warn(kept)
+        errors = kept.answer.errors
+        assert errors is not None  # every pair estimates its error
+        return scalar_or_array(self._spread(e, errors, np.zeros(2)))
+
+    def delta_bounds(self, eps: ArrayLike) -> tuple[Any, Any]:
+        """Certified ``(lower, upper)`` bounds on ``delta(eps)``, eps real."""
+        self._require_certified("delta_bounds")
+        e, kept, new = self._profile(eps)
+        if new:
+            self._warn(kept)
+        exact = np.array([1.0, 0.0])
+        lo, hi = kept.answer.bracket()
+        return (
+            scalar_or_array(self._spread(e, np.clip(lo, 0.0, 1.0), exact)),
+            scalar_or_array(self._spread(e, np.clip(hi, 0.0, 1.0), exact)),
+        )
+
+    # ------------------------------------------------------------- inverse
+    def _inverse(self, delta: ArrayLike) -> tuple[FloatArray, _Kept | None, bool]:
+        d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+        if d.size == 0:  # nothing to answer (a curve that cannot would raise)
+            return d, None, False
+        kept, new = self._kept(Query.EPSILON, d.reshape(-1))
+        return d, kept, new
+
+    def epsilon(self, delta: ArrayLike) -> Any:
+        r""":math:`\varepsilon(\delta) = \inf\{\varepsilon\ge 0: \delta(\varepsilon)
+        \le \delta\}`, the max over the pairs.
+
+        Warns as :meth:`delta` does (:meth:`epsilon_error`).
+
+        Args:
+            delta: One or more targets in (0, 1).
+        """
+        d, kept, _ = self._inverse(delta)
+        if kept is None:
+            return np.empty(d.shape)
+        self._warn(kept, _EPS_ATOL)
+        return scalar_or_array(kept.answer.values.reshape(d.shape))
+
+    def epsilon_error(self, delta: ArrayLike) -> Any:
+        r"""Estimated absolute error of :meth:`epsilon` at ``delta`` (the bracket
+        half-width for certified curves; see :meth:`delta_error`)."""
+        if self.certified:
+            lo, hi = self.epsilon_bounds(delta)
+            return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
+        self._require_estimates("epsilon_error")
+        d, kept, new = self._inverse(delta)
+        if kept is None:
+            return np.empty(d.shape)
+        if new:
+            self._warn(kept)
+        errors = kept.answer.errors
+        assert errors is not None
+        return scalar_or_array(errors.reshape(d.shape))
+
+    def epsilon_bounds(self, delta: ArrayLike) -> tuple[Any, Any]:
+        """Certified ``(lower, upper)`` bounds on ``epsilon(delta)``."""
+        self._require_certified("epsilon_bounds")
+        d, kept, new = self._inverse(delta)
+        if kept is None:
+            return np.empty(d.shape), np.empty(d.shape)
+        if new:
+            self._warn(kept)
+        lo, hi = kept.answer.bracket()
+        return (
+            scalar_or_array(lo.reshape(d.shape)),
+            scalar_or_array(hi.reshape(d.shape)),
+        )
+
+    def _require_estimates(self, what: str) -> None:
+        if not self.estimates_error:
+            raise NotImplementedError(
+                f"{what}: {self.method} gives a bound or an approximation without an "
+                "error estimate. Methods with one: CLT, Edgeworth, SaddlePoint, "
+                "Contour; certified brackets: Numerical, Exact."
+            )
+
+    def _require_certified(self, what: str) -> None:
+        if not self.certified:
+            raise NotImplementedError(
+                f"{what} needs a certified method; {self.method} gives an "
+                "approximation. Use accountants.Numerical() or accountants.Exact()."
+            )
+
+    # ------------------------------------------------------------- trade-off
+    @functools.cached_property
+    def _grid_tradeoffs(self) -> _Kept:
+        """Every pair's answer on :func:`~symfdp.numeric.tabulate.alpha_grid`
+        (kept with the curve), with their repairs."""
+        grid = alpha_grid()
+        answers = tuple(p.answer(Query.TRADEOFF, grid) for p in self.pairs)
+        for found in answers:
+            _finite_or_raise(found.values, "trade-off", self.method)
+        return _Kept(Query.TRADEOFF, grid, _repairs_of(answers), answers)
+
+    def _tabulate(self, beta: FloatArray) -> FloatArray:
+        grid = alpha_grid()
+        return np.minimum.accumulate(np.clip(beta, 0.0, 1.0 - grid))
+
+    def tradeoff(self, alpha: ArrayLike, symmetric: bool = True) -> Any:
+        r"""Type II error :math:`\beta(\alpha)` of the composition.
+
+        Args:
+            alpha: Type I errors in [0, 1].
+            symmetric: For an asymmetric composition, return the symmetrised
+                curve :math:`\min\{f_1, f_1^{-1}, f_2, f_2^{-1}\}^{**}`
+                (default); with ``False``, the raw curve of the first pair
+                (``"add"``). Ignored when the composition is symmetric.
+        """
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        symmetric = check_bool("symmetric", symmetric)
+        flat = a.reshape(-1)
+        if self.symmetric or not symmetric:
+            kept, _ = self._kept(Query.TRADEOFF, flat)
+            self._warn(kept)
+            beta = np.clip(kept.answer.values, 0.0, 1.0 - flat)
+            return scalar_or_array(beta.reshape(a.shape))
+        table = self._grid_tradeoffs
+        self._warn(table)
+        grid = alpha_grid()
+        points = [(grid, self._tabulate(f.values)) for f in table.answers]
+        return scalar_or_array(symmetric_hull(flat, points).reshape(a.shape))
+
+    def tradeoff_bounds(self, alpha: ArrayLike) -> tuple[Any, Any]:
+        """Certified ``(lower, upper)`` bounds on the (symmetrised) trade-off
+        (min{f, f^{-1}}** is monotone in f: lower bound from the certified step
+        function, upper from chords)."""
+        self._require_certified("tradeoff_bounds")
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        flat = a.reshape(-1)
+        if self.symmetric:
+            kept, new = self._kept(Query.TRADEOFF, flat)
+            if new:
+                self._warn(kept)
+            lo, hi = kept.answer.bracket()
+            cap = 1.0 - flat
+            return (
+                scalar_or_array(np.clip(lo, 0.0, cap).reshape(a.shape)),
+                scalar_or_array(np.clip(hi, 0.0, cap).reshape(a.shape)),
+            )
+        grid = alpha_grid()
+        sides = [f.bracket() for f in self._grid_tradeoffs.answers]
+        lows = [self._tabulate(lo) for lo, _ in sides]
+        highs = [self._tabulate(hi) for _, hi in sides]
+        lower_points = [
+            convex_lower_bound_points(grid, lo, hi)
+            for lo, hi in zip(lows, highs, strict=True)
+        ]
+        upper_points = [(grid, hi) for hi in highs]
+        return (
+            scalar_or_array(symmetric_hull(flat, lower_points).reshape(a.shape)),
+            scalar_or_array(symmetric_hull(flat, upper_points).reshape(a.shape)),
+        )
+
+    def pair_answers(
+        self, query: Query, points: ArrayLike, first_only: bool = False
+    ) -> tuple[Answer, ...]:
+        r"""Each pair's own answer at the flattened ``points`` (finite eps,
+        delta in (0, 1) or alpha in [0, 1] as ``query`` asks; the first pair's
+        only with ``first_only``): no maximum over the pairs, no symmetrisation,
+        no clip; errors and brackets where the method gives them; their repairs
+        warned once.
+
+        For what needs every direction's own answer, e.g. ReRo's :math:`\gamma
+        = 1 - f(\kappa)` maximised over the pairs' raw trade-offs, or a figure
+        of one direction's profile."""
+        if query is Query.DELTA:
+            flat = check_array("eps", points).reshape(-1)
+        elif query is Query.EPSILON:
+            flat = check_array(
+                "delta", points, 0.0, 1.0, lo_open=True, hi_open=True
+            ).reshape(-1)
+        else:
+            flat = check_array("alpha", points, 0.0, 1.0).reshape(-1)
+        pairs = self.pairs[:1] if first_only else self.pairs
+        if flat.size == 0:
+            return tuple(Answer(flat, flat, flat, flat) for _ in pairs)
+        answers = tuple(p.answer(query, flat) for p in pairs)
+        for found in answers:
+            _finite_or_raise(found.values, query.value, self.method)
+        self._warn(_Kept(query, flat, _repairs_of(answers), answers))
+        return answers
+
+    def tradeoff_error(self, alpha: ArrayLike) -> Any:
+        r"""Estimated absolute error of :meth:`tradeoff` at ``alpha``: the
+        half-width of :meth:`tradeoff_bounds` for certified curves, else the
+        method's own estimate where it gives one (exact closed forms: 0).
+
+        Raises:
+            NotImplementedError: the method gives no estimate of its trade-off
+                error (approximations of an asymmetric composition: the
+                symmetrisation moves errors along the curve).
+        """
+        if self.certified:
+            lo, hi = self.tradeoff_bounds(alpha)
+            return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        errors = None
+        if self.symmetric:
+            kept, new = self._kept(Query.TRADEOFF, a.reshape(-1))
+            if new:
+                self._warn(kept)
+            errors = kept.answer.errors
+        if errors is None:
+            raise NotImplementedError(
+                f"tradeoff_error: {self.label} gives no error estimate of this "
+                "trade-off curve. accountants.Numerical gives a certified bracket "
+                "(curve.tradeoff_bounds)."
+            )
+        return scalar_or_array(errors.reshape(a.shape))
+
+    def raw(self) -> PrivacyCurve:
+        """The same curve without the loss-range repair of
+        :class:`~symfdp.curve.bounded.BoundedLossPair` (certified curves as they
+        are)."""
+        pairs = tuple(
+            p.inner if isinstance(p, BoundedLossPair) else p for p in self.pairs
+        )
+        return PrivacyCurve(
+            pairs,
+            self.method,
+            self.symmetric,
+            self.certified,
+            dict(self.info),
+            self.warn_rel_error,
+        )
+
+    def mu_star_gamma(self) -> tuple[float, float]:
+        r"""The (mu*, gamma) interpreter of Zheng et al. (2020), Sec. 4.
+
+        :math:`\alpha^*` is the fixed point of the (symmetrised) trade-off,
+        :math:`\mu^* = \Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*)` and
+        :math:`\gamma = \int_0^1 f`.
+
+        Certified curves warn when the bracket of :math:`\mu^*` from the bounds'
+        fixed points is wider than ``MU_STAR_RTOL`` relative.
+        """
+        out = mu_star_gamma(lambda x: np.asarray(self.tradeoff(x), np.float64))
+        if self.certified:
+            self._check_mu_star()
+        return out
+
+    def _check_mu_star(self) -> None:
+        lows = fixed_point(lambda x: np.asarray(self.tradeoff_bounds(x)[0]))
+        highs = fixed_point(lambda x: np.asarray(self.tradeoff_bounds(x)[1]))
+        mu_lo, mu_hi = mu_star_at(highs), mu_star_at(lows)
+        if mu_hi - mu_lo > MU_STAR_RTOL * max(mu_lo, 1.0):
+            warn_approximation(
+                f"{self.method}: mu* is certified only within [{mu_lo:.4g}, "
+                f"{mu_hi:.4g}]: the trade-off bracket is wide near the fixed "
+                "point (a composition with little privacy left, alpha* = "
+                f"{highs:.3g} or less). Tighten the method (e.g. a smaller "
+                "eps_rel_tol for accountants.Numerical); accountants.Exact gives "
+                "closed forms for Gaussian and pure-DP compositions."
+            )
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the trade-off curve on ``ax`` (a new figure if None); returns ax.
+        A thin delegation to :func:`symfdp.plotting.plot_tradeoff`, imported
+        here because it loads Matplotlib."""
+        from symfdp import plotting
+
+        return plotting.plot_tradeoff(self, ax=ax, **kwargs)
+
+    def _repr_markdown_(self) -> str:
+        """Notebook display: method, guarantee, composition
+        (:func:`~symfdp.curve.summary.markdown`)."""
+        return markdown(self.label, self.certified, self.symmetric, self.info)
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v!r}" for k, v in self.info.items() if k == "mu")
+        if "n" in self.info:
+            extra = f", n={self.info['n']!r}{extra}"
+        return (
+            f"PrivacyCurve(method={self.method!r}, pairs={len(self.pairs)}, "
+            f"certified={self.certified}{extra})"
+        )
+
+
+def _repairs_of(answers: tuple[Answer, ...]) -> Answer:
+    """An answer carrying only the repairs of ``answers`` (for the warning)."""
+    return Answer(np.zeros(0), repairs=tuple(r for a in answers for r in a.repairs))
+
+
+@dataclass
+class _Kept:
+    """A query's points and answer as the curve keeps them, with the warning
+    messages computed for it (by ``atol``; None: no warning)."""
+
+    query: Query
+    points: FloatArray
+    answer: Answer
+    answers: tuple[Answer, ...] = ()
+    messages: dict[float | None, str | None] = field(default_factory=dict)
