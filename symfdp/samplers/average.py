@@ -61,6 +61,8 @@ from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.pld.cells import cell_masses_pq
 from symfdp.pld.compose import UNIT_ROUNDOFF
 
+#: Largest number of halvings of the base step (:func:`step_for`).
+MAX_HALVINGS = 8
 #: Pairs of lattice points handled per block of a combination (memory bound).
 PAIR_BLOCK = 1 << 21
 _U = UNIT_ROUNDOFF
@@ -93,6 +95,18 @@ class SpreadLaw:
         """The lattice values :math:`e^{(k_{lo} + j) h}`."""
         return np.exp((self.k_lo + np.arange(self.p.size, dtype=np.float64)) * self.h)
 
+    def refined(self, h: float) -> SpreadLaw:
+        """This law on the lattice of step ``h = self.h / 2^j`` (its points
+        are points of the finer lattice: the same law)."""
+        ratio = round(self.h / h)
+        if ratio <= 1:
+            return self
+        p = np.zeros((self.p.size - 1) * ratio + 1)
+        p[::ratio] = self.p
+        return SpreadLaw(
+            h, self.k_lo * ratio, p, self.p_zero, self.q_inf, self.err_p, self.err_q
+        )
+
 
 @dataclass(frozen=True)
 class MergedLaw:
@@ -114,6 +128,22 @@ class MergedLaw:
     q: FloatArray
     err_p: float
     err_q: float
+
+    def refined(self, h: float) -> MergedLaw:
+        """This law's atoms re-binned by their barycentres into the dual cells
+        of the lattice of step ``h = self.h / 2^j`` (no new merging: still
+        below the law in the convex order)."""
+        ratio = round(self.h / h)
+        if ratio <= 1:
+            return self
+        pos = self.p > 0
+        x = self.q[pos] / self.p[pos]
+        k = np.floor(np.log(x) / h + 0.5).astype(np.int64)
+        lo = min(int(k.min()), self.k_lo * ratio)
+        n = max(int(k.max()), (self.k_lo + self.p.size - 1) * ratio) - lo + 1
+        p_out = np.bincount(k - lo, self.p[pos], n).astype(np.float64)
+        q_out = np.bincount(k - lo, self.q[pos], n).astype(np.float64)
+        return MergedLaw(h, lo, p_out, q_out, self.err_p, self.err_q)
 
 
 Law = TypeVar("Law", SpreadLaw, MergedLaw)
@@ -369,12 +399,25 @@ def trim_merged(law: MergedLaw, budget_q: float, budget_p: float) -> MergedLaw:
 
 
 # -------------------------------------------------------------------- powering
+def step_for(m: int, h0: float, var_v: float, resolution: float) -> float:
+    r"""Lattice step for the average of ``m`` ratios: ``h0`` halved until it is
+    at most ``resolution`` times :math:`\sqrt{\log(1 + \mathrm{Var}(V)/m)}`,
+    the standard deviation of :math:`\log W_m` of a lognormal with the same
+    variance (at most :data:`MAX_HALVINGS` halvings)."""
+    sd = math.sqrt(math.log1p(var_v / m))
+    if sd <= 0.0:
+        return float(h0 / 2**MAX_HALVINGS)
+    j = math.ceil(math.log2(h0 / (resolution * sd))) if h0 > resolution * sd else 0
+    return float(h0 / 2 ** min(j, MAX_HALVINGS))
+
+
 def averages(
     base: Law,
     counts: tuple[int, ...],
     combine: Callable[[Law, Law, float, float, float], Law],
     budget_q: float,
     budget_p: float,
+    step: Callable[[int], float],
 ) -> dict[int, Law]:
     r"""The laws of :math:`W_t` for each ``t`` in ``counts`` by binary powering.
 
@@ -383,13 +426,20 @@ def averages(
     :math:`W_{m + 2^j} = \frac{m}{m + 2^j} W_m + \frac{2^j}{m + 2^j}
     W_{2^j}`. A count :math:`t` takes :math:`\lfloor\log_2 t\rfloor` doublings
     (shared by all counts) and one combination per further binary digit;
-    ``budget_q`` / ``budget_p`` are the trimming budgets of each combination.
+    ``budget_q`` / ``budget_p`` are the trimming budgets of each combination
+    and ``step(m)`` the lattice step of the average of ``m`` (non-increasing
+    in ``m``; inputs are refined to it first).
     """
+
+    def join(x: Law, y: Law, a: float, m: int) -> Law:
+        h = min(step(m), x.h, y.h)
+        return combine(x.refined(h), y.refined(h), a, budget_q, budget_p)
+
     top = max(counts)
     powers: dict[int, Law] = {1: base}
     m = 1
     while 2 * m <= top:
-        powers[2 * m] = combine(powers[m], powers[m], 0.5, budget_q, budget_p)
+        powers[2 * m] = join(powers[m], powers[m], 0.5, 2 * m)
         m *= 2
     out: dict[int, Law] = {}
     for t in counts:
@@ -403,7 +453,7 @@ def averages(
                 acc, have = part, 1 << j
                 continue
             a = have / (have + (1 << j))
-            acc = combine(acc, part, a, budget_q, budget_p)
+            acc = join(acc, part, a, have + (1 << j))
             have += 1 << j
         assert acc is not None
         out[t] = acc

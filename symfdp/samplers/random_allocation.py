@@ -67,11 +67,16 @@ from symfdp.samplers.average import (
     combinations,
     combine_merged,
     combine_spread,
+    step_for,
 )
 
 #: Default lattice step of log W (second-order error: the eps bracket narrows
 #: about fourfold per halving; see the benchmark).
 DEFAULT_STEP = 0.01
+#: Steps of the averages of many ratios are halved until at most this many
+#: standard deviations of log W_m (times grid_step / DEFAULT_STEP), so that the
+#: concentrating law keeps about as many points per standard deviation.
+RESOLUTION = 0.1
 #: Relative width above which CertifiedPairCurve would tilt; set beyond reach
 #: (module docstring, round-off).
 _NO_TILT = 1.0
@@ -187,10 +192,23 @@ def random_allocation(
         grid = component_grid(pair, h, tail_mass / (16.0 * n_comp))
         spread, merged = base_laws(pair, h, grid.l_lo, grid.l_hi)
         counts = tuple(s for s, _ in parts)
-        spreads = averages(spread, counts, combine_spread, budget, budget)
-        mergeds = averages(merged, counts, combine_merged, budget, budget)
+        var_v = max(float(np.sum(spread.p * spread.values**2)) - 1.0, 0.0)
+        res = RESOLUTION * h / DEFAULT_STEP
+
+        def step(m: int, var_v: float = var_v, res: float = res) -> float:
+            return step_for(m, h, var_v, res)
+
+        spreads = averages(spread, counts, combine_spread, budget, budget, step)
+        mergeds = averages(merged, counts, combine_merged, budget, budget, step)
+        fine = min(
+            min(law.h for law in spreads.values()),
+            min(law.h for law in mergeds.values()),
+        )
+        spreads = {s: law.refined(fine) for s, law in spreads.items()}
+        mergeds = {s: law.refined(fine) for s, law in mergeds.items()}
         sizes = {s: (spreads[s].p.size, mergeds[s].p.size) for s in counts}
         info[f"lattice_sizes_{i}"] = sizes
+        info[f"final_step_{i}"] = fine
         for name, swap in (("remove", False), ("add", True)):
             ups, lows, up_err, low_err = [], [], 0.0, 0.0
             for s, n in parts:

@@ -1,0 +1,97 @@
+"""Exact references for random allocation, computed without the code under test.
+
+* Gaussian, one of two steps: the inner expectation over one coordinate is the
+  Black-Scholes closed form of a lognormal (call for the remove direction, put
+  for the add direction), the outer one an mpmath quadrature at 30 digits.
+* Two-point likelihood ratios (randomized response): the average of the
+  ratios is a binomial law, enumerated exactly; k of t by enumerating every
+  subset of steps.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import mpmath as mp
+
+from tests._tolerances import MP_DPS
+
+Atoms = list[tuple[mp.mpf, mp.mpf]]  # (P-mass, Q-mass) of each outcome
+
+
+def gaussian_one_of_two(mu: float, eps: float, direction: str) -> mp.mpf:
+    r"""delta of random allocation of one of two Gaussian steps (N(0,1) vs
+    N(mu,1)): :math:`E[((V_1 + V_2)/2 - c)_+]` (remove) or
+    :math:`E[(1 - c(V_1 + V_2)/2)_+]` (add), :math:`V = e^{\mu X - \mu^2/2}`."""
+    with mp.workdps(MP_DPS):
+        m = mp.mpf(mu)
+        c = mp.exp(mp.mpf(eps))
+
+        def call(alpha: mp.mpf, strike: mp.mpf) -> mp.mpf:  # E[(alpha V - K)_+]
+            if strike <= 0:
+                return alpha - strike
+            d1 = (mp.log(alpha / strike) + m * m / 2) / m
+            return alpha * mp.ncdf(d1) - strike * mp.ncdf(d1 - m)
+
+        def put(strike: mp.mpf) -> mp.mpf:  # E[(K - V)_+]
+            if strike <= 0:
+                return mp.mpf(0)
+            d1 = (mp.log(1 / strike) + m * m / 2) / m
+            return strike * mp.ncdf(-(d1 - m)) - mp.ncdf(-d1)
+
+        def integrand(x: mp.mpf) -> mp.mpf:
+            v1 = mp.exp(m * x - m * m / 2)
+            if direction == "remove":
+                inner = call(mp.mpf(1) / 2, c - v1 / 2)
+            else:
+                inner = c / 2 * put(2 / c - v1)
+            return inner * mp.npdf(x)
+
+        # The integrand has a kink where the strike crosses 0 (v_1 = 2c for
+        # remove, 2/c for add): a breakpoint there.
+        kink = (mp.log(2 * c if direction == "remove" else 2 / c) + m * m / 2) / m
+        pts = sorted({mp.mpf(-8), mp.mpf(0), mp.mpf(8), kink})
+        return mp.quad(integrand, [-mp.inf, *pts, mp.inf])
+
+
+def two_point_allocation(eps0: float, t: int, k: int = 1) -> Atoms:
+    r"""Atoms of random allocation of k of t steps of randomized response
+    (:math:`V \in \{e^{-\varepsilon_0}, e^{\varepsilon_0}\}`,
+    :math:`P(V = e^{\varepsilon_0}) = 1/(1 + e^{\varepsilon_0})`): every
+    outcome of the t binary coordinates, with
+    :math:`W = \binom{t}{k}^{-1} \sum_{|S| = k} \prod_{i \in S} V_i`."""
+    with mp.workdps(MP_DPS):
+        e = mp.exp(mp.mpf(eps0))
+        p_hi = 1 / (1 + e)
+        subsets = list(itertools.combinations(range(t), k))
+        atoms: Atoms = []
+        for bits in itertools.product((0, 1), repeat=t):
+            v = [e if b else 1 / e for b in bits]
+            p = mp.fprod(p_hi if b else 1 - p_hi for b in bits)
+            w = mp.fsum(mp.fprod(v[i] for i in s) for s in subsets) / len(subsets)
+            atoms.append((p, p * w))
+        return atoms
+
+
+def compose(atoms: Atoms, n: int) -> Atoms:
+    """Atoms of the n-fold product pair."""
+    out: Atoms = [(mp.mpf(1), mp.mpf(1))]
+    for _ in range(n):
+        out = [(p * a, q * b) for p, q in out for a, b in atoms]
+    return out
+
+
+def delta(atoms: Atoms, eps: float, direction: str) -> mp.mpf:
+    """Hockey stick of a finite pair: sum (q - e^eps p)_+ (remove) or
+    sum (p - e^eps q)_+ (add)."""
+    with mp.workdps(MP_DPS):
+        c = mp.exp(mp.mpf(eps))
+        if direction == "remove":
+            return mp.fsum(max(q - c * p, 0) for p, q in atoms)
+        return mp.fsum(max(p - c * q, 0) for p, q in atoms)
+
+
+def both(atoms: Atoms, eps: Sequence[float]) -> list[float]:
+    """max over the two directions, as floats."""
+    return [float(max(delta(atoms, e, "remove"), delta(atoms, e, "add"))) for e in eps]

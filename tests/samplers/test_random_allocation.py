@@ -1,0 +1,115 @@
+"""Random allocation: the certified bracket contains exact references."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from symfdp import accountants as A
+from symfdp import mechanisms as M
+from symfdp.samplers import random_allocation
+from tests.samplers import _exact
+
+EPS = (0.1, 0.5, 1.0, 2.0)
+
+
+@pytest.mark.parametrize("mu", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_gaussian_one_of_two_contains_quadrature(mu: float, direction: str) -> None:
+    curve = random_allocation(M.Gaussian(mu=mu), t=2)
+    pair = next(p.curve for p in curve.pairs if p.name == direction)
+    lo, hi = pair.delta_bounds(np.array(EPS))
+    exact = np.array([float(_exact.gaussian_one_of_two(mu, e, direction)) for e in EPS])
+    assert np.all(lo <= exact) and np.all(exact <= hi), (lo, exact, hi)
+    # Second-order discretisation at the default step: a narrow bracket (1%
+    # relative in the far tail, delta ~ 1e-8, much less in the bulk).
+    assert np.all(hi - lo <= 1e-2 * exact)
+
+
+@pytest.mark.parametrize(
+    ("eps0", "t", "epochs"), [(1.0, 3, 1), (0.5, 3, 2), (2.0, 4, 1)]
+)
+def test_randomized_response_contains_enumeration(
+    eps0: float, t: int, epochs: int
+) -> None:
+    curve = random_allocation(M.PureDP(eps=eps0), t=t, epochs=epochs)
+    atoms = _exact.compose(_exact.two_point_allocation(eps0, t), epochs)
+    lo, hi = curve.delta_bounds(np.array(EPS))
+    exact = np.array(_exact.both(atoms, EPS))
+    assert np.all(lo <= exact) and np.all(exact <= hi), (lo, exact, hi)
+    assert curve.lower_is_certified
+
+
+def test_k_of_t_upper_end_bounds_the_scheme() -> None:
+    # k > 1: the decomposition into k allocations of one of t/k steps is an upper
+    # bound (Feldman & Shenfeld 2025), so its upper end bounds the exact scheme.
+    curve = random_allocation(M.PureDP(eps=1.0), t=4, k=2)
+    exact = np.array(_exact.both(_exact.two_point_allocation(1.0, 4, 2), EPS))
+    _, hi = curve.delta_bounds(np.array(EPS))
+    assert np.all(exact <= hi)
+    assert not curve.lower_is_certified
+    # ... and it is the composition of two allocations of one of two steps.
+    two = random_allocation(M.PureDP(eps=1.0), t=2, epochs=2)
+    np.testing.assert_allclose(
+        curve.delta_bounds(np.array(EPS)), two.delta_bounds(np.array(EPS)), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_one_step_is_the_plain_mechanism(epochs: int) -> None:
+    curve = random_allocation(M.Gaussian(mu=1.0), t=1, epochs=epochs)
+    exact = M.Gaussian(mu=math.sqrt(epochs)).privacy_profile(np.array(EPS))
+    lo, hi = curve.delta_bounds(np.array(EPS))
+    assert np.all(lo <= exact) and np.all(exact <= hi)
+
+
+def test_between_plain_mechanism_and_near_poisson() -> None:
+    # Allocation of one of t steps is at least as private as one step of the
+    # mechanism alone (the other steps are post-processing); with Gaussian noise
+    # it is more private than Poisson subsampling at rate 1/t over t steps
+    # (arXiv 2602.17284, Sec. 6) and approaches it as t grows (arXiv 2502.08202,
+    # Thm 1: rate (1 + o(1))/t).
+    sigma, delta = 1.0, 1e-5
+    plain = A.Exact().compose(M.Gaussian(sigma=sigma), n=1).epsilon(delta)
+    ratios = []
+    for t in (64, 1024):
+        _, hi = random_allocation(M.Gaussian(sigma=sigma), t=t).epsilon_bounds(delta)
+        assert hi < plain
+        sub = M.SubsampledGaussian(sigma=sigma, p=1 / t)
+        p_lo, _ = A.Numerical().compose(sub, n=t).epsilon_bounds(delta)
+        assert hi < p_lo
+        ratios.append(hi / p_lo)
+    assert ratios[0] < ratios[1] and ratios[1] > 0.9
+
+
+def test_more_steps_more_privacy() -> None:
+    eps = [
+        random_allocation(M.Gaussian(sigma=1.0), t=t).epsilon_bounds(1e-5)
+        for t in (4, 16, 64)
+    ]
+    assert eps[0][0] > eps[1][1] and eps[1][0] > eps[2][1]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"t": 0}, "t must"),
+        ({"t": 4, "k": 5}, "k must"),
+        ({"t": 4, "epochs": 0}, "epochs must"),
+        ({"t": 4, "grid_step": 0.0}, "grid_step must"),
+        ({"t": 4, "grid_step": math.nan}, "grid_step"),
+        ({"t": 4, "tail_mass": 1.0}, "tail_mass must"),
+    ],
+)
+def test_bad_input_names_the_parameter(kwargs: dict[str, float], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        random_allocation(M.Gaussian(mu=1.0), **kwargs)  # type: ignore[arg-type]
+
+
+def test_not_a_mechanism_or_blatant() -> None:
+    with pytest.raises(TypeError, match="mechanism"):
+        random_allocation("gaussian", t=4)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="blatant"):
+        random_allocation(M.EpsilonDelta(eps=1.0, delta=1e-3), t=4)
