@@ -66,6 +66,8 @@ MAX_HALVINGS = 8
 #: Pairs of lattice points handled per block of a combination (memory bound).
 PAIR_BLOCK = 1 << 21
 _U = UNIT_ROUNDOFF
+#: Floor of a value before its logarithm (an atom at 0 joins the bottom cell).
+_TINY = 1e-300
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,8 @@ class MergedLaw:
             return self
         pos = self.p > 0
         x = self.q[pos] / self.p[pos]
-        k = np.floor(np.log(x) / h + 0.5).astype(np.int64)
+        k = np.floor(np.log(np.maximum(x, _TINY)) / h + 0.5).astype(np.int64)
+        k = np.maximum(k, self.k_lo * ratio)
         lo = min(int(k.min()), self.k_lo * ratio)
         n = max(int(k.max()), (self.k_lo + self.p.size - 1) * ratio) - lo + 1
         p_out = np.bincount(k - lo, self.p[pos], n).astype(np.float64)
@@ -320,8 +323,8 @@ def combine_merged(
     for rows in _pair_blocks(pa.size, pb.size):
         v = (xa[rows, None] + xb[None, :]).ravel()
         mass = (pa[rows, None] * pb[None, :]).ravel()
-        with np.errstate(divide="ignore"):
-            k = np.floor(np.log(v) / h + 0.5).astype(np.int64) - lo
+        # Atoms without Q-mass (v = 0) join the bottom cell.
+        k = np.floor(np.log(np.maximum(v, _TINY)) / h + 0.5).astype(np.int64) - lo
         k = np.clip(k, 0, n - 1)
         out_p += np.bincount(k, mass, n)
         out_q += np.bincount(k, mass * v, n)

@@ -74,7 +74,7 @@ from symfdp.samplers.average import (
 #: about fourfold per halving; see the benchmark).
 DEFAULT_STEP = 0.01
 #: Steps of the averages of many ratios are halved until at most this many
-#: standard deviations of log W_m (times grid_step / DEFAULT_STEP), so that the
+#: standard deviations of log W_m (times grid_step / its default), so that the
 #: concentrating law keeps about as many points per standard deviation.
 RESOLUTION = 0.1
 #: Relative width above which CertifiedPairCurve would tilt; set beyond reach
@@ -141,7 +141,7 @@ def random_allocation(
     t: int,
     k: int = 1,
     epochs: int = 1,
-    grid_step: float = DEFAULT_STEP,
+    grid_step: float | None = None,
     tail_mass: float = 1e-14,
     max_fft_size: int = 2**23,
 ) -> RandomAllocationCurve:
@@ -154,8 +154,11 @@ def random_allocation(
         t: Steps per epoch (>= 1).
         k: Steps each example takes part in per epoch (1 <= k <= t).
         epochs: Number of epochs composed (>= 1).
-        grid_step: Lattice step :math:`h` of :math:`\log W`; the bracket's width
-            scales as :math:`h^2` and the cost as :math:`h^{-2}\log t`.
+        grid_step: Lattice step :math:`h` of :math:`\log W` of one step (the
+            averages of many steps refine it, :data:`RESOLUTION`); the bracket's
+            width scales as :math:`h^2` and the cost as :math:`h^{-2}\log t`.
+            Default: :data:`DEFAULT_STEP` times the standard deviation of the
+            privacy loss under P when it exceeds 1.
         tail_mass: Mass allowed to be cut off the tails (enters the bounds
             additively).
         max_fft_size: Largest FFT length of the epoch composition.
@@ -171,7 +174,8 @@ def random_allocation(
     t = check_int("t", t, lo=1)
     k = check_int("k", k, lo=1, hi=t)
     epochs = check_int("epochs", epochs, lo=1)
-    h = check_real("grid_step", grid_step, 0.0, 1.0, lo_open=True)
+    if grid_step is not None:
+        grid_step = check_real("grid_step", grid_step, 0.0, 1.0, lo_open=True)
     tail_mass = check_real("tail_mass", tail_mass, 0.0, 1e-3, lo_open=True)
     max_fft_size = check_int("max_fft_size", max_fft_size, lo=16)
 
@@ -185,17 +189,18 @@ def random_allocation(
         "t": t,
         "k": k,
         "epochs": epochs,
-        "grid_step": h,
         "components": tuple(parts),
     }
     for i, pair in enumerate(pairs):
+        auto = _default_step(pair)
+        h = grid_step if grid_step is not None else auto
         grid = component_grid(pair, h, tail_mass / (16.0 * n_comp))
         spread, merged = base_laws(pair, h, grid.l_lo, grid.l_hi)
         counts = tuple(s for s, _ in parts)
         var_v = max(float(np.sum(spread.p * spread.values**2)) - 1.0, 0.0)
-        res = RESOLUTION * h / DEFAULT_STEP
+        res = RESOLUTION * h / auto
 
-        def step(m: int, var_v: float = var_v, res: float = res) -> float:
+        def step(m: int, h: float = h, var_v: float = var_v, res: float = res) -> float:
             return step_for(m, h, var_v, res)
 
         spreads = averages(spread, counts, combine_spread, budget, budget, step)
@@ -208,6 +213,7 @@ def random_allocation(
         mergeds = {s: law.refined(fine) for s, law in mergeds.items()}
         sizes = {s: (spreads[s].p.size, mergeds[s].p.size) for s in counts}
         info[f"lattice_sizes_{i}"] = sizes
+        info[f"grid_step_{i}"] = h
         info[f"final_step_{i}"] = fine
         for name, swap in (("remove", False), ("add", True)):
             ups, lows, up_err, low_err = [], [], 0.0, 0.0
@@ -225,6 +231,14 @@ def random_allocation(
             label = name if len(pairs) == 1 else f"{name}[{i}]"
             directions.append(DirectionPair(label, curve))
     return RandomAllocationCurve(tuple(directions), k == 1, MappingProxyType(info))
+
+
+def _default_step(pair: Mechanism) -> float:
+    """:data:`DEFAULT_STEP` times the standard deviation of the loss under P
+    when it exceeds 1 (a wide loss needs no finer lattice for the same relative
+    accuracy), at most 0.1."""
+    var = float(pair.cumulants(2, "P")[1])
+    return min(DEFAULT_STEP * max(1.0, math.sqrt(max(var, 0.0))), 0.1)
 
 
 def _dominating(law: SpreadLaw, swap: bool) -> tuple[DiscretePLD, float]:
