@@ -55,23 +55,81 @@ def gaussian_one_of_two(mu: float, eps: float, direction: str) -> mp.mpf:
         return mp.quad(integrand, [-mp.inf, *pts, mp.inf])
 
 
+def finite_allocation(
+    p_values: Sequence[str], q_values: Sequence[str], t: int, k: int = 1
+) -> Atoms:
+    r"""Atoms of random allocation of k of t steps of the finite pair with
+    PMFs ``p_values``, ``q_values`` (decimal strings, exact): every outcome
+    of the t coordinates, with :math:`W = \binom{t}{k}^{-1} \sum_{|S| = k}
+    \prod_{i \in S} V_i`, :math:`V = q/p`."""
+    with mp.workdps(MP_DPS):
+        ps = [mp.mpf(x) for x in p_values]
+        vs = [mp.mpf(q) / mp.mpf(p) for p, q in zip(p_values, q_values, strict=True)]
+        subsets = list(itertools.combinations(range(t), k))
+        atoms: Atoms = []
+        for idx in itertools.product(range(len(ps)), repeat=t):
+            p = mp.fprod(ps[i] for i in idx)
+            w = mp.fsum(mp.fprod(vs[idx[i]] for i in s) for s in subsets)
+            atoms.append((p, p * w / len(subsets)))
+        return atoms
+
+
 def two_point_allocation(eps0: float, t: int, k: int = 1) -> Atoms:
     r"""Atoms of random allocation of k of t steps of randomized response
     (:math:`V \in \{e^{-\varepsilon_0}, e^{\varepsilon_0}\}`,
-    :math:`P(V = e^{\varepsilon_0}) = 1/(1 + e^{\varepsilon_0})`): every
-    outcome of the t binary coordinates, with
-    :math:`W = \binom{t}{k}^{-1} \sum_{|S| = k} \prod_{i \in S} V_i`."""
+    :math:`P(V = e^{\varepsilon_0}) = 1/(1 + e^{\varepsilon_0})`)."""
     with mp.workdps(MP_DPS):
         e = mp.exp(mp.mpf(eps0))
         p_hi = 1 / (1 + e)
-        subsets = list(itertools.combinations(range(t), k))
-        atoms: Atoms = []
-        for bits in itertools.product((0, 1), repeat=t):
-            v = [e if b else 1 / e for b in bits]
-            p = mp.fprod(p_hi if b else 1 - p_hi for b in bits)
-            w = mp.fsum(mp.fprod(v[i] for i in s) for s in subsets) / len(subsets)
-            atoms.append((p, p * w))
-        return atoms
+        return finite_allocation(
+            [mp.nstr(1 - p_hi, 40), mp.nstr(p_hi, 40)],
+            [mp.nstr(p_hi, 40), mp.nstr(1 - p_hi, 40)],
+            t,
+            k,
+        )
+
+
+def laplace_one_of_two(mu: float, eps: float, direction: str) -> mp.mpf:
+    r"""delta of random allocation of one of two Laplace steps (Lap(0,1) vs
+    Lap(mu,1)). Under P, :math:`L = -\mu` w.p. 1/2, :math:`L = \mu` w.p.
+    :math:`e^{-\mu}/2`, and :math:`L = 2x - \mu` for :math:`x \in (0, \mu)`
+    with density :math:`e^{-x}/2`. The inner expectation
+    :math:`E[(\alpha V_2 + \beta)_+]` is in closed form (antiderivative
+    :math:`\alpha e^{x - \mu}/2 - \beta e^{-x}/2` on the interval where the
+    integrand is positive), the outer one an mpmath quadrature."""
+    with mp.workdps(MP_DPS):
+        m = mp.mpf(mu)
+        c = mp.exp(mp.mpf(eps))
+        atoms = [(mp.exp(-m), mp.mpf(1) / 2), (mp.exp(m), mp.exp(-m) / 2)]
+
+        def anti(x: mp.mpf, alpha: mp.mpf, beta: mp.mpf) -> mp.mpf:
+            return alpha * mp.exp(x - m) / 2 - beta * mp.exp(-x) / 2
+
+        def inner(v1: mp.mpf) -> mp.mpf:
+            if direction == "remove":
+                alpha, beta = mp.mpf(1) / 2, v1 / 2 - c
+            else:
+                alpha, beta = -c / 2, 1 - c * v1 / 2
+            out = mp.fsum(w * max(alpha * v + beta, 0) for v, w in atoms)
+            lo, hi = mp.mpf(0), m
+            if alpha * mp.exp(-m) + beta <= 0 and alpha * mp.exp(m) + beta <= 0:
+                return out
+            if (alpha * mp.exp(-m) + beta) * (alpha * mp.exp(m) + beta) < 0:
+                cut = (mp.log(-beta / alpha) + m) / 2
+                lo, hi = (cut, hi) if alpha > 0 else (lo, cut)
+            return out + anti(hi, alpha, beta) - anti(lo, alpha, beta)
+
+        total = mp.fsum(w * inner(v) for v, w in atoms)
+        # Kinks of the inner expectation: the cut crosses the ends of (0, mu).
+        kinks = []
+        for v2 in (mp.exp(-m), mp.exp(m)):
+            v1 = 2 * c - v2 if direction == "remove" else 2 / c - v2
+            if v1 > 0:
+                x = (mp.log(v1) + m) / 2
+                if 0 < x < m:
+                    kinks.append(x)
+        pts = [mp.mpf(0), *sorted(kinks), m]
+        return total + mp.quad(lambda x: inner(mp.exp(2 * x - m)) * mp.exp(-x) / 2, pts)
 
 
 def compose(atoms: Atoms, n: int) -> Atoms:

@@ -42,6 +42,27 @@ def test_randomized_response_contains_enumeration(
     assert curve.lower_is_certified
 
 
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_laplace_one_of_two_contains_quadrature(direction: str) -> None:
+    mu = 1.0
+    curve = random_allocation(M.Laplace(mu=mu), t=2)
+    pair = next(p.curve for p in curve.pairs if p.name == direction)
+    eps = np.array([0.05, 0.2, 0.5])
+    lo, hi = pair.delta_bounds(eps)
+    exact = np.array([float(_exact.laplace_one_of_two(mu, e, direction)) for e in eps])
+    assert np.all(lo <= exact) and np.all(exact <= hi), (lo, exact, hi)
+
+
+def test_user_defined_pmfs_contain_enumeration() -> None:
+    p, q = ("0.5", "0.3", "0.2"), ("0.2", "0.3", "0.5")
+    m = M.from_pmfs([float(x) for x in p], [float(x) for x in q])
+    curve = random_allocation(m, t=3, epochs=2)
+    atoms = _exact.compose(_exact.finite_allocation(p, q, 3), 2)
+    lo, hi = curve.delta_bounds(np.array(EPS))
+    exact = np.array(_exact.both(atoms, EPS))
+    assert np.all(lo <= exact) and np.all(exact <= hi), (lo, exact, hi)
+
+
 def test_k_of_t_upper_end_bounds_the_scheme() -> None:
     # k > 1: the decomposition into k allocations of one of t/k steps is an upper
     # bound (Feldman & Shenfeld 2025), so its upper end bounds the exact scheme.
