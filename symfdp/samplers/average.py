@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.pld.cells import cell_masses_pq
@@ -68,6 +69,8 @@ PAIR_BLOCK = 1 << 21
 _U = UNIT_ROUNDOFF
 #: Floor of a value before its logarithm (an atom at 0 joins the bottom cell).
 _TINY = 1e-300
+#: Distance (in steps) within which a value counts as on an end point.
+_END_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -140,16 +143,28 @@ class MergedLaw:
             return self
         pos = self.p > 0
         x = self.q[pos] / self.p[pos]
-        k = np.floor(np.log(np.maximum(x, _TINY)) / h + 0.5).astype(np.int64)
-        k = np.maximum(k, self.k_lo * ratio)
-        lo = min(int(k.min()), self.k_lo * ratio)
-        n = max(int(k.max()), (self.k_lo + self.p.size - 1) * ratio) - lo + 1
-        p_out = np.bincount(k - lo, self.p[pos], n).astype(np.float64)
-        q_out = np.bincount(k - lo, self.q[pos], n).astype(np.float64)
+        lo = self.k_lo * ratio
+        n = (self.p.size - 1) * ratio + 1
+        k = _cells(np.log(np.maximum(x, _TINY)), h, lo, n)
+        p_out = np.bincount(k, self.p[pos], n).astype(np.float64)
+        q_out = np.bincount(k, self.q[pos], n).astype(np.float64)
         return MergedLaw(h, lo, p_out, q_out, self.err_p, self.err_q)
 
 
 Law = TypeVar("Law", SpreadLaw, MergedLaw)
+
+
+def _cells(log_v: FloatArray, h: float, lo: int, n: int) -> NDArray[np.int64]:
+    r"""Dual cell (index from ``lo``) of each :math:`\log v`; the end cells
+    keep only what lies at or beyond their points (so an atom at an end point
+    keeps a cell of its own and the end barycentres lie beyond their points,
+    as the barycentric rounding needs), the rest joins the next cell in."""
+    u = log_v / h - lo
+    k = np.clip(np.floor(u + 0.5).astype(np.int64), 0, n - 1)
+    if n > 2:
+        k = np.where((k == n - 1) & (u < n - 1 - _END_TOL), n - 2, k)
+        k = np.where((k == 0) & (u > _END_TOL), 1, k)
+    return k
 
 
 # ------------------------------------------------------------------ base laws
@@ -171,6 +186,9 @@ def base_laws(
     k_hi = max(math.ceil(l_hi / h - 1e-9), k_lo + 2)
     pts: FloatArray = (k_lo + np.arange(k_hi - k_lo + 1, dtype=np.float64)) * h
     dual: FloatArray = pts[:-1] + 0.5 * h
+    # End cells keep only what lies at or beyond their points (see _cells).
+    margin = _END_TOL * h
+    dual[0], dual[-1] = pts[0] + margin, pts[-1] - margin
     (cp, cd), (cq, cdq) = cell_masses_pq(m, [pts, dual])
     gam = np.exp(pts)
     span = gam[1:] - gam[:-1]
@@ -324,8 +342,7 @@ def combine_merged(
         v = (xa[rows, None] + xb[None, :]).ravel()
         mass = (pa[rows, None] * pb[None, :]).ravel()
         # Atoms without Q-mass (v = 0) join the bottom cell.
-        k = np.floor(np.log(np.maximum(v, _TINY)) / h + 0.5).astype(np.int64) - lo
-        k = np.clip(k, 0, n - 1)
+        k = _cells(np.log(np.maximum(v, _TINY)), h, lo, n)
         out_p += np.bincount(k, mass, n)
         out_q += np.bincount(k, mass * v, n)
         count += np.bincount(k, None, n)

@@ -54,6 +54,7 @@ from numpy.typing import ArrayLike
 
 from symfdp._validation import check_instance, check_int, check_real
 from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.pld.cells import has_atom
 from symfdp.pld.certified import CertifiedPairCurve, CompositionParts
 from symfdp.pld.compose import CDF_RTOL, compose_fft
 from symfdp.pld.discretise import PULL_RTOL, DiscretePLD, dominated_from_cells
@@ -193,7 +194,7 @@ def random_allocation(
     }
     for i, pair in enumerate(pairs):
         auto = _default_step(pair)
-        h = grid_step if grid_step is not None else auto
+        h = _aligned(pair, grid_step if grid_step is not None else auto)
         grid = component_grid(pair, h, tail_mass / (16.0 * n_comp))
         spread, merged = base_laws(pair, h, grid.l_lo, grid.l_hi)
         counts = tuple(s for s, _ in parts)
@@ -239,6 +240,16 @@ def _default_step(pair: Mechanism) -> float:
     accuracy), at most 0.1."""
     var = float(pair.cumulants(2, "P")[1])
     return min(DEFAULT_STEP * max(1.0, math.sqrt(max(var, 0.0))), 0.1)
+
+
+def _aligned(pair: Mechanism, h: float) -> float:
+    """``h``, shrunk (by less than a factor 2) so that an atom of the loss at
+    a finite end of its support lies on the lattice (the upper end first):
+    the end atom then keeps a cell of its own in the dominated law."""
+    for end in reversed(pair.plrv_support()):
+        if end != 0.0 and math.isfinite(end) and has_atom(pair, end):
+            return abs(end) / math.ceil(abs(end) / h - 1e-9)
+    return h
 
 
 def _dominating(law: SpreadLaw, swap: bool) -> tuple[DiscretePLD, float]:
