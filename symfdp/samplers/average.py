@@ -3,9 +3,9 @@ r"""Two-sided certified laws of the average of independent likelihood ratios.
 Random allocation of one step out of :math:`t` (balls in bins) applied to a
 dominating pair :math:`(P, Q)` with likelihood ratio :math:`V = dQ/dP` gives the
 pair :math:`(P^{\otimes t}, \frac1t \sum_i P^{\otimes i-1} \otimes Q \otimes
-P^{\otimes t-i})` (Feldman & Shenfeld 2025, arXiv 2502.08202, Sec. 3; the
+P^{\otimes t-i})` (Feldman & Shenfeld 2025, arXiv 2502.08202; the
 remove and add directions are this pair and its swap, arXiv 2602.17284,
-Algorithms 1-2), whose likelihood ratio is the average
+App. C, Algorithms 1-2), whose likelihood ratio is the average
 
 .. math::  W_t = \frac1t \sum_{i=1}^t V_i, \qquad V_i \text{ i.i.d. under } P.
 
@@ -33,10 +33,11 @@ The average of :math:`t` copies is built by binary powering,
 :math:`W_{m+m'} = \frac{m}{m+m'} W_m + \frac{m'}{m+m'} W'_{m'}`, each step a
 pairwise sum over the two lattices (:math:`O(N^2)`) followed by the same spread or
 merge, so a bracket for :math:`t` steps costs :math:`O(N^2 \log t)` (the
-polylogarithmic cost of arXiv 2602.17284, Sec. 4, with second-order instead of
-first-order rounding). Each combination is a Blackwell-monotone map of the two
-pairs (a garbling applied coordinatewise carries over), so replacing the inputs
-by dominating (dominated) ones gives a dominating (dominated) output.
+polylogarithmic cost of arXiv 2602.17284, whose Algorithm 4 sums on a geometric
+grid with first-order rounding; these spreads and merges are second order).
+Each combination is a Blackwell-monotone map of the two pairs (a garbling
+applied coordinatewise carries over), so replacing the inputs by dominating
+(dominated) ones gives a dominating (dominated) output.
 
 **Round-off.** Every law carries bounds ``err_p`` :math:`\ge \|\Delta p\|_1` and
 ``err_q`` :math:`\ge \sum_k x_k |\Delta p_k|` on the difference between the

@@ -14,7 +14,7 @@ steps (:math:`k` allocations of one of :math:`t/k`)
 the same as Poisson subsampling at rate :math:`k/t` over :math:`Et` steps
 (Dong et al. 2019, Thm 5.1 and Cor. 5.4: :math:`\mu = p\sqrt{T(e^{\mu^2} -
 1)}`), in line with the asymptotic equivalence of the two samplers (Feldman &
-Shenfeld 2025, arXiv 2502.08202, Thm 1: random allocation is dominated by
+Shenfeld 2025, arXiv 2502.08202, main theorem: random allocation is dominated by
 Poisson subsampling at rate :math:`(1 + o(1))k/t`). Its error is the CLT error
 of the composed loss: it vanishes as :math:`\sigma \to \infty` at fixed
 :math:`t, E` and is of the order of the normalised third cumulant otherwise

@@ -6,10 +6,10 @@ each step runs a mechanism with dominating pair :math:`(P, Q)`.
 
 **One of t** (:math:`k = 1`). The pair of one epoch is
 :math:`(P^{\otimes t}, \frac1t\sum_i P^{\otimes i-1}\otimes Q\otimes
-P^{\otimes t-i})` (Feldman & Shenfeld 2025, arXiv 2502.08202, Sec. 3: the
+P^{\otimes t-i})` (Feldman & Shenfeld 2025, arXiv 2502.08202: the
 random allocation of any mechanism dominated by :math:`(P, Q)` is dominated by
-it); "remove" is this pair, "add" its swap (arXiv 2602.17284, Algorithms 1
-and 2). Its likelihood ratio is the average :math:`W_t` of :math:`t`
+it); "remove" is this pair, "add" its swap (arXiv 2602.17284, App. C,
+Algorithms 1 and 2). Its likelihood ratio is the average :math:`W_t` of :math:`t`
 i.i.d. copies of :math:`V = dQ/dP` under :math:`P`, and
 
 .. math::  \delta_{rem}(\varepsilon) = E_P[(W_t - e^\varepsilon)_+], \qquad
@@ -26,7 +26,7 @@ and epochs are composed by the certified FFT engine
 the composition of :math:`k - r` allocations of one of :math:`\lfloor
 t/k\rfloor` steps and :math:`r` of one of :math:`\lfloor t/k\rfloor + 1` steps,
 :math:`r = t - k\lfloor t/k\rfloor` (Feldman & Shenfeld 2025, arXiv 2502.08202,
-Sec. 5, the reduction of :math:`k > 1` to :math:`k = 1`; arXiv 2602.17284 uses
+the reduction of :math:`k > 1` to :math:`k = 1`; arXiv 2602.17284 uses
 the same split). For :math:`k > 1` the bracket is therefore a certified
 *upper* bound on the privacy of the scheme (its upper end) together with the
 lower end of that bound, not a lower bound on the scheme itself:

@@ -90,8 +90,8 @@ def test_between_plain_mechanism_and_near_poisson() -> None:
     # Allocation of one of t steps is at least as private as one step of the
     # mechanism alone (the other steps are post-processing); with Gaussian noise
     # it is more private than Poisson subsampling at rate 1/t over t steps
-    # (arXiv 2602.17284, Sec. 6) and approaches it as t grows (arXiv 2502.08202,
-    # Thm 1: rate (1 + o(1))/t).
+    # (arXiv 2602.17284) and approaches it as t grows (arXiv 2502.08202: rate
+    # (1 + o(1))/t).
     sigma, delta = 1.0, 1e-5
     plain = A.Exact().compose(M.Gaussian(sigma=sigma), n=1).epsilon(delta)
     ratios = []
