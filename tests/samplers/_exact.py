@@ -153,3 +153,26 @@ def delta(atoms: Atoms, eps: float, direction: str) -> mp.mpf:
 def both(atoms: Atoms, eps: Sequence[float]) -> list[float]:
     """max over the two directions, as floats."""
     return [float(max(delta(atoms, e, "remove"), delta(atoms, e, "add"))) for e in eps]
+
+
+def max_coordinate_lower(
+    sigma: float, t: int, eps: float, caps: Sequence[float]
+) -> mp.mpf:
+    r"""A lower bound on the remove direction of one of t Gaussian steps: the
+    hockey stick restricted to the sets :math:`\{\max_i x_i > C\}`, i.e.
+    :math:`\max_C Q(E_C) - e^\varepsilon P(E_C)` with
+    :math:`P(E_C) = 1 - \Phi(C/\sigma)^t`,
+    :math:`Q(E_C) = 1 - \Phi((C - 1)/\sigma)\Phi(C/\sigma)^{t-1}` (Chua et
+    al. 2024, arXiv 2403.17673, the cube test sets), at 30 digits."""
+    with mp.workdps(MP_DPS):
+        s = mp.mpf(sigma)
+        c = mp.exp(mp.mpf(eps))
+        best = mp.mpf(0)
+        for cap in caps:
+            x = mp.mpf(cap)
+            inside = mp.ncdf(x / s) ** (t - 1)
+            value = (1 - mp.ncdf((x - 1) / s) * inside) - c * (
+                1 - inside * mp.ncdf(x / s)
+            )
+            best = max(best, value)
+        return best

@@ -78,6 +78,24 @@ def test_k_of_t_upper_end_bounds_the_scheme() -> None:
     )
 
 
+@pytest.mark.parametrize(("sigma", "t"), [(0.5, 10), (1.0, 100)])
+def test_upper_end_is_above_the_max_coordinate_lower_bound(
+    sigma: float, t: int
+) -> None:
+    # An independent certified lower bound (test sets {max_i x_i > C}); our
+    # upper end must be above it, and it is nearly tight for small sigma.
+    curve = random_allocation(M.Gaussian(sigma=sigma), t=t)
+    remove = next(p.curve for p in curve.pairs if p.name == "remove")
+    eps_hi = float(curve.epsilon_bounds(1e-5)[1])
+    caps = np.arange(0.0, 8.0, 0.02)
+    for eps in (0.5 * eps_hi, eps_hi):
+        bound = float(_exact.max_coordinate_lower(sigma, t, eps, caps))
+        hi = float(remove.delta_bounds(eps)[1])
+        assert bound <= hi
+        if sigma <= 0.5:
+            assert bound >= 0.99 * hi
+
+
 @pytest.mark.parametrize("epochs", [1, 3])
 def test_one_step_is_the_plain_mechanism(epochs: int) -> None:
     curve = random_allocation(M.Gaussian(mu=1.0), t=1, epochs=epochs)
