@@ -52,7 +52,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from symfdp._validation import check_instance, check_int, check_real
+from symfdp._validation import (
+    check_array,
+    check_instance,
+    check_int,
+    check_real,
+    scalar_or_array,
+)
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.pld.cells import has_atom
 from symfdp.pld.certified import CertifiedPairCurve, CompositionParts
@@ -105,7 +111,8 @@ class RandomAllocationCurve:
         lower_is_certified: True for :math:`k = 1` (the lower end bounds the
             scheme); False for :math:`k > 1` (the lower end bounds the
             decomposition's upper bound, module docstring).
-        info: Parameters and diagnostics (grid step, lattice sizes, times).
+        info: Parameters and diagnostics (the components, grid steps and
+            lattice sizes).
     """
 
     pairs: tuple[DirectionPair, ...]
@@ -113,16 +120,24 @@ class RandomAllocationCurve:
     info: Mapping[str, Any]
 
     def delta_bounds(self, eps: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """Certified ``(lower, upper)`` on delta(eps), any real eps."""
-        e = np.asarray(eps, dtype=np.float64)
+        """Certified ``(lower, upper)`` on delta(eps) for finite eps (floats for
+        a scalar, arrays of its shape for an array)."""
+        e = check_array("eps", eps)
         los, his = zip(*(p.curve.delta_bounds(e) for p in self.pairs), strict=True)
-        return np.maximum.reduce(los), np.maximum.reduce(his)
+        return (
+            scalar_or_array(np.maximum.reduce(los)),
+            scalar_or_array(np.maximum.reduce(his)),
+        )
 
     def epsilon_bounds(self, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """Certified ``(lower, upper)`` on eps(delta), delta in (0, 1)."""
-        d = np.asarray(delta, dtype=np.float64)
+        """Certified ``(lower, upper)`` on eps(delta) for delta in (0, 1); the
+        upper end is ``inf`` where no eps reaches delta within the bounds."""
+        d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
         los, his = zip(*(p.curve.epsilon_bounds(d) for p in self.pairs), strict=True)
-        return np.maximum.reduce(los), np.maximum.reduce(his)
+        return (
+            scalar_or_array(np.maximum.reduce(los)),
+            scalar_or_array(np.maximum.reduce(his)),
+        )
 
 
 def _check_mechanism(mechanism: Any) -> tuple[Mechanism, ...]:

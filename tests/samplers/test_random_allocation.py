@@ -147,6 +147,20 @@ def test_bad_input_names_the_parameter(kwargs: dict[str, float], match: str) -> 
         random_allocation(M.Gaussian(mu=1.0), **kwargs)  # type: ignore[arg-type]
 
 
+def test_queries_validate_and_keep_shapes() -> None:
+    curve = random_allocation(M.Gaussian(mu=1.0), t=4)
+    lo, hi = curve.epsilon_bounds(1e-5)
+    assert isinstance(lo, float) and isinstance(hi, float) and 0.0 < lo <= hi
+    lo_a, hi_a = curve.delta_bounds([[0.5, 1.0]])
+    assert lo_a.shape == hi_a.shape == (1, 2) and np.all(lo_a <= hi_a)
+    with pytest.raises(ValueError, match="delta must lie in"):
+        curve.epsilon_bounds(1.0)
+    with pytest.raises(ValueError, match="eps must"):
+        curve.delta_bounds(math.nan)
+    with pytest.raises(TypeError, match="eps"):
+        curve.delta_bounds("1.0")
+
+
 def test_not_a_mechanism_or_blatant() -> None:
     with pytest.raises(TypeError, match="mechanism"):
         random_allocation("gaussian", t=4)  # type: ignore[arg-type]
