@@ -27,7 +27,8 @@ kept by sums of independent variables. This module brackets the P-law of
 * :class:`MergedLaw` (dominated): P- and Q-masses of the dual cells
   :math:`(e^{(k-1/2)h}, e^{(k+1/2)h}]`, i.e. the outcomes of each cell merged
   into one atom at their barycentre (post-processing: a pair that is
-  dominated, in both directions), the end cells unbounded.
+  dominated, in both directions); the end cells are unbounded and keep only
+  what lies at or beyond their points (:func:`_cells`).
 
 The average of :math:`t` copies is built by binary powering,
 :math:`W_{m+m'} = \frac{m}{m+m'} W_m + \frac{m'}{m+m'} W'_{m'}`, each step a
@@ -37,7 +38,10 @@ polylogarithmic cost of arXiv 2602.17284, whose Algorithm 4 sums on a geometric
 grid with first-order rounding; these spreads and merges are second order).
 Each combination is a Blackwell-monotone map of the two pairs (a garbling
 applied coordinatewise carries over), so replacing the inputs by dominating
-(dominated) ones gives a dominating (dominated) output.
+(dominated) ones gives a dominating (dominated) output. As :math:`W_m`
+concentrates the step is halved (:func:`step_for`; the coarse lattice is part of
+the fine one, so the laws carry over unchanged), and the tails holding less than
+a budget are cut by dominating moves (spread) or merges (merged).
 
 **Round-off.** Every law carries bounds ``err_p`` :math:`\ge \|\Delta p\|_1` and
 ``err_q`` :math:`\ge \sum_k x_k |\Delta p_k|` on the difference between the
