@@ -95,9 +95,10 @@ def plot(data: list[dict[str, float]], path: Path) -> None:
         ax.plot(s, hi, style, label=label)
         ax.fill_between(s, lo, hi, color=style[:2], alpha=0.3)
     ax.plot(s, [r["gdp_limit"] for r in data], "k-.", lw=1, label="large-noise limit")
+    small = [r["small_noise_lower"] or math.nan for r in data]  # 0: no bound
     ax.plot(
         s,
-        [r["small_noise_lower"] for r in data],
+        small,
         "k:",
         lw=1,
         label="small-noise lower bound",
