@@ -360,37 +360,39 @@ def combine_merged(
 
 # -------------------------------------------------------------------- trimming
 def trim_spread(law: SpreadLaw, budget_q: float, budget_p: float) -> SpreadLaw:
-    r"""Cut the ends of a spread law (dominating moves only).
+    r"""Cut the ends of a spread law (dominating moves only), sending what is
+    cut to the median point :math:`\gamma_J` of the law (so that no mass piles
+    up at the new ends).
 
-    Top: the points whose Q-mass from the top adds up to at most ``budget_q``
-    go to P-mass at 0 and Q-mass at :math:`+\infty`. Bottom: the points whose
-    P-mass from the bottom adds up to at most ``budget_p`` are spread between 0
-    and the first kept point :math:`\gamma` (mass :math:`p\,x/\gamma` to
-    :math:`\gamma`), which keeps their mean.
+    Top: the points whose Q-mass from the top adds up to at most ``budget_q``;
+    each atom :math:`(p, px)` is split into :math:`(p, p\gamma_J)` at the
+    median and Q-mass :math:`p(x - \gamma_J)` at :math:`+\infty`. Bottom: the
+    points whose P-mass from the bottom adds up to at most ``budget_p``; each
+    is spread between 0 and the median (mass :math:`p\,x/\gamma_J` to
+    :math:`\gamma_J`), which keeps its mean. Both are splits of the pair.
     """
     p = law.p
     vals = law.values
     q = p * vals
-    top = np.cumsum(q[::-1])
-    n_top = int(np.searchsorted(top, budget_q, side="right"))
-    n_top = min(n_top, p.size - 3)
-    bot = np.cumsum(p)
-    n_bot = int(np.searchsorted(bot, budget_p, side="right"))
-    n_bot = min(n_bot, p.size - 3 - n_top)
+    mid = int(np.searchsorted(np.cumsum(p), 0.5 * float(p.sum())))
+    mid = min(max(mid, 1), p.size - 2)
+    n_top = int(np.searchsorted(np.cumsum(q[::-1]), budget_q, side="right"))
+    n_top = min(n_top, p.size - 1 - mid)
+    n_bot = int(np.searchsorted(np.cumsum(p), budget_p, side="right"))
+    n_bot = min(n_bot, mid)
     if n_top <= 0 and n_bot <= 0:
         return law
-    stop = p.size - max(n_top, 0)
-    p_zero = law.p_zero + float(p[stop:].sum())
-    q_inf = law.q_inf + float(q[stop:].sum())
-    start = max(n_bot, 0)
-    kept = p[start:stop].copy()
-    if start > 0:
-        share = vals[:start] / vals[start]
-        kept[0] += float(np.sum(p[:start] * share))
-        p_zero += float(np.sum(p[:start] * (1.0 - share)))
+    stop = p.size - n_top
+    kept = p[n_bot:stop].copy()
+    at = mid - n_bot
+    kept[at] += float(p[stop:].sum())
+    q_inf = law.q_inf + float(np.sum(p[stop:] * (vals[stop:] - vals[mid])))
+    share = vals[:n_bot] / vals[mid]
+    kept[at] += float(np.sum(p[:n_bot] * share))
+    p_zero = law.p_zero + float(np.sum(p[:n_bot] * (1.0 - share)))
     return SpreadLaw(
         law.h,
-        law.k_lo + start,
+        law.k_lo + n_bot,
         kept,
         p_zero,
         q_inf,
