@@ -17,11 +17,14 @@ from symfdp.samplers.average import (
     combine_spread,
     step_for,
 )
+from tests.samplers import _exact
 
 C = np.exp(np.array([-1.0, 0.0, 0.3, 1.0, 2.0]))
 
 
-def _laws(mu: float, t: int, h: float) -> tuple[SpreadLaw, MergedLaw]:
+def _laws(
+    mu: float, t: int, h: float, budget: float = 1e-17
+) -> tuple[SpreadLaw, MergedLaw]:
     m = M.Gaussian(mu=mu)
     grid = component_grid(m, h, 1e-16)
     spread, merged = base_laws(m, h, grid.l_lo, grid.l_hi)
@@ -30,8 +33,8 @@ def _laws(mu: float, t: int, h: float) -> tuple[SpreadLaw, MergedLaw]:
     def step(n: int) -> float:
         return step_for(n, h, var_v, 0.1)
 
-    s = averages(spread, (t,), combine_spread, 1e-17, 1e-17, step)[t]
-    g = averages(merged, (t,), combine_merged, 1e-17, 1e-17, step)[t]
+    s = averages(spread, (t,), combine_spread, budget, budget, step)[t]
+    g = averages(merged, (t,), combine_merged, budget, budget, step)[t]
     return s, g
 
 
@@ -52,9 +55,11 @@ def _sticks_merged(law: MergedLaw) -> tuple[np.ndarray, np.ndarray]:
     mu=st.floats(0.3, 3.0),
     t=st.integers(1, 40),
     h=st.sampled_from([0.05, 0.03]),
+    budget=st.sampled_from([1e-17, 1e-6]),
 )
-def test_masses_and_means_are_kept(mu: float, t: int, h: float) -> None:
-    spread, merged = _laws(mu, t, h)
+def test_masses_and_means_are_kept(mu: float, t: int, h: float, budget: float) -> None:
+    # Trimming (large budget) moves mass by splits and merges only.
+    spread, merged = _laws(mu, t, h, budget)
     # Spread: P-mass 1 (points and the atom at 0), mean plus Q at infinity 1.
     assert abs(spread.p.sum() + spread.p_zero - 1.0) <= spread.err_p + 1e-15
     mean = float(np.sum(spread.p * spread.values)) + spread.q_inf
@@ -68,9 +73,12 @@ def test_masses_and_means_are_kept(mu: float, t: int, h: float) -> None:
     mu=st.floats(0.3, 3.0),
     t=st.integers(1, 40),
     h=st.sampled_from([0.05, 0.03]),
+    budget=st.sampled_from([1e-17, 1e-6]),
 )
-def test_merged_below_spread_in_both_directions(mu: float, t: int, h: float) -> None:
-    spread, merged = _laws(mu, t, h)
+def test_merged_below_spread_in_both_directions(
+    mu: float, t: int, h: float, budget: float
+) -> None:
+    spread, merged = _laws(mu, t, h, budget)
     up_rem, up_add = _sticks_spread(spread)
     lo_rem, lo_add = _sticks_merged(merged)
     assert np.all(lo_rem <= up_rem) and np.all(lo_add <= up_add)
@@ -95,3 +103,17 @@ def test_refined_laws_are_the_same_laws() -> None:
     np.testing.assert_allclose(
         _sticks_merged(fine_m), _sticks_merged(merged), rtol=1e-13
     )
+
+
+def test_trimmed_laws_still_bracket_one_of_two() -> None:
+    # A large trimming budget: every cut is a split (spread) or a merge, so the
+    # hockey sticks still bracket the exact values (30-digit quadrature).
+    mu = 1.0
+    spread, merged = _laws(mu, 2, 0.02, budget=1e-4)
+    up_rem, up_add = _sticks_spread(spread)
+    lo_rem, lo_add = _sticks_merged(merged)
+    eps = np.log(C)
+    rem = np.array([float(_exact.gaussian_one_of_two(mu, e, "remove")) for e in eps])
+    add = np.array([float(_exact.gaussian_one_of_two(mu, e, "add")) for e in eps])
+    assert np.all(lo_rem <= rem) and np.all(rem <= up_rem)
+    assert np.all(lo_add <= add) and np.all(add <= up_add)
