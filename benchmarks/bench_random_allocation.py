@@ -13,11 +13,11 @@ refinement to a relative gap of 10%), their widths and whether they overlap,
 and the times as ratios to the peer measured in the same run: symfdp is timed
 as the minimum of a few calls (build and query, first call untimed), the peer
 once before and once after symfdp (A/B/A, its minimum kept) when its first run
-takes less than a minute, once otherwise. Poisson subsampling at rate k/t over t * epochs steps
-(``A.Numerical``) is recorded beside it for reference. The first two settings
-are the ones quoted in issue 34 (pld-accounting 2.0: [0.6085, 0.6357] in
-5.4 s and [0.2786, 0.2909] in 86 s); they are measured here again, never
-copied.
+takes less than a minute, once otherwise. Poisson subsampling at rate k/t over
+t * epochs steps (``A.Numerical``) is recorded beside it for reference. The
+first two settings are the ones quoted in issue 34 (pld-accounting 2.0:
+[0.6085, 0.6357] in 5.4 s and [0.2786, 0.2909] in 86 s); they are measured
+here again, never copied.
 """
 
 from __future__ import annotations
