@@ -652,3 +652,32 @@ def _rounding_block(
             )
         )
     return out
+
+
+def dominated_from_cells(
+    h: float, k_lo: int, pb: FloatArray, qb: FloatArray
+) -> DiscretePLD:
+    r"""The dominated (barycentric) measure of given dual-cell masses.
+
+    ``pb[j]``, ``qb[j]`` are the P- and Q-masses of a law of :math:`L` merged
+    into the dual cells around the points :math:`l_j = (k_{lo} + j) h`
+    (origin 0); the end cells may reach beyond their half-steps (to
+    :math:`\mp\infty`). Merging outcomes is post-processing, so the merged
+    pair is dominated by the law it came from; the end cells are merged as in
+    :func:`discretise` and the barycentric masses
+    (:func:`barycentric_masses`) give a measure on the lattice below it in
+    the increasing convex order (module docstring). Q-mass it does not carry
+    is reported as ``dropped``.
+    """
+    pb = np.array(pb, dtype=np.float64)
+    qb = np.array(qb, dtype=np.float64)
+    gam = np.exp((k_lo + np.arange(pb.size)) * h)
+    empty = pb <= 0.0
+    lost = float(qb[empty].sum())
+    qb[empty] = 0.0
+    _merge_bottom(pb, qb, gam)
+    _merge_top(pb, qb, gam)
+    y = gam * barycentric_masses(pb, qb, gam)
+    y[y < TINY_MASS] = 0.0
+    dropped = lost + max(float(qb.sum() - y.sum()), 0.0)
+    return DiscretePLD(h, 0.0, k_lo, y, 0.0, dropped, False)
