@@ -34,7 +34,9 @@ def _load(name: str) -> tuple[dict[str, Any], Path]:
 def _commit(data: dict[str, Any]) -> str | None:
     git = data.get("git")
     if isinstance(git, list) and git and isinstance(git[0], str):
-        return git[0][:7] + (" (uncommitted changes)" if len(git) > 1 and git[1] else "")
+        return git[0][:7] + (
+            " (uncommitted changes)" if len(git) > 1 and git[1] else ""
+        )
     if isinstance(data.get("commit"), str):
         return str(data["commit"])[:7]
     machine = data.get("machine")
@@ -112,6 +114,13 @@ def percent(x: float | None, digits: int = 2) -> str:
     return "-" if x is None else f"{100 * x:.{digits}f}%"
 
 
+def _off(x: float | None) -> str:
+    """A relative distance from a certified bracket (0: inside it)."""
+    if x is None:
+        return "-"
+    return "inside" if x == 0 else f"{100 * x:.2g}% off"
+
+
 # ------------------------------------------------------------------ tables
 def interop_dp_accounting() -> Rendered:
     """eps(1e-5) of dp-accounting's PLD against symfdp's certified bracket."""
@@ -129,8 +138,15 @@ def interop_dp_accounting() -> Rendered:
         for r in data["dp_accounting"]
     ]
     text = table(
-        ("events", "relation", "PLD eps", "symfdp certified bracket",
-         "PLD inside", "PLD (s)", "symfdp (s)"),
+        (
+            "events",
+            "relation",
+            "PLD eps",
+            "symfdp certified bracket",
+            "PLD inside",
+            "PLD (s)",
+            "symfdp (s)",
+        ),
         rows,
     )
     note = provenance(data, path, "benchmarks/bench_interop.py")
@@ -143,7 +159,8 @@ def interop_opacus() -> Rendered:
     rows = []
     for r in data["opacus"]:
         history = ", ".join(
-            f"{int(steps)} x (sigma {sigma:g}, q {q:g})" for sigma, q, steps in r["history"]
+            f"{int(steps)} x (sigma {sigma:g}, q {q:g})"
+            for sigma, q, steps in r["history"]
         )
         rows.append(
             (
@@ -157,8 +174,15 @@ def interop_opacus() -> Rendered:
             )
         )
     text = table(
-        ("history", "Opacus RDP eps", "Opacus PRV eps", "symfdp certified bracket",
-         "RDP (s)", "PRV (s)", "symfdp (s)"),
+        (
+            "history",
+            "Opacus RDP eps",
+            "Opacus PRV eps",
+            "symfdp certified bracket",
+            "RDP (s)",
+            "PRV (s)",
+            "symfdp (s)",
+        ),
         rows,
     )
     note = provenance(data, path, "benchmarks/bench_interop.py")
@@ -174,7 +198,7 @@ def numerical_scale(file: str = "numerical_scale_n1e6.json") -> Rendered:
         peer = next(
             (q for q in r["peers"] if q["peer"] == r["fastest_peer_within_1pct"]), None
         )
-        digits = max(0, 4 - int(math.floor(math.log10(max(abs(num["eps"]), 1e-9)))) - 1)
+        digits = max(0, 4 - math.floor(math.log10(max(abs(num["eps"]), 1e-9))) - 1)
         rows.append(
             (
                 f"{r['n']:.0e}".replace("e+0", "e"),
@@ -183,14 +207,24 @@ def numerical_scale(file: str = "numerical_scale_n1e6.json") -> Rendered:
                 bracket(num["bracket"], digits),
                 seconds(num["seconds"]),
                 ", ".join(str(s) for s in num.get("fft_sizes", [])),
-                "-" if peer is None else
-                f"{peer['peer']}: {seconds(peer['seconds'])} ({percent(peer['error_vs_certified'])})",
+                "-"
+                if peer is None
+                else f"{peer['peer']}: {seconds(peer['seconds'])} "
+                f"({_off(peer['error_vs_certified'])})",
                 g(r["ratio"], 2),
             )
         )
     text = table(
-        ("n", "sigma", "p", "Numerical bracket", "Numerical (s)", "lattice points",
-         "fastest peer within 1%: s (its error)", "time ratio"),
+        (
+            "n",
+            "sigma",
+            "p",
+            "Numerical bracket",
+            "Numerical (s)",
+            "lattice points",
+            "fastest peer within 1%: s (its error)",
+            "time ratio",
+        ),
         rows,
     )
     note = provenance(data, path, "benchmarks/bench_numerical_scale.py")
@@ -227,7 +261,7 @@ def many_distinct(file: str = "many_distinct.json") -> Rendered:
             else:
                 eps = f"{r['eps']:.4f}"
                 err = r.get("error_vs_certified")
-                off = "inside" if not err else percent(err)
+                off = _off(err)
             rows.append(
                 (
                     comp["name"] if first else "",
@@ -240,8 +274,14 @@ def many_distinct(file: str = "many_distinct.json") -> Rendered:
             )
             first = False
     text = table(
-        ("composition", "method", "time (s)", "peak memory", f"eps({data['delta']:g})",
-         "outside the certified bracket by"),
+        (
+            "composition",
+            "method",
+            "time (s)",
+            "peak memory",
+            f"eps({data['delta']:g})",
+            "outside the certified bracket by",
+        ),
         rows,
     )
     note = provenance(data, path, "benchmarks/bench_many_distinct.py")
@@ -256,8 +296,14 @@ def cached_queries() -> Rendered:
     """Queries on a composed certified curve after the first."""
     data, path = _load("numerical_scale_cached.json")
     c = data["cached"]
-    rows = [("first query (the composition)", f"{data['delta']:g}",
-             f"{c['eps_1e-5']:.4f}", seconds(c["first_query_s"]))]
+    rows = [
+        (
+            "first query (the composition)",
+            f"{data['delta']:g}",
+            f"{c['eps_1e-5']:.4f}",
+            seconds(c["first_query_s"]),
+        )
+    ]
     rows += [
         ("later query", f"{q['delta']:g}", f"{q['eps']:.4f}", seconds(q["seconds"]))
         for q in c["queries"]
@@ -275,7 +321,8 @@ def sweep_executors() -> Rendered:
             r["label"],
             seconds(r["wall_s"]),
             f"{r['rows_per_s']:.1f}",
-            "-" if r.get("jobs") == 1 and r.get("executor") == "local"
+            "-"
+            if r.get("jobs") == 1 and r.get("executor") == "local"
             else ("yes" if r.get("table_equals_jobs1") else "no"),
             f"{r['loadavg_before_after'][0][0]:.1f}",
         )
@@ -295,8 +342,15 @@ def sweep_executors() -> Rendered:
     )
 
 
-_SWEEP_METHODS = ("CLT", "Edgeworth(2)", "Edgeworth(4)", "SaddlePoint(2)",
-                  "SaddlePoint(3)", "Contour", "Auto(1e-2)")
+_SWEEP_METHODS = (
+    "CLT",
+    "Edgeworth(2)",
+    "Edgeworth(4)",
+    "SaddlePoint(2)",
+    "SaddlePoint(3)",
+    "Contour",
+    "Auto(1e-2)",
+)
 
 
 def error_sweep() -> Rendered:
@@ -321,9 +375,16 @@ def error_sweep() -> Rendered:
             )
         )
     text = table(
-        ("method", "answered / refused", "off by > 10%", "of those, silent",
-         "silent and > 5% too low", "true error <= 3x estimate (informative cases)",
-         "infinite estimates", "median estimate / true error"),
+        (
+            "method",
+            "answered / refused",
+            "off by > 10%",
+            "of those, silent",
+            "silent and > 5% too low",
+            "true error <= 3x estimate (informative cases)",
+            "infinite estimates",
+            "median estimate / true error",
+        ),
         rows,
     )
     note = provenance(data, path, f"benchmarks/error_sweep.py --cases {data['cases']}")
@@ -353,7 +414,8 @@ def analytic() -> Rendered:
                     name if ours else f"{name} (peer)",
                     f"{r['eps']:.5f}",
                     g(r.get("error_estimate"), 2) if ours else "-",
-                    "inside" if r["inside_bracket"]
+                    "inside"
+                    if r["inside_bracket"]
                     else f"{100 * r['rel_error_vs_bracket_mid']:+.2f}%",
                     f"{1e3 * r['median_s']:.2f}",
                     g(r.get("pld_over_this_median"), 3) if ours else "-",
@@ -361,8 +423,15 @@ def analytic() -> Rendered:
             )
             first = False
     text = table(
-        ("n, certified bracket", "method", "eps(1e-5)", "error estimate",
-         "vs the bracket", "median time (ms)", "PLD (vdi 1e-3) time / this"),
+        (
+            "n, certified bracket",
+            "method",
+            "eps(1e-5)",
+            "error estimate",
+            "vs the bracket",
+            "median time (ms)",
+            "PLD (vdi 1e-3) time / this",
+        ),
         rows,
     )
     note = provenance(data, path, "benchmarks/bench_analytic.py")
@@ -388,8 +457,11 @@ def accuracy_map() -> Rendered:
     out = []
     for method, cells in by_method.items():
         valid = [c for c in cells if c["ref_zero"] == "0"]
-        errs = [abs(float(c["rel_error"])) for c in valid
-                if math.isfinite(float(c["rel_error"]))]
+        errs = [
+            abs(float(c["rel_error"]))
+            for c in valid
+            if math.isfinite(float(c["rel_error"]))
+        ]
         out.append(
             (
                 method,
@@ -401,8 +473,14 @@ def accuracy_map() -> Rendered:
             )
         )
     text = table(
-        ("method", "median abs. rel. error", "worst", "below the bracket",
-         "error > 10%", "warned"),
+        (
+            "method",
+            "median abs. rel. error",
+            "worst",
+            "below the bracket",
+            "error > 10%",
+            "warned",
+        ),
         out,
     )
     cells = len(next(iter(by_method.values())))

@@ -20,13 +20,15 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from symfdp import ApproximationWarning  # noqa: E402
-from symfdp import accountants as A  # noqa: E402
-from symfdp import mechanisms as M  # noqa: E402
-from symfdp import plotting  # noqa: E402
+from symfdp import (
+    ApproximationWarning,
+    plotting,
+)
+from symfdp import accountants as A
+from symfdp import mechanisms as M
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -53,7 +55,9 @@ def _curves() -> tuple[Any, list[tuple[str, Any, str]]]:
     certified = A.Numerical().compose(step, n=N)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ApproximationWarning)
-        approx = [(name, acc.compose(step, n=N), ls) for name, acc, ls in _APPROXIMATIONS]
+        approx = [
+            (name, acc.compose(step, n=N), ls) for name, acc, ls in _APPROXIMATIONS
+        ]
     return certified, approx
 
 
@@ -78,7 +82,12 @@ def tradeoff(path: Path) -> Path:
         lo, hi = certified.tradeoff_bounds(alpha)
         mid = 0.5 * (lo + hi)
         right.fill_between(
-            alpha, lo - mid, hi - mid, color="k", alpha=0.3, lw=0,
+            alpha,
+            lo - mid,
+            hi - mid,
+            color="k",
+            alpha=0.3,
+            lw=0,
             label="certified bracket",
         )
         for name, curve, ls in approx:
@@ -109,7 +118,11 @@ def privacy_profile(path: Path) -> Path:
         fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
         eps = np.linspace(0.0, 1.15 * certified.epsilon(1e-12), 300)
         plotting.plot_privacy_profile(
-            certified, left, eps=eps, label="Numerical (certified)", bounds=True,
+            certified,
+            left,
+            eps=eps,
+            label="Numerical (certified)",
+            bounds=True,
             color="k",
         )
         for name, curve, ls in approx:
@@ -125,13 +138,21 @@ def privacy_profile(path: Path) -> Path:
         lo, hi = certified.epsilon_bounds(deltas)
         mid = 0.5 * (lo + hi)
         right.fill_between(
-            deltas, lo / mid - 1, hi / mid - 1, color="k", alpha=0.3, lw=0,
+            deltas,
+            lo / mid - 1,
+            hi / mid - 1,
+            color="k",
+            alpha=0.3,
+            lw=0,
             label="certified bracket",
         )
         for name, curve, ls in approx:
             right.plot(deltas, curve.epsilon(deltas) / mid - 1, ls=ls, label=name)
         right.plot(
-            deltas, rdp.epsilon(deltas) / mid - 1, color="0.5", lw=0.9,
+            deltas,
+            rdp.epsilon(deltas) / mid - 1,
+            color="0.5",
+            lw=0.9,
             label="RDP (upper bound)",
         )
         right.axhline(0.0, color="k", lw=0.6)
@@ -164,8 +185,18 @@ def _accuracy_map_module() -> Any:
 
 
 def _read_accuracy_rows(path: Path) -> list[dict[str, Any]]:
-    floats = ("sigma", "p", "delta", "eps_ref", "eps_lo", "eps_hi", "ref_rel_width",
-              "eps_method", "rel_error", "seconds")
+    floats = (
+        "sigma",
+        "p",
+        "delta",
+        "eps_ref",
+        "eps_lo",
+        "eps_hi",
+        "ref_rel_width",
+        "eps_method",
+        "rel_error",
+        "seconds",
+    )
     ints = ("n", "resolved", "ref_zero", "below_bracket", "approx_warning")
     rows = []
     with open(path, newline="") as fh:

@@ -22,16 +22,15 @@ import re
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+import benchmark_tables
+import site_figures
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
-
-import benchmark_tables
-import site_figures
 
 LOGGER = logging.getLogger(__name__)
 DOCS = Path(__file__).resolve().parents[1]
@@ -95,7 +94,7 @@ class BenchmarkTable(SphinxDirective):
     required_arguments = 1
     optional_arguments = 0
     has_content = False
-    option_spec = {"file": directives.unchanged}
+    option_spec: ClassVar[dict[str, Any]] = {"file": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         name = self.arguments[0]
