@@ -84,4 +84,5 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version", "theme-version"],
 }
-html_sidebars = {"index": []}
+# Pages without sub-pages have no section navigation: no left sidebar.
+html_sidebars = {"index": [], "getting-started": [], "benchmarks": []}

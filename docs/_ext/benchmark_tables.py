@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -484,12 +485,17 @@ def accuracy_map() -> Rendered:
         out,
     )
     cells = len(next(iter(by_method.values())))
+    summary = RESULTS / "accuracy_map.md"
+    found = (
+        re.search(r"at commit (\w+)", summary.read_text()) if summary.exists() else None
+    )
+    at = f" at commit {found[1]}" if found else ""
     return (
         f"{text}\n\nFrom `benchmarks/results/accuracy_map.csv`, written by "
-        f"`python benchmarks/accuracy_map.py` ({cells} cells per method; the "
+        f"`python benchmarks/accuracy_map.py`{at} ({cells} cells per method; the "
         "reference is the midpoint of a certified bracket of relative width 1e-5; "
         "cells where eps = 0 are left out).\n",
-        [path],
+        [path, *([summary] if summary.exists() else [])],
     )
 
 
