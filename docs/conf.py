@@ -56,6 +56,13 @@ autodoc_typehints = "description"
 autodoc_typehints_format = "short"
 autodoc_preserve_defaults = True
 autodoc_default_options = {"members": True, "show-inheritance": True}
+# Keep NumPy's aliases short in the rendered hints (the package's modules use
+# ``from __future__ import annotations``, so the names are resolved here).
+autodoc_type_aliases = {
+    "ArrayLike": "numpy.typing.ArrayLike",
+    "NDArray": "numpy.typing.NDArray",
+    "FloatArray": "numpy.typing.NDArray",
+}
 autodoc_mock_imports = ["dp_accounting", "opacus", "torch", "dask", "distributed"]
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False

@@ -69,6 +69,25 @@ def _include_read(
         content[0] = _rewrite(content[0], _TOP_LINKS)
 
 
+#: A single colon outside inline code (napoleon's test for "type: description").
+_SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
+_CODE = re.compile(r"``.*?``|`.*?`")
+
+
+def _no_inline_type(
+    app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]
+) -> None:
+    """Napoleon reads the first line of an attribute or property docstring as
+    ``type: description``; the package's summaries are sentences that may hold a
+    colon ("The pairs an accountant must cover: ..."), and their types come
+    from the annotations. A first line holding only an escaped line break
+    (which reST drops; napoleon skips blank lines, not this one) keeps the
+    sentence whole."""
+    if what in ("attribute", "data", "property") and lines:
+        if _SINGLE_COLON.search(_CODE.sub("", lines[0])):
+            lines.insert(0, "\\")
+
+
 def _draw_figures(app: Sphinx) -> None:
     if app.builder.format != "html":
         return
@@ -117,6 +136,8 @@ class BenchmarkTable(SphinxDirective):
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _draw_figures)
     app.connect("source-read", _source_read)
+    # before napoleon (priority 500) turns the docstring into fields
+    app.connect("autodoc-process-docstring", _no_inline_type, priority=400)
     app.connect("include-read", _include_read)
     app.connect("build-finished", _copy_mathjax)
     app.add_directive("benchmark-table", BenchmarkTable)
