@@ -253,7 +253,8 @@ def sigma_for_epsilon(
     Args:
         target_eps: Target :math:`\varepsilon > 0`.
         delta: :math:`\delta \in (0, 1)`.
-        p, n, accountant, mechanism, pair, **kwargs: As in :func:`noise_for`.
+        p, n, accountant, mechanism, pair: As in :func:`noise_for`.
+        **kwargs: As in :func:`noise_for`.
 
     Example:
         >>> from symfdp import accountants as A
@@ -333,7 +334,8 @@ def sigma_for_mu(
 
     Args:
         target_mu: Target :math:`\mu > 0`.
-        p, n, accountant, mechanism, pair, **kwargs: As in :func:`noise_for`.
+        p, n, accountant, mechanism, pair: As in :func:`noise_for`.
+        **kwargs: As in :func:`noise_for`.
     """
     target_mu = check_real("target_mu", target_mu, 0.0, math.inf, lo_open=True)
     return noise_for(

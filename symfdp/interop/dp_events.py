@@ -16,18 +16,18 @@ every symfdp accountant composes::
 Events and the dominating pairs they become (``nm`` is the noise multiplier,
 the noise scale over the sensitivity bound :math:`C`):
 
-=================================  =====================  ======================
-event                              ``"add_or_remove"``    ``"replace_one"``
-=================================  =====================  ======================
-``GaussianDpEvent(nm)``            ``Gaussian(mu=1/nm)``  ``Gaussian(mu=2/nm)``
-``LaplaceDpEvent(nm)``             ``Laplace(mu=1/nm)``   ``Laplace(mu=2/nm)``
-``PoissonSampledDpEvent(q, G)``    ``SubsampledGaussian`` only ``q = 1``
-``PoissonSampledDpEvent(q, L)``    ``SubsampledLaplace``  only ``q = 1``
-``RandomizedResponseDpEvent(p,2)`` not defined            ``PureDP(log(2/p-1))``
-``SelfComposedDpEvent(e, k)``      ``e`` counted ``k`` times
-``ComposedDpEvent([e1, ...])``     the concatenation
-``NoOpDpEvent()``                  nothing
-=================================  =====================  ======================
+==================================  ==========================  ======================
+event                               ``"add_or_remove"``         ``"replace_one"``
+==================================  ==========================  ======================
+``GaussianDpEvent(nm)``             ``Gaussian(mu=1/nm)``       ``Gaussian(mu=2/nm)``
+``LaplaceDpEvent(nm)``              ``Laplace(mu=1/nm)``        ``Laplace(mu=2/nm)``
+``PoissonSampledDpEvent(q, G)``     ``SubsampledGaussian``      only ``q = 1``
+``PoissonSampledDpEvent(q, L)``     ``SubsampledLaplace``       only ``q = 1``
+``RandomizedResponseDpEvent(p,2)``  not defined                 ``PureDP(log(2/p-1))``
+``SelfComposedDpEvent(e, k)``       ``e`` counted ``k`` times   the same
+``ComposedDpEvent([e1, ...])``      the concatenation           the same
+``NoOpDpEvent()``                   nothing                     nothing
+==================================  ==========================  ======================
 
 Replacement moves the sum by at most :math:`2C` (dp-accounting's ``REPLACE``
 at ``q = 1``: twice the sensitivity). Nested Poisson sampling multiplies the

@@ -361,7 +361,7 @@ class RandomizedResponse(FiniteLoss):
 
     @property
     def loss_lattice_span(self) -> float | None:
-        """L takes the values -eps, (0,) eps: a lattice of span eps (2 eps for
+        """L takes the values -eps, (0,) eps, a lattice of span eps (2 eps for
         k = 2; None at eps = 0)."""
         if self.eps == 0:
             return None

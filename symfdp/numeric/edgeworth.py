@@ -43,7 +43,7 @@ from symfdp.numeric.roots import ROUNDOFF_RTOL
 
 FloatArray = NDArray[np.float64]
 
-#: Beyond |x| > X_CLIP the normal factor underflows: phi(x) = 0 and Phi(-x) = 0.
+#: Beyond ``|x| > X_CLIP`` the normal factor underflows: phi(x) = 0 and Phi(-x) = 0.
 X_CLIP: Final = 60.0
 #: Finite stand-in for an infinite end of the valid interval when bracketing roots;
 #: F(-40) and 1 - F(40) underflow to 0 in double precision.

@@ -12,10 +12,10 @@ Symbols:
         (2020), eq. (A.2): :math:`\sigma_n^{-r}\kappa_r`).
     kappa(r), moment(r): the cumulant :math:`\kappa_r` and raw moment :math:`m_r`.
 
-Functions (undefined, so printed expressions parse back; mapped to SciPy by
-:mod:`symfdp.numeric.compile`):
+Functions:
     Phi, phi, Phi_inv, log_Phi: the standard normal CDF, density, quantile and
-        log-CDF.
+        log-CDF; undefined, so that printed expressions parse back, and mapped
+        to SciPy by :mod:`symfdp.numeric.compile`.
 """
 
 from __future__ import annotations
