@@ -295,9 +295,7 @@ class PrivacyCurve:
     def delta_bounds(self, eps: ArrayLike) -> tuple[Any, Any]:
         """Certified ``(lower, upper)`` bounds on ``delta(eps)``, eps real."""
         self._require_certified("delta_bounds")
-        e, kept, new = self._profile(eps)
-        if new:
-            self._warn(kept)
+        e, kept, _ = self._profile(eps)
         exact = np.array([1.0, 0.0])
         lo, hi = kept.answer.bracket()
         return (
@@ -347,11 +345,9 @@ class PrivacyCurve:
     def epsilon_bounds(self, delta: ArrayLike) -> tuple[Any, Any]:
         """Certified ``(lower, upper)`` bounds on ``epsilon(delta)``."""
         self._require_certified("epsilon_bounds")
-        d, kept, new = self._inverse(delta)
+        d, kept, _ = self._inverse(delta)
         if kept is None:
             return np.empty(d.shape), np.empty(d.shape)
-        if new:
-            self._warn(kept)
         lo, hi = kept.answer.bracket()
         return (
             scalar_or_array(lo.reshape(d.shape)),
@@ -420,9 +416,7 @@ class PrivacyCurve:
         a = check_array("alpha", alpha, 0.0, 1.0)
         flat = a.reshape(-1)
         if self.symmetric:
-            kept, new = self._kept(Query.TRADEOFF, flat)
-            if new:
-                self._warn(kept)
+            kept, _ = self._kept(Query.TRADEOFF, flat)
             lo, hi = kept.answer.bracket()
             cap = 1.0 - flat
             return (
