@@ -1,4 +1,4 @@
-"""Installed size of symfdp and of each of its extras, as the README's install table shows.
+"""Installed size of symfdp and of each of its extras (the README's install table).
 
 For the base install and for each extra of ``pyproject.toml``: the dependency closure
 (``Requires-Dist`` followed recursively, environment markers evaluated for this
@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 import re
 import sys
-import tomllib
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 
+import tomllib
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,7 +100,8 @@ def main() -> None:
         rows.append(_measure(f'".[{extra}]"', added))
     for row in rows:
         note = f"  (not installed: {', '.join(row.missing)})" if row.missing else ""
-        print(f"{row.install:24s} {row.packages:4d} packages {row.megabytes:8.1f} MB{note}")
+        size = f"{row.packages:4d} packages {row.megabytes:8.1f} MB"
+        print(f"{row.install:24s} {size}{note}")
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(
         json.dumps(
