@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -151,6 +152,26 @@ def test_saddlepoint_sympy_last_line_is_the_terms(capsys, order):
     assert len(parsed) == order - 2
     for got, want in zip(parsed, expected, strict=True):
         assert sp.expand(canonicalize(got) - want) == 0
+
+
+@pytest.mark.parametrize("fmt", ["latex", "sympy"])
+def test_saddlepoint_output_defines_every_symbol_it_prints(capsys, fmt):
+    """Every symbol of the printed expressions is named in the header lines."""
+    lines = _derive(capsys, "saddlepoint", "--order", "4", "--format", fmt)
+    header = " ".join(ln for ln in lines if ln.startswith(("%", "# ")) and "=" in ln)
+    header = header.split("T1 =")[0]
+    body = [ln.split("=", 1)[1] for ln in lines if ln.startswith(("T_", "G^", "# G_"))]
+    assert body
+    names = set()
+    for expr in body:
+        names |= {
+            str(s) for s in sp.sympify(expr.replace("\\", "")).free_symbols
+        } if fmt == "sympy" else set(re.findall(r"[a-z]+", expr)) - {"frac"}
+    stems = {re.sub(r"_?\d+$", "", n) for n in names} - {"lambda", "D"}
+    assert stems, names
+    for stem in stems:
+        assert re.search(rf"\b{stem} =", header), (stem, header)
+    assert "lambda_r =" in header and "D{k} =" in header
 
 
 def test_saddlepoint_low_order_has_no_terms_and_formats(capsys):

@@ -261,6 +261,15 @@ def _saddlepoint(kind: str, order: int, fmt: str) -> list[str]:
         f"+ T{order - 2}); lambda_r = K^(r)(t)/K''(t)^(r/2) of the tilted loss; "
         "D{k} = G_k(t sqrt v) - G_k((t+1) sqrt v) (upper side), c = (eps - m)/sqrt v"
     )
+    legend = (
+        "where t is the saddle point, K = K(t), m = K'(t), v = K''(t) (the composed "
+        "loss's CGF under Q and its derivatives); G_k(b) is G_k at hb = b, "
+        "hw = c + b, mills = Phi(-hw)/phi(hw) on the upper side and Phi(hw)/phi(hw) "
+        "on the lower side (the Mills ratio), with G_k(b) = e^(b c) Int_c^inf He_k(x) "
+        "phi(x) e^(-b x) dx / phi(c) (upper; lower: Int_-inf^c, and D{k} = G_k((t+1) "
+        "sqrt v) - G_k(t sqrt v)); phi, Phi: standard normal density and CDF; He_k: "
+        "Hermite polynomials (Alghamdi et al. 2022, CF-S3 to CF-S7)"
+    )
     ks = sorted(
         {
             k
@@ -271,7 +280,7 @@ def _saddlepoint(kind: str, order: int, fmt: str) -> list[str]:
         | {0}
     )
     if fmt == "latex":
-        lines = [f"% {title}"]
+        lines = [f"% {title}", f"% {legend}"]
         lines += [f"T_{{{j}}} = {sp.latex(e)}" for j, e in enumerate(terms, 1)]
         for side in S.SIDES:
             lines += [
@@ -281,7 +290,7 @@ def _saddlepoint(kind: str, order: int, fmt: str) -> list[str]:
             ]
         return lines
     if fmt == "sympy":
-        lines = [f"# {title}"]
+        lines = [f"# {title}", f"# {legend}"]
         lines += [f"# T{j} = {sp.sstr(e)}" for j, e in enumerate(terms, 1)]
         for side in S.SIDES:
             lines += [
@@ -293,7 +302,7 @@ def _saddlepoint(kind: str, order: int, fmt: str) -> list[str]:
     from symfdp.accountants.saddlepoint import orders as _orders  # noqa: F401
     from symfdp.numeric.compile import evaluator
 
-    lines = [f"# {title}"]
+    lines = [f"# {title}", f"# {legend}"]
     lines.append(
         evaluator("saddlepoint_tilted_edgeworth_coeffs", order).source.rstrip()
     )
