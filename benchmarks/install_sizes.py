@@ -87,15 +87,11 @@ def main() -> None:
     base = _closure(base_reqs, set())
     rows = [_measure("pip install -e .", base)]
     for extra, reqs in project["optional-dependencies"].items():
-        own = [
-            Requirement(r) for r in reqs if not r.startswith(project["name"] + "[")
-        ]
+        own = [Requirement(r) for r in reqs if not r.startswith(project["name"] + "[")]
         nested = [r for r in reqs if r.startswith(project["name"] + "[")]
         for spec in nested:
             for sub in Requirement(spec).extras:
-                own += [
-                    Requirement(r) for r in project["optional-dependencies"][sub]
-                ]
+                own += [Requirement(r) for r in project["optional-dependencies"][sub]]
         added = _closure(own, set(base)) - base
         rows.append(_measure(f'".[{extra}]"', added))
     for row in rows:

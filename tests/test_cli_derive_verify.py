@@ -164,9 +164,11 @@ def test_saddlepoint_output_defines_every_symbol_it_prints(capsys, fmt):
     assert body
     names = set()
     for expr in body:
-        names |= {
-            str(s) for s in sp.sympify(expr.replace("\\", "")).free_symbols
-        } if fmt == "sympy" else set(re.findall(r"[a-z]+", expr)) - {"frac"}
+        names |= (
+            {str(s) for s in sp.sympify(expr.replace("\\", "")).free_symbols}
+            if fmt == "sympy"
+            else set(re.findall(r"[a-z]+", expr)) - {"frac"}
+        )
     stems = {re.sub(r"_?\d+$", "", n) for n in names} - {"lambda", "D"}
     assert stems, names
     for stem in stems:
