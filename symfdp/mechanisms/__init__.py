@@ -33,6 +33,7 @@ from symfdp.mechanisms.epsilon_delta import BlatantLossError, EpsilonDelta
 from symfdp.mechanisms.fixed_batch import SampledWithoutReplacement
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.laplace import Laplace
+from symfdp.mechanisms.last_iterate import last_iterate
 from symfdp.mechanisms.mixture_of_gaussians import mixture_of_gaussians
 from symfdp.mechanisms.pair_mixture import PairMixture, pair_mixture
 from symfdp.mechanisms.pure_dp import PureDP
@@ -120,6 +121,7 @@ __all__ = [
     "from_densities",
     "from_log_likelihood_ratio",
     "from_pmfs",
+    "last_iterate",
     "mixture_of_gaussians",
     "pair_mixture",
     "sampled_with_replacement",

@@ -53,7 +53,11 @@ def _log_std_normal(x: Any) -> FloatArray:
 
 
 def mixture_of_gaussians(
-    sigma: float, sensitivities: Sequence[float], probs: Sequence[float]
+    sigma: float,
+    sensitivities: Sequence[float],
+    probs: Sequence[float],
+    *,
+    name: str | None = None,
 ) -> Mechanism | None:
     r"""The add pair :math:`N(0,\sigma^2)` vs :math:`\sum_i p_i N(c_i,\sigma^2)`.
 
@@ -61,6 +65,7 @@ def mixture_of_gaussians(
         sigma: Noise standard deviation, ``sigma > 0``.
         sensitivities: The :math:`c_i`, finite reals.
         probs: The :math:`p_i \ge 0`, summing to 1 (within :data:`PROB_TOL`).
+        name: Label of the pair (default: its parameters).
 
     Returns:
         The pair (a :class:`~symfdp.mechanisms.Gaussian` when one sensitivity
@@ -89,9 +94,11 @@ def mixture_of_gaussians(
     if np.all(c == 0.0):
         return None
     if c.size == 1:
-        return Gaussian(mu=float(c[0])) if c[0] > 0 else Gaussian(mu=-float(c[0]))
+        return Gaussian(mu=abs(float(c[0])))
     args = (tuple(np.log(p).tolist()), tuple(c.tolist()))
-    label = f"MixtureOfGaussians(shifts/sigma={c.tolist()!r}, probs={p.tolist()!r})"
+    label = name or (
+        f"MixtureOfGaussians(shifts/sigma={c.tolist()!r}, probs={p.tolist()!r})"
+    )
     return from_log_likelihood_ratio(
         functools.partial(_mixture_llr, *args),
         _log_std_normal,
