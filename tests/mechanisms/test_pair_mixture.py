@@ -7,6 +7,8 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symfdp import mechanisms as M
 from symfdp.mechanisms.pair_mixture import PairMixture, pair_mixture
@@ -89,3 +91,30 @@ def test_bad_components(components, match) -> None:
 def test_single_component_is_returned_as_is() -> None:
     g = M.Gaussian(mu=1.0)
     assert pair_mixture([1.0, 0.0], [g, M.Gaussian(mu=3.0)]) is g
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    parts=st.lists(
+        st.tuples(st.floats(0.05, 1.0), st.floats(0.1, 3.0)), min_size=2, max_size=4
+    ),
+    eps=st.floats(-1.0, 3.0),
+    t=st.floats(-1.5, 2.5),
+)
+def test_mixture_of_gaussians_laws(parts, eps, t) -> None:
+    total = sum(w for w, _ in parts)
+    comps = tuple((w / total, M.Gaussian(mu=m)) for w, m in parts)
+    mix = PairMixture(comps)
+    with mpmath.workdps(30):
+        want = mpmath.fsum(
+            w * (mpmath.ncdf(-eps / m.mu + m.mu / 2)
+                 - mpmath.exp(eps) * mpmath.ncdf(-eps / m.mu - m.mu / 2))
+            for w, m in comps
+        )  # fmt: skip
+        k_want = mpmath.log(
+            mpmath.fsum(w * mpmath.exp(m.mu**2 * t * (t - 1) / 2) for w, m in comps)
+        )
+    assert float(mix.privacy_profile(eps)) == pytest.approx(
+        float(want), rel=1e-9, abs=1e-15
+    )
+    assert float(mix.cgf(t)) == pytest.approx(float(k_want), rel=1e-12, abs=1e-14)
