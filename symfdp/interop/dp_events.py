@@ -50,6 +50,7 @@ Renyi bounds only; tree aggregation needs ``REPLACE_SPECIAL``). dp-accounting
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 from symfdp._validation import check_int
@@ -426,9 +427,9 @@ def _sampled_without_replacement(event: Any, adjacency: str) -> Any:
     return M.SampledWithoutReplacement(base, batch_size=m, dataset_size=n)
 
 
-#: Leaf events whose sensitivity scales with a group of k copies: the event
-#: with k times the sensitivity.
 def _group_event(event: Any, k: int) -> Any:
+    """The leaf ``event`` with ``k`` times its sensitivity (a record counted
+    ``k`` times); refuses events without a sensitivity to scale."""
     from dp_accounting import dp_event as de
 
     if isinstance(event, (de.GaussianDpEvent, de.LaplaceDpEvent)):
@@ -451,7 +452,7 @@ def _sampled_with_replacement(event: Any, adjacency: str) -> Any:
         return None
     if base is _NON_PRIVATE:
         return base
-    _group_event(event.event, 1)  # refuses other base events
+    _group_event(event.event, 1)  # raises for events without a sensitivity
 
     def group_pair(k: int) -> Any:
         return _single(_group_event(event.event, k), adjacency)
@@ -505,7 +506,7 @@ def _poisson(event: Any, adjacency: str) -> Any:
 
 
 #: The leaf event types served, by class name.
-_HANDLERS: Final[dict[str, Any]] = {
+_HANDLERS: Final[dict[str, Callable[[Any, str], Any]]] = {
     "GaussianDpEvent": _additive,
     "LaplaceDpEvent": _additive,
     "DiscreteLaplaceDpEvent": _discrete_laplace,
