@@ -27,6 +27,7 @@ from scipy import special
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.mechanisms.adjacency import with_adjacency
 from symfdp.mechanisms.base import Mechanism
+from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.pair_mixture import pair_mixture
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 
@@ -55,10 +56,13 @@ def truncation_odds(
     n = check_int("dataset_size", dataset_size, lo=1)
     q = check_real("sampling_probability", sampling_probability, 0.0, 1.0)
     b = check_int("truncated_batch_size", truncated_batch_size, lo=1)
-    t = float(special.bdtrc(b - 1, n - 1, q)) if n > 1 else 0.0
+    if b > n - 1:  # the other N - 1 records never fill the batch
+        return TruncationOdds(0.0, 0.0)
+    t = float(special.bdtrc(b - 1, n - 1, q))
     if t == 0.0:
         return TruncationOdds(0.0, 0.0)
-    cond = float(special.bdtrc(b, n, q)) * b / (t * n)
+    tail = float(special.bdtrc(b, n, q)) if b < n else 0.0
+    cond = tail * b / (t * n)
     return TruncationOdds(t, min(cond, 1.0))
 
 
@@ -89,9 +93,13 @@ def truncated_subsampled_gaussian(
     first = SubsampledGaussian(p=q, mu=1.0 / s)
     if odds.truncation == 0.0:
         return with_adjacency(first, rel)
-    second = SubsampledGaussian(
-        p=max(odds.conditional_sampling, 1e-300), mu=2.0 / s
-    ).replace_one()
+    cond = odds.conditional_sampling
+    # q' underflows to 0 only when the record is (almost) never kept.
+    second = (
+        SubsampledGaussian(p=cond, mu=2.0 / s).replace_one()
+        if cond > 0.0
+        else Gaussian(mu=0.0)
+    )
     if rel == "replace_one":
         return pair_mixture(
             (1.0 - odds.truncation, odds.truncation), (first.replace_one(), second)

@@ -257,13 +257,21 @@ def test_served_or_named_refusal(cls: type) -> None:
 
 
 @pytest.mark.parametrize(
-    ("n", "q", "b"), [(200, 0.05, 12), (1000, 0.01, 5), (50, 0.3, 20)]
+    ("n", "q", "b"), [(200, 0.05, 12), (1000, 0.01, 5), (50, 0.3, 20), (10, 0.9, 9)]
 )
 def test_truncation_odds_match_binomial_sums(n: int, q: float, b: int) -> None:
     t, cond = _truncation_odds_mpmath(n, q, b)
     got = truncation_odds(n, q, b)
     assert got.truncation == pytest.approx(t, rel=1e-12)
     assert got.conditional_sampling == pytest.approx(cond, rel=1e-12)
+
+
+@pytest.mark.parametrize(("n", "q", "b"), [(10, 0.2, 12), (10, 0.2, 10), (1, 0.5, 1)])
+def test_no_truncation_when_the_others_cannot_fill_the_batch(
+    n: int, q: float, b: int
+) -> None:
+    got = truncation_odds(n, q, b)
+    assert (got.truncation, got.conditional_sampling) == (0.0, 0.0)
 
 
 @pytest.mark.parametrize(
