@@ -100,7 +100,7 @@ def test_from_dp_event(event, adjacency, expected) -> None:
 @pytest.mark.parametrize(
     ("event", "adjacency", "name"),
     [
-        (de.DiscreteLaplaceDpEvent(1.0, 1), "add_or_remove", "DiscreteLaplaceDpEvent"),
+        (de.ZCDpEvent(0.5), "add_or_remove", "ZCDpEvent"),
         (de.UnsupportedDpEvent(), "add_or_remove", "UnsupportedDpEvent"),
         (
             de.ComposedDpEvent([SG, de.ZCDpEvent(0.5)]),
@@ -108,8 +108,12 @@ def test_from_dp_event(event, adjacency, expected) -> None:
             "ZCDpEvent",
         ),
         (de.RandomizedResponseDpEvent(0.1, 2), "add_or_remove", "RandomizedResponse"),
-        (de.RandomizedResponseDpEvent(0.1, 3), "replace_one", "RandomizedResponse"),
-        (SG, "replace_one", "PoissonSampledDpEvent"),
+        (de.RandomizedResponseDpEvent(0.1, 3), "add_or_remove", "RandomizedResponse"),
+        (
+            de.PoissonSampledDpEvent(0.1, de.LaplaceDpEvent(1.0)),
+            "replace_one",
+            "PoissonSampledDpEvent",
+        ),
         (
             de.PoissonSampledDpEvent(0.1, de.SelfComposedDpEvent(SG.event, 2)),
             "add_or_remove",
@@ -122,6 +126,7 @@ def test_unsupported_events_are_named(event, adjacency, name) -> None:
     with pytest.raises(UnsupportedEventError, match=name) as info:
         from_dp_event(event, adjacency)
     assert isinstance(info.value, TypeError)
+    assert isinstance(info.value, ValueError)
 
 
 @pytest.mark.parametrize(
@@ -173,9 +178,9 @@ def test_compose_accepts_events() -> None:
 def test_supports_and_errors_name_the_subevent() -> None:
     acc = SymfdpAccountant()
     assert acc.supports(de.ComposedDpEvent([SG, de.LaplaceDpEvent(1.0)]))
-    bad = de.DiscreteLaplaceDpEvent(1.0, 1)
+    bad = de.ZCDpEvent(0.5)
     assert not acc.supports(de.SelfComposedDpEvent(bad, 3))
-    with pytest.raises(privacy_accountant.UnsupportedEventError, match="Discrete"):
+    with pytest.raises(privacy_accountant.UnsupportedEventError, match="ZCDp"):
         acc.compose(de.ComposedDpEvent([SG, bad]))
     assert acc.composition == []  # nothing recorded
     assert SymfdpAccountant(NR.REPLACE_ONE).supports(

@@ -14,33 +14,43 @@ every symfdp accountant composes::
     # equivalently: A.Numerical().compose(event)
 
 Events and the dominating pairs they become (``nm`` is the noise multiplier,
-the noise scale over the sensitivity bound :math:`C`):
+the noise scale over the sensitivity bound :math:`C`; replacement moves the
+query by :math:`2C`, dp-accounting's ``REPLACE`` at ``q = 1``):
 
-==================================  ==========================  ======================
-event                               ``"add_or_remove"``         ``"replace_one"``
-==================================  ==========================  ======================
-``GaussianDpEvent(nm)``             ``Gaussian(mu=1/nm)``       ``Gaussian(mu=2/nm)``
-``LaplaceDpEvent(nm)``              ``Laplace(mu=1/nm)``        ``Laplace(mu=2/nm)``
-``PoissonSampledDpEvent(q, G)``     ``SubsampledGaussian``      only ``q = 1``
-``PoissonSampledDpEvent(q, L)``     ``SubsampledLaplace``       only ``q = 1``
-``RandomizedResponseDpEvent(p,2)``  not defined                 ``PureDP(log(2/p-1))``
-``SelfComposedDpEvent(e, k)``       ``e`` counted ``k`` times   the same
-``ComposedDpEvent([e1, ...])``      the concatenation           the same
-``NoOpDpEvent()``                   nothing                     nothing
-==================================  ==========================  ======================
+* ``GaussianDpEvent(nm)``: ``Gaussian(mu=1/nm)``; replace-one ``mu=2/nm``.
+* ``LaplaceDpEvent(nm)``: ``Laplace(mu=1/nm)``; replace-one ``mu=2/nm``.
+* ``DiscreteLaplaceDpEvent(a, s)``: ``DiscreteLaplace(a, s)``; replace-one
+  sensitivity ``2s``.
+* ``RandomizedResponseDpEvent(p, k)`` (replace-one only):
+  ``RandomizedResponse`` with ``e^eps = k/p - k + 1``.
+* ``MixtureOfGaussiansDpEvent`` (add-or-remove only): both directions of
+  :func:`~symfdp.mechanisms.mixture_of_gaussians`.
+* ``PoissonSampledDpEvent(q, e)``: ``SubsampledGaussian`` (its replace-one pair
+  under replace-one), ``SubsampledLaplace``, or ``PoissonSubsampled`` of another
+  symmetric pair (discrete Laplace); only Gaussian under replace-one.
+* ``TruncatedSubsampledGaussianDpEvent``:
+  :func:`~symfdp.mechanisms.truncated_subsampled_gaussian`.
+* ``SampledWithoutReplacementDpEvent`` (replace-one only):
+  ``SampledWithoutReplacement``.
+* ``SampledWithReplacementDpEvent`` (replace-one only; Gaussian, Laplace or
+  discrete Laplace inside): :func:`~symfdp.mechanisms.sampled_with_replacement`.
+* ``SelfComposedDpEvent(e, k)``: ``e`` counted ``k`` times;
+  ``ComposedDpEvent``: the concatenation; ``NoOpDpEvent``: nothing.
 
-Replacement moves the sum by at most :math:`2C` (dp-accounting's ``REPLACE``
-at ``q = 1``: twice the sensitivity). Nested Poisson sampling multiplies the
-probabilities. A zero noise multiplier or a ``NonPrivateDpEvent`` is
-non-private; a sampling probability 0, a count 0, one bucket or noise
-parameter 1 contribute nothing. Every other event type raises
-:class:`UnsupportedEventError` (e.g. ``DiscreteLaplaceDpEvent``, sampling with
-or without replacement, tree aggregation, zCDP, Poisson sampling of anything
-but a Gaussian or Laplace event or under ``"replace_one"``)."""
+Nested Poisson sampling multiplies the probabilities. A zero noise parameter
+or a ``NonPrivateDpEvent`` is non-private; a sampling probability 0, a count 0,
+one bucket, noise parameter 1, sensitivity 0 or a batch of 0 contribute
+nothing. Every other event type raises :class:`UnsupportedEventError` naming
+the type and the reason (:data:`REFUSALS`: zCDP and repeat-and-select state
+Renyi bounds only; tree aggregation needs ``REPLACE_SPECIAL``). dp-accounting
+0.6 has no ``EpsilonDelta``, ``DiscreteGaussian`` or ``RandomAllocation`` event
+(the mechanisms exist: :class:`~symfdp.mechanisms.EpsilonDelta`,
+:class:`~symfdp.mechanisms.DiscreteGaussian`, :mod:`symfdp.samplers`)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 from symfdp._validation import check_int
@@ -53,8 +63,9 @@ ADJACENCIES: Final = ("add_or_remove", "replace_one")
 Composition = list[tuple[Mechanism, int]]
 
 
-class UnsupportedEventError(TypeError):
-    """A ``DpEvent`` (or a part of it) that symfdp cannot account.
+class UnsupportedEventError(TypeError, ValueError):
+    """A ``DpEvent`` (or a part of it) that symfdp cannot account (a
+    ``ValueError``, and a ``TypeError`` as before).
 
     Attributes:
         event: The offending (sub)event.
@@ -205,29 +216,90 @@ def _single(event: Any, adjacency: str) -> Any:
     """The mechanism of one leaf event, None (no cost) or ``_NON_PRIVATE``."""
     from dp_accounting import dp_event as de
 
+    handler = _HANDLERS.get(type(event).__name__)
+    if handler is not None and isinstance(event, getattr(de, type(event).__name__)):
+        return handler(event, adjacency)
+    raise UnsupportedEventError(event, refusal_reason(type(event)))
+
+
+def refusal_reason(cls: type) -> str:
+    """Why symfdp states no dominating pair for the event class ``cls`` (one of
+    :data:`REFUSALS`, or a generic reason for a type it does not know)."""
+    reason = REFUSALS.get(cls.__name__)
+    if reason is not None:
+        return reason
+    return (
+        "symfdp knows no dominating pair for this event type; it serves "
+        + ", ".join(sorted(served_event_names()))
+        + "."
+    )
+
+
+def served_event_names() -> frozenset[str]:
+    """Names of the dp-accounting event classes ``from_dp_event`` reads."""
+    return frozenset(_HANDLERS) | frozenset(_STRUCTURAL)
+
+
+#: Event types read by :func:`_walk` itself (composition and no-ops).
+_STRUCTURAL: Final = (
+    "ComposedDpEvent",
+    "NoOpDpEvent",
+    "NonPrivateDpEvent",
+    "SelfComposedDpEvent",
+)
+
+#: Why the other event types of dp-accounting 0.6 are refused.
+REFUSALS: Final[dict[str, str]] = {
+    "DpEvent": "the abstract base class describes no mechanism.",
+    "UnsupportedDpEvent": "it describes no mechanism.",
+    "ZCDpEvent": (
+        "a zCDP guarantee bounds Renyi divergences only and states no "
+        "dominating pair (account it with dp_accounting.rdp.RdpAccountant)."
+    ),
+    "RepeatAndSelectDpEvent": (
+        "the privacy of repeat-and-select (Papernot & Steinke 2022) is known as "
+        "a Renyi-DP bound only, not as a dominating pair (account it with "
+        "dp_accounting.rdp.RdpAccountant)."
+    ),
+    "SingleEpochTreeAggregationDpEvent": (
+        "tree aggregation is accounted under dp-accounting's REPLACE_SPECIAL "
+        "relation, which symfdp does not model (account it with "
+        "dp_accounting.rdp.RdpAccountant)."
+    ),
+}
+
+
+def _factor(adjacency: str) -> float:
+    """Replacement moves the query by twice the sensitivity bound."""
+    return 2.0 if adjacency == "replace_one" else 1.0
+
+
+def _additive(event: Any, adjacency: str) -> Any:
+    from dp_accounting import dp_event as de
+
     from symfdp import mechanisms as M
 
-    factor = 2.0 if adjacency == "replace_one" else 1.0
-    if isinstance(event, (de.GaussianDpEvent, de.LaplaceDpEvent)):
-        nm = _noise(event)
-        if nm == 0.0:
-            return _NON_PRIVATE
-        if nm == math.inf:
-            return None
-        cls = M.Gaussian if isinstance(event, de.GaussianDpEvent) else M.Laplace
-        return cls(mu=factor / nm)
-    if isinstance(event, de.RandomizedResponseDpEvent):
-        return _randomized_response(event, adjacency)
-    if isinstance(event, de.PoissonSampledDpEvent):
-        return _poisson(event, adjacency)
-    if isinstance(event, de.UnsupportedDpEvent):
-        raise UnsupportedEventError(event, "it describes no mechanism.")
-    raise UnsupportedEventError(
-        event,
-        "symfdp serves Gaussian, Laplace, PoissonSampled (of Gaussian or "
-        "Laplace), RandomizedResponse (two buckets, replace_one), SelfComposed, "
-        "Composed, NoOp and NonPrivate events.",
+    nm = _noise(event)
+    if nm == 0.0:
+        return _NON_PRIVATE
+    if nm == math.inf:
+        return None
+    cls = M.Gaussian if isinstance(event, de.GaussianDpEvent) else M.Laplace
+    return cls(mu=_factor(adjacency) / nm)
+
+
+def _discrete_laplace(event: Any, adjacency: str) -> Any:
+    from symfdp import mechanisms as M
+
+    a = _noise(event, "noise_parameter")
+    s = _param(
+        event, "sensitivity", lambda: check_int("sensitivity", event.sensitivity, lo=0)
     )
+    if a == 0.0 and s > 0:
+        return _NON_PRIVATE
+    if s == 0 or a == math.inf:
+        return None
+    return M.DiscreteLaplace(a=a, sensitivity=int(_factor(adjacency)) * s)
 
 
 def _randomized_response(event: Any, adjacency: str) -> Any:
@@ -252,41 +324,196 @@ def _randomized_response(event: Any, adjacency: str) -> Any:
         return None
     if p == 0.0:
         return _NON_PRIVATE
-    if k != 2:
+    # dp-accounting: the input w.p. 1 - p, else uniform over k buckets, so
+    # e^eps = (1 - p + p/k)/(p/k) = k/p - k + 1 (2/p - 1 for two buckets).
+    eps = math.log1p(k * (1.0 - p) / p)
+    if k == 2:
+        return M.PureDP(eps=eps)
+    return M.RandomizedResponse(eps=eps, k=k)
+
+
+def _mixture_of_gaussians(event: Any, adjacency: str) -> Any:
+    from symfdp import mechanisms as M
+    from symfdp.mechanisms.mixture_of_gaussians import mixture_of_gaussians
+
+    if adjacency != "add_or_remove":
         raise UnsupportedEventError(
-            event, f"only two buckets are served (num_buckets={k})."
+            event,
+            "the mixture-of-Gaussians pair is defined for adjacency="
+            "'add_or_remove' only (as in dp-accounting).",
         )
-    # P(keep) = 1 - p/2, P(flip) = p/2: e^eps = (1 - p/2)/(p/2) = 2/p - 1.
-    return M.PureDP(eps=math.log(2.0 / p - 1.0))
+    sd = _noise(event, "standard_deviation")
+    sens = list(event.sensitivities)
+    probs = list(event.sampling_probs)
+    if sd == math.inf:
+        return None
+    if sd == 0.0:
+        nonzero = any(c != 0 and p != 0 for c, p in zip(sens, probs, strict=False))
+        return _NON_PRIVATE if nonzero else None
+    pair = _param(
+        event,
+        "sensitivities/sampling_probs",
+        lambda: mixture_of_gaussians(sd, sens, probs),
+    )
+    if pair is None:
+        return None
+    return M.with_adjacency(pair, "add_or_remove")
+
+
+def _truncated_subsampled_gaussian(event: Any, adjacency: str) -> Any:
+    from symfdp.mechanisms.truncated_poisson import truncated_subsampled_gaussian
+
+    n = _param(
+        event,
+        "dataset_size",
+        lambda: check_int("dataset_size", event.dataset_size, lo=0),
+    )
+    b = _param(
+        event,
+        "truncated_batch_size",
+        lambda: check_int("truncated_batch_size", event.truncated_batch_size, lo=0),
+    )
+    q = _probability(event, "sampling_probability")
+    nm = _noise(event)
+    if q == 0.0 or n == 0 or b == 0 or nm == math.inf:
+        return None
+    if nm == 0.0:
+        return _NON_PRIVATE
+    return truncated_subsampled_gaussian(n, q, b, nm, adjacency)
+
+
+def _batch_sizes(event: Any) -> tuple[int, int]:
+    n = _param(
+        event,
+        "source_dataset_size",
+        lambda: check_int("source_dataset_size", event.source_dataset_size, lo=1),
+    )
+    m = _param(
+        event, "sample_size", lambda: check_int("sample_size", event.sample_size, lo=0)
+    )
+    return m, n
+
+
+def _fixed_batch_base(event: Any, adjacency: str, how: str) -> Any:
+    """The base mechanism of a fixed-size batch event (replace-one only)."""
+    if adjacency != "replace_one":
+        raise UnsupportedEventError(
+            event,
+            f"a fixed-size batch drawn {how} replacement is defined for "
+            "adjacency='replace_one' (the batch size does not change; as "
+            "dp-accounting's RdpAccountant).",
+        )
+    return _single(event.event, adjacency)
+
+
+def _sampled_without_replacement(event: Any, adjacency: str) -> Any:
+    from symfdp import mechanisms as M
+
+    base = _fixed_batch_base(event, adjacency, "without")
+    m, n = _batch_sizes(event)
+    if m > n:
+        raise ValueError(
+            "SampledWithoutReplacementDpEvent.sample_size must lie in "
+            f"[0, source_dataset_size={n}]. Found {m}."
+        )
+    if m == 0 or base is None:
+        return None
+    if base is _NON_PRIVATE or m == n:
+        return base
+    if len(base.pairs) != 1:
+        raise UnsupportedEventError(
+            event, f"the sampled mechanism {base!r} is not one symmetric pair."
+        )
+    return M.SampledWithoutReplacement(base, batch_size=m, dataset_size=n)
+
+
+def _group_event(event: Any, k: int) -> Any:
+    """The leaf ``event`` with ``k`` times its sensitivity (a record counted
+    ``k`` times); refuses events without a sensitivity to scale."""
+    from dp_accounting import dp_event as de
+
+    if isinstance(event, (de.GaussianDpEvent, de.LaplaceDpEvent)):
+        return type(event)(event.noise_multiplier / k)
+    if isinstance(event, de.DiscreteLaplaceDpEvent):
+        return de.DiscreteLaplaceDpEvent(event.noise_parameter, event.sensitivity * k)
+    raise UnsupportedEventError(
+        event,
+        "sampling with replacement is served for Gaussian, Laplace and discrete "
+        "Laplace events (a copy counted k times is a group of size k).",
+    )
+
+
+def _sampled_with_replacement(event: Any, adjacency: str) -> Any:
+    from symfdp.mechanisms.sampled_with_replacement import sampled_with_replacement
+
+    base = _fixed_batch_base(event, adjacency, "with")
+    m, n = _batch_sizes(event)
+    if m == 0 or base is None:
+        return None
+    if base is _NON_PRIVATE:
+        return base
+    _group_event(event.event, 1)  # raises for events without a sensitivity
+
+    def group_pair(k: int) -> Any:
+        return _single(_group_event(event.event, k), adjacency)
+
+    return sampled_with_replacement(group_pair, m, n)
+
+
+def _probability(event: Any, name: str) -> float:
+    q = _noise(event, name)
+    if q > 1.0:
+        raise ValueError(
+            f"{type(event).__name__}.{name} must lie in [0, 1]. Found {q!r}."
+        )
+    return q
 
 
 def _poisson(event: Any, adjacency: str) -> Any:
+    from dp_accounting import dp_event as de
+
     from symfdp import mechanisms as M
 
-    q = _noise(event, "sampling_probability")
-    if q > 1.0:
-        raise ValueError(
-            "PoissonSampledDpEvent.sampling_probability must lie in [0, 1]. "
-            f"Found {q!r}."
-        )
+    # Nested Poisson sampling keeps each record with the product probability.
+    q = _probability(event, "sampling_probability")
+    inner = event.event
+    while isinstance(inner, de.PoissonSampledDpEvent):
+        q *= _probability(inner, "sampling_probability")
+        inner = inner.event
     if q == 0.0:
         return None
-    base = _single(event.event, adjacency)
+    base = _single(inner, adjacency)
     if q == 1.0 or base is None or base is _NON_PRIVATE:
         return base
+    if isinstance(inner, de.GaussianDpEvent):
+        sg = M.SubsampledGaussian(p=q, mu=base.mu / _factor(adjacency))
+        return M.with_adjacency(sg, adjacency)
     if adjacency == "replace_one":
         raise UnsupportedEventError(
-            event, "Poisson sampling is served for adjacency='add_or_remove' only."
+            event,
+            "Poisson sampling under adjacency='replace_one' is served for a "
+            "GaussianDpEvent only.",
         )
-    if isinstance(base, M.Gaussian):
-        return M.SubsampledGaussian(p=q, mu=base.mu)
-    if isinstance(base, M.Laplace):
+    if isinstance(inner, de.LaplaceDpEvent):
         return M.SubsampledLaplace(p=q, mu=base.mu)
-    if isinstance(base, (M.SubsampledGaussian, M.SubsampledLaplace)):
-        # Sampling with q then p keeps each record with probability q p.
-        return type(base)(p=q * base.p, mu=base.mu)
+    if len(base.pairs) == 1 and base.is_symmetric:
+        return M.PoissonSubsampled(base, p=q)
     raise UnsupportedEventError(
         event,
-        "the sampled event must be a GaussianDpEvent or a LaplaceDpEvent. "
-        f"Found {type(event.event).__name__}.",
+        "the sampled event must describe one symmetric dominating pair "
+        f"(Gaussian, Laplace, discrete Laplace). Found {type(inner).__name__}.",
     )
+
+
+#: The leaf event types served, by class name.
+_HANDLERS: Final[dict[str, Callable[[Any, str], Any]]] = {
+    "GaussianDpEvent": _additive,
+    "LaplaceDpEvent": _additive,
+    "DiscreteLaplaceDpEvent": _discrete_laplace,
+    "RandomizedResponseDpEvent": _randomized_response,
+    "MixtureOfGaussiansDpEvent": _mixture_of_gaussians,
+    "TruncatedSubsampledGaussianDpEvent": _truncated_subsampled_gaussian,
+    "SampledWithoutReplacementDpEvent": _sampled_without_replacement,
+    "SampledWithReplacementDpEvent": _sampled_with_replacement,
+    "PoissonSampledDpEvent": _poisson,
+}

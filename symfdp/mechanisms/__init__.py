@@ -33,12 +33,21 @@ from symfdp.mechanisms.epsilon_delta import BlatantLossError, EpsilonDelta
 from symfdp.mechanisms.fixed_batch import SampledWithoutReplacement
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.laplace import Laplace
+from symfdp.mechanisms.last_iterate import last_iterate
+from symfdp.mechanisms.mixture_of_gaussians import mixture_of_gaussians
+from symfdp.mechanisms.pair_mixture import PairMixture, pair_mixture
 from symfdp.mechanisms.pure_dp import PureDP
+from symfdp.mechanisms.sampled_with_replacement import sampled_with_replacement
 from symfdp.mechanisms.subsampled import PoissonSubsampled
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 from symfdp.mechanisms.subsampled_laplace import SubsampledLaplace
 from symfdp.mechanisms.swapped import Swapped
 from symfdp.mechanisms.symbolic_pair import from_densities
+from symfdp.mechanisms.truncated_poisson import (
+    TruncationOdds,
+    truncated_subsampled_gaussian,
+    truncation_odds,
+)
 from symfdp.mechanisms.user_defined import (
     CGFDomainError,
     from_log_likelihood_ratio,
@@ -98,6 +107,7 @@ __all__ = [
     "Laplace",
     "Mechanism",
     "PLRVQuadrature",
+    "PairMixture",
     "Param",
     "PoissonSubsampled",
     "PureDP",
@@ -107,8 +117,15 @@ __all__ = [
     "SubsampledGaussian",
     "SubsampledLaplace",
     "Swapped",
+    "TruncationOdds",
     "from_densities",
     "from_log_likelihood_ratio",
     "from_pmfs",
+    "last_iterate",
+    "mixture_of_gaussians",
+    "pair_mixture",
+    "sampled_with_replacement",
+    "truncated_subsampled_gaussian",
+    "truncation_odds",
     "with_adjacency",
 ]

@@ -4,9 +4,12 @@ A panel is accepted when its ``GL_POINTS``-point Gauss–Legendre integral of
 :math:`e^{g}` agrees with the sum over its two halves to relative accuracy
 :data:`PANEL_RTOL` (plus :math:`8u(1 + |\log m|)` for a panel of mass :math:`m`)
 for every log-density :math:`g` given, in log space, so far-tail panels keep
-their relative accuracy. For integrands analytic on each panel the masses are
-accurate to :data:`PANEL_RTOL` relative per panel; kinks must be passed as
-``breakpoints``."""
+their relative accuracy. A log-density computed as a sum of large terms (a
+tilted density :math:`\log p + tL`) is known only to :math:`u` times the
+magnitude of its terms, which the test then allows for (its *magnitude*).
+For integrands analytic on each panel the masses are accurate to
+:data:`PANEL_RTOL` plus :math:`8u` times the largest magnitude, relative, per
+panel; kinks must be passed as ``breakpoints``."""
 
 from __future__ import annotations
 
@@ -68,10 +71,22 @@ def log_panel_masses(g: LogDensity, lo: FloatArray, hi: FloatArray) -> FloatArra
 
 
 def adaptive_edges(
-    gs: Sequence[LogDensity], edges: FloatArray, rtol: float = PANEL_RTOL
+    gs: Sequence[LogDensity],
+    edges: FloatArray,
+    rtol: float = PANEL_RTOL,
+    *,
+    magnitudes: Sequence[LogDensity | None] | None = None,
 ) -> FloatArray:
     """Refine the panel ``edges`` until every panel passes the two-halves test
     for every log-density in ``gs``.
+
+    Args:
+        gs: Log-densities.
+        edges: Initial panel edges (increasing).
+        rtol: Relative agreement required of a panel with its halves.
+        magnitudes: For each ``g`` (or None): the magnitude of the terms whose
+            sum ``g`` is (an absolute rounding error of ``g`` is ``u`` times it);
+            the test allows ``8u`` times its largest value on the panel.
 
     Raises:
         ValueError: the refinement needs more than ``_MAX_PANELS`` panels.
@@ -79,19 +94,26 @@ def adaptive_edges(
     done: list[FloatArray] = []
     lo, hi = edges[:-1].copy(), edges[1:].copy()
     tol = math.log1p(rtol)
+    mags = list(magnitudes) if magnitudes is not None else [None] * len(gs)
     for _ in range(_MAX_LEVELS):
         if lo.size == 0:
             break
         mid = 0.5 * (lo + hi)
         ok = np.ones(lo.size, dtype=bool)
-        for g in gs:
+        for g, mag in zip(gs, mags, strict=True):
             whole = log_panel_masses(g, lo, hi)
             halves = np.logaddexp(
                 log_panel_masses(g, lo, mid), log_panel_masses(g, mid, hi)
             )
             both_neg = (whole < LOG_NEGLIGIBLE) & (halves < LOG_NEGLIGIBLE)
-            # The log-density itself is known to about u |g| (absolute).
+            # The log-density itself is known to about u |g| (absolute), or
+            # u times the magnitude of the terms it sums.
             slack = tol + 8 * _U * (1.0 + np.abs(whole))
+            if mag is not None:
+                nodes, _ = panel_nodes(lo, hi)
+                size = _eval(mag, nodes)
+                size = np.where(np.isfinite(size), size, 0.0).max(axis=1)
+                slack = slack + 8 * _U * size
             with np.errstate(invalid="ignore"):
                 close = np.abs(whole - halves) <= slack
             ok &= close | both_neg | (np.isneginf(whole) & np.isneginf(halves))

@@ -1,7 +1,10 @@
 r"""``from_densities``: a mechanism from SymPy densities of P and Q.
 
 :math:`\log p`, :math:`\log q` and :math:`L` are formed symbolically
-(``expand_log(force=True)``: no underflow in the tails). The support is cut
+(``expand_log(force=True)``: no underflow in the tails); a logarithm of a sum
+of positive terms (``log(1 + exp(-x))``) is compiled as a log-sum-exp
+(``numpy.logaddexp``), so it neither overflows nor cancels in the tails
+(:func:`log_space`). The support is cut
 at the zeros of ``Abs``/``sign``/``Heaviside`` arguments, ``Max``/``Min``
 differences and ``Piecewise`` conditions; on each cut :math:`L` is smooth, an
 atom if constant, else split into monotone pieces
@@ -100,6 +103,26 @@ def _log(expr: Any) -> Any:
     import sympy as sp
 
     return sp.expand(sp.expand_log(sp.log(expr), force=True))
+
+
+def log_space(expr: Any) -> Any:
+    r"""``expr`` with every :math:`\log(a_1 + \dots + a_k)` of terms known to be
+    positive rewritten as nested ``logaddexp(log a_1, ...)`` (each
+    :math:`\log a_i` expanded), the form that is compiled: equal as a function,
+    but finite where the terms under- or overflow."""
+    import sympy as sp
+    from sympy.codegen.numpy_nodes import logaddexp
+
+    def rewrite(arg: Any) -> Any:
+        if not isinstance(arg, sp.Add) or not all(a.is_positive for a in arg.args):
+            return sp.log(arg)
+        logs = [sp.expand(sp.expand_log(sp.log(a), force=True)) for a in arg.args]
+        out = logs[0]
+        for term in logs[1:]:
+            out = logaddexp(out, term)
+        return out
+
+    return expr.replace(sp.log, rewrite)
 
 
 def _kinks(exprs: Sequence[Any], x: Any, lo: float, hi: float) -> list[float]:
@@ -265,13 +288,16 @@ def from_densities(
             fn = _compile(l_seg + 0 * xr, xr)
             pieces.append(Piece(a, b, fn, 0, float(sp.N(l_seg, 20))))
             continue
+        stable = log_space(l_seg)
         pieces.extend(
-            split_monotone(a, b, _compile(l_seg, xr), _compile(sp.diff(l_seg, xr), xr))
+            split_monotone(
+                a, b, _compile(stable, xr), _compile(sp.diff(stable, xr), xr)
+            )
         )
     closed = _closed_forms(segments, xr, budget)
     m = DensityPair(
-        _compile(log_p, xr),
-        _compile(log_q, xr),
+        _compile(log_space(log_p), xr),
+        _compile(log_space(log_q), xr),
         tuple(pieces),
         label=label,
         domain=closed.get("domain"),

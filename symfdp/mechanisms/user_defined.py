@@ -587,6 +587,15 @@ class DensityPair(Mechanism):
                 "Numerical and Edgeworth (cumulants only) can."
             )
 
+    def _tilt_magnitude(self, t: float) -> Fn:
+        r""":math:`|\log p| + |t L|`: the terms the tilted log-density sums
+        (its absolute rounding error is :math:`u` times this)."""
+
+        def h(x: FloatArray) -> FloatArray:
+            return np.abs(_eval(self.log_p, x)) + abs(t) * np.abs(self._llr(x))
+
+        return h
+
     @functools.lru_cache(maxsize=_TILT_CACHE)  # noqa: B019
     def _tilted_rule(self, s: float) -> tuple[FloatArray, FloatArray]:
         """``(L nodes, log-weights)`` of :math:`p^{1-s} q^{s}` (unnormalised)."""
@@ -615,11 +624,12 @@ class DensityPair(Mechanism):
                 np.concatenate((np.linspace(lo, hi, _INIT_PANELS + 1), lay.edges))
             )
             try:
-                edges = adaptive_edges([g], init)
+                edges = adaptive_edges([g], init, magnitudes=[self._tilt_magnitude(s)])
             except ValueError as exc:
                 raise QuadratureLimitError(
                     f"{self.label}: no panel rule resolves the tilted density at "
-                    f"t = {s:g} (under P): {exc}"
+                    f"t = {s:g} (under P): {exc} accountants.Numerical (certified) "
+                    "and Edgeworth (cumulants only) do not need tilted densities."
                 ) from None
             x, lw = panel_nodes(edges[:-1], edges[1:])
             x, lw = x.reshape(-1), lw.reshape(-1)
