@@ -1,0 +1,516 @@
+r"""Samplers as typed records: how a run picks the records of each step.
+
+Each record describes a batch sampler; with a mechanism (the dominating pair of
+*adding* one record to a batch, sensitivity 1) and the run's number of steps it
+says what the accountants compose (:meth:`Sampler.composition`: one-step pairs
+that any accountant serves) or gives its own certified curve
+(:meth:`Sampler.certified_curve`: random allocation, shuffling), and how far the
+numbers go (:class:`Guarantee`):
+
+=====================  ====================================================  ===========
+sampler                what is accounted                                     guarantee
+=====================  ====================================================  ===========
+``NoAmplification``    the mechanism itself, ``steps`` times                 two-sided
+``Poisson``            :math:`(P, (1-q)P + qQ)` and its swap (Zheng et al.   two-sided
+                       2020, Lemma C.1; Dong et al. 2019, Def. 4.1)
+``TruncatedPoisson``   Ganesh (arXiv 2508.15089): Poisson when the batch     upper
+                       is not truncated, a replacement otherwise (below)
+``FixedBatch``         without replacement: :math:`C_{b/N}(f)` of the        upper
+                       replace-one pair (Dong et al. 2019, Thm 4.2); with
+                       replacement: the mixture over the record's count
+``RandomAllocation``   Feldman & Shenfeld (arXiv 2502.08202, 2602.17284)     two-sided
+                                                                             (k = 1)
+``Shuffle``            Chua et al. (arXiv 2403.17673): an instance           lower
+=====================  ====================================================  ===========
+
+*Two-sided*: the bracket contains the privacy of the run's worst case (the
+pairs are attained when the mechanism's own pair is). *Upper*: the run is at
+most this private-loss (the pair dominates the sampler but may not be
+attained). *Lower*: the run is at least this private-loss; upper numbers of
+another sampler (e.g. Poisson's) do not hold for it.
+
+**Truncated Poisson** (Ganesh 2025; dp-accounting 0.6,
+``from_truncated_subsampled_gaussian_mechanism``). Records are sampled with
+probability :math:`q` and a batch larger than :math:`B` is cut to a uniform
+:math:`B`-subset. Let :math:`K \sim \mathrm{Bin}(N-1, q)` count the other
+records sampled. If :math:`K < B` the step is Poisson's pair. If :math:`K \ge B`
+the batch holds :math:`B` records either way and the record is in it with
+probability :math:`qB/(K+1)` in place of another: the add pair of Poisson
+subsampling with that rate of the *replace* pair (the noise at sensitivity 2).
+Revealing which case occurred (:class:`~symfdp.mechanisms.pair_mixture.
+PairMixture`) and averaging the rate over :math:`K \ge B`,
+
+.. math::  \tau = P(K \ge B), \qquad \bar q = \frac{B\,P(\mathrm{Bin}(N, q)
+           > B)}{N \tau}.
+
+dp-accounting uses the replace-one subsampled pair in the second case, which
+dominates this one.
+
+**Fixed batch with replacement** (replace-one neighbours). The :math:`b` draws
+from :math:`N` records hold the changed record :math:`K \sim \mathrm{Bin}(b,
+1/N)` times; given :math:`K = k` the sums differ by at most :math:`2k`
+(the pair at sensitivity :math:`2k`), and :math:`K = 0` leaves them equal.
+Revealing :math:`K` gives the mixture over :math:`k` (dp-accounting describes
+this sampler by ``SampledWithReplacementDpEvent`` but none of its accountants
+serves it).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from abc import ABC
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy import stats
+
+from symfdp._validation import check_bool, check_int, check_real
+from symfdp.mechanisms import PoissonSubsampled, SampledWithoutReplacement
+from symfdp.mechanisms.base import Mechanism
+from symfdp.mechanisms.pair_mixture import PairMixture
+from symfdp.samplers.random_allocation import random_allocation
+from symfdp.samplers.sensitivity import Scale, at_sensitivity
+from symfdp.samplers.shuffle import shuffle_lower_bound
+
+#: Counts of a record whose binomial mass is below this are left out (their
+#: total is below it too: the masses fall faster than geometrically there).
+COUNT_FLOOR = 1e-300
+
+
+class Guarantee(str, enum.Enum):
+    """How far a sampler's numbers go (module docstring)."""
+
+    TWO_SIDED = "two-sided"
+    UPPER = "upper bound"
+    LOWER = "lower bound"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def statement(self) -> str:
+        """What a reader may conclude, in one sentence."""
+        return _STATEMENTS[self]
+
+
+_STATEMENTS = {
+    Guarantee.TWO_SIDED: "certified bracket: the run's privacy lies inside",
+    Guarantee.UPPER: "upper bound: the run is at most this private-loss",
+    Guarantee.LOWER: (
+        "lower bound: the run is at least this private-loss; Poisson numbers "
+        "do not hold"
+    ),
+}
+
+#: What each sampler's composition is accounted under.
+Composition = tuple[tuple[tuple[Mechanism, int], ...], str | None]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunShape:
+    """What a run says about its batches (any field may be missing).
+
+    Attributes:
+        steps: Total number of steps.
+        sample_rate: Poisson rate (or the fraction ``batch_size/dataset_size``).
+        batch_size: Batch size (expected size for Poisson).
+        dataset_size: Number of records.
+        max_batch: Largest batch of truncated Poisson sampling.
+    """
+
+    steps: int
+    sample_rate: float | None = None
+    batch_size: int | None = None
+    dataset_size: int | None = None
+    max_batch: int | None = None
+
+    def rate(self) -> float:
+        """``sample_rate``, or ``batch_size / dataset_size``."""
+        if self.sample_rate is not None:
+            return self.sample_rate
+        if self.batch_size is not None and self.dataset_size is not None:
+            return self.batch_size / self.dataset_size
+        raise ValueError("sample_rate (or batch_size and dataset_size) is needed.")
+
+    def need(self, *names: str) -> tuple[int, ...]:
+        """The named integer fields, each required."""
+        missing = [n for n in names if getattr(self, n) is None]
+        if missing:
+            raise ValueError(f"{' and '.join(missing)} needed by this sampler.")
+        return tuple(int(getattr(self, n)) for n in names)
+
+
+class Sampler(ABC):
+    """A batch sampler. Subclasses are frozen dataclasses with literal
+    ``NAMES`` (their command-line spellings)."""
+
+    NAMES: ClassVar[tuple[str, ...]]
+
+    @property
+    def name(self) -> str:
+        """The command-line name of this record."""
+        return self.NAMES[0]
+
+    @property
+    def guarantee(self) -> Guarantee:
+        """How far its numbers go."""
+        return Guarantee.TWO_SIDED
+
+    @property
+    def epoch_length(self) -> int | None:
+        """Steps per epoch, for samplers that work in epochs."""
+        return None
+
+    def epochs(self, steps: int) -> int:
+        """The number of whole epochs in ``steps``.
+
+        Raises:
+            ValueError: ``steps`` is not a multiple of the epoch length.
+        """
+        length = self.epoch_length
+        steps = check_int("steps", steps, lo=1)
+        if length is None:
+            return steps
+        if steps % length:
+            raise ValueError(
+                f"steps must be a multiple of the epoch length {length} of "
+                f"{self.name}. Found {steps}."
+            )
+        return steps // length
+
+    def composition(
+        self, mechanism: Mechanism, steps: int, scale: Scale | None = None
+    ) -> Composition | None:
+        """The one-step pairs to compose (any accountant), and the relation;
+        None when the sampler has its own curve (:meth:`certified_curve`)."""
+        return None
+
+    def certified_curve(
+        self, mechanism: Mechanism, steps: int, scale: Scale | None = None
+    ) -> Any:
+        """The sampler's own certified curve (``delta_bounds``,
+        ``epsilon_bounds``), for samplers without :meth:`composition`."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_shape(cls, name: str, shape: RunShape) -> Sampler:
+        """The record named ``name`` (one of ``NAMES``) for a run's shape.
+
+        Raises:
+            ValueError: a field the sampler needs is missing or out of range.
+        """
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class NoAmplification(Sampler):
+    """Every step sees the record: no amplification."""
+
+    NAMES: ClassVar[tuple[str, ...]] = ("none",)
+
+    def composition(
+        self, mechanism: Mechanism, steps: int, scale: Scale | None = None
+    ) -> Composition:
+        return ((mechanism, steps),), "add_or_remove"
+
+    @classmethod
+    def from_shape(cls, name: str, shape: RunShape) -> NoAmplification:
+        return cls()
+
+
+@dataclass(frozen=True)
+class Poisson(Sampler):
+    """Each record joins each step's batch with probability ``rate``.
+
+    Args:
+        rate: Sampling probability in (0, 1].
+    """
+
+    rate: float
+    NAMES: ClassVar[tuple[str, ...]] = ("poisson",)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "rate", check_real("rate", self.rate, 0.0, 1.0, lo_open=True)
+        )
+
+    def composition(
+        self, mechanism: Mechanism, steps: int, scale: Scale | None = None
+    ) -> Composition:
+        return ((PoissonSubsampled(mechanism, p=self.rate), steps),), None
+
+    @classmethod
+    def from_shape(cls, name: str, shape: RunShape) -> Poisson:
+        return cls(shape.rate())
+
+
+@dataclass(frozen=True)
+class TruncatedPoisson(Sampler):
+    """Poisson sampling at ``rate`` from ``population`` records, batches cut to
+    at most ``max_batch`` (module docstring).
+
+    Args:
+        rate: Sampling probability in (0, 1].
+        max_batch: Largest batch, in [1, population].
+        population: Number of records, >= 1.
+    """
+
+    rate: float
+    max_batch: int
+    population: int
+    NAMES: ClassVar[tuple[str, ...]] = ("truncated-poisson",)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "rate", check_real("rate", self.rate, 0.0, 1.0, lo_open=True)
+        )
+        n = check_int("population", self.population, lo=1)
+        object.__setattr__(self, "population", n)
+        object.__setattr__(
+            self, "max_batch", check_int("max_batch", self.max_batch, lo=1, hi=n)
+        )
+
+    @property
+    def guarantee(self) -> Guarantee:
+        return Guarantee.UPPER
+
+    def truncation(self) -> tuple[float, float]:
+        r"""``(tau, q_bar)`` of the module docstring."""
+        n, b, q = self.population, self.max_batch, self.rate
+        tau = float(stats.binom.sf(b - 1, n - 1, q))
+        if tau == 0.0:
+            return 0.0, 0.0
+        q_bar = float(stats.binom.sf(b, n, q)) * b / (n * tau)
+        return tau, min(q_bar, 1.0)
+
+    def composition(
+        self, mechanism: Mechanism, steps: int, scale: Scale | None = None
+    ) -> Composition:
+        tau, q_bar = self.truncation()
+        full = PoissonSubsampled(mechanism, p=self.rate).with_pair("add")
+        if tau == 0.0:
+            return ((PoissonSubsampled(mechanism, p=self.rate), steps),), None
+        comps: list[Mechanism] = [full]
+        weights = [1.0 - tau]
+        null = 0.0
+        if q_bar > 0.0:
+            swap = at_sensitivity(mechanism, 2, scale)
+            comps.append(PoissonSubsampled(swap, p=q_bar).with_pair("add"))
+            weights.append(tau)
+        else:
+            null = tau
+        mixture = PairMixture(tuple(comps), tuple(weights), null_weight=null)
+        return ((mixture, steps),), "add_or_remove"
+
+    @classmethod
+    def from_shape(cls, name: str, shape: RunShape) -> TruncatedPoisson:
+        max_batch, population = shape.need("max_batch", "dataset_size")
+        return cls(shape.rate(), max_batch, population)
+
+
+@dataclass(frozen=True)
+class FixedBatch(Sampler):
+    """Batches of exactly ``batch_size`` of ``population`` records, drawn
+    without (or with) replacement; replace-one neighbours (module docstring).
+
+    Args:
+        batch_size: Records per batch, >= 1 (at most ``population`` without
+            replacement).
+        population: Number of records, >= 1.
+        replacement: Whether the draws are with replacement.
+    """
+
+    batch_size: int
+    population: int
+    replacement: bool = False
+    NAMES: ClassVar[tuple[str, ...]] = ("fixed-batch", "fixed-batch-replacement")
+
+    def __post_init__(self) -> None:
+        n = check_int("population", self.population, lo=1)
+        replacement = check_bool("replacement", self.replacement)
+        hi = math.inf if replacement else n
+        object.__setattr__(self, "population", n)
+        object.__setattr__(self, "replacement", replacement)
+        object.__setattr__(
+            self, "batch_size", check_int("batch_size", self.batch_size, lo=1, hi=hi)
+        )
+
+    @property
+    def name(self) -> str:
+        return self.NAMES[1] if self.replacement else self.NAMES[0]
+
+    @property
+    def guarantee(self) -> Guarantee:
+        return Guarantee.UPPER
+
+    def composition(
+        self, mechanism: Mechanism, steps: int, scale: Scale | None = None
+    ) -> Composition:
+        if not self.replacement:
+            swap = at_sensitivity(mechanism, 2, scale)
+            m: Mechanism = SampledWithoutReplacement(
+                swap, self.batch_size, self.population
+            )
+            return ((m, steps),), None
+        law = stats.binom(self.batch_size, 1.0 / self.population)
+        pmf = law.pmf(np.arange(self.batch_size + 1))
+        # Counts beyond the last mass above COUNT_FLOOR carry less than it in all.
+        ks = range(1, max(1, int(np.flatnonzero(pmf > COUNT_FLOOR)[-1])) + 1)
+        weights = tuple(float(pmf[k]) for k in ks)
+        null = 1.0 - math.fsum(weights)
+        comps = tuple(at_sensitivity(mechanism, 2 * k, scale) for k in ks)
+        mixture = PairMixture(comps, weights, null_weight=null)
+        return ((mixture, steps),), "add_or_remove"
+
+    @classmethod
+    def from_shape(cls, name: str, shape: RunShape) -> FixedBatch:
+        batch, population = shape.need("batch_size", "dataset_size")
+        return cls(batch, population, replacement=name == cls.NAMES[1])
+
+
+@dataclass(frozen=True)
+class RandomAllocation(Sampler):
+    """Each record joins exactly ``k`` of every ``steps`` steps (an epoch),
+    uniformly; balls in bins is ``k = 1``.
+
+    Args:
+        steps: Steps per epoch, >= 1.
+        k: Steps per record per epoch, in [1, steps].
+    """
+
+    steps: int
+    k: int = 1
+    NAMES: ClassVar[tuple[str, ...]] = ("random-allocation",)
+
+    def __post_init__(self) -> None:
+        t = check_int("steps", self.steps, lo=1)
+        object.__setattr__(self, "steps", t)
+        object.__setattr__(self, "k", check_int("k", self.k, lo=1, hi=t))
+
+    @property
+    def guarantee(self) -> Guarantee:
+        return Guarantee.TWO_SIDED if self.k == 1 else Guarantee.UPPER
+
+    @property
+    def epoch_length(self) -> int:
+        return self.steps
+
+    def certified_curve(
+        self, mechanism: Mechanism, steps: int, scale: Scale | None = None
+    ) -> Any:
+        return random_allocation(
+            mechanism, t=self.steps, k=self.k, epochs=self.epochs(steps)
+        )
+
+    @classmethod
+    def from_shape(cls, name: str, shape: RunShape) -> RandomAllocation:
+        if shape.batch_size is not None and shape.dataset_size is not None:
+            return cls(max(1, shape.dataset_size // shape.batch_size))
+        return cls(_steps_per_epoch(shape.rate()))
+
+
+@dataclass(frozen=True)
+class Shuffle(Sampler):
+    """Each epoch shuffles the ``population`` records into batches of
+    ``batch_size`` (``population / batch_size`` steps); a certified lower
+    bound only (:mod:`symfdp.samplers.shuffle`).
+
+    Args:
+        batch_size: Records per batch, >= 1, dividing ``population``.
+        population: Number of records, >= 1.
+    """
+
+    batch_size: int
+    population: int
+    NAMES: ClassVar[tuple[str, ...]] = ("shuffle",)
+
+    def __post_init__(self) -> None:
+        n = check_int("population", self.population, lo=1)
+        b = check_int("batch_size", self.batch_size, lo=1, hi=n)
+        if n % b:
+            raise ValueError(
+                f"population must be a multiple of batch_size ({b}) for shuffled "
+                f"batches of equal size. Found {n}."
+            )
+        object.__setattr__(self, "population", n)
+        object.__setattr__(self, "batch_size", b)
+
+    @property
+    def guarantee(self) -> Guarantee:
+        return Guarantee.LOWER
+
+    @property
+    def epoch_length(self) -> int:
+        return self.population // self.batch_size
+
+    def certified_curve(
+        self, mechanism: Mechanism, steps: int, scale: Scale | None = None
+    ) -> Any:
+        return shuffle_lower_bound(
+            mechanism,
+            steps_per_epoch=self.epoch_length,
+            epochs=self.epochs(steps),
+        )
+
+    @classmethod
+    def from_shape(cls, name: str, shape: RunShape) -> Shuffle:
+        batch, population = shape.need("batch_size", "dataset_size")
+        return cls(batch, population - population % batch)
+
+
+def _steps_per_epoch(rate: float) -> int:
+    """``1/rate`` as a whole number of steps.
+
+    Raises:
+        ValueError: ``1/rate`` is not (within 1e-9) an integer.
+    """
+    t = round(1.0 / rate)
+    if t < 1 or abs(t * rate - 1.0) > 1e-9:
+        raise ValueError(
+            f"sample_rate must be 1/t for a whole number t of steps per epoch "
+            f"(or give batch_size and dataset_size). Found {rate!r}."
+        )
+    return t
+
+
+def sampler_classes() -> tuple[type[Sampler], ...]:
+    """Every sampler record, in declaration order (derived from the classes)."""
+    return tuple(Sampler.__subclasses__())
+
+
+def sampler_names() -> tuple[str, ...]:
+    """Every command-line spelling, from the classes' ``NAMES``."""
+    return tuple(n for cls in sampler_classes() for n in cls.NAMES)
+
+
+def sampler_for(name: str, shape: RunShape) -> Sampler:
+    """The record named ``name`` for a run's shape.
+
+    Raises:
+        ValueError: an unknown name (the message lists them), or a field the
+            sampler needs.
+    """
+    for cls in sampler_classes():
+        if name in cls.NAMES:
+            return cls.from_shape(name, shape)
+    raise ValueError(
+        f"sampler must be one of {', '.join(sampler_names())}. Found {name!r}."
+    )
+
+
+__all__ = [
+    "FixedBatch",
+    "Guarantee",
+    "NoAmplification",
+    "Poisson",
+    "RandomAllocation",
+    "RunShape",
+    "Sampler",
+    "Shuffle",
+    "TruncatedPoisson",
+    "sampler_classes",
+    "sampler_for",
+    "sampler_names",
+]
