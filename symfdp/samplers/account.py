@@ -27,8 +27,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._validation import check_array, check_instance, check_int, scalar_or_array
-from symfdp.accountants import Numerical
 from symfdp.accountants.base import Accountant
+from symfdp.accountants.numerical import Numerical
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.samplers.records import (
     Guarantee,
@@ -120,6 +120,11 @@ class SampledPrivacy:
         d = check_array("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
         return self._raw_epsilon(d)
 
+    def pair_delta_bounds(self, eps: ArrayLike) -> tuple[Any, Any]:
+        """The certified bracket on delta(eps) of the accounted pair itself."""
+        self._need_certified()
+        return self._raw_delta(check_array("eps", eps))
+
     def epsilon(self, delta: ArrayLike) -> Any:
         """The accountant's eps(delta) of the accounted pair (the reported end
         of the bracket for certified answers: upper, or lower for a lower
@@ -184,7 +189,7 @@ def account_sampler(
     components, adjacency = plan
     curve = acc.compose(list(components), adjacency=adjacency)
     return SampledPrivacy(
-        sampler, str(getattr(acc, "name", "")), curve, curve.certified
+        sampler, str(getattr(acc, "name", "")), curve, bool(curve.certified)
     )
 
 

@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from symfdp._validation import check_array, check_int, check_real, scalar_or_array
-from symfdp.accountants import Numerical
+from symfdp.accountants.numerical import Numerical
 from symfdp.mechanisms import from_log_likelihood_ratio
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.samplers.random_allocation import random_allocation
