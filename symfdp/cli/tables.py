@@ -112,12 +112,12 @@ def format_delta_table(results: Sequence[MethodResult]) -> list[str]:
 
 
 def _run_bounds(lo: float, hi: float) -> str:
-    """Bounds on the run: ``[lo, hi]``, ``<= hi`` or ``>= lo``."""
-    if hi == float("inf"):
-        return f">= {lo:.6g}"
+    """Bounds on the run, rounded outwards: ``[lo, hi]``, ``<= hi`` or ``>= lo``."""
+    if hi == math.inf:
+        return f">= {round_to(lo, 6, decimal.ROUND_FLOOR)}"
     if lo == 0.0:
-        return f"<= {hi:.6g}"
-    return f"[{lo:.6g}, {hi:.6g}]"
+        return f"<= {round_to(hi, 6, decimal.ROUND_CEILING)}"
+    return bracket((lo, hi), None, "certified")
 
 
 def format_sampler_table(rows: Sequence[Any]) -> list[str]:
