@@ -28,7 +28,7 @@ def test_source_listing_equals_the_imported_registry() -> None:
 def test_all_rows_carry_their_guarantee_and_bounds(capsys) -> None:
     code, out, _ = _run(
         capsys, "account", *RUN, "--delta", "1e-5", "--sampler", "all",
-        "--max-batch", "12", "--json",
+        "--max-batch", "12", "--cycle-length", "2", "--json",
     )  # fmt: skip
     assert code == 0
     rows = {r["sampler"]: r for r in json.loads(out)["samplers"]}
@@ -74,6 +74,7 @@ def test_one_sampler_prints_one_sided_marks(capsys) -> None:
         ([*RUN, "--delta", "1e-5", "--sampler", "shuffle", "--method", "clt"],
          "certified accountant"),
         ([*RUN, "--delta", "1e-5", "--max-batch", "3"], "--max-batch"),
+        ([*RUN, "--delta", "1e-5", "--sampler", "cyclic-poisson"], "cycle_length"),
         ([*RUN, "--delta", "1e-5", "--sampler", "reservoir"], "invalid choice"),
         ([*RUN, "--delta", "1e-5", "--sampler", "random-allocation",
           "--adjacency", "add"], "adjacency"),

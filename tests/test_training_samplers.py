@@ -83,3 +83,11 @@ def test_step_rate_belongs_to_the_sampler() -> None:
         acc.step(noise_multiplier=1.0, sample_rate=0.1)
     with pytest.raises(ValueError, match="sample_rate"):
         TrainingAccountant().step(noise_multiplier=1.0)
+
+
+def test_cyclic_poisson_sees_each_record_in_its_group_only() -> None:
+    cyclic = TrainingAccountant(sampler=S.CyclicPoisson(0.04, 4))
+    cyclic.step(noise_multiplier=1.0, num_steps=401)
+    plain = TrainingAccountant()
+    plain.step(noise_multiplier=1.0, sample_rate=0.04, num_steps=101)
+    assert cyclic.get_epsilon_bounds(1e-5) == plain.get_epsilon_bounds(1e-5)

@@ -172,6 +172,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="B",
         help="truncated-poisson: the largest batch (with --dataset-size)",
     )
+    s.add_argument(
+        "--cycle-length",
+        type=integer,
+        default=None,
+        metavar="B",
+        help="cyclic-poisson: the number of groups taken in turn (the rate within "
+        "a group is B times --sample-rate)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--plot",
@@ -232,7 +240,8 @@ def run(args: argparse.Namespace) -> int:
     if not deltas and not at_eps:
         raise UsageError("give --delta (one or more target deltas) or --at-eps.")
     run_ = run_from_args(args, args.mechanism)
-    if args.sampler not in (None, "poisson") or args.max_batch is not None:
+    extra = (args.max_batch, args.cycle_length)
+    if args.sampler not in (None, "poisson") or extra != (None, None):
         return _run_samplers(args, run_, deltas, at_eps)
     if args.plot:
         check_plot_path(args.plot)
@@ -284,7 +293,10 @@ def _run_samplers(
 ) -> int:
     """``--sampler``: the run under one or every batch sampler, certified."""
     if args.sampler is None:
-        raise UsageError("--max-batch applies with --sampler truncated-poisson or all.")
+        raise UsageError(
+            "--max-batch and --cycle-length apply with --sampler (truncated-poisson, "
+            "cyclic-poisson or all)."
+        )
     if at_eps or not deltas:
         raise UsageError("--sampler answers epsilon(delta): give --delta only.")
     if args.method != DEFAULT_METHOD or _given_options(args) or args.plot:
@@ -298,6 +310,7 @@ def _run_samplers(
             deltas=tuple(deltas),
             samplers=(args.sampler,),
             max_batch=args.max_batch,
+            cycle_length=args.cycle_length,
         )
         status(f"account: {len(request.samplers)} sampler(s), {run_.steps} steps ...")
         result = runs.account_samplers(request)

@@ -37,6 +37,7 @@ class SamplerRequest:
         samplers: Sampler names (:func:`~symfdp.runs.catalog.sampler_names`),
             or ``("all",)``.
         max_batch: Largest batch of truncated Poisson sampling.
+        cycle_length: Groups of cyclic Poisson sampling.
 
     Raises:
         RequestError: the first problem, naming the fields.
@@ -46,6 +47,7 @@ class SamplerRequest:
     deltas: tuple[float, ...]
     samplers: tuple[str, ...] = (ALL,)
     max_batch: int | None = None
+    cycle_length: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.run, Run):
@@ -68,14 +70,14 @@ class SamplerRequest:
                     f"{{sampler}} must be one of {', '.join((*known, ALL))}. "
                     f"Found {n!r}."
                 )
-        if self.max_batch is not None and (
-            isinstance(self.max_batch, bool)
-            or not isinstance(self.max_batch, int)
-            or self.max_batch < 1
-        ):
-            raise RequestError(
-                f"{{max_batch}} must be an integer >= 1. Found {self.max_batch!r}."
-            )
+        for field in ("max_batch", "cycle_length"):
+            value = getattr(self, field)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise RequestError(
+                    f"{{{field}}} must be an integer >= 1. Found {value!r}."
+                )
         object.__setattr__(self, "samplers", names)
         object.__setattr__(self, "deltas", tuple(float(d) for d in self.deltas))
 
@@ -89,6 +91,7 @@ class SamplerRequest:
             batch_size=None if e is None else e.batch_size,
             dataset_size=None if e is None else e.dataset_size,
             max_batch=self.max_batch,
+            cycle_length=self.cycle_length,
         )
 
     def describe(self) -> str:
@@ -111,6 +114,7 @@ class SamplerResult:
             **self.request.run.as_json(),
             "deltas": list(self.request.deltas),
             "max_batch": self.request.max_batch,
+            "cycle_length": self.request.cycle_length,
             "samplers": [r.as_json() for r in self.rows],
         }
 

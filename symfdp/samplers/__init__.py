@@ -1,8 +1,8 @@
 """Samplers: how a training run picks the examples of each step.
 
 * :mod:`~symfdp.samplers.records` -- the samplers as typed records (Poisson,
-  truncated Poisson, fixed batches with and without replacement, random
-  allocation, shuffling, no amplification) and what each guarantees;
+  truncated Poisson, cyclic Poisson, fixed batches with and without
+  replacement, random allocation, shuffling, no amplification) and what each guarantees;
 * :mod:`~symfdp.samplers.account` -- any mechanism inside any sampler,
   accounted (:func:`account_sampler`), and all samplers side by side
   (:func:`compare_samplers`);
@@ -27,6 +27,7 @@ from symfdp.samplers.account import (
 )
 from symfdp.samplers.random_allocation import RandomAllocationCurve, random_allocation
 from symfdp.samplers.records import (
+    CyclicPoisson,
     FixedBatch,
     Guarantee,
     NoAmplification,
@@ -43,6 +44,7 @@ from symfdp.samplers.records import (
 
 __all__ = [
     "ComparisonRow",
+    "CyclicPoisson",
     "FixedBatch",
     "Guarantee",
     "NoAmplification",

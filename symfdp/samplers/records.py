@@ -18,6 +18,7 @@ sampler                what is accounted                                     gua
 ``FixedBatch``         without replacement: :math:`C_{b/N}(f)` of the        upper
                        replace-one pair (Dong et al. 2019, Thm 4.2); with
                        replacement: the mixture over the record's count
+``CyclicPoisson``      Poisson, in the steps of the record's residue class   two-sided
 ``RandomAllocation``   Feldman & Shenfeld (arXiv 2502.08202, 2602.17284)     two-sided
                                                                              (k = 1)
 ``Shuffle``            Chua et al. (arXiv 2403.17673): an instance           lower
@@ -45,6 +46,16 @@ PairMixture`) and averaging the rate over :math:`K \ge B`,
 
 dp-accounting uses the replace-one subsampled pair in the second case, which
 dominates this one.
+
+**Cyclic Poisson** (Choquette-Choo et al., NeurIPS 2023, arXiv 2306.08153, the
+sampling of banded matrix factorisation; JAX Privacy's ``CyclicPoissonSampling``).
+The records are split into ``cycle_length`` groups and step :math:`i` samples,
+with probability :math:`q`, from group :math:`i \bmod b` only. With independent
+noise at each step a record is seen only in the
+:math:`\lceil n/b\rceil` (at most) steps of its group, each Poisson's pair,
+and the other steps do not depend on it: the run is Poisson's over
+:math:`\lceil n/b\rceil` steps. Correlated noise across steps (banded matrix
+mechanisms) is another mechanism, not accounted here.
 
 **Fixed batch with replacement** (replace-one neighbours). The :math:`b` draws
 from :math:`N` records hold the changed record :math:`K \sim \mathrm{Bin}(b,
@@ -118,6 +129,9 @@ class RunShape:
         batch_size: Batch size (expected size for Poisson).
         dataset_size: Number of records.
         max_batch: Largest batch of truncated Poisson sampling.
+        cycle_length: Groups of cyclic Poisson sampling (the rate within a
+            group is ``cycle_length`` times the overall rate, so that the
+            expected batch is unchanged).
     """
 
     steps: int
@@ -125,6 +139,7 @@ class RunShape:
     batch_size: int | None = None
     dataset_size: int | None = None
     max_batch: int | None = None
+    cycle_length: int | None = None
 
     def rate(self) -> float:
         """``sample_rate``, or ``batch_size / dataset_size``."""
@@ -308,6 +323,40 @@ class TruncatedPoisson(Sampler):
     def from_shape(cls, name: str, shape: RunShape) -> TruncatedPoisson:
         max_batch, population = shape.need("max_batch", "dataset_size")
         return cls(shape.rate(), max_batch, population)
+
+
+@dataclass(frozen=True)
+class CyclicPoisson(Sampler):
+    """Poisson sampling at ``rate`` from group ``i mod cycle_length`` at step
+    ``i`` (module docstring).
+
+    Args:
+        rate: Sampling probability within the group, in (0, 1].
+        cycle_length: Number of groups ``b >= 1`` (1 is Poisson sampling).
+    """
+
+    rate: float
+    cycle_length: int
+    NAMES: ClassVar[tuple[str, ...]] = ("cyclic-poisson",)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "rate", check_real("rate", self.rate, 0.0, 1.0, lo_open=True)
+        )
+        object.__setattr__(
+            self, "cycle_length", check_int("cycle_length", self.cycle_length, lo=1)
+        )
+
+    def composition(
+        self, mechanism: Mechanism, steps: int, scale: Scale | None = None
+    ) -> Composition:
+        seen = -(-steps // self.cycle_length)  # the busiest group's steps
+        return ((PoissonSubsampled(mechanism, p=self.rate), seen),), None
+
+    @classmethod
+    def from_shape(cls, name: str, shape: RunShape) -> CyclicPoisson:
+        (cycle,) = shape.need("cycle_length")
+        return cls(min(1.0, shape.rate() * cycle), cycle)
 
 
 @dataclass(frozen=True)
@@ -501,6 +550,7 @@ def sampler_for(name: str, shape: RunShape) -> Sampler:
 
 
 __all__ = [
+    "CyclicPoisson",
     "FixedBatch",
     "Guarantee",
     "NoAmplification",

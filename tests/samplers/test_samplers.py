@@ -125,6 +125,8 @@ def _with_replacement(noise: Noise, sampler: S.FixedBatch, eps: float) -> float:
 CASES: dict[str, tuple[S.Sampler, Callable[[Noise, float], float]]] = {
     "none": (S.NoAmplification(), lambda nz, e: _both(nz, 1.0, 1, e)),
     "poisson": (S.Poisson(0.3), lambda nz, e: _both(nz, 0.3, 1, e)),
+    # Three steps in three groups: each record is seen in one of them.
+    "cyclic-poisson": (S.CyclicPoisson(0.3, 3), lambda nz, e: _both(nz, 0.3, 1, e)),
     "truncated-poisson": (
         S.TruncatedPoisson(0.4, 2, 6),
         lambda nz, e: _truncated(nz, S.TruncatedPoisson(0.4, 2, 6), e),
@@ -141,8 +143,9 @@ CASES: dict[str, tuple[S.Sampler, Callable[[Noise, float], float]]] = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_one_step_bracket_contains_reference(noise: Noise, name: str) -> None:
     sampler, reference = CASES[name]
+    steps = getattr(sampler, "cycle_length", 1)
     got = S.account_sampler(
-        noise.mechanism, sampler, steps=1, at_sensitivity=noise.scale
+        noise.mechanism, sampler, steps=steps, at_sensitivity=noise.scale
     )
     assert got.certified
     lo, hi = got.curve.delta_bounds(np.array(EPS))
@@ -227,6 +230,8 @@ def test_analytic_accountant_serves_compositions_with_error_estimates() -> None:
         (lambda: S.RandomAllocation(3, k=4), "k"),
         (lambda: S.Shuffle(3, 10), "population"),
         (lambda: S.Shuffle(0, 10), "batch_size"),
+        (lambda: S.CyclicPoisson(0.1, 0), "cycle_length"),
+        (lambda: S.CyclicPoisson(-0.1, 2), "rate"),
     ],
 )
 def test_bad_input_names_the_parameter(build: Callable[[], object], param: str) -> None:
@@ -255,6 +260,8 @@ def test_registry_is_derived_from_the_classes() -> None:
     assert len(names) == len(set(names))
     for cls in S.sampler_classes():
         assert set(cls.NAMES) <= set(names)
-    shape = S.RunShape(steps=100, batch_size=10, dataset_size=100, max_batch=12)
+    shape = S.RunShape(
+        steps=100, batch_size=10, dataset_size=100, max_batch=12, cycle_length=2
+    )
     for name in names:
         assert S.sampler_for(name, shape).name == name
