@@ -139,8 +139,21 @@ CASES: dict[str, tuple[S.Sampler, Callable[[Noise, float], float]]] = {
 }
 
 
-@pytest.mark.parametrize("noise", NOISES, ids=lambda n: n.name)
-@pytest.mark.parametrize("name", list(CASES))
+#: Cases over ~2 s: a user density at sensitivity 2 is compiled afresh.
+_SLOW = {"truncated-poisson", "fixed-batch", "fixed-batch-replacement"}
+_ONE_STEP = [
+    pytest.param(
+        noise,
+        name,
+        id=f"{name}-{noise.name}",
+        marks=[pytest.mark.slow] if noise.scale is not None and name in _SLOW else [],
+    )
+    for name in CASES
+    for noise in NOISES
+]
+
+
+@pytest.mark.parametrize(("noise", "name"), _ONE_STEP)
 def test_one_step_bracket_contains_reference(noise: Noise, name: str) -> None:
     sampler, reference = CASES[name]
     steps = getattr(sampler, "cycle_length", 1)

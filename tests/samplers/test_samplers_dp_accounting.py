@@ -31,6 +31,7 @@ def test_poisson_gaussian_bracket_meets_peer() -> None:
     assert lo <= peer <= hi + SLACK
 
 
+@pytest.mark.slow
 def test_truncated_poisson_is_at_most_the_peer_bound() -> None:
     """dp-accounting bounds the truncated case by the replace-one pair, which
     dominates ours: our certified upper end lies below its answer, and both

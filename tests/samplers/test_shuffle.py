@@ -64,6 +64,7 @@ def _max_density(c: np.ndarray, m: float, steps: int) -> np.ndarray:
     )
 
 
+@pytest.mark.slow
 def test_two_epochs_against_a_two_dimensional_sum() -> None:
     """Midpoint rule on [-7, 11]^2 with step 0.003: the kink of the positive
     part costs O(h^2) ~ 1e-5; the cut tails less than 1e-10."""
