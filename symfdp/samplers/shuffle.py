@@ -9,9 +9,11 @@ epochs (independent shuffles), is at most the run's.
 **Gaussian noise** (Chua et al., ICML 2024, arXiv 2403.17673, Sec. 4; the
 multi-epoch form of Chua et al., NeurIPS 2024, arXiv 2411.04205, Sec. 3).
 Records :math:`x_i = -1` for :math:`i < N`, and :math:`x_N = 1` against
-:math:`x_N = 0` (zeroing one record, the relation of Poisson's add/remove
-numbers). Centred, the batch sums of an epoch are, in units of the noise
-:math:`\sigma` (effect size :math:`\mu = 1/\sigma`),
+:math:`x_N = 0`: neighbours that zero one record out (dp-accounting's
+``REPLACE_SPECIAL``), the relation a fixed batch size allows and one under
+which Poisson sampling's add-or-remove numbers also hold, so the two compare.
+Centred, the batch sums of an epoch are, in units of the noise :math:`\sigma`
+(effect size :math:`\mu = 1/\sigma`),
 
 .. math::  P = \tfrac1T\textstyle\sum_t N(\mu e_t, I_T), \qquad
            Q = \tfrac1T\textstyle\sum_t N(2\mu e_t, I_T),
