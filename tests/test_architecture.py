@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     # The pair protocol sits with the certified engine that implements it.
     "symfdp.curve.answer": 4,
     "symfdp.accountants": 6,
+    "symfdp.samplers": 6,
     "symfdp.export": 7,
     "symfdp.plotting": 7,
     "symfdp.calibrate": 7,

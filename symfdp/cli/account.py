@@ -41,7 +41,12 @@ from symfdp.cli.common import (
     usage,
 )
 from symfdp.cli.plot import Drawn, check_plot_path, write_plot
-from symfdp.cli.tables import format_delta_table, format_multi_table, format_table
+from symfdp.cli.tables import (
+    format_delta_table,
+    format_multi_table,
+    format_sampler_table,
+    format_table,
+)
 from symfdp.runs import catalog
 from symfdp.runs import methods as known
 from symfdp.runs.errors import RequestError
@@ -52,6 +57,8 @@ DEFAULT_METHOD = known.DEFAULT_METHOD
 METHOD_CHOICES = Lazy(lambda: (*known.METHODS, "all"))
 #: ``--mechanism`` choices: the families a run can build (read from the source).
 MECHANISMS = Lazy(lambda: tuple(catalog.families()))
+#: ``--sampler`` choices: every batch sampler (read from the source), and ``all``.
+SAMPLER_CHOICES = Lazy(lambda: (*catalog.sampler_names(), "all"))
 #: ``--adjacency`` choices.
 ADJACENCIES = ("add_or_remove", "replace_one", "add", "remove")
 #: The mechanism flags, in order of preference.
@@ -146,6 +153,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="approximations: warn when the estimated relative error exceeds R "
         "(default 0.05)",
     )
+    s = p.add_argument_group("batch sampler")
+    s.add_argument(
+        "--sampler",
+        choices=SAMPLER_CHOICES,
+        metavar="SAMPLER",
+        default=None,
+        help="how the batches are picked, one of %(choices)s (default poisson: "
+        "the run as given). Other samplers take the step mechanism without Poisson "
+        "sampling and answer certified, each marked two-sided, upper bound or "
+        "lower bound (shuffle: only a lower bound, Poisson numbers do not hold); "
+        "'all' prints a comparison table",
+    )
+    s.add_argument(
+        "--max-batch",
+        type=integer,
+        default=None,
+        metavar="B",
+        help="truncated-poisson: the largest batch (with --dataset-size)",
+    )
+    s.add_argument(
+        "--cycle-length",
+        type=integer,
+        default=None,
+        metavar="B",
+        help="cyclic-poisson: the number of groups taken in turn (the rate within "
+        "a group is B times --sample-rate)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--plot",
@@ -206,6 +240,9 @@ def run(args: argparse.Namespace) -> int:
     if not deltas and not at_eps:
         raise UsageError("give --delta (one or more target deltas) or --at-eps.")
     run_ = run_from_args(args, args.mechanism)
+    extra = (args.max_batch, args.cycle_length)
+    if args.sampler not in (None, "poisson") or extra != (None, None):
+        return _run_samplers(args, run_, deltas, at_eps)
     if args.plot:
         check_plot_path(args.plot)
     names = list(runs.methods_serving(run_)) if args.method == "all" else [args.method]
@@ -248,6 +285,49 @@ def run(args: argparse.Namespace) -> int:
             deltas[0] if deltas else None,
         )
     _print(args, result, drawn)
+    return 0
+
+
+def _run_samplers(
+    args: argparse.Namespace, run_: Any, deltas: list[float], at_eps: list[float]
+) -> int:
+    """``--sampler``: the run under one or every batch sampler, certified."""
+    if args.sampler is None:
+        raise UsageError(
+            "--max-batch and --cycle-length apply with --sampler (truncated-poisson, "
+            "cyclic-poisson or all)."
+        )
+    if at_eps or not deltas:
+        raise UsageError("--sampler answers epsilon(delta): give --delta only.")
+    if args.method != DEFAULT_METHOD or _given_options(args) or args.plot:
+        raise UsageError(
+            "--sampler answers with the certified accountant: drop --method, its "
+            "options and --plot."
+        )
+    try:
+        request = runs.SamplerRequest(
+            run=run_,
+            deltas=tuple(deltas),
+            samplers=(args.sampler,),
+            max_batch=args.max_batch,
+            cycle_length=args.cycle_length,
+        )
+        status(f"account: {len(request.samplers)} sampler(s), {run_.steps} steps ...")
+        result = runs.account_samplers(request)
+    except RequestError as exc:
+        raise usage(exc) from None
+    if len(result.rows) == 1 and result.rows[0].error is not None:
+        raise ValueError(f"{args.sampler}: {result.rows[0].error}")
+    if args.json:
+        print(json.dumps(result.as_json(), indent=2))
+        return 0
+    print(request.describe())
+    if run_.epochs is not None:
+        print(run_.epochs.describe())
+    print("\n".join(format_sampler_table(result.rows)))
+    for r in result.rows:
+        for w in r.warnings:
+            print(f"symfdp: warning ({r.sampler}): {cli_words(w)}", file=sys.stderr)
     return 0
 
 

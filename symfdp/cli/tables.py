@@ -8,7 +8,7 @@ import decimal
 import math
 import textwrap
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from symfdp.cli.common import cli_words
 
@@ -108,4 +108,47 @@ def format_delta_table(results: Sequence[MethodResult]) -> list[str]:
                 else bracket(None, a.delta_error_estimate, r.guarantee)
             )
             lines.append(f"{name:<13}{a.eps:>8.4g}{a.delta:>12.4g}  {text}")
+    return lines
+
+
+def _run_bounds(lo: float, hi: float) -> str:
+    """Bounds on the run, rounded outwards: ``[lo, hi]``, ``<= hi`` or ``>= lo``."""
+    if hi == math.inf:
+        return f">= {round_to(lo, 6, decimal.ROUND_FLOOR)}"
+    if lo == 0.0:
+        return f"<= {round_to(hi, 6, decimal.ROUND_CEILING)}"
+    return bracket((lo, hi), None, "certified")
+
+
+def format_sampler_table(rows: Sequence[Any]) -> list[str]:
+    """``--sampler``: one row per (sampler, delta) with what the run may
+    report, the certified bounds on the run and the guarantee; a sampler that
+    cannot serve the run is named with its reason. The guarantees' meanings
+    follow the table."""
+    lines = [
+        f"{'sampler':<25}{'delta':>8}{'epsilon':>10}  {'certified, on the run':<24}"
+        f"{'guarantee':<13}{'time':>8}"
+    ]
+    seen = {}
+    for r in rows:
+        if r.error is not None:
+            lines.append(f"{r.sampler:<25}not served: {cli_words(r.error)}")
+            continue
+        seen[r.guarantee.value] = r.statement
+        for k, (d, e, (lo, hi)) in enumerate(
+            zip(r.deltas, r.epsilon, r.epsilon_bounds, strict=True)
+        ):
+            name, g, ms = (
+                (r.sampler, r.guarantee.value, f"{r.seconds:.2f}s")
+                if k == 0
+                else ("", "", "")
+            )
+            bounds = _run_bounds(lo, hi)
+            row = f"{name:<25}{d:>8.2g}{e:>10.6g}  {bounds:<24}{g:<13}{ms:>8}"
+            lines.append(row.rstrip())
+    lines.extend(seen.values())
+    if any(r.sampler.startswith("fixed-batch") and r.error is None for r in rows):
+        lines.append(
+            "fixed-batch rows: replace-one neighbours (noise at sensitivity 2)"
+        )
     return lines

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scipy import special
+import numpy as np
+from scipy import special, stats
 
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.mechanisms.adjacency import with_adjacency
@@ -64,6 +65,84 @@ def truncation_odds(
     tail = float(special.bdtrc(b, n, q)) if b < n else 0.0
     cond = tail * b / (t * n)
     return TruncationOdds(t, min(cond, 1.0))
+
+
+@dataclass(frozen=True)
+class TruncationCases:
+    """The cases of truncated Poisson sampling that a dominating mixture reveals.
+
+    Attributes:
+        weights: Probability of each case (they sum to 1).
+        rates: In each case, the largest probability that the record displaces
+            another in the batch: ``q B / (k + 1)`` at the smallest count ``k``
+            of other records sampled in that case.
+    """
+
+    weights: tuple[float, ...]
+    rates: tuple[float, ...]
+
+
+#: Binomial mass of the other records' count below which the upper tail joins
+#: the last case (whose displacement rate is the largest of the tail's).
+CASE_TAIL = 1e-40
+
+
+def truncation_cases(
+    dataset_size: int,
+    sampling_probability: float,
+    truncated_batch_size: int,
+    groups: int = 16,
+) -> TruncationCases:
+    r"""Cases :math:`K \ge B` of the other records' count, in ``groups`` groups.
+
+    With :math:`K \sim \mathrm{Bin}(N-1, q)` other records sampled and
+    :math:`K \ge B`, the record is sampled and kept with probability
+    :math:`r_K = qB/(K+1)`, in place of another record. Each group of counts
+    :math:`k_0 \le K < k_1` is given its largest rate :math:`r_{k_0}` (the
+    profile of a subsampled pair grows with its rate), the upper tail beyond
+    :data:`CASE_TAIL` joins the last group, so the revealed mixture of these
+    cases dominates the sampler by joint convexity; it is never below the
+    averaged-rate pair :func:`truncation_odds` describes, which has no such
+    argument, and tends to it as ``groups`` grows.
+
+    Returns:
+        The cases of :math:`K \ge B` only; their weights sum to
+        ``truncation_odds(...).truncation``.
+    """
+    n = check_int("dataset_size", dataset_size, lo=1)
+    q = check_real("sampling_probability", sampling_probability, 0.0, 1.0)
+    b = check_int("truncated_batch_size", truncated_batch_size, lo=1)
+    g = check_int("groups", groups, lo=1)
+    if b > n - 1:
+        return TruncationCases((), ())
+    ks = np.arange(b, n)
+    pmf = stats.binom.pmf(ks, n - 1, q)
+    tail = stats.binom.sf(ks, n - 1, q)  # P(K > k)
+    live = np.flatnonzero(pmf > 0.0)
+    if live.size == 0:
+        return TruncationCases((), ())
+    last = int(live[-1])
+    over = np.flatnonzero(tail[: last + 1] < CASE_TAIL)
+    if over.size:
+        last = int(over[0])
+    cum = np.cumsum(pmf[: last + 1])
+    cum[-1] += float(tail[last])
+    if last + 1 <= g:  # every count its own case
+        starts = np.arange(last + 1)
+    else:  # cuts at equal steps of probability mass
+        edges = np.searchsorted(
+            cum, np.linspace(0.0, cum[-1], g + 1)[1:-1], side="right"
+        )
+        starts = np.unique(np.concatenate(([0], edges[edges <= last])))
+    stops = np.concatenate((starts[1:], [last + 1]))
+    weights = []
+    rates = []
+    for lo, hi in zip(starts, stops, strict=True):
+        w = float(cum[hi - 1] - (cum[lo - 1] if lo > 0 else 0.0))
+        if w > 0.0:
+            weights.append(w)
+            rates.append(min(1.0, q * b / (int(ks[lo]) + 1)))
+    return TruncationCases(tuple(weights), tuple(rates))
 
 
 def truncated_subsampled_gaussian(

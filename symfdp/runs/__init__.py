@@ -53,6 +53,10 @@ _LAZY = {
     "methods_serving": "symfdp.runs.accounting",
     "calibrate": "symfdp.runs.calibration",
     "mu_star": "symfdp.runs.summary",
+    "sampler_names": "symfdp.runs.catalog",
+    "SamplerRequest": "symfdp.runs.sampling",
+    "SamplerResult": "symfdp.runs.sampling",
+    "account_samplers": "symfdp.runs.sampling",
 }
 
 __all__ = [
@@ -71,7 +75,10 @@ __all__ = [
     "MethodSpec",
     "RequestError",
     "Run",
+    "SamplerRequest",
+    "SamplerResult",
     "account",
+    "account_samplers",
     "build_mechanism",
     "calibrate",
     "families",
@@ -80,6 +87,7 @@ __all__ = [
     "methods_serving",
     "mu_star",
     "normalize_method",
+    "sampler_names",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,7 +95,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from symfdp.runs.accounting import account, methods_serving
     from symfdp.runs.build import build_mechanism
     from symfdp.runs.calibration import calibrate
-    from symfdp.runs.catalog import Family, families
+    from symfdp.runs.catalog import Family, families, sampler_names
     from symfdp.runs.errors import RequestError
     from symfdp.runs.methods import MethodSpec, make_accountant, normalize_method
     from symfdp.runs.records import (
@@ -102,6 +110,7 @@ if TYPE_CHECKING:  # pragma: no cover
         MethodResult,
     )
     from symfdp.runs.run import Epochs, Run, make_run
+    from symfdp.runs.sampling import SamplerRequest, SamplerResult, account_samplers
     from symfdp.runs.summary import mu_star
 
 

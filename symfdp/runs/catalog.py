@@ -116,3 +116,29 @@ def families() -> dict[str, Family]:
             replace_one=h.lookup(cls, "replace_one") is not None,
         )
     return out
+
+
+@functools.cache
+def sampler_names() -> tuple[str, ...]:
+    """The batch samplers' command-line names, read from the source of
+    :mod:`symfdp.samplers` (each record's literal ``NAMES``), in declaration
+    order; ``symfdp.samplers.sampler_names()`` imports them (the tests check
+    the two agree).
+
+    Raises:
+        RuntimeError: a record's ``NAMES`` is not a literal tuple of strings.
+    """
+    directory = Path(__file__).resolve().parent.parent / "samplers"
+    h = read_package(str(directory), "symfdp.samplers")
+    root = h.find("Sampler", "symfdp.samplers.records")
+    if root is None:  # pragma: no cover - the package's own layout
+        raise RuntimeError("symfdp.samplers.records defines no class Sampler.")
+    out: list[str] = []
+    for cls in h.descendants(root):
+        names = cls.literals.get("NAMES")
+        if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+            raise RuntimeError(
+                f"{cls.module}.{cls.name}.NAMES must be a tuple of string literals."
+            )
+        out.extend(names)
+    return tuple(out)
