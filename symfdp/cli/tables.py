@@ -28,6 +28,11 @@ def round_to(x: float, digits: int, rounding: str) -> str:
         return str(+decimal.Decimal(x))
 
 
+#: Error estimates below this are printed as ``<1e-12``: their digits are the
+#: round-off of the evaluation, which differs from run to run.
+ESTIMATE_FLOOR = 1e-12
+
+
 def bracket(
     bounds: tuple[float, float] | None,
     error: float | None,
@@ -41,6 +46,8 @@ def bracket(
         hi = round_to(bounds[1], digits, decimal.ROUND_CEILING)
         return f"[{lo}, {hi}]"
     if error is not None:
+        if error < ESTIMATE_FLOOR:
+            return f"+- <{ESTIMATE_FLOOR:.0e} (estimate)"
         return f"+- {error:.2g} (estimate)"
     return {"bound": "(upper bound)"}.get(guarantee, "")
 
