@@ -140,9 +140,9 @@ def loss_range(components: Components) -> tuple[float, float]:
 
 def lattice_span(components: Components) -> float | None:
     """The largest lattice span of the components' losses when every loss is a
-    lattice variable (:attr:`~symfdp.mechanisms.Mechanism.loss_lattice_span`),
-    else None: a continuous component smooths the sum."""
-    spans = [m.loss_lattice_span for m, _ in components]
+    lattice variable (:meth:`~symfdp.mechanisms.Mechanism.loss_lattice`), else
+    None: a continuous component smooths the sum."""
+    spans = [m.loss_lattice() for m, _ in components]
     if not spans or any(h is None for h in spans):
         return None
     return max(h for h in spans if h is not None)
@@ -395,9 +395,17 @@ class OnePairAccountant(Accountant):
 
     def _compose(self, components: Components) -> Composed:
         pair = self._pair(components)
-        bound = symmetric_loss_bound(components)
-        if self.clips_to_loss_bound and bound < math.inf:
-            pair = BoundedLossPair(pair, -bound, bound, report=self.warns_out_of_range)
+        bound = symmetric_loss_bound(components) if self.clips_to_loss_bound else None
+        span = lattice_span(components)
+        if (bound is not None and bound < math.inf) or span is not None:
+            reach = math.inf if bound is None else bound
+            pair = BoundedLossPair(
+                pair,
+                -reach,
+                reach,
+                report=self.warns_out_of_range,
+                lattice_span=span,
+            )
         return Composed((pair,), True)
 
     def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:

@@ -31,11 +31,15 @@ class BoundedLossPair(PairCurve):
     :class:`~symfdp.curve.answer.Repair` when ``report`` (approximations; for
     bounds, leaving the range is slack). Brackets are clipped alike.
 
-    A loss on a lattice of span :math:`h` (``lattice_span``) has a
-    piecewise-smooth profile that a smooth approximation misses by about
-    :math:`h^2/8` in :math:`\varepsilon` whatever the number of compositions:
-    the error estimates are at least that (for epsilon) and half the change of
-    the profile over :math:`\pm h^2/8` (for delta).
+    A loss on a lattice of span :math:`h` (``lattice_span``,
+    :meth:`~symfdp.mechanisms.Mechanism.loss_lattice`) has a profile that a
+    smooth approximation misses by up to :math:`\tfrac{h^2}{12}
+    f_Q(\varepsilon)` whatever the number of compositions, :math:`f_Q =
+    \delta'' - \delta'` the density of the composed loss under Q (Zheng et
+    al. 2020, Lemma 5.1: :math:`\delta' = -e^{\varepsilon}
+    P_P(L > \varepsilon)`), read off the approximation by central differences
+    at :math:`\pm h/4`. It adds to the error estimate of delta; that floor over
+    :math:`|\delta'|` (at most :math:`h`) to the estimate of epsilon.
 
     Other attributes (diagnostics) are the wrapped pair's.
     """
@@ -107,14 +111,8 @@ class BoundedLossPair(PairCurve):
             repairs += self._repair(Query.DELTA, "delta(eps)", e, raw, out)
         err = found.errors
         if self.lattice_span is not None and err is not None:
-            # The profile moved by the lattice floor of epsilon (see the class).
-            shift = self._lattice_floor()
-            near = self.inner.answer(
-                Query.DELTA, np.concatenate((e - shift, e + shift))
-            )
-            repairs += near.repairs
-            up, down = near.values[: e.size], near.values[e.size :]
-            err = np.maximum(err, 0.5 * np.abs(up - down))
+            floor, _ = self._lattice_floor(e, raw)
+            err = err + floor
         return Answer(
             out,
             err,
@@ -123,12 +121,20 @@ class BoundedLossPair(PairCurve):
             repairs,
         )
 
-    def _lattice_floor(self) -> float:
-        r""":math:`h^2/8` for a loss on a lattice of span :math:`h`: about the most
-        a smooth approximation of the piecewise-smooth profile misses
-        :math:`\varepsilon(\delta)` by, whatever the number of compositions."""
+    def _lattice_floor(
+        self, e: FloatArray, delta: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""The lattice error floor of :math:`\delta` at ``e`` (see the class),
+        with the slope :math:`|\delta'|` there; ``delta`` is the inner pair's
+        profile at ``e``."""
         h = float(self.lattice_span or 0.0)
-        return h * h / 8.0
+        s = h / 4.0
+        near = self.inner.answer(Query.DELTA, np.concatenate((e - s, e + s)))
+        down, up = near.values[: e.size], near.values[e.size :]
+        slope = np.abs(up - down) / (2.0 * s)
+        curvature = (up - 2.0 * delta + down) / (s * s)
+        density = np.maximum(curvature + slope, 0.0)
+        return h * h / 12.0 * density, slope
 
     def _epsilon(self, d: FloatArray) -> Answer:
         found = self.inner.answer(Query.EPSILON, d)
@@ -151,7 +157,7 @@ class BoundedLossPair(PairCurve):
         out = np.maximum(out, 0.0 if floor is None else floor)
         err = found.errors
         if self.lattice_span is not None and err is not None:
-            err = np.maximum(err, self._lattice_floor())
+            err = err + self._lattice_epsilon_floor(out)
         if found.lower is None and found.upper is None:
             return Answer(out, err, repairs=repairs)
         zero = np.zeros(d.shape)
@@ -163,6 +169,16 @@ class BoundedLossPair(PairCurve):
             _clip(found.upper, low, cap),
             repairs,
         )
+
+    def _lattice_epsilon_floor(self, eps: FloatArray) -> FloatArray:
+        """The lattice floor of delta at ``eps`` over the slope there (at most
+        the span ``h``: the profile is off by at most one lattice cell)."""
+        h = float(self.lattice_span or 0.0)
+        at = self.inner.answer(Query.DELTA, eps).values
+        floor, slope = self._lattice_floor(eps, at)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            width = np.where(slope > 0, floor / slope, h)
+        return np.minimum(np.nan_to_num(width, nan=h), h)
 
     def _tradeoff(self, x: FloatArray) -> Answer:
         found = self.inner.answer(Query.TRADEOFF, x)

@@ -53,6 +53,10 @@ class BothDirections(Mechanism):
     def pairs(self) -> tuple[Mechanism, ...]:
         return (self.base, self.base.swapped())
 
+    def loss_lattice(self) -> float | None:
+        """Both directions share the base's lattice (reflected)."""
+        return self.base.loss_lattice()
+
     def _refuse(self, what: str) -> NoReturn:
         raise TypeError(
             f"{self!r} covers two dominating pairs (add, remove), so it has no "

@@ -160,11 +160,28 @@ class Mechanism(ABC):
         """Essential support ``(lo, hi)`` of L (may be infinite)."""
         return (-math.inf, math.inf)
 
-    @property
-    def loss_lattice_span(self) -> float | None:
-        """The span ``h`` of the lattice ``a + h Z`` carrying all of L, or None
-        when L is not a lattice variable (smooth approximations of a lattice sum err
-        by O(h^2) in epsilon)."""
+    def loss_lattice(self) -> float | None:
+        r"""The lattice capability of the privacy-loss law, asked by every
+        accountant's error model and by the certified grid.
+
+        The span :math:`h` of the coarsest lattice :math:`a + h\mathbb{Z}`
+        carrying all of L; for a law of finitely many atoms off any lattice, the
+        widest gap between neighbouring atoms (the scale a smooth approximation
+        cannot resolve); None for a law with a density part (the default).
+
+        A composed loss on such a lattice has masses :math:`q_j \approx h
+        f_Q(l_j)`, :math:`f_Q` a smooth density (what CLT, Edgeworth and the
+        saddle point approximate), and its profile
+        :math:`\delta(\varepsilon) = \sum_j q_j (1 - e^{\varepsilon - l_j})_+`
+        sums a function whose slope jumps by :math:`f_Q(\varepsilon)` at
+        :math:`l = \varepsilon`. Euler--Maclaurin summation puts the sum and the
+        integral :math:`h^2 f_Q(\varepsilon) \tilde B_2(\theta)/2` apart,
+        :math:`\tilde B_2(\theta) = \theta^2 - \theta + 1/6` the periodic
+        Bernoulli polynomial at the offset :math:`\theta` of
+        :math:`\varepsilon` in its lattice cell: up to
+        :math:`\tfrac{h^2}{12} f_Q(\varepsilon)`, whatever the number of
+        compositions (Esseen's lattice expansion, Esseen (1945), Ch. IV).
+        """
         return None
 
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:

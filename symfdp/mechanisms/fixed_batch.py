@@ -120,6 +120,11 @@ class SymmetrisedPair(Mechanism):
         ls = check_array("l", l, allow_inf=True)
         return scalar_or_array(self._pick(ls, "plrv_sf", under, bool(inclusive)))
 
+    def loss_lattice(self) -> float | None:
+        """The coarser of the two directions' (None when either has a density)."""
+        spans = [m.loss_lattice() for m in self._dirs]
+        return None if None in spans else max(s for s in spans if s is not None)
+
     def plrv_support(self) -> tuple[float, float]:
         add, rem = self._dirs
         a, b = add.plrv_support(), rem.plrv_support()

@@ -138,8 +138,7 @@ class PureDP(Mechanism):
     def plrv_support(self) -> tuple[float, float]:
         return (-self.eps, self.eps)
 
-    @property
-    def loss_lattice_span(self) -> float | None:
+    def loss_lattice(self) -> float | None:
         """L takes the values +-eps: a lattice of span 2 eps (None at eps = 0)."""
         return 2.0 * self.eps if self.eps > 0 else None
 

@@ -109,6 +109,12 @@ class PoissonSubsampled(Mechanism):
         """L is a smooth monotone function of the base loss: continuous iff it is."""
         return self.base.continuous_loss
 
+    def loss_lattice(self) -> float | None:
+        r"""The base's: :math:`\ell(l) = \log(1 - p + p e^{l})` is increasing with
+        slope below 1, so neighbouring atoms of L lie at most the base span apart
+        (a law of finitely many atoms off the lattice for :math:`p < 1`)."""
+        return self.base.loss_lattice()
+
     @property
     def pairs(self) -> tuple[Mechanism, ...]:
         """``(add, remove)`` for ``"both"`` (built once), else ``(self,)``."""

@@ -53,6 +53,10 @@ class Swapped(Mechanism):
     def swapped(self) -> Mechanism:
         return self.base
 
+    def loss_lattice(self) -> float | None:
+        """``L' = -L``: the base lattice, reflected."""
+        return self.base.loss_lattice()
+
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         return -self.base.log_likelihood_ratio(x)
 
