@@ -109,7 +109,6 @@ def test_from_dp_event(event, adjacency, expected) -> None:
         ),
         (de.RandomizedResponseDpEvent(0.1, 2), "add_or_remove", "RandomizedResponse"),
         (de.RandomizedResponseDpEvent(0.1, 3), "replace_one", "RandomizedResponse"),
-        (SG, "replace_one", "PoissonSampledDpEvent"),
         (
             de.PoissonSampledDpEvent(0.1, de.SelfComposedDpEvent(SG.event, 2)),
             "add_or_remove",
@@ -267,6 +266,10 @@ PLD_CASES = [
         NR.ADD_OR_REMOVE_ONE,
     ),
     (de.SelfComposedDpEvent(de.GaussianDpEvent(2.0), 4), NR.REPLACE_ONE),
+    (
+        de.SelfComposedDpEvent(de.PoissonSampledDpEvent(0.1, SG.event), 20),
+        NR.REPLACE_ONE,
+    ),
     # dp-accounting's PLD composes a RandomizedResponseDpEvent once whatever its
     # count, so the composition is spelled out.
     (de.ComposedDpEvent([de.RandomizedResponseDpEvent(0.3, 2)] * 6), NR.REPLACE_ONE),

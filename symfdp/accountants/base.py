@@ -293,6 +293,10 @@ class Accountant(ABC):
             A :class:`~symfdp.curve.PrivacyCurve`.
         """
         with cyclic_gc_paused():
+            if is_dp_event(mechanism):  # the relation is applied to its mechanisms
+                relation = "add_or_remove" if adjacency is None else adjacency
+                mechanism, n = composition_of_event(mechanism, n, relation), None
+                adjacency = None
             components = normalize_composition(apply_adjacency(mechanism, adjacency), n)
             return self._curve(components)
 

@@ -21,22 +21,24 @@ event                               ``"add_or_remove"``         ``"replace_one"`
 ==================================  ==========================  ======================
 ``GaussianDpEvent(nm)``             ``Gaussian(mu=1/nm)``       ``Gaussian(mu=2/nm)``
 ``LaplaceDpEvent(nm)``              ``Laplace(mu=1/nm)``        ``Laplace(mu=2/nm)``
-``PoissonSampledDpEvent(q, G)``     ``SubsampledGaussian``      only ``q = 1``
-``PoissonSampledDpEvent(q, L)``     ``SubsampledLaplace``       only ``q = 1``
+``PoissonSampledDpEvent(q, G)``     ``SubsampledGaussian``      its replace-one pair
+``PoissonSampledDpEvent(q, L)``     ``SubsampledLaplace``       its replace-one pair
 ``RandomizedResponseDpEvent(p,2)``  not defined                 ``PureDP(log(2/p-1))``
 ``SelfComposedDpEvent(e, k)``       ``e`` counted ``k`` times   the same
 ``ComposedDpEvent([e1, ...])``      the concatenation           the same
 ``NoOpDpEvent()``                   nothing                     nothing
 ==================================  ==========================  ======================
 
-Replacement moves the sum by at most :math:`2C` (dp-accounting's ``REPLACE``
-at ``q = 1``: twice the sensitivity). Nested Poisson sampling multiplies the
-probabilities. A zero noise multiplier or a ``NonPrivateDpEvent`` is
-non-private; a sampling probability 0, a count 0, one bucket or noise
-parameter 1 contribute nothing. Every other event type raises
-:class:`UnsupportedEventError` (e.g. ``DiscreteLaplaceDpEvent``, sampling with
-or without replacement, tree aggregation, zCDP, Poisson sampling of anything
-but a Gaussian or Laplace event or under ``"replace_one"``)."""
+The events become the mechanisms of the add/remove column, and the relation
+is applied once, by :func:`~symfdp.mechanisms.with_adjacency`
+(:meth:`~symfdp.mechanisms.Mechanism.replace_one`): replacement moves the sum
+by at most :math:`2C` (dp-accounting's ``REPLACE``: twice the sensitivity).
+Nested Poisson sampling multiplies the probabilities. A zero noise multiplier
+or a ``NonPrivateDpEvent`` is non-private; a sampling probability 0, a count
+0, one bucket or noise parameter 1 contribute nothing. Every other event type
+raises :class:`UnsupportedEventError` (e.g. ``DiscreteLaplaceDpEvent``,
+sampling with or without replacement, tree aggregation, zCDP, Poisson sampling
+of anything but a Gaussian or Laplace event)."""
 
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ import math
 from typing import Any, Final
 
 from symfdp._validation import check_int
+from symfdp.mechanisms.adjacency import with_adjacency
 from symfdp.mechanisms.base import Mechanism
 
 #: The neighbouring relations, as dp-accounting's ``NeighboringRelation``
@@ -133,16 +136,18 @@ def from_dp_event(event: Any, adjacency: Any = "add_or_remove") -> Composition:
     return list(out.items())
 
 
-def composition_of_event(event: Any, n: Any = None) -> Composition:
-    """``compose(event, n)``'s composition: :func:`from_dp_event` (add/remove
-    adjacency) with every count multiplied by ``n`` (default 1).
+def composition_of_event(
+    event: Any, n: Any = None, adjacency: Any = "add_or_remove"
+) -> Composition:
+    """``compose(event, n, adjacency=)``'s composition: :func:`from_dp_event`
+    under ``adjacency`` with every count multiplied by ``n`` (default 1).
 
     Raises:
         ValueError: the event costs no privacy (there is no curve to compute),
             besides the errors of :func:`from_dp_event`.
     """
     k = 1 if n is None else check_int("n", n, lo=1)
-    comp = from_dp_event(event)
+    comp = from_dp_event(event, adjacency)
     if not comp:
         raise ValueError(
             f"{event!r} costs no privacy (only no-op parts): there is no "
@@ -173,6 +178,7 @@ def _walk(event: Any, count: int, adjacency: str, out: dict[Mechanism, int]) -> 
     if mechanism is _NON_PRIVATE:
         return count > 0
     if count > 0:
+        mechanism = with_adjacency(mechanism, adjacency)
         out[mechanism] = out.get(mechanism, 0) + count
     return False
 
@@ -207,7 +213,6 @@ def _single(event: Any, adjacency: str) -> Any:
 
     from symfdp import mechanisms as M
 
-    factor = 2.0 if adjacency == "replace_one" else 1.0
     if isinstance(event, (de.GaussianDpEvent, de.LaplaceDpEvent)):
         nm = _noise(event)
         if nm == 0.0:
@@ -215,7 +220,7 @@ def _single(event: Any, adjacency: str) -> Any:
         if nm == math.inf:
             return None
         cls = M.Gaussian if isinstance(event, de.GaussianDpEvent) else M.Laplace
-        return cls(mu=factor / nm)
+        return cls(mu=1.0 / nm)
     if isinstance(event, de.RandomizedResponseDpEvent):
         return _randomized_response(event, adjacency)
     if isinstance(event, de.PoissonSampledDpEvent):
@@ -274,10 +279,6 @@ def _poisson(event: Any, adjacency: str) -> Any:
     base = _single(event.event, adjacency)
     if q == 1.0 or base is None or base is _NON_PRIVATE:
         return base
-    if adjacency == "replace_one":
-        raise UnsupportedEventError(
-            event, "Poisson sampling is served for adjacency='add_or_remove' only."
-        )
     if isinstance(base, M.Gaussian):
         return M.SubsampledGaussian(p=q, mu=base.mu)
     if isinstance(base, M.Laplace):

@@ -107,6 +107,28 @@ class Mechanism(ABC):
         condition of :class:`~symfdp.accountants.contour.Contour`."""
         return False
 
+    def replace_one(self) -> Mechanism:
+        """The mechanism under replace-one neighbours: a mechanism whose
+        ``pairs`` cover the relation (:func:`~symfdp.mechanisms.with_adjacency`).
+
+        A family defined by a sensitivity bound (a record moves the output by
+        at most that much when added or removed) moves it by twice as much when
+        replaced: its shift doubles (dp-accounting's ``REPLACE_ONE``). A family
+        whose parameter is the guarantee itself (pure DP, randomized response,
+        an (eps, delta) event) is that guarantee under the relation stated.
+
+        Raises:
+            ValueError: the mechanism cannot say what replace-one neighbours
+                are (the default: a pair given by its densities or PMFs).
+        """
+        raise ValueError(
+            f"adjacency='replace_one' is not defined for {self!r}: a pair given "
+            "by its densities, PMFs or privacy loss does not say how replacing a "
+            "record moves it. Build the replace-one dominating pair itself (e.g. "
+            "with M.from_pmfs or M.from_densities) and compose it with "
+            "adjacency='add_or_remove'."
+        )
+
     def swapped(self) -> Mechanism:
         """The pair ``(Q, P)``: its trade-off is the inverse ``f^{-1}``."""
         from symfdp.mechanisms.swapped import Swapped

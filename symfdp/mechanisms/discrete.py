@@ -381,6 +381,11 @@ class RandomizedResponse(FiniteLoss):
         object.__setattr__(self, "eps", check_real("eps", self.eps, 0.0))
         object.__setattr__(self, "k", check_int("k", self.k, lo=2))
 
+    def replace_one(self) -> RandomizedResponse:
+        """Itself: its pair (true category 0 vs 1) is the replace-one pair
+        (dp-accounting's ``REPLACE_ONE`` for ``RandomizedResponseDpEvent``)."""
+        return self
+
     def _atoms(self) -> tuple[FloatArray, FloatArray]:
         e, k = self.eps, self.k
         log_z = np.logaddexp(e, math.log(k - 1))
@@ -450,6 +455,10 @@ class DiscreteLaplace(FiniteLoss):
             self, "sensitivity", check_int("sensitivity", self.sensitivity, lo=1)
         )
 
+    def replace_one(self) -> DiscreteLaplace:
+        """Replacing a record moves the value by twice the sensitivity."""
+        return DiscreteLaplace(self.a, 2 * self.sensitivity)
+
     def _atoms(self) -> tuple[FloatArray, FloatArray]:
         a, s = self.a, self.sensitivity
         log_norm = -np.logaddexp(0.0, -a)  # log 1/(1 + e^{-a})
@@ -504,6 +513,10 @@ class DiscreteGaussian(FiniteLoss):
         object.__setattr__(
             self, "sensitivity", check_int("sensitivity", self.sensitivity, lo=1)
         )
+
+    def replace_one(self) -> DiscreteGaussian:
+        """Replacing a record moves the value by twice the sensitivity."""
+        return DiscreteGaussian(self.sigma, 2 * self.sensitivity)
 
     @functools.cached_property
     def _grid(self) -> tuple[FloatArray, float]:

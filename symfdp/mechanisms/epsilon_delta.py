@@ -78,6 +78,10 @@ class EpsilonDelta(Mechanism):
         """The pair conditioned on a non-blatant outcome: ``PureDP(eps)``."""
         return PureDP(self.eps)
 
+    def replace_one(self) -> EpsilonDelta:
+        """The guarantee under the relation stated: itself."""
+        return self
+
     def loss_lattice(self) -> float | None:
         """The finite part's (the blatant outcome is split off exactly)."""
         return self.finite_part().loss_lattice()

@@ -120,6 +120,12 @@ class SymmetrisedPair(Mechanism):
         ls = check_array("l", l, allow_inf=True)
         return scalar_or_array(self._pick(ls, "plrv_sf", under, bool(inclusive)))
 
+    def replace_one(self) -> Mechanism:
+        """Itself: a pair symmetrised over its two directions, as replace-one
+        neighbours need (:class:`SampledWithoutReplacement` is defined for
+        them)."""
+        return self
+
     def loss_lattice(self) -> float | None:
         """The coarser of the two directions' (None when either has a density)."""
         spans = [m.loss_lattice() for m in self._dirs]

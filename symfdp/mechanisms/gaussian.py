@@ -93,6 +93,11 @@ class Gaussian(Mechanism):
         """L is normal for ``mu > 0`` (an atom at 0 for ``mu = 0``)."""
         return self.mu > 0
 
+    def replace_one(self) -> Gaussian:
+        """Replacing a record moves the mean by twice the sensitivity:
+        ``Gaussian(2 mu)`` (dp-accounting's ``REPLACE_ONE``)."""
+        return Gaussian(mu=2.0 * self.mu)
+
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         return self.mu * check_array("x", x, allow_inf=True) - self.mu**2 / 2
 

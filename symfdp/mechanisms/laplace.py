@@ -129,6 +129,11 @@ class Laplace(Mechanism):
     def __post_init__(self) -> None:
         object.__setattr__(self, "mu", check_real("mu", self.mu, 0.0))
 
+    def replace_one(self) -> Laplace:
+        """Replacing a record moves the location by twice the sensitivity:
+        ``Laplace(2 mu)``."""
+        return Laplace(mu=2.0 * self.mu)
+
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         xs = check_array("x", x, allow_inf=True)
         return scalar_or_array(np.abs(xs) - np.abs(xs - self.mu))

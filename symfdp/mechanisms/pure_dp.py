@@ -138,6 +138,10 @@ class PureDP(Mechanism):
     def plrv_support(self) -> tuple[float, float]:
         return (-self.eps, self.eps)
 
+    def replace_one(self) -> PureDP:
+        """The guarantee under the relation stated: itself."""
+        return self
+
     def loss_lattice(self) -> float | None:
         """L takes the values +-eps: a lattice of span 2 eps (None at eps = 0)."""
         return 2.0 * self.eps if self.eps > 0 else None

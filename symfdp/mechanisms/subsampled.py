@@ -109,6 +109,27 @@ class PoissonSubsampled(Mechanism):
         """L is a smooth monotone function of the base loss: continuous iff it is."""
         return self.base.continuous_loss
 
+    def replace_one(self) -> Mechanism:
+        """The base's replace-one mechanism at ``p = 1``.
+
+        Raises:
+            ValueError: ``p < 1``: under replace-one neighbours Poisson
+                subsampling has its own dominating pair (a mixture over the
+                replaced and the replacing record), known for
+                :class:`~symfdp.mechanisms.SubsampledGaussian` and
+                :class:`~symfdp.mechanisms.SubsampledLaplace`.
+        """
+        if self.p == 1.0:
+            return self.base.replace_one()
+        raise ValueError(
+            f"adjacency='replace_one' is not implemented for {self!r}: under "
+            "replace-one neighbours Poisson subsampling has its own dominating "
+            "pair (a mixture over the replaced and the replacing record), "
+            "implemented for SubsampledGaussian and SubsampledLaplace. Use "
+            "adjacency='add_or_remove', or SampledWithoutReplacement for a fixed "
+            "batch under replace-one."
+        )
+
     def loss_lattice(self) -> float | None:
         r"""The base's: :math:`\ell(l) = \log(1 - p + p e^{l})` is increasing with
         slope below 1, so neighbouring atoms of L lie at most the base span apart

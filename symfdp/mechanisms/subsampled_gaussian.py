@@ -346,8 +346,8 @@ class SubsampledGaussian(PoissonSubsampled):
         (:func:`~symfdp.mechanisms.from_log_likelihood_ratio`, masses to ~1e-12)."""
         from symfdp.mechanisms.user_defined import from_log_likelihood_ratio
 
-        if self.mu == 0.0:
-            return Gaussian(mu=0.0)
+        if self.mu == 0.0 or self.p == 1.0:
+            return Gaussian(mu=2.0 * self.mu)
         args = (self._log_q, math.log(self.p), self.mu)
         return from_log_likelihood_ratio(
             functools.partial(_replace_one_llr, *args),

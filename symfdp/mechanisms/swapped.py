@@ -53,6 +53,10 @@ class Swapped(Mechanism):
     def swapped(self) -> Mechanism:
         return self.base
 
+    def replace_one(self) -> Mechanism:
+        """The base's (replace-one covers both directions)."""
+        return self.base.replace_one()
+
     def loss_lattice(self) -> float | None:
         """``L' = -L``: the base lattice, reflected."""
         return self.base.loss_lattice()
