@@ -182,6 +182,18 @@ class Mechanism(ABC):
         """Essential support ``(lo, hi)`` of L (may be infinite)."""
         return (-math.inf, math.inf)
 
+    def gaussian_mu(self) -> float | None:
+        r"""The closed-form law capability: :math:`\mu` when the privacy loss
+        is that of :math:`G_\mu` (:math:`L \sim N(-\mu^2/2, \mu^2)` under P,
+        Dong et al. 2019, Cor. 2.13), else None (the default)."""
+        return None
+
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray] | None:
+        """The finite-law capability: ``(losses, log_p)``, the sorted distinct
+        values of L and their log P-masses when L takes finitely many values
+        (exactly), else None (the default)."""
+        return None
+
     def loss_lattice(self) -> float | None:
         r"""The lattice capability of the privacy-loss law, asked by every
         accountant's error model and by the certified grid.

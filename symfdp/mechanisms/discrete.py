@@ -75,6 +75,11 @@ class FiniteLoss(Mechanism):
         out["log_p"] = log_p
         return out
 
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray]:
+        """The atoms (:meth:`_atoms`)."""
+        law = self._law
+        return law["l"], law["log_p"]
+
     def loss_lattice(self) -> float | None:
         """The span of the coarsest lattice holding every atom (a divisor of the
         smallest gap by at most :data:`LATTICE_DIVISORS`, to 1e-9), else the

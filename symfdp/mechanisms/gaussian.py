@@ -93,6 +93,9 @@ class Gaussian(Mechanism):
         """L is normal for ``mu > 0`` (an atom at 0 for ``mu = 0``)."""
         return self.mu > 0
 
+    def gaussian_mu(self) -> float:
+        return self.mu
+
     def replace_one(self) -> Gaussian:
         """Replacing a record moves the mean by twice the sensitivity:
         ``Gaussian(2 mu)`` (dp-accounting's ``REPLACE_ONE``)."""

@@ -138,6 +138,11 @@ class PureDP(Mechanism):
     def plrv_support(self) -> tuple[float, float]:
         return (-self.eps, self.eps)
 
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray]:
+        """``L = -eps, eps`` with P-masses ``e^eps/(1+e^eps), 1/(1+e^eps)``."""
+        rule = self.plrv_quadrature()
+        return rule.nodes, rule.log_weights
+
     def replace_one(self) -> PureDP:
         """The guarantee under the relation stated: itself."""
         return self

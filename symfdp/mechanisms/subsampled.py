@@ -130,6 +130,19 @@ class PoissonSubsampled(Mechanism):
             "batch under replace-one."
         )
 
+    def gaussian_mu(self) -> float | None:
+        """The base's at ``p = 1`` (the base pair or its swap), else None."""
+        ident = self._identity()
+        return None if ident is None else ident.gaussian_mu()
+
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray] | None:
+        r"""For a finite base law: the base atoms mapped by the monotone
+        :math:`\ell` (this pair's rule on the base atoms is exact)."""
+        if self.base.finite_loss_law() is None:
+            return None
+        rule = self.plrv_quadrature()
+        return rule.nodes, rule.log_weights
+
     def loss_lattice(self) -> float | None:
         r"""The base's: :math:`\ell(l) = \log(1 - p + p e^{l})` is increasing with
         slope below 1, so neighbouring atoms of L lie at most the base span apart

@@ -53,6 +53,18 @@ class Swapped(Mechanism):
     def swapped(self) -> Mechanism:
         return self.base
 
+    def gaussian_mu(self) -> float | None:
+        r"""The base's: the law of :math:`G_\mu` is its own swap."""
+        return self.base.gaussian_mu()
+
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray] | None:
+        """The base law reflected: values ``-l``, P-masses ``p e^l``."""
+        law = self.base.finite_loss_law()
+        if law is None:
+            return None
+        l, log_p = law
+        return -l[::-1], (log_p + l)[::-1]
+
     def replace_one(self) -> Mechanism:
         """The base's (replace-one covers both directions)."""
         return self.base.replace_one()

@@ -232,3 +232,36 @@ def test_discrete_gaussian_single_release_is_warned_with_the_true_error_size() -
     assert float(auto.epsilon(1e-6)) == pytest.approx(
         _exact_epsilon(law, 1, 1e-6), rel=1e-6
     )
+
+
+@pytest.mark.parametrize("n", [1, 10])
+@pytest.mark.parametrize("law", LAWS, ids=lambda law: law.name)
+def test_exact_composes_finite_laws_to_the_exact_sums(law: Law, n: int) -> None:
+    """Exact serves every finite law (binomial for two atoms, the multinomial
+    sum by lattice convolution otherwise): equal to the mpmath sums."""
+    curve = A.Exact().compose(law.build(), n)
+    for e in EPS_POINTS:
+        assert float(curve.delta(e)) == pytest.approx(
+            _exact_delta(law, n, e), rel=1e-9, abs=1e-15
+        )
+    for d in DELTA_POINTS:
+        assert float(curve.epsilon(d)) == pytest.approx(
+            _exact_epsilon(law, n, d), rel=1e-9, abs=1e-9
+        )
+
+
+def test_exact_binomial_tail_of_large_pure_dp_compositions() -> None:
+    """Randomized response with two buckets, n = 500: the binomial sum
+    (Kairouz, Oh, Viswanath 2015, Thm 3.3) in mpmath, deep in the tail."""
+    eps0, n = 0.3, 500
+    curve = A.Exact().compose(M.RandomizedResponse(eps=eps0, k=2), n)
+    with mp.workdps(MP_DPS):
+        q = mp.exp(eps0) / (1 + mp.exp(eps0))
+        for e in (10.0, 30.0):
+            ref = mp.fsum(
+                mp.binomial(n, j)
+                * (q ** (n - j) * (1 - q) ** j - mp.exp(e) * q**j * (1 - q) ** (n - j))
+                for j in range(n + 1)
+                if eps0 * (n - 2 * j) > e
+            )
+            assert float(curve.delta(e)) == pytest.approx(float(ref), rel=1e-9)
