@@ -18,7 +18,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -30,6 +30,9 @@ from symfdp._validation import (
     check_int,
     scalar_or_array,
 )
+
+if TYPE_CHECKING:
+    from symfdp.mechanisms._complex_mgf import LogMGF
 
 Under = Literal["P", "Q"]
 Pair = Literal["add", "remove", "both"]
@@ -181,6 +184,13 @@ class Mechanism(ABC):
     def plrv_support(self) -> tuple[float, float]:
         """Essential support ``(lo, hi)`` of L (may be infinite)."""
         return (-math.inf, math.inf)
+
+    def complex_log_mgf(self) -> LogMGF | None:
+        r"""The complex log-MGF capability: :math:`z \mapsto \operatorname{Log}
+        E_Q[e^{zL}]` on vertical lines (:mod:`symfdp.mechanisms._complex_mgf`),
+        for the contour integral; None where none is implemented (the
+        default)."""
+        return None
 
     def gaussian_mu(self) -> float | None:
         r"""The closed-form law capability: :math:`\mu` when the privacy loss

@@ -21,6 +21,7 @@ from symfdp._validation import (
     check_int,
     check_real,
 )
+from symfdp.mechanisms._complex_mgf import GaussianLogMGF
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -95,6 +96,10 @@ class Gaussian(Mechanism):
 
     def gaussian_mu(self) -> float:
         return self.mu
+
+    def complex_log_mgf(self) -> GaussianLogMGF | None:
+        r""":math:`\mu^2 z(1+z)/2` (None at ``mu = 0``: an atom at 0)."""
+        return GaussianLogMGF(float(self.mu)) if self.mu > 0 else None
 
     def replace_one(self) -> Gaussian:
         """Replacing a record moves the mean by twice the sensitivity:

@@ -34,6 +34,7 @@ from symfdp._validation import (
 )
 from symfdp._warnings import warn_pair_deprecated
 from symfdp.mechanisms import _logmix as lm
+from symfdp.mechanisms._complex_mgf import LogMGF
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -129,6 +130,12 @@ class PoissonSubsampled(Mechanism):
             "adjacency='add_or_remove', or SampledWithoutReplacement for a fixed "
             "batch under replace-one."
         )
+
+    def complex_log_mgf(self) -> LogMGF | None:
+        """The base's at ``p = 1`` (the base pair or its swap), else None
+        (families with a closed form override)."""
+        ident = self._identity()
+        return None if ident is None else ident.complex_log_mgf()
 
     def gaussian_mu(self) -> float | None:
         """The base's at ``p = 1`` (the base pair or its swap), else None."""

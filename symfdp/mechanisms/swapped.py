@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._validation import check_array, check_callable, check_choice
+from symfdp.mechanisms._complex_mgf import LogMGF, ReflectedLogMGF
 from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
 
 
@@ -52,6 +53,11 @@ class Swapped(Mechanism):
 
     def swapped(self) -> Mechanism:
         return self.base
+
+    def complex_log_mgf(self) -> LogMGF | None:
+        """:math:`M'(z) = M(-1-z)` of the base's."""
+        inner = self.base.complex_log_mgf()
+        return None if inner is None else ReflectedLogMGF(inner)
 
     def gaussian_mu(self) -> float | None:
         r"""The base's: the law of :math:`G_\mu` is its own swap."""
