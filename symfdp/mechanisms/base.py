@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
@@ -30,6 +30,7 @@ from symfdp._validation import (
     check_int,
     scalar_or_array,
 )
+from symfdp.mechanisms._panels import Rule, split_rule
 
 if TYPE_CHECKING:
     from symfdp.mechanisms._complex_mgf import LogMGF
@@ -180,6 +181,16 @@ class Mechanism(ABC):
     @abstractmethod
     def plrv_quadrature(self) -> PLRVQuadrature:
         """A quadrature rule for ``E_P[h(L)]`` accurate for smooth ``h``."""
+
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        """Quadrature rules ``(loss values, P-weights)`` of L under P on each of
+        ``(-inf, c_1], (c_1, c_2], ..., (c_k, inf)`` for the sorted ``cuts``,
+        accurate for functions smooth on each interval (the capability behind
+        kinked expectations: functionals, the symmetrised pair's moments).
+        Default: :meth:`plrv_quadrature` split at the cuts (exact for atoms;
+        families with a density put panel edges at the cuts instead)."""
+        rule = self.plrv_quadrature()
+        return split_rule((rule.nodes, rule.weights("P")), sorted(cuts))
 
     def plrv_support(self) -> tuple[float, float]:
         """Essential support ``(lo, hi)`` of L (may be infinite)."""

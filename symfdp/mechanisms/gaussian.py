@@ -5,8 +5,9 @@ under P and Q."""
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
@@ -22,6 +23,7 @@ from symfdp._validation import (
     check_real,
 )
 from symfdp.mechanisms._complex_mgf import GaussianLogMGF
+from symfdp.mechanisms._panels import Rule, fixed_panels, split_rule
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -60,6 +62,10 @@ def gaussian_tradeoff(mu: float, alpha: ArrayLike) -> FloatArray:
     return cast(FloatArray, special.ndtr(-special.ndtri(a) - mu))
 
 
+#: Half-width (standard deviations) of the output space of ``plrv_pieces``.
+PIECES_HALF_WIDTH = 16.0
+
+
 @dataclass(frozen=True)
 class Gaussian(Mechanism):
     """Gaussian mechanism ``N(0,1)`` vs ``N(mu,1)``; give ``mu`` or ``sigma``.
@@ -96,6 +102,23 @@ class Gaussian(Mechanism):
 
     def gaussian_mu(self) -> float:
         return self.mu
+
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        r"""Panels in :math:`x` (:math:`L = \mu x - \mu^2/2`, :math:`x \sim N(0,1)`
+        under P) over :math:`\pm(16 + \mu)` with an edge at every cut."""
+        cuts = sorted(cuts)
+        mu = self.mu
+        if mu == 0.0:
+            return split_rule((np.zeros(1), np.ones(1)), cuts)
+        lo_x, hi_x = -PIECES_HALF_WIDTH - mu, mu + PIECES_HALF_WIDTH
+        xs = [min(max((c + mu * mu / 2) / mu, lo_x), hi_x) for c in cuts]
+        edges = [lo_x, *xs, hi_x]
+        out = []
+        for a, b in itertools.pairwise(edges):
+            x, w = fixed_panels(a, b)
+            dens = w * np.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+            out.append((mu * x - mu * mu / 2, dens))
+        return out
 
     def complex_log_mgf(self) -> GaussianLogMGF | None:
         r""":math:`\mu^2 z(1+z)/2` (None at ``mu = 0``: an atom at 0)."""

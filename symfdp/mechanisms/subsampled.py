@@ -19,6 +19,7 @@ remove)``, trade-off :math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (Dong et al.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
@@ -35,6 +36,7 @@ from symfdp._validation import (
 from symfdp._warnings import warn_pair_deprecated
 from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms._complex_mgf import LogMGF
+from symfdp.mechanisms._panels import Rule
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -130,6 +132,22 @@ class PoissonSubsampled(Mechanism):
             "adjacency='add_or_remove', or SampledWithoutReplacement for a fixed "
             "batch under replace-one."
         )
+
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        r"""The base's pieces at :math:`\ell^{-1}` of the cuts, values mapped by
+        :math:`\ell` (add pair); the remove pair's mirror those of the add pair
+        (as :class:`~symfdp.mechanisms.Swapped`)."""
+        cuts = sorted(cuts)
+        if self.p == 1.0:
+            ident = self._identity()
+            assert ident is not None
+            return ident.plrv_pieces(cuts)
+        if self.pair == "remove":
+            rules = self._paired("add").plrv_pieces([-c for c in reversed(cuts)])
+            return [(-v, w * np.exp(v)) for v, w in reversed(rules)]
+        ys = lm.log_mix_inverse(np.array(cuts, dtype=np.float64), self.p)
+        rules = self.base.plrv_pieces([float(y) for y in ys])
+        return [(lm.log_mix(v, self.p), w) for v, w in rules]
 
     def complex_log_mgf(self) -> LogMGF | None:
         """The base's at ``p = 1`` (the base pair or its swap), else None

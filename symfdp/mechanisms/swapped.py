@@ -11,7 +11,7 @@ distributed as :math:`-L` under Q, so
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 
 from symfdp._validation import check_array, check_callable, check_choice
 from symfdp.mechanisms._complex_mgf import LogMGF, ReflectedLogMGF
+from symfdp.mechanisms._panels import Rule
 from symfdp.mechanisms.base import FloatArray, Mechanism, Param, PLRVQuadrature, Under
 
 
@@ -53,6 +54,12 @@ class Swapped(Mechanism):
 
     def swapped(self) -> Mechanism:
         return self.base
+
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        """``L' = -L`` under ``P' = Q``: the base's pieces at the mirrored cuts,
+        values negated, weights ``w e^L``, in reverse order."""
+        rules = self.base.plrv_pieces([-c for c in reversed(sorted(cuts))])
+        return [(-v, w * np.exp(v)) for v, w in reversed(rules)]
 
     def complex_log_mgf(self) -> LogMGF | None:
         """:math:`M'(z) = M(-1-z)` of the base's."""
