@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from symfdp.mechanisms import _logmix as lm
-from symfdp.mechanisms.base import QuadratureLimitError
+from symfdp.mechanisms._errors import QuadratureLimitError
 
 ComplexArray = NDArray[np.complex128]
 FloatArray = NDArray[np.float64]

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -30,10 +30,12 @@ from symfdp._validation import (
     check_int,
     scalar_or_array,
 )
+from symfdp.mechanisms._complex_mgf import LogMGF, ReflectedLogMGF
+from symfdp.mechanisms._errors import QuadratureLimitError as QuadratureLimitError
 from symfdp.mechanisms._panels import Rule, split_rule
-
-if TYPE_CHECKING:
-    from symfdp.mechanisms._complex_mgf import LogMGF
+from symfdp.mechanisms._tilted import tilted_abs_moment3 as tilted_abs_moment3
+from symfdp.mechanisms._tilted import tilted_cgf as tilted_cgf
+from symfdp.mechanisms._tilted import tilted_weight_blocks as tilted_weight_blocks
 
 Under = Literal["P", "Q"]
 Pair = Literal["add", "remove", "both"]
@@ -43,11 +45,6 @@ FloatArray = NDArray[np.float64]
 #: Largest cumulant order served: Edgeworth of the largest order J = 64
 #: (:func:`symfdp._validation.check_order`) needs kappa_1..kappa_{J+2}.
 MAX_CUMULANT_ORDER: Final = 66
-
-
-class QuadratureLimitError(ValueError):
-    """A quadrature rule would need more nodes than its memory guard allows (a
-    CGF tilt far out in the tail)."""
 
 
 @dataclass(frozen=True)
@@ -135,8 +132,6 @@ class Mechanism(ABC):
 
     def swapped(self) -> Mechanism:
         """The pair ``(Q, P)``: its trade-off is the inverse ``f^{-1}``."""
-        from symfdp.mechanisms.swapped import Swapped
-
         return Swapped(self)
 
     @abstractmethod
@@ -313,70 +308,148 @@ class Mechanism(ABC):
         return scalar_or_array(np.clip(sf_q - second, 0.0, 1.0))
 
 
-def tilted_cgf(
-    nodes: ArrayLike, log_weights: ArrayLike, t: ArrayLike, *, chunk: int = 4_000_000
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    r"""``(K, K', K'')`` of a discrete law at each ``t``, in log space:
-    :math:`K(t) = \log \sum_i e^{\log w_i + t l_i}`, :math:`K'` and :math:`K''` the
-    mean and variance under the tilted weights (no cancellation); chunked over ``t``."""
-    l = np.asarray(nodes, dtype=np.float64)
-    logw = np.asarray(log_weights, dtype=np.float64)
-    ts = np.asarray(t, dtype=np.float64)
-    flat = ts.reshape(-1)
-    k0 = np.empty(flat.size)
-    k1 = np.empty(flat.size)
-    k2 = np.empty(flat.size)
-    step = max(1, chunk // max(l.size, 1))
-    for start in range(0, flat.size, step):
-        tt = flat[start : start + step, None]
-        with np.errstate(invalid="ignore"):
-            a = logw[None, :] + tt * l[None, :]
-        a = np.where(np.isnan(a), -np.inf, a)
-        amax = a.max(axis=1, keepdims=True)
-        e = np.exp(a - amax)
-        s = e.sum(axis=1)
-        wt = e / s[:, None]
-        m1 = wt @ l
-        k0[start : start + step] = amax[:, 0] + np.log(s)
-        k1[start : start + step] = m1
-        k2[start : start + step] = (wt * (l[None, :] - m1[:, None]) ** 2).sum(axis=1)
-    shape = ts.shape
-    return k0.reshape(shape), k1.reshape(shape), k2.reshape(shape)
+def _other_measure(under: Under) -> Under:
+    check_choice("under", under, ("P", "Q"))
+    return "Q" if under == "P" else "P"
 
 
-def tilted_abs_moment3(
-    nodes: ArrayLike, log_weights: ArrayLike, t: ArrayLike, *, chunk: int = 4_000_000
-) -> tuple[FloatArray, FloatArray]:
-    r"""Mean and :math:`E|l - \text{mean}|^3` of a discrete law tilted by
-    :math:`e^{tl}`, at each ``t``, with weights normalised in log space;
-    non-finite nodes (atoms at infinity) are left out. Chunked like
-    :func:`tilted_cgf`."""
-    l = np.asarray(nodes, dtype=np.float64)
-    logw = np.asarray(log_weights, dtype=np.float64)
-    keep = np.isfinite(l)
-    l, logw = l[keep], logw[keep]
-    ts = np.asarray(t, dtype=np.float64)
-    flat = ts.reshape(-1)
-    mean = np.empty(flat.size)
-    m3 = np.empty(flat.size)
-    for block, w in tilted_weight_blocks(l, logw, flat, chunk):
-        mu = w @ l
-        mean[block] = mu
-        m3[block] = (w * np.abs(l[None, :] - mu[:, None]) ** 3).sum(1)
-    return mean.reshape(ts.shape), m3.reshape(ts.shape)
+@dataclass(frozen=True)
+class Swapped(Mechanism):
+    r"""The pair ``(Q, P)`` of ``base = (P, Q)`` (here, beside
+    :meth:`Mechanism.swapped` that builds it).
 
+    Its PLRV is :math:`L' = \log dP/dQ = -L`, with :math:`L'` under :math:`P' = Q`
+    distributed as :math:`-L` under Q, so :math:`P_{P'}(L' \le l) = P_Q(L \ge
+    -l)`; :math:`\kappa_r(L' \mid P') = (-1)^r \kappa_r(L \mid Q)`;
+    :math:`K_{P'}(t) = K_P(1 - t)` and :math:`K_{Q'}(t) = K_P(-t)`;
+    :math:`T(Q, P) = T(P, Q)^{-1}` (Dong et al. 2019, Sec. 2.1)."""
 
-def tilted_weight_blocks(
-    nodes: FloatArray, log_weights: FloatArray, t: FloatArray, chunk: int
-) -> Iterator[tuple[slice, FloatArray]]:
-    r"""The normalised tilted weights :math:`\tilde w_{ij} \propto e^{\log w_j +
-    t_i l_j}` of finite ``nodes`` for the 1-d ``t``, in blocks of at most
-    ``chunk`` entries (tilts x nodes): ``(slice of t, weights)`` per block, each
-    row shifted by its maximum before the exponential (no overflow)."""
-    step = max(1, chunk // max(nodes.size, 1))
-    for start in range(0, t.size, step):
-        a = log_weights[None, :] + t[start : start + step, None] * nodes[None, :]
-        a = a - a.max(axis=1, keepdims=True)
-        w = np.exp(a)
-        w /= w.sum(axis=1, keepdims=True)
-        yield slice(start, start + step), w
+    base: Mechanism
+
+    name: ClassVar[str] = "swapped"
+    PARAMS: ClassVar[dict[str, Param]] = {}
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.base, Mechanism):
+            raise TypeError(
+                f"base must be a Mechanism. Found {type(self.base).__name__}."
+            )
+
+    @property
+    def is_symmetric(self) -> bool:
+        return self.base.is_symmetric
+
+    @property
+    def continuous_loss(self) -> bool:
+        return self.base.continuous_loss
+
+    def swapped(self) -> Mechanism:
+        return self.base
+
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        """``L' = -L`` under ``P' = Q``: the base's pieces at the mirrored cuts,
+        values negated, weights ``w e^L``, in reverse order."""
+        rules = self.base.plrv_pieces([-c for c in reversed(sorted(cuts))])
+        return [(-v, w * np.exp(v)) for v, w in reversed(rules)]
+
+    def complex_log_mgf(self) -> LogMGF | None:
+        """:math:`M'(z) = M(-1-z)` of the base's."""
+        inner = self.base.complex_log_mgf()
+        return None if inner is None else ReflectedLogMGF(inner)
+
+    def gaussian_mu(self) -> float | None:
+        r"""The base's: the law of :math:`G_\mu` is its own swap."""
+        return self.base.gaussian_mu()
+
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray] | None:
+        """The base law reflected: values ``-l``, P-masses ``p e^l``."""
+        law = self.base.finite_loss_law()
+        if law is None:
+            return None
+        l, log_p = law
+        return -l[::-1], (log_p + l)[::-1]
+
+    def replace_one(self) -> Mechanism:
+        """The base's (replace-one covers both directions)."""
+        return self.base.replace_one()
+
+    def loss_lattice(self) -> float | None:
+        """``L' = -L``: the base lattice, reflected."""
+        return self.base.loss_lattice()
+
+    def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
+        return -self.base.log_likelihood_ratio(x)
+
+    def pdf(self, x: ArrayLike, under: Under = "P") -> FloatArray:
+        return self.base.pdf(x, _other_measure(under))
+
+    def plrv_cdf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
+    ) -> FloatArray:
+        neg = -check_array("l", l, allow_inf=True)
+        return self.base.plrv_sf(neg, _other_measure(under), inclusive=inclusive)
+
+    def plrv_sf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
+    ) -> FloatArray:
+        neg = -check_array("l", l, allow_inf=True)
+        return self.base.plrv_cdf(neg, _other_measure(under), inclusive=inclusive)
+
+    def plrv_quadrature(self) -> PLRVQuadrature:
+        rule = self.base.plrv_quadrature()
+        # E_{P'}[h(L')] = E_Q[h(-L)] = sum_i w_i e^{l_i} h(-l_i).
+        return PLRVQuadrature(-rule.nodes[::-1], (rule.log_weights + rule.nodes)[::-1])
+
+    def plrv_support(self) -> tuple[float, float]:
+        lo, hi = self.base.plrv_support()
+        return (-hi, -lo)
+
+    def cumulants(self, order: int, under: Under = "P") -> FloatArray:
+        kappa = np.asarray(
+            self.base.cumulants(order, _other_measure(under)), dtype=np.float64
+        )
+        signs = (-1.0) ** np.arange(1, kappa.size + 1)
+        return signs * kappa
+
+    def cgf(self, t: ArrayLike, under: Under = "P") -> FloatArray:
+        return self.cgf_derivatives(t, under)[0]
+
+    def cgf_derivatives(
+        self, t: ArrayLike, under: Under = "P"
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        check_choice("under", under, ("P", "Q"))
+        # K_{P'}(t) = K_P(1 - t); K_{Q'}(t) = K_{P'}(t + 1) = K_P(-t).
+        shift = 1.0 if under == "P" else 0.0
+        k, k1, k2 = self.base.cgf_derivatives(shift - check_array("t", t), "P")
+        return k, -k1, k2
+
+    def tilted_abs_moment3(
+        self, t: ArrayLike, under: Under = "Q"
+    ) -> tuple[FloatArray, FloatArray]:
+        """``L' = -L`` and ``P' = Q``: the law under ``under`` tilted by ``t`` is
+        the base law under the other measure tilted by ``-t``, reflected."""
+        mean, m3 = self.base.tilted_abs_moment3(
+            -check_array("t", t), _other_measure(under)
+        )
+        return -np.asarray(mean), m3
+
+    def expect(self, fn: Callable[[FloatArray], ArrayLike], under: Under = "P") -> Any:
+        check_callable("fn", fn)
+        return self.base.expect(lambda l: fn(-l), _other_measure(under))
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        from symfdp.numeric.tabulate import alpha_grid, tabulated_inverse
+
+        grid = alpha_grid()
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        return tabulated_inverse(grid, self.base.tradeoff(grid), a)
+
+    def privacy_profile(self, eps: ArrayLike) -> FloatArray:
+        # E_P[(1 - e^{eps + L})_+] = P_P(L < -eps) - e^eps P_Q(L < -eps).
+        e = check_array("eps", eps, allow_inf=True)
+        a = self.base.plrv_cdf(-e, "P", inclusive=False)
+        b = self.base.plrv_cdf(-e, "Q", inclusive=False)
+        return np.clip(a - np.exp(e) * b, 0.0, 1.0)
+
+    def __repr__(self) -> str:
+        return f"Swapped({self.base!r})"
