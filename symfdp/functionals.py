@@ -74,12 +74,12 @@ def _e(rule: Rule, fn: Callable[[FloatArray], FloatArray]) -> float:
 
 
 def _mechanism_functionals(m: Any) -> MomentFunctionals:
-    from symfdp import mechanisms as M
 
-    if isinstance(m, M.Gaussian):
+    mu = m.gaussian_mu()
+    if mu is not None:
         # Closed forms: chi2_plus's integrand peaks at x = 2 mu, off _pieces' span.
-        g = gmu_functionals(m.mu)
-        return dataclasses.replace(g, chi2_plus=float(chi2_plus_gmu(m.mu)))
+        g = gmu_functionals(mu)
+        return dataclasses.replace(g, chi2_plus=float(chi2_plus_gmu(mu)))
     both = len(m.pairs) == 2
     if not both:
         k = m.cumulants(2, "P")

@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Final, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import special
 
 from symfdp._validation import (
     check_array,
@@ -198,6 +199,22 @@ class Mechanism(ABC):
         default)."""
         return None
 
+    def rdp(self, orders: FloatArray) -> FloatArray | None:
+        r"""The RDP capability: :math:`D_\alpha(Q \| P) = \frac{1}{\alpha - 1}
+        \log E_P[e^{\alpha L}]` at the validated ``orders`` :math:`\alpha > 1`
+        (Mironov 2017), or None. Default: the exact sum over the atoms of a
+        finite law (:meth:`finite_loss_law`), else None; closed forms
+        override."""
+        law = self.finite_loss_law()
+        if law is None:
+            return None
+        l, log_p = law
+        a = np.asarray(orders, dtype=np.float64)
+        log_m = special.logsumexp(
+            log_p[None, :] + a.reshape(-1, 1) * l[None, :], axis=1
+        )
+        return np.asarray(log_m, dtype=np.float64).reshape(a.shape) / (a - 1.0)
+
     def gaussian_mu(self) -> float | None:
         r"""The closed-form law capability: :math:`\mu` when the privacy loss
         is that of :math:`G_\mu` (:math:`L \sim N(-\mu^2/2, \mu^2)` under P,
@@ -356,6 +373,11 @@ class Swapped(Mechanism):
         """:math:`M'(z) = M(-1-z)` of the base's."""
         inner = self.base.complex_log_mgf()
         return None if inner is None else ReflectedLogMGF(inner)
+
+    def rdp(self, orders: FloatArray) -> FloatArray | None:
+        """The base's for a symmetric base (its swap has the same law), else
+        the finite-law sum (:meth:`Mechanism.rdp`)."""
+        return self.base.rdp(orders) if self.base.is_symmetric else super().rdp(orders)
 
     def gaussian_mu(self) -> float | None:
         r"""The base's: the law of :math:`G_\mu` is its own swap."""

@@ -24,6 +24,7 @@ from symfdp._validation import (
 )
 from symfdp.mechanisms._complex_mgf import GaussianLogMGF
 from symfdp.mechanisms._panels import Rule, fixed_panels, split_rule
+from symfdp.mechanisms._rdp import rdp_gaussian
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -102,6 +103,10 @@ class Gaussian(Mechanism):
 
     def gaussian_mu(self) -> float:
         return self.mu
+
+    def rdp(self, orders: FloatArray) -> FloatArray:
+        """:func:`~symfdp.mechanisms._rdp.rdp_gaussian`."""
+        return rdp_gaussian(float(self.mu), orders)
 
     def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
         r"""Panels in :math:`x` (:math:`L = \mu x - \mu^2/2`, :math:`x \sim N(0,1)`

@@ -26,6 +26,7 @@ from symfdp._validation import (
     check_real,
     scalar_or_array,
 )
+from symfdp.mechanisms._rdp import rdp_pure_dp
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -142,6 +143,11 @@ class PureDP(Mechanism):
         """``L = -eps, eps`` with P-masses ``e^eps/(1+e^eps), 1/(1+e^eps)``."""
         rule = self.plrv_quadrature()
         return rule.nodes, rule.log_weights
+
+    def rdp(self, orders: FloatArray) -> FloatArray:
+        """:func:`~symfdp.mechanisms._rdp.rdp_pure_dp` (Dong et al. 2019,
+        Prop. B.7)."""
+        return rdp_pure_dp(float(self.eps), orders)
 
     def replace_one(self) -> PureDP:
         """The guarantee under the relation stated: itself."""

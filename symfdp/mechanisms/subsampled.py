@@ -37,6 +37,7 @@ from symfdp._warnings import warn_pair_deprecated
 from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms._complex_mgf import LogMGF
 from symfdp.mechanisms._panels import Rule
+from symfdp.mechanisms._rdp import rdp_subsampled_gaussian
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -154,6 +155,15 @@ class PoissonSubsampled(Mechanism):
         (families with a closed form override)."""
         ident = self._identity()
         return None if ident is None else ident.complex_log_mgf()
+
+    def rdp(self, orders: FloatArray) -> FloatArray | None:
+        """:func:`~symfdp.mechanisms._rdp.rdp_subsampled_gaussian` for a
+        Gaussian base, the base's at ``p = 1``, else None."""
+        mu = self.base.gaussian_mu()
+        if mu is not None:
+            return rdp_subsampled_gaussian(self.p, mu, orders, self.pair)
+        ident = self._identity()
+        return None if ident is None else ident.rdp(orders)
 
     def gaussian_mu(self) -> float | None:
         """The base's at ``p = 1`` (the base pair or its swap), else None."""
