@@ -131,6 +131,12 @@ class Mechanism(ABC):
             "adjacency='add_or_remove'."
         )
 
+    def symmetric_minorant(self) -> Mechanism | None:
+        """The symmetric-trade-off capability: a mechanism with a symmetric
+        trade-off that lower-bounds this one's (itself when symmetric), or
+        None (the default for an asymmetric pair)."""
+        return self if self.is_symmetric else None
+
     def swapped(self) -> Mechanism:
         """The pair ``(Q, P)``: its trade-off is the inverse ``f^{-1}``."""
         return Swapped(self)
@@ -373,6 +379,10 @@ class Swapped(Mechanism):
         """:math:`M'(z) = M(-1-z)` of the base's."""
         inner = self.base.complex_log_mgf()
         return None if inner is None else ReflectedLogMGF(inner)
+
+    def symmetric_minorant(self) -> Mechanism | None:
+        """The base for a symmetric base (the same trade-off), else None."""
+        return self.base if self.base.is_symmetric else None
 
     def rdp(self, orders: FloatArray) -> FloatArray | None:
         """The base's for a symmetric base (its swap has the same law), else

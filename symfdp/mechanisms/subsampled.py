@@ -156,6 +156,12 @@ class PoissonSubsampled(Mechanism):
         ident = self._identity()
         return None if ident is None else ident.complex_log_mgf()
 
+    def symmetric_minorant(self) -> Mechanism | None:
+        r"""Itself when symmetric, else the add-or-remove mechanism: :math:`C_p(f)
+        \le f_p, f_p^{-1}` (Dong et al. 2019, eq. (14)) is a symmetric
+        minorant."""
+        return self if self.is_symmetric else self.with_pair("both")
+
     def rdp(self, orders: FloatArray) -> FloatArray | None:
         """:func:`~symfdp.mechanisms._rdp.rdp_subsampled_gaussian` for a
         Gaussian base, the base's at ``p = 1``, else None."""
