@@ -178,7 +178,8 @@ class BoundedLossPair(PairCurve):
         floor, slope = self._lattice_floor(eps, at)
         with np.errstate(divide="ignore", invalid="ignore"):
             width = np.where(slope > 0, floor / slope, h)
-        return np.minimum(np.nan_to_num(width, nan=h), h)
+        out: FloatArray = np.minimum(np.nan_to_num(width, nan=h), h)
+        return out
 
     def _tradeoff(self, x: FloatArray) -> Answer:
         found = self.inner.answer(Query.TRADEOFF, x)

@@ -541,7 +541,7 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
     for m, _ in components:
         d = m.loss_lattice()
         if d and d >= h / 16 and _ends_on_lattice(m, d):
-            return cast(float, d / max(1, math.ceil(d / h - 1e-9)))
+            return d / max(1, math.ceil(d / h - 1e-9))
     for m, _ in components:
         lo, hi = _support(m)
         if math.isfinite(lo) and math.isfinite(hi) and hi > lo:
