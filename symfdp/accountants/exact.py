@@ -176,7 +176,7 @@ def _has_closed_form(m: Mechanism) -> bool:
 def _lattice_index(l: FloatArray) -> tuple[float, float, NDArray[np.int64]] | None:
     """``(origin, span, index)`` with ``l = origin + span * index`` (1e-9), or
     None when the atoms lie on no lattice of at most :data:`MAX_LATTICE`
-    points."""
+    points (one step of the law)."""
     span = float(np.min(np.diff(l)))
     k = (l - l[0]) / span
     idx = np.round(k)
@@ -229,12 +229,21 @@ def lattice_power_atoms(
     r"""The multinomial law of :math:`n` compositions of a lattice law (atoms
     ``loss`` = origin + span * index): the n-fold convolution of its P- and
     Q-mass vectors by repeated squaring, each a direct sum of positive terms.
-    None when the atoms are on no lattice or the result exceeds
-    :data:`MAX_LATTICE` points."""
+    None when the atoms are on no lattice.
+
+    Raises:
+        ValueError: the result would exceed :data:`MAX_LATTICE` points."""
     grid = _lattice_index(loss)
-    if grid is None or n * int(grid[2][-1]) + 1 > MAX_LATTICE:
+    if grid is None:
         return None
     origin, span, idx = grid
+    if n * int(idx[-1]) + 1 > MAX_LATTICE:
+        raise ValueError(
+            f"accountants.Exact: {n} compositions of a lattice law of "
+            f"{int(idx[-1]) + 1} points need {n * int(idx[-1]) + 1} lattice points, "
+            f"more than the {MAX_LATTICE} of an exact sum. Use "
+            "accountants.Numerical() (certified) instead."
+        )
     p = np.zeros(int(idx[-1]) + 1)
     q = np.zeros_like(p)
     shift_p, shift_q = float(np.max(log_p)), float(np.max(log_p + loss))
