@@ -148,6 +148,26 @@ def lattice_span(components: Components) -> float | None:
     return max(h for h in spans if h is not None)
 
 
+def lattice_origin(components: Components, span: float | None) -> float | None:
+    """A point of the lattice of span ``span`` carrying the composed loss (the
+    sum of each component's smallest atom, times its count) when every
+    component is a finite law on that lattice
+    (:meth:`~symfdp.mechanisms.Mechanism.finite_loss_law`), else None."""
+    if span is None:
+        return None
+    origin = 0.0
+    for m, n in components:
+        law = m.finite_loss_law()
+        if law is None:
+            return None
+        l = law[0]
+        k = (l - l[0]) / span
+        if np.any(np.abs(k - np.round(k)) > 1e-9 * np.maximum(1.0, np.abs(k))):
+            return None
+        origin = math.fmod(origin + n * math.fmod(float(l[0]), span), span)
+    return origin
+
+
 def symmetric_loss_bound(components: Components) -> float:
     r""":math:`B^* = \max_k \max(b_k, -a_k)` over the directions: a symmetrised
     curve of the composition is :math:`f_{B^*,0}`-DP (see
@@ -363,12 +383,14 @@ class Accountant(ABC):
         lo, hi = loss_range(components) if support is None else support
         if lo == -math.inf and hi == math.inf:
             return pair
+        span = lattice_span(components)
         return BoundedLossPair(
             pair,
             lo,
             hi,
             report=self.warns_out_of_range,
-            lattice_span=lattice_span(components),
+            lattice_span=span,
+            lattice_origin=lattice_origin(components, span),
         )
 
     @abstractmethod
@@ -401,6 +423,9 @@ class OnePairAccountant(Accountant):
         pair = self._pair(components)
         bound = symmetric_loss_bound(components) if self.clips_to_loss_bound else None
         span = lattice_span(components)
+        # A symmetric law's lattice is its own reflection: one origin serves.
+        symmetric = all(m.is_symmetric for m, _ in components)
+        origin = lattice_origin(components, span) if symmetric else None
         if (bound is not None and bound < math.inf) or span is not None:
             reach = math.inf if bound is None else bound
             pair = BoundedLossPair(
@@ -409,6 +434,7 @@ class OnePairAccountant(Accountant):
                 reach,
                 report=self.warns_out_of_range,
                 lattice_span=span,
+                lattice_origin=origin,
             )
         return Composed((pair,), True)
 
