@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,17 +43,12 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from symfdp._validation import check_array, check_int, check_real
+from symfdp.mechanisms._panels import Rule, fixed_panels
 
 FloatArray = NDArray[np.float64]
 
 #: Berry–Esseen constant used by Dong et al. (2019), Thm 3.4/``berryrep`` [She10].
 BERRY_ESSEEN_CONSTANT = 0.56
-
-#: Composite Gauss–Legendre: panel width (in x or in the base loss) and nodes.
-_PANEL = 0.25
-_PANEL_NODES = 16
-#: Half-width (standard deviations) of Gaussian output spaces.
-_HALF_WIDTH = 16.0
 
 
 @dataclass(frozen=True)
@@ -68,89 +62,10 @@ class MomentFunctionals:
     chi2_plus: float
 
 
-@functools.cache
-def _gl(n: int) -> tuple[FloatArray, FloatArray]:
-    return np.polynomial.legendre.leggauss(n)
-
-
-def _panels(a: float, b: float) -> tuple[FloatArray, FloatArray]:
-    """Composite Gauss–Legendre nodes and weights on ``[a, b]``."""
-    if not b > a:
-        return np.empty(0), np.empty(0)
-    k = max(1, math.ceil((b - a) / _PANEL))
-    edges = np.linspace(a, b, k + 1)
-    x, w = _gl(_PANEL_NODES)
-    half = (edges[1:] - edges[:-1])[:, None] / 2
-    mid = (edges[1:] + edges[:-1])[:, None] / 2
-    return (mid + half * x).ravel(), (half * w).ravel()
-
-
-Rule = tuple[FloatArray, FloatArray]  # (loss values, P-weights)
-
-
-def _split(rule: Rule, cuts: list[float]) -> list[Rule]:
-    l, w = rule
-    edges = [-math.inf, *cuts, math.inf]
-    out = []
-    for lo, hi in itertools.pairwise(edges):
-        sel = (l > lo) & (l <= hi)
-        out.append((l[sel], w[sel]))
-    return out
-
-
-def _concat(rules: list[Rule]) -> Rule:
-    return np.concatenate([r[0] for r in rules]), np.concatenate([r[1] for r in rules])
-
-
 def _pieces(m: Any, cuts: list[float]) -> list[Rule]:
-    """Rules for the loss law under P on the intervals between sorted ``cuts``:
-    ``(-inf, c_1], (c_1, c_2], ..., (c_k, inf)``; Gauss–Legendre panels with an
-    edge at every cut, atoms as exact nodes."""
-    from symfdp import mechanisms as M
-    from symfdp.mechanisms import _logmix as lm
-
-    cuts = sorted(cuts)
-    if isinstance(m, M.Swapped) or (
-        isinstance(m, M.PoissonSubsampled) and m.pair == "remove" and m.p < 1
-    ):
-        inner = m.base if isinstance(m, M.Swapped) else m.with_pair("add")
-        # L' = -L under P' = Q: weights w e^L, values -L, intervals mirrored.
-        rules = _pieces(inner, [-c for c in reversed(cuts)])
-        return [(-v, w * np.exp(v)) for v, w in reversed(rules)]
-    if isinstance(m, M.PoissonSubsampled):
-        if m.p == 1.0:
-            return _pieces(m.base, cuts)
-        ys = lm.log_mix_inverse(np.array(cuts, dtype=np.float64), m.p)
-        rules = _pieces(m.base, [float(y) for y in ys])
-        return [(lm.log_mix(v, m.p), w) for v, w in rules]
-    if isinstance(m, M.Gaussian):
-        mu = m.mu
-        if mu == 0.0:
-            return _split((np.zeros(1), np.ones(1)), cuts)
-        lo_x, hi_x = -_HALF_WIDTH - mu, mu + _HALF_WIDTH
-        xs = [min(max((c + mu * mu / 2) / mu, lo_x), hi_x) for c in cuts]
-        edges = [lo_x, *xs, hi_x]
-        out = []
-        for a, b in itertools.pairwise(edges):
-            x, w = _panels(a, b)
-            dens = w * np.exp(-x * x / 2) / math.sqrt(2 * math.pi)
-            out.append((mu * x - mu * mu / 2, dens))
-        return out
-    if isinstance(m, M.Laplace):
-        mu = m.mu
-        if mu == 0.0:
-            return _split((np.zeros(1), np.ones(1)), cuts)
-        cs = [min(max(c, -mu), mu) for c in cuts]
-        edges = [-mu, *cs, mu]
-        out = []
-        for a, b in itertools.pairwise(edges):
-            l, w = _panels(a, b)
-            out.append((l, w * np.exp(-(l + mu) / 2) / 4))
-        atoms = (np.array([-mu, mu]), np.array([0.5, 0.5 * math.exp(-mu)]))
-        return [_concat([r, a]) for r, a in zip(out, _split(atoms, cuts), strict=True)]
-    # Atoms and other laws: the mechanism's own rule, split at the cuts.
-    rule = m.plrv_quadrature()
-    return _split((rule.nodes, rule.weights("P")), cuts)
+    """Rules for the loss law under P on the intervals between sorted ``cuts``
+    (:meth:`~symfdp.mechanisms.Mechanism.plrv_pieces`)."""
+    return list(m.plrv_pieces(sorted(cuts)))
 
 
 def _e(rule: Rule, fn: Callable[[FloatArray], FloatArray]) -> float:
@@ -159,12 +74,12 @@ def _e(rule: Rule, fn: Callable[[FloatArray], FloatArray]) -> float:
 
 
 def _mechanism_functionals(m: Any) -> MomentFunctionals:
-    from symfdp import mechanisms as M
 
-    if isinstance(m, M.Gaussian):
+    mu = m.gaussian_mu()
+    if mu is not None:
         # Closed forms: chi2_plus's integrand peaks at x = 2 mu, off _pieces' span.
-        g = gmu_functionals(m.mu)
-        return dataclasses.replace(g, chi2_plus=float(chi2_plus_gmu(m.mu)))
+        g = gmu_functionals(mu)
+        return dataclasses.replace(g, chi2_plus=float(chi2_plus_gmu(mu)))
     both = len(m.pairs) == 2
     if not both:
         k = m.cumulants(2, "P")
@@ -245,7 +160,7 @@ def _tradeoff_functionals(
     y_max = 38.0 if slope is not None else 35.0
 
     def rule(lo: float, hi: float) -> tuple[FloatArray, ...]:
-        y, w = _panels(lo, hi)
+        y, w = fixed_panels(lo, hi)
         w = w * np.exp(-0.5 * y * y) / math.sqrt(2 * math.pi)
         a = np.asarray(slope(y) if slope is not None else _slope_numeric(f, y), float)
         if not np.all(np.isfinite(a)):
@@ -402,7 +317,7 @@ def chi2_plus_gmu(mu: ArrayLike) -> Any:
         )
     small = np.flatnonzero(flat < 0.1)
     if small.size:
-        y, w = _panels(0.0, 38.0)
+        y, w = fixed_panels(0.0, 38.0)
         for idx in small:
             mm = float(flat[idx])
             z = y + mm / 2

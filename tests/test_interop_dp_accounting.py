@@ -272,6 +272,10 @@ PLD_CASES = [
         NR.ADD_OR_REMOVE_ONE,
     ),
     (de.SelfComposedDpEvent(de.GaussianDpEvent(2.0), 4), NR.REPLACE_ONE),
+    (
+        de.SelfComposedDpEvent(de.PoissonSampledDpEvent(0.1, SG.event), 20),
+        NR.REPLACE_ONE,
+    ),
     # dp-accounting's PLD composes a RandomizedResponseDpEvent once whatever its
     # count, so the composition is spelled out.
     (de.ComposedDpEvent([de.RandomizedResponseDpEvent(0.3, 2)] * 6), NR.REPLACE_ONE),

@@ -133,19 +133,8 @@ def _label(comp: Composition) -> str:
 # Methods and where they apply
 
 
-def _law(m: Mechanism) -> Mechanism:
-    from symfdp.accountants.exact import _law_of
-
-    return _law_of(m)
-
-
 def _exact_applies(comp: Composition) -> bool:
-    laws = [_law(m) for m, _ in comp]
-    if all(isinstance(m, M.Gaussian) for m in laws):
-        return True
-    if all(isinstance(m, M.PureDP) for m in laws):
-        return True
-    return len(comp) == 1 and comp[0][1] == 1
+    return A.Exact.serves(tuple(comp))
 
 
 def _rdp_applies(comp: Composition) -> bool:
@@ -410,7 +399,7 @@ RTOL_MONOTONE = 1e-9
 
 
 def _all_gaussian(comp: Composition) -> bool:
-    return all(isinstance(_law(m), M.Gaussian) for m, _ in comp)
+    return all(m.gaussian_mu() is not None for m, _ in comp)
 
 
 def _guaranteed(change: str, weak: Composition, strong: Composition) -> list[str]:

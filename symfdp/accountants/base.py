@@ -140,12 +140,32 @@ def loss_range(components: Components) -> tuple[float, float]:
 
 def lattice_span(components: Components) -> float | None:
     """The largest lattice span of the components' losses when every loss is a
-    lattice variable (:attr:`~symfdp.mechanisms.Mechanism.loss_lattice_span`),
-    else None: a continuous component smooths the sum."""
-    spans = [m.loss_lattice_span for m, _ in components]
+    lattice variable (:meth:`~symfdp.mechanisms.Mechanism.loss_lattice`), else
+    None: a continuous component smooths the sum."""
+    spans = [m.loss_lattice() for m, _ in components]
     if not spans or any(h is None for h in spans):
         return None
     return max(h for h in spans if h is not None)
+
+
+def lattice_origin(components: Components, span: float | None) -> float | None:
+    """A point of the lattice of span ``span`` carrying the composed loss (the
+    sum of each component's smallest atom, times its count) when every
+    component is a finite law on that lattice
+    (:meth:`~symfdp.mechanisms.Mechanism.finite_loss_law`), else None."""
+    if span is None:
+        return None
+    origin = 0.0
+    for m, n in components:
+        law = m.finite_loss_law()
+        if law is None:
+            return None
+        l = law[0]
+        k = (l - l[0]) / span
+        if np.any(np.abs(k - np.round(k)) > 1e-9 * np.maximum(1.0, np.abs(k))):
+            return None
+        origin = math.fmod(origin + n * math.fmod(float(l[0]), span), span)
+    return origin
 
 
 def symmetric_loss_bound(components: Components) -> float:
@@ -293,6 +313,10 @@ class Accountant(ABC):
             A :class:`~symfdp.curve.PrivacyCurve`.
         """
         with cyclic_gc_paused():
+            if is_dp_event(mechanism):  # the relation is applied to its mechanisms
+                relation = "add_or_remove" if adjacency is None else adjacency
+                mechanism, n = composition_of_event(mechanism, n, relation), None
+                adjacency = None
             components = normalize_composition(apply_adjacency(mechanism, adjacency), n)
             return self._curve(components)
 
@@ -359,12 +383,14 @@ class Accountant(ABC):
         lo, hi = loss_range(components) if support is None else support
         if lo == -math.inf and hi == math.inf:
             return pair
+        span = lattice_span(components)
         return BoundedLossPair(
             pair,
             lo,
             hi,
             report=self.warns_out_of_range,
-            lattice_span=lattice_span(components),
+            lattice_span=span,
+            lattice_origin=lattice_origin(components, span),
         )
 
     @abstractmethod
@@ -395,9 +421,21 @@ class OnePairAccountant(Accountant):
 
     def _compose(self, components: Components) -> Composed:
         pair = self._pair(components)
-        bound = symmetric_loss_bound(components)
-        if self.clips_to_loss_bound and bound < math.inf:
-            pair = BoundedLossPair(pair, -bound, bound, report=self.warns_out_of_range)
+        bound = symmetric_loss_bound(components) if self.clips_to_loss_bound else None
+        span = lattice_span(components)
+        # A symmetric law's lattice is its own reflection: one origin serves.
+        symmetric = all(m.is_symmetric for m, _ in components)
+        origin = lattice_origin(components, span) if symmetric else None
+        if (bound is not None and bound < math.inf) or span is not None:
+            reach = math.inf if bound is None else bound
+            pair = BoundedLossPair(
+                pair,
+                -reach,
+                reach,
+                report=self.warns_out_of_range,
+                lattice_span=span,
+                lattice_origin=origin,
+            )
         return Composed((pair,), True)
 
     def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:

@@ -49,8 +49,6 @@ from symfdp.functionals import (
 )
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import gaussian_privacy_profile, gaussian_tradeoff
-from symfdp.mechanisms.subsampled import PoissonSubsampled
-from symfdp.mechanisms.swapped import Swapped
 from symfdp.tradeoff import TradeOff
 
 
@@ -190,18 +188,16 @@ class TrivialPairCurve(PairCurve):
 
 
 def _symmetric_component(mechanism: Mechanism) -> Mechanism:
-    """The mechanism whose (symmetric) trade-off lower-bounds this component's."""
-    if isinstance(mechanism, PoissonSubsampled) and not mechanism.is_symmetric:
-        # C_p(f) <= f_p and f_p^{-1}: the "both" trade-off is a symmetric minorant.
-        return mechanism.with_pair("both")
-    if isinstance(mechanism, Swapped) and mechanism.base.is_symmetric:
-        return mechanism.base
-    if not mechanism.is_symmetric:
+    """The mechanism whose (symmetric) trade-off lower-bounds this component's
+    (:meth:`~symfdp.mechanisms.Mechanism.symmetric_minorant`)."""
+    found = mechanism.symmetric_minorant()
+    if found is None:
         raise ValueError(
             "BerryEsseen needs components with symmetric trade-off functions "
-            f"(Dong et al. 2019, Thm berryrep). Found {mechanism!r}."
+            f"(Dong et al. 2019, Thm berryrep). Found {mechanism!r}. "
+            "accountants.Numerical (certified) serves every mechanism."
         )
-    return mechanism
+    return found
 
 
 @functools.lru_cache(maxsize=64)

@@ -70,7 +70,6 @@ from symfdp.curve import Answer, PairCurve, PrivacyCurve, Query
 from symfdp.functionals import noisy_sgd_mu_chi2, noisy_sgd_mu_exp
 from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.mechanisms.gaussian import (
-    Gaussian,
     gaussian_privacy_profile,
     gaussian_tradeoff,
 )
@@ -255,7 +254,7 @@ def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
 def _references(components: Components) -> tuple[TailKernel, ...] | None:
     """The error-estimate references per direction (``()``: all Gaussian, exact;
     None: a direction without variance)."""
-    if all(isinstance(m, Gaussian) for m, _ in components):
+    if all(m.gaussian_mu() is not None for m, _ in components):
         return ()
     kernels = []
     for direction in pair_compositions(components):
@@ -275,7 +274,7 @@ SERIES_TOP = 6
 def _cramer_laws(components: Components) -> tuple[FloatArray, ...]:
     """Per direction ``(m_Q, s_Q, lambda3_Q, m_P, s_P, lambda3_P, lambda_3^Q ..
     lambda_6^Q)`` of the composed loss (``()`` for Gaussian compositions)."""
-    if all(isinstance(m, Gaussian) for m, _ in components):
+    if all(m.gaussian_mu() is not None for m, _ in components):
         return ()
     laws = []
     for direction in pair_compositions(components):
@@ -303,8 +302,9 @@ def _mu_moments(direction: Components) -> float:
 
 def _component_mu2(mechanism: Mechanism, n: int, form: str) -> float:
     """``n * mu_i^2`` of one component in the per-component forms."""
-    if isinstance(mechanism, Gaussian):
-        return n * mechanism.mu**2
+    mu = mechanism.gaussian_mu()
+    if mu is not None:
+        return n * mu**2
     if form in ("exp", "chi2") and isinstance(mechanism, SubsampledGaussian):
         if mechanism.mu == 0.0:
             return 0.0

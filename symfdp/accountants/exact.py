@@ -4,14 +4,20 @@ r"""``Exact``: closed-form compositions, certified with zero-width bounds.
   :math:`G_{\mu_1}\otimes\cdots = G_{\sqrt{\sum_i n_i\mu_i^2}}` (Dong et al. 2019,
   Cor. 3.3), with :math:`\delta(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2) -
   e^\varepsilon\Phi(-\varepsilon/\mu - \mu/2)` (Cor. 2.13).
-* **Pure DP** (randomised response, :math:`f_{\varepsilon,0}`), homogeneous: the
-  KOV representation :math:`f_{\varepsilon,0}^{\otimes n} = T(B(n, p_\varepsilon),
-  B(n, q_\varepsilon))`, :math:`p_\varepsilon = 1/(1+e^\varepsilon)`,
-  :math:`q_\varepsilon = e^\varepsilon/(1+e^\varepsilon)` (Dong et al. 2019,
-  Sec. 3.3, Thm 3.4), :math:`L = \varepsilon(2k - n)`: :math:`\delta(\varepsilon')
-  = \sum_k Q_k\,(1 - e^{\varepsilon' - L_k})_+` from log-probabilities, the
-  Neyman–Pearson vertices :math:`(P[K \ge j], Q[K < j])` (ALG-9). Heterogeneous
-  pure DP convolves the binomial laws of the distinct :math:`\varepsilon_i`.
+* **Finite laws** (pure DP, randomized response, discrete Laplace and Gaussian,
+  PMF pairs: every mechanism declaring ``finite_loss_law``). A two-point law
+  :math:`L \in \{l_0, l_1\}` composes into a binomial: :math:`L = n l_0 + k(l_1
+  - l_0)`, :math:`k \sim B(n, P[l_1])` under P and :math:`B(n, Q[l_1])` under Q
+  (for pure DP the KOV representation :math:`f_{\varepsilon,0}^{\otimes n} =
+  T(B(n, p_\varepsilon), B(n, q_\varepsilon))`, Kairouz, Oh, Viswanath 2015,
+  Thm 3.3; Dong et al. 2019, Sec. 3.3, Thm 3.4), from log-probabilities. A law
+  of :math:`K > 2` atoms on a lattice composes into the multinomial sum over
+  the counts of each atom, computed as the n-fold convolution of its P- and
+  Q-mass vectors by repeated squaring (direct sums of positive terms: each
+  mass to :math:`O(nK)` ulps relative). :math:`\delta(\varepsilon') = \sum_k
+  Q_k\,(1 - e^{\varepsilon' - L_k})_+`, the Neyman–Pearson vertices
+  :math:`(P[L \ge L_j], Q[L < L_j])` (ALG-9). Atoms off any lattice and
+  distinct laws are convolved atom by atom.
 * A **single mechanism** (``n = 1``) uses the mechanism's own closed forms
   (``privacy_profile``, ``tradeoff``).
 
@@ -26,24 +32,22 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
-from numpy.typing import ArrayLike
-from scipy import special, stats
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
 
 from symfdp.accountants._exact_pairs import ExactGaussianPairCurve
 from symfdp.accountants.base import Accountant, Components, pair_compositions
 from symfdp.curve import Answer, PairCurve, Query, invert_profile
 from symfdp.curve.answer import exact_answer
 from symfdp.mechanisms.base import FloatArray, Mechanism
-from symfdp.mechanisms.gaussian import Gaussian
-from symfdp.mechanisms.pure_dp import PureDP
-from symfdp.mechanisms.subsampled import PoissonSubsampled
-from symfdp.mechanisms.swapped import Swapped
 from symfdp.numeric.roots import monotone_bisect
 
 #: Log-probability below which an atom is dropped (float64 underflow).
 LOG_TINY: Final = -745.0
-#: Largest number of atoms of an exact heterogeneous pure-DP convolution.
+#: Largest number of atoms of an exact heterogeneous convolution.
 MAX_ATOMS: Final = 2_000_000
+#: Largest number of lattice points of an n-fold lattice convolution.
+MAX_LATTICE: Final = 20_001
 #: Entries per chunk of the (eps x atoms) profile sums.
 _CHUNK: Final = 4_000_000
 
@@ -165,45 +169,168 @@ class ClosedFormPairCurve(PairCurve):
         return np.asarray(self.mechanism.privacy_profile(eps), dtype=np.float64)
 
 
-def _law_of(m: Mechanism) -> Mechanism:
-    """The Gaussian or pure-DP pair with the same privacy-loss law, if any."""
-    if isinstance(m, Swapped) and m.base.is_symmetric:
-        return _law_of(m.base)
-    if isinstance(m, PoissonSubsampled) and m.p == 1.0 and m.base.is_symmetric:
-        return _law_of(m.base)
-    return m
-
-
 def _has_closed_form(m: Mechanism) -> bool:
     return type(m).tradeoff is not Mechanism.tradeoff
 
 
+def _lattice_index(l: FloatArray) -> tuple[float, float, NDArray[np.int64]] | None:
+    """``(origin, span, index)`` with ``l = origin + span * index`` (1e-9), or
+    None when the atoms lie on no lattice of at most :data:`MAX_LATTICE`
+    points (one step of the law)."""
+    span = float(np.min(np.diff(l)))
+    k = (l - l[0]) / span
+    idx = np.round(k)
+    if np.any(np.abs(k - idx) > 1e-9 * np.maximum(1.0, k)) or idx[-1] >= MAX_LATTICE:
+        return None
+    return float(l[0]), span, idx.astype(np.int64)
+
+
 def binomial_atoms(eps0: float, n: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""Loss values and Q- and P-log-probabilities of
-    :math:`f_{\varepsilon_0,0}^{\otimes n}`.
+    :math:`f_{\varepsilon_0,0}^{\otimes n}` (:func:`two_point_atoms` of
+    :math:`\pm\varepsilon_0`)."""
+    log_p_top = float(-np.logaddexp(0.0, eps0))  # P(L = eps0) = 1/(1+e^eps0)
+    loss = np.array([-eps0, eps0])
+    log_p = np.array([float(-np.logaddexp(0.0, -eps0)), log_p_top])
+    return two_point_atoms(loss, log_p, n)
 
-    :math:`k \sim B(n, q_\varepsilon)` under Q, :math:`B(n, p_\varepsilon)` under P,
-    :math:`L = \varepsilon_0(2k - n)` (KOV; Dong et al. 2019, Sec. 3.3); both from
-    :math:`p_\varepsilon` (exact for large :math:`\varepsilon_0`).
-    """
+
+def two_point_atoms(
+    loss: FloatArray, log_p: FloatArray, n: int
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    r"""The binomial law of :math:`n` compositions of :math:`L \in \{l_0, l_1\}`:
+    :math:`L = n l_0 + k (l_1 - l_0)`, :math:`k \sim B(n, P[l_1])` under P and
+    :math:`B(n, Q[l_1])` under Q, :math:`Q[l_1] = P[l_1] e^{l_1}` (both from
+    log-probabilities: exact for large losses)."""
     k = np.arange(n + 1, dtype=np.float64)
-    p_eps = float(special.expit(-eps0))
-    log_q = np.asarray(stats.binom.logpmf(n - k, n, p_eps), dtype=np.float64)
-    log_p = np.asarray(stats.binom.logpmf(k, n, p_eps), dtype=np.float64)
-    return eps0 * (2.0 * k - n), log_q, log_p
+    lo, hi = float(loss[0]), float(loss[1])
+    log_q = (float(log_p[0]) + lo, float(log_p[1]) + hi)
+    return (
+        n * lo + k * (hi - lo),
+        _binomial_logpmf(k, n, log_q),
+        _binomial_logpmf(k, n, (float(log_p[0]), float(log_p[1]))),
+    )
 
 
-def pure_dp_pair(groups: list[tuple[float, int]]) -> DiscretePairCurve:
-    """Exact composition of pure-DP mechanisms given as ``(eps_i, n_i)`` groups."""
+def _binomial_logpmf(
+    k: FloatArray, n: int, log_mass: tuple[float, float]
+) -> FloatArray:
+    """``log P[k draws of the second atom]``, from the smaller of the two masses
+    (no precision lost to ``1 - p``)."""
+    first, second = math.exp(log_mass[0]), math.exp(log_mass[1])
+    if second <= first:
+        return np.asarray(stats.binom.logpmf(k, n, second), dtype=np.float64)
+    return np.asarray(stats.binom.logpmf(n - k, n, first), dtype=np.float64)
+
+
+def lattice_power_atoms(
+    loss: FloatArray, log_p: FloatArray, n: int
+) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+    r"""The multinomial law of :math:`n` compositions of a lattice law (atoms
+    ``loss`` = origin + span * index): the n-fold convolution of its P- and
+    Q-mass vectors by repeated squaring, each a direct sum of positive terms.
+    None when the atoms are on no lattice.
+
+    Raises:
+        ValueError: the result would exceed :data:`MAX_LATTICE` points."""
+    grid = _lattice_index(loss)
+    if grid is None:
+        return None
+    origin, span, idx = grid
+    if n * int(idx[-1]) + 1 > MAX_LATTICE:
+        raise ValueError(
+            f"accountants.Exact: {n} compositions of a lattice law of "
+            f"{int(idx[-1]) + 1} points need {n * int(idx[-1]) + 1} lattice points, "
+            f"more than the {MAX_LATTICE} of an exact sum. Use "
+            "accountants.Numerical() (certified) instead."
+        )
+    p = np.zeros(int(idx[-1]) + 1)
+    q = np.zeros_like(p)
+    shift_p, shift_q = float(np.max(log_p)), float(np.max(log_p + loss))
+    p[idx] = np.exp(log_p - shift_p)
+    q[idx] = np.exp(log_p + loss - shift_q)
+    out_p, out_q = np.ones(1), np.ones(1)
+    k = n
+    while k:
+        if k & 1:
+            out_p, out_q = np.convolve(out_p, p), np.convolve(out_q, q)
+        k >>= 1
+        if k:
+            p, q = np.convolve(p, p), np.convolve(q, q)
+    with np.errstate(divide="ignore"):
+        log_out_p = np.log(out_p) + n * shift_p
+        log_out_q = np.log(out_q) + n * shift_q
+    values = n * origin + span * np.arange(out_p.size, dtype=np.float64)
+    return values, log_out_q, log_out_p
+
+
+def _atom_power(
+    m: Mechanism, loss: FloatArray, log_p: FloatArray, n: int
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The multinomial law of ``n`` compositions of atoms off any lattice, by
+    repeated squaring of the atom set (sums of losses equal to 1e-12 merged).
+
+    Raises:
+        ValueError: more than :data:`MAX_ATOMS` atoms on the way.
+    """
+
+    def combine(
+        a: tuple[FloatArray, FloatArray], b: tuple[FloatArray, FloatArray]
+    ) -> tuple[FloatArray, FloatArray]:
+        if a[0].size * b[0].size > MAX_ATOMS:
+            raise ValueError(
+                f"accountants.Exact: {m!r} x {n} has a privacy loss of "
+                f"{loss.size} values off any lattice whose composition needs more "
+                f"than {MAX_ATOMS} atoms. Use accountants.Numerical() (certified) "
+                "instead."
+            )
+        l = (a[0][:, None] + b[0][None, :]).reshape(-1)
+        w = (a[1][:, None] + b[1][None, :]).reshape(-1)
+        order = np.argsort(l, kind="stable")
+        l, w = l[order], w[order]
+        new = np.concatenate(
+            ([True], np.diff(l) > 1e-12 * np.maximum(1.0, np.abs(l[1:])))
+        )
+        start = np.flatnonzero(new)
+        return l[start], np.logaddexp.reduceat(w, start)
+
+    out = (np.zeros(1), np.zeros(1))
+    base = (loss, log_p)
+    k = n
+    while k:
+        if k & 1:
+            out = combine(out, base)
+        k >>= 1
+        if k:
+            base = combine(base, base)
+    return out[0], out[1] + out[0], out[1]
+
+
+def finite_pair(groups: list[tuple[Mechanism, int]]) -> DiscretePairCurve:
+    """Exact composition of finite laws given as ``(mechanism, n_i)`` groups.
+
+    Raises:
+        ValueError: more atoms than :data:`MAX_ATOMS`.
+    """
     loss, log_q, log_p = np.zeros(1), np.zeros(1), np.zeros(1)
-    for eps0, n in groups:
-        l_g, q_g, p_g = binomial_atoms(eps0, n)
+    for m, n in groups:
+        law = m.finite_loss_law()
+        assert law is not None  # checked by the caller
+        l0, p0 = law
+        if l0.size == 1:
+            atoms = (n * l0, np.zeros(1), np.zeros(1))
+        elif l0.size == 2:
+            atoms = two_point_atoms(l0, p0, n)
+        else:
+            found = lattice_power_atoms(l0, p0, n)
+            atoms = found if found is not None else _atom_power(m, l0, p0, n)
+        l_g, q_g, p_g = atoms
         keep = (q_g > LOG_TINY) | (p_g > LOG_TINY)
         l_g, q_g, p_g = l_g[keep], q_g[keep], p_g[keep]
         if loss.size * l_g.size > MAX_ATOMS:
             raise ValueError(
-                f"exact pure-DP composition needs more than {MAX_ATOMS} atoms for "
-                f"these {len(groups)} distinct epsilons; use accountants.Numerical()."
+                f"exact composition needs more than {MAX_ATOMS} atoms for these "
+                f"{len(groups)} distinct laws; use accountants.Numerical()."
             )
         loss = (loss[:, None] + l_g[None, :]).reshape(-1)
         log_q = (log_q[:, None] + q_g[None, :]).reshape(-1)
@@ -211,6 +338,13 @@ def pure_dp_pair(groups: list[tuple[float, int]]) -> DiscretePairCurve:
         keep = (log_q > LOG_TINY) | (log_p > LOG_TINY)
         loss, log_q, log_p = loss[keep], log_q[keep], log_p[keep]
     return DiscretePairCurve.from_atoms(loss, log_q, log_p)
+
+
+def _total_mu(components: Components) -> float:
+    r""":math:`\sqrt{\sum_i n_i \mu_i^2}` (Dong et al. 2019, Cor. 3.3)."""
+    return math.sqrt(
+        math.fsum(n * (m.gaussian_mu() or 0.0) ** 2 for m, n in components)
+    )
 
 
 class Exact(Accountant):
@@ -230,12 +364,12 @@ class Exact(Accountant):
     @classmethod
     def serves(cls, components: Components) -> bool:
         """Whether a closed form covers every direction of ``components`` (the
-        cases of :meth:`compose_pair`)."""
+        cases of :meth:`compose_pair`; a finite law may still be refused for
+        its size)."""
         for c in pair_compositions(components):
-            laws = [_law_of(m) for m, _ in c]
-            if all(isinstance(m, Gaussian) for m in laws):
+            if all(m.gaussian_mu() is not None for m, _ in c):
                 continue
-            if all(isinstance(m, PureDP) for m in laws):
+            if all(m.finite_loss_law() is not None for m, _ in c):
                 continue
             if len(c) == 1 and c[0][1] == 1 and _has_closed_form(c[0][0]):
                 continue
@@ -243,37 +377,34 @@ class Exact(Accountant):
         return True
 
     def compose_pair(self, components: Components) -> PairCurve:
-        laws = [(_law_of(m), n) for m, n in components]
-        if all(isinstance(m, Gaussian) for m, _ in laws):
-            mu = math.sqrt(math.fsum(n * m.mu**2 for m, n in laws))  # type: ignore[attr-defined]
-            return ExactGaussianPairCurve(mu)
-        if all(isinstance(m, PureDP) for m, _ in laws):
-            groups: dict[float, int] = {}
-            for m, n in laws:
-                groups[m.eps] = groups.get(m.eps, 0) + n  # type: ignore[attr-defined]
-            return pure_dp_pair(sorted(groups.items()))
+        mus = [m.gaussian_mu() for m, _ in components]
+        if all(mu is not None for mu in mus):
+            return ExactGaussianPairCurve(_total_mu(components))
+        if all(m.finite_loss_law() is not None for m, _ in components):
+            return finite_pair(list(components))
         if len(components) == 1 and components[0][1] == 1:
             m = components[0][0]
             if _has_closed_form(m):
                 return ClosedFormPairCurve(m)
         missing = [
             f"{m!r} (n={n})"
-            for (m, n), (law, _) in zip(components, laws, strict=True)
-            if not isinstance(law, (Gaussian, PureDP))
+            for m, n in components
+            if m.gaussian_mu() is None and m.finite_loss_law() is None
         ]
         raise ValueError(
             "accountants.Exact has closed forms only for compositions of Gaussian "
-            "mechanisms, compositions of pure-DP mechanisms, and a single mechanism "
-            f"(n=1) with a closed-form trade-off. No closed form for: "
-            f"{', '.join(missing) or 'this mix of Gaussian and pure-DP mechanisms'}. "
+            "mechanisms, compositions of mechanisms with finitely many privacy "
+            "losses (pure DP, randomized response, discrete Laplace and Gaussian, "
+            "PMF pairs), and a single mechanism (n=1) with a closed-form "
+            f"trade-off. No closed form for: "
+            f"{', '.join(missing) or 'this mix of Gaussian and finite laws'}. "
             "Use accountants.Numerical() (certified) instead."
         )
 
     def describe(self, components: Components) -> dict[str, Any]:
         info = super().describe(components)
-        laws = [(_law_of(m), n) for m, n in components]
-        if all(isinstance(m, Gaussian) for m, _ in laws):
-            info["mu"] = math.sqrt(math.fsum(n * m.mu**2 for m, n in laws))  # type: ignore[attr-defined]
+        if all(m.gaussian_mu() is not None for m, _ in components):
+            info["mu"] = _total_mu(components)
         return info
 
     def __repr__(self) -> str:

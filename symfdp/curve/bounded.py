@@ -31,11 +31,20 @@ class BoundedLossPair(PairCurve):
     :class:`~symfdp.curve.answer.Repair` when ``report`` (approximations; for
     bounds, leaving the range is slack). Brackets are clipped alike.
 
-    A loss on a lattice of span :math:`h` (``lattice_span``) has a
-    piecewise-smooth profile that a smooth approximation misses by about
-    :math:`h^2/8` in :math:`\varepsilon` whatever the number of compositions:
-    the error estimates are at least that (for epsilon) and half the change of
-    the profile over :math:`\pm h^2/8` (for delta).
+    A loss on a lattice of span :math:`h` (``lattice_span``,
+    :meth:`~symfdp.mechanisms.Mechanism.loss_lattice`) has a profile that a
+    smooth approximation misses by :math:`h^2 |\tilde B_2(\theta)|/2\,
+    f_Q(\varepsilon)` (at most :math:`\tfrac{h^2}{12} f_Q(\varepsilon)`, the
+    bound used when the lattice's origin ``lattice_origin`` is unknown;
+    :math:`\theta` the offset of :math:`\varepsilon` in its cell, see
+    :meth:`~symfdp.mechanisms.Mechanism.loss_lattice`) whatever the number of
+    compositions, :math:`f_Q =
+    \delta'' - \delta'` the density of the composed loss under Q (Zheng et
+    al. 2020, Lemma 5.1: :math:`\delta' = -e^{\varepsilon}
+    P_P(L > \varepsilon)`), read off the approximation by central differences
+    at :math:`\pm h/4`. It adds to the error estimate of delta; the bound
+    (:math:`\theta` unknown) over :math:`|\delta'|` (at most :math:`h`) to the
+    estimate of epsilon.
 
     Other attributes (diagnostics) are the wrapped pair's.
     """
@@ -48,11 +57,13 @@ class BoundedLossPair(PairCurve):
         *,
         report: bool = True,
         lattice_span: float | None = None,
+        lattice_origin: float | None = None,
     ) -> None:
         self.inner = pair
         self.loss_range = (float(lo), float(hi))
         self.report = report
         self.lattice_span = lattice_span
+        self.lattice_origin = lattice_origin
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name == "inner":
@@ -107,14 +118,8 @@ class BoundedLossPair(PairCurve):
             repairs += self._repair(Query.DELTA, "delta(eps)", e, raw, out)
         err = found.errors
         if self.lattice_span is not None and err is not None:
-            # The profile moved by the lattice floor of epsilon (see the class).
-            shift = self._lattice_floor()
-            near = self.inner.answer(
-                Query.DELTA, np.concatenate((e - shift, e + shift))
-            )
-            repairs += near.repairs
-            up, down = near.values[: e.size], near.values[e.size :]
-            err = np.maximum(err, 0.5 * np.abs(up - down))
+            floor, _ = self._lattice_floor(e, raw)
+            err = err + floor
         return Answer(
             out,
             err,
@@ -123,12 +128,34 @@ class BoundedLossPair(PairCurve):
             repairs,
         )
 
-    def _lattice_floor(self) -> float:
-        r""":math:`h^2/8` for a loss on a lattice of span :math:`h`: about the most
-        a smooth approximation of the piecewise-smooth profile misses
-        :math:`\varepsilon(\delta)` by, whatever the number of compositions."""
+    def _lattice_floor(
+        self, e: FloatArray, delta: FloatArray, *, at_offset: bool = True
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""The lattice error floor of :math:`\delta` at ``e`` (see the class),
+        with the slope :math:`|\delta'|` there; ``delta`` is the inner pair's
+        profile at ``e``."""
         h = float(self.lattice_span or 0.0)
-        return h * h / 8.0
+        s = h / 4.0
+        near = self.inner.answer(Query.DELTA, np.concatenate((e - s, e + s)))
+        down, up = near.values[: e.size], near.values[e.size :]
+        slope = np.abs(up - down) / (2.0 * s)
+        curvature = (up - 2.0 * delta + down) / (s * s)
+        density = np.maximum(curvature + slope, 0.0)
+        factor = self._bernoulli_factor(e) if at_offset else 1.0 / 12.0
+        return h * h * factor * density, slope
+
+    def _bernoulli_factor(self, e: FloatArray) -> FloatArray:
+        r""":math:`\max(|\tilde B_2(\theta)|/2, 1/96)` at the offset :math:`\theta`
+        of ``e`` in its lattice cell when the lattice's origin is known (the
+        floor stands for the next Euler--Maclaurin terms near the zeros of
+        :math:`\tilde B_2`), else its largest value :math:`1/12`."""
+        if self.lattice_origin is None or not self.lattice_span:
+            return np.full(e.shape, 1.0 / 12.0)
+        h = float(self.lattice_span)
+        theta = np.mod((e - self.lattice_origin) / h, 1.0)
+        b2 = theta * theta - theta + 1.0 / 6.0
+        out: FloatArray = np.maximum(np.abs(b2) / 2.0, 1.0 / 96.0)
+        return out
 
     def _epsilon(self, d: FloatArray) -> Answer:
         found = self.inner.answer(Query.EPSILON, d)
@@ -151,7 +178,7 @@ class BoundedLossPair(PairCurve):
         out = np.maximum(out, 0.0 if floor is None else floor)
         err = found.errors
         if self.lattice_span is not None and err is not None:
-            err = np.maximum(err, self._lattice_floor())
+            err = err + self._lattice_epsilon_floor(out)
         if found.lower is None and found.upper is None:
             return Answer(out, err, repairs=repairs)
         zero = np.zeros(d.shape)
@@ -163,6 +190,19 @@ class BoundedLossPair(PairCurve):
             _clip(found.upper, low, cap),
             repairs,
         )
+
+    def _lattice_epsilon_floor(self, eps: FloatArray) -> FloatArray:
+        """The lattice floor of delta at ``eps`` over the slope there (at most
+        the span ``h``: the profile is off by at most one lattice cell)."""
+        h = float(self.lattice_span or 0.0)
+        at = self.inner.answer(Query.DELTA, eps).values
+        # The answer's offset in its cell is as uncertain as the answer: the
+        # largest factor.
+        floor, slope = self._lattice_floor(eps, at, at_offset=False)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            width = np.where(slope > 0, floor / slope, h)
+        out: FloatArray = np.minimum(np.nan_to_num(width, nan=h), h)
+        return out
 
     def _tradeoff(self, x: FloatArray) -> Answer:
         found = self.inner.answer(Query.TRADEOFF, x)

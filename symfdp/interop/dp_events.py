@@ -144,16 +144,18 @@ def from_dp_event(event: Any, adjacency: Any = "add_or_remove") -> Composition:
     return list(out.items())
 
 
-def composition_of_event(event: Any, n: Any = None) -> Composition:
-    """``compose(event, n)``'s composition: :func:`from_dp_event` (add/remove
-    adjacency) with every count multiplied by ``n`` (default 1).
+def composition_of_event(
+    event: Any, n: Any = None, adjacency: Any = "add_or_remove"
+) -> Composition:
+    """``compose(event, n, adjacency=)``'s composition: :func:`from_dp_event`
+    under ``adjacency`` with every count multiplied by ``n`` (default 1).
 
     Raises:
         ValueError: the event costs no privacy (there is no curve to compute),
             besides the errors of :func:`from_dp_event`.
     """
     k = 1 if n is None else check_int("n", n, lo=1)
-    comp = from_dp_event(event)
+    comp = from_dp_event(event, adjacency)
     if not comp:
         raise ValueError(
             f"{event!r} costs no privacy (only no-op parts): there is no "

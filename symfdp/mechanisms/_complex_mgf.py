@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from symfdp.mechanisms import _logmix as lm
-from symfdp.mechanisms.base import Mechanism, QuadratureLimitError
+from symfdp.mechanisms._errors import QuadratureLimitError
 
 ComplexArray = NDArray[np.complex128]
 FloatArray = NDArray[np.float64]
@@ -311,28 +311,3 @@ class SubsampledGaussianLogMGF:
             )
             out[big] = c[:, 0] + np.log(total)
         return out
-
-
-def log_mgf(mechanism: Mechanism) -> LogMGF | None:
-    r"""The complex log-MGF of ``mechanism``'s pair (under Q), or None when none
-    is implemented (losses with atoms, other families)."""
-    from symfdp.mechanisms.gaussian import Gaussian
-    from symfdp.mechanisms.subsampled import PoissonSubsampled
-    from symfdp.mechanisms.swapped import Swapped
-
-    if isinstance(mechanism, Gaussian):
-        return GaussianLogMGF(float(mechanism.mu)) if mechanism.mu > 0 else None
-    if isinstance(mechanism, Swapped):
-        inner = log_mgf(mechanism.base)
-        return None if inner is None else ReflectedLogMGF(inner)
-    if isinstance(mechanism, PoissonSubsampled) and isinstance(
-        mechanism.base, Gaussian
-    ):
-        mu = float(mechanism.base.mu)
-        if mu <= 0:
-            return None
-        if mechanism.p == 1.0:
-            return GaussianLogMGF(mu)
-        sign = -1 if mechanism.pair == "remove" else 1
-        return SubsampledGaussianLogMGF(mu, float(mechanism.p), sign)
-    return None

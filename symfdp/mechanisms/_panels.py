@@ -14,14 +14,18 @@ panel; kinks must be passed as ``breakpoints``."""
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import cast
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import special
 
-from symfdp.mechanisms.base import FloatArray
+FloatArray = NDArray[np.float64]
+#: A quadrature rule of the loss law on an interval: (loss values, P-weights).
+Rule = tuple[FloatArray, FloatArray]
 
 LogDensity = Callable[[FloatArray], FloatArray]
 
@@ -169,3 +173,38 @@ def tail_cut(
             return None
         cut = max(cut, x[last + 1]) if up else min(cut, x[last + 1])
     return float(cut) if math.isfinite(cut) else float(x[1])
+
+
+#: Width of the fixed composite Gauss–Legendre panels of :func:`fixed_panels`.
+FIXED_PANEL = 0.25
+#: Gauss–Legendre points per fixed panel.
+FIXED_PANEL_NODES = 16
+
+
+def fixed_panels(a: float, b: float) -> Rule:
+    """Composite Gauss–Legendre nodes and weights on ``[a, b]`` (panels of
+    width at most :data:`FIXED_PANEL`; empty for ``b <= a``)."""
+    if not b > a:
+        return np.empty(0), np.empty(0)
+    k = max(1, math.ceil((b - a) / FIXED_PANEL))
+    edges = np.linspace(a, b, k + 1)
+    x, w = gauss_legendre(FIXED_PANEL_NODES)
+    half = (edges[1:] - edges[:-1])[:, None] / 2
+    mid = (edges[1:] + edges[:-1])[:, None] / 2
+    return (mid + half * x).ravel(), (half * w).ravel()
+
+
+def split_rule(rule: Rule, cuts: Sequence[float]) -> list[Rule]:
+    """``rule`` split on ``(-inf, c_1], (c_1, c_2], ..., (c_k, inf)``."""
+    l, w = rule
+    edges = [-math.inf, *cuts, math.inf]
+    out = []
+    for lo, hi in itertools.pairwise(edges):
+        sel = (l > lo) & (l <= hi)
+        out.append((l[sel], w[sel]))
+    return out
+
+
+def concat_rules(rules: Sequence[Rule]) -> Rule:
+    """The rules of one interval joined."""
+    return np.concatenate([r[0] for r in rules]), np.concatenate([r[1] for r in rules])

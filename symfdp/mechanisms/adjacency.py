@@ -3,11 +3,13 @@ r"""The neighbouring relation as a transform of a mechanism.
 A mechanism is the dominating pair :math:`(P, Q)` of its *add* direction. The
 relation (as dp-accounting's ``NeighboringRelation``) decides the pairs a
 composition must cover: ``"add"``, the pair; ``"remove"``, the swapped pair;
-``"add_or_remove"`` and ``"replace_one"`` (at replace-one sensitivity), both
-directions, :math:`\delta` the larger. Poisson subsampling under replace-one
-has another dominating pair, served for the subsampled Gaussian
-(``SubsampledGaussian.replace_one``) only. :class:`BothDirections` answers no
-PLRV query itself; ask ``pairs[0]`` (add) or ``pairs[1]`` (remove)."""
+``"add_or_remove"``, both directions, :math:`\delta` the larger;
+``"replace_one"``, the mechanism's own replace-one pair
+(:meth:`~symfdp.mechanisms.Mechanism.replace_one`: a shift family's shift
+doubles, a guarantee stays, Poisson subsampling has its own mixture pair, a
+user pair is refused), both directions when it is asymmetric.
+:class:`BothDirections` answers no PLRV query itself; ask ``pairs[0]`` (add) or
+``pairs[1]`` (remove)."""
 
 from __future__ import annotations
 
@@ -52,6 +54,14 @@ class BothDirections(Mechanism):
     @property
     def pairs(self) -> tuple[Mechanism, ...]:
         return (self.base, self.base.swapped())
+
+    def replace_one(self) -> Mechanism:
+        """The base's (replace-one is its own relation, not a direction)."""
+        return self.base.replace_one()
+
+    def loss_lattice(self) -> float | None:
+        """Both directions share the base's lattice (reflected)."""
+        return self.base.loss_lattice()
 
     def _refuse(self, what: str) -> NoReturn:
         raise TypeError(
@@ -122,25 +132,19 @@ def with_adjacency(mechanism: Mechanism, adjacency: str) -> Mechanism:
     Raises:
         TypeError: ``mechanism`` is not a Mechanism.
         ValueError: unknown ``adjacency``, or ``"replace_one"`` for a
-            Poisson-subsampled mechanism (not implemented: its dominating pair
-            is not one of the add/remove pairs).
+            mechanism that cannot say what it means
+            (:meth:`~symfdp.mechanisms.Mechanism.replace_one`).
     """
     if not isinstance(mechanism, Mechanism):
         raise TypeError(
             f"mechanism must be a Mechanism. Found {type(mechanism).__name__}."
         )
     rel = check_choice("adjacency", adjacency, ADJACENCIES)
+    if rel == "replace_one":
+        one = mechanism.replace_one()
+        return one if one.is_symmetric else BothDirections(one)
     with_pair = getattr(mechanism, "with_pair", None)
     if with_pair is not None:
-        replace_one = getattr(mechanism, "replace_one", None)
-        if rel == "replace_one" and replace_one is not None:
-            return cast(Mechanism, replace_one())
-        if rel == "replace_one":
-            raise ValueError(
-                f"adjacency='replace_one' is not implemented for {mechanism!r}: "
-                "Poisson subsampling under replace-one neighbours has its own "
-                "dominating pair. Use 'add_or_remove'."
-            )
         return cast(
             Mechanism, with_pair({"add": "add", "remove": "remove"}.get(rel, "both"))
         )

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import special
 
 from symfdp._validation import (
     check_array,
@@ -30,6 +31,12 @@ from symfdp._validation import (
     check_int,
     scalar_or_array,
 )
+from symfdp.mechanisms._complex_mgf import LogMGF, ReflectedLogMGF
+from symfdp.mechanisms._errors import QuadratureLimitError as QuadratureLimitError
+from symfdp.mechanisms._panels import Rule, split_rule
+from symfdp.mechanisms._tilted import tilted_abs_moment3 as tilted_abs_moment3
+from symfdp.mechanisms._tilted import tilted_cgf as tilted_cgf
+from symfdp.mechanisms._tilted import tilted_weight_blocks as tilted_weight_blocks
 
 Under = Literal["P", "Q"]
 Pair = Literal["add", "remove", "both"]
@@ -39,11 +46,6 @@ FloatArray = NDArray[np.float64]
 #: Largest cumulant order served: Edgeworth of the largest order J = 64
 #: (:func:`symfdp._validation.check_order`) needs kappa_1..kappa_{J+2}.
 MAX_CUMULANT_ORDER: Final = 66
-
-
-class QuadratureLimitError(ValueError):
-    """A quadrature rule would need more nodes than its memory guard allows (a
-    CGF tilt far out in the tail)."""
 
 
 @dataclass(frozen=True)
@@ -107,10 +109,36 @@ class Mechanism(ABC):
         condition of :class:`~symfdp.accountants.contour.Contour`."""
         return False
 
+    def replace_one(self) -> Mechanism:
+        """The mechanism under replace-one neighbours: a mechanism whose
+        ``pairs`` cover the relation (:func:`~symfdp.mechanisms.with_adjacency`).
+
+        A family defined by a sensitivity bound (a record moves the output by
+        at most that much when added or removed) moves it by twice as much when
+        replaced: its shift doubles (dp-accounting's ``REPLACE_ONE``). A family
+        whose parameter is the guarantee itself (pure DP, randomized response,
+        an (eps, delta) event) is that guarantee under the relation stated.
+
+        Raises:
+            ValueError: the mechanism cannot say what replace-one neighbours
+                are (the default: a pair given by its densities or PMFs).
+        """
+        raise ValueError(
+            f"adjacency='replace_one' is not defined for {self!r}: a pair given "
+            "by its densities, PMFs or privacy loss does not say how replacing a "
+            "record moves it. Build the replace-one dominating pair itself (e.g. "
+            "with M.from_pmfs or M.from_densities) and compose it with "
+            "adjacency='add_or_remove'."
+        )
+
+    def symmetric_minorant(self) -> Mechanism | None:
+        """The symmetric-trade-off capability: a mechanism with a symmetric
+        trade-off that lower-bounds this one's (itself when symmetric), or
+        None (the default for an asymmetric pair)."""
+        return self if self.is_symmetric else None
+
     def swapped(self) -> Mechanism:
         """The pair ``(Q, P)``: its trade-off is the inverse ``f^{-1}``."""
-        from symfdp.mechanisms.swapped import Swapped
-
         return Swapped(self)
 
     @abstractmethod
@@ -156,15 +184,77 @@ class Mechanism(ABC):
     def plrv_quadrature(self) -> PLRVQuadrature:
         """A quadrature rule for ``E_P[h(L)]`` accurate for smooth ``h``."""
 
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        """Quadrature rules ``(loss values, P-weights)`` of L under P on each of
+        ``(-inf, c_1], (c_1, c_2], ..., (c_k, inf)`` for the sorted ``cuts``,
+        accurate for functions smooth on each interval (the capability behind
+        kinked expectations: functionals, the symmetrised pair's moments).
+        Default: :meth:`plrv_quadrature` split at the cuts (exact for atoms;
+        families with a density put panel edges at the cuts instead)."""
+        rule = self.plrv_quadrature()
+        return split_rule((rule.nodes, rule.weights("P")), sorted(cuts))
+
     def plrv_support(self) -> tuple[float, float]:
         """Essential support ``(lo, hi)`` of L (may be infinite)."""
         return (-math.inf, math.inf)
 
-    @property
-    def loss_lattice_span(self) -> float | None:
-        """The span ``h`` of the lattice ``a + h Z`` carrying all of L, or None
-        when L is not a lattice variable (smooth approximations of a lattice sum err
-        by O(h^2) in epsilon)."""
+    def complex_log_mgf(self) -> LogMGF | None:
+        r"""The complex log-MGF capability: :math:`z \mapsto \operatorname{Log}
+        E_Q[e^{zL}]` on vertical lines (:mod:`symfdp.mechanisms._complex_mgf`),
+        for the contour integral; None where none is implemented (the
+        default)."""
+        return None
+
+    def rdp(self, orders: FloatArray) -> FloatArray | None:
+        r"""The RDP capability: :math:`D_\alpha(Q \| P) = \frac{1}{\alpha - 1}
+        \log E_P[e^{\alpha L}]` at the validated ``orders`` :math:`\alpha > 1`
+        (Mironov 2017), or None. Default: the exact sum over the atoms of a
+        finite law (:meth:`finite_loss_law`), else None; closed forms
+        override."""
+        law = self.finite_loss_law()
+        if law is None:
+            return None
+        l, log_p = law
+        a = np.asarray(orders, dtype=np.float64)
+        log_m = special.logsumexp(
+            log_p[None, :] + a.reshape(-1, 1) * l[None, :], axis=1
+        )
+        return np.asarray(log_m, dtype=np.float64).reshape(a.shape) / (a - 1.0)
+
+    def gaussian_mu(self) -> float | None:
+        r"""The closed-form law capability: :math:`\mu` when the privacy loss
+        is that of :math:`G_\mu` (:math:`L \sim N(-\mu^2/2, \mu^2)` under P,
+        Dong et al. 2019, Cor. 2.13), else None (the default)."""
+        return None
+
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray] | None:
+        """The finite-law capability: ``(losses, log_p)``, the sorted distinct
+        values of L and their log P-masses when L takes finitely many values
+        (exactly), else None (the default)."""
+        return None
+
+    def loss_lattice(self) -> float | None:
+        r"""The lattice capability of the privacy-loss law, asked by every
+        accountant's error model and by the certified grid.
+
+        The span :math:`h` of the coarsest lattice :math:`a + h\mathbb{Z}`
+        carrying all of L; for a law of finitely many atoms off any lattice, the
+        widest gap between neighbouring atoms (the scale a smooth approximation
+        cannot resolve); None for a law with a density part (the default).
+
+        A composed loss on such a lattice has masses :math:`q_j \approx h
+        f_Q(l_j)`, :math:`f_Q` a smooth density (what CLT, Edgeworth and the
+        saddle point approximate), and its profile
+        :math:`\delta(\varepsilon) = \sum_j q_j (1 - e^{\varepsilon - l_j})_+`
+        sums a function whose slope jumps by :math:`f_Q(\varepsilon)` at
+        :math:`l = \varepsilon`. Euler--Maclaurin summation puts the sum and the
+        integral :math:`h^2 f_Q(\varepsilon) \tilde B_2(\theta)/2` apart,
+        :math:`\tilde B_2(\theta) = \theta^2 - \theta + 1/6` the periodic
+        Bernoulli polynomial at the offset :math:`\theta` of
+        :math:`\varepsilon` in its lattice cell: up to
+        :math:`\tfrac{h^2}{12} f_Q(\varepsilon)`, whatever the number of
+        compositions (Esseen's lattice expansion, Esseen (1945), Ch. IV).
+        """
         return None
 
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
@@ -241,70 +331,157 @@ class Mechanism(ABC):
         return scalar_or_array(np.clip(sf_q - second, 0.0, 1.0))
 
 
-def tilted_cgf(
-    nodes: ArrayLike, log_weights: ArrayLike, t: ArrayLike, *, chunk: int = 4_000_000
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    r"""``(K, K', K'')`` of a discrete law at each ``t``, in log space:
-    :math:`K(t) = \log \sum_i e^{\log w_i + t l_i}`, :math:`K'` and :math:`K''` the
-    mean and variance under the tilted weights (no cancellation); chunked over ``t``."""
-    l = np.asarray(nodes, dtype=np.float64)
-    logw = np.asarray(log_weights, dtype=np.float64)
-    ts = np.asarray(t, dtype=np.float64)
-    flat = ts.reshape(-1)
-    k0 = np.empty(flat.size)
-    k1 = np.empty(flat.size)
-    k2 = np.empty(flat.size)
-    step = max(1, chunk // max(l.size, 1))
-    for start in range(0, flat.size, step):
-        tt = flat[start : start + step, None]
-        with np.errstate(invalid="ignore"):
-            a = logw[None, :] + tt * l[None, :]
-        a = np.where(np.isnan(a), -np.inf, a)
-        amax = a.max(axis=1, keepdims=True)
-        e = np.exp(a - amax)
-        s = e.sum(axis=1)
-        wt = e / s[:, None]
-        m1 = wt @ l
-        k0[start : start + step] = amax[:, 0] + np.log(s)
-        k1[start : start + step] = m1
-        k2[start : start + step] = (wt * (l[None, :] - m1[:, None]) ** 2).sum(axis=1)
-    shape = ts.shape
-    return k0.reshape(shape), k1.reshape(shape), k2.reshape(shape)
+def _other_measure(under: Under) -> Under:
+    check_choice("under", under, ("P", "Q"))
+    return "Q" if under == "P" else "P"
 
 
-def tilted_abs_moment3(
-    nodes: ArrayLike, log_weights: ArrayLike, t: ArrayLike, *, chunk: int = 4_000_000
-) -> tuple[FloatArray, FloatArray]:
-    r"""Mean and :math:`E|l - \text{mean}|^3` of a discrete law tilted by
-    :math:`e^{tl}`, at each ``t``, with weights normalised in log space;
-    non-finite nodes (atoms at infinity) are left out. Chunked like
-    :func:`tilted_cgf`."""
-    l = np.asarray(nodes, dtype=np.float64)
-    logw = np.asarray(log_weights, dtype=np.float64)
-    keep = np.isfinite(l)
-    l, logw = l[keep], logw[keep]
-    ts = np.asarray(t, dtype=np.float64)
-    flat = ts.reshape(-1)
-    mean = np.empty(flat.size)
-    m3 = np.empty(flat.size)
-    for block, w in tilted_weight_blocks(l, logw, flat, chunk):
-        mu = w @ l
-        mean[block] = mu
-        m3[block] = (w * np.abs(l[None, :] - mu[:, None]) ** 3).sum(1)
-    return mean.reshape(ts.shape), m3.reshape(ts.shape)
+@dataclass(frozen=True)
+class Swapped(Mechanism):
+    r"""The pair ``(Q, P)`` of ``base = (P, Q)`` (here, beside
+    :meth:`Mechanism.swapped` that builds it).
 
+    Its PLRV is :math:`L' = \log dP/dQ = -L`, with :math:`L'` under :math:`P' = Q`
+    distributed as :math:`-L` under Q, so :math:`P_{P'}(L' \le l) = P_Q(L \ge
+    -l)`; :math:`\kappa_r(L' \mid P') = (-1)^r \kappa_r(L \mid Q)`;
+    :math:`K_{P'}(t) = K_P(1 - t)` and :math:`K_{Q'}(t) = K_P(-t)`;
+    :math:`T(Q, P) = T(P, Q)^{-1}` (Dong et al. 2019, Sec. 2.1)."""
 
-def tilted_weight_blocks(
-    nodes: FloatArray, log_weights: FloatArray, t: FloatArray, chunk: int
-) -> Iterator[tuple[slice, FloatArray]]:
-    r"""The normalised tilted weights :math:`\tilde w_{ij} \propto e^{\log w_j +
-    t_i l_j}` of finite ``nodes`` for the 1-d ``t``, in blocks of at most
-    ``chunk`` entries (tilts x nodes): ``(slice of t, weights)`` per block, each
-    row shifted by its maximum before the exponential (no overflow)."""
-    step = max(1, chunk // max(nodes.size, 1))
-    for start in range(0, t.size, step):
-        a = log_weights[None, :] + t[start : start + step, None] * nodes[None, :]
-        a = a - a.max(axis=1, keepdims=True)
-        w = np.exp(a)
-        w /= w.sum(axis=1, keepdims=True)
-        yield slice(start, start + step), w
+    base: Mechanism
+
+    name: ClassVar[str] = "swapped"
+    PARAMS: ClassVar[dict[str, Param]] = {}
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.base, Mechanism):
+            raise TypeError(
+                f"base must be a Mechanism. Found {type(self.base).__name__}."
+            )
+
+    @property
+    def is_symmetric(self) -> bool:
+        return self.base.is_symmetric
+
+    @property
+    def continuous_loss(self) -> bool:
+        return self.base.continuous_loss
+
+    def swapped(self) -> Mechanism:
+        return self.base
+
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        """``L' = -L`` under ``P' = Q``: the base's pieces at the mirrored cuts,
+        values negated, weights ``w e^L``, in reverse order."""
+        rules = self.base.plrv_pieces([-c for c in reversed(sorted(cuts))])
+        return [(-v, w * np.exp(v)) for v, w in reversed(rules)]
+
+    def complex_log_mgf(self) -> LogMGF | None:
+        """:math:`M'(z) = M(-1-z)` of the base's."""
+        inner = self.base.complex_log_mgf()
+        return None if inner is None else ReflectedLogMGF(inner)
+
+    def symmetric_minorant(self) -> Mechanism | None:
+        """The base for a symmetric base (the same trade-off), else None."""
+        return self.base if self.base.is_symmetric else None
+
+    def rdp(self, orders: FloatArray) -> FloatArray | None:
+        """The base's for a symmetric base (its swap has the same law), else
+        the finite-law sum (:meth:`Mechanism.rdp`)."""
+        return self.base.rdp(orders) if self.base.is_symmetric else super().rdp(orders)
+
+    def gaussian_mu(self) -> float | None:
+        r"""The base's: the law of :math:`G_\mu` is its own swap."""
+        return self.base.gaussian_mu()
+
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray] | None:
+        """The base law reflected: values ``-l``, P-masses ``p e^l``."""
+        law = self.base.finite_loss_law()
+        if law is None:
+            return None
+        l, log_p = law
+        return -l[::-1], (log_p + l)[::-1]
+
+    def replace_one(self) -> Mechanism:
+        """The base's (replace-one covers both directions)."""
+        return self.base.replace_one()
+
+    def loss_lattice(self) -> float | None:
+        """``L' = -L``: the base lattice, reflected."""
+        return self.base.loss_lattice()
+
+    def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
+        return -self.base.log_likelihood_ratio(x)
+
+    def pdf(self, x: ArrayLike, under: Under = "P") -> FloatArray:
+        return self.base.pdf(x, _other_measure(under))
+
+    def plrv_cdf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
+    ) -> FloatArray:
+        neg = -check_array("l", l, allow_inf=True)
+        return self.base.plrv_sf(neg, _other_measure(under), inclusive=inclusive)
+
+    def plrv_sf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
+    ) -> FloatArray:
+        neg = -check_array("l", l, allow_inf=True)
+        return self.base.plrv_cdf(neg, _other_measure(under), inclusive=inclusive)
+
+    def plrv_quadrature(self) -> PLRVQuadrature:
+        rule = self.base.plrv_quadrature()
+        # E_{P'}[h(L')] = E_Q[h(-L)] = sum_i w_i e^{l_i} h(-l_i).
+        return PLRVQuadrature(-rule.nodes[::-1], (rule.log_weights + rule.nodes)[::-1])
+
+    def plrv_support(self) -> tuple[float, float]:
+        lo, hi = self.base.plrv_support()
+        return (-hi, -lo)
+
+    def cumulants(self, order: int, under: Under = "P") -> FloatArray:
+        kappa = np.asarray(
+            self.base.cumulants(order, _other_measure(under)), dtype=np.float64
+        )
+        signs = (-1.0) ** np.arange(1, kappa.size + 1)
+        return signs * kappa
+
+    def cgf(self, t: ArrayLike, under: Under = "P") -> FloatArray:
+        return self.cgf_derivatives(t, under)[0]
+
+    def cgf_derivatives(
+        self, t: ArrayLike, under: Under = "P"
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        check_choice("under", under, ("P", "Q"))
+        # K_{P'}(t) = K_P(1 - t); K_{Q'}(t) = K_{P'}(t + 1) = K_P(-t).
+        shift = 1.0 if under == "P" else 0.0
+        k, k1, k2 = self.base.cgf_derivatives(shift - check_array("t", t), "P")
+        return k, -k1, k2
+
+    def tilted_abs_moment3(
+        self, t: ArrayLike, under: Under = "Q"
+    ) -> tuple[FloatArray, FloatArray]:
+        """``L' = -L`` and ``P' = Q``: the law under ``under`` tilted by ``t`` is
+        the base law under the other measure tilted by ``-t``, reflected."""
+        mean, m3 = self.base.tilted_abs_moment3(
+            -check_array("t", t), _other_measure(under)
+        )
+        return -np.asarray(mean), m3
+
+    def expect(self, fn: Callable[[FloatArray], ArrayLike], under: Under = "P") -> Any:
+        check_callable("fn", fn)
+        return self.base.expect(lambda l: fn(-l), _other_measure(under))
+
+    def tradeoff(self, alpha: ArrayLike) -> FloatArray:
+        from symfdp.numeric.tabulate import alpha_grid, tabulated_inverse
+
+        grid = alpha_grid()
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        return tabulated_inverse(grid, self.base.tradeoff(grid), a)
+
+    def privacy_profile(self, eps: ArrayLike) -> FloatArray:
+        # E_P[(1 - e^{eps + L})_+] = P_P(L < -eps) - e^eps P_Q(L < -eps).
+        e = check_array("eps", eps, allow_inf=True)
+        a = self.base.plrv_cdf(-e, "P", inclusive=False)
+        b = self.base.plrv_cdf(-e, "Q", inclusive=False)
+        return np.clip(a - np.exp(e) * b, 0.0, 1.0)
+
+    def __repr__(self) -> str:
+        return f"Swapped({self.base!r})"

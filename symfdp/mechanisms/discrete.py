@@ -75,18 +75,21 @@ class FiniteLoss(Mechanism):
         out["log_p"] = log_p
         return out
 
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray]:
+        """The atoms (:meth:`_atoms`)."""
+        law = self._law
+        return law["l"], law["log_p"]
+
+    def loss_lattice(self) -> float | None:
+        """The span of the coarsest lattice holding every atom (a divisor of the
+        smallest gap by at most :data:`LATTICE_DIVISORS`, to 1e-9), else the
+        widest gap between neighbouring atoms; None for a single atom
+        (see :meth:`Mechanism.loss_lattice`)."""
+        return self._lattice
+
     @functools.cached_property
-    def lattice_spacing(self) -> float | None:
-        """The step ``d`` of a lattice ``l_0 + k d`` holding every atom (the smallest
-        gap, if all gaps are its multiples to 1e-9), else None."""
-        l = self._law["l"]
-        if l.size < 2:
-            return None
-        d = float(np.min(np.diff(l)))
-        k = (l - l[0]) / d
-        if d > 0 and np.all(np.abs(k - np.round(k)) <= 1e-9 * np.maximum(1.0, k)):
-            return d
-        return None
+    def _lattice(self) -> float | None:
+        return _atom_lattice(self._law["l"])
 
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
@@ -176,6 +179,30 @@ class FiniteLoss(Mechanism):
                 )
             out[s : s + step] = gain @ law["Q"]
         return scalar_or_array(np.clip(out, 0.0, 1.0).reshape(e.shape))
+
+
+#: Largest divisor ``j`` of the smallest gap tried as a lattice span ``d / j``.
+LATTICE_DIVISORS = 64
+
+
+def _atom_lattice(l: FloatArray) -> float | None:
+    """:meth:`FiniteLoss.loss_lattice` of the sorted distinct atoms ``l``."""
+    if l.size < 2:
+        return None
+    gaps = np.diff(l)
+    offsets = l - l[0]
+    smallest = float(np.min(gaps))
+    head = offsets[:256]
+    for j in range(1, LATTICE_DIVISORS + 1):
+        if _on_lattice(head, smallest / j) and _on_lattice(offsets, smallest / j):
+            return smallest / j
+    return float(np.max(gaps))
+
+
+def _on_lattice(offsets: FloatArray, d: float) -> bool:
+    """Whether every offset is an integer multiple of ``d`` (to 1e-9)."""
+    k = offsets / d
+    return bool(np.all(np.abs(k - np.round(k)) <= 1e-9 * np.maximum(1.0, k)))
 
 
 def _merge(l: FloatArray, log_p: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -359,13 +386,10 @@ class RandomizedResponse(FiniteLoss):
         object.__setattr__(self, "eps", check_real("eps", self.eps, 0.0))
         object.__setattr__(self, "k", check_int("k", self.k, lo=2))
 
-    @property
-    def loss_lattice_span(self) -> float | None:
-        """L takes the values -eps, (0,) eps, a lattice of span eps (2 eps for
-        k = 2; None at eps = 0)."""
-        if self.eps == 0:
-            return None
-        return 2.0 * self.eps if self.k == 2 else self.eps
+    def replace_one(self) -> RandomizedResponse:
+        """Itself: its pair (true category 0 vs 1) is the replace-one pair
+        (dp-accounting's ``REPLACE_ONE`` for ``RandomizedResponseDpEvent``)."""
+        return self
 
     def _atoms(self) -> tuple[FloatArray, FloatArray]:
         e, k = self.eps, self.k
@@ -436,6 +460,10 @@ class DiscreteLaplace(FiniteLoss):
             self, "sensitivity", check_int("sensitivity", self.sensitivity, lo=1)
         )
 
+    def replace_one(self) -> DiscreteLaplace:
+        """Replacing a record moves the value by twice the sensitivity."""
+        return DiscreteLaplace(self.a, 2 * self.sensitivity)
+
     def _atoms(self) -> tuple[FloatArray, FloatArray]:
         a, s = self.a, self.sensitivity
         log_norm = -np.logaddexp(0.0, -a)  # log 1/(1 + e^{-a})
@@ -490,6 +518,10 @@ class DiscreteGaussian(FiniteLoss):
         object.__setattr__(
             self, "sensitivity", check_int("sensitivity", self.sensitivity, lo=1)
         )
+
+    def replace_one(self) -> DiscreteGaussian:
+        """Replacing a record moves the value by twice the sensitivity."""
+        return DiscreteGaussian(self.sigma, 2 * self.sensitivity)
 
     @functools.cached_property
     def _grid(self) -> tuple[FloatArray, float]:

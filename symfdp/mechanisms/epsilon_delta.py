@@ -78,9 +78,13 @@ class EpsilonDelta(Mechanism):
         """The pair conditioned on a non-blatant outcome: ``PureDP(eps)``."""
         return PureDP(self.eps)
 
-    @property
-    def loss_lattice_span(self) -> float | None:
-        return self.finite_part().loss_lattice_span
+    def replace_one(self) -> EpsilonDelta:
+        """The guarantee under the relation stated: itself."""
+        return self
+
+    def loss_lattice(self) -> float | None:
+        """The finite part's (the blatant outcome is split off exactly)."""
+        return self.finite_part().loss_lattice()
 
     def plrv_support(self) -> tuple[float, float]:
         if self.delta > 0:

@@ -7,8 +7,8 @@ minimum). The profile determines the loss law, :math:`P_P(L > \varepsilon) =
 -e^{-\varepsilon}\delta'(\varepsilon)` (Zheng et al. 2020, Lemma 5.1), so
 :class:`SymmetrisedPair`'s law is that of the direction with the larger profile,
 with atoms where the profiles cross. Its CDFs are tail-stable; its quadrature
-rule (cumulants, CGF) is approximate, about 1e-3 relative for a subsampled
-Gaussian.
+rule (cumulants, CGF) takes each direction's rule on the intervals it wins, with
+panel edges at the crossings.
 
 A batch of fixed size :math:`m` drawn uniformly from :math:`N` records, with
 replace-one neighbours, makes an :math:`f`-DP mechanism :math:`C_p(f)`-DP,
@@ -120,6 +120,17 @@ class SymmetrisedPair(Mechanism):
         ls = check_array("l", l, allow_inf=True)
         return scalar_or_array(self._pick(ls, "plrv_sf", under, bool(inclusive)))
 
+    def replace_one(self) -> Mechanism:
+        """Itself: a pair symmetrised over its two directions, as replace-one
+        neighbours need (:class:`SampledWithoutReplacement` is defined for
+        them)."""
+        return self
+
+    def loss_lattice(self) -> float | None:
+        """The coarser of the two directions' (None when either has a density)."""
+        spans = [m.loss_lattice() for m in self._dirs]
+        return None if None in spans else max(s for s in spans if s is not None)
+
     def plrv_support(self) -> tuple[float, float]:
         add, rem = self._dirs
         a, b = add.plrv_support(), rem.plrv_support()
@@ -137,37 +148,40 @@ class SymmetrisedPair(Mechanism):
 
     @functools.cached_property
     def _rule(self) -> PLRVQuadrature:
-        """Each direction's rule on the range where it is the larger, plus the
-        atoms at the crossings (the jumps of ``P_P(L > .)``)."""
+        """On each interval between crossings, the winning direction's rule for
+        that interval (:meth:`~symfdp.mechanisms.Mechanism.plrv_pieces`: panel
+        edges at the crossings), plus the atoms at the crossings (the jumps of
+        ``P_P(L > .)``)."""
         add, rem = self._dirs
-        nodes, logw = [], []
-        cuts = np.concatenate(([-np.inf], self._crossings, [np.inf]))
-        for m, wins in ((add, False), (rem, True)):
-            r = m.plrv_quadrature()
-            keep = self._remove_wins(r.nodes) == wins
-            keep &= ~np.isin(r.nodes, self._crossings)
-            lw = r.log_weights.copy()
-            # Each range between crossings is rescaled to its exact mass.
-            for a, b in itertools.pairwise(cuts):
-                sel = keep & (r.nodes > a) & (r.nodes < b)
-                if not sel.any():
-                    continue
-                exact = float(m.plrv_sf(a, "P")) - float(
-                    m.plrv_sf(b, "P", inclusive=True)
+        cuts = [float(c) for c in self._crossings]
+        pieces = {False: add.plrv_pieces(cuts), True: rem.plrv_pieces(cuts)}
+        edges = [-math.inf, *cuts, math.inf]
+        nodes, weights = [], []
+        for i, (a, b) in enumerate(itertools.pairwise(edges)):
+            inside = (
+                0.5 * (a + b)
+                if math.isfinite(a + b)
+                else (
+                    b - 1.0
+                    if math.isfinite(b)
+                    else (a + 1.0 if math.isfinite(a) else 0.0)
                 )
-                have = float(np.exp(lw[sel]).sum())
-                if exact > 0 and have > 0:
-                    lw[sel] += math.log(exact / have)
-            nodes.append(r.nodes[keep])
-            logw.append(lw[keep])
+            )
+            wins = bool(self._remove_wins(np.array([inside]))[0])
+            l, w = pieces[wins][i]
+            nodes.append(l)
+            weights.append(w)
         for c in self._crossings:
             left = float(self._pick(np.array([c - 1e-9]), "plrv_sf", "P", False)[0])
             right = float(self._pick(np.array([c + 1e-9]), "plrv_sf", "P", False)[0])
             jump = left - right
             if jump > 0:
                 nodes.append(np.array([c]))
-                logw.append(np.array([math.log(jump)]))
-        return PLRVQuadrature(np.concatenate(nodes), np.concatenate(logw))
+                weights.append(np.array([jump]))
+        w = np.concatenate(weights)
+        keep = w > 0
+        with np.errstate(divide="ignore"):
+            return PLRVQuadrature(np.concatenate(nodes)[keep], np.log(w[keep]))
 
     def plrv_quadrature(self) -> PLRVQuadrature:
         return self._rule

@@ -5,8 +5,9 @@ under P and Q."""
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
@@ -21,6 +22,9 @@ from symfdp._validation import (
     check_int,
     check_real,
 )
+from symfdp.mechanisms._complex_mgf import GaussianLogMGF
+from symfdp.mechanisms._panels import Rule, fixed_panels, split_rule
+from symfdp.mechanisms._rdp import rdp_gaussian
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -59,6 +63,10 @@ def gaussian_tradeoff(mu: float, alpha: ArrayLike) -> FloatArray:
     return cast(FloatArray, special.ndtr(-special.ndtri(a) - mu))
 
 
+#: Half-width (standard deviations) of the output space of ``plrv_pieces``.
+PIECES_HALF_WIDTH = 16.0
+
+
 @dataclass(frozen=True)
 class Gaussian(Mechanism):
     """Gaussian mechanism ``N(0,1)`` vs ``N(mu,1)``; give ``mu`` or ``sigma``.
@@ -92,6 +100,39 @@ class Gaussian(Mechanism):
     def continuous_loss(self) -> bool:
         """L is normal for ``mu > 0`` (an atom at 0 for ``mu = 0``)."""
         return self.mu > 0
+
+    def gaussian_mu(self) -> float:
+        return self.mu
+
+    def rdp(self, orders: FloatArray) -> FloatArray:
+        """:func:`~symfdp.mechanisms._rdp.rdp_gaussian`."""
+        return rdp_gaussian(float(self.mu), orders)
+
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        r"""Panels in :math:`x` (:math:`L = \mu x - \mu^2/2`, :math:`x \sim N(0,1)`
+        under P) over :math:`\pm(16 + \mu)` with an edge at every cut."""
+        cuts = sorted(cuts)
+        mu = self.mu
+        if mu == 0.0:
+            return split_rule((np.zeros(1), np.ones(1)), cuts)
+        lo_x, hi_x = -PIECES_HALF_WIDTH - mu, mu + PIECES_HALF_WIDTH
+        xs = [min(max((c + mu * mu / 2) / mu, lo_x), hi_x) for c in cuts]
+        edges = [lo_x, *xs, hi_x]
+        out = []
+        for a, b in itertools.pairwise(edges):
+            x, w = fixed_panels(a, b)
+            dens = w * np.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+            out.append((mu * x - mu * mu / 2, dens))
+        return out
+
+    def complex_log_mgf(self) -> GaussianLogMGF | None:
+        r""":math:`\mu^2 z(1+z)/2` (None at ``mu = 0``: an atom at 0)."""
+        return GaussianLogMGF(float(self.mu)) if self.mu > 0 else None
+
+    def replace_one(self) -> Gaussian:
+        """Replacing a record moves the mean by twice the sensitivity:
+        ``Gaussian(2 mu)`` (dp-accounting's ``REPLACE_ONE``)."""
+        return Gaussian(mu=2.0 * self.mu)
 
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         return self.mu * check_array("x", x, allow_inf=True) - self.mu**2 / 2

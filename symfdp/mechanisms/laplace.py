@@ -11,7 +11,9 @@ their condition number allows, else in mpmath at the precision it requires."""
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -27,6 +29,7 @@ from symfdp._validation import (
     check_real,
     scalar_or_array,
 )
+from symfdp.mechanisms._panels import Rule, concat_rules, fixed_panels, split_rule
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -128,6 +131,31 @@ class Laplace(Mechanism):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mu", check_real("mu", self.mu, 0.0))
+
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        r"""Panels on the density part (:math:`L \in (-\mu, \mu)`, P-density
+        :math:`e^{-(l+\mu)/2}/4`) with an edge at every cut, plus the atoms at
+        :math:`\pm\mu` (P-masses 1/2 and :math:`e^{-\mu}/2`)."""
+        cuts = sorted(cuts)
+        mu = self.mu
+        if mu == 0.0:
+            return split_rule((np.zeros(1), np.ones(1)), cuts)
+        cs = [min(max(c, -mu), mu) for c in cuts]
+        edges = [-mu, *cs, mu]
+        out = []
+        for a, b in itertools.pairwise(edges):
+            l, w = fixed_panels(a, b)
+            out.append((l, w * np.exp(-(l + mu) / 2) / 4))
+        atoms = (np.array([-mu, mu]), np.array([0.5, 0.5 * math.exp(-mu)]))
+        return [
+            concat_rules([r, a])
+            for r, a in zip(out, split_rule(atoms, cuts), strict=True)
+        ]
+
+    def replace_one(self) -> Laplace:
+        """Replacing a record moves the location by twice the sensitivity:
+        ``Laplace(2 mu)``."""
+        return Laplace(mu=2.0 * self.mu)
 
     def log_likelihood_ratio(self, x: ArrayLike) -> FloatArray:
         xs = check_array("x", x, allow_inf=True)

@@ -26,6 +26,7 @@ from symfdp._validation import (
     check_real,
     scalar_or_array,
 )
+from symfdp.mechanisms._rdp import rdp_pure_dp
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -138,8 +139,21 @@ class PureDP(Mechanism):
     def plrv_support(self) -> tuple[float, float]:
         return (-self.eps, self.eps)
 
-    @property
-    def loss_lattice_span(self) -> float | None:
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray]:
+        """``L = -eps, eps`` with P-masses ``e^eps/(1+e^eps), 1/(1+e^eps)``."""
+        rule = self.plrv_quadrature()
+        return rule.nodes, rule.log_weights
+
+    def rdp(self, orders: FloatArray) -> FloatArray:
+        """:func:`~symfdp.mechanisms._rdp.rdp_pure_dp` (Dong et al. 2019,
+        Prop. B.7)."""
+        return rdp_pure_dp(float(self.eps), orders)
+
+    def replace_one(self) -> PureDP:
+        """The guarantee under the relation stated: itself."""
+        return self
+
+    def loss_lattice(self) -> float | None:
         """L takes the values +-eps: a lattice of span 2 eps (None at eps = 0)."""
         return 2.0 * self.eps if self.eps > 0 else None
 

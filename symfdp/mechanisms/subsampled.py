@@ -19,6 +19,7 @@ remove)``, trade-off :math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (Dong et al.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
@@ -34,6 +35,9 @@ from symfdp._validation import (
 )
 from symfdp._warnings import warn_pair_deprecated
 from symfdp.mechanisms import _logmix as lm
+from symfdp.mechanisms._complex_mgf import LogMGF
+from symfdp.mechanisms._panels import Rule
+from symfdp.mechanisms._rdp import rdp_subsampled_gaussian
 from symfdp.mechanisms.base import (
     MAX_CUMULANT_ORDER,
     FloatArray,
@@ -108,6 +112,83 @@ class PoissonSubsampled(Mechanism):
     def continuous_loss(self) -> bool:
         """L is a smooth monotone function of the base loss: continuous iff it is."""
         return self.base.continuous_loss
+
+    def replace_one(self) -> Mechanism:
+        """The base's replace-one mechanism at ``p = 1``.
+
+        Raises:
+            ValueError: ``p < 1``: under replace-one neighbours Poisson
+                subsampling has its own dominating pair (a mixture over the
+                replaced and the replacing record), known for
+                :class:`~symfdp.mechanisms.SubsampledGaussian` and
+                :class:`~symfdp.mechanisms.SubsampledLaplace`.
+        """
+        if self.p == 1.0:
+            return self.base.replace_one()
+        raise ValueError(
+            f"adjacency='replace_one' is not implemented for {self!r}: under "
+            "replace-one neighbours Poisson subsampling has its own dominating "
+            "pair (a mixture over the replaced and the replacing record), "
+            "implemented for SubsampledGaussian and SubsampledLaplace. Use "
+            "adjacency='add_or_remove', or SampledWithoutReplacement for a fixed "
+            "batch under replace-one."
+        )
+
+    def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:
+        r"""The base's pieces at :math:`\ell^{-1}` of the cuts, values mapped by
+        :math:`\ell` (add pair); the remove pair's mirror those of the add pair
+        (as :class:`~symfdp.mechanisms.Swapped`)."""
+        cuts = sorted(cuts)
+        if self.p == 1.0:
+            ident = self._identity()
+            assert ident is not None
+            return ident.plrv_pieces(cuts)
+        if self.pair == "remove":
+            rules = self._paired("add").plrv_pieces([-c for c in reversed(cuts)])
+            return [(-v, w * np.exp(v)) for v, w in reversed(rules)]
+        ys = lm.log_mix_inverse(np.array(cuts, dtype=np.float64), self.p)
+        rules = self.base.plrv_pieces([float(y) for y in ys])
+        return [(lm.log_mix(v, self.p), w) for v, w in rules]
+
+    def complex_log_mgf(self) -> LogMGF | None:
+        """The base's at ``p = 1`` (the base pair or its swap), else None
+        (families with a closed form override)."""
+        ident = self._identity()
+        return None if ident is None else ident.complex_log_mgf()
+
+    def symmetric_minorant(self) -> Mechanism | None:
+        r"""Itself when symmetric, else the add-or-remove mechanism: :math:`C_p(f)
+        \le f_p, f_p^{-1}` (Dong et al. 2019, eq. (14)) is a symmetric
+        minorant."""
+        return self if self.is_symmetric else self.with_pair("both")
+
+    def rdp(self, orders: FloatArray) -> FloatArray | None:
+        """:func:`~symfdp.mechanisms._rdp.rdp_subsampled_gaussian` for a
+        Gaussian base, the base's at ``p = 1``, else None."""
+        mu = self.base.gaussian_mu()
+        if mu is not None:
+            return rdp_subsampled_gaussian(self.p, mu, orders, self.pair)
+        ident = self._identity()
+        return None if ident is None else ident.rdp(orders)
+
+    def gaussian_mu(self) -> float | None:
+        """The base's at ``p = 1`` (the base pair or its swap), else None."""
+        ident = self._identity()
+        return None if ident is None else ident.gaussian_mu()
+
+    def finite_loss_law(self) -> tuple[FloatArray, FloatArray] | None:
+        r"""For a finite base law: the base atoms mapped by the monotone
+        :math:`\ell` (this pair's rule on the base atoms is exact)."""
+        if self.base.finite_loss_law() is None:
+            return None
+        rule = self.plrv_quadrature()
+        return rule.nodes, rule.log_weights
+
+    def loss_lattice(self) -> float | None:
+        r"""The base's: :math:`\ell(l) = \log(1 - p + p e^{l})` is increasing with
+        slope below 1, so neighbouring atoms of L lie at most the base span apart
+        (a law of finitely many atoms off the lattice for :math:`p < 1`)."""
+        return self.base.loss_lattice()
 
     @property
     def pairs(self) -> tuple[Mechanism, ...]:

@@ -20,6 +20,11 @@ from numpy.typing import NDArray
 from scipy import special
 
 from symfdp.mechanisms import _logmix as lm
+from symfdp.mechanisms._complex_mgf import (
+    GaussianLogMGF,
+    LogMGF,
+    SubsampledGaussianLogMGF,
+)
 from symfdp.mechanisms._gaussian_mixture import (
     GRID_HALF_WIDTH,
     subsampled_gaussian_cumulants,
@@ -334,6 +339,16 @@ class SubsampledGaussian(PoissonSubsampled):
             self._cache["pq_constants"] = hit
         return hit
 
+    def complex_log_mgf(self) -> LogMGF | None:
+        """:class:`~symfdp.mechanisms._complex_mgf.SubsampledGaussianLogMGF` of
+        the add (remove) pair; the Gaussian's at ``p = 1``; None at ``mu = 0``."""
+        if self.mu <= 0:
+            return None
+        if self.p == 1.0:
+            return GaussianLogMGF(self.mu)
+        sign = -1 if self.pair == "remove" else 1
+        return SubsampledGaussianLogMGF(self.mu, self.p, sign)
+
     def replace_one(self) -> Mechanism:
         r"""The dominating pair under replace-one neighbours,
 
@@ -346,8 +361,8 @@ class SubsampledGaussian(PoissonSubsampled):
         (:func:`~symfdp.mechanisms.from_log_likelihood_ratio`, masses to ~1e-12)."""
         from symfdp.mechanisms.user_defined import from_log_likelihood_ratio
 
-        if self.mu == 0.0:
-            return Gaussian(mu=0.0)
+        if self.mu == 0.0 or self.p == 1.0:
+            return Gaussian(mu=2.0 * self.mu)
         args = (self._log_q, math.log(self.p), self.mu)
         return from_log_likelihood_ratio(
             functools.partial(_replace_one_llr, *args),

@@ -11,13 +11,17 @@ every expectation spectrally accurate.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
-from symfdp.mechanisms.base import Pair, Param
+import numpy as np
+
+from symfdp.mechanisms.base import FloatArray, Mechanism, Pair, Param
 from symfdp.mechanisms.laplace import Laplace
 from symfdp.mechanisms.subsampled import PoissonSubsampled
+from symfdp.mechanisms.user_defined import from_log_likelihood_ratio
 
 
 @dataclass(frozen=True, init=False, repr=False)
@@ -50,5 +54,42 @@ class SubsampledLaplace(PoissonSubsampled):
         """Effect size of one step."""
         return float(cast(Laplace, self.base).mu)
 
+    def replace_one(self) -> Mechanism:
+        r"""The dominating pair under replace-one neighbours,
+
+        .. math::  P = (1-p)\,\mathrm{Lap}(0,1) + p\,\mathrm{Lap}(\mu,1), \qquad
+                   Q = (1-p)\,\mathrm{Lap}(0,1) + p\,\mathrm{Lap}(-\mu,1),
+
+        symmetric under :math:`x \mapsto -x` (the replace-one pair of a
+        Poisson-sampled additive-noise mechanism, as dp-accounting's ``REPLACE``
+        adjacency for the Gaussian; at ``p = 1`` the Laplace mechanism with
+        effect size :math:`2\mu`), by quadrature between the kinks
+        :math:`-\mu, 0, \mu` (:func:`~symfdp.mechanisms.from_log_likelihood_ratio`;
+        the loss is constant, an atom, beyond :math:`\pm\mu`)."""
+        if self.mu == 0.0 or self.p == 1.0:
+            return Laplace(mu=2.0 * self.mu)
+        args = (math.log1p(-self.p), math.log(self.p), self.mu)
+        return from_log_likelihood_ratio(
+            functools.partial(_replace_one_llr, *args),
+            functools.partial(_log_mixture, *args),
+            breakpoints=(-self.mu, 0.0, self.mu),
+            log_density=True,
+            symmetric=True,
+            name=f"replace-one SubsampledLaplace(p={self.p!r}, mu={self.mu!r})",
+        )
+
     def __repr__(self) -> str:
         return f"SubsampledLaplace(p={self.p!r}, mu={self.mu!r}, pair={self.pair!r})"
+
+
+def _log_mixture(log_keep: float, log_p: float, shift: float, x: Any) -> FloatArray:
+    r""":math:`\log((1-p)\tfrac12 e^{-|x|} + p\tfrac12 e^{-|x - shift|})`."""
+    xs = np.asarray(x, dtype=np.float64)
+    return np.logaddexp(log_keep - np.abs(xs), log_p - np.abs(xs - shift)) - math.log(
+        2.0
+    )
+
+
+def _replace_one_llr(log_keep: float, log_p: float, mu: float, x: Any) -> FloatArray:
+    r""":math:`L = \log q/p` of the replace-one pair (see ``replace_one``)."""
+    return _log_mixture(log_keep, log_p, -mu, x) - _log_mixture(log_keep, log_p, mu, x)

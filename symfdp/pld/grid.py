@@ -534,13 +534,14 @@ def choose_step(
 
 def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
     """Shrink ``h`` so that the first two-atom support fits the lattice exactly;
-    a component whose loss lives on a lattice (``lattice_spacing`` ``d``, e.g.
-    :class:`~symfdp.mechanisms.FiniteLoss`) takes precedence: ``h = d / k``, so
-    that every atom is a lattice point (unless ``d < h / 16``)."""
+    a component whose loss lives on a lattice of span ``d``
+    (:meth:`~symfdp.mechanisms.Mechanism.loss_lattice`, with both ends of its
+    support on it) takes precedence: ``h = d / k``, so that every atom is a
+    lattice point (unless ``d < h / 16``)."""
     for m, _ in components:
-        d = getattr(m, "lattice_spacing", None)
-        if d and d >= h / 16:
-            return cast(float, d / max(1, math.ceil(d / h - 1e-9)))
+        d = m.loss_lattice()
+        if d and d >= h / 16 and _ends_on_lattice(m, d):
+            return d / max(1, math.ceil(d / h - 1e-9))
     for m, _ in components:
         lo, hi = _support(m)
         if math.isfinite(lo) and math.isfinite(hi) and hi > lo:
@@ -548,6 +549,17 @@ def align_step(components: Sequence[tuple[Mechanism, int]], h: float) -> float:
                 cells = max(1, math.ceil((hi - lo) / h - 1e-9))
                 return (hi - lo) / cells
     return h
+
+
+def _ends_on_lattice(m: Mechanism, d: float) -> bool:
+    """Whether the support of ``m``'s loss spans a whole number of steps ``d``
+    (a lattice law does; the widest gap of a law off any lattice, in general,
+    does not)."""
+    lo, hi = _support(m)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return False
+    k = (hi - lo) / d
+    return abs(k - round(k)) <= 1e-9 * max(1.0, k)
 
 
 def barycentric_origin(

@@ -1,16 +1,15 @@
 """The mechanism of one step of a :class:`~symfdp.runs.run.Run`.
 
-Under ``replace_one`` a symmetric family's values move by twice the sensitivity
-bound, so its effect size doubles (``Gaussian(mu)`` becomes ``Gaussian(2 mu)``,
-dp-accounting's ``REPLACE_ONE`` on a Gaussian event); a subsampled family uses
-its own replace-one pair (:func:`symfdp.mechanisms.with_adjacency`).
+The relation is applied by :func:`symfdp.mechanisms.with_adjacency`: under
+``replace_one`` a shift family's effect size doubles (``Gaussian(mu)`` becomes
+``Gaussian(2 mu)``, dp-accounting's ``REPLACE_ONE`` on a Gaussian event) and a
+subsampled family uses its own replace-one pair.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from symfdp.adjacency import Adjacency
 from symfdp.mechanisms import REGISTRY, with_adjacency
 from symfdp.mechanisms.base import Mechanism
 from symfdp.runs.errors import RequestError
@@ -30,7 +29,4 @@ def build_mechanism(run: Run) -> Mechanism:
     if run.sample_rate is not None:
         kwargs["p"] = run.sample_rate
     m: Any = REGISTRY[run.mechanism](**kwargs)
-    if run.adjacency is Adjacency.REPLACE_ONE and not run.family.subsampled:
-        # The values move by twice the sensitivity bound: mu doubles.
-        m = type(m)(mu=2.0 * m.mu)
     return with_adjacency(m, run.adjacency.value)

@@ -191,3 +191,16 @@ def test_refuses_where_the_integrand_does_not_decay():
         delta_of(curve.pairs[0], [0.5])
     res = curve.pairs[0].evaluate(np.array([0.5]))
     assert not res["converged"][0] and np.isfinite(res["delta"][0])
+
+
+def test_refusals_say_why_and_name_the_method_that_serves() -> None:
+    """A continuous user pair (the Gaussian pair given by its loss) and a
+    replace-one mixture pair have no complex log-MGF; a pure-DP loss has atoms:
+    each refusal says so and names Numerical."""
+    user = M.from_log_likelihood_ratio(
+        lambda x: x - 0.5, lambda x: np.exp(-x * x / 2) / np.sqrt(2 * np.pi)
+    )
+    replace = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.1), "replace_one")
+    for m in (user, replace, M.PureDP(eps=0.5)):
+        with pytest.raises(ValueError, match=r"complex arguments.*Numerical"):
+            A.Contour().compose(m, 10)

@@ -193,7 +193,7 @@ def test_single_mechanism_uses_its_closed_forms():
 def test_no_closed_form_raises_naming_the_mechanism():
     with pytest.raises(ValueError, match=r"SubsampledGaussian.*Numerical"):
         A.Exact().compose(M.SubsampledGaussian(sigma=1.0, p=0.1), n=3)
-    with pytest.raises(ValueError, match="mix of Gaussian and pure-DP"):
+    with pytest.raises(ValueError, match="mix of Gaussian and finite laws"):
         A.Exact().compose([(M.PureDP(eps=0.5), 3), (M.Gaussian(mu=0.2), 5)])
     with pytest.raises(ValueError, match="Laplace"):
         A.Exact().compose(M.Laplace(mu=0.5), n=2)

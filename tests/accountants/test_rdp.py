@@ -237,3 +237,31 @@ def test_bad_arguments(kwargs: dict, match: str) -> None:
 def test_unsupported_mechanism() -> None:
     with pytest.raises(ValueError, match="RDP supports"):
         A.RDP().compose(M.Laplace(mu=1.0), n=3)
+
+
+def test_finite_laws_have_their_exact_renyi_divergence() -> None:
+    """The rdp capability of a finite law is the sum over its atoms: against
+    mpmath for 4-ary randomized response (losses -eps, 0, eps) and the closed
+    form of pure DP for the binary one."""
+    eps, k = 0.8, 4
+    orders = np.array([1.5, 2.0, 7.0, 64.0])
+    got = M.RandomizedResponse(eps=eps, k=k).rdp(orders)
+    with mp.workdps(MP_DPS):
+        z = mp.exp(eps) + k - 1
+        p = [mp.exp(eps) / z, (k - 2) / z, 1 / z]
+        l = [-eps, 0, eps]
+        ref = [
+            float(
+                mp.log(
+                    mp.fsum(pj * mp.exp(a * lj) for pj, lj in zip(p, l, strict=True))
+                )
+                / (a - 1)
+            )
+            for a in orders
+        ]
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    np.testing.assert_allclose(
+        M.RandomizedResponse(eps=eps, k=2).rdp(orders),
+        M.PureDP(eps=eps).rdp(orders),
+        rtol=1e-12,
+    )

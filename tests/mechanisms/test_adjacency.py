@@ -78,9 +78,15 @@ def test_directions_of_an_asymmetric_pair() -> None:
     np.testing.assert_allclose(hi, np.maximum(curves[0][1], curves[1][1]))
     with pytest.raises(TypeError, match=r"Ask \.pairs\[0\]"):
         both.cumulants(2)
-    # Symmetric mechanisms are their own relation.
+    # Symmetric mechanisms are their own add/remove relations; replacing a
+    # record moves a Gaussian by twice the sensitivity.
     g = M.Gaussian(mu=1.0)
-    assert all(M.with_adjacency(g, r) is g for r in M.ADJACENCIES)
+    assert all(
+        M.with_adjacency(g, r) is g for r in M.ADJACENCIES if r != "replace_one"
+    )
+    assert M.with_adjacency(g, "replace_one") == M.Gaussian(mu=2.0)
+    with pytest.raises(ValueError, match=r"M\.from_pmfs or M\.from_densities"):
+        M.with_adjacency(base, "replace_one")
 
 
 def test_relations_of_poisson_subsampling() -> None:
@@ -104,6 +110,10 @@ def test_compose_takes_the_relation(acc: A.Accountant) -> None:
         # CLT and SaddlePoint, whose error estimates (5-15% at eps = 1) then warn.
         warnings.simplefilter("ignore", ApproximationWarning)
         for rel in M.ADJACENCIES:
+            if rel == "replace_one":  # a PMF pair cannot say what it means
+                with pytest.raises(ValueError, match="replace_one"):
+                    acc.compose(base, 5, adjacency=rel)
+                continue
             got = acc.compose(base, 5, adjacency=rel).delta(e)
             want = acc.compose(M.with_adjacency(base, rel), 5).delta(e)
             np.testing.assert_array_equal(got, want)

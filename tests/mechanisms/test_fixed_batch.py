@@ -3,9 +3,13 @@ Thm 4.2): the symmetrised trade-off C_p(f) = min{f_p, f_p^-1}**."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from scipy import integrate
 
+from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 
@@ -59,3 +63,38 @@ def test_full_batch_is_the_base() -> None:
     )
     with pytest.raises(ValueError, match="batch_size"):
         M.SampledWithoutReplacement(M.Laplace(mu=1.0), batch_size=6, dataset_size=5)
+
+
+def test_symmetrised_moments_match_the_law_and_the_issue_case_is_right() -> None:
+    """Issue 32: sigma 1, batch 600 of 60,000, 1,000 steps: Edgeworth(4) and
+    SaddlePoint(3) answered delta(1) 7.7% and 9.4% low, silently, from a rule
+    whose moments were 3% off. The first two cumulants now match those of the
+    law (E[L] and E[L^2] integrated from its tails by SciPy), and the answers
+    are right (5%) or warned."""
+    m = M.SampledWithoutReplacement(
+        M.Gaussian(mu=1.0), batch_size=600, dataset_size=60000
+    )
+    pts = [1e-4, 1e-3, 1e-2, 0.1, 1.0]
+
+    def raw(r: int) -> float:
+        up = integrate.quad(
+            lambda l: r * l ** (r - 1) * float(m.plrv_sf(l, "Q")),
+            0, 12, limit=400, points=pts, epsabs=1e-15, epsrel=1e-10,
+        )[0]  # fmt: skip
+        down = integrate.quad(
+            lambda l: r * l ** (r - 1) * float(m.plrv_cdf(-l, "Q", inclusive=False)),
+            0, 12, limit=400, points=pts, epsabs=1e-15, epsrel=1e-10,
+        )[0]  # fmt: skip
+        return up + (-1) ** r * down
+
+    m1, m2 = raw(1), raw(2)
+    kappa = m.cumulants(2, "Q")
+    assert kappa[0] == pytest.approx(m1, rel=1e-6)
+    assert kappa[1] == pytest.approx(m2 - m1 * m1, rel=1e-6)
+    _, hi = A.Numerical().compose(m, 1000).delta_bounds(1.0)
+    for acc in (A.Edgeworth(order=4), A.SaddlePoint(order=3)):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", ApproximationWarning)
+            got = float(acc.compose(m, 1000).delta(1.0))
+        warned = any(issubclass(w.category, ApproximationWarning) for w in seen)
+        assert warned or abs(got - hi) <= 0.05 * hi

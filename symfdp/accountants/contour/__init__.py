@@ -37,8 +37,9 @@ when the rule has not converged within ``max_nodes`` (a non-decaying characteris
 function, e.g. small :math:`np`), and then ``delta``/``epsilon`` raise ``ValueError``
 naming Numerical.
 
-Refused at ``compose`` (``ValueError``): losses with atoms or a lattice
-(``continuous_loss = False``: ``PureDP``, ``Laplace``, ``SubsampledLaplace``).
+Refused at ``compose`` (``ValueError`` saying why and naming Numerical): laws
+without a complex log-MGF (``Mechanism.complex_log_mgf`` None: losses with
+atoms, user pairs, replace-one mixture pairs) and losses with atoms.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class Contour(Accountant):
 
     def compose_pair(self, components: Components) -> Any:
         for m, _ in components:
-            if not getattr(m, "continuous_loss", False):
+            if not m.continuous_loss or m.complex_log_mgf() is None:
                 raise ValueError(refusal(m))
         symmetric = all(m.is_symmetric for m, _ in components)
         return ContourPairCurve(components, symmetric, self.max_nodes)

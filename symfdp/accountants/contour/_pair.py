@@ -18,7 +18,7 @@ from symfdp.accountants.contour._integral import (
     trapezoid_integral,
 )
 from symfdp.curve import Answer, PairCurve, Query
-from symfdp.mechanisms._complex_mgf import LogMGF, log_mgf
+from symfdp.mechanisms._complex_mgf import LogMGF
 from symfdp.mechanisms.base import FloatArray, Mechanism, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton, positive_root
 
@@ -61,12 +61,23 @@ def _lower_side(
 
 
 def refusal(m: Mechanism) -> str:
-    """The message of the ``ValueError`` refusing ``m`` (names Numerical)."""
+    """The message of the ``ValueError`` refusing ``m``: why, and the methods
+    that serve it."""
+    if m.complex_log_mgf() is None:
+        return (
+            f"Contour cannot serve {m!r}: it needs the moment generating function "
+            "of the privacy loss at complex arguments (Mechanism.complex_log_mgf), "
+            "implemented for the Gaussian and the Poisson-subsampled Gaussian "
+            "(add/remove pairs) only: a pair given by densities, PMFs or its "
+            "privacy loss and a replace-one mixture pair have none, and a loss "
+            "with atoms (pure DP, Laplace, discrete laws) would not converge. Use "
+            "accountants.Numerical (certified) or accountants.SaddlePoint (an "
+            "estimate) instead."
+        )
     return (
-        f"Contour cannot serve {m!r}: its privacy loss has atoms or lives on a "
-        "lattice (or no complex moment generating function is implemented for it), "
-        "so the contour integrand does not decay. Use accountants.Numerical "
-        "(certified) instead."
+        f"Contour cannot serve {m!r}: its privacy loss has atoms, so the contour "
+        "integrand does not decay along the vertical line and the trapezoid rule "
+        "does not converge. Use accountants.Numerical (certified) instead."
     )
 
 
@@ -91,7 +102,7 @@ class ContourPairCurve(PairCurve):
         self.max_nodes = int(max_nodes)
         parts: list[tuple[LogMGF, int]] = []
         for m, n in components:
-            fn = log_mgf(m)
+            fn = m.complex_log_mgf()
             if fn is None:
                 raise ValueError(refusal(m))
             parts.append((fn, int(n)))
