@@ -44,6 +44,7 @@ LAYERS: dict[str, int] = {
     "symfdp.training": 7,
     "symfdp.runs": 7,
     "symfdp.rero": 8,
+    "symfdp.risk": 8,
     "symfdp.interop": 8,
     "symfdp.reproduce": 9,
     "symfdp.sweeps": 9,
