@@ -71,7 +71,7 @@ def _mu_estimate(alpha: FloatArray, f: FloatArray, tail: float) -> float:
 
 #: Float64 spacings by which certified ends are widened: a trade-off near 1 is
 #: only resolved to its spacing, which the steep quantile amplifies.
-_ULPS: Final = 4.0
+_ULPS: Final = 16.0
 
 
 def _mu_lower(
