@@ -27,7 +27,7 @@ curve's bracket.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -141,6 +141,14 @@ class GdpFit:
 
     mu: RiskValue
     regret: RiskValue
+
+    def as_json(self) -> dict[str, Any]:
+        """The fit as plain JSON data."""
+        return {
+            "mu": self.mu.as_json(),
+            "reported_mu": self.reported_mu,
+            "regret": self.regret.as_json(),
+        }
 
     @property
     def reported_mu(self) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -34,6 +34,15 @@ class OperatingPoint:
     remove: RiskValue | None
     worst: RiskValue
 
+    def as_json(self) -> dict[str, Any]:
+        """The operating point as plain JSON data."""
+        return {
+            "fpr": self.fpr,
+            "add": self.add.as_json(),
+            "remove": None if self.remove is None else self.remove.as_json(),
+            "worst": self.worst.as_json(),
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class RiskReport:
@@ -60,6 +69,20 @@ class RiskReport:
     kappa: float
     rero_gamma: RiskValue
     gdp: GdpFit
+
+    def as_json(self) -> dict[str, Any]:
+        """The report as plain JSON data."""
+        return {
+            "method": self.method,
+            "certified": self.certified,
+            "tpr_at_fpr": [p.as_json() for p in self.tpr],
+            "advantage": self.advantage.as_json(),
+            "prior": self.prior,
+            "bayes_risk": self.bayes_risk.as_json(),
+            "kappa": self.kappa,
+            "rero_gamma": self.rero_gamma.as_json(),
+            "gdp": self.gdp.as_json(),
+        }
 
     def values(self) -> tuple[RiskValue, ...]:
         """Every value of the report, in a fixed order."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 
 class RiskMeasure(str, enum.Enum):
@@ -85,6 +85,18 @@ class RiskValue:
     def larger_is_riskier(self) -> bool:
         """Whether a larger value means less privacy (see :class:`RiskMeasure`)."""
         return RiskMeasure(self.measure).larger_is_riskier
+
+    def as_json(self) -> dict[str, Any]:
+        """The value as plain JSON data (with its orientation)."""
+        return {
+            "measure": self.measure,
+            "estimate": self.estimate,
+            "lower": self.lower,
+            "upper": self.upper,
+            "error": self.error,
+            "certified": self.certified,
+            "larger_is_riskier": self.larger_is_riskier,
+        }
 
     @property
     def riskiest(self) -> float:

@@ -53,6 +53,10 @@ _LAZY = {
     "methods_serving": "symfdp.runs.accounting",
     "calibrate": "symfdp.runs.calibration",
     "mu_star": "symfdp.runs.summary",
+    "RiskRequest": "symfdp.runs.risk",
+    "RiskResult": "symfdp.runs.risk",
+    "MethodRisk": "symfdp.runs.risk",
+    "assess": "symfdp.runs.risk",
 }
 
 __all__ = [
@@ -68,10 +72,14 @@ __all__ = [
     "EpsilonAnswer",
     "Family",
     "MethodResult",
+    "MethodRisk",
     "MethodSpec",
     "RequestError",
+    "RiskRequest",
+    "RiskResult",
     "Run",
     "account",
+    "assess",
     "build_mechanism",
     "calibrate",
     "families",
