@@ -9,7 +9,9 @@ certified accountants and an estimate with its error from the analytic ones.
   regret of reporting it (Gomez et al. 2025);
 * :func:`delta_divergence` -- the Delta-divergence to a reference curve
   (Kaissis et al. 2024);
-* :func:`report` -- all of them (:class:`RiskReport`).
+* :func:`report` -- all of them (:class:`RiskReport`);
+* :func:`predict_gdp_fit` -- the Edgeworth (order :math:`n^{-1/2}`) prediction of
+  the GDP fit from three cumulants, before any FFT.
 
 Each returns a :class:`RiskValue`; :class:`RiskMeasure` says which way is riskier.
 
@@ -24,6 +26,7 @@ Example:
 from __future__ import annotations
 
 from symfdp.risk.divergence import delta_divergence
+from symfdp.risk.edgeworth_fit import EdgeworthGdpFit, predict_gdp_fit
 from symfdp.risk.gdp import TAIL, GdpFit, gdp_fit, gdp_mu
 from symfdp.risk.operating import Direction, rero_gamma, tpr_at_fpr
 from symfdp.risk.profile import advantage, bayes_risk
@@ -43,6 +46,7 @@ __all__ = [
     "DEFAULT_PRIOR",
     "TAIL",
     "Direction",
+    "EdgeworthGdpFit",
     "GdpFit",
     "OperatingPoint",
     "RiskMeasure",
@@ -53,6 +57,7 @@ __all__ = [
     "delta_divergence",
     "gdp_fit",
     "gdp_mu",
+    "predict_gdp_fit",
     "report",
     "rero_gamma",
     "tpr_at_fpr",
