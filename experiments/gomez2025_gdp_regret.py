@@ -170,9 +170,8 @@ def plot(tables: dict[str, Any], params: dict[str, Any]) -> plt.Figure:
     _style.unit_square(left, _style.SYMBOLS, legend=None)
     left.legend(fontsize=8, loc="upper right")
     left.set_title(f"{name}: trade-off and its reports", fontsize=10)
-    labels = [
-        f"{s}\ntail {t:g}" for s, t in zip(data["setting"], data["tail"], strict=True)
-    ]
+    pairs = zip(data["setting"], data["tail"], strict=True)
+    labels = [f"{str(s).split(',')[0]}\ntail {t:g}" for s, t in pairs]
     x = np.arange(len(labels))
     right.bar(x - 0.2, 100 * data["regret_upper"], 0.4, label="mu-GDP (certified)")
     right.bar(x + 0.2, 100 * data["epsdelta_regret_upper"], 0.4, label="(eps, delta)")
