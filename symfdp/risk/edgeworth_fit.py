@@ -61,7 +61,7 @@ def _local_mu() -> Evaluator:
 
 
 @dataclass(frozen=True, slots=True)
-class Direction:
+class StandardisedPair:
     """One direction's composed loss, standardised (module docstring)."""
 
     theta: float
@@ -92,7 +92,7 @@ def directions(
     n: int | None = None,
     *,
     adjacency: str | None = None,
-) -> tuple[Direction, ...]:
+) -> tuple[StandardisedPair, ...]:
     """Each direction's standardised cumulants, summed over the composition."""
     components = normalize_composition(apply_adjacency(mechanism, adjacency), n)
     out = []
@@ -100,7 +100,7 @@ def directions(
         kp = summed_cumulants(pairs, 3, "P")
         kq = summed_cumulants(pairs, 3, "Q")
         out.append(
-            Direction(
+            StandardisedPair(
                 theta=float((kq[0] - kp[0]) / np.sqrt(kq[1])),
                 rho=float(np.sqrt(kp[1] / kq[1])),
                 lambda3_p=float(kp[2] / kp[1] ** 1.5),
@@ -110,7 +110,7 @@ def directions(
     return tuple(out)
 
 
-def symmetrised_local_mu(ways: Sequence[Direction], z: FloatArray) -> FloatArray:
+def symmetrised_local_mu(ways: Sequence[StandardisedPair], z: FloatArray) -> FloatArray:
     """:math:`\\bar\\mu(z)`: the largest local :math:`\\mu` of every direction
     and its inverse."""
     rows = [d.local_mu(z) for d in ways] + [d.inverse_local_mu(z) for d in ways]
