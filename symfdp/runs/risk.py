@@ -137,7 +137,7 @@ def method_risk(result: MethodResult, request: RiskRequest) -> MethodRisk:
                 result.curve, fpr=request.fpr, prior=request.prior, kappa=request.kappa
             )
             error = None
-        except REFUSALS as exc:
+        except (*REFUSALS, NotImplementedError) as exc:  # e.g. Auto: no pairs
             found, error = None, _first_line(exc)
         seconds = time.perf_counter() - start
     seen = dict.fromkeys(

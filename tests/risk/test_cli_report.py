@@ -87,3 +87,12 @@ def test_user_errors(capsys, argv, fragment):
 def test_request_validates():
     with pytest.raises(RequestError, match="account"):
         RiskRequest(account=None)  # type: ignore[arg-type]
+
+
+def test_a_method_without_pairs_is_named_not_fatal(capsys):
+    """Auto answers from its tiers' curves and has no pairs to read: its report
+    is 'none' with the reason, and the account still prints."""
+    code, out, _ = _run(capsys, *GAUSS, "--method", "auto", "--report")
+    assert code == 0
+    assert "risk (auto): none: pair_answers" in out
+    assert "answered by" in out
