@@ -115,3 +115,27 @@ def test_analytic_estimate_with_error():
     with pytest.warns(ApproximationWarning, match="Numerical"):
         tpr = risk.tpr_at_fpr(curve, 0.01)
     assert tpr.error is None and tpr.lower == tpr.estimate == tpr.upper
+
+
+@settings(max_examples=10, deadline=None)
+@given(mu=mus, gap=st.floats(0.05, 2.0))
+def test_divergence_grows_as_the_reference_gets_riskier(mu, gap):
+    """Delta(f || g) is monotone in g: a smaller reference needs a longer
+    shift (G_a is below G_b for a > b)."""
+    curve = gauss(mu)
+    near = risk.delta_divergence(curve, T.Gaussian(mu + gap))
+    far = risk.delta_divergence(curve, T.Gaussian(mu + 2 * gap))
+    assert near.lower <= far.upper
+    assert near.estimate <= far.estimate + 1e-12
+
+
+def test_subsampled_advantage_bracket_holds_the_curve_maximum():
+    """A certified subsampled curve: the advantage bracket (from delta(0))
+    contains the largest 1 - alpha - f(alpha) of the certified trade-off
+    bracket up to the grid's resolution."""
+    curve = A.Numerical().compose(M.SubsampledGaussian(sigma=1.0, p=0.01), n=300)
+    alpha = np.linspace(0.0, 1.0, 200001)
+    lo, hi = curve.tradeoff_bounds(alpha)
+    value = risk.advantage(curve)
+    assert np.max(1.0 - alpha - np.asarray(hi)) <= value.upper + 1e-12
+    assert np.max(1.0 - alpha - np.asarray(lo)) >= value.lower - 1e-6
