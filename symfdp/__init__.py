@@ -45,6 +45,7 @@ _SUBMODULES = frozenset(
         "plotting",
         "reference",
         "rero",
+        "risk",
         "sweeps",
         "symbolic",
         "tradeoff",

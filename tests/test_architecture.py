@@ -44,7 +44,10 @@ LAYERS: dict[str, int] = {
     "symfdp.calibrate": 7,
     "symfdp.training": 7,
     "symfdp.runs": 7,
+    # The risk report of a run reads symfdp.risk (layer 8).
+    "symfdp.runs.risk": 8,
     "symfdp.rero": 8,
+    "symfdp.risk": 8,
     "symfdp.interop": 8,
     "symfdp.reproduce": 9,
     "symfdp.sweeps": 9,

@@ -44,6 +44,7 @@ from symfdp.cli.plot import Drawn, check_plot_path, write_plot
 from symfdp.cli.tables import (
     format_delta_table,
     format_multi_table,
+    format_risk_tables,
     format_sampler_table,
     format_table,
 )
@@ -180,6 +181,35 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="cyclic-poisson: the number of groups taken in turn (the rate within "
         "a group is B times --sample-rate)",
     )
+    r = p.add_argument_group("risk report")
+    r.add_argument(
+        "--report",
+        action="store_true",
+        help="also report the risk measures of each method's curve: TPR at each "
+        "--fpr (add, remove, worst direction), advantage, Bayes risk at --prior, "
+        "ReRo gamma at --kappa, mu-GDP and its regret (certified brackets from "
+        "certified methods)",
+    )
+    r.add_argument(
+        "--fpr",
+        type=number,
+        nargs="+",
+        action="extend",
+        metavar="FPR",
+        help="false-positive rates of the TPR (default 0.001 0.01 0.1)",
+    )
+    r.add_argument(
+        "--prior", type=number, help="prior of the Bayes risk, in (0, 1) (default 0.5)"
+    )
+    r.add_argument(
+        "--kappa", type=number, help="ReRo prior kappa, in (0, 1) (default 0.01)"
+    )
+    r.add_argument(
+        "--report-plot",
+        metavar="OUT.png",
+        help="draw the first method's risk report: trade-off curve, bracket, "
+        "fitted G_mu and operating points (and OUT.csv beside it); implies --report",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--plot",
@@ -245,8 +275,15 @@ def run(args: argparse.Namespace) -> int:
         return _run_samplers(args, run_, deltas, at_eps)
     if args.plot:
         check_plot_path(args.plot)
+    if args.report_plot:
+        check_plot_path(args.report_plot)
+    reporting = args.report or args.report_plot is not None
+    risk_flags = {"fpr": args.fpr, "prior": args.prior, "kappa": args.kappa}
+    if not reporting and any(v is not None for v in risk_flags.values()):
+        raise UsageError("--fpr, --prior and --kappa need --report.")
     names = list(runs.methods_serving(run_)) if args.method == "all" else [args.method]
     done: list[Any] = []
+    assessed = None
     try:
         request = runs.AccountRequest(
             run=run_,
@@ -254,13 +291,22 @@ def run(args: argparse.Namespace) -> int:
             at_eps=tuple(at_eps),
             methods=method_specs(args, names),
         )
-        result = runs.account(
-            request,
-            on_start=lambda spec: status(
+        progress = {
+            "on_start": lambda spec: status(
                 f"account: composing {run_.steps} steps with {spec.name} ..."
             ),
-            on_result=done.append,
-        )
+            "on_result": done.append,
+        }
+        if reporting:
+            given = {k: v for k, v in risk_flags.items() if v is not None}
+            if "fpr" in given:
+                given["fpr"] = tuple(given["fpr"])
+            assessed = runs.assess(
+                runs.RiskRequest(account=request, **given), **progress
+            )
+            result = assessed.accounted
+        else:
+            result = runs.account(request, **progress)
     except RequestError as exc:
         raise usage(exc) from None
     except KeyboardInterrupt:
@@ -284,7 +330,10 @@ def run(args: argparse.Namespace) -> int:
             request.describe(),
             deltas[0] if deltas else None,
         )
-    _print(args, result, drawn)
+    figure = None
+    if assessed is not None and args.report_plot:
+        figure = _report_plot(args.report_plot, assessed)
+    _print(args, result, drawn, assessed, figure)
     return 0
 
 
@@ -331,12 +380,32 @@ def _run_samplers(
     return 0
 
 
-def _print(args: argparse.Namespace, result: Any, drawn: Drawn | None) -> None:
+def _report_plot(path: str, assessed: Any) -> tuple[str, str]:
+    """Draw the first method's risk report (``--report-plot``)."""
+    from symfdp.risk.figure import write_report_figure
+
+    for method, risk in zip(assessed.accounted.results, assessed.risks, strict=True):
+        if risk.report is not None and method.curve is not None:
+            status(f"account: drawing {path} ...")
+            out, csv = write_report_figure(method.curve, risk.report, path)
+            return str(out), str(csv)
+    raise ValueError("--report-plot: no method produced a risk report to draw.")
+
+
+def _print(
+    args: argparse.Namespace,
+    result: Any,
+    drawn: Drawn | None,
+    assessed: Any = None,
+    figure: tuple[str, str] | None = None,
+) -> None:
     """The result as text tables, or as JSON with ``--json``."""
     request = result.request
     deltas, at_eps = request.deltas, request.at_eps
     if args.json:
-        payload = result.as_json()
+        payload = result.as_json() if assessed is None else assessed.as_json()
+        if assessed is not None:
+            payload["report_plot"] = None if figure is None else list(figure)
         payload["plot"] = args.plot
         payload["plot_data"] = None if drawn is None else drawn.data
         if drawn is not None:
@@ -366,3 +435,13 @@ def _print(args: argparse.Namespace, result: Any, drawn: Drawn | None) -> None:
         print(f"wrote {drawn.figure} and {drawn.data}")
         for method, why in drawn.left_out:
             print(f"not drawn: {method} ({cli_words(why)})")
+    if assessed is not None:
+        print("\n".join(format_risk_tables(assessed.risks)))
+        for risk in assessed.risks:
+            for w in risk.warnings:
+                print(
+                    f"symfdp: warning ({risk.method}, risk): {cli_words(w)}",
+                    file=sys.stderr,
+                )
+    if figure is not None:
+        print(f"wrote {figure[0]} and {figure[1]}")

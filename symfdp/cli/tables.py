@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from symfdp.cli.common import cli_words
 
 if TYPE_CHECKING:  # pragma: no cover
+    from symfdp.risk import RiskValue
     from symfdp.runs.records import MethodResult
+    from symfdp.runs.risk import MethodRisk
 
 _HEAD = f"{'certified bracket / est. error':<31}"
 
@@ -157,5 +159,41 @@ def format_sampler_table(rows: Sequence[Any]) -> list[str]:
     if any(r.sampler.startswith("fixed-batch") and r.error is None for r in rows):
         lines.append(
             "fixed-batch rows: replace-one neighbours (noise at sensitivity 2)"
+        )
+    return lines
+
+
+def _risk_row(label: str, value: RiskValue) -> str:
+    """One risk value: the estimate, then its bracket rounded outwards (the
+    riskier end first in the words: 'riskier above' or 'safer above')."""
+    if value.certified:
+        text = bracket((value.lower, value.upper), None, "certified", digits=5)
+    else:
+        text = bracket(None, value.error, "estimate") or "(no error estimate)"
+    way = "larger is riskier" if value.larger_is_riskier else "larger is safer"
+    return f"  {label:<30}{value.estimate:>12.6g}  {text:<28}{way}"
+
+
+def format_risk_tables(risks: Sequence[MethodRisk]) -> list[str]:
+    """Each method's risk report (``--report``): one row per measure."""
+    lines: list[str] = []
+    for risk in risks:
+        found = risk.report
+        if found is None:
+            lines.append(f"risk ({risk.method}): none: {cli_words(risk.error or '')}")
+            continue
+        guarantee = "certified brackets" if found.certified else "estimates"
+        lines.append(f"risk ({risk.method}, {guarantee}):")
+        for p in found.tpr:
+            lines.append(_risk_row(f"TPR at FPR {p.fpr:g} (worst)", p.worst))
+            lines.append(_risk_row(f"TPR at FPR {p.fpr:g} (add)", p.add))
+            if p.remove is not None:
+                lines.append(_risk_row(f"TPR at FPR {p.fpr:g} (remove)", p.remove))
+        lines.append(_risk_row("advantage", found.advantage))
+        lines.append(_risk_row(f"Bayes risk, prior {found.prior:g}", found.bayes_risk))
+        lines.append(_risk_row(f"ReRo gamma, kappa {found.kappa:g}", found.rero_gamma))
+        lines.append(_risk_row("mu (GDP)", found.gdp.mu))
+        lines.append(
+            _risk_row(f"regret of mu = {found.gdp.reported_mu:.4g}", found.gdp.regret)
         )
     return lines

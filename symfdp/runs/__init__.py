@@ -57,6 +57,10 @@ _LAZY = {
     "SamplerRequest": "symfdp.runs.sampling",
     "SamplerResult": "symfdp.runs.sampling",
     "account_samplers": "symfdp.runs.sampling",
+    "RiskRequest": "symfdp.runs.risk",
+    "RiskResult": "symfdp.runs.risk",
+    "MethodRisk": "symfdp.runs.risk",
+    "assess": "symfdp.runs.risk",
 }
 
 __all__ = [
@@ -72,13 +76,17 @@ __all__ = [
     "EpsilonAnswer",
     "Family",
     "MethodResult",
+    "MethodRisk",
     "MethodSpec",
     "RequestError",
+    "RiskRequest",
+    "RiskResult",
     "Run",
     "SamplerRequest",
     "SamplerResult",
     "account",
     "account_samplers",
+    "assess",
     "build_mechanism",
     "calibrate",
     "families",

@@ -11,6 +11,8 @@ Submodules, each with one job:
 - :mod:`~symfdp.symbolic.edgeworth`: Edgeworth CDF/PDF of any order.
 - :mod:`~symfdp.symbolic.cornish_fisher`: Cornish–Fisher quantile of any order.
 - :mod:`~symfdp.symbolic.saddlepoint`: saddle-point accountant formulas.
+- :mod:`~symfdp.symbolic.gdp_fit`: the local GDP parameter of an Edgeworth
+  curve to order :math:`n^{-1/2}` (why GDP fits).
 
 The package imports nothing heavy: ``import symfdp.symbolic`` does not import SymPy
 (the numeric layer locates these modules without loading them); each submodule is
@@ -28,6 +30,7 @@ _SUBMODULES = frozenset(
         "cumulants",
         "edgeworth",
         "functionals",
+        "gdp_fit",
         "hermite",
         "plrv",
         "saddlepoint",
