@@ -1,0 +1,292 @@
+r"""The calibration search: a closed-form start, analytic steps, certified end.
+
+1. **Start.** The target's :math:`G_\mu` (:meth:`Target.gaussian_mu`) and the
+   GDP limit of the run inverted for the parameter
+   (:meth:`Setting.gdp_value`).
+2. **Approach.** Of the analytic accountants :data:`APPROACH`, the one with the
+   smallest relative error estimate at the start (at most
+   :data:`APPROACH_MAX_ERROR`) moves the parameter by secant steps
+   (:func:`~symfdp.numeric.roots.secant_into_window`) to where its estimate
+   meets the target.
+3. **Certified end.** The final accountant (``Numerical`` by default) continues
+   from there with the approach's last slope: usually one or two certified
+   compositions. The answer is the riskiest parameter value found whose
+   publishable value meets the target (the certified bracket's riskier end for
+   a certified accountant), within ``rtol`` of the target value, or, where the
+   grid or the flatness of the measure stops the search first, the last point
+   meeting it.
+
+Everything is searched in :func:`~symfdp.calibration.parameters.coordinate`
+(logs of the parameter), so no range is needed: the domain is
+:data:`~symfdp.calibration.parameters.LIMITS`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from symfdp._warnings import ApproximationWarning
+from symfdp.accountants.base import Accountant
+from symfdp.accountants.edgeworth import Edgeworth
+from symfdp.accountants.numerical import Numerical
+from symfdp.accountants.saddlepoint import SaddlePoint
+from symfdp.calibration.parameters import (
+    Parameter,
+    Setting,
+    coordinate,
+    coordinate_limits,
+    snap,
+)
+from symfdp.calibration.targets import MU_RANGE, Bracket, Target
+from symfdp.curve import PrivacyCurve
+from symfdp.numeric.roots import WindowStop, secant_into_window
+
+#: Analytic accountants the approach chooses from (by their error estimate).
+APPROACH: Final[tuple[Accountant, ...]] = (SaddlePoint(order=2), Edgeworth(order=2))
+#: Largest relative error estimate with which an analytic accountant is used.
+APPROACH_MAX_ERROR: Final = 0.05
+#: Step of the coordinate for the approach's first slope (a finite difference).
+_SLOPE_STEP: Final = 0.02
+#: Slope of the relative excess per unit of the coordinate assumed where none
+#: is measured (eps grows like sigma^-1 .. sigma^-2, p^1, n^(1/2)).
+_DEFAULT_SLOPE: Final = 1.0
+
+#: ``(stage, parameter value, target value)`` after each composition.
+OnEvaluation = Callable[[str, float, float], None]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The answer of :func:`calibrate_parameter`.
+
+    Attributes:
+        parameter: What was calibrated.
+        value: Its calibrated value (an integer for steps).
+        setting: The run at that value.
+        target: The target.
+        bracket: The target's measure at the answer (final accountant).
+        curve: The final composition at the answer (query it again freely: its
+            answers are kept).
+        certified_evaluations: Compositions by the final accountant.
+        approach_evaluations: Compositions by the analytic accountant.
+        approach: The analytic accountant used (None: the final one throughout).
+        start: The closed-form (GDP) starting value of the parameter.
+        stop: Why the final search stopped.
+        seconds: Time of the search.
+    """
+
+    parameter: Parameter
+    value: float
+    setting: Setting
+    target: Target
+    bracket: Bracket
+    curve: PrivacyCurve
+    certified_evaluations: int
+    approach_evaluations: int
+    approach: str | None
+    start: float
+    stop: WindowStop
+    seconds: float
+
+    @property
+    def published(self) -> float:
+        """The publishable value of the target's measure at the answer."""
+        return self.target.published(self.bracket)
+
+
+class _Evaluator:
+    """Compositions of one accountant along the coordinate, kept by point."""
+
+    def __init__(
+        self,
+        accountant: Accountant,
+        target: Target,
+        parameter: Parameter,
+        setting: Setting,
+        stage: str,
+        on_evaluation: OnEvaluation | None,
+    ) -> None:
+        self.accountant = accountant
+        self.target = target
+        self.parameter = parameter
+        self.setting = setting
+        self.stage = stage
+        self.on_evaluation = on_evaluation
+        self.kept: dict[float, tuple[PrivacyCurve, Bracket]] = {}
+
+    def __call__(self, x: float) -> tuple[PrivacyCurve, Bracket]:
+        if x not in self.kept:
+            run = self.setting.at(self.parameter, x)
+            curve = self.accountant.compose(run.mechanism(), run.n)
+            bracket = self.target.evaluate(curve)
+            self.kept[x] = (curve, bracket)
+            if self.on_evaluation is not None:
+                value = run.value(self.parameter)
+                self.on_evaluation(self.stage, value, self.target.published(bracket))
+        return self.kept[x]
+
+    def excess(self, x: float) -> float:
+        excess = self.target.excess(self(x)[1])
+        if math.isnan(excess):
+            value = self.setting.at(self.parameter, x).value(self.parameter)
+            raise ValueError(
+                f"{self.accountant!r} gives NaN for {self.target.name} at "
+                f"{self.parameter.value} = {value:g}."
+            )
+        return excess
+
+
+def calibrate_parameter(
+    target: Target,
+    parameter: Parameter,
+    setting: Setting,
+    *,
+    limits: tuple[float, float],
+    accountant: Accountant | None = None,
+    approach: Sequence[Accountant] = APPROACH,
+    rtol: float = 1e-3,
+    on_evaluation: OnEvaluation | None = None,
+) -> Calibration:
+    """Calibrate ``parameter`` of ``setting`` to ``target`` (module docstring).
+
+    Args:
+        target: What to reach.
+        parameter: What to move; its value in ``setting`` is ignored.
+        setting: The run.
+        limits: ``(lo, hi)``, the parameter's searched range.
+        accountant: The final accountant (default ``Numerical()``).
+        approach: Analytic accountants to choose from (empty: none).
+        rtol: The answer's publishable value lies within ``rtol * |value|`` of
+            the target (where the domain and the grid allow).
+        on_evaluation: Called after each composition.
+
+    Raises:
+        ValueError: the target is out of reach in ``limits`` (the message names
+            the parameter and the end of the range).
+    """
+    start_time = time.perf_counter()
+    final = Numerical() if accountant is None else accountant
+    lo, hi = coordinate_limits(parameter, limits)
+    grid = snap(parameter)
+    mu = target.gaussian_mu()
+    if mu <= MU_RANGE[0]:
+        raise ValueError(
+            f"the target {target.label} is unreachable by any "
+            f"{parameter.value}: even a curve without privacy loss (G_mu, mu -> 0) "
+            "misses it."
+        )
+    start = setting.gdp_value(parameter, mu)
+    x = min(max(coordinate(parameter, start), lo), hi)
+    x = grid(x) if grid is not None else x
+    slope = _DEFAULT_SLOPE
+    used: _Evaluator | None = None
+    if final.guarantee == "certified" and approach:
+        used = _choose_approach(approach, target, parameter, setting, x, on_evaluation)
+    if used is not None:
+        try:
+            with warnings.catch_warnings():
+                # The approach only moves the parameter: its warnings are noise.
+                warnings.simplefilter("ignore", ApproximationWarning)
+                x1 = _next_point(x, hi, grid)
+                slope = (used.excess(x1) - used.excess(x)) / (x1 - x)
+                found = secant_into_window(
+                    used.excess, x, window=rtol, slope=slope, lo=lo, hi=hi, snap=grid
+                )
+            x, slope = (
+                found.x if found.stop is not WindowStop.UNREACHABLE else lo,
+                found.slope,
+            )
+        except (ValueError, ArithmeticError, RuntimeError):
+            used = None  # the certified search starts from the GDP value
+    certified = _Evaluator(final, target, parameter, setting, "final", on_evaluation)
+    found = secant_into_window(
+        certified.excess, x, window=rtol, slope=slope, lo=lo, hi=hi, snap=grid
+    )
+    _raise_if_out_of_reach(found.stop, target, parameter, limits, certified, found.x)
+    curve, bracket = certified(found.x)
+    run = setting.at(parameter, found.x)
+    return Calibration(
+        parameter=parameter,
+        value=run.value(parameter),
+        setting=run,
+        target=target,
+        bracket=bracket,
+        curve=curve,
+        certified_evaluations=len(certified.kept),
+        approach_evaluations=0 if used is None else len(used.kept),
+        approach=None if used is None else repr(used.accountant),
+        start=start,
+        stop=found.stop,
+        seconds=time.perf_counter() - start_time,
+    )
+
+
+def _next_point(x: float, hi: float, grid: Callable[[float], float] | None) -> float:
+    """A point :data:`_SLOPE_STEP` or more from ``x`` (inside ``hi``, on the
+    grid) for a finite-difference slope."""
+    step = _SLOPE_STEP if x + _SLOPE_STEP <= hi else -_SLOPE_STEP
+    while True:
+        new = x + step if grid is None else grid(x + step)
+        if new != x:
+            return new
+        step *= 2.0
+
+
+def _choose_approach(
+    candidates: Sequence[Accountant],
+    target: Target,
+    parameter: Parameter,
+    setting: Setting,
+    x: float,
+    on_evaluation: OnEvaluation | None,
+) -> _Evaluator | None:
+    """The candidate with the smallest relative error estimate at ``x`` (at
+    most :data:`APPROACH_MAX_ERROR`), or None."""
+    best: tuple[float, _Evaluator] | None = None
+    for accountant in candidates:
+        evaluator = _Evaluator(
+            accountant, target, parameter, setting, "approach", on_evaluation
+        )
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ApproximationWarning)
+                bracket = evaluator(x)[1]
+        except (ValueError, ArithmeticError, RuntimeError):
+            continue
+        scale = abs(bracket.estimate)
+        rel = bracket.error / scale if scale > 0 else math.inf
+        if rel <= APPROACH_MAX_ERROR and (best is None or rel < best[0]):
+            best = (rel, evaluator)
+    return None if best is None else best[1]
+
+
+def _raise_if_out_of_reach(
+    stop: WindowStop,
+    target: Target,
+    parameter: Parameter,
+    limits: tuple[float, float],
+    evaluator: _Evaluator,
+    x: float,
+) -> None:
+    """The search ended at an end of the domain: say which and why."""
+    if stop is WindowStop.UNREACHABLE:
+        safest = limits[1] if parameter is Parameter.SIGMA else limits[0]
+        value = target.published(evaluator(x)[1])
+        raise ValueError(
+            f"the target {target.label} is unreachable by "
+            f"{parameter.value} in [{limits[0]:g}, {limits[1]:g}]: even "
+            f"{parameter.value} = {safest:g} gives {target.name} = {value:.6g}."
+        )
+    if stop is WindowStop.AT_UPPER_END and parameter is not Parameter.SAMPLE_RATE:
+        riskiest = limits[0] if parameter is Parameter.SIGMA else limits[1]
+        value = target.published(evaluator(x)[1])
+        raise ValueError(
+            f"the target {target.label} is met throughout "
+            f"{parameter.value} in [{limits[0]:g}, {limits[1]:g}]: even "
+            f"{parameter.value} = {riskiest:g} gives {target.name} = {value:.6g}."
+        )
