@@ -34,6 +34,7 @@ from symfdp.accountants.base import Accountant
 from symfdp.calibration.parameters import LIMITS, Parameter, Setting
 from symfdp.calibration.search import (
     APPROACH,
+    FALLBACK,
     Calibration,
     OnEvaluation,
     calibrate_parameter,
@@ -185,7 +186,9 @@ def calibrate(
         accountant: The accountant whose answer must meet the target (default
             ``Numerical()``, certified); an approximation is searched directly.
         approach: Analytic accountants for the approach (default
-            :data:`~symfdp.calibration.search.APPROACH`; ``()`` for none).
+            :data:`~symfdp.calibration.search.APPROACH`, with the coarse
+            certified :data:`~symfdp.calibration.search.FALLBACK` where none is
+            accurate enough; ``()`` for none).
         limits: ``(lo, hi)``: the searched range of the parameter (default
             :data:`~symfdp.calibration.parameters.LIMITS`, no need to set it).
         rtol: Relative tolerance on the target value, in (0, 0.1].
@@ -312,6 +315,7 @@ def noise_for(
             limits=bounds,
             accountant=accountant,
             approach=candidates,
+            fallback=FALLBACK if candidates else None,
             rtol=rtol,
         )
     except ValueError as exc:
@@ -403,6 +407,7 @@ def _sigma_for(
             limits=bounds,
             accountant=accountant,
             approach=candidates,
+            fallback=FALLBACK if candidates else None,
             rtol=rtol,
         )
     except ValueError as exc:

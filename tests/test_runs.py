@@ -142,7 +142,9 @@ def test_requests_validate_when_built():
         runs.MethodSpec("numerical", {"eps_grid": object()})
     assert runs.MethodSpec("Saddle_Point", {"order": 3}).label == "saddlepoint(order=3)"
     bare = runs.Run(sample_rate=0.01, steps=100)
-    with pytest.raises(RequestError, match="exactly one of target_eps and target_mu"):
+    with pytest.raises(
+        RequestError, match="exactly one of target_eps, target_delta and target_mu"
+    ):
         runs.CalibrateRequest(run=bare)
     with pytest.raises(RequestError, match="target_eps needs delta"):
         runs.CalibrateRequest(run=bare, target_eps=1.0)
@@ -244,6 +246,7 @@ def test_calibrate_meets_a_closed_form_target():
         target_eps=1.0,
         delta=1e-5,
         method=runs.MethodSpec("exact"),
+        rtol=1e-7,
     )
     seen: list[float] = []
     result = runs.calibrate(request, on_value=seen.append)
@@ -251,7 +254,7 @@ def test_calibrate_meets_a_closed_form_target():
     assert result.achieved.epsilon == pytest.approx(1.0, rel=1e-5)
     assert result.achieved.method == "exact" and seen
     data = result.as_json()
-    assert data["target"] == {"kind": "eps", "value": 1.0, "delta": 1e-5}
+    assert data["target"] == {"kind": "eps", "value": 1.0, "delta": 1e-5, "eps": None}
     assert data["sample_rate"] == 1.0 and data["pair"] is None
 
 
@@ -261,6 +264,7 @@ def test_an_unreachable_target_names_the_range_field():
         target_eps=1e-3,
         delta=1e-5,
         method=runs.MethodSpec("clt"),
+        sigma_range=(0.5, 20.0),
     )
     with pytest.raises(RequestError) as info:
         runs.calibrate(request)

@@ -73,6 +73,13 @@ class Setting:
         """The mechanism of one step."""
         return self.make(self.sigma, self.p)
 
+    def gdp_mu(self) -> float:
+        r"""The GDP parameter of this run's limit (module docstring)."""
+        if self.p == 1.0:
+            return math.sqrt(self.n) / self.sigma
+        inverse_square = 1.0 / (self.sigma * self.sigma)
+        return self.p * math.sqrt(self.n * math.expm1(min(inverse_square, 700.0)))
+
     def gdp_value(self, parameter: Parameter, mu: float) -> float:
         r"""The value of ``parameter`` at which the GDP limit of this run is
         :math:`G_\mu` (module docstring; an approximation used as a start)."""

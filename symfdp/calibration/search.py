@@ -5,7 +5,8 @@ r"""The calibration search: a closed-form start, analytic steps, certified end.
    (:meth:`Setting.gdp_value`).
 2. **Approach.** Of the analytic accountants :data:`APPROACH`, the one with the
    smallest relative error estimate at the start (at most
-   :data:`APPROACH_MAX_ERROR`) moves the parameter by secant steps
+   :data:`APPROACH_MAX_ERROR`; else the coarse certified :data:`FALLBACK`)
+   moves the parameter by secant steps
    (:func:`~symfdp.numeric.roots.secant_into_window`) to where its estimate
    meets the target.
 3. **Certified end.** The final accountant (``Numerical`` by default) continues
@@ -48,6 +49,10 @@ from symfdp.numeric.roots import WindowStop, secant_into_window
 
 #: Analytic accountants the approach chooses from (by their error estimate).
 APPROACH: Final[tuple[Accountant, ...]] = (SaddlePoint(order=2), Edgeworth(order=2))
+#: The approach where no analytic accountant is accurate enough (few expected
+#: events, p n of order 1 or less): the certified accountant on a grid three
+#: to four times coarser (``eps_rel_tol`` 3%), its bracket's half-width its error.
+FALLBACK: Final[Accountant] = Numerical(eps_rel_tol=0.03)
 #: Largest relative error estimate with which an analytic accountant is used.
 APPROACH_MAX_ERROR: Final = 0.05
 #: Step of the coordinate for the approach's first slope (a finite difference).
@@ -149,6 +154,7 @@ def calibrate_parameter(
     limits: tuple[float, float],
     accountant: Accountant | None = None,
     approach: Sequence[Accountant] = APPROACH,
+    fallback: Accountant | None = FALLBACK,
     rtol: float = 1e-3,
     on_evaluation: OnEvaluation | None = None,
 ) -> Calibration:
@@ -161,6 +167,8 @@ def calibrate_parameter(
         limits: ``(lo, hi)``, the parameter's searched range.
         accountant: The final accountant (default ``Numerical()``).
         approach: Analytic accountants to choose from (empty: none).
+        fallback: The approach where none of ``approach`` is accurate enough
+            (None: the GDP slope and the final accountant).
         rtol: The answer's publishable value lies within ``rtol * |value|`` of
             the target (where the domain and the grid allow).
         on_evaluation: Called after each composition.
@@ -187,6 +195,10 @@ def calibrate_parameter(
     used: _Evaluator | None = None
     if final.guarantee == "certified" and approach:
         used = _choose_approach(approach, target, parameter, setting, x, on_evaluation)
+        if used is None and fallback is not None:
+            used = _Evaluator(
+                fallback, target, parameter, setting, "approach", on_evaluation
+            )
     if used is not None:
         try:
             with warnings.catch_warnings():
@@ -203,6 +215,8 @@ def calibrate_parameter(
             )
         except (ValueError, ArithmeticError, RuntimeError):
             used = None  # the certified search starts from the GDP value
+    if used is None:
+        slope = _gdp_slope(target, parameter, setting, x, hi, grid)
     certified = _Evaluator(final, target, parameter, setting, "final", on_evaluation)
     found = secant_into_window(
         certified.excess, x, window=rtol, slope=slope, lo=lo, hi=hi, snap=grid
@@ -224,6 +238,33 @@ def calibrate_parameter(
         stop=found.stop,
         seconds=time.perf_counter() - start_time,
     )
+
+
+def _gdp_slope(
+    target: Target,
+    parameter: Parameter,
+    setting: Setting,
+    x: float,
+    hi: float,
+    grid: Callable[[float], float] | None,
+) -> float:
+    """The slope of the target's excess at ``x`` on the run's GDP limit (a
+    finite difference on two exact :math:`G_\\mu` curves); the default slope
+    where that fails."""
+    x1 = _next_point(x, hi, grid)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ApproximationWarning)
+            g0, g1 = (
+                target.excess(
+                    target.on_gaussian_curve(setting.at(parameter, t).gdp_mu())
+                )
+                for t in (x, x1)
+            )
+    except (ValueError, ArithmeticError):
+        return _DEFAULT_SLOPE
+    slope = (g1 - g0) / (x1 - x)
+    return slope if math.isfinite(slope) and slope > 0 else _DEFAULT_SLOPE
 
 
 def _next_point(x: float, hi: float, grid: Callable[[float], float] | None) -> float:

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 
 from symfdp._validation import check_callable, check_real
 from symfdp.accountants.exact import Exact
 from symfdp.curve import PrivacyCurve
 from symfdp.mechanisms.gaussian import Gaussian, gaussian_privacy_profile
-from symfdp.tradeoff.interpret import fixed_point, mu_star_at
+from symfdp.runs.summary import mu_star
 
 #: The excess of a zero value (its log): far below any target.
 _LOG_FLOOR = -700.0
@@ -127,8 +127,11 @@ class Target:
         :math:`G_\mu` meets the target exactly."""
         if self.on_gaussian is not None:
             return self.on_gaussian(mu)
-        curve = Exact().compose(Gaussian(mu=mu), 1)
-        return self.excess(self.evaluate(curve))
+        return self.excess(self.on_gaussian_curve(mu))
+
+    def on_gaussian_curve(self, mu: float) -> Bracket:
+        r"""The measure on the exact :math:`G_\mu` curve."""
+        return self.evaluate(Exact().compose(Gaussian(mu=mu), 1))
 
     def gaussian_mu(self) -> float:
         r"""The :math:`\mu` of the :math:`G_\mu` meeting the target exactly
@@ -244,10 +247,10 @@ def delta_target(delta: float, eps: float) -> Target:
 def mu_target(mu: float) -> Target:
     r"""The GDP summary :math:`\mu^* \le` ``mu``: :math:`\mu^* = \Phi^{-1}(1 -
     \alpha^*) - \Phi^{-1}(\alpha^*)` at the trade-off's fixed point
-    :math:`\alpha^*` (Zheng et al. 2020, Sec. 4); ``curve.info["mu"]`` where the
-    curve reports one (CLT, Berry-Esseen). A certified curve's bracket is
-    :math:`\mu^*` of its trade-off bounds (the lower trade-off gives the upper
-    :math:`\mu^*`). On :math:`G_\mu`, :math:`\mu^* = \mu`."""
+    :math:`\alpha^*` (Zheng et al. 2020, Sec. 4), computed as
+    :math:`-2\Phi^{-1}((1 - \delta(0))/2)` (:func:`symfdp.runs.mu_star`); a
+    certified curve's bracket is that of :math:`\delta(0)`. On :math:`G_\mu`,
+    :math:`\mu^* = \mu`."""
     mu = check_real("target_mu", mu, 0.0, math.inf, lo_open=True)
     return Target(
         "mu*",
@@ -259,18 +262,20 @@ def mu_target(mu: float) -> Target:
 
 
 def mu_bracket(curve: PrivacyCurve) -> Bracket:
-    """:math:`\\mu^*` of ``curve`` as in :func:`mu_target`."""
-    reported = curve.info.get("mu")
-    if reported is not None:
-        mu = float(reported)
-        return Bracket(mu, mu, mu, 0.0, curve.certified)
-    estimate = float(curve.mu_star_gamma()[0])
-    if not curve.certified:
+    r""":math:`\mu^*` of ``curve`` as in :func:`mu_target`; the estimate's
+    error is :math:`\delta(0)`'s over :math:`\varphi(\Phi^{-1}((1 -
+    \delta(0))/2))` (the derivative of the map)."""
+    estimate = float(mu_star(curve))
+    if curve.certified:
+        lo, hi = mu_star(curve, bounds=True)
+        return Bracket(estimate, lo, hi, (hi - lo) / 2, True)
+    if not curve.estimates_error:
         return Bracket(estimate, estimate, estimate)
-    lower = fixed_point(lambda x: np.asarray(curve.tradeoff_bounds(x)[0]))
-    upper = fixed_point(lambda x: np.asarray(curve.tradeoff_bounds(x)[1]))
-    hi, lo = float(mu_star_at(lower)), float(mu_star_at(upper))
-    return Bracket(estimate, lo, hi, (hi - lo) / 2, True)
+    tv_error = _error(curve.delta_error(0.0))
+    z = special.ndtri((1.0 - float(curve.delta(0.0))) / 2.0)
+    density = math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+    error = tv_error / density if density > 0 else math.inf
+    return Bracket(estimate, estimate, estimate, error)
 
 
 def _log_profile(mu: float, eps: float) -> float:

@@ -48,6 +48,8 @@ _LAZY = {
     "CalibrateRequest": "symfdp.runs.records",
     "CalibrateResult": "symfdp.runs.records",
     "Achieved": "symfdp.runs.records",
+    "SearchCost": "symfdp.runs.records",
+    "SOLVE_FOR": "symfdp.runs.records",
     "build_mechanism": "symfdp.runs.build",
     "account": "symfdp.runs.accounting",
     "methods_serving": "symfdp.runs.accounting",
@@ -57,6 +59,7 @@ _LAZY = {
 
 __all__ = [
     "MU_NOTE",
+    "SOLVE_FOR",
     "AccountRequest",
     "AccountResult",
     "Achieved",
@@ -71,6 +74,7 @@ __all__ = [
     "MethodSpec",
     "RequestError",
     "Run",
+    "SearchCost",
     "account",
     "build_mechanism",
     "calibrate",
@@ -92,6 +96,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from symfdp.runs.methods import MethodSpec, make_accountant, normalize_method
     from symfdp.runs.records import (
         MU_NOTE,
+        SOLVE_FOR,
         AccountRequest,
         AccountResult,
         Achieved,
@@ -100,6 +105,7 @@ if TYPE_CHECKING:  # pragma: no cover
         DeltaAnswer,
         EpsilonAnswer,
         MethodResult,
+        SearchCost,
     )
     from symfdp.runs.run import Epochs, Run, make_run
     from symfdp.runs.summary import mu_star
