@@ -104,8 +104,16 @@ class Calibration:
         return self.target.published(self.bracket)
 
 
+class _Untrusted(Exception):
+    """An analytic accountant's error estimate exceeds
+    :data:`APPROACH_MAX_ERROR` at a point of the approach."""
+
+
 class _Evaluator:
-    """Compositions of one accountant along the coordinate, kept by point."""
+    """Compositions of one accountant along the coordinate, kept by point.
+
+    With ``max_error``, a point whose relative error estimate is larger raises
+    :class:`_Untrusted`; :attr:`trusted` is the last point that was not."""
 
     def __init__(
         self,
@@ -115,6 +123,7 @@ class _Evaluator:
         setting: Setting,
         stage: str,
         on_evaluation: OnEvaluation | None,
+        max_error: float = math.inf,
     ) -> None:
         self.accountant = accountant
         self.target = target
@@ -122,13 +131,22 @@ class _Evaluator:
         self.setting = setting
         self.stage = stage
         self.on_evaluation = on_evaluation
+        self.max_error = max_error
         self.kept: dict[float, tuple[PrivacyCurve, Bracket]] = {}
+        self.trusted: float | None = None
 
     def __call__(self, x: float) -> tuple[PrivacyCurve, Bracket]:
         if x not in self.kept:
             run = self.setting.at(self.parameter, x)
-            curve = self.accountant.compose(run.mechanism(), run.n)
-            bracket = self.target.evaluate(curve)
+            try:
+                curve = self.accountant.compose(run.mechanism(), run.n)
+                bracket = self.target.evaluate(curve)
+            except (ValueError, ArithmeticError) as exc:
+                value = run.value(self.parameter)
+                raise ValueError(
+                    f"{self.accountant!r} cannot answer {self.target.name} at "
+                    f"{self.parameter.value} = {value:.6g}: {exc}"
+                ) from exc
             self.kept[x] = (curve, bracket)
             if self.on_evaluation is not None:
                 value = run.value(self.parameter)
@@ -136,14 +154,25 @@ class _Evaluator:
         return self.kept[x]
 
     def excess(self, x: float) -> float:
-        excess = self.target.excess(self(x)[1])
+        bracket = self(x)[1]
+        excess = self.target.excess(bracket)
         if math.isnan(excess):
             value = self.setting.at(self.parameter, x).value(self.parameter)
             raise ValueError(
                 f"{self.accountant!r} gives NaN for {self.target.name} at "
                 f"{self.parameter.value} = {value:g}."
             )
+        if _relative_error(bracket) > self.max_error:
+            raise _Untrusted
+        self.trusted = x
         return excess
+
+
+def _relative_error(bracket: Bracket) -> float:
+    scale = abs(bracket.estimate)
+    if bracket.error == 0:
+        return 0.0
+    return bracket.error / scale if scale > 0 else math.inf
 
 
 def calibrate_parameter(
@@ -192,30 +221,15 @@ def calibrate_parameter(
     x = min(max(coordinate(parameter, start), lo), hi)
     x = grid(x) if grid is not None else x
     slope = _DEFAULT_SLOPE
-    used: _Evaluator | None = None
+    movers: list[_Evaluator] = []
+    spent = 0
+    slope: float | None = None
     if final.guarantee == "certified" and approach:
-        used = _choose_approach(approach, target, parameter, setting, x, on_evaluation)
-        if used is None and fallback is not None:
-            used = _Evaluator(
-                fallback, target, parameter, setting, "approach", on_evaluation
-            )
-    if used is not None:
-        try:
-            with warnings.catch_warnings():
-                # The approach only moves the parameter: its warnings are noise.
-                warnings.simplefilter("ignore", ApproximationWarning)
-                x1 = _next_point(x, hi, grid)
-                slope = (used.excess(x1) - used.excess(x)) / (x1 - x)
-                found = secant_into_window(
-                    used.excess, x, window=rtol, slope=slope, lo=lo, hi=hi, snap=grid
-                )
-            x, slope = (
-                found.x if found.stop is not WindowStop.UNREACHABLE else lo,
-                found.slope,
-            )
-        except (ValueError, ArithmeticError, RuntimeError):
-            used = None  # the certified search starts from the GDP value
-    if used is None:
+        x, slope, movers, spent = _approach(
+            approach, fallback, target, parameter, setting, x, (lo, hi), grid, rtol,
+            on_evaluation,
+        )  # fmt: skip
+    if slope is None:
         slope = _gdp_slope(target, parameter, setting, x, hi, grid)
     certified = _Evaluator(final, target, parameter, setting, "final", on_evaluation)
     found = secant_into_window(
@@ -232,8 +246,8 @@ def calibrate_parameter(
         bracket=bracket,
         curve=curve,
         certified_evaluations=len(certified.kept),
-        approach_evaluations=0 if used is None else len(used.kept),
-        approach=None if used is None else repr(used.accountant),
+        approach_evaluations=spent,
+        approach=", then ".join(repr(m.accountant) for m in movers) or None,
         start=start,
         stop=found.stop,
         seconds=time.perf_counter() - start_time,
@@ -278,29 +292,85 @@ def _next_point(x: float, hi: float, grid: Callable[[float], float] | None) -> f
         step *= 2.0
 
 
-def _choose_approach(
+def _approach(
     candidates: Sequence[Accountant],
+    fallback: Accountant | None,
     target: Target,
     parameter: Parameter,
     setting: Setting,
     x: float,
+    domain: tuple[float, float],
+    grid: Callable[[float], float] | None,
+    rtol: float,
     on_evaluation: OnEvaluation | None,
-) -> _Evaluator | None:
+) -> tuple[float, float | None, list[_Evaluator], int]:
+    """Move from ``x`` to where an approach accountant meets the target.
+
+    The analytic candidate with the smallest relative error estimate at ``x``
+    (at most :data:`APPROACH_MAX_ERROR`) moves first; where its estimate
+    becomes less accurate than that, or where none qualifies, ``fallback``
+    continues from the last trusted point.
+
+    Returns:
+        ``(x, slope, movers, spent)``: the point reached, the last secant slope
+        (None where nothing moved), the accountants that moved, and the
+        compositions spent (the candidates' trials included).
+    """
+    lo, hi = domain
+    tried = [
+        _Evaluator(acc, target, parameter, setting, "approach", on_evaluation,
+                   APPROACH_MAX_ERROR)
+        for acc in candidates
+    ]  # fmt: skip
+    chosen = _choose_approach(tried, x)
+    chain = [] if chosen is None else [chosen]
+    if fallback is not None:
+        chain.append(
+            _Evaluator(fallback, target, parameter, setting, "approach", on_evaluation)
+        )
+    movers: list[_Evaluator] = []
+    slope: float | None = None
+    for evaluator in chain:
+        movers.append(evaluator)
+        try:
+            with warnings.catch_warnings():
+                # The approach only moves the parameter: its warnings are noise.
+                warnings.simplefilter("ignore", ApproximationWarning)
+                if slope is None:
+                    x1 = _next_point(x, hi, grid)
+                    slope = (evaluator.excess(x1) - evaluator.excess(x)) / (x1 - x)
+                found = secant_into_window(
+                    evaluator.excess, x, window=rtol, slope=slope, lo=lo, hi=hi,
+                    snap=grid,
+                )  # fmt: skip
+        except _Untrusted:
+            x = evaluator.trusted if evaluator.trusted is not None else x
+            slope = None
+            continue
+        except (ValueError, ArithmeticError, RuntimeError):
+            slope = None
+            continue
+        x = found.x if found.stop is not WindowStop.UNREACHABLE else lo
+        slope = found.slope
+        break
+    spent = sum(len(e.kept) for e in tried) + sum(
+        len(e.kept) for e in chain if e not in tried
+    )
+    return x, slope, movers, spent
+
+
+def _choose_approach(tried: Sequence[_Evaluator], x: float) -> _Evaluator | None:
     """The candidate with the smallest relative error estimate at ``x`` (at
     most :data:`APPROACH_MAX_ERROR`), or None."""
     best: tuple[float, _Evaluator] | None = None
-    for accountant in candidates:
-        evaluator = _Evaluator(
-            accountant, target, parameter, setting, "approach", on_evaluation
-        )
+    for evaluator in tried:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ApproximationWarning)
                 bracket = evaluator(x)[1]
         except (ValueError, ArithmeticError, RuntimeError):
             continue
-        scale = abs(bracket.estimate)
-        rel = bracket.error / scale if scale > 0 else math.inf
+        rel = _relative_error(bracket)
         if rel <= APPROACH_MAX_ERROR and (best is None or rel < best[0]):
             best = (rel, evaluator)
     return None if best is None else best[1]
