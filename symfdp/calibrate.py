@@ -220,11 +220,8 @@ def calibrate(
             f"{moved[which]} is the answer of a {which.value} calibration: leave "
             f"it out. Found {given[moved[which]]!r}."
         )
-    sigma_ = (
-        1.0
-        if sigma is None
-        else check_real("sigma", sigma, 0.0, math.inf, lo_open=True)
-    )
+    # A given sigma lies where the certified accountant is reliable.
+    sigma_ = 1.0 if sigma is None else check_real("sigma", sigma, *SIGMA_BRACKET)
     if sigma is None and which is not Parameter.SIGMA:
         raise ValueError(f"sigma is required to calibrate {which.value}.")
     if n is None and which is not Parameter.STEPS:
