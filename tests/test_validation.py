@@ -2322,7 +2322,7 @@ CLI_RANGE_CASES: list[tuple[str, str, str]] = [
     ("calibrate", "--sigma-range 0 1", "--sigma-range"),
     ("calibrate", "--rtol 0", "rtol"),
     ("calibrate", "--rtol 1", "rtol"),
-    ("calibrate", "--target-eps 1000", "--sigma-range"),
+    ("calibrate", "--target-eps 5000", "--sigma-range"),
     ("calibrate", "--epochs 1 --dataset-size 100 --batch-size 10", "--epochs"),
     ("calibrate", "--mechanism gaussian", "--sample-rate"),
     ("derive", "--order -1", "order"),
