@@ -19,7 +19,8 @@ neighbours; target eps at delta = 1e-5; sigma calibrated):
   ``create_dpsgd_epsilon_evaluator`` (its PLD, ``grid_step`` 1e-4) on sigma in
   [0.1, 50] (its default range starts at 0, where its PLD raises).
 
-For each: the median wall time over three repeats (one where the first takes
+For each, after one untimed warm-up calibration per tool (imports, compiled
+evaluators): the median wall time over three repeats (one where the first takes
 over two seconds; each repeat aims at a target moved by 1e-9 relative, so no
 composition is reused from the one before), the
 compositions it made (symfdp: certified and analytic separately; peers: every
@@ -229,7 +230,17 @@ def peer_row(tool: str, p: float, n: int, eps: float, repeats: int) -> dict[str,
     }
 
 
+def warm_up() -> None:
+    """One untimed calibration per tool on one Gaussian step: imports (torch for
+    Opacus) and compiled evaluators are not timed."""
+    for fn in TOOLS.values():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn(1.0, 1, 1.0)
+
+
 def peers(settings: tuple[tuple[float, int, float], ...], repeats: int) -> list[dict]:
+    warm_up()
     rows = []
     for p, n, eps in settings:
         block = [peer_row(tool, p, n, eps, repeats) for tool in TOOLS]
@@ -369,6 +380,19 @@ def print_tables(peer_rows: list[dict], grid_rows: list[dict]) -> None:
         )
 
 
+def peer_versions() -> dict[str, str]:
+    """The installed versions of the peers."""
+    from importlib import metadata
+
+    out = {}
+    for name in ("dp-accounting", "opacus", "torch", "riskcal"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -385,9 +409,11 @@ def main() -> None:
     print_tables(peer_rows, grid_rows)
     record = {
         "benchmark": "calibrate",
+        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "quick": args.quick,
         "delta": DELTA,
         "machine": _common.machine(),
+        "peer_versions": peer_versions(),
         "git": _common.git_state(),
         "summary": summary(peer_rows, grid_rows),
         "peers": peer_rows,

@@ -57,8 +57,9 @@ FALLBACK: Final[Accountant] = Numerical(eps_rel_tol=0.03)
 APPROACH_MAX_ERROR: Final = 0.05
 #: Step of the coordinate for the approach's first slope (a finite difference).
 _SLOPE_STEP: Final = 0.02
-#: Slope of the relative excess per unit of the coordinate assumed where none
-#: is measured (eps grows like sigma^-1 .. sigma^-2, p^1, n^(1/2)).
+#: Slope of the excess (the log of the measure over the target) per unit of
+#: the coordinate where none is measured (eps grows like sigma^-1 .. sigma^-2,
+#: p^1, n^(1/2)).
 _DEFAULT_SLOPE: Final = 1.0
 
 #: ``(stage, parameter value, target value)`` after each composition.
@@ -220,17 +221,19 @@ def calibrate_parameter(
     start = setting.gdp_value(parameter, mu)
     x = min(max(coordinate(parameter, start), lo), hi)
     x = grid(x) if grid is not None else x
-    slope = _DEFAULT_SLOPE
     movers: list[_Evaluator] = []
     spent = 0
-    slope: float | None = None
+    moved_slope: float | None = None
     if final.guarantee == "certified" and approach:
-        x, slope, movers, spent = _approach(
+        x, moved_slope, movers, spent = _approach(
             approach, fallback, target, parameter, setting, x, (lo, hi), grid, rtol,
             on_evaluation,
         )  # fmt: skip
-    if slope is None:
-        slope = _gdp_slope(target, parameter, setting, x, hi, grid)
+    slope = (
+        moved_slope
+        if moved_slope is not None
+        else _gdp_slope(target, parameter, setting, x, hi, grid)
+    )
     certified = _Evaluator(final, target, parameter, setting, "final", on_evaluation)
     found = secant_into_window(
         certified.excess, x, window=rtol, slope=slope, lo=lo, hi=hi, snap=grid
