@@ -164,10 +164,11 @@ def request_from_args(args: argparse.Namespace) -> runs.CalibrateRequest:
 
 
 class _Progress:
-    """A status line once the search has run :data:`STATUS_EVERY` seconds, and
-    every :data:`STATUS_EVERY` seconds after."""
+    """A status line once the search has run :data:`STATUS_EVERY` seconds (what
+    it does), and one every :data:`STATUS_EVERY` seconds after (how far)."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, doing: str, what: str) -> None:
+        self.doing = doing
         self.what = what
         self.count = 0
         self.start = self.last = time.monotonic()
@@ -176,6 +177,8 @@ class _Progress:
         self.count += 1
         now = time.monotonic()
         if now - self.last >= STATUS_EVERY:
+            if self.last == self.start:
+                status(f"calibrate: {self.doing} ...")
             self.last = now
             status(
                 f"calibrate: {self.count} compositions, {now - self.start:.0f} s; "
@@ -201,12 +204,12 @@ def run(args: argparse.Namespace) -> int:
         else repr(request.method.build())
     )
     solved = request.solve_for.replace("_", " ")
-    status(
-        f"calibrate: {solved} for {request.kind} = {request.target:g} with {name} "
-        f"(rtol {request.rtol:g}) ..."
+    doing = (
+        f"{solved} for {request.kind} = {request.target:g} with {name} "
+        f"(rtol {request.rtol:g})"
     )
     try:
-        result = runs.calibrate(request, on_value=_Progress(_WHAT[request.kind]))
+        result = runs.calibrate(request, on_value=_Progress(doing, _WHAT[request.kind]))
     except RequestError as exc:
         raise usage(exc) from None
     if args.json:
