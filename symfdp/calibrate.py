@@ -35,33 +35,18 @@ from symfdp.calibration.parameters import LIMITS, Parameter, Setting
 from symfdp.calibration.search import (
     APPROACH,
     FALLBACK,
-    Calibration,
     OnEvaluation,
     calibrate_parameter,
 )
-from symfdp.calibration.targets import (
-    Bracket,
-    Target,
-    delta_target,
-    epsilon_target,
-    mu_bracket,
-    mu_target,
-)
+from symfdp.calibration.search import Calibration as Calibration
+from symfdp.calibration.targets import Bracket, Target, mu_bracket
+from symfdp.calibration.targets import delta_target as delta_target
+from symfdp.calibration.targets import epsilon_target as epsilon_target
+from symfdp.calibration.targets import mu_target as mu_target
 from symfdp.curve import PrivacyCurve
 from symfdp.mechanisms.base import Mechanism, Pair
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
-
-__all__ = [
-    "Bracket",
-    "Calibration",
-    "Parameter",
-    "Target",
-    "calibrate",
-    "delta_target",
-    "epsilon_target",
-    "mu_target",
-]
 
 #: Names accepted for ``mechanism`` (a callable ``sigma -> Mechanism`` also works).
 MECHANISMS: Final = ("subsampled-gaussian", "gaussian")
