@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "symfdp.export": 7,
     "symfdp.plotting": 7,
     "symfdp.calibrate": 7,
+    "symfdp.calibration": 7,
     "symfdp.training": 7,
     "symfdp.runs": 7,
     # The risk report of a run reads symfdp.risk (layer 8).

@@ -16,11 +16,13 @@ from scipy import optimize
 
 from symfdp.numeric.roots import (
     ROUNDOFF_RTOL,
+    WindowStop,
     bracketed_newton,
     expand_bracket_up,
     monotone_bisect,
     newton_on_bracket,
     regula_falsi,
+    secant_into_window,
 )
 
 #: Relative accuracy promised by ``xtol=1e-12`` (one step of at most xtol|x|,
@@ -330,3 +332,68 @@ def test_regula_falsi_matches_brentq():
 def test_regula_falsi_raises_without_convergence():
     with pytest.raises(RuntimeError, match="regula falsi"):
         regula_falsi(lambda x: 1.0 - x, np.zeros(1), np.full(1, 2.0), max_iter=2)
+
+
+# ------------------------------------------------------------ secant_into_window
+def test_secant_into_window_lands_in_the_window_of_a_line():
+    calls: list[float] = []
+
+    def g(x: float) -> float:
+        calls.append(x)
+        return 2.0 * (x - 3.0)
+
+    found = secant_into_window(g, 0.0, window=1e-3, slope=1.0)
+    assert found.stop is WindowStop.IN_WINDOW
+    assert -1e-3 <= 2.0 * (found.x - 3.0) <= 0.0
+    # The first slope is off by 2x; the secant through two points is exact.
+    assert found.evaluations == len(calls) <= 3
+
+
+@given(
+    root=st.floats(-5.0, 5.0),
+    power=st.sampled_from([1, 3, 5]),
+    x0=st.floats(-8.0, 8.0),
+    window=st.sampled_from([1e-2, 1e-4, 1e-8]),
+)
+def test_secant_into_window_meets_the_condition_for_monotone_functions(
+    root, power, x0, window
+):
+    def g(x: float) -> float:
+        return math.copysign(abs(x - root) ** power, x - root) + 0.1 * (x - root)
+
+    found = secant_into_window(g, x0, window=window, slope=1.0, lo=-10.0, hi=10.0)
+    assert found.value == g(found.x) and found.value <= 0.0
+    if found.stop is WindowStop.IN_WINDOW:
+        assert found.value >= -window
+    else:  # closed bracket: the root is within xtol above
+        assert found.stop is WindowStop.BRACKET_CLOSED
+        assert root - found.x <= 1e-9 * max(1.0, abs(root))
+
+
+def test_secant_into_window_ends_of_the_domain():
+    always_met = secant_into_window(lambda x: -1.0, 0.0, window=1e-3, slope=1.0, hi=5.0)
+    assert always_met.stop is WindowStop.AT_UPPER_END and always_met.x == 5.0
+    never_met = secant_into_window(lambda x: 1.0, 0.0, window=1e-3, slope=1.0, lo=-5.0)
+    assert never_met.stop is WindowStop.UNREACHABLE and never_met.x == -5.0
+
+
+def test_secant_into_window_on_a_grid_returns_the_last_grid_point_meeting_it():
+    # log n on integers; g(n) = n - 10.5 has no grid point in a narrow window.
+    def snap(x: float) -> float:
+        return math.log(max(round(math.exp(x)), 1))
+
+    found = secant_into_window(
+        lambda x: math.exp(x) - 10.5, math.log(2.0), window=1e-6, slope=5.0,
+        lo=0.0, hi=math.log(1e6), snap=snap,
+    )  # fmt: skip
+    assert found.stop is WindowStop.BRACKET_CLOSED
+    assert round(math.exp(found.x)) == 10 and round(math.exp(found.infeasible)) == 11
+
+
+def test_secant_into_window_survives_a_flat_stretch_and_a_wrong_slope():
+    # Flat (zero) below 1, then increasing: the first slope points the wrong way.
+    found = secant_into_window(
+        lambda x: max(x - 1.0, 0.0) ** 2 - 0.25, -3.0, window=1e-6, slope=-1.0
+    )
+    assert found.stop is WindowStop.IN_WINDOW
+    assert found.x == pytest.approx(1.5, abs=1e-5)

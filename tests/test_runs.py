@@ -39,6 +39,14 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     return optimize.brentq(lambda e: profile(e) - delta, 0.0, 100.0, xtol=1e-14)
 
 
+def gaussian_delta_closed(mu: float, eps: float) -> float:
+    """delta(eps) of G_mu, Dong et al. (2019), Cor. 2.13."""
+    return float(
+        special.ndtr(-eps / mu + mu / 2)
+        - math.exp(eps) * special.ndtr(-eps / mu - mu / 2)
+    )
+
+
 # ---------------------------------------------------------------- requests
 @pytest.mark.parametrize(
     ("kwargs", "python", "cli"),
@@ -143,7 +151,9 @@ def test_requests_validate_when_built():
         runs.MethodSpec("numerical", {"eps_grid": object()})
     assert runs.MethodSpec("Saddle_Point", {"order": 3}).label == "saddlepoint(order=3)"
     bare = runs.Run(sample_rate=0.01, steps=100)
-    with pytest.raises(RequestError, match="exactly one of target_eps and target_mu"):
+    with pytest.raises(
+        RequestError, match="exactly one of target_eps, target_delta and target_mu"
+    ):
         runs.CalibrateRequest(run=bare)
     with pytest.raises(RequestError, match="target_eps needs delta"):
         runs.CalibrateRequest(run=bare, target_eps=1.0)
@@ -245,6 +255,7 @@ def test_calibrate_meets_a_closed_form_target():
         target_eps=1.0,
         delta=1e-5,
         method=runs.MethodSpec("exact"),
+        rtol=1e-7,
     )
     seen: list[float] = []
     result = runs.calibrate(request, on_value=seen.append)
@@ -252,8 +263,60 @@ def test_calibrate_meets_a_closed_form_target():
     assert result.achieved.epsilon == pytest.approx(1.0, rel=1e-5)
     assert result.achieved.method == "exact" and seen
     data = result.as_json()
-    assert data["target"] == {"kind": "eps", "value": 1.0, "delta": 1e-5}
+    assert data["target"] == {"kind": "eps", "value": 1.0, "delta": 1e-5, "eps": None}
     assert data["sample_rate"] == 1.0 and data["pair"] is None
+
+
+def test_calibrate_steps_and_sample_rate_requests():
+    # n Gaussian steps are G_{sqrt(n)/sigma}: the largest n meeting eps(1e-5) = 1
+    # at sigma = 10 is floor((10 mu)^2), mu solving delta_mu(1) = 1e-5.
+    mu = optimize.brentq(
+        lambda m: gaussian_delta_closed(m, 1.0) - 1e-5, 0.01, 10.0, xtol=1e-15
+    )
+    request = runs.CalibrateRequest(
+        run=runs.Run(mechanism="gaussian", sigma=10.0, steps=1),
+        target_eps=1.0,
+        delta=1e-5,
+        solve_for="steps",
+        method=runs.MethodSpec("exact"),
+        rtol=1e-9,
+    )
+    result = runs.calibrate(request)
+    assert result.steps == result.value == math.floor((10 * mu) ** 2)
+    data = result.as_json()
+    assert data["solve_for"] == "steps" and data["steps"] == result.steps
+    assert data["search"]["certified_evaluations"] >= 1
+    rate = runs.CalibrateRequest(
+        run=runs.Run(sample_rate=1.0, steps=1000, sigma=1.0),
+        target_delta=1e-6,
+        eps=2.0,
+        solve_for="sample_rate",
+    )
+    found = runs.calibrate(rate)
+    assert found.achieved.bounds is not None
+    assert 1e-6 * (1 - 1e-3) <= found.achieved.bounds[1] <= 1e-6
+    assert found.achieved.published == found.achieved.bounds[1]
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({"solve_for": "noise"}, "solve_for"),
+        ({"solve_for": "steps"}, "needs sigma"),
+        ({"target_delta": 1e-6}, "target_delta needs eps"),
+        ({"target_delta": 1.5, "eps": 1.0}, r"target_delta must be \(0, 1\)"),
+        ({"eps": 1.0}, "eps goes with target_delta"),
+        ({"sigma_range": (0.01, 10.0)}, "sigma_range"),
+    ],
+)
+def test_calibrate_requests_validate_the_new_fields(fields, match):
+    base = {"target_eps": 1.0, "delta": 1e-5}
+    if "target_delta" in fields:
+        base = {}
+    with pytest.raises(RequestError, match=match):
+        runs.CalibrateRequest(
+            run=runs.Run(sample_rate=0.01, steps=100), **{**base, **fields}
+        )
 
 
 def test_an_unreachable_target_names_the_range_field():
@@ -262,6 +325,7 @@ def test_an_unreachable_target_names_the_range_field():
         target_eps=1e-3,
         delta=1e-5,
         method=runs.MethodSpec("clt"),
+        sigma_range=(0.5, 20.0),
     )
     with pytest.raises(RequestError) as info:
         runs.calibrate(request)

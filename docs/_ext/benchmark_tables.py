@@ -499,6 +499,58 @@ def accuracy_map() -> Rendered:
     )
 
 
+def calibrate() -> Rendered:
+    """Noise calibration: symfdp next to the peers, in one run."""
+    data, path = _load("calibrate.json")
+    rows = []
+    for r in data["peers"]:
+        setting = f"p={r['p']:g}, n={r['n']:,}, eps={r['target_eps']:g}"
+        if "error" in r:
+            rows.append((setting, r["tool"], "-", "-", "-", "-", r["error"][:60]))
+            continue
+        upper = r["certified_eps"][1]
+        verdict = "overshoots" if r["overshoots"] else "meets"
+        rows.append(
+            (
+                setting,
+                r["tool"],
+                f"{r['sigma']:.6f}",
+                f"{upper:.5f} ({verdict})",
+                seconds(r["median_s"]),
+                f"{r.get('time_ratio_to_symfdp', 1.0):.1f}",
+                str(r["compositions"]),
+            )
+        )
+    text = table(
+        (
+            "setting",
+            "tool",
+            "sigma",
+            "certified eps(1e-5) upper at that sigma",
+            "time (s)",
+            "time / symfdp's",
+            "compositions",
+        ),
+        rows,
+    )
+    grid = data["summary"]["grid"]
+    versions = ", ".join(f"{k} {v}" for k, v in data.get("peer_versions", {}).items())
+    note = provenance(data, path, "benchmarks/bench_calibrate.py")
+    meets = "every" if grid["all_meet_the_target"] else "NOT every"
+    close = "" if grid["within_1pct_where_in_window"] else "NOT "
+    return (
+        f"{text}\n\n{note} Peers: {versions}. Over the grid of "
+        f"{grid['cases']} calibrations (sigma, sample rate or steps; eps, delta "
+        f"and mu* targets), {grid['answered']} answered: {meets} certified upper "
+        f"end at most its target, {close}within 1% of it where the search ended "
+        f"in its window, at most {grid['max_certified_evaluations']} certified "
+        f"compositions each (median {seconds(grid['median_seconds'])} s); "
+        f"{grid['out_of_reach']} targets out of reach were errors naming the "
+        "parameter.\n",
+        [path],
+    )
+
+
 def _summary_of(data: dict[str, Any]) -> str:
     name = data.get("benchmark")
     return str(name) if isinstance(name, str) else "-"
@@ -542,6 +594,7 @@ TABLES: dict[str, Callable[..., Rendered]] = {
     "error-sweep": error_sweep,
     "analytic": analytic,
     "accuracy-map": accuracy_map,
+    "calibrate": calibrate,
     "results-files": results_files,
 }
 

@@ -5,7 +5,10 @@ converge raises instead of returning an unconverged value."""
 
 from __future__ import annotations
 
+import enum
+import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final, cast
 
 import numpy as np
@@ -408,3 +411,122 @@ def _newton_steps(
         hi = np.where(right, hi, x)
         x = np.where((new > lo) & (new < hi), new, 0.5 * (lo + hi))
     raise RuntimeError(f"Newton on brackets did not converge in {max_iter} steps.")
+
+
+class WindowStop(enum.Enum):
+    """Why :func:`secant_into_window` stopped."""
+
+    #: ``g(x)`` lies in the window ``[-window, 0]``.
+    IN_WINDOW = "in window"
+    #: The bracket ``[a, b]`` (``g(a) <= 0 < g(b)``) holds no further point.
+    BRACKET_CLOSED = "bracket closed"
+    #: ``g(hi) <= 0``: the upper end of the domain meets the condition.
+    AT_UPPER_END = "at upper end"
+    #: ``g(lo) > 0``: no point of the domain meets the condition.
+    UNREACHABLE = "unreachable"
+
+
+@dataclass(frozen=True)
+class WindowRoot:
+    """The answer of :func:`secant_into_window`.
+
+    Attributes:
+        x: The largest point found with ``g(x) <= 0`` (``lo`` when unreachable).
+        value: ``g(x)``.
+        stop: Why the search stopped.
+        evaluations: How many times ``g`` was evaluated.
+        slope: The last secant slope of ``g`` (the first guess where none).
+        infeasible: The smallest point found with ``g > 0`` (``inf`` if none).
+    """
+
+    x: float
+    value: float
+    stop: WindowStop
+    evaluations: int
+    slope: float
+    infeasible: float
+
+
+def secant_into_window(
+    fn: Callable[[float], float],
+    x0: float,
+    *,
+    window: float,
+    slope: float,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+    snap: Callable[[float], float] | None = None,
+    xtol: float = 1e-12,
+    max_step: float = 2.0,
+    max_evals: int = 60,
+) -> WindowRoot:
+    r"""The largest ``x`` in ``[lo, hi]`` with ``g(x) <= 0`` for a non-decreasing
+    scalar ``g`` (``fn``), accepting any ``x`` with ``-window <= g(x) <= 0``.
+
+    For functions whose every evaluation is expensive (a whole composition), so
+    scalar: each step aims at :math:`-w/2` (the window's middle) by a secant
+    through the last two points (``slope`` before the second), Newton's step
+    :math:`x - (g + w/2)/g'` (Press et al., *Numerical Recipes*, 3rd ed.,
+    Sec. 9.2). Safeguards: a step is at most ``max_step``; a non-positive or
+    non-finite slope gives a step of ``max_step`` towards the root; once the root
+    is bracketed, a point outside or at the bracket's ends is replaced by the
+    midpoint (bisection, so at most :math:`\log_2` (width/``xtol``) further
+    evaluations). ``snap`` rounds every point onto a grid (e.g. logs of
+    integers); the search then ends when no grid point is left strictly inside
+    the bracket.
+
+    Args:
+        fn: ``x -> g(x)``, non-decreasing; NaN is not allowed.
+        x0: The first point (clipped into ``[lo, hi]``).
+        window: Width ``w > 0`` of the accepted band ``[-w, 0]``.
+        slope: Estimate of ``g'(x0)``.
+        lo, hi: The domain.
+        snap: Rounds a point onto the grid (identity when ``None``).
+        xtol: A bracket at most this wide is closed.
+        max_step: Largest step before the root is bracketed.
+        max_evals: Evaluation limit.
+
+    Raises:
+        RuntimeError: no answer within ``max_evals`` evaluations.
+    """
+    grid = snap if snap is not None else (lambda x: x)
+    a, g_a = -math.inf, -math.inf  # largest point with g <= 0
+    b = math.inf  # smallest point with g > 0
+    last: tuple[float, float] | None = None
+    x = grid(min(max(x0, lo), hi))
+    for count in range(1, max_evals + 1):
+        g = fn(x)
+        if g <= 0:
+            a, g_a = x, g
+        else:
+            b = x
+        if last is not None and x != last[0] and g != last[1]:
+            slope = (g - last[1]) / (x - last[0])
+        last = (x, g)
+        if -window <= g <= 0:
+            return WindowRoot(x, g, WindowStop.IN_WINDOW, count, slope, b)
+        if g <= 0 and x >= hi:
+            return WindowRoot(x, g, WindowStop.AT_UPPER_END, count, slope, b)
+        if g > 0 and x <= lo:
+            return WindowRoot(x, g, WindowStop.UNREACHABLE, count, slope, b)
+        bracketed = math.isfinite(a) and math.isfinite(b)
+        if bracketed and b - a <= xtol:
+            return WindowRoot(a, g_a, WindowStop.BRACKET_CLOSED, count, slope, b)
+        if slope > 0 and math.isfinite(slope):
+            step = -(g + 0.5 * window) / slope
+        else:
+            step = max_step if g <= 0 else -max_step
+        step = min(max(step, -max_step), max_step)
+        new = grid(min(max(x + step, lo), hi))
+        while new == x and abs(step) < max_step:  # a step within one grid cell
+            step *= 2.0
+            new = grid(min(max(x + step, lo), hi))
+        if bracketed and not a < new < b:
+            new = grid(0.5 * (a + b))
+            if not a < new < b:
+                return WindowRoot(a, g_a, WindowStop.BRACKET_CLOSED, count, slope, b)
+        x = new
+    raise RuntimeError(
+        f"secant_into_window: no point in the window after {max_evals} evaluations "
+        f"(bracket [{a:g}, {b:g}])."
+    )

@@ -48,6 +48,8 @@ _LAZY = {
     "CalibrateRequest": "symfdp.runs.records",
     "CalibrateResult": "symfdp.runs.records",
     "Achieved": "symfdp.runs.records",
+    "SearchCost": "symfdp.runs.records",
+    "SOLVE_FOR": "symfdp.runs.records",
     "build_mechanism": "symfdp.runs.build",
     "account": "symfdp.runs.accounting",
     "methods_serving": "symfdp.runs.accounting",
@@ -65,6 +67,7 @@ _LAZY = {
 
 __all__ = [
     "MU_NOTE",
+    "SOLVE_FOR",
     "AccountRequest",
     "AccountResult",
     "Achieved",
@@ -84,6 +87,7 @@ __all__ = [
     "Run",
     "SamplerRequest",
     "SamplerResult",
+    "SearchCost",
     "account",
     "account_samplers",
     "assess",
@@ -108,6 +112,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from symfdp.runs.methods import MethodSpec, make_accountant, normalize_method
     from symfdp.runs.records import (
         MU_NOTE,
+        SOLVE_FOR,
         AccountRequest,
         AccountResult,
         Achieved,
@@ -116,6 +121,7 @@ if TYPE_CHECKING:  # pragma: no cover
         DeltaAnswer,
         EpsilonAnswer,
         MethodResult,
+        SearchCost,
     )
     from symfdp.runs.run import Epochs, Run, make_run
     from symfdp.runs.sampling import SamplerRequest, SamplerResult, account_samplers

@@ -24,8 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The default method of ``symfdp account``, ``TrainingAccountant`` and sweeps:
 #: certified.
 DEFAULT_METHOD: Final = "numerical"
-#: The accountants a calibration may search with (``auto``: a fast locating
-#: search, then the certified ``numerical``).
+#: The accountants whose answer a calibration meets (``auto``: analytic steps,
+#: then the certified ``numerical``).
 CALIBRATE_METHODS: Final = (
     "auto",
     "saddlepoint",
@@ -36,8 +36,10 @@ CALIBRATE_METHODS: Final = (
 )
 #: The methods whose ``order`` option is the expansion's order.
 ORDER_METHODS: Final = ("edgeworth", "saddlepoint")
-#: The default search range of a calibration's sigma.
-SIGMA_RANGE: Final = (0.1, 100.0)
+#: The searched range of a calibration's sigma: all of
+#: ``symfdp.calibration.parameters.LIMITS["sigma"]`` (written here so that the
+#: command line's parser imports no accountant; a test checks they agree).
+SIGMA_RANGE: Final = (0.05, 1e4)
 
 if TYPE_CHECKING:  # pragma: no cover - made on first use by __getattr__
     #: Accountant names mapped to class names (certified first, as the registry).

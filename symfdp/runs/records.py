@@ -277,23 +277,37 @@ class AccountResult:
         }
 
 
+#: What a calibration may solve for (``Parameter`` of :mod:`symfdp.calibration`).
+SOLVE_FOR: Final = ("sigma", "sample_rate", "steps")
+#: The request fields naming a target, and the quantity each sets.
+TARGET_FIELDS: Final = ("target_eps", "target_delta", "target_mu")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CalibrateRequest:
-    """The smallest noise multiplier sigma (within ``rtol``) whose run meets a
-    target: epsilon(delta) <= ``target_eps``, or mu* <= ``target_mu``.
+    """The riskiest value of one run parameter (the smallest noise multiplier,
+    the largest sample rate or the largest number of steps) whose run meets a
+    target: epsilon(delta) <= ``target_eps``, delta(eps) <= ``target_delta``,
+    or mu* <= ``target_mu``, within ``rtol`` (relative) of the target.
 
     Args:
-        run: The run without its sigma (a family of
-            :data:`~symfdp.runs.catalog.CALIBRATE_MECHANISMS`, not under
-            ``replace_one``).
+        run: The run (a family of :data:`~symfdp.runs.catalog.CALIBRATE_MECHANISMS`,
+            not under ``replace_one``): without sigma when ``solve_for`` is
+            ``"sigma"``, else with it; the solved field's value in ``run`` is a
+            placeholder (ignored).
         target_eps: The target epsilon, > 0 (with ``delta``).
-        target_mu: The target mu*, > 0 (instead of ``target_eps``).
-        delta: The delta of ``target_eps`` (optional with ``target_mu``: then
-            the epsilon achieved at it is reported too).
-        method: The accountant of the search (``auto``: a fast locating search,
-            then the certified ``numerical``); its only option is ``order``.
-        sigma_range: The search range ``(lo, hi)``, ``0 < lo < hi``.
-        rtol: Relative tolerance on sigma, in (0, 0.1].
+        target_delta: The target delta in (0, 1) (with ``eps``).
+        target_mu: The target mu*, > 0.
+        delta: The delta of ``target_eps`` (optional otherwise: then the
+            epsilon achieved at it is reported too).
+        eps: The epsilon of ``target_delta``, >= 0.
+        solve_for: ``"sigma"`` (default), ``"sample_rate"`` or ``"steps"``.
+        method: The accountant whose answer meets the target (``auto``:
+            analytic steps, then the certified ``numerical``); its only option
+            is ``order``.
+        sigma_range: The searched range of sigma ``(lo, hi)`` (default: the
+            whole range the search serves; no need to set it).
+        rtol: Relative tolerance on the target value, in (0, 0.1].
 
     Raises:
         RequestError: the first problem, naming the fields.
@@ -301,11 +315,14 @@ class CalibrateRequest:
 
     run: Run
     target_eps: float | None = None
+    target_delta: float | None = None
     target_mu: float | None = None
     delta: float | None = None
+    eps: float | None = None
+    solve_for: str = "sigma"
     method: MethodSpec = field(default_factory=lambda: MethodSpec("auto"))
     sigma_range: tuple[float, float] = SIGMA_RANGE
-    rtol: float = 1e-6
+    rtol: float = 1e-3
 
     def __post_init__(self) -> None:
         if not isinstance(self.run, Run):
@@ -313,43 +330,84 @@ class CalibrateRequest:
         if self.run.mechanism not in CALIBRATE_MECHANISMS:
             raise RequestError(
                 f"{{mechanism}} must be one of {', '.join(CALIBRATE_MECHANISMS)} "
-                f"to calibrate sigma. Found {self.run.mechanism!r}."
+                f"to calibrate. Found {self.run.mechanism!r}."
             )
-        if self.run.parameter is not None:
+        if self.solve_for not in SOLVE_FOR:
             raise RequestError(
-                f"{{{self.run.parameter[0]}}} is not given to a calibration: "
-                "sigma is its answer."
+                f"{{solve_for}} must be one of {', '.join(SOLVE_FOR)}. "
+                f"Found {self.solve_for!r}."
             )
+        self._check_run()
         if self.run.adjacency is Adjacency.REPLACE_ONE:
             raise RequestError(
-                "calibrate: {adjacency} replace_one is not served; calibrate sigma "
+                "calibrate: {adjacency} replace_one is not served; calibrate "
                 "for add_or_remove (the sensitivity bound C), or halve the target mu."
             )
-        if (self.target_eps is None) == (self.target_mu is None):
-            raise RequestError("give exactly one of {target_eps} and {target_mu}.")
+        given = [k for k in TARGET_FIELDS if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise RequestError(
+                "give exactly one of {target_eps}, {target_delta} and {target_mu}."
+            )
         if self.delta is not None:
             (delta,) = _reals("delta", [self.delta])
             if not 0 < delta < 1:
                 raise RequestError(f"{{delta}} must lie in (0, 1). Found {delta:g}.")
             object.__setattr__(self, "delta", delta)
-        kind = "target_eps" if self.target_eps is not None else "target_mu"
+        if self.eps is not None:
+            (eps,) = _reals("eps", [self.eps])
+            if not 0 <= eps < math.inf:
+                raise RequestError(f"{{eps}} must be finite and >= 0. Found {eps:g}.")
+            object.__setattr__(self, "eps", eps)
+        kind = given[0]
         (target,) = _reals(kind, [getattr(self, kind)])
         if kind == "target_eps" and self.delta is None:
             raise RequestError("{target_eps} needs {delta}.")
-        if target <= 0:
-            raise RequestError(f"{{{kind}}} must be > 0. Found {target:g}.")
+        if kind == "target_delta" and self.eps is None:
+            raise RequestError("{target_delta} needs {eps}.")
+        if kind != "target_delta" and self.eps is not None:
+            raise RequestError("{eps} goes with {target_delta} only.")
+        if kind == "target_delta" and self.delta is not None:
+            raise RequestError("{delta} goes with {target_eps} (or {target_mu}).")
+        if target <= 0 or (kind == "target_delta" and target >= 1):
+            where = "(0, 1)" if kind == "target_delta" else "> 0"
+            raise RequestError(f"{{{kind}}} must be {where}. Found {target:g}.")
         object.__setattr__(self, kind, target)
         self._check_method()
         lo, hi = _reals("sigma_range", list(self.sigma_range))
-        if not 0 < lo < hi:
+        if not SIGMA_RANGE[0] <= lo < hi <= SIGMA_RANGE[1]:
             raise RequestError(
-                f"{{sigma_range}} must satisfy 0 < lo < hi. Found [{lo:g}, {hi:g}]."
+                f"{{sigma_range}} must satisfy {SIGMA_RANGE[0]:g} <= lo < hi <= "
+                f"{SIGMA_RANGE[1]:g}. Found [{lo:g}, {hi:g}]."
             )
         object.__setattr__(self, "sigma_range", (lo, hi))
         (rtol,) = _reals("rtol", [self.rtol])
         if not 0 < rtol <= 0.1:
             raise RequestError(f"{{rtol}} must lie in (0, 0.1]. Found {rtol:g}.")
         object.__setattr__(self, "rtol", rtol)
+
+    def _check_run(self) -> None:
+        run = self.run
+        if self.solve_for == "sigma":
+            if run.parameter is not None:
+                raise RequestError(
+                    f"{{{run.parameter[0]}}} is not given to a calibration of "
+                    "sigma: sigma is its answer."
+                )
+            return
+        if run.parameter is None or run.parameter[0] != "sigma":
+            raise RequestError(
+                f"a calibration of {{solve_for}} {self.solve_for} needs {{sigma}}."
+            )
+        if run.epochs is not None:
+            raise RequestError(
+                f"{{epochs}} fixes sample_rate and steps: calibrate "
+                f"{self.solve_for} from {{sample_rate}} and {{steps}}."
+            )
+        if self.solve_for == "sample_rate" and run.sample_rate is None:
+            raise RequestError(
+                f"{{solve_for}} sample_rate needs a subsampled mechanism; "
+                f"{run.mechanism} has no sample rate."
+            )
 
     def _check_method(self) -> None:
         spec = self.method
@@ -373,41 +431,61 @@ class CalibrateRequest:
 
     @property
     def kind(self) -> str:
-        """``"eps"`` (a target epsilon at ``delta``) or ``"mu"``."""
-        return "eps" if self.target_eps is not None else "mu"
+        """``"eps"`` (a target epsilon at ``delta``), ``"delta"`` (a target
+        delta at ``eps``) or ``"mu"``."""
+        if self.target_eps is not None:
+            return "eps"
+        return "delta" if self.target_delta is not None else "mu"
 
     @property
     def target(self) -> float:
         """The target value."""
-        value = self.target_eps if self.target_mu is None else self.target_mu
+        value = {"eps": self.target_eps, "delta": self.target_delta}.get(
+            self.kind, self.target_mu
+        )
         return float(value)  # type: ignore[arg-type]  # one is set (checked)
 
     def describe(self) -> str:
         """The run and the target, in one line."""
         run = self.run
-        sampling = (
-            f"(sample_rate={run.sample_rate:g}, pair={run.pair})"
-            if run.sample_rate is not None
-            else ""
-        )
-        steps = " x 1 step" if run.steps == 1 else f" x {run.steps} steps"
-        goal = (
-            f"target eps = {self.target:g} at delta = {self.delta:g}"
-            if self.kind == "eps"
-            else f"target mu* = {self.target:g}"
-        )
-        return f"{run.mechanism}{sampling}{steps}; {goal}"
+        solved = self.solve_for
+        sampling = ""
+        if run.sample_rate is not None:
+            rate = "?" if solved == "sample_rate" else f"{run.sample_rate:g}"
+            sampling = f"(sample_rate={rate}, pair={run.pair})"
+        if solved == "steps":
+            steps = " x ? steps"
+        else:
+            steps = " x 1 step" if run.steps == 1 else f" x {run.steps} steps"
+        sigma = "" if run.sigma is None else f", sigma = {run.sigma:g}"
+        if self.kind == "eps":
+            goal = f"target eps = {self.target:g} at delta = {self.delta:g}"
+        elif self.kind == "delta":
+            goal = f"target delta = {self.target:g} at eps = {self.eps:g}"
+        else:
+            goal = f"target mu* = {self.target:g}"
+        return f"{run.mechanism}{sampling}{steps}{sigma}; {goal}"
 
     def as_json(self) -> dict[str, Any]:
         """The request as plain JSON data."""
         run = self.run
+        solved = self.solve_for
         return {
             "mechanism": run.mechanism,
-            "sample_rate": 1.0 if run.sample_rate is None else run.sample_rate,
-            "steps": run.steps,
+            "sigma": run.sigma,
+            "sample_rate": None
+            if solved == "sample_rate"
+            else (1.0 if run.sample_rate is None else run.sample_rate),
+            "steps": None if solved == "steps" else run.steps,
             "pair": run.pair,
             "derived": None if run.epochs is None else run.epochs.as_json(),
-            "target": {"kind": self.kind, "value": self.target, "delta": self.delta},
+            "solve_for": solved,
+            "target": {
+                "kind": self.kind,
+                "value": self.target,
+                "delta": self.delta,
+                "eps": self.eps,
+            },
             "method": self.method.name,
             "options": dict(self.method.options),
             "sigma_range": list(self.sigma_range),
@@ -417,12 +495,17 @@ class CalibrateRequest:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Achieved:
-    """What the calibrated sigma achieves, by the accountant that had the last
+    """What the calibrated run achieves, by the accountant that had the last
     word.
 
     Attributes:
         method: That accountant (``"numerical, after an auto search"``).
         mu_star: mu* of the run.
+        target: The target's measure (``"epsilon(delta=1e-05)"``).
+        estimate: Its point estimate.
+        bounds: Its certified bracket (certified accountants).
+        published: The value meeting the target (the bracket's upper end for a
+            certified accountant, the estimate otherwise).
         delta: The delta of ``epsilon`` (None without one).
         epsilon: epsilon(delta).
         epsilon_bounds: Its certified bracket (certified accountants).
@@ -430,13 +513,24 @@ class Achieved:
 
     method: str
     mu_star: float
+    target: str
+    estimate: float
+    published: float
+    bounds: tuple[float, float] | None = None
     delta: float | None = None
     epsilon: float | None = None
     epsilon_bounds: tuple[float, float] | None = None
 
     def as_json(self) -> dict[str, Any]:
         """Plain JSON data; the epsilon keys only where there is a delta."""
-        out: dict[str, Any] = {"method": self.method, "mu_star": self.mu_star}
+        out: dict[str, Any] = {
+            "method": self.method,
+            "mu_star": self.mu_star,
+            "target": self.target,
+            "estimate": self.estimate,
+            "bounds": _pair(self.bounds),
+            "published": self.published,
+        }
         if self.delta is not None:
             out["delta"] = self.delta
             out["epsilon"] = self.epsilon
@@ -446,29 +540,71 @@ class Achieved:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SearchCost:
+    """What a calibration's search spent.
+
+    Attributes:
+        certified_evaluations: Compositions by the final accountant.
+        approach_evaluations: Compositions by the analytic accountant.
+        approach: That accountant (None: the final one throughout).
+        start: The closed-form (GDP) starting value of the solved parameter.
+        stop: Why the final search stopped (``"in window"``, ``"bracket
+            closed"``: the grid or a flat measure ended it, ``"at upper end"``:
+            the sample rate reached 1).
+    """
+
+    certified_evaluations: int
+    approach_evaluations: int
+    approach: str | None
+    start: float
+    stop: str
+
+    def as_json(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {
+            "certified_evaluations": self.certified_evaluations,
+            "approach_evaluations": self.approach_evaluations,
+            "approach": self.approach,
+            "start": self.start,
+            "stop": self.stop,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CalibrateResult:
     """The answer to a :class:`CalibrateRequest`.
 
     Attributes:
         request: The request.
-        sigma: The calibrated noise multiplier.
-        achieved: What it achieves.
+        sigma: The noise multiplier of the calibrated run.
+        sample_rate: Its sample rate (1 without subsampling).
+        steps: Its number of steps.
+        value: The solved parameter's value (one of the three above).
+        achieved: What the run achieves.
+        cost: What the search spent.
         seconds: Time of the search.
         warnings: The distinct warnings of the final composition.
     """
 
     request: CalibrateRequest
     sigma: float
+    sample_rate: float
+    steps: int
+    value: float
     achieved: Achieved
+    cost: SearchCost
     seconds: float
     warnings: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """The request and the answer as plain JSON data."""
+        request = self.request.as_json()
+        request.update(sigma=self.sigma, sample_rate=self.sample_rate, steps=self.steps)
         return {
-            **self.request.as_json(),
-            "sigma": self.sigma,
+            **request,
+            "value": self.value,
             "achieved": self.achieved.as_json(),
+            "search": self.cost.as_json(),
             "seconds": self.seconds,
             "warnings": list(self.warnings),
             "mu_star_definition": MU_NOTE,
