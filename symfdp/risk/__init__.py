@@ -14,6 +14,9 @@ certified accountants and an estimate with its error from the analytic ones.
   the GDP fit from three cumulants, before any FFT.
 
 Each returns a :class:`RiskValue`; :class:`RiskMeasure` says which way is riskier.
+:func:`advantage_target`, :func:`tpr_target`, :func:`bayes_risk_target`,
+:func:`rero_target` and :func:`gdp_target` are their calibration targets
+(:func:`symfdp.calibrate.calibrate`).
 
 Example:
     >>> from symfdp import accountants as A, mechanisms as M, risk
@@ -38,6 +41,13 @@ from symfdp.risk.report import (
     RiskReport,
     report,
 )
+from symfdp.risk.targets import (
+    advantage_target,
+    bayes_risk_target,
+    gdp_target,
+    rero_target,
+    tpr_target,
+)
 from symfdp.risk.values import RiskMeasure, RiskValue
 
 __all__ = [
@@ -53,12 +63,17 @@ __all__ = [
     "RiskReport",
     "RiskValue",
     "advantage",
+    "advantage_target",
     "bayes_risk",
+    "bayes_risk_target",
     "delta_divergence",
     "gdp_fit",
     "gdp_mu",
+    "gdp_target",
     "predict_gdp_fit",
     "report",
     "rero_gamma",
+    "rero_target",
     "tpr_at_fpr",
+    "tpr_target",
 ]
