@@ -44,6 +44,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from symfdp._validation import check_array, check_int, check_real
+from symfdp.numeric.roots import monotone_bisect
 
 FloatArray = NDArray[np.float64]
 
@@ -197,16 +198,17 @@ def _fixed_point(f: Callable[[FloatArray], Any]) -> float:
     fp = getattr(f, "fixed_point", None)
     if callable(fp):
         return float(fp())
-    lo, hi = 0.0, 0.5
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if float(np.asarray(f(np.array([mid])))[0]) > mid:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-17:
-            break
-    return 0.5 * (lo + hi)
+    # The fixed point of a symmetric trade-off lies in [0, 1/2], where
+    # f(x) - x decreases.
+    root = monotone_bisect(
+        lambda x: np.asarray(f(x), dtype=np.float64) - x,
+        np.zeros(1),
+        0.0,
+        0.5,
+        xtol=1e-17,
+        rtol=4e-16,
+    )
+    return float(root[0])
 
 
 def _slope_numeric(f: Callable[[FloatArray], Any], y: FloatArray) -> FloatArray:

@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from symfdp._validation import check_array, check_order, check_real, scalar_or_array
 from symfdp._warnings import warn_approximation
 from symfdp.numeric.compile import _evaluator, normal_pdf
-from symfdp.numeric.roots import ROUNDOFF_RTOL
+from symfdp.numeric.roots import bracketed_newton, predicted_bisect
 
 FloatArray = NDArray[np.float64]
 
@@ -53,12 +53,9 @@ _ROOT_IMAG_TOL: Final = 1e-7
 _EPS: Final = float(np.finfo(np.float64).eps)
 _TRIM_REL: Final = 1e-100
 #: Bisection of the valid interval's ends: stop below max(_BISECT_XTOL,
-#: _BISECT_RTOL |x|), at most _BISECT_MAX_ITER halvings.
+#: _BISECT_RTOL |x|) (:func:`~symfdp.numeric.roots.predicted_bisect`).
 _BISECT_XTOL: Final = 1e-13
 _BISECT_RTOL: Final = 4e-16
-_BISECT_MAX_ITER: Final = 200
-#: Points of the coarse table that starts the bisection's path prediction.
-_BISECT_TABLE: Final = 33
 #: Quantile Newton iteration: relative x tolerance and iteration limit.
 _NEWTON_XTOL: Final = 1e-14
 _NEWTON_MAX_ITER: Final = 100
@@ -603,153 +600,42 @@ def _solve_log_tails(
     lower: NDArray[np.bool_],
 ) -> FloatArray:
     r"""Solve :math:`\log F(x) = t` (``lower``) or :math:`\log(1 - F(x)) = t` on
-    grid cells ``[lo, hi]`` by safeguarded Newton.
-
-    The iteration of :func:`symfdp.numeric.roots.bracketed_newton` with
-    ``xtol = 1e-14`` and ``ftol = 8 eps max(1, |t|)`` (the relative accuracy of F),
-    both tails in one vectorised pass.
+    grid cells ``[lo, hi]`` by :func:`~symfdp.numeric.roots.bracketed_newton`
+    (relative x tolerance ``1e-14``, ``ftol = 8 eps max(1, |t|)``, the relative
+    accuracy of F), both tails in one pass: the decreasing
+    :math:`\log(1 - F)` enters negated, so that every entry increases.
 
     Raises:
         ValueError: a target is not bracketed by its cell.
         RuntimeError: an entry did not converge in ``_NEWTON_MAX_ITER`` steps.
     """
     sign = np.where(lower, 1.0, -1.0)
-    atol = 8 * _EPS * np.maximum(1.0, np.abs(target))
-    abs_target = np.abs(target)
     rq = _stacked_coeffs(fit)
-    out = np.empty(target.shape)
 
-    def tolerance(
-        f: FloatArray, atol: FloatArray, abs_target: FloatArray
-    ) -> FloatArray:
-        scale = np.where(np.isfinite(f), np.maximum(np.abs(f), abs_target), 0.0)
-        return np.maximum(atol, ROUNDOFF_RTOL * scale)
+    def signed_log_tail(
+        x: FloatArray, idx: NDArray[np.intp]
+    ) -> tuple[FloatArray, FloatArray]:
+        s = sign[idx]
+        f, df = _log_tails_and_slopes(fit, rq, x, s)
+        return s * f, s * df
 
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        ends, _ = _log_tails_and_slopes(
-            fit, rq, np.concatenate((lo, hi)), np.concatenate((sign, sign))
-        )
-        f_lo, f_hi = ends[: lo.size], ends[lo.size :]
-        bad = (sign * (f_lo - target) > tolerance(f_lo, atol, abs_target)) | (
-            sign * (f_hi - target) < -tolerance(f_hi, atol, abs_target)
-        )
-        if np.any(bad):
-            raise ValueError(
-                "EdgeworthDistribution: a quantile level is not bracketed by its "
-                f"grid cell ({int(bad.sum())} of {bad.size} entries)."
+    try:
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            return bracketed_newton(
+                signed_log_tail,
+                sign * target,
+                lo,
+                hi,
+                xtol=_NEWTON_XTOL,
+                ftol=8 * _EPS * np.maximum(1.0, np.abs(target)),
+                compact=True,
+                max_iter=_NEWTON_MAX_ITER,
             )
-        x = 0.5 * (lo + hi)
-        step_last = np.abs(hi - lo)
-        step_before = step_last
-        where = np.arange(target.size)
-        pending = np.ones(target.size, dtype=bool)
-        for _ in range(_NEWTON_MAX_ITER):
-            f, df = _log_tails_and_slopes(fit, rq, x, sign)
-            diff = f - target
-            g = sign * diff
-            lo = np.where(g < 0, x, lo)
-            hi = np.where(g > 0, x, hi)
-            step = diff / df
-            newton = x - step
-            abs_step = np.abs(step)
-            xscale = _NEWTON_XTOL * np.abs(x)
-            # lo, hi are finite: the comparisons are False for a non-finite step.
-            done = np.abs(g) <= tolerance(f, atol, abs_target)
-            done |= (newton >= lo) & (newton <= hi) & (abs_step <= xscale)
-            done |= hi - lo <= xscale
-            done &= pending
-            if done.any():
-                out[where[done]] = x[done]
-                pending &= ~done
-                if not pending.any():
-                    return out
-            take = (newton > lo) & (newton < hi) & (abs_step <= 0.5 * step_before)
-            new = np.where(take, newton, 0.5 * (lo + hi))
-            step_before = step_last
-            step_last = np.abs(new - x)
-            x = new
-            if 2 * np.count_nonzero(pending) <= pending.size:
-                keep = pending
-                where, x, lo, hi = where[keep], x[keep], lo[keep], hi[keep]
-                sign, target, atol = sign[keep], target[keep], atol[keep]
-                abs_target, pending = abs_target[keep], pending[keep]
-                step_last, step_before = step_last[keep], step_before[keep]
-    raise RuntimeError(
-        "EdgeworthDistribution: the quantile iteration did not converge in "
-        f"{_NEWTON_MAX_ITER} steps ({np.count_nonzero(pending)} of {out.size} "
-        "entries)."
-    )
-
-
-def _bisect(
-    fn: Callable[[FloatArray], FloatArray], lo: float, hi: float, decreasing: bool
-) -> float:
-    """The end of a bisection for the sign change of a monotone ``fn`` on ``[lo, hi]``.
-
-    The smallest ``x`` (to ``max(_BISECT_XTOL, _BISECT_RTOL |x|)``) with
-    ``fn(x) <= 0`` for a non-increasing ``fn`` (``>= 0`` for a non-decreasing
-    one), bit for bit the result of :func:`symfdp.numeric.roots.monotone_bisect`
-    with target 0. The midpoints are predicted from a secant estimate and evaluated
-    in one vectorised call; every step is still decided by ``fn``.
-
-    Raises:
-        RuntimeError: no convergence within ``_BISECT_MAX_ITER`` halvings.
-    """
-
-    def ok(values: FloatArray) -> NDArray[np.bool_]:
-        return values <= 0.0 if decreasing else values >= 0.0
-
-    table = np.linspace(lo, hi, _BISECT_TABLE)
-    values = fn(table)
-    signs = ok(values)
-    if signs[0]:
-        return lo
-    i = int(np.argmax(signs)) if signs.any() else len(table) - 1
-    a, b = float(table[i - 1]), float(table[i])
-    f_a, f_b, f_lo, f_hi = (float(v) for v in values[[i - 1, i, 0, -1]])
-    xtol, rtol = _BISECT_XTOL, _BISECT_RTOL
-    mids: list[float] = []
-    mid_values: list[float] = []
-    mid_good: list[bool] = []
-    guesses: list[bool] = []
-    k = 0  # next unused prediction
-    steps = 0
-    while True:
-        if steps == _BISECT_MAX_ITER:
-            raise RuntimeError(
-                f"bisection did not converge in {_BISECT_MAX_ITER} iterations."
-            )
-        if not hi - lo > max(xtol, rtol * abs(hi)):
-            return hi
-        if k == len(mids):
-            # Secant estimate of the sign change through (a, f_a), (b, f_b).
-            r = a - f_a * (b - a) / (f_b - f_a) if f_b != f_a else lo
-            if not lo < r < hi:
-                r = 0.5 * (lo + hi)
-            mids, p_lo, p_hi = [], lo, hi
-            while p_hi - p_lo > max(xtol, rtol * abs(p_hi)):
-                mid = p_lo + 0.5 * (p_hi - p_lo)
-                mids.append(mid)
-                if mid >= r:
-                    p_hi = mid
-                else:
-                    p_lo = mid
-            evaluated = fn(np.array(mids))
-            mid_values = evaluated.tolist()
-            mid_good = ok(evaluated).tolist()
-            guesses = [m >= r for m in mids]
-            k = 0
-        mid, good = mids[k], mid_good[k]
-        if good:
-            hi, f_hi = mid, mid_values[k]
-        else:
-            lo, f_lo = mid, mid_values[k]
-        steps += 1
-        if good != guesses[k]:
-            mids, k = [], 0
-            a, b, f_a, f_b = lo, hi, f_lo, f_hi
-        else:
-            k += 1
+    except ValueError as err:
+        raise ValueError(
+            f"EdgeworthDistribution: a quantile level is not bracketed by its grid "
+            f"cell ({err})."
+        ) from err
 
 
 def _coeffs(name: str, lams: tuple[float, ...], order: int) -> FloatArray:
@@ -933,7 +819,11 @@ def _restrict_to_unit(
     if f_hi_c <= 0.0 or s_lo_c <= 0.0:
         return None
     if np.isfinite(lo) and f_lo < 0.0:
-        lo = _bisect(f, lo, hi_c, decreasing=False)
+        lo = predicted_bisect(
+            f, lo, hi_c, decreasing=False, xtol=_BISECT_XTOL, rtol=_BISECT_RTOL
+        )
     if np.isfinite(hi) and s_hi < 0.0:
-        hi = _bisect(s, lo_c, hi, decreasing=True)
+        hi = predicted_bisect(
+            s, lo_c, hi, decreasing=True, xtol=_BISECT_XTOL, rtol=_BISECT_RTOL
+        )
     return (lo, hi) if hi > lo else None

@@ -31,7 +31,11 @@ from symfdp.accountants.saddlepoint.equation import (
 from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
 from symfdp.curve import Answer, PairCurve, Query, Repair, invert_profile
 from symfdp.mechanisms.base import FloatArray
-from symfdp.numeric.roots import ROUNDOFF_RTOL, bracketed_newton, monotone_bisect
+from symfdp.numeric.roots import (
+    bracketed_newton,
+    monotone_bisect,
+    series_newton,
+)
 from symfdp.tradeoff.duality import supporting_lines
 
 #: A query's notes: what its repairs changed (one sentence each), or None
@@ -638,7 +642,7 @@ class SaddlePointPairCurve(PairCurve):
             # The exact slope of log delta_hat_2 (log delta_hat_1 for order 1).
             slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
             # The derivatives the error estimate needs come with each pass, and
-            # enough more for the Taylor series of the rows (see _taylor_newton).
+            # enough more for the Taylor series of the rows (see series_newton).
             top = max(3, self.order + extra)
             reach = max(top, TAYLOR_ORDER) + 1
             # Orders >= 3: log delta_J = log delta_2 + log rho_J with a smooth
@@ -673,8 +677,19 @@ class SaddlePointPairCurve(PairCurve):
                 rho.update(x=x, log=log_rho)
                 return logs[self.order], slope + rho["slope"]
 
-            s, d_s, rest, s_lo, s_hi = self._taylor_newton(
-                objective, target, s_lo, s_hi, x0, reach
+            s, d_s, rest, s_lo, s_hi = series_newton(
+                lambda x: saddles.derivatives(x, reach),
+                taylor_shift,
+                objective,
+                target,
+                s_lo,
+                s_hi,
+                x0,
+                rtol=RTOL,
+                ftol=1e-10,
+                reach=TAYLOR_STEP,
+                rounds=TAYLOR_ROUNDS,
+                steps=NEWTON_STEPS,
             )
             if rest.any():
                 # Entries whose root lies farther than the Taylor steps reach:
@@ -734,85 +749,6 @@ class SaddlePointPairCurve(PairCurve):
                 out = la + np.log(-np.expm1(gap))
                 bad = ~(v > 0.0) | ~(gap < -1e-8) | ~(out <= log_c + 1e-12)
         return None if bad.any() else out
-
-    def _taylor_newton(
-        self,
-        objective: Any,
-        target: FloatArray,
-        lo: FloatArray,
-        hi: FloatArray,
-        x0: FloatArray,
-        reach: int,
-    ) -> tuple[FloatArray, FloatArray, Any, FloatArray, FloatArray]:
-        r"""Solve ``objective(s, rows)[0] = target`` (decreasing in ``s``) in
-        ``[lo, hi]`` by Newton on the Taylor series of one pass over the rules
-        (:math:`K, \dots, K^{(reach)}`), a new pass where a step leaves
-        ``TAYLOR_STEP`` (up to ``TAYLOR_ROUNDS``); stops at :math:`|f - target|
-        \le 10^{-10}` or a relative step of ``RTOL``.
-
-        Returns:
-            ``(s, rows, rest, lo, hi)``: the points, the rows there, the entries
-            not resolved (their ``s`` is their last point) and the brackets.
-        """
-        size = target.size
-        s_out = x0.copy()
-        d_out = np.zeros((reach + 1, size))
-        rest = np.ones(size, dtype=bool)
-        lo, hi = lo.copy(), hi.copy()
-        idx = np.arange(size)
-        x = x0
-        for _ in range(TAYLOR_ROUNDS):
-            d0 = self._saddles.derivatives(x, reach)
-            tgt, l_i, h_i = target[idx], lo[idx], hi[idx]
-            s, d = x, d0
-            done = np.zeros(idx.size, dtype=bool)
-            leave = np.zeros(idx.size, dtype=bool)
-            nxt = x
-            for _ in range(NEWTON_STEPS):
-                f, slope = objective(s, d)
-                g = f - tgt
-                act = ~done & ~leave
-                l_i = np.where(act & (g > 0), s, l_i)
-                h_i = np.where(act & (g < 0), s, h_i)
-                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                    step = g / slope
-                    tol = np.maximum(
-                        1e-10, ROUNDOFF_RTOL * np.maximum(abs(f), abs(tgt))
-                    )
-                    new = s - step
-                    inside = np.isfinite(new) & (new > l_i) & (new < h_i)
-                    stop = (np.abs(g) <= tol) | (inside & (np.abs(step) <= RTOL * s))
-                    stop |= h_i - l_i <= RTOL * s
-                    done |= act & stop
-                    new = np.where(inside, new, np.sqrt(l_i * h_i))
-                    near = np.abs(new - x) <= TAYLOR_STEP * x
-                    out = act & ~stop & ~near
-                    # A stopped entry takes its last Newton step (inside the
-                    # bracket and the Taylor reach): |f - target| <= 1e-10
-                    # becomes ~1e-20, eps exact to rounding.
-                    finish = act & stop & inside & near
-                leave |= out
-                nxt = np.where(out, new, nxt)
-                cont = act & ~stop & ~out
-                move = cont | finish
-                if not move.any():
-                    break
-                s = np.where(move, new, s)
-                d = taylor_shift(d0, s - x)
-                if not cont.any():
-                    break
-            keep = done
-            s_out[idx[keep]] = s[keep]
-            d_out[:, idx[keep]] = d[:, keep]
-            rest[idx[keep]] = False
-            lo[idx], hi[idx] = l_i, h_i
-            # Entries that neither stopped nor left go on from their last point.
-            nxt = np.where(leave, nxt, s)
-            s_out[idx[~keep]] = nxt[~keep]
-            idx, x = idx[~keep], nxt[~keep]
-            if idx.size == 0:
-                break
-        return s_out, d_out, rest, lo, hi
 
     def _error_at_saddle(
         self, s: FloatArray, extra: int, d_s: FloatArray | None, notes: Notes
