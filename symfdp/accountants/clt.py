@@ -54,11 +54,6 @@ from scipy import special
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._exact_pairs import gaussian_epsilon
-from symfdp.accountants._tail_expansion import (
-    TailKernel,
-    reference_kernel,
-    series_diverges,
-)
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
     Components,
@@ -76,6 +71,11 @@ from symfdp.mechanisms.gaussian import (
 )
 from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
+from symfdp.numeric.edgeworth import (
+    TailKernel,
+    reference_kernel,
+    series_diverges,
+)
 
 FORMS: tuple[str, ...] = ("moments", "exp", "chi2", "dp")
 
@@ -92,7 +92,7 @@ class CLTPairCurve(PairCurve):
     Attributes:
         mu: The GDP parameter :math:`\mu \ge 0`.
         delta0: The :math:`\delta` part :math:`\delta_0 \in [0, 1)`.
-        reference: One :func:`~symfdp.accountants._tail_expansion.reference_kernel`
+        reference: One :func:`~symfdp.numeric.edgeworth.reference_kernel`
             per direction (``()``: exact, no error; None: ``inf``).
 
     Error estimate: the larger distance of the GDP profile to the raw two-sided
@@ -228,7 +228,7 @@ def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:
 
 def _diverges(law: FloatArray, e: FloatArray) -> NDArray[np.bool_]:
     """Where the Q-law's cumulant series diverges at ``e``
-    (:func:`~symfdp.accountants._tail_expansion.series_diverges`)."""
+    (:func:`~symfdp.numeric.edgeworth.series_diverges`)."""
     return series_diverges(law[6:], (np.asarray(e) - law[0]) / law[1])
 
 

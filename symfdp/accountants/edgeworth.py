@@ -22,7 +22,7 @@ K_r/K_2^{r/2}` (:class:`~symfdp.numeric.edgeworth.EdgeworthDistribution`):
              m_Q}{s_Q}\Big) - e^{\varepsilon}\, \tilde S_P\Big(\frac{\varepsilon -
              m_P}{s_P}\Big),
 
-  from the Horner coefficients of :mod:`symfdp.accountants._tail_expansion`; it
+  from the Horner coefficients of :mod:`symfdp.numeric.edgeworth`; it
   is never larger than the conjugate :math:`1 + f^*(-e^\varepsilon)` of the
   approximate trade-off, and equal where the approximate likelihood ratio is exact;
 * **error estimate** (:meth:`EdgeworthPairCurve._delta_answer`): three times the
@@ -79,7 +79,6 @@ from scipy.optimize import isotonic_regression
 
 from symfdp._validation import check_array, check_choice, check_order
 from symfdp.accountants._cumulant_sums import summed_cumulants, surely_varies
-from symfdp.accountants._tail_expansion import TailKernel, series_diverges
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
     Accountant,
@@ -89,7 +88,12 @@ from symfdp.accountants.base import (
 from symfdp.curve import Answer, PairCurve, Query, Repair
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.compile import _evaluator
-from symfdp.numeric.edgeworth import EdgeworthDistribution, correction_polynomial
+from symfdp.numeric.edgeworth import (
+    EdgeworthDistribution,
+    TailKernel,
+    correction_polynomial,
+    series_diverges,
+)
 from symfdp.numeric.roots import expand_bracket_up, newton_on_bracket, regula_falsi
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
 

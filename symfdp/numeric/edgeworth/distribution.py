@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from symfdp._validation import check_array, check_order, check_real, scalar_or_array
 from symfdp._warnings import warn_approximation
 from symfdp.numeric.compile import _evaluator, normal_pdf
+from symfdp.numeric.edgeworth.horner import horner
 from symfdp.numeric.roots import bracketed_newton, predicted_bisect
 
 FloatArray = NDArray[np.float64]
@@ -59,20 +60,6 @@ _BISECT_RTOL: Final = 4e-16
 #: Quantile Newton iteration: relative x tolerance and iteration limit.
 _NEWTON_XTOL: Final = 1e-14
 _NEWTON_MAX_ITER: Final = 100
-
-
-def _horner(coeffs: FloatArray, x: FloatArray) -> FloatArray:
-    """Polynomial with ascending ``coeffs`` at ``x`` (Horner, in place)."""
-    out = np.empty(np.shape(x))
-    if len(coeffs) == 1:
-        out.fill(coeffs[0])
-        return out
-    np.multiply(coeffs[-1], x, out=out)
-    out += coeffs[-2]
-    for c in coeffs[-3::-1]:
-        out *= x
-        out += c
-    return out
 
 
 def _clip(x: FloatArray) -> FloatArray:
@@ -255,7 +242,7 @@ class EdgeworthDistribution:
         z = special.ndtri(us)
         finite = np.isfinite(z)
         zc = np.where(finite, z, 0.0)
-        out = np.where(finite, _horner(self._fit.cf, zc), z)
+        out = np.where(finite, horner(self._fit.cf, zc), z)
         return scalar_or_array(out)
 
     @property
@@ -323,7 +310,7 @@ class EdgeworthDistribution:
             below, above = self._splice_masks(xs, "cdf" if lower else "sf")
         else:
             below, above = self._masks(xs)
-        corr = normal_pdf(xc) * _horner(self._fit.r, xc)
+        corr = normal_pdf(xc) * horner(self._fit.r, xc)
         return self._tail_values(xs, lower, below, above, corr)
 
     def _tail_values(
@@ -386,7 +373,7 @@ class EdgeworthDistribution:
         ``phi = normal_pdf(xc)`` and optionally ``q(xc)``."""
         fit = self._fit
         if q_values is None:
-            q_values = _horner(fit.q, xc)
+            q_values = horner(fit.q, xc)
         out = phi * q_values
         if below is not None or above is not None:
             # normal_pdf(xs) = phi: the clipping at X_CLIP only touches values
@@ -412,53 +399,11 @@ class EdgeworthDistribution:
         interval (``-inf`` at an infinite end): the masses of the spliced tails."""
         return (self._fit.log_fa, self._fit.log_sb)
 
-    def sf_and_pdf(
-        self, xs: FloatArray, densities: bool = True
-    ) -> tuple[FloatArray, FloatArray | None]:
-        r"""``(sf(xs), pdf(xs))`` (or ``(sf(xs), None)``) for internal callers: no
-        validation beyond NaN, no splice warnings, one evaluation of :math:`\phi`.
-
-        Raises:
-            ValueError: ``xs`` contains NaN.
-        """
-        if np.isnan(xs).any():
-            raise ValueError("x must not contain NaN.")
-        below, above = self._masks(xs)
-        xc = _clip(xs)
-        phi = normal_pdf(xc)
-        rq = self._stacked
-        if rq is None or self._is_normal:
-            sf = self._tail_sf_plain(xs, below, above, xc, phi)
-            pdf = self._density(xs, below, above, xc, phi) if densities else None
-            return sf, pdf
-        poly = _horner_stacked(rq, xc)
-        sf = self._tail_values(xs, False, below, above, phi * poly[0])
-        pdf = self._density(xs, below, above, xc, phi, poly[1]) if densities else None
-        return sf, pdf
-
-    def _tail_sf_plain(
-        self,
-        xs: FloatArray,
-        below: NDArray[np.bool_] | None,
-        above: NDArray[np.bool_] | None,
-        xc: FloatArray,
-        phi: FloatArray,
-    ) -> FloatArray:
-        if self._is_normal:
-            return np.asarray(special.ndtr(-xs), dtype=np.float64)
-        return self._tail_values(
-            xs, False, below, above, phi * _horner(self._fit.r, xc)
-        )
-
     @functools.cached_property
     def _inverse_fit(self) -> _Fit:
         """The fit with the bracket grid of the quantile iteration (built on the
         first quantile query)."""
         return _inverse_table(self._fit)
-
-    @functools.cached_property
-    def _stacked(self) -> FloatArray | None:
-        return _stacked_coeffs(self._fit)
 
     def _invert(
         self, log_p: FloatArray, log_q: FloatArray, what: str, warn: bool = True
@@ -521,19 +466,19 @@ def correction_polynomial(lambdas: tuple[float, ...], order: int) -> FloatArray:
 def _f_raw(fit: _Fit, x: FloatArray) -> FloatArray:
     """The raw expansion :math:`F_J(x) = \\Phi(x) - \\phi(x)R(x)`."""
     xc = _clip(x)
-    return cast(FloatArray, special.ndtr(x) - normal_pdf(xc) * _horner(fit.r, xc))
+    return cast(FloatArray, special.ndtr(x) - normal_pdf(xc) * horner(fit.r, xc))
 
 
 def _s_raw(fit: _Fit, x: FloatArray) -> FloatArray:
     """The raw :math:`1 - F_J(x) = \\Phi(-x) + \\phi(x)R(x)`."""
     xc = _clip(x)
-    return cast(FloatArray, special.ndtr(-x) + normal_pdf(xc) * _horner(fit.r, xc))
+    return cast(FloatArray, special.ndtr(-x) + normal_pdf(xc) * horner(fit.r, xc))
 
 
 def _raw_tails(fit: _Fit, x: FloatArray) -> tuple[FloatArray, FloatArray]:
     """``(_f_raw(fit, x), _s_raw(fit, x))`` with the correction computed once."""
     xc = _clip(x)
-    corr = normal_pdf(xc) * _horner(fit.r, xc)
+    corr = normal_pdf(xc) * horner(fit.r, xc)
     return special.ndtr(x) - corr, special.ndtr(-x) + corr
 
 
@@ -562,17 +507,6 @@ def _stacked_coeffs(fit: _Fit) -> FloatArray | None:
     return np.stack((r, fit.q), axis=1)
 
 
-def _horner_stacked(rq: FloatArray, x: FloatArray) -> FloatArray:
-    """``(R(x), q(x))`` as a ``(2, *x.shape)`` array from :func:`_stacked_coeffs`."""
-    rq = rq.reshape(rq.shape + (1,) * np.ndim(x))
-    out = rq[-1] * x
-    out += rq[-2]
-    for c in rq[-3::-1]:
-        out *= x
-        out += c
-    return cast(FloatArray, out)
-
-
 def _log_tails_and_slopes(
     fit: _Fit,
     rq: FloatArray | None,
@@ -584,10 +518,10 @@ def _log_tails_and_slopes(
     ``X_CLIP``. The same operations as :func:`_f_raw`/:func:`_s_raw`."""
     pdf = normal_pdf(x)
     if rq is None:
-        corr = pdf * _horner(fit.r, x)
-        dens = pdf * _horner(fit.q, x)
+        corr = pdf * horner(fit.r, x)
+        dens = pdf * horner(fit.q, x)
     else:
-        corr, dens = pdf * _horner_stacked(rq, x)
+        corr, dens = pdf * horner(rq.reshape(rq.shape + (1,) * np.ndim(x)), x)
     tail = np.maximum(special.ndtr(sign * x) - sign * corr, 0.0)
     return np.log(tail), sign * dens / tail
 
@@ -753,7 +687,7 @@ def _valid_interval(fit: _Fit) -> tuple[float, float] | None:
     ends = np.concatenate(([-np.inf], real, [np.inf]))
     pieces = [(float(lo), float(hi)) for lo, hi in itertools.pairwise(ends) if hi > lo]
     probes = np.array([_probe(lo, hi) for lo, hi in pieces])
-    positive = _horner(fit.q, probes) > 0
+    positive = horner(fit.q, probes) > 0
     # The pieces where q > 0 (F increases), shrunk to where 0 <= F <= 1; the
     # end values every piece needs are computed in one call.
     candidates = [piece for piece, pos in zip(pieces, positive, strict=True) if pos]
