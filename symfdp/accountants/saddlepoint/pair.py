@@ -55,9 +55,6 @@ SKEW_ERROR_COEF = 0.05
 ERROR_ORDERS = 3
 #: Relative step of the forward difference giving d delta/d eps.
 EPS_STEP = 1e-5
-#: Eps spacing, relative to max(eps, 1), of the differences giving the hazard
-#: rate in :meth:`SaddlePointPairCurve.epsilon_and_hazard`.
-HAZARD_STEP = 1e-3
 #: Newton steps per pass over the rules in the epsilon(delta) solve.
 NEWTON_STEPS = 12
 
@@ -466,46 +463,6 @@ class SaddlePointPairCurve(PairCurve):
         return out.reshape(e.shape)
 
     # ------------------------------------------------------------ epsilon
-    def epsilon_and_hazard(self, delta: float) -> tuple[float, float, bool]:
-        r"""``(epsilon(delta), H_P)``: the answer and the hazard rate
-        :math:`H_P = 1 - \hat\delta''(\varepsilon)/\hat\delta'(\varepsilon)` of
-        the composed loss under P there (:mod:`symfdp.accountants._fill_step`).
-
-        With :math:`g = \log\hat\delta`, :math:`H_P = 1 - g''/g' - g'`; ``g'``
-        and ``g''`` are the divided differences of the quadratic through
-        :math:`(\varepsilon(s), g(s))` at the answer's saddle point and two
-        points beside it, spaced :math:`10^{-3}\max(\varepsilon, 1)` apart in
-        eps (:math:`d\varepsilon/ds = K'' + 1/s^2 + 1/(1+s)^2`): one pass over
-        the rules and no further solve. NaN where the answer is not an
-        upper-side saddle point or the slope is not negative. The flag is
-        whether the answer needed no repair and lies in the valid range (the
-        records :meth:`_epsilon_answer` would carry)."""
-        notes: list[str] = []
-        out, _, skew, saddle = self._epsilon(np.array([delta]), 0, notes)
-        trusted = not _repairs(Query.EPSILON, notes, skew)
-        eps, s, v = float(out[0]), float(saddle[0, 0]), float(saddle[1, 0])
-        if not math.isfinite(s):
-            return eps, math.nan, trusted
-        slope = v + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
-        ds = HAZARD_STEP * max(eps, 1.0) / slope
-        pts = np.array([s - ds, s, s + ds])
-        if not (ds > 0.0 and pts[0] > 0.0):
-            return eps, math.nan, trusted
-        reach = max(3, self.order, TAYLOR_ORDER) + 1
-        d = self._saddles.derivatives(pts, reach)
-        at = _pack3(pts, d)
-        with np.errstate(all="ignore"):
-            g = self._upper_log_delta(at, kappa=d[2:])
-        e = at.eps
-        d01 = (g[1] - g[0]) / (e[1] - e[0])
-        d12 = (g[2] - g[1]) / (e[2] - e[1])
-        curv = (d12 - d01) / (e[2] - e[0])
-        g1 = d01 + curv * (e[1] - e[0])
-        g2 = 2.0 * curv
-        if not (np.isfinite(g1) and np.isfinite(g2)) or g1 >= 0.0:
-            return eps, math.nan, trusted
-        return eps, float(1.0 - g2 / g1 - g1), trusted
-
     def _epsilon(
         self, flat: FloatArray, extra: int, notes: Notes
     ) -> tuple[FloatArray, FloatArray, float, FloatArray]:
