@@ -18,7 +18,6 @@ reproduce the paper's runtime tables.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import functools
 import math
 from typing import Any
@@ -209,7 +208,7 @@ class Numerical(Accountant):
             if c_hi <= hi:
                 # Tilting removes round-off, not discretisation error.
                 reached = 1.01 * (c_hi - c_lo) / max(c_lo, 1.0)
-                second = dataclasses.replace(cand, eps_rel_tol=max(tol, reached))
+                second = cand.with_tolerance(max(tol, reached))
         if second is None:
             second = self._hinted(self.eps_rel_tol, est[other])._fft_pair(
                 directions[other]

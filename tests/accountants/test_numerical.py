@@ -10,6 +10,7 @@ mpmath integral for the Laplace pair.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -397,3 +398,33 @@ def test_epsilon_then_its_bracket_computes_the_bracket_once(
     err = curve.epsilon_error(1e-5)
     assert len(calls) == len(curve.pairs)
     assert lo <= eps <= hi and err == pytest.approx(0.5 * (hi - lo), rel=1e-15)
+
+
+def test_epsilon_and_its_bounds_compute_each_bracket_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bracket the accountant checks at ``delta_ref`` while composing is
+    the one ``epsilon`` and ``epsilon_bounds`` read there; at another delta
+    each direction computes its bracket once for both queries."""
+    from symfdp.pld.certified import CertifiedPairCurve
+
+    calls: list[int] = []
+    local = CertifiedPairCurve._local_bound
+
+    def counted(self: CertifiedPairCurve, *args: Any, **kwargs: Any) -> Any:
+        calls.append(id(self))
+        return local(self, *args, **kwargs)
+
+    monkeypatch.setattr(CertifiedPairCurve, "_local_bound", counted)
+    curve = A.Numerical().compose(M.SubsampledGaussian(sigma=1.0, p=0.01), 100_000)
+    calls.clear()
+    eps = curve.epsilon(1e-5)
+    lo, hi = curve.epsilon_bounds(1e-5)
+    assert calls == []
+    assert lo <= eps <= hi
+    curve.epsilon(1e-6)
+    curve.epsilon(1e-7)  # the curve keeps the last answer only
+    first = len(calls)
+    lo, hi = curve.epsilon_bounds(1e-6)
+    assert len(calls) == first
+    assert first == 2 * 2 * len(curve.pairs)  # two bounds, two deltas per pair
