@@ -28,9 +28,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from symfdp._version import __version__
 from symfdp._warnings import ApproximationWarning
-
-__version__ = "0.1.0"
 
 _SUBMODULES = frozenset(
     {
@@ -45,6 +44,7 @@ _SUBMODULES = frozenset(
         "plotting",
         "reference",
         "rero",
+        "runs",
         "sweeps",
         "symbolic",
         "tradeoff",

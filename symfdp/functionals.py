@@ -43,7 +43,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from symfdp import mechanisms as M
 from symfdp._validation import check_array, check_int, check_real
+from symfdp.mechanisms import SubsampledGaussian
+from symfdp.mechanisms import _logmix as lm
+from symfdp.mechanisms.base import Mechanism
 from symfdp.numeric.roots import monotone_bisect
 
 FloatArray = NDArray[np.float64]
@@ -107,9 +111,6 @@ def _pieces(m: Any, cuts: list[float]) -> list[Rule]:
     """Rules for the loss law under P on the intervals between sorted ``cuts``:
     ``(-inf, c_1], (c_1, c_2], ..., (c_k, inf)``; Gauss–Legendre panels with an
     edge at every cut, atoms as exact nodes."""
-    from symfdp import mechanisms as M
-    from symfdp.mechanisms import _logmix as lm
-
     cuts = sorted(cuts)
     if isinstance(m, M.Swapped) or (
         isinstance(m, M.PoissonSubsampled) and m.pair == "remove" and m.p < 1
@@ -160,8 +161,6 @@ def _e(rule: Rule, fn: Callable[[FloatArray], FloatArray]) -> float:
 
 
 def _mechanism_functionals(m: Any) -> MomentFunctionals:
-    from symfdp import mechanisms as M
-
     if isinstance(m, M.Gaussian):
         # Closed forms: chi2_plus's integrand peaks at x = 2 mu, off _pieces' span.
         g = gmu_functionals(m.mu)
@@ -315,7 +314,6 @@ def moment_functionals(
     Returns:
         A :class:`MomentFunctionals`.
     """
-    from symfdp.mechanisms.base import Mechanism
 
     if isinstance(obj, Mechanism):
         if p is not None or slope is not None:
@@ -482,7 +480,6 @@ def noisy_sgd_berry_esseen(p: float, sigma: float, n: int) -> tuple[float, float
 
     and NoisySGD is :math:`\max\{G_{\tilde\mu}(\alpha+\gamma) - \gamma, 0\}`-DP
     (functionals with the flat-segment term, module docstring)."""
-    from symfdp.mechanisms import SubsampledGaussian
 
     n = check_int("n", n, lo=1)
     f = moment_functionals(SubsampledGaussian(p=p, sigma=sigma))

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from symfdp._validation import check_array, check_real
-from symfdp.curve.invert import invert_profile
+from symfdp.numeric.roots import invert_profile
 from symfdp.tradeoff import TradeOff, mu_star_gamma
 
 #: Default number of alpha points (a uniform grid plus a log-spaced one near 0).

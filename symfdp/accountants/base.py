@@ -17,12 +17,13 @@ from typing import Any, ClassVar, final
 import numpy as np
 
 from symfdp._gc import cyclic_gc_paused
-from symfdp._validation import MAX_COMPOSITIONS, check_int, check_real
+from symfdp._validation import MAX_COMPOSITIONS, check_choice, check_int, check_real
 from symfdp.accountants._blatant import BlatantPair, split_blatant
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._exact_pairs import IDENTITY_PAIR
 from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
 from symfdp.interop.dp_events import composition_of_event, is_dp_event
+from symfdp.mechanisms.adjacency import ADJACENCIES, with_adjacency
 from symfdp.mechanisms.base import Mechanism
 
 #: A normalised composition: distinct pair mechanisms with their counts.
@@ -178,8 +179,6 @@ def apply_adjacency(
     unchanged for ``None``. Anything else is left to ``compose``'s validation."""
     if adjacency is None:
         return mechanism
-    from symfdp._validation import check_choice
-    from symfdp.mechanisms.adjacency import ADJACENCIES, with_adjacency
 
     check_choice("adjacency", adjacency, ADJACENCIES)
     if isinstance(mechanism, Mechanism):

@@ -55,6 +55,7 @@ from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled import PoissonSubsampled
 from symfdp.mechanisms.swapped import Swapped
+from symfdp.tradeoff import FromPrivacyProfile
 
 #: The orders of the 2019 tensorflow/privacy MNIST DP-SGD tutorial.
 TUTORIAL_2019_ORDERS: Final[tuple[float, ...]] = tuple(
@@ -372,7 +373,6 @@ class RDPPairCurve(PairCurve):
 
     def family(self, eps: ArrayLike) -> Any:
         """:class:`~symfdp.tradeoff.FromPrivacyProfile` of ``(eps, delta(eps))``."""
-        from symfdp.tradeoff import FromPrivacyProfile
 
         e = check_array("eps", eps, 0.0, math.inf)
         return FromPrivacyProfile(e, self.delta(e))

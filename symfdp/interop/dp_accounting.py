@@ -41,6 +41,7 @@ from symfdp.interop.dp_events import (
     check_adjacency,
 )
 from symfdp.mechanisms.base import Mechanism
+from symfdp.training import make_accountant
 
 NeighboringRelation = privacy_accountant.NeighboringRelation
 _RELATIONS = {
@@ -74,8 +75,6 @@ class SymfdpAccountant(privacy_accountant.PrivacyAccountant):
     ) -> None:
         adjacency = check_adjacency(neighboring_relation, "neighboring_relation")
         if isinstance(accountant, str):
-            from symfdp.training import make_accountant
-
             try:
                 accountant = make_accountant(accountant)
             except (TypeError, ValueError) as exc:

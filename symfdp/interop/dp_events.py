@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
+from symfdp import mechanisms as M
 from symfdp._validation import check_int
 from symfdp.mechanisms.base import Mechanism
 
@@ -205,8 +206,6 @@ def _single(event: Any, adjacency: str) -> Any:
     """The mechanism of one leaf event, None (no cost) or ``_NON_PRIVATE``."""
     from dp_accounting import dp_event as de
 
-    from symfdp import mechanisms as M
-
     factor = 2.0 if adjacency == "replace_one" else 1.0
     if isinstance(event, (de.GaussianDpEvent, de.LaplaceDpEvent)):
         nm = _noise(event)
@@ -231,7 +230,6 @@ def _single(event: Any, adjacency: str) -> Any:
 
 
 def _randomized_response(event: Any, adjacency: str) -> Any:
-    from symfdp import mechanisms as M
 
     if adjacency != "replace_one":
         raise UnsupportedEventError(
@@ -261,7 +259,6 @@ def _randomized_response(event: Any, adjacency: str) -> Any:
 
 
 def _poisson(event: Any, adjacency: str) -> Any:
-    from symfdp import mechanisms as M
 
     q = _noise(event, "sampling_probability")
     if q > 1.0:

@@ -52,7 +52,7 @@ from symfdp.numeric.roots import monotone_bisect
 from symfdp.pld.compose import UNIT_ROUNDOFF, compose_fft
 from symfdp.pld.discretise import DiscretePLD
 from symfdp.pld.profile import DiscreteProfile
-from symfdp.pld.window import Window
+from symfdp.pld.window import Window, chernoff_window
 
 #: Tilted mass allowed outside the window of a tilted composition, per side.
 TILTED_TAIL = 1e-30
@@ -216,7 +216,6 @@ def compose_tilted(
     Raises:
         ValueError: the window needs more than ``max_size`` points.
     """
-    from symfdp.pld.window import chernoff_window
 
     t_ups, c_up, rho_up = _tilt_parts(ups, lam)
     t_lows, c_low, rho_low = _tilt_parts(lows, lam)

@@ -12,11 +12,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from symfdp._warnings import warn_approximation
-from symfdp.accountants._atom_term import atom_term
 from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
 from symfdp.accountants.saddlepoint import orders as O
+from symfdp.accountants.saddlepoint.atom_term import atom_term
 from symfdp.accountants.saddlepoint.equation import (
     MAX_ITER,
     RTOL,
@@ -115,7 +115,7 @@ def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
 def _spread(rows: FloatArray, lam3: FloatArray, atom: FloatArray) -> FloatArray:
     """``ERROR_SAFETY`` times the spread of the orders' estimates (rows), at
     least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one, plus ``atom`` (the
-    atom term of :mod:`~symfdp.accountants._atom_term`); ``inf`` where ``lam3``
+    atom term of :mod:`~.atom_term`); ``inf`` where ``lam3``
     exceeds ``F.SKEWNESS_MAX``."""
     spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
     err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0])) + atom
@@ -286,7 +286,7 @@ class SaddlePointPairCurve(PairCurve):
         \hat\delta_k - \min_k \hat\delta_k` over the orders :math:`k = J, \dots,
         J +` ``ERROR_ORDERS`` (several: odd terms nearly vanish near the tilted
         mean), at least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value,
-        plus the atom term (:func:`~symfdp.accountants._atom_term.atom_term`: the
+        plus the atom term (:func:`~.atom_term.atom_term`: the
         excess modulus of the tilted characteristic function over the normal one,
         which no order sees); 0 where delta is exact, the value at
         Chernoff-capped points, ``inf`` where the expansion diverged.
