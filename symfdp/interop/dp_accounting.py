@@ -50,7 +50,8 @@ _RELATIONS = {
 }
 
 
-class SymfdpAccountant(privacy_accountant.PrivacyAccountant):
+# dp-accounting ships no type information: its base class is Any to mypy.
+class SymfdpAccountant(privacy_accountant.PrivacyAccountant):  # type: ignore[misc]
     """dp-accounting's ``PrivacyAccountant`` interface over a symfdp accountant.
 
     Args:

@@ -242,7 +242,8 @@ def add_pair_curve(
         if accountant is None
         else check_instance("accountant", accountant, A.Accountant)
     )
-    return acc.compose(add)
+    curve: PrivacyCurve = acc.compose(add)
+    return curve
 
 
 def _to_add(m: Mechanism) -> Mechanism:
