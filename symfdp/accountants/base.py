@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, ClassVar, final
 
 import numpy as np
@@ -402,19 +401,3 @@ class OnePairAccountant(Accountant):
     def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
         """The pair's own ``info``."""
         return dict(pairs[0].info)
-
-
-class GDPAccountant(OnePairAccountant):
-    r"""A Gaussian-DP method: one symmetric curve built from a parameter
-    :math:`\mu` (``info["mu"]``) of the whole composition (CLT, Berry–Esseen).
-    A composition without variance is :math:`\mathrm{Id} = G_0`, with the
-    summary :attr:`identity_summary`."""
-
-    #: The summary of the :math:`\mathrm{Id}` curve.
-    identity_summary: ClassVar[Mapping[str, Any]] = MappingProxyType({"mu": 0.0})
-
-    def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
-        """The pair's own ``info`` (:attr:`identity_summary` for Id, whose
-        pair has none)."""
-        info = pairs[0].info
-        return dict(info if info else self.identity_summary)

@@ -58,9 +58,9 @@ from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
     Components,
     Composed,
-    GDPAccountant,
     pair_compositions,
 )
+from symfdp.accountants.gdp.base import GDPAccountant
 from symfdp.curve import Answer, PairCurve, PrivacyCurve, Query
 from symfdp.functionals import noisy_sgd_mu_chi2, noisy_sgd_mu_exp
 from symfdp.mechanisms.base import FloatArray, Mechanism
@@ -294,7 +294,7 @@ def _cramer_laws(components: Components) -> tuple[FloatArray, ...]:
 
 def _mu_moments(direction: Components) -> float:
     r"""Zheng et al. (2020), eq. (3.4): :math:`(K^Q_1 - K^P_1)/\sqrt{K^P_2}` (a
-    direction with variance: :class:`~symfdp.accountants.base.GDPAccountant`
+    direction with variance: :class:`~symfdp.accountants.gdp.base.GDPAccountant`
     answers :math:`\mathrm{Id}` for a composition without)."""
     k_p = summed_cumulants(direction, 2, "P")
     k_q = summed_cumulants(direction, 1, "Q")
