@@ -18,11 +18,11 @@ p = 0.01, add/remove adjacency, n = 1e3 and 1e4, as ``bench_analytic.py``.
   the time spent in the pairs' answers (the array code at size 1) in the
   saddle-point Newton solve (``series_newton`` / ``SaddleGrid.solve``, each
   with its pass over the rules), in the estimates and the error estimate
-  (``_error_at_saddle``: orders 2..5 at two points / ``_estimates``: orders
+  (``error_at_saddle``: orders 2..5 at two points / ``_estimates``: orders
   1..5 at one point, its solve taken out), in the atom term of the estimate
   (``atom_term`` of :mod:`symfdp.accountants.saddlepoint.atom_term` at the one
   tilt; taken
-  out of ``_error_at_saddle``'s part) and in the rest, by timing wrappers
+  out of ``error_at_saddle``'s part) and in the rest, by timing wrappers
   around those functions (the wrappers' own cost, about 1 us per call, is in
   the total).
 * The floors of ``_floors.py`` for the same queries.
@@ -56,6 +56,7 @@ from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import normalize_composition, pair_compositions
+from symfdp.accountants.saddlepoint import inverse as SPI
 from symfdp.accountants.saddlepoint import pair as SPM
 from symfdp.accountants.saddlepoint.equation import SaddleGrid
 from symfdp.accountants.saddlepoint.pair import SaddlePointPairCurve as SP
@@ -180,9 +181,9 @@ def saddlepoint_rows(n: int) -> dict[str, Any]:
         # wrappers count their outermost calls, nested parts are taken out below.
         if label.startswith("epsilon"):
             targets = [
-                (SPM, "series_newton", "saddle-point Newton solve"),
-                (SP, "_error_at_saddle", "error estimate (orders 2..5, two points)"),
-                (SPM, "atom_term", "atom term (one tilt)"),
+                (SPI, "series_newton", "saddle-point Newton solve"),
+                (SPI, "error_at_saddle", "error estimate (orders 2..5, two points)"),
+                (SPI, "atom_term", "atom term (one tilt)"),
             ]
         else:
             targets = [
@@ -206,7 +207,7 @@ def saddlepoint_rows(n: int) -> dict[str, Any]:
                         best = total
                         parts = {k: v / number for k, v in spent.items()}
         total = best
-        # The atom term is called inside _error_at_saddle, the solve inside
+        # The atom term is called inside error_at_saddle, the solve inside
         # _estimates: each its own part.
         err_part = "error estimate (orders 2..5, two points)"
         if err_part in parts and "atom term (one tilt)" in parts:
