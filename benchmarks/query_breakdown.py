@@ -7,7 +7,8 @@ p = 0.01, add/remove adjacency, n = 1e3 and 1e4, as ``bench_analytic.py``.
 * Edgeworth (orders 2 and 4), ``delta`` on 1000 eps in [0.1, 5] and one
   ``delta(1.0)``: the public query, and per pair the parts of its answer
   (``pair.answer(Query.DELTA, eps)``): the tail formula's value
-  (``TailKernel.survival``), the order gaps (``survival_and_gaps`` minus that),
+  (``TailKernel.survival``, :mod:`symfdp.numeric.edgeworth`), the order gaps
+  (``survival_and_gaps`` minus that),
   the pair-identity term of the estimate (``p_term_from_q`` where the cumulant
   series does not diverge), the divergence check (``_diverges``) and the rest;
   the curve layer is the query minus its pairs' answers. Each part is timed on
@@ -15,12 +16,13 @@ p = 0.01, add/remove adjacency, n = 1e3 and 1e4, as ``bench_analytic.py``.
   machine and the rest, a difference, can come out slightly negative.
 * SaddlePoint(2), ``epsilon(1e-5)`` and ``delta(1.0)``: the public query and
   the time spent in the pairs' answers (the array code at size 1) in the
-  saddle-point Newton solve (``_taylor_newton`` / ``SaddleGrid.solve``, each
+  saddle-point Newton solve (``series_newton`` / ``SaddleGrid.solve``, each
   with its pass over the rules), in the estimates and the error estimate
-  (``_error_at_saddle``: orders 2..5 at two points / ``_estimates``: orders
+  (``error_at_saddle``: orders 2..5 at two points / ``_estimates``: orders
   1..5 at one point, its solve taken out), in the atom term of the estimate
-  (``atom_term`` of :mod:`symfdp.accountants._atom_term` at the one tilt; taken
-  out of ``_error_at_saddle``'s part) and in the rest, by timing wrappers
+  (``atom_term`` of :mod:`symfdp.accountants.saddlepoint.atom_term` at the one
+  tilt; taken
+  out of ``error_at_saddle``'s part) and in the rest, by timing wrappers
   around those functions (the wrappers' own cost, about 1 us per call, is in
   the total).
 * The floors of ``_floors.py`` for the same queries.
@@ -54,6 +56,7 @@ from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import normalize_composition, pair_compositions
+from symfdp.accountants.saddlepoint import inverse as SPI
 from symfdp.accountants.saddlepoint import pair as SPM
 from symfdp.accountants.saddlepoint.equation import SaddleGrid
 from symfdp.accountants.saddlepoint.pair import SaddlePointPairCurve as SP
@@ -178,9 +181,9 @@ def saddlepoint_rows(n: int) -> dict[str, Any]:
         # wrappers count their outermost calls, nested parts are taken out below.
         if label.startswith("epsilon"):
             targets = [
-                (SP, "_taylor_newton", "saddle-point Newton solve"),
-                (SP, "_error_at_saddle", "error estimate (orders 2..5, two points)"),
-                (SPM, "atom_term", "atom term (one tilt)"),
+                (SPI, "series_newton", "saddle-point Newton solve"),
+                (SPI, "error_at_saddle", "error estimate (orders 2..5, two points)"),
+                (SPI, "atom_term", "atom term (one tilt)"),
             ]
         else:
             targets = [
@@ -204,7 +207,7 @@ def saddlepoint_rows(n: int) -> dict[str, Any]:
                         best = total
                         parts = {k: v / number for k, v in spent.items()}
         total = best
-        # The atom term is called inside _error_at_saddle, the solve inside
+        # The atom term is called inside error_at_saddle, the solve inside
         # _estimates: each its own part.
         err_part = "error estimate (orders 2..5, two points)"
         if err_part in parts and "atom term (one tilt)" in parts:

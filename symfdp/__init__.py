@@ -28,9 +28,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from symfdp._version import __version__
 from symfdp._warnings import ApproximationWarning
-
-__version__ = "0.1.0"
 
 _SUBMODULES = frozenset(
     {
@@ -46,6 +45,7 @@ _SUBMODULES = frozenset(
         "reference",
         "rero",
         "risk",
+        "runs",
         "sweeps",
         "symbolic",
         "tradeoff",

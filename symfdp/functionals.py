@@ -43,7 +43,10 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from symfdp._validation import check_array, check_int, check_real
+from symfdp.mechanisms import SubsampledGaussian
 from symfdp.mechanisms._panels import Rule, fixed_panels
+from symfdp.mechanisms.base import Mechanism
+from symfdp.numeric.roots import monotone_bisect
 
 FloatArray = NDArray[np.float64]
 
@@ -112,16 +115,17 @@ def _fixed_point(f: Callable[[FloatArray], Any]) -> float:
     fp = getattr(f, "fixed_point", None)
     if callable(fp):
         return float(fp())
-    lo, hi = 0.0, 0.5
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if float(np.asarray(f(np.array([mid])))[0]) > mid:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-17:
-            break
-    return 0.5 * (lo + hi)
+    # The fixed point of a symmetric trade-off lies in [0, 1/2], where
+    # f(x) - x decreases.
+    root = monotone_bisect(
+        lambda x: np.asarray(f(x), dtype=np.float64) - x,
+        np.zeros(1),
+        0.0,
+        0.5,
+        xtol=1e-17,
+        rtol=4e-16,
+    )
+    return float(root[0])
 
 
 def _slope_numeric(f: Callable[[FloatArray], Any], y: FloatArray) -> FloatArray:
@@ -228,7 +232,6 @@ def moment_functionals(
     Returns:
         A :class:`MomentFunctionals`.
     """
-    from symfdp.mechanisms.base import Mechanism
 
     if isinstance(obj, Mechanism):
         if p is not None or slope is not None:
@@ -395,7 +398,6 @@ def noisy_sgd_berry_esseen(p: float, sigma: float, n: int) -> tuple[float, float
 
     and NoisySGD is :math:`\max\{G_{\tilde\mu}(\alpha+\gamma) - \gamma, 0\}`-DP
     (functionals with the flat-segment term, module docstring)."""
-    from symfdp.mechanisms import SubsampledGaussian
 
     n = check_int("n", n, lo=1)
     f = moment_functionals(SubsampledGaussian(p=p, sigma=sigma))

@@ -18,6 +18,8 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from symfdp._validation import check_array, check_real
+from symfdp.numeric.roots import invert_profile
+from symfdp.tradeoff import TradeOff, mu_star_gamma
 
 #: Default number of alpha points (a uniform grid plus a log-spaced one near 0).
 _N_ALPHA = 401
@@ -54,22 +56,26 @@ def default_alpha_grid(size: int = _N_ALPHA) -> np.ndarray:
     )
 
 
+def _is_privacy_curve(curve: Any) -> bool:
+    """Whether ``curve`` answers the queries of a
+    :class:`~symfdp.curve.PrivacyCurve` (``tradeoff``, ``delta``, ``epsilon``
+    and a ``method`` name)."""
+    return all(hasattr(curve, a) for a in ("tradeoff", "delta", "epsilon", "method"))
+
+
 def _describe(curve: Any) -> tuple[Callable[[np.ndarray], np.ndarray], Any, str]:
     """(beta(alpha), profile delta(eps) or None, default label) of a curve."""
-    from symfdp.curve import PrivacyCurve
-    from symfdp.tradeoff import TradeOff
-
-    if isinstance(curve, PrivacyCurve):
-        return (
-            lambda a: np.asarray(curve.tradeoff(a), dtype=np.float64),
-            lambda e: np.asarray(curve.delta(e), dtype=np.float64),
-            curve.method,
-        )
     if isinstance(curve, TradeOff):
         return (
             lambda a: np.asarray(curve(a), dtype=np.float64),
             lambda e: np.asarray(curve.privacy_profile(e), dtype=np.float64),
             type(curve).__name__,
+        )
+    if _is_privacy_curve(curve):
+        return (
+            lambda a: np.asarray(curve.tradeoff(a), dtype=np.float64),
+            lambda e: np.asarray(curve.delta(e), dtype=np.float64),
+            str(curve.method),
         )
     if callable(curve):
         return (lambda a: np.asarray(curve(a), dtype=np.float64), None, "f")
@@ -82,9 +88,7 @@ def _describe(curve: Any) -> tuple[Callable[[np.ndarray], np.ndarray], Any, str]
 def _epsilon(
     curve: Any, profile: Callable[[np.ndarray], np.ndarray], d: float
 ) -> float:
-    from symfdp.curve import PrivacyCurve, invert_profile
-
-    if isinstance(curve, PrivacyCurve):
+    if not isinstance(curve, TradeOff) and _is_privacy_curve(curve):
         return float(curve.epsilon(d))
     return float(invert_profile(profile, np.array([d]))[0])
 
@@ -246,12 +250,10 @@ def plot_privacy_profile(
 
 
 def _mu_star_gamma(curve: Any) -> tuple[float, float]:
-    from symfdp import tradeoff as T
-    from symfdp.curve import PrivacyCurve
-
-    if isinstance(curve, PrivacyCurve):
-        return curve.mu_star_gamma()
-    return T.mu_star_gamma(curve)
+    if isinstance(curve, TradeOff):
+        return mu_star_gamma(curve)
+    found: tuple[float, float] = curve.mu_star_gamma()
+    return found
 
 
 def plot_mu_star_gamma(

@@ -183,7 +183,7 @@ def test_the_raw_skewed_expansion_is_invalid():
 
 
 def test_no_valid_interval_falls_back_to_normal(monkeypatch):
-    from symfdp.numeric import edgeworth as E
+    from symfdp.numeric.edgeworth import distribution as E
 
     proto = E._Fit(
         np.zeros(1), -np.ones(1), np.zeros(2), 0, 0, 0, 0, *[np.empty(0)] * 3

@@ -21,8 +21,10 @@ from symfdp.numeric.roots import (
     expand_bracket_up,
     monotone_bisect,
     newton_on_bracket,
+    predicted_bisect,
     regula_falsi,
     secant_into_window,
+    series_newton,
 )
 
 #: Relative accuracy promised by ``xtol=1e-12`` (one step of at most xtol|x|,
@@ -397,3 +399,85 @@ def test_secant_into_window_survives_a_flat_stretch_and_a_wrong_slope():
     )
     assert found.stop is WindowStop.IN_WINDOW
     assert found.x == pytest.approx(1.5, abs=1e-5)
+
+
+@given(
+    st.floats(0.05, 20.0),
+    st.floats(-3.0, 3.0),
+    st.booleans(),
+)
+def test_predicted_bisect_is_monotone_bisect_bit_for_bit(k, shift, decreasing):
+    sign = -1.0 if decreasing else 1.0
+
+    def fn(x):
+        return sign * (np.tanh(k * (x - shift)) + 0.1 * (x - shift))
+
+    exact = monotone_bisect(
+        fn, np.zeros(1), -5.0, 5.0, decreasing=decreasing, xtol=1e-13, rtol=4e-16
+    )
+    found = predicted_bisect(fn, -5.0, 5.0, decreasing=decreasing)
+    assert found == exact[0]
+
+
+def test_compact_newton_gives_the_same_roots_with_fewer_evaluations():
+    rng = np.random.default_rng(3)
+    targets = rng.uniform(-30.0, 30.0, 200)
+    targets[:100] = rng.uniform(-1e-3, 1e-3, 100)  # converge fast
+    sizes = []
+
+    def plain(x):
+        sizes.append(x.size)
+        return np.sinh(x), np.cosh(x)
+
+    def indexed(x, idx):
+        sizes.append(x.size)
+        return np.sinh(x), np.cosh(x)
+
+    lo, hi = np.full(200, -5.0), np.full(200, 5.0)
+    a = bracketed_newton(plain, targets, lo, hi, check_bracket=False)
+    plain_cost = sum(sizes)
+    sizes.clear()
+    b = bracketed_newton(indexed, targets, lo, hi, check_bracket=False, compact=True)
+    np.testing.assert_array_equal(a, b)
+    assert sum(sizes) < plain_cost
+    np.testing.assert_allclose(b, np.arcsinh(targets), rtol=1e-12)
+
+
+def test_series_newton_solves_with_the_taylor_rows_of_exp():
+    # f(x) = exp(-x), rows (f, f', f'', ...) and their Taylor shift.
+    top = 6
+    expand_calls = []
+
+    def expand(x):
+        expand_calls.append(x.size)
+        return np.array([(-1.0) ** j * np.exp(-x) for j in range(top + 1)])
+
+    def shift(d, h):
+        fact = np.cumprod(np.concatenate(([1.0], np.arange(1.0, top + 1))))
+        return np.array(
+            [
+                sum(d[i + j] * h**j / fact[j] for j in range(top + 1 - i))
+                for i in range(top + 1)
+            ]
+        )
+
+    target = np.log(np.array([0.5, 0.3, 1e-3]))
+    x0 = -target * (1.0 + 1e-6)
+    x, rows, rest, _, _ = series_newton(
+        expand,
+        shift,
+        lambda s, d: (np.log(d[0]), d[1] / d[0]),
+        target,
+        x0 * 0.5,
+        x0 * 2.0,
+        x0,
+        rtol=1e-13,
+        ftol=1e-14,
+        reach=1e-4,
+        rounds=3,
+        steps=12,
+    )
+    assert not rest.any()
+    np.testing.assert_allclose(x, -target, rtol=1e-12)
+    np.testing.assert_allclose(rows[0], np.exp(target), rtol=1e-12)
+    assert expand_calls == [3]

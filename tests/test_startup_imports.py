@@ -1,5 +1,6 @@
 """What start-up loads: ``import symfdp`` is the package and its warning class
-only (benchmarks/bench_startup.py times it against ``python -c pass``)."""
+only, and its version (benchmarks/bench_startup.py times it against ``python -c
+pass``)."""
 
 from __future__ import annotations
 
@@ -21,4 +22,4 @@ def test_import_symfdp_loads_no_numeric_library():
     ).stdout.splitlines()
     assert out[0] == "[]"
     assert out[1].endswith(" ApproximationWarning")
-    assert out[2] == "['symfdp', 'symfdp._warnings']"
+    assert out[2] == "['symfdp', 'symfdp._version', 'symfdp._warnings']"

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symfdp.mechanisms.base import Mechanism, Under
+from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 
 FloatArray = NDArray[np.float64]
 
@@ -51,7 +52,6 @@ def surely_varies(components: Sequence[tuple[Mechanism, int]]) -> bool:
     r"""Whether the composed loss of one direction surely has a variance far
     from 0 (a subsampled Gaussian with ``mu >= 1e-3``, ``p >= 1e-12``), without
     computing cumulants; ``False`` means "not known"."""
-    from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 
     return any(
         isinstance(m, SubsampledGaussian) and m.mu >= 1e-3 and m.p >= 1e-12

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, ClassVar, final
 
 import numpy as np
 
 from symfdp._gc import cyclic_gc_paused
-from symfdp._validation import MAX_COMPOSITIONS, check_int, check_real
+from symfdp._validation import MAX_COMPOSITIONS, check_choice, check_int, check_real
 from symfdp.accountants._blatant import BlatantPair, split_blatant
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._exact_pairs import IDENTITY_PAIR
 from symfdp.curve import BoundedLossPair, PairCurve, PrivacyCurve
 from symfdp.interop.dp_events import composition_of_event, is_dp_event
+from symfdp.mechanisms.adjacency import ADJACENCIES, with_adjacency
 from symfdp.mechanisms.base import Mechanism
 
 #: A normalised composition: distinct pair mechanisms with their counts.
@@ -198,8 +198,6 @@ def apply_adjacency(
     unchanged for ``None``. Anything else is left to ``compose``'s validation."""
     if adjacency is None:
         return mechanism
-    from symfdp._validation import check_choice
-    from symfdp.mechanisms.adjacency import ADJACENCIES, with_adjacency
 
     check_choice("adjacency", adjacency, ADJACENCIES)
     if isinstance(mechanism, Mechanism):
@@ -441,19 +439,3 @@ class OnePairAccountant(Accountant):
     def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
         """The pair's own ``info``."""
         return dict(pairs[0].info)
-
-
-class GDPAccountant(OnePairAccountant):
-    r"""A Gaussian-DP method: one symmetric curve built from a parameter
-    :math:`\mu` (``info["mu"]``) of the whole composition (CLT, Berry–Esseen).
-    A composition without variance is :math:`\mathrm{Id} = G_0`, with the
-    summary :attr:`identity_summary`."""
-
-    #: The summary of the :math:`\mathrm{Id}` curve.
-    identity_summary: ClassVar[Mapping[str, Any]] = MappingProxyType({"mu": 0.0})
-
-    def summary(self, pairs: tuple[PairCurve, ...]) -> dict[str, Any]:
-        """The pair's own ``info`` (:attr:`identity_summary` for Id, whose
-        pair has none)."""
-        info = pairs[0].info
-        return dict(info if info else self.identity_summary)

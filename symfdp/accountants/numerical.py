@@ -18,7 +18,6 @@ reproduce the paper's runtime tables.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import functools
 import math
 from typing import Any
@@ -29,12 +28,6 @@ from numpy.typing import ArrayLike
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.accountants._blatant import split_blatant
 from symfdp.accountants._cumulant_sums import summed_cumulants
-from symfdp.accountants._fill_step import (
-    Estimate,
-    fill_step,
-    fills,
-    saddle_estimate,
-)
 from symfdp.accountants.base import (
     Accountant,
     Components,
@@ -58,6 +51,7 @@ from symfdp.pld.compose import (
 )
 from symfdp.pld.discretise import DiscretePLD, discretise_many
 from symfdp.pld.grid import align_step, choose_step, coarse_width, component_grids
+from symfdp.pld.step import Estimate, estimate, fills, step_hint
 from symfdp.pld.window import chernoff_window
 
 METHODS: tuple[str, ...] = ("fft", "recursion")
@@ -78,7 +72,7 @@ class Numerical(Accountant):
         eps_rel_tol: Target width of the certified bracket on
             :math:`\varepsilon(\delta_{ref})`, relative to
             :math:`\max(\varepsilon, 1)`. The step is predicted by
-            :mod:`symfdp.accountants._fill_step` for long compositions of at
+            :mod:`symfdp.pld.step` for long compositions of at
             most ``MAX_COMPONENTS`` distinct components (brackets at other
             deltas may then be wider), otherwise set by
             :mod:`symfdp.pld.grid`, and shrunk at most ``refine`` times while
@@ -151,7 +145,7 @@ class Numerical(Accountant):
         )
         self.refine = check_int("refine", refine, lo=0, hi=8)
         self.max_fft_size = check_int("max_fft_size", max_fft_size, lo=16)
-        #: The saddle-point estimate of the composition about to be made (set
+        #: The eps estimate of the composition about to be made (set
         #: on the copies that :meth:`_compose` makes, :meth:`_hinted`).
         self._estimate: Estimate | None = None
 
@@ -175,14 +169,15 @@ class Numerical(Accountant):
         if self.grid_step is not None:
             return align_step(components, self.grid_step)
         rule = choose_step(components, self.eps_rel_tol)
-        fill = fill_step(
+        fill = step_hint(
             components, self.eps_rel_tol, self.delta_ref, rule, self._estimate
         )
         return rule if fill is None else align_step(components, fill)
 
     def _compose(self, components: Components) -> Composed:
         r"""Both directions of an asymmetric composition, the one whose
-        saddle-point eps at ``delta_ref`` is smaller composed to a looser
+        estimated eps at ``delta_ref`` (:func:`symfdp.pld.step.estimate`) is
+        smaller composed to a looser
         tolerance when it cannot reach the other's upper bound there.
 
         The curve's eps is the maximum over the directions, so its bracket at
@@ -191,9 +186,7 @@ class Numerical(Accountant):
         width of the second. The second is composed to :math:`\mathrm{tol}_2 =
         \min((hi_1 - \hat\varepsilon_2) / \max(\hat\varepsilon_2, 1),`
         :data:`LOOSE_TOL` :math:`\mathrm{tol})` without refinement, and again
-        to ``tol`` if its upper bound then exceeds :math:`hi_1`; straight to
-        ``tol`` when the saddle point flags :math:`\hat\varepsilon_2` as outside
-        its valid range (the gap is then unknown). Both brackets
+        to ``tol`` if its upper bound then exceeds :math:`hi_1`. Both brackets
         are certified at every delta. Other compositions: one pair per
         direction as every accountant composes them.
         """
@@ -208,14 +201,14 @@ class Numerical(Accountant):
         hi = float(first.epsilon_bounds(d)[1])
         gap = (hi - est[other].eps) / max(est[other].eps, 1.0)
         second = None
-        if gap > self.eps_rel_tol and math.isfinite(hi) and est[other].trusted:
+        if gap > self.eps_rel_tol and math.isfinite(hi):
             tol = min(gap, LOOSE_TOL * self.eps_rel_tol)
             cand = self._hinted(tol, est[other], 0)._fft_pair(directions[other])
             c_lo, c_hi = (float(x) for x in cand._plain_epsilon_bounds(d))
             if c_hi <= hi:
                 # Tilting removes round-off, not discretisation error.
                 reached = 1.01 * (c_hi - c_lo) / max(c_lo, 1.0)
-                second = dataclasses.replace(cand, eps_rel_tol=max(tol, reached))
+                second = cand.with_tolerance(max(tol, reached))
         if second is None:
             second = self._hinted(self.eps_rel_tol, est[other])._fft_pair(
                 directions[other]
@@ -227,9 +220,9 @@ class Numerical(Accountant):
         self, components: Components
     ) -> tuple[tuple[Components, Components], tuple[Estimate, Estimate]] | None:
         """The two directions of an asymmetric FFT composition whose step is
-        predicted (:func:`~symfdp.accountants._fill_step.fills`), without
+        predicted (:func:`~symfdp.pld.step.fills`), without
         blatant outcomes or a loss without variance (which :meth:`_pair` treats
-        apart), and their saddle-point estimates; None for any other
+        apart), and their eps estimates; None for any other
         composition."""
         if self._method != "fft" or self.grid_step is not None:
             return None
@@ -242,9 +235,9 @@ class Numerical(Accountant):
             return None
         if any(split_blatant(c)[1] < 1.0 for c in directions):
             return None
-        # A direction without variance has no positive saddle-point eps (None).
-        first = saddle_estimate(directions[0], self.delta_ref)
-        second = saddle_estimate(directions[1], self.delta_ref)
+        # A direction without variance has no positive estimated eps (None).
+        first = estimate(directions[0], self.delta_ref)
+        second = estimate(directions[1], self.delta_ref)
         if first is None or second is None:
             return None
         return (directions[0], directions[1]), (first, second)

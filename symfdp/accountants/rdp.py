@@ -55,6 +55,7 @@ from symfdp.mechanisms._rdp import rdp_gaussian as rdp_gaussian
 from symfdp.mechanisms._rdp import rdp_pure_dp as rdp_pure_dp
 from symfdp.mechanisms._rdp import rdp_subsampled_gaussian as rdp_subsampled_gaussian
 from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.tradeoff import FromPrivacyProfile
 
 #: The orders of the 2019 tensorflow/privacy MNIST DP-SGD tutorial.
 TUTORIAL_2019_ORDERS: Final[tuple[float, ...]] = tuple(
@@ -219,7 +220,6 @@ class RDPPairCurve(PairCurve):
 
     def family(self, eps: ArrayLike) -> Any:
         """:class:`~symfdp.tradeoff.FromPrivacyProfile` of ``(eps, delta(eps))``."""
-        from symfdp.tradeoff import FromPrivacyProfile
 
         e = check_array("eps", eps, 0.0, math.inf)
         return FromPrivacyProfile(e, self.delta(e))

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from symfdp import __version__
+from symfdp._version import __version__
 from symfdp.cli.common import UsageError, cli_words, flag
 from symfdp.runs.errors import RequestError
 

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from tokenize import TokenError
 from typing import Any
 
-from symfdp.cli.account import Lazy
+from symfdp.cli.common import Lazy
 from symfdp.numeric import disk_cache
 
 KINDS = ("edgeworth", "cornish-fisher", "cumulants", "saddlepoint")
@@ -82,7 +82,7 @@ def _order(text: str) -> int:
         ) from None
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "derive",
         help="print a derived expansion (Edgeworth, Cornish-Fisher, cumulants)",
@@ -350,8 +350,8 @@ def _mechanism_cumulants(name: str, order: int, fmt: str, under: str) -> list[st
     return _format_cumulants(title, list(exprs), fmt)
 
 
-def _parse_params(items: list[str]) -> dict[str, float]:
-    out: dict[str, float] = {}
+def _parse_params(items: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for item in items:
         name, sep, value = item.partition("=")
         try:

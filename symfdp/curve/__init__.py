@@ -10,7 +10,7 @@ Modules, one job each:
 * :mod:`~symfdp.curve.bounded` -- the loss-range repair (:class:`BoundedLossPair`);
 * :mod:`~symfdp.curve.combine` -- the maximum over pairs with its error, the
   symmetric hull, certified lower-bound vertices;
-* :mod:`~symfdp.curve.invert` -- profile inversion (:func:`invert_profile`);
+* :func:`invert_profile` -- profile inversion (from :mod:`symfdp.numeric.roots`);
 * :mod:`~symfdp.curve.report` -- the one warning of a query;
 * :mod:`~symfdp.curve.summary` -- what a curve is, in words.
 """
@@ -25,8 +25,8 @@ from symfdp.curve.combine import (
     max_with_error,
     symmetric_hull,
 )
-from symfdp.curve.invert import EPS_SEARCH_LIMIT, invert_profile
 from symfdp.curve.privacy import MU_STAR_RTOL, PrivacyCurve
+from symfdp.numeric.roots import EPS_SEARCH_LIMIT, invert_profile
 
 __all__ = [
     "EPS_SEARCH_LIMIT",

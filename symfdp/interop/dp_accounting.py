@@ -41,6 +41,7 @@ from symfdp.interop.dp_events import (
     check_adjacency,
 )
 from symfdp.mechanisms.base import Mechanism
+from symfdp.training import make_accountant
 
 NeighboringRelation = privacy_accountant.NeighboringRelation
 _RELATIONS = {
@@ -49,7 +50,8 @@ _RELATIONS = {
 }
 
 
-class SymfdpAccountant(privacy_accountant.PrivacyAccountant):
+# dp-accounting ships no type information: its base class is Any to mypy.
+class SymfdpAccountant(privacy_accountant.PrivacyAccountant):  # type: ignore[misc]
     """dp-accounting's ``PrivacyAccountant`` interface over a symfdp accountant.
 
     Args:
@@ -74,8 +76,6 @@ class SymfdpAccountant(privacy_accountant.PrivacyAccountant):
     ) -> None:
         adjacency = check_adjacency(neighboring_relation, "neighboring_relation")
         if isinstance(accountant, str):
-            from symfdp.training import make_accountant
-
             try:
                 accountant = make_accountant(accountant)
             except (TypeError, ValueError) as exc:

@@ -53,6 +53,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
+from symfdp import mechanisms as M
 from symfdp._validation import check_int
 from symfdp.mechanisms.base import Mechanism
 
@@ -305,7 +306,6 @@ def _discrete_laplace(event: Any, adjacency: str) -> Any:
 
 
 def _randomized_response(event: Any, adjacency: str) -> Any:
-    from symfdp import mechanisms as M
 
     if adjacency != "replace_one":
         raise UnsupportedEventError(

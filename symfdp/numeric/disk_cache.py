@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from symfdp._version import __version__
+
 log = logging.getLogger(__name__)
 
 #: Version of the on-disk format; part of every key.
@@ -67,8 +69,6 @@ def versions() -> tuple[str, str]:
     The release file holds SymPy's version string; it is read, not imported (an
     import of SymPy or of ``importlib.metadata`` would cost a warm load more
     than the load itself)."""
-    from symfdp import __version__
-
     return __version__, _module_digest("sympy.release")
 
 

@@ -101,7 +101,7 @@ def monotone_bisect(
 
 
 def bracketed_newton(
-    fn_and_derivative: Callable[[FloatArray], tuple[FloatArray, FloatArray]],
+    fn_and_derivative: Callable[..., tuple[FloatArray, FloatArray]],
     target: ArrayLike,
     lo: ArrayLike,
     hi: ArrayLike,
@@ -114,6 +114,7 @@ def bracketed_newton(
     x0: ArrayLike | None = None,
     geometric: bool = False,
     check_bracket: bool = True,
+    compact: bool = False,
     max_iter: int = 100,
 ) -> FloatArray:
     r"""Safeguarded Newton iteration for a monotone function on explicit brackets.
@@ -145,6 +146,10 @@ def bracketed_newton(
         geometric: Bisect wide positive brackets geometrically.
         check_bracket: Evaluate ``f`` at both ends first and raise if ``target``
             is not bracketed.
+        compact: Drop converged entries from the arrays passed to
+            ``fn_and_derivative`` once at least half of them have converged (the
+            values returned are the same); ``fn_and_derivative`` is then called
+            as ``fn(x, idx)``, ``idx`` the flat indices of the entries in ``x``.
         max_iter: Iteration limit.
 
     Raises:
@@ -162,9 +167,14 @@ def bracketed_newton(
         scale = np.where(np.isfinite(f), np.maximum(np.abs(f), abs_target), 0.0)
         return np.maximum(atol, frtol * scale)
 
+    def ends(x: FloatArray) -> FloatArray:
+        if compact:
+            return fn_and_derivative(x.ravel(), np.arange(x.size))[0].reshape(x.shape)
+        return fn_and_derivative(x)[0]
+
     if check_bracket:
-        f_lo, _ = fn_and_derivative(lo)
-        f_hi, _ = fn_and_derivative(hi)
+        f_lo = ends(lo)
+        f_hi = ends(hi)
         bad = (sign * (f_lo - target) > tolerance(f_lo)) | (
             sign * (f_hi - target) < -tolerance(f_hi)
         )
@@ -185,12 +195,18 @@ def bracketed_newton(
     if x0 is not None:
         start = np.broadcast_to(np.asarray(x0, dtype=np.float64), target.shape)
         x = np.where((start >= lo) & (start <= hi), start, x)
+    shape = target.shape
+    out = np.empty(target.size)
+    where = np.arange(target.size)
+    if compact:
+        x, lo, hi, target = x.ravel(), lo.ravel(), hi.ravel(), target.ravel()
+        atol, abs_target = atol.ravel(), abs_target.ravel()
     # |step| of the last two iterations (rtsafe's dx and dxold).
     step_last = np.abs(hi - lo)
     step_before = step_last.copy()
     active = np.ones(target.shape, dtype=bool)
     for _ in range(max_iter):
-        f, df = fn_and_derivative(x)
+        f, df = fn_and_derivative(x, where) if compact else fn_and_derivative(x)
         f = np.asarray(f, dtype=np.float64)
         g = sign * (f - target)
         lo = np.where(active & (g < 0), x, lo)
@@ -203,15 +219,30 @@ def bracketed_newton(
         done = np.abs(g) <= tolerance(f)
         done |= in_bracket & (np.abs(step) <= xscale)
         done |= hi - lo <= xscale
+        if compact:
+            fresh = active & done
+            out[where[fresh]] = x[fresh]
         active &= ~done
         if not active.any():
-            return x
+            return out.reshape(shape) if compact else x
         take = in_bracket & (newton > lo) & (newton < hi)
         take &= np.abs(step) <= 0.5 * step_before
         new = np.where(take, newton, bisect(lo, hi))
         step_before = np.where(active, step_last, step_before)
         step_last = np.where(active, np.abs(new - x), step_last)
         x = np.where(active, new, x)
+        if compact and 2 * np.count_nonzero(active) <= active.size:
+            keep = active
+            where, x, lo, hi, target = (
+                where[keep],
+                x[keep],
+                lo[keep],
+                hi[keep],
+                target[keep],
+            )
+            atol, abs_target = atol[keep], abs_target[keep]
+            step_last, step_before = step_last[keep], step_before[keep]
+            active = active[keep]
     raise RuntimeError(
         f"bracketed Newton did not converge in {max_iter} iterations "
         f"({int(active.sum())} of {active.size} entries; widest remaining bracket "
@@ -530,3 +561,207 @@ def secant_into_window(
         f"secant_into_window: no point in the window after {max_evals} evaluations "
         f"(bracket [{a:g}, {b:g}])."
     )
+
+
+def predicted_bisect(
+    fn: ArrayFn,
+    lo: float,
+    hi: float,
+    *,
+    decreasing: bool,
+    xtol: float = 1e-13,
+    rtol: float = 4e-16,
+    max_iter: int = 200,
+    table: int = 33,
+) -> float:
+    """The end of a bisection for the sign change of a monotone ``fn`` on ``[lo, hi]``.
+
+    The smallest ``x`` (to ``max(xtol, rtol |x|)``) with ``fn(x) <= 0`` for a
+    non-increasing ``fn`` (``>= 0`` for a non-decreasing one): bit for bit the
+    result of :func:`monotone_bisect` with target 0, for one bracket whose ``fn``
+    is costly per call but cheap per point. A table of ``table`` points locates
+    the sign change; the path of midpoints is then predicted from a secant
+    estimate and evaluated in one vectorised call, every step still decided by
+    ``fn`` (a wrong prediction starts a new path from the current bracket).
+
+    Raises:
+        RuntimeError: no convergence within ``max_iter`` halvings.
+    """
+
+    def ok(values: FloatArray) -> NDArray[np.bool_]:
+        return values <= 0.0 if decreasing else values >= 0.0
+
+    grid = np.linspace(lo, hi, table)
+    values = fn(grid)
+    signs = ok(values)
+    if signs[0]:
+        return lo
+    i = int(np.argmax(signs)) if signs.any() else len(grid) - 1
+    a, b = float(grid[i - 1]), float(grid[i])
+    f_a, f_b, f_lo, f_hi = (float(v) for v in values[[i - 1, i, 0, -1]])
+    mids: list[float] = []
+    mid_values: list[float] = []
+    mid_good: list[bool] = []
+    guesses: list[bool] = []
+    k = 0  # next unused prediction
+    steps = 0
+    while True:
+        if steps == max_iter:
+            raise RuntimeError(f"bisection did not converge in {max_iter} iterations.")
+        if not hi - lo > max(xtol, rtol * abs(hi)):
+            return hi
+        if k == len(mids):
+            # Secant estimate of the sign change through (a, f_a), (b, f_b).
+            r = a - f_a * (b - a) / (f_b - f_a) if f_b != f_a else lo
+            if not lo < r < hi:
+                r = 0.5 * (lo + hi)
+            mids, p_lo, p_hi = [], lo, hi
+            while p_hi - p_lo > max(xtol, rtol * abs(p_hi)):
+                mid = p_lo + 0.5 * (p_hi - p_lo)
+                mids.append(mid)
+                if mid >= r:
+                    p_hi = mid
+                else:
+                    p_lo = mid
+            evaluated = fn(np.array(mids))
+            mid_values = evaluated.tolist()
+            mid_good = ok(evaluated).tolist()
+            guesses = [m >= r for m in mids]
+            k = 0
+        mid, good = mids[k], mid_good[k]
+        if good:
+            hi, f_hi = mid, mid_values[k]
+        else:
+            lo, f_lo = mid, mid_values[k]
+        steps += 1
+        if good != guesses[k]:
+            mids, k = [], 0
+            a, b, f_a, f_b = lo, hi, f_lo, f_hi
+        else:
+            k += 1
+
+
+def series_newton(
+    expand: Callable[[FloatArray], FloatArray],
+    shift: Callable[[FloatArray, FloatArray], FloatArray],
+    objective: Callable[[FloatArray, FloatArray], tuple[FloatArray, FloatArray]],
+    target: FloatArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    x0: FloatArray,
+    *,
+    rtol: float,
+    ftol: float,
+    reach: float,
+    rounds: int,
+    steps: int,
+) -> tuple[FloatArray, FloatArray, NDArray[np.bool_], FloatArray, FloatArray]:
+    r"""Newton on local Taylor series for a decreasing ``f`` on positive brackets.
+
+    Solves ``f(x) = target`` per entry, ``f`` non-increasing on ``[lo, hi]``
+    (``0 < lo``), where ``f`` is costly to evaluate from scratch but cheap from a
+    Taylor series: ``expand(x)`` returns the rows of derivatives at ``x`` (one
+    column per entry), ``shift(rows, h)`` those rows at ``x + h`` (the series),
+    and ``objective(x, rows)`` returns ``(f(x), f'(x))`` from the rows at ``x``.
+    Up to ``steps`` Newton steps run on one expansion while a step stays within
+    ``reach * x`` of the expansion point, else a new expansion is made at the
+    step (up to ``rounds``). Safeguards as in :func:`bracketed_newton`: Newton
+    steps strictly inside the bracket, else geometric bisection. An entry stops
+    at :math:`|f - target| \le \max(ftol, 4\,\epsilon_{mach} \max(|f|,
+    |target|))` or a relative step or bracket of ``rtol``; a stopped entry takes
+    its last step when it lies inside the bracket and the reach.
+
+    Returns:
+        ``(x, rows, rest, lo, hi)``: the points, the rows there, the entries not
+        resolved (their ``x`` is their last point, to be finished by
+        :func:`bracketed_newton` within the returned brackets) and the brackets.
+    """
+    size = target.size
+    x_out = x0.copy()
+    rows_out = np.zeros((0, size))
+    rest = np.ones(size, dtype=bool)
+    lo, hi = lo.copy(), hi.copy()
+    idx = np.arange(size)
+    x = x0
+    for _ in range(rounds):
+        d0 = expand(x)
+        if rows_out.shape[0] != d0.shape[0]:
+            rows_out = np.zeros((d0.shape[0], size))
+        tgt, l_i, h_i = target[idx], lo[idx], hi[idx]
+        s, d = x, d0
+        done = np.zeros(idx.size, dtype=bool)
+        leave = np.zeros(idx.size, dtype=bool)
+        nxt = x
+        for _ in range(steps):
+            f, slope = objective(s, d)
+            g = f - tgt
+            act = ~done & ~leave
+            l_i = np.where(act & (g > 0), s, l_i)
+            h_i = np.where(act & (g < 0), s, h_i)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                step = g / slope
+                tol = np.maximum(ftol, ROUNDOFF_RTOL * np.maximum(abs(f), abs(tgt)))
+                new = s - step
+                inside = np.isfinite(new) & (new > l_i) & (new < h_i)
+                stop = (np.abs(g) <= tol) | (inside & (np.abs(step) <= rtol * s))
+                stop |= h_i - l_i <= rtol * s
+                done |= act & stop
+                new = np.where(inside, new, np.sqrt(l_i * h_i))
+                near = np.abs(new - x) <= reach * x
+                out = act & ~stop & ~near
+                # A stopped entry takes its last Newton step (inside the
+                # bracket and the reach): |f - target| <= ftol shrinks to
+                # about ftol^2.
+                finish = act & stop & inside & near
+            leave |= out
+            nxt = np.where(out, new, nxt)
+            cont = act & ~stop & ~out
+            move = cont | finish
+            if not move.any():
+                break
+            s = np.where(move, new, s)
+            d = shift(d0, s - x)
+            if not cont.any():
+                break
+        keep = done
+        x_out[idx[keep]] = s[keep]
+        rows_out[:, idx[keep]] = d[:, keep]
+        rest[idx[keep]] = False
+        lo[idx], hi[idx] = l_i, h_i
+        # Entries that neither stopped nor left go on from their last point.
+        nxt = np.where(leave, nxt, s)
+        x_out[idx[~keep]] = nxt[~keep]
+        idx, x = idx[~keep], nxt[~keep]
+        if idx.size == 0:
+            break
+    return x_out, rows_out, rest, lo, hi
+
+
+#: Largest epsilon searched by :func:`invert_profile`.
+EPS_SEARCH_LIMIT: Final = 1e4
+
+
+def invert_profile(
+    delta_fn: Callable[[FloatArray], FloatArray], target: FloatArray
+) -> FloatArray:
+    r"""Profile inversion, vectorised: :math:`\inf\{\varepsilon \ge 0 :
+    \delta(\varepsilon) \le d\}` for a non-increasing ``delta_fn``: the bracket
+    :math:`[0, \varepsilon_{hi}]` grown geometrically up to ``EPS_SEARCH_LIMIT``,
+    then bisection to an absolute 1e-12 / relative 1e-13.
+
+    Raises:
+        ValueError: the profile stays above a target up to ``EPS_SEARCH_LIMIT``.
+    """
+    target = np.asarray(target, dtype=np.float64)
+    zeros = np.zeros_like(target)
+    try:
+        hi = expand_bracket_up(
+            delta_fn, target, zeros, np.ones_like(target), limit=EPS_SEARCH_LIMIT
+        )
+    except RuntimeError:
+        raise ValueError(
+            f"epsilon(delta) lies above the search limit {EPS_SEARCH_LIMIT:g} for "
+            f"delta = {float(np.min(target)):g}: the profile is still above it "
+            "there. Such an epsilon carries no privacy; compare a larger delta."
+        ) from None
+    return monotone_bisect(delta_fn, target, zeros, hi, xtol=1e-12, rtol=1e-13)

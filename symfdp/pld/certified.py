@@ -30,6 +30,7 @@ measures, so their error is at most the half-width of the bracket.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Mapping
@@ -147,16 +148,35 @@ class CompositionParts:
 _REBUILT: list[CompositionParts] = []
 
 
+#: Largest number of queried delta arrays whose eps brackets a curve keeps.
+_BRACKETS_KEPT = 32
+
+
 @dataclass
 class _TiltCache:
     """Per-curve caches of the tilted compositions (keyed by the rounded tilt),
-    of the tilt chosen for a queried delta, and of the tilts' search grids."""
+    of the tilt chosen for a queried delta, of the tilts' search grids, and of
+    the eps brackets (plain and refined) per queried delta array: the bracket
+    the accountant checks at ``delta_ref`` while composing and the one a query
+    there reads are computed once."""
 
     tilts: dict[float, tuple[TiltedProfile, TiltedProfile]] = field(
         default_factory=dict
     )
     for_delta: dict[float, float] = field(default_factory=dict)
     grids: dict[float, tuple[_TiltGrids, _TiltGrids]] = field(default_factory=dict)
+    plain_eps: dict[bytes, tuple[FloatArray, FloatArray]] = field(default_factory=dict)
+    refined_eps: dict[bytes, tuple[FloatArray, FloatArray, list[tuple[float, Any]]]] = (
+        field(default_factory=dict)
+    )
+
+
+def _keep(cache: dict[bytes, Any], key: bytes, value: Any) -> None:
+    """``cache[key] = value``, emptying ``cache`` first when it holds
+    :data:`_BRACKETS_KEPT` entries."""
+    if len(cache) >= _BRACKETS_KEPT:
+        cache.clear()
+    cache[key] = value
 
 
 @dataclass(frozen=True)
@@ -345,6 +365,17 @@ class CertifiedPairCurve(PairCurve):
     @property
     def estimates_error(self) -> bool:
         return True
+
+    def with_tolerance(self, eps_rel_tol: float) -> CertifiedPairCurve:
+        """This curve with another ``eps_rel_tol`` (what counts as wide), keeping
+        the tilted compositions and the plain brackets already computed (they
+        do not depend on it)."""
+        out = dataclasses.replace(self, eps_rel_tol=eps_rel_tol)
+        out._cache.tilts.update(self._cache.tilts)
+        out._cache.for_delta.update(self._cache.for_delta)
+        out._cache.grids.update(self._cache.grids)
+        out._cache.plain_eps.update(self._cache.plain_eps)
+        return out
 
     def answer(self, query: Query, points: FloatArray) -> Answer:
         """The point estimate in its certified bracket (:meth:`_delta_answer`,
@@ -744,11 +775,16 @@ class CertifiedPairCurve(PairCurve):
     def _plain_epsilon_bounds(self, d: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The bounds of the plain (untilted) composition alone: the inverses of
         the upper and lower profiles with their per-cell allowances, evaluated
-        only where the answer can lie (:meth:`_local_bound`)."""
-        up, low = self._plain_grids
-        hi = self._local_bound(up, d, self._plain_upper_allowance, True)
-        lo = self._local_bound(low, d, self._plain_lower_allowance, True, -1.0)
-        return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
+        only where the answer can lie (:meth:`_local_bound`); kept per ``d``."""
+        key = d.tobytes()
+        hit = self._cache.plain_eps.get(key)
+        if hit is None:
+            up, low = self._plain_grids
+            hi = self._local_bound(up, d, self._plain_upper_allowance, True)
+            lo = self._local_bound(low, d, self._plain_lower_allowance, True, -1.0)
+            hit = (np.maximum(lo, 0.0), np.maximum(hi, 0.0))
+            _keep(self._cache.plain_eps, key, hit)
+        return hit[0].copy(), hit[1].copy()
 
     def _plain_upper_allowance(self, cells: Any) -> FloatArray:
         return self._cell_allowance(self.upper, cells=cells)
@@ -780,7 +816,19 @@ class CertifiedPairCurve(PairCurve):
         ``eps_rel_tol`` (up to ``_MAX_TILTS`` tilts, the first from the Chernoff
         exponent of the target, the next from the midpoint of the bracket so
         far). Returns the tilts used and the entries they served (``d`` and the
-        masses are flat arrays)."""
+        masses are flat arrays); kept per ``d``."""
+        key = d.tobytes()
+        hit = self._cache.refined_eps.get(key)
+        if hit is None:
+            hit = self._refine_epsilon_bounds(d)
+            _keep(self._cache.refined_eps, key, hit)
+        lo, hi, refined = hit
+        return lo.copy(), hi.copy(), [(lam, sel.copy()) for lam, sel in refined]
+
+    def _refine_epsilon_bounds(
+        self, d: FloatArray
+    ) -> tuple[FloatArray, FloatArray, list[tuple[float, Any]]]:
+        """:meth:`_epsilon_bounds_refined`, computed."""
         lo, hi = self._plain_eps_bracket(d)
         refined: list[tuple[float, Any]] = []
         todo = self._epsilon_wide(lo, hi) & (d > self._truncation_floor())

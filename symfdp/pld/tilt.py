@@ -40,7 +40,7 @@ properties of the discrete measures and are added unchanged.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -48,10 +48,11 @@ import numpy as np
 from scipy import special
 
 from symfdp.mechanisms.base import FloatArray
+from symfdp.numeric.roots import monotone_bisect
 from symfdp.pld.compose import UNIT_ROUNDOFF, compose_fft
 from symfdp.pld.discretise import DiscretePLD
 from symfdp.pld.profile import DiscreteProfile
-from symfdp.pld.window import Window
+from symfdp.pld.window import Window, chernoff_window
 
 #: Tilted mass allowed outside the window of a tilted composition, per side.
 TILTED_TAIL = 1e-30
@@ -90,15 +91,7 @@ def tilt_for(
     lo, hi = 0.0, 1.0
     while _mean_at(parts, hi) < eps and hi < lam_max:
         lo, hi = hi, min(2.0 * hi, lam_max)
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if _mean_at(parts, mid) < eps:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-9 * hi:
-            break
-    return hi
+    return _bisect(lambda lam: _mean_at(parts, lam), eps, lo, hi, False, 1e-9)
 
 
 def tilt_for_delta(parts: Sequence[tuple[DiscretePLD, int]], log_delta: float) -> float:
@@ -113,15 +106,29 @@ def tilt_for_delta(parts: Sequence[tuple[DiscretePLD, int]], log_delta: float) -
     lo, hi = 0.0, 1.0
     while exponent(hi) > log_delta and hi < 1e4:
         lo, hi = hi, 2.0 * hi
-    for _ in range(50):
-        mid = 0.5 * (lo + hi)
-        if exponent(mid) > log_delta:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-6 * hi:
-            break
-    return hi
+    return _bisect(exponent, log_delta, lo, hi, True, 1e-6)
+
+
+def _bisect(
+    fn: Callable[[float], float],
+    target: float,
+    lo: float,
+    hi: float,
+    decreasing: bool,
+    rtol: float,
+) -> float:
+    """:func:`~symfdp.numeric.roots.monotone_bisect` of a scalar ``fn``."""
+    root = monotone_bisect(
+        lambda x: np.array([fn(float(x[0]))]),
+        np.array([target]),
+        lo,
+        hi,
+        decreasing=decreasing,
+        xtol=0.0,
+        rtol=rtol,
+        max_iter=100,
+    )
+    return float(root[0])
 
 
 @dataclass(frozen=True)
@@ -209,7 +216,6 @@ def compose_tilted(
     Raises:
         ValueError: the window needs more than ``max_size`` points.
     """
-    from symfdp.pld.window import chernoff_window
 
     t_ups, c_up, rho_up = _tilt_parts(ups, lam)
     t_lows, c_low, rho_low = _tilt_parts(lows, lam)

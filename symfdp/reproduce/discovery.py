@@ -119,7 +119,9 @@ def load_module(path: Path) -> ModuleType:
         del sys.modules[name]
         raise
     setattr(
-        module, SHARED_ATTR, tuple(Path(shared[n].__file__) for n in sorted(shared))
+        module,
+        SHARED_ATTR,
+        tuple(Path(str(shared[n].__file__)) for n in sorted(shared)),
     )
     missing = [attr for attr in REQUIRED if not hasattr(module, attr)]
     if missing:

@@ -6,12 +6,12 @@ import os
 import sys
 from pathlib import Path
 
-import symfdp
+from symfdp import _version
 
 
 def repo_root() -> Path:
     """The checkout that holds the package (``experiments/`` lives beside it)."""
-    return Path(symfdp.__file__).resolve().parents[1]
+    return Path(_version.__file__).resolve().parents[1]
 
 
 #: Where a non-editable install (``pip install .`` or a wheel) puts

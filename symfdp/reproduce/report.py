@@ -18,6 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from symfdp import findings
+from symfdp.reproduce.runner import trusted_result
+
 try:  # POSIX only; elsewhere reports are written without the lock.
     import fcntl
 except ImportError:  # pragma: no cover
@@ -78,8 +81,6 @@ def write_report(
     """
     with _locked(results_root):
         if registry is not None:
-            from symfdp.reproduce.runner import trusted_result
-
             ours = set(ids)
             ids = [
                 sid
@@ -122,7 +123,6 @@ def _findings_section(entries: list[dict[str, Any]]) -> list[str]:
     A ``FAIL (source)`` claim whose finding is missing or not registered is
     listed as such: every source error belongs in the registry.
     """
-    from symfdp import findings
 
     reg = findings.registry()
     seen: dict[tuple[str, str], str] = {}

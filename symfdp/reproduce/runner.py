@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-import symfdp
+from symfdp._version import __version__
 from symfdp.reproduce.discovery import load_module, shared_module_files
 from symfdp.reproduce.paths import matplotlibrc, repo_root
 from symfdp.reproduce.spec import Result, Table
@@ -65,7 +65,7 @@ def spec_hash(module: Any, quick: bool) -> str:
         "params": module.SPEC.resolved(quick),
         "quick": quick,
         "module_sha256": hashlib.sha256(source).hexdigest(),
-        "symfdp": symfdp.__version__,
+        "symfdp": __version__,
     }
     shared = shared_module_files(module)
     if shared:  # (absent otherwise, so earlier hashes stay valid)
@@ -115,7 +115,7 @@ def _versions() -> dict[str, str]:
         "sympy": sympy.__version__,
         "mpmath": mpmath.__version__,
         "matplotlib": matplotlib.__version__,
-        "symfdp": symfdp.__version__,
+        "symfdp": __version__,
     }
 
 

@@ -21,14 +21,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from symfdp import accountants as A
+from symfdp import tradeoff as T
 from symfdp._validation import (
     check_array,
     check_bool,
     check_instance,
     scalar_or_array,
 )
+from symfdp.accountants.base import normalize_composition
 from symfdp.curve import PrivacyCurve, Query
 from symfdp.mechanisms.base import Mechanism
+from symfdp.tradeoff import TradeOff
 
 FloatArray = NDArray[np.float64]
 
@@ -75,7 +79,6 @@ def _curve_gamma(curve: PrivacyCurve, k: FloatArray, symmetric: bool) -> FloatAr
 
 
 def _tradeoff_gamma(f: Any, k: FloatArray, symmetric: bool) -> FloatArray:
-    from symfdp import tradeoff as T
 
     if symmetric:
         f = T.symmetrize(f)
@@ -123,7 +126,6 @@ def gamma(source: Source, kappa: ArrayLike, *, symmetric: bool = False) -> Any:
         >>> round(gamma(T.Gaussian(1.0), 0.1), 6)
         0.389144
     """
-    from symfdp.tradeoff import TradeOff
 
     k = _check_kappa(kappa)
     symmetric = check_bool("symmetric", symmetric)
@@ -232,8 +234,6 @@ def add_pair_curve(
         accountant: Any accountant; ``None`` uses ``Numerical()`` (certified).
             The paper's fast method is ``Edgeworth(order=4)``.
     """
-    from symfdp import accountants as A
-    from symfdp.accountants.base import normalize_composition
 
     components = normalize_composition(mechanism, n)
     add = [(_to_add(m), k) for m, k in components]
@@ -242,7 +242,8 @@ def add_pair_curve(
         if accountant is None
         else check_instance("accountant", accountant, A.Accountant)
     )
-    return acc.compose(add)
+    curve: PrivacyCurve = acc.compose(add)
+    return curve
 
 
 def _to_add(m: Mechanism) -> Mechanism:

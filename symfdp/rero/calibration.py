@@ -16,9 +16,11 @@ from typing import Any
 
 from scipy import special
 
+from symfdp import accountants as A
 from symfdp._validation import check_bool, check_int, check_real
 from symfdp.calibrate import SIGMA_BRACKET, noise_for
 from symfdp.mechanisms.base import Mechanism
+from symfdp.rero.bounds import gamma
 
 
 def sigma_for_gamma(
@@ -60,8 +62,6 @@ def sigma_for_gamma(
         >>> round(sigma_for_gamma(0.389144, 0.1, mechanism="gaussian"), 4)
         1.0
     """
-    from symfdp import accountants as A
-    from symfdp.rero.bounds import gamma
 
     kappa = check_real("kappa", kappa, 0.0, 1.0, lo_open=True, hi_open=True)
     target = check_real(

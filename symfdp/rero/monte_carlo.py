@@ -33,7 +33,7 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -124,7 +124,8 @@ def _base_loss(x: FloatArray, mu: float, base: str, hit: Any = None) -> FloatArr
 def _subsampled_sum(y: FloatArray, p: float) -> FloatArray:
     """Row sums of ``log(1 - p + p e^y)``, overwriting ``y``."""
     if p == 1.0:
-        return y.sum(axis=1)
+        total: FloatArray = y.sum(axis=1)
+        return total
     big = y > _EXP_SAFE if y.max(initial=-np.inf) > _EXP_SAFE else None
     if big is not None:
         # log(1 - p + p e^y) = y + log p + log1p((1-p)/p e^{-y}) = y + log p here.
@@ -135,7 +136,8 @@ def _subsampled_sum(y: FloatArray, p: float) -> FloatArray:
     np.log1p(y, out=y)
     if big is not None:
         y[big] = large
-    return y.sum(axis=1)
+    sums: FloatArray = y.sum(axis=1)
+    return sums
 
 
 def _chunks(samples: int, rows: int) -> Iterator[int]:
@@ -224,7 +226,9 @@ def _clopper_pearson(
     return np.where(x >= s, 1.0, v)
 
 
-def _order_indices(kappa: FloatArray, s: int, tail: float) -> tuple:
+def _order_indices(
+    kappa: FloatArray, s: int, tail: float
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """``(k, r1, r2)``: the point index and the conservative quantile indices."""
     from scipy import stats
 
@@ -302,7 +306,7 @@ def monte_carlo_gamma(
         raise ValueError("give monte_carlo_gamma either mu or sigma.")
     if sigma is not None:
         mu = 1.0 / check_real("sigma", sigma, 0.0, math.inf, lo_open=True)
-    mu_arr = check_array("mu", mu, 0.0, math.inf)
+    mu_arr = check_array("mu", cast("ArrayLike", mu), 0.0, math.inf)
     if mu_arr.ndim > 1:
         raise ValueError(f"mu must be a scalar or 1-D. Found shape {mu_arr.shape}.")
     p = check_real("p", p, 0.0, 1.0, lo_open=True)

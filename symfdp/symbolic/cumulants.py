@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import sympy as sp
 
 from symfdp._validation import check_int
-from symfdp.symbolic.symbols import moment
+from symfdp.symbolic.symbols import kappa, moment
 
 
 def _as_exprs(name: str, values: Sequence[object]) -> list[sp.Expr]:
@@ -76,7 +76,6 @@ def moment_from_cumulants_expr(
 
     :math:`m_r = \sum_{k=1}^r B_{r,k}(\kappa_1,\dots,\kappa_{r-k+1})`; :math:`m_0 = 1`.
     """
-    from symfdp.symbolic.symbols import kappa
 
     r = check_int("r", r, lo=0)
     if r == 0:

@@ -30,7 +30,8 @@ import math as _math
 from typing import Any as _Any
 
 from symfdp._validation import check_real as _check_real
-from symfdp.tradeoff._base import TradeOff
+from symfdp.tradeoff._base import Inverse, TradeOff
+from symfdp.tradeoff._base import check_tradeoff as _check_tradeoff
 from symfdp.tradeoff.duality import conjugate, privacy_profile, tradeoff_from_profile
 from symfdp.tradeoff.hull import Symmetrized
 from symfdp.tradeoff.interpret import (
@@ -39,13 +40,7 @@ from symfdp.tradeoff.interpret import (
     fixed_point,
     mu_star_gamma,
 )
-from symfdp.tradeoff.operators import (
-    GroupPrivacy,
-    Inverse,
-    Mixture,
-    ScaledByDelta,
-)
-from symfdp.tradeoff.operators import check_tradeoff as _check_tradeoff
+from symfdp.tradeoff.operators import GroupPrivacy, Mixture, ScaledByDelta
 from symfdp.tradeoff.primitives import EpsDelta, Gaussian, Identity, Laplace
 from symfdp.tradeoff.sampling import Subsampled, subsampled_eps_delta
 from symfdp.tradeoff.tabulated import FromPrivacyProfile, Tabulated

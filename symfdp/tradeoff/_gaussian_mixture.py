@@ -13,10 +13,13 @@ import math
 import numpy as np
 from scipy import special
 
+from symfdp.numeric.roots import bracketed_newton
 from symfdp.tradeoff._base import FloatArray
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _MAX_ITER = 100
+#: Newton step (relative to 1 + |v|) below which v is taken as the root.
+_XTOL = 2e-15
 
 
 def _log_h_and_slope(
@@ -34,7 +37,8 @@ def gaussian_mixture_inverse(mu: float, p: float, y: FloatArray) -> FloatArray:
     r""":math:`f_p^{-1}(y)` for :math:`f_p = pG_\mu + (1-p)\mathrm{Id}`, ``0 < p < 1``.
 
     Accurate to a few ulps in relative terms, also for :math:`y` within 1e-12 of
-    0 or 1. Raises ``RuntimeError`` if the iteration does not converge.
+    0 or 1 (:func:`~symfdp.numeric.roots.bracketed_newton`). Raises
+    ``RuntimeError`` if the iteration does not converge.
     """
     y = np.asarray(y, dtype=np.float64)
     out = np.empty_like(y)
@@ -55,30 +59,17 @@ def gaussian_mixture_inverse(mu: float, p: float, y: FloatArray) -> FloatArray:
     hi = q - np.minimum(m, 0.0)
     log_p, log_q = math.log(p), math.log1p(-p)
 
-    v = 0.5 * (lo + hi)
-    active = np.arange(v.size)
-    for _ in range(_MAX_ITER):
-        va, ma = v[active], m[active]
-        g, slope = _log_h_and_slope(va, ma, log_p, log_q)
-        g -= log_target[active]
-        lo[active] = np.where(g < 0, va, lo[active])
-        hi[active] = np.where(g > 0, va, hi[active])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = g / slope
-        newton = va - step
-        lo_a, hi_a = lo[active], hi[active]
-        scale = np.maximum(1.0, np.abs(va))
-        done = (np.abs(step) <= 2e-15 * scale) | (hi_a - lo_a <= 4e-16 * scale)
-        done |= g == 0
-        inside = (newton > lo_a) & (newton < hi_a)
-        v[active] = np.where(done, va, np.where(inside, newton, 0.5 * (lo_a + hi_a)))
-        active = active[~done]
-        if active.size == 0:
-            break
-    else:
-        raise RuntimeError(
-            "gaussian_mixture_inverse: Newton iteration did not converge "
-            f"(mu={mu}, p={p})."
-        )
+    v = bracketed_newton(
+        lambda x, idx: _log_h_and_slope(x, m[idx], log_p, log_q),
+        log_target,
+        lo,
+        hi,
+        xtol=_XTOL,
+        xatol=_XTOL,
+        frtol=0.0,
+        check_bracket=False,
+        compact=True,
+        max_iter=_MAX_ITER,
+    )
     out[inner] = np.where(lower, special.ndtr(-v), special.ndtr(v))
     return out

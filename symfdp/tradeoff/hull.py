@@ -9,9 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from symfdp.numeric.tabulate import alpha_grid, lower_convex_hull
-from symfdp.tradeoff._base import FloatArray, TradeOff
+from symfdp.tradeoff._base import FloatArray, Inverse, TradeOff, check_tradeoff
 from symfdp.tradeoff._numeric import golden_max
-from symfdp.tradeoff.operators import Inverse, check_tradeoff
 
 #: Alternating tangent refinements of each off-diagonal bridge of a convex hull.
 _BRIDGE_REFINEMENTS = 4

@@ -12,17 +12,10 @@ from typing import Any
 import numpy as np
 
 from symfdp._validation import check_int, check_real
-from symfdp.tradeoff._base import FloatArray, TradeOff
+from symfdp.tradeoff._base import FloatArray, TradeOff, check_tradeoff
 from symfdp.tradeoff._gaussian_mixture import gaussian_mixture_inverse
 from symfdp.tradeoff._numeric import EXP_CAP
 from symfdp.tradeoff.primitives import Gaussian, Identity, Laplace
-
-
-def check_tradeoff(name: str, value: Any) -> TradeOff:
-    """Raise TypeError unless ``value`` is a :class:`TradeOff`."""
-    if not isinstance(value, TradeOff):
-        raise TypeError(f"{name} must be a TradeOff. Found {type(value).__name__}.")
-    return value
 
 
 def check_p(p: Any) -> float:
@@ -114,55 +107,6 @@ class Mixture(TradeOff):
 
     def _auc(self) -> float:
         return self.p * self.base._auc() + 0.5 * (1.0 - self.p)
-
-
-@dataclass(frozen=True)
-class Inverse(TradeOff):
-    r""":math:`f^{-1}(\alpha) = \inf\{t \in [0,1] : f(t) \le \alpha\}`, Dong et al.
-    (2019), eq. (4); :math:`T(Q, P)` when :math:`f = T(P, Q)`.
-
-    Args:
-        base: The trade-off function :math:`f`.
-    """
-
-    base: TradeOff
-
-    def __post_init__(self) -> None:
-        check_tradeoff("base", self.base)
-
-    @property
-    def is_symmetric(self) -> bool:
-        return self.base.is_symmetric
-
-    def inverse(self) -> TradeOff:
-        return self.base
-
-    def _eval(self, a: FloatArray) -> FloatArray:
-        return self.base._inverse_eval(a)
-
-    def _inverse_eval(self, a: FloatArray) -> FloatArray:
-        return self.base._eval(a)
-
-    def _breakpoints(self) -> tuple[float, ...]:
-        b = np.asarray(self.base._breakpoints(), dtype=np.float64)
-        return tuple(float(v) for v in self.base._eval(b)) if b.size else ()
-
-    def _profile(self, e: FloatArray) -> FloatArray:
-        return self.base._inverse_profile(e)
-
-    def _grid_profile(self, e: FloatArray) -> FloatArray:
-        return self.base._grid_inverse_profile(e)
-
-    def _inverse_profile(self, e: FloatArray) -> FloatArray:
-        return self.base._profile(e)
-
-    def _fixed_point(self) -> float:
-        # f(a) = a iff f^{-1}(a) = a for a trade-off function.
-        return self.base._fixed_point()
-
-    def _auc(self) -> float:
-        # The region under the graph of f^{-1} is the mirror image of that of f.
-        return self.base._auc()
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symfdp.tradeoff._base import FloatArray, TradeOff
+from symfdp.tradeoff._base import FloatArray, TradeOff, check_tradeoff
 from symfdp.tradeoff._numeric import EXP_CAP
 from symfdp.tradeoff.hull import Symmetrized
-from symfdp.tradeoff.operators import Mixture, check_p, check_tradeoff
+from symfdp.tradeoff.operators import Mixture, check_p
 from symfdp.tradeoff.primitives import EpsDelta
 from symfdp.tradeoff.tabulated import FromPrivacyProfile
 

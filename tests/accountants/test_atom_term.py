@@ -26,7 +26,7 @@ import pytest
 from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
-from symfdp.accountants._atom_term import atom_term
+from symfdp.accountants.saddlepoint.atom_term import atom_term
 
 CASES = {
     "249": (
@@ -150,7 +150,7 @@ def test_gaussian_estimates_unchanged_by_the_atom_term(monkeypatch):
 def test_stacked_law_matches_direct_sums() -> None:
     """The recurrence in s of :func:`stacked_law` against the direct sums
     ``sum_k w_k e^{i s d_k}`` of each row (rows of unequal width, padded)."""
-    from symfdp.accountants._atom_term import NODES, _grid, stacked_law
+    from symfdp.accountants.saddlepoint.atom_term import NODES, _grid, stacked_law
     from symfdp.accountants.saddlepoint.rules import LossRule, stack_rules
 
     rng = np.random.default_rng(3)
@@ -209,7 +209,7 @@ def test_floored_modulus_keeps_or_bounds_every_node() -> None:
     the rounding of a shorter matrix product), the others are ``-inf`` and
     their full sums lie below their floors (every partial sum bounds the whole
     one, ``|phi_c| <= 1``)."""
-    from symfdp.accountants._atom_term import NODES, _grid, stacked_law
+    from symfdp.accountants.saddlepoint.atom_term import NODES, _grid, stacked_law
     from symfdp.accountants.saddlepoint.rules import LossRule, stack_rules
 
     rng = np.random.default_rng(8)

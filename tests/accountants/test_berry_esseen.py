@@ -19,7 +19,7 @@ from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp import tradeoff as T
-from symfdp.accountants.berry_esseen import BerryEsseenLowerBound
+from symfdp.accountants.gdp.berry_esseen import BerryEsseenLowerBound
 from symfdp.functionals import noisy_sgd_berry_esseen
 
 ALPHA = np.linspace(0.0, 1.0, 401)

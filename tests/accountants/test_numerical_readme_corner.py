@@ -81,7 +81,7 @@ def test_calibration_through_sigma_0_1_answers() -> None:
 
 
 # The first stage (Auto) asks CLT for its error estimate at sigma = 0.1, whose
-# Edgeworth gap takes inf - inf there (accountants/clt.py, a separate defect);
+# Edgeworth gap takes inf - inf there (accountants/gdp/clt.py, a separate defect);
 # that warning is not what this test is about.
 @pytest.mark.filterwarnings("ignore:invalid value encountered in add:RuntimeWarning")
 def test_readme_calibrate_command_answers() -> None:

@@ -22,9 +22,9 @@ from scipy import integrate, special
 
 from symfdp import accountants as A
 from symfdp import mechanisms as M
-from symfdp.accountants._tail_expansion import series_diverges
 from symfdp.accountants.edgeworth import EdgeworthPairCurve
 from symfdp.curve import Query
+from symfdp.numeric.edgeworth import series_diverges
 
 SQRT_2PI = math.sqrt(2.0 * math.pi)
 NODES, WEIGHTS = np.polynomial.laguerre.laggauss(24)

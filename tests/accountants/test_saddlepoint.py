@@ -24,7 +24,7 @@ from symfdp.accountants import saddlepoint as SPA
 from symfdp.curve import Query
 from symfdp.numeric.compile import evaluator
 from symfdp.symbolic import saddlepoint as S
-from tests._answers import ask, delta_of, epsilon_of
+from tests._answers import ask, delta_of
 from tests._tolerances import MP_DPS, RTOL_EVAL
 
 #: delta_hat_2 for a Gaussian loss is exact (CF-X1); float64 evaluation error only.
@@ -199,25 +199,6 @@ def test_dpsgd_epsilon_of_n_tracks_numerical(n):
     else:
         got = curve.epsilon(1e-5)
     assert lo * (1 - RTOL_EPS_N) <= got <= hi * (1 + RTOL_EPS_N)
-
-
-@pytest.mark.parametrize(("mu", "delta"), [(0.5, 1e-5), (3.0, 1e-5), (20.0, 1e-10)])
-def test_epsilon_and_hazard_of_a_gaussian_loss(mu, delta):
-    # H = 1 - delta''/delta' is the hazard rate f/S of the loss law with
-    # delta'(eps) = -e^eps S(eps), for G_mu N(-mu^2/2, mu^2) (Dong et al. 2019,
-    # Cor. 2.13 differentiated): H = phi(z) / (mu Phi(-z)), z = (eps + mu^2/2) / mu.
-    # The pair's value is a divided difference at eps spacing 1e-3 max(eps, 1):
-    # truncation error ~1e-6 relative (measured 1e-8 to 2e-8 here).
-    comps = [(M.Gaussian(mu=mu / math.sqrt(50)), 50)]
-    pair = A.SaddlePoint().compose(comps).pairs[0]
-    eps, rate, trusted = pair.epsilon_and_hazard(delta)
-    assert trusted  # a normal tilted law: nothing repaired, nothing skewed
-    assert eps == pytest.approx(float(epsilon_of(pair, np.array(delta))), rel=1e-14)
-    z = (eps + mu * mu / 2) / mu
-    want = math.exp(-0.5 * z * z - 0.5 * math.log(2 * math.pi)) / (
-        mu * special.ndtr(-z)
-    )
-    assert rate == pytest.approx(want, rel=1e-6)
 
 
 @pytest.mark.filterwarnings("ignore::symfdp.ApproximationWarning")  # remove pair's end

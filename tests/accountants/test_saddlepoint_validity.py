@@ -16,7 +16,7 @@ from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants.saddlepoint import formulas as F
-from symfdp.accountants.saddlepoint.pair import skew_note
+from symfdp.accountants.saddlepoint.answers import skew_note
 from symfdp.curve import Query
 from tests._answers import ask, whats
 

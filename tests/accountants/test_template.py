@@ -53,7 +53,7 @@ def test_curves_pickle_and_copy_with_their_info() -> None:
 
 
 def test_clt_and_berry_esseen_share_the_gdp_base() -> None:
-    from symfdp.accountants.base import GDPAccountant
+    from symfdp.accountants.gdp.base import GDPAccountant
 
     assert issubclass(A.CLT, GDPAccountant) and issubclass(A.BerryEsseen, GDPAccountant)
     # G_mu of mu = 1 under the CLT; Dong et al. (2019), Cor. D.7 for 100 x eps = 0.1:

@@ -17,6 +17,7 @@ from symfdp.accountants.contour._integral import (
     ROUND,
     trapezoid_integral,
 )
+from symfdp.accountants.saddlepoint.formulas import delta2_log_terms
 from symfdp.curve import Answer, PairCurve, Query
 from symfdp.mechanisms._complex_mgf import LogMGF
 from symfdp.mechanisms.base import FloatArray, Mechanism, QuadratureLimitError
@@ -463,7 +464,6 @@ class ContourPairCurve(PairCurve):
         r"""``log t`` where the saddle-point estimate :math:`\hat\delta_2`
         (CF-S6) of :math:`\varepsilon(t)` meets ``log_d``: the start of
         :meth:`_solve_in_tilt` (real CGF values only)."""
-        from symfdp.accountants.saddlepoint.formulas import delta2_log_terms
 
         def fn(u: FloatArray) -> tuple[FloatArray, FloatArray]:
             t = np.exp(u)

@@ -53,7 +53,7 @@ expansion in :math:`\lambda_r = K^{(r)}(t_*)/K''(t_*)^{r/2}`, ``r = 3..J``
 (``benchmarks/results/saddlepoint_orders.md``). ``curve.delta_error`` /
 ``epsilon_error`` estimate the error from the spread of orders ``J..J+3``, at
 least ``0.05 lambda_3^4`` of the value, plus the atom term of
-:mod:`~symfdp.accountants._atom_term` (the excess modulus of the tilted
+:mod:`~symfdp.accountants.saddlepoint.atom_term` (the excess modulus of the tilted
 characteristic function over the normal one: atoms, lattices, few-component
 mixtures that no order sees).
 Cost independent of ``n`` (``benchmarks/saddlepoint_speed.py``, ``bench_analytic.py``).

@@ -34,7 +34,7 @@ from symfdp.mechanisms.base import FloatArray, QuadratureLimitError
 from symfdp.numeric.roots import bracketed_newton
 
 if TYPE_CHECKING:
-    from symfdp.accountants._atom_term import StackedRules
+    from symfdp.accountants.saddlepoint.atom_term import StackedRules
 
 #: The saddle-point grid in s: a first stage, then 12 points per factor 4 by need.
 FIRST_STAGE: Final = np.geomspace(1e-4, 4.0, 97)
@@ -332,7 +332,7 @@ class SaddleGrid:
 
     def stacked_rules(self) -> StackedRules | None:
         """The stacked rules of the subsampled components
-        (:data:`~symfdp.accountants._atom_term.StackedRules`) when there are at
+        (:data:`~.atom_term.StackedRules`) when there are at
         least ``STACK_MIN`` of them (the CGF is then evaluated from those rules);
         None otherwise."""
         if len(self._fast_idx) < STACK_MIN:

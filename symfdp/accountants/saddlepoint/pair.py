@@ -4,121 +4,36 @@ r"""``SaddlePointPairCurve``: the saddle-point curve of one composed pair
 from __future__ import annotations
 
 import functools
-import math
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from symfdp._warnings import warn_approximation
-from symfdp.accountants._atom_term import atom_term
 from symfdp.accountants.base import Components
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
 from symfdp.accountants.saddlepoint import orders as O
-from symfdp.accountants.saddlepoint.equation import (
-    MAX_ITER,
-    RTOL,
-    SIDES,
-    TAYLOR_ORDER,
-    TAYLOR_ROUNDS,
-    TAYLOR_STEP,
-    SaddleGrid,
-    hermite_cubic,
-    taylor_shift,
+from symfdp.accountants.saddlepoint.answers import (
+    EPS_STEP,
+    ERROR_ORDERS,
+    RHO_FLOOR,
+    SPLIT_RTOL,
+    Notes,
+    note_repairs,
+    query_repairs,
+    spread,
 )
+from symfdp.accountants.saddlepoint.atom_term import atom_term
+from symfdp.accountants.saddlepoint.equation import (
+    SIDES,
+    SaddleGrid,
+)
+from symfdp.accountants.saddlepoint.inverse import epsilon
 from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
-from symfdp.curve import Answer, PairCurve, Query, Repair, invert_profile
+from symfdp.accountants.saddlepoint.tradeoff import profile_points, tradeoff_answer
+from symfdp.curve import Answer, PairCurve, Query
 from symfdp.mechanisms.base import FloatArray
-from symfdp.numeric.roots import ROUNDOFF_RTOL, bracketed_newton, monotone_bisect
-from symfdp.tradeoff.duality import supporting_lines
-
-#: A query's notes: what its repairs changed (one sentence each), or None
-#: where nobody listens (diagnostics, tables built for the grid).
-Notes = list[str] | None
-
-#: Relative disagreement of the two sides at the split point that warns.
-SPLIT_RTOL = 0.1
-#: Orders >= 3 below this fraction of delta_hat_2 count as diverged.
-RHO_FLOOR = 0.01
-#: Factor on the spread of the orders in the error estimates.
-ERROR_SAFETY = 1.0
-#: Validity floor of the error estimates: SKEW_ERROR_COEF * lambda_3^4 relative
-#: (calibrated by benchmarks/saddlepoint_orders.py).
-SKEW_ERROR_COEF = 0.05
-#: The error estimates compare the chosen order J with orders J+1..J+ERROR_ORDERS.
-ERROR_ORDERS = 3
-#: Relative step of the forward difference giving d delta/d eps.
-EPS_STEP = 1e-5
-#: Eps spacing, relative to max(eps, 1), of the differences giving the hazard
-#: rate in :meth:`SaddlePointPairCurve.epsilon_and_hazard`.
-HAZARD_STEP = 1e-3
-#: Newton steps per pass over the rules in the epsilon(delta) solve.
-NEWTON_STEPS = 12
-
-
-def _note_repairs(r: F.IntegralRepairs, notes: Notes) -> None:
-    """The notes of the repairs :func:`~.formulas.log_integrals` reports."""
-    if notes is None:
-        return
-    if r.beyond_search:
-        notes.append(
-            "the saddle point lies beyond the searched range (the tilted law is "
-            "degenerate near the end of the support); the contour integral was "
-            "replaced by the Chernoff bound e^{K(t)-eps t} (t/(1+t))^t/(1+t) at "
-            "the last saddle point, an upper bound"
-        )
-    if r.above_chernoff:
-        notes.append(
-            "the estimate exceeded the Chernoff bound e^{K(t)-eps t} "
-            "(t/(1+t))^t/(1+t) at the saddle point (too few compositions for the "
-            "approximation); lowered to that bound"
-        )
-    if r.terms_lost:
-        notes.append(
-            "the two Gaussian terms of delta_hat_2 agree to 8 digits (degenerate "
-            "tilted law); delta_hat_1 used instead"
-        )
-
-
-def skew_note(skew: float) -> str | None:
-    r"""The note when ``skew`` (the largest tilted skewness at the evaluated
-    points) exceeds ``F.SKEWNESS_MAX`` (see :mod:`symfdp.accountants.saddlepoint`,
-    valid range), else None."""
-    if not skew > F.SKEWNESS_MAX:
-        return None
-    return (
-        "outside the approximation's valid range: the tilted privacy loss at the "
-        f"saddle point is far from normal (skewness {skew:.3g} > "
-        f"{F.SKEWNESS_MAX:g}), so delta may be off by 10% or more. This is the "
-        "regime of few effective compositions, e.g. the add pair of a subsampled "
-        "mechanism with a small expected number of samples n*p"
-    )
-
-
-def _repairs(query: Query, notes: list[str], skew: float = 0.0) -> tuple[Repair, ...]:
-    """The records of a query's notes (each once) and of its skewness."""
-    skewed = skew_note(skew)
-    whats = list(dict.fromkeys(notes if skewed is None else [*notes, skewed]))
-    return tuple(Repair(query, what) for what in whats)
-
-
-def _pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
-    """Upper-side values at ``s`` from the rows of K and its derivatives there
-    (at least three; ``eps(s)`` explicit, ``k3`` set)."""
-    eps = d[1] - (1.0 / s + 1.0 / (1.0 + s))
-    return SaddleValues(s, s, d[0], d[1], d[2], eps, d[3])
-
-
-def _spread(rows: FloatArray, lam3: FloatArray, atom: FloatArray) -> FloatArray:
-    """``ERROR_SAFETY`` times the spread of the orders' estimates (rows), at
-    least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one, plus ``atom`` (the
-    atom term of :mod:`~symfdp.accountants._atom_term`); ``inf`` where ``lam3``
-    exceeds ``F.SKEWNESS_MAX``."""
-    spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
-    err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0])) + atom
-    return np.where(lam3 > F.SKEWNESS_MAX, np.inf, err)
 
 
 class SaddlePointPairCurve(PairCurve):
@@ -176,7 +91,7 @@ class SaddlePointPairCurve(PairCurve):
         above ``RHO_FLOOR``), the tilted skewness and the Chernoff-capped points."""
         base = 1 if self.order == 1 else 2
         log1, log2, log_c, repairs = F.log_integrals(vals, side, capped, base)
-        _note_repairs(repairs, notes)
+        note_repairs(repairs, notes)
         top = max(orders)
         capped = np.asarray(capped, dtype=bool) | ~(vals.v > 0.0)
         usable = ~capped & (log2 < log_c)
@@ -268,12 +183,12 @@ class SaddlePointPairCurve(PairCurve):
 
     def answer(self, query: Query, points: FloatArray) -> Answer:
         """:meth:`_delta_answer`, :meth:`_epsilon_answer` or
-        :meth:`_tradeoff_answer` (no estimate)."""
+        :func:`~.tradeoff.tradeoff_answer` (no estimate)."""
         if query is Query.DELTA:
             return self._delta_answer(points)
         if query is Query.EPSILON:
             return self._epsilon_answer(points)
-        return self._tradeoff_answer(points)
+        return tradeoff_answer(self, points)
 
     def _delta_answer(self, eps: FloatArray) -> Answer:
         r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``
@@ -285,19 +200,19 @@ class SaddlePointPairCurve(PairCurve):
         \hat\delta_k - \min_k \hat\delta_k` over the orders :math:`k = J, \dots,
         J +` ``ERROR_ORDERS`` (several: odd terms nearly vanish near the tilted
         mean), at least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value,
-        plus the atom term (:func:`~symfdp.accountants._atom_term.atom_term`: the
+        plus the atom term (:func:`~.atom_term.atom_term`: the
         excess modulus of the tilted characteristic function over the normal one,
         which no order sees); 0 where delta is exact, the value at
         Chernoff-capped points, ``inf`` where the expansion diverged.
         """
         notes: list[str] = []
         rows, _, kind, lam3, atom = self._delta_orders(eps, False, ERROR_ORDERS, notes)
-        err = _spread(rows, lam3, atom)
+        err = spread(rows, lam3, atom)
         err = np.where(kind == 0, 0.0, err)
         err = np.where(kind == 1, rows[0], err)
         err = np.where(kind == 3, np.inf, err)
         err = np.where(np.isnan(err), np.inf, err)
-        return Answer(rows[0], err, repairs=_repairs(Query.DELTA, notes))
+        return Answer(rows[0], err, repairs=query_repairs(Query.DELTA, notes))
 
     def _epsilon_answer(self, d: FloatArray) -> Answer:
         r"""``epsilon(delta)`` for ``delta`` in (0, 1) (:meth:`_epsilon`) and its
@@ -305,11 +220,11 @@ class SaddlePointPairCurve(PairCurve):
         profile's slope, :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`;
         ``inf`` where the slope vanishes (diverged expansion)."""
         notes: list[str] = []
-        eps, err, skew, _ = self._epsilon(d, ERROR_ORDERS, notes)
+        eps, err, skew, _ = epsilon(self, d, ERROR_ORDERS, notes)
         rest = np.isnan(err)
         if rest.any():
             err[rest] = self._epsilon_error_at(eps[rest])
-        return Answer(eps, err, repairs=_repairs(Query.EPSILON, notes, skew))
+        return Answer(eps, err, repairs=query_repairs(Query.EPSILON, notes, skew))
 
     def _epsilon_error_at(self, e: FloatArray) -> FloatArray:
         """The eps-error estimate of :meth:`_epsilon_answer` at answers ``e``
@@ -318,7 +233,7 @@ class SaddlePointPairCurve(PairCurve):
         both = np.concatenate((e, e + h))
         rows, _, kind, lam3, atom = self._delta_orders(both, False, ERROR_ORDERS, None)
         size = e.size
-        gap = _spread(rows[:, :size], lam3[:size], atom[:size])
+        gap = spread(rows[:, :size], lam3[:size], atom[:size])
         gap = np.where(kind[:size] == 1, rows[0, :size], gap)
         slope = np.abs(rows[0, size:] - rows[0, :size]) / h
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -462,87 +377,6 @@ class SaddlePointPairCurve(PairCurve):
         return out.reshape(e.shape)
 
     # ------------------------------------------------------------ epsilon
-    def epsilon_and_hazard(self, delta: float) -> tuple[float, float, bool]:
-        r"""``(epsilon(delta), H_P)``: the answer and the hazard rate
-        :math:`H_P = 1 - \hat\delta''(\varepsilon)/\hat\delta'(\varepsilon)` of
-        the composed loss under P there (:mod:`symfdp.accountants._fill_step`).
-
-        With :math:`g = \log\hat\delta`, :math:`H_P = 1 - g''/g' - g'`; ``g'``
-        and ``g''`` are the divided differences of the quadratic through
-        :math:`(\varepsilon(s), g(s))` at the answer's saddle point and two
-        points beside it, spaced :math:`10^{-3}\max(\varepsilon, 1)` apart in
-        eps (:math:`d\varepsilon/ds = K'' + 1/s^2 + 1/(1+s)^2`): one pass over
-        the rules and no further solve. NaN where the answer is not an
-        upper-side saddle point or the slope is not negative. The flag is
-        whether the answer needed no repair and lies in the valid range (the
-        records :meth:`_epsilon_answer` would carry)."""
-        notes: list[str] = []
-        out, _, skew, saddle = self._epsilon(np.array([delta]), 0, notes)
-        trusted = not _repairs(Query.EPSILON, notes, skew)
-        eps, s, v = float(out[0]), float(saddle[0, 0]), float(saddle[1, 0])
-        if not math.isfinite(s):
-            return eps, math.nan, trusted
-        slope = v + 1.0 / s**2 + 1.0 / (1.0 + s) ** 2
-        ds = HAZARD_STEP * max(eps, 1.0) / slope
-        pts = np.array([s - ds, s, s + ds])
-        if not (ds > 0.0 and pts[0] > 0.0):
-            return eps, math.nan, trusted
-        reach = max(3, self.order, TAYLOR_ORDER) + 1
-        d = self._saddles.derivatives(pts, reach)
-        at = _pack3(pts, d)
-        with np.errstate(all="ignore"):
-            g = self._upper_log_delta(at, kappa=d[2:])
-        e = at.eps
-        d01 = (g[1] - g[0]) / (e[1] - e[0])
-        d12 = (g[2] - g[1]) / (e[2] - e[1])
-        curv = (d12 - d01) / (e[2] - e[0])
-        g1 = d01 + curv * (e[1] - e[0])
-        g2 = 2.0 * curv
-        if not (np.isfinite(g1) and np.isfinite(g2)) or g1 >= 0.0:
-            return eps, math.nan, trusted
-        return eps, float(1.0 - g2 / g1 - g1), trusted
-
-    def _epsilon(
-        self, flat: FloatArray, extra: int, notes: Notes
-    ) -> tuple[FloatArray, FloatArray, float, FloatArray]:
-        """``(eps, err, skew, s)`` for flat targets: the answers, with ``extra`` >
-        0 their upper-side eps-error estimates (NaN elsewhere), the largest
-        skewness, and the rows ``s``, :math:`K''(s)` of the answers' upper-side
-        saddle points (NaN where the answer is not one)."""
-        out = np.zeros(flat.shape)
-        err = np.full(flat.shape, np.nan)
-        saddle = np.full((2, flat.size), np.nan)
-        if self.support[1] <= 0.0 or flat.size == 0:
-            return out, np.zeros(flat.shape), 0.0, saddle
-        e_lo = max(0.0, self.eps_split)
-        if e_lo >= self.support[1]:
-            return out, np.zeros(flat.shape), 0.0, saddle
-        eps, below, skew, err_up, s_up = self._invert_upper(flat, e_lo, extra, notes)
-        out[~below] = eps[~below]
-        err[~below] = err_up[~below]
-        saddle[:, ~below] = s_up[:, ~below]
-        if below.any() and self.eps_split > 0.0:
-            lo = np.zeros(int(below.sum()))
-            out[below] = monotone_bisect(
-                lambda x: self._delta(x, False, notes)[0],
-                flat[below],
-                lo,
-                np.full_like(lo, self.eps_split),
-            )
-            skew = max(skew, self._delta(out[below], True, notes)[1])
-        elif below.any():
-            # The answer is 0 only if delta(0) <= d; a steeply turning CGF can put
-            # the upper-side root below 0 otherwise: invert on the profile there.
-            at_zero, skew0 = self._delta(np.zeros(1), True, notes)
-            skew = max(skew, skew0)
-            redo = below & (flat < at_zero[0])
-            if redo.any():
-                out[redo] = invert_profile(
-                    lambda x: self._delta(x, False, notes)[0], flat[redo]
-                )
-                skew = max(skew, self._delta(out[redo], True, notes)[1])
-        return out, err, skew, saddle
-
     def _upper_log_delta(
         self, vals: SaddleValues, notes: Notes = None, kappa: FloatArray | None = None
     ) -> FloatArray:
@@ -572,369 +406,14 @@ class SaddlePointPairCurve(PairCurve):
             self._grid_cache = hit
         return hit[1], hit[2]
 
-    def _invert_upper(
-        self, d: FloatArray, e_lo: float, extra: int, notes: Notes
-    ) -> tuple[FloatArray, Any, float, FloatArray, FloatArray]:
-        """Upper-side inverse: ``(eps, below, skew, err, s)``, ``below`` marking
-        answers below ``e_lo``, ``err`` from :meth:`_error_at_saddle` (``extra``
-        > 0; NaN elsewhere), ``s`` the rows ``s``, :math:`K''(s)` of the solved
-        answers' saddle points (NaN elsewhere)."""
-        saddles = self._saddles
-        log_d = np.log(d)
-        saddles.covering("upper", e_lo, e_lo)
-        while True:
-            g = saddles.grid("upper")
-            gl = self._grid_log_delta(g)
-            if gl[-1] <= log_d.min() or not saddles.extend("upper", False):
-                break
-        ge, gs = g.eps, g.s
-        j0 = max(int(np.searchsorted(ge, e_lo)) - 1, 0)
-        ok = gl[None, j0:] <= log_d[:, None]
-        found = ok.any(axis=1)
-        idx = j0 + np.argmax(ok, axis=1)
-        eps = np.zeros(d.shape)
-        err = np.full(d.shape, np.nan)
-        saddle = np.full((2, d.size), np.nan)
-        below = found & (idx == j0)
-        capped = ~found
-        skew = 0.0
-        if capped.any() and notes is not None:
-            notes.append(
-                "epsilon(delta) needs a saddle point beyond the searched range "
-                "(degenerate tilted law near the end of the support); it was "
-                "bounded with the Chernoff bound at the last saddle point (an "
-                "upper bound on epsilon, capped at the end of the support)"
-            )
-            kk, t, s = g.K[-1], g.t[-1], gs[-1]
-            eps_c = (kk + F.log_kernel_max(np.array(s)) - log_d[capped]) / t
-            # Not below e_lo: the answer is inf{eps >= e_lo : ...}, and the bound
-            # decreases in eps, so it holds at e_lo too.
-            eps[capped] = np.minimum(
-                np.maximum(eps_c, max(float(ge[-1]), e_lo)), self.support[1]
-            )
-            # An upper bound: the answer lies in [0, eps], its error up to eps.
-            err[capped] = eps[capped]
-        solve = found & ~below
-        if solve.any():
-            i = idx[solve]
-            s_lo, s_hi = gs[i - 1], gs[i]
-            target = log_d[solve]
-            # First guess: cubic Hermite interpolation of log s in log delta.
-            _, gslope = self._grid_values(g)
-            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                x0 = np.exp(
-                    hermite_cubic(
-                        target,
-                        gl[i - 1],
-                        gl[i],
-                        np.log(s_lo),
-                        np.log(s_hi),
-                        1.0 / (s_lo * gslope[i - 1]),
-                        1.0 / (s_hi * gslope[i]),
-                    )
-                )
-            bad = ~((x0 > s_lo) & (x0 < s_hi))
-            x0 = np.where(bad, np.sqrt(s_lo * s_hi), x0)
-            # The exact slope of log delta_hat_2 (log delta_hat_1 for order 1).
-            slope_fn = F.log_delta_slope if self.order == 1 else F.log_delta2_slope
-            # The derivatives the error estimate needs come with each pass, and
-            # enough more for the Taylor series of the rows (see _taylor_newton).
-            top = max(3, self.order + extra)
-            reach = max(top, TAYLOR_ORDER) + 1
-            # Orders >= 3: log delta_J = log delta_2 + log rho_J with a smooth
-            # factor rho_J; its slope is the secant through the last two points.
-            rho: dict[str, FloatArray] = {}
-
-            def objective(
-                x: FloatArray, d: FloatArray
-            ) -> tuple[FloatArray, FloatArray]:
-                # log delta_J and its slope in s at x, from the rows K, K', ...
-                # there.
-                vals = _pack3(x, d)
-                slope = slope_fn(x, vals.v, d[3])
-                if self.order <= 2:
-                    lean = self._lean_log_delta(vals)
-                    if lean is not None:
-                        return lean, slope
-                    return self._upper_log_delta(vals, kappa=d[2:]), slope
-                no_cap = np.zeros(x.shape, bool)
-                logs, *_ = self._log_integrals(
-                    vals, "upper", no_cap, (2, self.order), None, d[2:]
-                )
-                log_rho = logs[self.order] - logs[2]
-                if rho and np.shape(rho["x"]) == x.shape:
-                    dx = x - rho["x"]
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        sec = (log_rho - rho["log"]) / dx
-                    far = np.abs(dx) > 1e-9 * x
-                    rho["slope"] = np.where(far & np.isfinite(sec), sec, rho["slope"])
-                else:
-                    rho["slope"] = np.zeros(x.shape)
-                rho.update(x=x, log=log_rho)
-                return logs[self.order], slope + rho["slope"]
-
-            s, d_s, rest, s_lo, s_hi = self._taylor_newton(
-                objective, target, s_lo, s_hi, x0, reach
-            )
-            if rest.any():
-                # Entries whose root lies farther than the Taylor steps reach:
-                # safeguarded Newton with a pass over the rules per step.
-                rho.clear()
-                last: list[tuple[FloatArray, FloatArray]] = []
-
-                def fn(x: FloatArray) -> tuple[FloatArray, FloatArray]:
-                    d = saddles.derivatives(x, reach)
-                    last.append((x, d))
-                    return objective(x, d)
-
-                # log delta is decreasing in s; |log delta - target| <= 1e-10 is
-                # a relative accuracy of 1e-10 in delta.
-                s_r = bracketed_newton(
-                    fn,
-                    target[rest],
-                    s_lo[rest],
-                    s_hi[rest],
-                    increasing=False,
-                    xtol=RTOL,
-                    ftol=1e-10,
-                    x0=s[rest],
-                    geometric=True,
-                    check_bracket=False,
-                    max_iter=MAX_ITER,
-                )
-                if last and np.array_equal(last[-1][0], s_r):
-                    d_s[:, rest] = last[-1][1]
-                else:
-                    d_s[:, rest] = saddles.derivatives(s_r, reach)
-                s[rest] = s_r
-            if extra > 0:
-                at_s, log_i, err[solve] = self._error_at_saddle(s, extra, d_s, notes)
-            else:
-                at_s = _pack3(s, d_s)
-                log_i = self._upper_log_delta(at_s, notes, kappa=d_s[2:])
-            eps[solve] = at_s.eps
-            saddle[0, solve] = s
-            saddle[1, solve] = d_s[2]
-            below[solve] = at_s.eps < e_lo
-            skew = self._skew(at_s, log_i, np.exp(log_i), below[solve])
-        return eps, below, skew, err, saddle
-
-    def _lean_log_delta(self, vals: SaddleValues) -> FloatArray | None:
-        """:meth:`_upper_log_delta` of order 1 or 2 where none of its repairs
-        applies, else ``None``."""
-        kk, eps, t, m, v, s = vals.K, vals.eps, vals.t, vals.m, vals.v, vals.s
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            log_c = kk - eps * t + F.log_kernel_max(s)
-            if self.order == 1:
-                out = F.log_delta1(kk, eps, t, v)
-                bad = ~(v > 0.0) | ~(out <= log_c + 1e-12)
-            else:
-                la, lb = F.delta2_log_terms("upper", kk, eps, t, m, v)
-                gap = lb - la
-                out = la + np.log(-np.expm1(gap))
-                bad = ~(v > 0.0) | ~(gap < -1e-8) | ~(out <= log_c + 1e-12)
-        return None if bad.any() else out
-
-    def _taylor_newton(
-        self,
-        objective: Any,
-        target: FloatArray,
-        lo: FloatArray,
-        hi: FloatArray,
-        x0: FloatArray,
-        reach: int,
-    ) -> tuple[FloatArray, FloatArray, Any, FloatArray, FloatArray]:
-        r"""Solve ``objective(s, rows)[0] = target`` (decreasing in ``s``) in
-        ``[lo, hi]`` by Newton on the Taylor series of one pass over the rules
-        (:math:`K, \dots, K^{(reach)}`), a new pass where a step leaves
-        ``TAYLOR_STEP`` (up to ``TAYLOR_ROUNDS``); stops at :math:`|f - target|
-        \le 10^{-10}` or a relative step of ``RTOL``.
-
-        Returns:
-            ``(s, rows, rest, lo, hi)``: the points, the rows there, the entries
-            not resolved (their ``s`` is their last point) and the brackets.
-        """
-        size = target.size
-        s_out = x0.copy()
-        d_out = np.zeros((reach + 1, size))
-        rest = np.ones(size, dtype=bool)
-        lo, hi = lo.copy(), hi.copy()
-        idx = np.arange(size)
-        x = x0
-        for _ in range(TAYLOR_ROUNDS):
-            d0 = self._saddles.derivatives(x, reach)
-            tgt, l_i, h_i = target[idx], lo[idx], hi[idx]
-            s, d = x, d0
-            done = np.zeros(idx.size, dtype=bool)
-            leave = np.zeros(idx.size, dtype=bool)
-            nxt = x
-            for _ in range(NEWTON_STEPS):
-                f, slope = objective(s, d)
-                g = f - tgt
-                act = ~done & ~leave
-                l_i = np.where(act & (g > 0), s, l_i)
-                h_i = np.where(act & (g < 0), s, h_i)
-                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                    step = g / slope
-                    tol = np.maximum(
-                        1e-10, ROUNDOFF_RTOL * np.maximum(abs(f), abs(tgt))
-                    )
-                    new = s - step
-                    inside = np.isfinite(new) & (new > l_i) & (new < h_i)
-                    stop = (np.abs(g) <= tol) | (inside & (np.abs(step) <= RTOL * s))
-                    stop |= h_i - l_i <= RTOL * s
-                    done |= act & stop
-                    new = np.where(inside, new, np.sqrt(l_i * h_i))
-                    near = np.abs(new - x) <= TAYLOR_STEP * x
-                    out = act & ~stop & ~near
-                    # A stopped entry takes its last Newton step (inside the
-                    # bracket and the Taylor reach): |f - target| <= 1e-10
-                    # becomes ~1e-20, eps exact to rounding.
-                    finish = act & stop & inside & near
-                leave |= out
-                nxt = np.where(out, new, nxt)
-                cont = act & ~stop & ~out
-                move = cont | finish
-                if not move.any():
-                    break
-                s = np.where(move, new, s)
-                d = taylor_shift(d0, s - x)
-                if not cont.any():
-                    break
-            keep = done
-            s_out[idx[keep]] = s[keep]
-            d_out[:, idx[keep]] = d[:, keep]
-            rest[idx[keep]] = False
-            lo[idx], hi[idx] = l_i, h_i
-            # Entries that neither stopped nor left go on from their last point.
-            nxt = np.where(leave, nxt, s)
-            s_out[idx[~keep]] = nxt[~keep]
-            idx, x = idx[~keep], nxt[~keep]
-            if idx.size == 0:
-                break
-        return s_out, d_out, rest, lo, hi
-
-    def _error_at_saddle(
-        self, s: FloatArray, extra: int, d_s: FloatArray | None, notes: Notes
-    ) -> tuple[SaddleValues, FloatArray, FloatArray]:
-        r"""``(vals, log_i, err)`` at upper-side saddle points ``s``: the values
-        (with ``k3``), the log estimate and the eps-error estimate of
-        that estimate, the slope from ``s`` and ``s (1 + EPS_STEP)``
-        (Taylor series of ``d_s`` when given)."""
-        size = s.size
-        both = np.concatenate((s, s * (1.0 + EPS_STEP)))
-        top = max(3, self.order + extra)
-        if d_s is None:
-            d = self._saddles.derivatives(both, top)
-        else:
-            # The second point from the Taylor series at the first (step
-            # EPS_STEP * s: the omitted terms are ~1e-25 relative).
-            d = np.concatenate((d_s, taylor_shift(d_s, s * EPS_STEP)), axis=1)
-        vals = _pack3(both, d)
-        orders = tuple(range(self.order, self.order + extra + 1))
-        logs, _, ok, lam3, capped = self._log_integrals(
-            vals, "upper", np.zeros(both.shape, bool), orders, notes, d[2:]
-        )
-        rows = np.array(
-            [B.repair(np.exp(logs[j]), vals.eps, self.log_p_mass)[0] for j in orders]
-        )
-        capped = np.asarray(capped, dtype=bool)[:size]
-        good = ok[:size] | (self.order + extra <= 2)
-        at = vals.take(slice(0, size))
-        atom = atom_term(
-            self.components,
-            at.t,
-            at.K - at.t * at.eps,
-            self._saddles.stacked_rules(),
-        )
-        gap = _spread(rows[:, :size], lam3[:size], atom)
-        gap = np.where(capped, rows[0, :size], gap)
-        slope = np.abs(rows[0, size:] - rows[0, :size]) / (
-            vals.eps[size:] - vals.eps[:size]
-        )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            err = gap / slope
-        err = np.where((~capped & ~good) | np.isnan(err), np.inf, err)
-        return vals.take(slice(0, size)), logs[self.order][:size], err
+    # ------------------------------------------------------------ trade-off
 
     # ------------------------------------------------------------ trade-off
     def profile_table(self) -> tuple[FloatArray, FloatArray]:
         r"""``(eps, delta)`` at :math:`\varepsilon(s)` of 240 log-spaced saddle
-        points per side, 0, the split point and the support's ends (cached)."""
+        points per side, 0, the split point and the support's ends (cached;
+        :func:`~.tradeoff.profile_points`)."""
         if self._table is None:
-            saddles = self._saddles
-            eps_parts, delta_parts = [], []
-            skew = 0.0
-            sides = ("upper",) if self.symmetric else SIDES
-            # Tilts beyond ~32 standard deviations of the loss add nothing visible.
-            sd0 = math.sqrt(max(float(saddles.grid("upper").v[0]), 1e-300))
-            limit = 32.0 * max(1.0, 1.0 / sd0)
-            for side in sides:
-                while saddles.extend(side, small_s=False, limit=limit):
-                    pass
-                s_end = float(saddles.grid(side).s[-1])
-                vals = saddles.at(np.geomspace(1e-3, max(s_end, 1.0), 240), side)
-                # K''' along the table by differences of K'' (no CGF call).
-                vals = replace(vals, k3=np.gradient(vals.v, vals.t))
-                e = vals.eps
-                keep = (
-                    (e >= self.eps_split) if side == "upper" else (e < self.eps_split)
-                )
-                lo, hi = self.support
-                keep &= (e > lo) & (e < hi)
-                vals = vals.take(keep)
-                logs, *_ = self._log_integrals(
-                    vals, side, np.zeros(int(keep.sum()), bool), (self.order,), None
-                )
-                log_i = logs[self.order]
-                d = B.from_integral(log_i, e[keep], side, self.log_p_mass)
-                d = B.repair(d, e[keep], self.log_p_mass)[0]
-                if side == "lower":
-                    d = self._join_split(d, None)
-                no_skip = np.zeros(d.shape, bool)
-                skew = max(skew, self._skew(vals, log_i, d, no_skip))
-                eps_parts.append(e[keep])
-                delta_parts.append(d)
-            extra = [
-                0.0,
-                self.eps_split,
-                *(b for b in self.support if math.isfinite(b)),
-            ]
-            extra_e = np.array(extra)
-            eps_parts.append(extra_e)
-            extra_d, extra_skew = self._delta(extra_e, True, self._table_notes)
-            delta_parts.append(extra_d)
-            skew = max(skew, extra_skew)
-            eps = np.concatenate(eps_parts)
-            delta = np.concatenate(delta_parts)
-            eps, idx = np.unique(eps, return_index=True)
-            delta = delta[idx]
-            if self.symmetric:
-                delta, eps = delta[eps >= 0.0], eps[eps >= 0.0]
+            eps, delta, self._table_skew = profile_points(self)
             self._table = (eps, delta)
-            self._table_skew = skew
         return self._table
-
-    def _tradeoff_answer(self, a: FloatArray) -> Answer:
-        r""":math:`f(\alpha) = \max\{0, \max_k 1 - \hat\delta(\varepsilon_k)
-        - e^{\varepsilon_k}\alpha\}` over :meth:`profile_table` (Dong et al.
-        2019, Prop. 2.8; mirrored lines for symmetric compositions), with the
-        records of the table's repairs and validity."""
-        eps, delta = self.profile_table()
-
-        def lookup(x: FloatArray) -> FloatArray:
-            # Interpolation can fall below 1 - e^{eps + K(-1)}: floor it.
-            floor = B.below_support(x, self.log_p_mass)
-            return np.maximum(np.interp(x, eps, delta), floor)
-
-        raw = supporting_lines(lookup, a, eps, self.symmetric, False)
-        out = np.minimum(raw, 1.0 - a)
-        notes = list(self._table_notes)
-        if np.any(raw - out > 1e-12):
-            notes.append(
-                "the curve from the profile's supporting lines exceeds 1 - alpha "
-                "(the estimated profile is below that of any trade-off function "
-                "there); clipped to 1 - alpha"
-            )
-        repairs = _repairs(Query.TRADEOFF, notes, self._table_skew)
-        return Answer(out, repairs=repairs)

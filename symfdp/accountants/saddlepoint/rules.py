@@ -25,7 +25,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from symfdp.mechanisms import _logmix as lm
+from symfdp.mechanisms._gaussian_mixture_batch import log_mix_rows, stacked_log_mix
 from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.mechanisms.subsampled import PoissonSubsampled
+from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 from symfdp.numeric.moments import (
     central_rows_from_shifted,
     cumulants_from_central_rows,
@@ -122,7 +126,6 @@ class RuleCache:
         hit = self._rules.get(key)
         if hit is not None:
             return hit
-        from symfdp.mechanisms import _logmix as lm
 
         m: Any = self.mechanism
         key, base, log_p = self._base(key, s_lo, s_hi)
@@ -190,7 +193,6 @@ class StackedRule:
 def rules_many(caches: list[RuleCache], t_lo: float, t_hi: float) -> list[LossRule]:
     r""":meth:`RuleCache.rule` of every cache, the missing rules' losses
     :math:`\ell(l_b)` computed in one NumPy pass."""
-    from symfdp.mechanisms._gaussian_mixture_batch import stacked_log_mix
 
     out: list[LossRule | None] = []
     todo: list[tuple[int, tuple[float, float], FloatArray, FloatArray]] = []
@@ -237,8 +239,6 @@ def stack_subsampled_gaussians(
     rules. None when some component is not such a pair, or its rule would
     exceed the mechanism's memory guard (then the rules are built one by one).
     """
-    from symfdp.mechanisms._gaussian_mixture_batch import log_mix_rows
-    from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
 
     if any(type(m) is not SubsampledGaussian for m in mechanisms):
         return None
@@ -450,6 +450,5 @@ def has_rules(m: Mechanism) -> bool:
 @functools.cache
 def _is_subsampled(kind: type) -> bool:
     """Whether ``kind`` is a Poisson-subsampled mechanism class."""
-    from symfdp.mechanisms.subsampled import PoissonSubsampled
 
     return issubclass(kind, PoissonSubsampled)

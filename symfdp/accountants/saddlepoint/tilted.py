@@ -27,7 +27,11 @@ from typing import Any, cast
 import numpy as np
 
 from symfdp.accountants.base import Components
+from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms.base import FloatArray, Mechanism, tilted_weight_blocks
+from symfdp.mechanisms.gaussian import Gaussian
+from symfdp.mechanisms.subsampled import PoissonSubsampled
+from symfdp.mechanisms.swapped import Swapped
 from symfdp.numeric.moments import cumulants_from_central_rows
 
 #: Entries (tilts x nodes) per block of the vectorised moment pass.
@@ -57,10 +61,6 @@ def rule_cumulants(
 def component_cumulants(m: Mechanism, t: FloatArray, order: int) -> FloatArray:
     r""":math:`K_Q^{(r)}(t)`, ``r = 2..order``, of one mechanism's loss; shape
     ``(order-1, t.size)``. See the module docstring for the per-mechanism forms."""
-    from symfdp.mechanisms import _logmix as lm
-    from symfdp.mechanisms.gaussian import Gaussian
-    from symfdp.mechanisms.subsampled import PoissonSubsampled
-    from symfdp.mechanisms.swapped import Swapped
 
     signs = (-1.0) ** np.arange(2, order + 1)[:, None]
     if isinstance(m, Gaussian):

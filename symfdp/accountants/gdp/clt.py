@@ -54,18 +54,13 @@ from scipy import special
 from symfdp._validation import check_choice, check_int, check_real
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants._exact_pairs import gaussian_epsilon
-from symfdp.accountants._tail_expansion import (
-    TailKernel,
-    reference_kernel,
-    series_diverges,
-)
 from symfdp.accountants.base import (
     DEFAULT_WARN_REL_ERROR,
     Components,
     Composed,
-    GDPAccountant,
     pair_compositions,
 )
+from symfdp.accountants.gdp.base import GDPAccountant
 from symfdp.curve import Answer, PairCurve, PrivacyCurve, Query
 from symfdp.functionals import noisy_sgd_mu_chi2, noisy_sgd_mu_exp
 from symfdp.mechanisms.base import FloatArray, Mechanism
@@ -75,6 +70,11 @@ from symfdp.mechanisms.gaussian import (
 )
 from symfdp.mechanisms.pure_dp import PureDP
 from symfdp.mechanisms.subsampled_gaussian import SubsampledGaussian
+from symfdp.numeric.edgeworth import (
+    TailKernel,
+    reference_kernel,
+    series_diverges,
+)
 
 FORMS: tuple[str, ...] = ("moments", "exp", "chi2", "dp")
 
@@ -91,7 +91,7 @@ class CLTPairCurve(PairCurve):
     Attributes:
         mu: The GDP parameter :math:`\mu \ge 0`.
         delta0: The :math:`\delta` part :math:`\delta_0 \in [0, 1)`.
-        reference: One :func:`~symfdp.accountants._tail_expansion.reference_kernel`
+        reference: One :func:`~symfdp.numeric.edgeworth.reference_kernel`
             per direction (``()``: exact, no error; None: ``inf``).
 
     Error estimate: the larger distance of the GDP profile to the raw two-sided
@@ -227,7 +227,7 @@ def _cramer_log_ratio(law: FloatArray, e: FloatArray) -> FloatArray:
 
 def _diverges(law: FloatArray, e: FloatArray) -> NDArray[np.bool_]:
     """Where the Q-law's cumulant series diverges at ``e``
-    (:func:`~symfdp.accountants._tail_expansion.series_diverges`)."""
+    (:func:`~symfdp.numeric.edgeworth.series_diverges`)."""
     return series_diverges(law[6:], (np.asarray(e) - law[0]) / law[1])
 
 
@@ -293,7 +293,7 @@ def _cramer_laws(components: Components) -> tuple[FloatArray, ...]:
 
 def _mu_moments(direction: Components) -> float:
     r"""Zheng et al. (2020), eq. (3.4): :math:`(K^Q_1 - K^P_1)/\sqrt{K^P_2}` (a
-    direction with variance: :class:`~symfdp.accountants.base.GDPAccountant`
+    direction with variance: :class:`~symfdp.accountants.gdp.base.GDPAccountant`
     answers :math:`\mathrm{Id}` for a composition without)."""
     k_p = summed_cumulants(direction, 2, "P")
     k_q = summed_cumulants(direction, 1, "Q")

@@ -1,9 +1,10 @@
-r"""The two-sided Edgeworth tail formula of one pair, from Horner coefficients.
+r"""The two-sided Edgeworth tail formula of one pair (both laws in one pass).
 
 Each law of the composed loss (summed cumulants, Zheng et al. (2020), eq. (A.2)) is
 standardised (:math:`x = (\varepsilon - m)/s`) and replaced by its order-``J``
 Edgeworth expansion :math:`1 - F_J(x) = \Phi(-x) + \phi(x) R_J(x)`, density
-:math:`\phi(x) q_J(x)` (:mod:`symfdp.numeric.edgeworth`);
+:math:`\phi(x) q_J(x)` (the laws of :class:`~.distribution.EdgeworthDistribution`, their
+coefficients, valid intervals and spliced tails);
 the tail formula (Zheng et al. (2020), Lemma 5.1) is :math:`\tilde\delta(\varepsilon)
 = \tilde S_Q(x_Q) - e^{\varepsilon}\tilde S_P(x_P)`. :class:`TailKernel` holds the
 coefficients of both laws in one array (one Horner pass for all polynomials).
@@ -29,6 +30,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from symfdp.numeric.edgeworth.distribution import correction_polynomial
+from symfdp.numeric.edgeworth.horner import horner, powers, stack_coefficients
+
 FloatArray = NDArray[np.float64]
 
 #: :math:`\log\sqrt{2\pi}`.
@@ -49,37 +53,14 @@ _CAP: Final = math.exp(EXP_CAP)
 _MAX_POWERS: Final = 32
 
 
-def stack_coefficients(polys: Sequence[Sequence[FloatArray]]) -> FloatArray:
-    """Ascending coefficients ``polys[law][k]`` as one ``(deg + 1, L, K, 1)``
-    array, zero padded to a common degree of at least 1 (a zero leading
-    coefficient leaves a polynomial's values unchanged)."""
-    deg = max(2, *(len(c) for row in polys for c in row))
-    out = np.zeros((deg, len(polys), len(polys[0]), 1))
-    for i, row in enumerate(polys):
-        for k, c in enumerate(row):
-            out[: len(c), i, k, 0] = c
-    return out
-
-
-def horner_stacked(coeffs: FloatArray, x: FloatArray) -> FloatArray:
-    """All polynomials of :func:`stack_coefficients` at ``x`` of shape ``(L, N)``:
-    ``(L, K, N)``, polynomial ``k`` of law ``i`` at ``x[i]`` (Horner, in place)."""
-    xs = x[:, None, :]
-    out = coeffs[-1] * xs
-    out += coeffs[-2]
-    for c in coeffs[-3::-1]:
-        out *= xs
-        out += c
-    return cast(FloatArray, out)
-
-
 @dataclass(frozen=True)
 class TailKernel:
     r"""Both laws of one pair (row 0: Q, row 1: P) for the tail formula.
 
     Attributes:
         mean, sd: ``(2, 1)`` means and standard deviations of the loss.
-        core: Coefficients of :math:`(R_J, q_J)` per law (:func:`stack_coefficients`).
+        core: Coefficients of :math:`(R_J, q_J)` per law
+            (:func:`~.horner.stack_coefficients`).
         gaps: Coefficients of the order differences :math:`D_k` per law, or None.
         lo, hi: ``(2, 1)`` valid intervals (standardised); ``-inf``/``inf`` when
             the expansion is valid there.
@@ -219,11 +200,11 @@ class TailKernel:
             matrix = self._matrix(with_gaps)
             if matrix is not None:
                 # Every polynomial as one matrix product with the powers of x.
-                poly = matrix @ _powers(xc, matrix.shape[2])
+                poly = matrix @ powers(xc, matrix.shape[2])
             else:  # degrees beyond _MAX_POWERS: Horner
                 # with_gaps: survival_and_gaps checked that full is not None.
                 coeffs = cast(FloatArray, self.full) if with_gaps else self.core
-                poly = horner_stacked(coeffs, xc)
+                poly = horner(coeffs, xc[:, None, :])
             gaps = None
             if with_gaps:
                 gaps = phi_w[0] * poly[0, 2:]
@@ -370,9 +351,9 @@ class TailKernel:
         h = np.exp(np.multiply.outer(-0.5 * inv_c * inv_c, _LAGUERRE_V2))
         moments = h @ weighted  # (N, size): sum_i w_i h_i v_i^j
         xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
-        powers = _powers(np.stack((xc, inv_c)), size)
-        moments *= powers[0].T @ taylor
-        moments *= powers[1].T
+        pw = powers(np.stack((xc, inv_c)), size)
+        moments *= pw[0].T @ taylor
+        moments *= pw[1].T
         return cast(FloatArray, moments.sum(axis=1))
 
     def _identity_sum_near(self, x: FloatArray, beta: FloatArray) -> FloatArray:
@@ -386,7 +367,7 @@ class TailKernel:
         h -= 0.5 * _LAGUERRE_V2
         np.exp(h, out=h)
         moments = h @ weighted
-        moments *= _powers(x[None, :], len(taylor))[0].T @ taylor
+        moments *= powers(x[None, :], len(taylor))[0].T @ taylor
         return cast(FloatArray, moments.sum(axis=1))
 
     def _identity_sum_nodes(
@@ -395,7 +376,7 @@ class TailKernel:
         """The rule's sum of :meth:`p_term_from_q` node by node (any ``beta``;
         used where ``beta < 1``, whose node factors grow with the node)."""
         y = np.clip(x[:, None] + _LAGUERRE_V / c[:, None], -X_CLIP, X_CLIP)
-        q = horner_stacked(self._q_density_correction, y.reshape(1, -1))
+        q = horner(self._q_density_correction, y.reshape(1, 1, -1))
         q = q[0, 0].reshape(y.shape)
         shape = np.exp(
             _LAGUERRE_V * (1.0 - beta / c)[:, None]
@@ -406,7 +387,7 @@ class TailKernel:
     @functools.cached_property
     def _q_density_correction(self) -> FloatArray:
         """Coefficients of :math:`q_J - 1` of the Q-law (as for
-        :func:`horner_stacked`)."""
+        :func:`~.horner.horner`)."""
         core: FloatArray = self.core[:, :1, 1:2].copy()
         core[0] -= 1.0
         return core
@@ -442,7 +423,7 @@ class TailKernel:
         x = self.standardise(e)
         xc = np.minimum(np.maximum(x, -X_CLIP), X_CLIP)
         log_phi = -0.5 * xc * xc - LOG_SQRT_2PI
-        poly = horner_stacked(self.gaps, xc)
+        poly = horner(self.gaps, xc[:, None, :])
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             w_q = np.exp(log_phi[0])
             w_p = np.exp(np.minimum(e + log_phi[1], EXP_CAP))
@@ -515,16 +496,6 @@ def _laguerre_weighted_powers(size: int) -> FloatArray:
     return out
 
 
-def _powers(x: FloatArray, count: int) -> FloatArray:
-    r"""``(L, count, N)``: :math:`x^0, \dots, x^{count - 1}` of ``x`` ``(L, N)``
-    (each the previous times ``x``, in one accumulation)."""
-    out = np.empty((x.shape[0], count, x.shape[1]))
-    out[:, 0] = 1.0
-    out[:, 1:] = x[:, None, :]
-    np.multiply.accumulate(out, axis=1, out=out)
-    return out
-
-
 def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKernel:
     r"""The order-0 (two-sided normal) kernel with the order-1 and order-2 terms
     as its next-order terms, from :math:`K_1..K_4` under Q and P (the reference
@@ -533,8 +504,6 @@ def reference_kernel(cumulants_q: FloatArray, cumulants_p: FloatArray) -> TailKe
     Raises:
         ValueError: fewer than four cumulants or a non-positive variance.
     """
-    from symfdp.numeric.edgeworth import correction_polynomial
-
     laws = []
     for k in (cumulants_q, cumulants_p):
         if k.size < 4 or not k[1] > 0.0:

@@ -65,7 +65,13 @@ import numpy as np
 import numpy.typing as npt
 
 from symfdp.accountants.base import Components
+from symfdp.accountants.saddlepoint.rules import StackedRule
+from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.mechanisms.gaussian import Gaussian
+from symfdp.mechanisms.laplace import Laplace
+from symfdp.mechanisms.subsampled import PoissonSubsampled
+from symfdp.mechanisms.swapped import Swapped
 
 #: Midpoint nodes of the s-integral.
 NODES: Final = 64
@@ -120,7 +126,6 @@ FlooredLaw = tuple[FloatArray, Callable[[FloatArray, FloatArray | None], FloatAr
 def _rule_law(nodes: FloatArray, log_w: FloatArray, tilt: FloatArray) -> TiltedLaw:
     r"""The discrete law :math:`\propto e^{\log w_i + \tau l_i}` per tilt
     :math:`\tau` (non-finite entries left out): :func:`stacked_law` of one row."""
-    from symfdp.accountants.saddlepoint.rules import StackedRule
 
     keep = np.isfinite(nodes) & np.isfinite(log_w)
     l, lw = nodes[keep][None, :], log_w[keep][None, :]
@@ -224,11 +229,6 @@ def component_law(m: Mechanism, t: FloatArray) -> TiltedLaw:
     r"""One mechanism's loss under Q tilted by each ``t``: its variances
     :math:`v_i` and ``s -> log|phi_{t,i}(s)|`` (rows of ``s``: the tilts; module
     docstring)."""
-    from symfdp.mechanisms import _logmix as lm
-    from symfdp.mechanisms.gaussian import Gaussian
-    from symfdp.mechanisms.laplace import Laplace
-    from symfdp.mechanisms.subsampled import PoissonSubsampled
-    from symfdp.mechanisms.swapped import Swapped
 
     if isinstance(m, Gaussian):
         v = float(m.mu) ** 2

@@ -39,7 +39,8 @@ from numpy.typing import ArrayLike, NDArray
 from symfdp._validation import check_array, check_order, check_real, scalar_or_array
 from symfdp._warnings import warn_approximation
 from symfdp.numeric.compile import _evaluator, normal_pdf
-from symfdp.numeric.roots import ROUNDOFF_RTOL
+from symfdp.numeric.edgeworth.horner import horner
+from symfdp.numeric.roots import bracketed_newton, predicted_bisect
 
 FloatArray = NDArray[np.float64]
 
@@ -53,29 +54,12 @@ _ROOT_IMAG_TOL: Final = 1e-7
 _EPS: Final = float(np.finfo(np.float64).eps)
 _TRIM_REL: Final = 1e-100
 #: Bisection of the valid interval's ends: stop below max(_BISECT_XTOL,
-#: _BISECT_RTOL |x|), at most _BISECT_MAX_ITER halvings.
+#: _BISECT_RTOL |x|) (:func:`~symfdp.numeric.roots.predicted_bisect`).
 _BISECT_XTOL: Final = 1e-13
 _BISECT_RTOL: Final = 4e-16
-_BISECT_MAX_ITER: Final = 200
-#: Points of the coarse table that starts the bisection's path prediction.
-_BISECT_TABLE: Final = 33
 #: Quantile Newton iteration: relative x tolerance and iteration limit.
 _NEWTON_XTOL: Final = 1e-14
 _NEWTON_MAX_ITER: Final = 100
-
-
-def _horner(coeffs: FloatArray, x: FloatArray) -> FloatArray:
-    """Polynomial with ascending ``coeffs`` at ``x`` (Horner, in place)."""
-    out = np.empty(np.shape(x))
-    if len(coeffs) == 1:
-        out.fill(coeffs[0])
-        return out
-    np.multiply(coeffs[-1], x, out=out)
-    out += coeffs[-2]
-    for c in coeffs[-3::-1]:
-        out *= x
-        out += c
-    return out
 
 
 def _clip(x: FloatArray) -> FloatArray:
@@ -258,7 +242,7 @@ class EdgeworthDistribution:
         z = special.ndtri(us)
         finite = np.isfinite(z)
         zc = np.where(finite, z, 0.0)
-        out = np.where(finite, _horner(self._fit.cf, zc), z)
+        out = np.where(finite, horner(self._fit.cf, zc), z)
         return scalar_or_array(out)
 
     @property
@@ -326,7 +310,7 @@ class EdgeworthDistribution:
             below, above = self._splice_masks(xs, "cdf" if lower else "sf")
         else:
             below, above = self._masks(xs)
-        corr = normal_pdf(xc) * _horner(self._fit.r, xc)
+        corr = normal_pdf(xc) * horner(self._fit.r, xc)
         return self._tail_values(xs, lower, below, above, corr)
 
     def _tail_values(
@@ -389,7 +373,7 @@ class EdgeworthDistribution:
         ``phi = normal_pdf(xc)`` and optionally ``q(xc)``."""
         fit = self._fit
         if q_values is None:
-            q_values = _horner(fit.q, xc)
+            q_values = horner(fit.q, xc)
         out = phi * q_values
         if below is not None or above is not None:
             # normal_pdf(xs) = phi: the clipping at X_CLIP only touches values
@@ -415,53 +399,11 @@ class EdgeworthDistribution:
         interval (``-inf`` at an infinite end): the masses of the spliced tails."""
         return (self._fit.log_fa, self._fit.log_sb)
 
-    def sf_and_pdf(
-        self, xs: FloatArray, densities: bool = True
-    ) -> tuple[FloatArray, FloatArray | None]:
-        r"""``(sf(xs), pdf(xs))`` (or ``(sf(xs), None)``) for internal callers: no
-        validation beyond NaN, no splice warnings, one evaluation of :math:`\phi`.
-
-        Raises:
-            ValueError: ``xs`` contains NaN.
-        """
-        if np.isnan(xs).any():
-            raise ValueError("x must not contain NaN.")
-        below, above = self._masks(xs)
-        xc = _clip(xs)
-        phi = normal_pdf(xc)
-        rq = self._stacked
-        if rq is None or self._is_normal:
-            sf = self._tail_sf_plain(xs, below, above, xc, phi)
-            pdf = self._density(xs, below, above, xc, phi) if densities else None
-            return sf, pdf
-        poly = _horner_stacked(rq, xc)
-        sf = self._tail_values(xs, False, below, above, phi * poly[0])
-        pdf = self._density(xs, below, above, xc, phi, poly[1]) if densities else None
-        return sf, pdf
-
-    def _tail_sf_plain(
-        self,
-        xs: FloatArray,
-        below: NDArray[np.bool_] | None,
-        above: NDArray[np.bool_] | None,
-        xc: FloatArray,
-        phi: FloatArray,
-    ) -> FloatArray:
-        if self._is_normal:
-            return np.asarray(special.ndtr(-xs), dtype=np.float64)
-        return self._tail_values(
-            xs, False, below, above, phi * _horner(self._fit.r, xc)
-        )
-
     @functools.cached_property
     def _inverse_fit(self) -> _Fit:
         """The fit with the bracket grid of the quantile iteration (built on the
         first quantile query)."""
         return _inverse_table(self._fit)
-
-    @functools.cached_property
-    def _stacked(self) -> FloatArray | None:
-        return _stacked_coeffs(self._fit)
 
     def _invert(
         self, log_p: FloatArray, log_q: FloatArray, what: str, warn: bool = True
@@ -524,19 +466,19 @@ def correction_polynomial(lambdas: tuple[float, ...], order: int) -> FloatArray:
 def _f_raw(fit: _Fit, x: FloatArray) -> FloatArray:
     """The raw expansion :math:`F_J(x) = \\Phi(x) - \\phi(x)R(x)`."""
     xc = _clip(x)
-    return cast(FloatArray, special.ndtr(x) - normal_pdf(xc) * _horner(fit.r, xc))
+    return cast(FloatArray, special.ndtr(x) - normal_pdf(xc) * horner(fit.r, xc))
 
 
 def _s_raw(fit: _Fit, x: FloatArray) -> FloatArray:
     """The raw :math:`1 - F_J(x) = \\Phi(-x) + \\phi(x)R(x)`."""
     xc = _clip(x)
-    return cast(FloatArray, special.ndtr(-x) + normal_pdf(xc) * _horner(fit.r, xc))
+    return cast(FloatArray, special.ndtr(-x) + normal_pdf(xc) * horner(fit.r, xc))
 
 
 def _raw_tails(fit: _Fit, x: FloatArray) -> tuple[FloatArray, FloatArray]:
     """``(_f_raw(fit, x), _s_raw(fit, x))`` with the correction computed once."""
     xc = _clip(x)
-    corr = normal_pdf(xc) * _horner(fit.r, xc)
+    corr = normal_pdf(xc) * horner(fit.r, xc)
     return special.ndtr(x) - corr, special.ndtr(-x) + corr
 
 
@@ -565,17 +507,6 @@ def _stacked_coeffs(fit: _Fit) -> FloatArray | None:
     return np.stack((r, fit.q), axis=1)
 
 
-def _horner_stacked(rq: FloatArray, x: FloatArray) -> FloatArray:
-    """``(R(x), q(x))`` as a ``(2, *x.shape)`` array from :func:`_stacked_coeffs`."""
-    rq = rq.reshape(rq.shape + (1,) * np.ndim(x))
-    out = rq[-1] * x
-    out += rq[-2]
-    for c in rq[-3::-1]:
-        out *= x
-        out += c
-    return cast(FloatArray, out)
-
-
 def _log_tails_and_slopes(
     fit: _Fit,
     rq: FloatArray | None,
@@ -587,10 +518,10 @@ def _log_tails_and_slopes(
     ``X_CLIP``. The same operations as :func:`_f_raw`/:func:`_s_raw`."""
     pdf = normal_pdf(x)
     if rq is None:
-        corr = pdf * _horner(fit.r, x)
-        dens = pdf * _horner(fit.q, x)
+        corr = pdf * horner(fit.r, x)
+        dens = pdf * horner(fit.q, x)
     else:
-        corr, dens = pdf * _horner_stacked(rq, x)
+        corr, dens = pdf * horner(rq.reshape(rq.shape + (1,) * np.ndim(x)), x)
     tail = np.maximum(special.ndtr(sign * x) - sign * corr, 0.0)
     return np.log(tail), sign * dens / tail
 
@@ -603,153 +534,42 @@ def _solve_log_tails(
     lower: NDArray[np.bool_],
 ) -> FloatArray:
     r"""Solve :math:`\log F(x) = t` (``lower``) or :math:`\log(1 - F(x)) = t` on
-    grid cells ``[lo, hi]`` by safeguarded Newton.
-
-    The iteration of :func:`symfdp.numeric.roots.bracketed_newton` with
-    ``xtol = 1e-14`` and ``ftol = 8 eps max(1, |t|)`` (the relative accuracy of F),
-    both tails in one vectorised pass.
+    grid cells ``[lo, hi]`` by :func:`~symfdp.numeric.roots.bracketed_newton`
+    (relative x tolerance ``1e-14``, ``ftol = 8 eps max(1, |t|)``, the relative
+    accuracy of F), both tails in one pass: the decreasing
+    :math:`\log(1 - F)` enters negated, so that every entry increases.
 
     Raises:
         ValueError: a target is not bracketed by its cell.
         RuntimeError: an entry did not converge in ``_NEWTON_MAX_ITER`` steps.
     """
     sign = np.where(lower, 1.0, -1.0)
-    atol = 8 * _EPS * np.maximum(1.0, np.abs(target))
-    abs_target = np.abs(target)
     rq = _stacked_coeffs(fit)
-    out = np.empty(target.shape)
 
-    def tolerance(
-        f: FloatArray, atol: FloatArray, abs_target: FloatArray
-    ) -> FloatArray:
-        scale = np.where(np.isfinite(f), np.maximum(np.abs(f), abs_target), 0.0)
-        return np.maximum(atol, ROUNDOFF_RTOL * scale)
+    def signed_log_tail(
+        x: FloatArray, idx: NDArray[np.intp]
+    ) -> tuple[FloatArray, FloatArray]:
+        s = sign[idx]
+        f, df = _log_tails_and_slopes(fit, rq, x, s)
+        return s * f, s * df
 
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        ends, _ = _log_tails_and_slopes(
-            fit, rq, np.concatenate((lo, hi)), np.concatenate((sign, sign))
-        )
-        f_lo, f_hi = ends[: lo.size], ends[lo.size :]
-        bad = (sign * (f_lo - target) > tolerance(f_lo, atol, abs_target)) | (
-            sign * (f_hi - target) < -tolerance(f_hi, atol, abs_target)
-        )
-        if np.any(bad):
-            raise ValueError(
-                "EdgeworthDistribution: a quantile level is not bracketed by its "
-                f"grid cell ({int(bad.sum())} of {bad.size} entries)."
+    try:
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            return bracketed_newton(
+                signed_log_tail,
+                sign * target,
+                lo,
+                hi,
+                xtol=_NEWTON_XTOL,
+                ftol=8 * _EPS * np.maximum(1.0, np.abs(target)),
+                compact=True,
+                max_iter=_NEWTON_MAX_ITER,
             )
-        x = 0.5 * (lo + hi)
-        step_last = np.abs(hi - lo)
-        step_before = step_last
-        where = np.arange(target.size)
-        pending = np.ones(target.size, dtype=bool)
-        for _ in range(_NEWTON_MAX_ITER):
-            f, df = _log_tails_and_slopes(fit, rq, x, sign)
-            diff = f - target
-            g = sign * diff
-            lo = np.where(g < 0, x, lo)
-            hi = np.where(g > 0, x, hi)
-            step = diff / df
-            newton = x - step
-            abs_step = np.abs(step)
-            xscale = _NEWTON_XTOL * np.abs(x)
-            # lo, hi are finite: the comparisons are False for a non-finite step.
-            done = np.abs(g) <= tolerance(f, atol, abs_target)
-            done |= (newton >= lo) & (newton <= hi) & (abs_step <= xscale)
-            done |= hi - lo <= xscale
-            done &= pending
-            if done.any():
-                out[where[done]] = x[done]
-                pending &= ~done
-                if not pending.any():
-                    return out
-            take = (newton > lo) & (newton < hi) & (abs_step <= 0.5 * step_before)
-            new = np.where(take, newton, 0.5 * (lo + hi))
-            step_before = step_last
-            step_last = np.abs(new - x)
-            x = new
-            if 2 * np.count_nonzero(pending) <= pending.size:
-                keep = pending
-                where, x, lo, hi = where[keep], x[keep], lo[keep], hi[keep]
-                sign, target, atol = sign[keep], target[keep], atol[keep]
-                abs_target, pending = abs_target[keep], pending[keep]
-                step_last, step_before = step_last[keep], step_before[keep]
-    raise RuntimeError(
-        "EdgeworthDistribution: the quantile iteration did not converge in "
-        f"{_NEWTON_MAX_ITER} steps ({np.count_nonzero(pending)} of {out.size} "
-        "entries)."
-    )
-
-
-def _bisect(
-    fn: Callable[[FloatArray], FloatArray], lo: float, hi: float, decreasing: bool
-) -> float:
-    """The end of a bisection for the sign change of a monotone ``fn`` on ``[lo, hi]``.
-
-    The smallest ``x`` (to ``max(_BISECT_XTOL, _BISECT_RTOL |x|)``) with
-    ``fn(x) <= 0`` for a non-increasing ``fn`` (``>= 0`` for a non-decreasing
-    one), bit for bit the result of :func:`symfdp.numeric.roots.monotone_bisect`
-    with target 0. The midpoints are predicted from a secant estimate and evaluated
-    in one vectorised call; every step is still decided by ``fn``.
-
-    Raises:
-        RuntimeError: no convergence within ``_BISECT_MAX_ITER`` halvings.
-    """
-
-    def ok(values: FloatArray) -> NDArray[np.bool_]:
-        return values <= 0.0 if decreasing else values >= 0.0
-
-    table = np.linspace(lo, hi, _BISECT_TABLE)
-    values = fn(table)
-    signs = ok(values)
-    if signs[0]:
-        return lo
-    i = int(np.argmax(signs)) if signs.any() else len(table) - 1
-    a, b = float(table[i - 1]), float(table[i])
-    f_a, f_b, f_lo, f_hi = (float(v) for v in values[[i - 1, i, 0, -1]])
-    xtol, rtol = _BISECT_XTOL, _BISECT_RTOL
-    mids: list[float] = []
-    mid_values: list[float] = []
-    mid_good: list[bool] = []
-    guesses: list[bool] = []
-    k = 0  # next unused prediction
-    steps = 0
-    while True:
-        if steps == _BISECT_MAX_ITER:
-            raise RuntimeError(
-                f"bisection did not converge in {_BISECT_MAX_ITER} iterations."
-            )
-        if not hi - lo > max(xtol, rtol * abs(hi)):
-            return hi
-        if k == len(mids):
-            # Secant estimate of the sign change through (a, f_a), (b, f_b).
-            r = a - f_a * (b - a) / (f_b - f_a) if f_b != f_a else lo
-            if not lo < r < hi:
-                r = 0.5 * (lo + hi)
-            mids, p_lo, p_hi = [], lo, hi
-            while p_hi - p_lo > max(xtol, rtol * abs(p_hi)):
-                mid = p_lo + 0.5 * (p_hi - p_lo)
-                mids.append(mid)
-                if mid >= r:
-                    p_hi = mid
-                else:
-                    p_lo = mid
-            evaluated = fn(np.array(mids))
-            mid_values = evaluated.tolist()
-            mid_good = ok(evaluated).tolist()
-            guesses = [m >= r for m in mids]
-            k = 0
-        mid, good = mids[k], mid_good[k]
-        if good:
-            hi, f_hi = mid, mid_values[k]
-        else:
-            lo, f_lo = mid, mid_values[k]
-        steps += 1
-        if good != guesses[k]:
-            mids, k = [], 0
-            a, b, f_a, f_b = lo, hi, f_lo, f_hi
-        else:
-            k += 1
+    except ValueError as err:
+        raise ValueError(
+            f"EdgeworthDistribution: a quantile level is not bracketed by its grid "
+            f"cell ({err})."
+        ) from err
 
 
 def _coeffs(name: str, lams: tuple[float, ...], order: int) -> FloatArray:
@@ -867,7 +687,7 @@ def _valid_interval(fit: _Fit) -> tuple[float, float] | None:
     ends = np.concatenate(([-np.inf], real, [np.inf]))
     pieces = [(float(lo), float(hi)) for lo, hi in itertools.pairwise(ends) if hi > lo]
     probes = np.array([_probe(lo, hi) for lo, hi in pieces])
-    positive = _horner(fit.q, probes) > 0
+    positive = horner(fit.q, probes) > 0
     # The pieces where q > 0 (F increases), shrunk to where 0 <= F <= 1; the
     # end values every piece needs are computed in one call.
     candidates = [piece for piece, pos in zip(pieces, positive, strict=True) if pos]
@@ -933,7 +753,11 @@ def _restrict_to_unit(
     if f_hi_c <= 0.0 or s_lo_c <= 0.0:
         return None
     if np.isfinite(lo) and f_lo < 0.0:
-        lo = _bisect(f, lo, hi_c, decreasing=False)
+        lo = predicted_bisect(
+            f, lo, hi_c, decreasing=False, xtol=_BISECT_XTOL, rtol=_BISECT_RTOL
+        )
     if np.isfinite(hi) and s_hi < 0.0:
-        hi = _bisect(s, lo_c, hi, decreasing=True)
+        hi = predicted_bisect(
+            s, lo_c, hi, decreasing=True, xtol=_BISECT_XTOL, rtol=_BISECT_RTOL
+        )
     return (lo, hi) if hi > lo else None

@@ -39,7 +39,8 @@ from scipy import special
 
 from symfdp._validation import check_real
 from symfdp._warnings import warn_approximation
-from symfdp.accountants.base import Components, GDPAccountant
+from symfdp.accountants.base import Components
+from symfdp.accountants.gdp.base import GDPAccountant
 from symfdp.curve import Answer, PairCurve, Query, invert_profile
 from symfdp.functionals import (
     BERRY_ESSEEN_CONSTANT,

@@ -1,0 +1,98 @@
+"""What every answer of the SaddlePoint pair shares: the notes of its repairs
+and their records (:class:`~symfdp.curve.Repair`, with the note of a skewed
+tilted law), the error spread over the orders, and the values at an upper-side
+saddle point from the rows of the cumulant generating function there."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symfdp.accountants.saddlepoint import formulas as F
+from symfdp.accountants.saddlepoint.records import SaddleValues
+from symfdp.curve import Query, Repair
+from symfdp.mechanisms.base import FloatArray
+
+#: A query's notes: what its repairs changed (one sentence each), or None
+#: where nobody listens (diagnostics, tables built for the grid).
+Notes = list[str] | None
+
+#: Relative disagreement of the two sides at the split point that warns.
+SPLIT_RTOL = 0.1
+#: Orders >= 3 below this fraction of delta_hat_2 count as diverged.
+RHO_FLOOR = 0.01
+#: Factor on the spread of the orders in the error estimates.
+ERROR_SAFETY = 1.0
+#: Validity floor of the error estimates: SKEW_ERROR_COEF * lambda_3^4 relative
+#: (calibrated by benchmarks/saddlepoint_orders.py).
+SKEW_ERROR_COEF = 0.05
+#: The error estimates compare the chosen order J with orders J+1..J+ERROR_ORDERS.
+ERROR_ORDERS = 3
+#: Relative step of the forward difference giving d delta/d eps.
+EPS_STEP = 1e-5
+#: Newton steps per pass over the rules in the epsilon(delta) solve.
+NEWTON_STEPS = 12
+
+
+def note_repairs(r: F.IntegralRepairs, notes: Notes) -> None:
+    """The notes of the repairs :func:`~.formulas.log_integrals` reports."""
+    if notes is None:
+        return
+    if r.beyond_search:
+        notes.append(
+            "the saddle point lies beyond the searched range (the tilted law is "
+            "degenerate near the end of the support); the contour integral was "
+            "replaced by the Chernoff bound e^{K(t)-eps t} (t/(1+t))^t/(1+t) at "
+            "the last saddle point, an upper bound"
+        )
+    if r.above_chernoff:
+        notes.append(
+            "the estimate exceeded the Chernoff bound e^{K(t)-eps t} "
+            "(t/(1+t))^t/(1+t) at the saddle point (too few compositions for the "
+            "approximation); lowered to that bound"
+        )
+    if r.terms_lost:
+        notes.append(
+            "the two Gaussian terms of delta_hat_2 agree to 8 digits (degenerate "
+            "tilted law); delta_hat_1 used instead"
+        )
+
+
+def skew_note(skew: float) -> str | None:
+    r"""The note when ``skew`` (the largest tilted skewness at the evaluated
+    points) exceeds ``F.SKEWNESS_MAX`` (see :mod:`symfdp.accountants.saddlepoint`,
+    valid range), else None."""
+    if not skew > F.SKEWNESS_MAX:
+        return None
+    return (
+        "outside the approximation's valid range: the tilted privacy loss at the "
+        f"saddle point is far from normal (skewness {skew:.3g} > "
+        f"{F.SKEWNESS_MAX:g}), so delta may be off by 10% or more. This is the "
+        "regime of few effective compositions, e.g. the add pair of a subsampled "
+        "mechanism with a small expected number of samples n*p"
+    )
+
+
+def query_repairs(
+    query: Query, notes: list[str], skew: float = 0.0
+) -> tuple[Repair, ...]:
+    """The records of a query's notes (each once) and of its skewness."""
+    skewed = skew_note(skew)
+    whats = list(dict.fromkeys(notes if skewed is None else [*notes, skewed]))
+    return tuple(Repair(query, what) for what in whats)
+
+
+def pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
+    """Upper-side values at ``s`` from the rows of K and its derivatives there
+    (at least three; ``eps(s)`` explicit, ``k3`` set)."""
+    eps = d[1] - (1.0 / s + 1.0 / (1.0 + s))
+    return SaddleValues(s, s, d[0], d[1], d[2], eps, d[3])
+
+
+def spread(rows: FloatArray, lam3: FloatArray, atom: FloatArray) -> FloatArray:
+    """``ERROR_SAFETY`` times the spread of the orders' estimates (rows), at
+    least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one, plus ``atom`` (the
+    atom term of :mod:`~.atom_term`); ``inf`` where ``lam3``
+    exceeds ``F.SKEWNESS_MAX``."""
+    spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
+    err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0])) + atom
+    return np.where(lam3 > F.SKEWNESS_MAX, np.inf, err)
