@@ -80,6 +80,9 @@ _MECHANISMS = (
 
 #: (importer, imported module) -> why the import waits inside a function.
 LOCAL_IMPORTS: dict[tuple[str, str], str] = {
+    ("symfdp.cli.account", "symfdp.risk.figure"): _STARTUP,
+    ("symfdp.risk.edgeworth_fit", "symfdp.symbolic.gdp_fit"): _SYMPY,
+    ("symfdp.risk.edgeworth_fit", "symfdp.symbolic.symbols"): _SYMPY,
     # SymPy on demand.
     ("symfdp.numeric.compile", "symfdp.symbolic.cornish_fisher"): _SYMPY,
     ("symfdp.numeric.compile", "symfdp.symbolic.edgeworth"): _SYMPY,
@@ -137,20 +140,16 @@ LOCAL_IMPORTS: dict[tuple[str, str], str] = {
     ("symfdp.mechanisms._complex_mgf", "symfdp.mechanisms.swapped"): _MECHANISMS,
     ("symfdp.mechanisms._gaussian_mixture", "symfdp.mechanisms.base"): _MECHANISMS,
     ("symfdp.mechanisms.base", "symfdp.mechanisms.swapped"): _MECHANISMS,
-    ("symfdp.mechanisms.base", "symfdp.numeric.moments"): _MECHANISMS,
     ("symfdp.mechanisms.fixed_batch", "symfdp.mechanisms.subsampled"): _MECHANISMS,
     ("symfdp.mechanisms.subsampled", "symfdp.mechanisms.base"): _MECHANISMS,
     ("symfdp.mechanisms.subsampled", "symfdp.numeric.roots"): _MECHANISMS,
     ("symfdp.mechanisms.subsampled_gaussian", "symfdp.mechanisms.user_defined"): (
         _MECHANISMS
     ),
-    ("symfdp.mechanisms.swapped", "symfdp.numeric.tabulate"): _MECHANISMS,
 }
 
 #: Import circles still open, each with the branch that closes it.
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"symfdp.mechanisms.base", "symfdp.mechanisms.swapped"}): _MECHANISMS,
-}
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 
 
 def layer_of(module: str) -> int:

@@ -56,6 +56,9 @@ from typing import Any, Final
 from symfdp import mechanisms as M
 from symfdp._validation import check_int
 from symfdp.mechanisms.base import Mechanism
+from symfdp.mechanisms.mixture_of_gaussians import mixture_of_gaussians
+from symfdp.mechanisms.sampled_with_replacement import sampled_with_replacement
+from symfdp.mechanisms.truncated_poisson import truncated_subsampled_gaussian
 
 #: The neighbouring relations, as dp-accounting's ``NeighboringRelation``
 #: ``ADD_OR_REMOVE_ONE`` and ``REPLACE_ONE``.
@@ -280,8 +283,6 @@ def _factor(adjacency: str) -> float:
 def _additive(event: Any, adjacency: str) -> Any:
     from dp_accounting import dp_event as de
 
-    from symfdp import mechanisms as M
-
     nm = _noise(event)
     if nm == 0.0:
         return _NON_PRIVATE
@@ -292,7 +293,6 @@ def _additive(event: Any, adjacency: str) -> Any:
 
 
 def _discrete_laplace(event: Any, adjacency: str) -> Any:
-    from symfdp import mechanisms as M
 
     a = _noise(event, "noise_parameter")
     s = _param(
@@ -335,8 +335,6 @@ def _randomized_response(event: Any, adjacency: str) -> Any:
 
 
 def _mixture_of_gaussians(event: Any, adjacency: str) -> Any:
-    from symfdp import mechanisms as M
-    from symfdp.mechanisms.mixture_of_gaussians import mixture_of_gaussians
 
     if adjacency != "add_or_remove":
         raise UnsupportedEventError(
@@ -363,7 +361,6 @@ def _mixture_of_gaussians(event: Any, adjacency: str) -> Any:
 
 
 def _truncated_subsampled_gaussian(event: Any, adjacency: str) -> Any:
-    from symfdp.mechanisms.truncated_poisson import truncated_subsampled_gaussian
 
     n = _param(
         event,
@@ -409,7 +406,6 @@ def _fixed_batch_base(event: Any, adjacency: str, how: str) -> Any:
 
 
 def _sampled_without_replacement(event: Any, adjacency: str) -> Any:
-    from symfdp import mechanisms as M
 
     base = _fixed_batch_base(event, adjacency, "without")
     m, n = _batch_sizes(event)
@@ -446,7 +442,6 @@ def _group_event(event: Any, k: int) -> Any:
 
 
 def _sampled_with_replacement(event: Any, adjacency: str) -> Any:
-    from symfdp.mechanisms.sampled_with_replacement import sampled_with_replacement
 
     base = _fixed_batch_base(event, adjacency, "with")
     m, n = _batch_sizes(event)
@@ -473,8 +468,6 @@ def _probability(event: Any, name: str) -> float:
 
 def _poisson(event: Any, adjacency: str) -> Any:
     from dp_accounting import dp_event as de
-
-    from symfdp import mechanisms as M
 
     # Nested Poisson sampling keeps each record with the product probability.
     q = _probability(event, "sampling_probability")

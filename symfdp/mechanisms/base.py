@@ -37,6 +37,8 @@ from symfdp.mechanisms._panels import Rule, split_rule
 from symfdp.mechanisms._tilted import tilted_abs_moment3 as tilted_abs_moment3
 from symfdp.mechanisms._tilted import tilted_cgf as tilted_cgf
 from symfdp.mechanisms._tilted import tilted_weight_blocks as tilted_weight_blocks
+from symfdp.numeric.moments import weighted_cumulants
+from symfdp.numeric.tabulate import alpha_grid, tabulated_inverse
 
 Under = Literal["P", "Q"]
 Pair = Literal["add", "remove", "both"]
@@ -260,8 +262,6 @@ class Mechanism(ABC):
     def cumulants(self, order: int, under: Under = "P") -> FloatArray:
         """Cumulants ``kappa_1 .. kappa_order`` of L under P or Q (fallback: central
         moments of the quadrature rule, :mod:`symfdp.numeric.moments`)."""
-        from symfdp.numeric.moments import weighted_cumulants
-
         order = check_int("order", order, lo=1, hi=MAX_CUMULANT_ORDER)
         check_choice("under", under, ("P", "Q"))
         rule = self.plrv_quadrature()
@@ -470,8 +470,6 @@ class Swapped(Mechanism):
         return self.base.expect(lambda l: fn(-l), _other_measure(under))
 
     def tradeoff(self, alpha: ArrayLike) -> FloatArray:
-        from symfdp.numeric.tabulate import alpha_grid, tabulated_inverse
-
         grid = alpha_grid()
         a = check_array("alpha", alpha, 0.0, 1.0)
         return tabulated_inverse(grid, self.base.tradeoff(grid), a)
