@@ -129,17 +129,7 @@ LOCAL_IMPORTS: dict[tuple[str, str], str] = {
         "Auto picks among the registered accountants, loaded on first use "
         "(accountants/auto.py is reworked on its own branch)"
     ),
-    ("symfdp.calibrate", "symfdp.accountants"): "calibrate.py: calibration branch",
-    ("symfdp.calibrate", "symfdp.mechanisms"): "calibrate.py: calibration branch",
-    ("symfdp.calibrate", "symfdp.tradeoff"): "calibrate.py: calibration branch",
-    ("symfdp.calibrate", "symfdp.tradeoff.interpret"): (
-        "calibrate.py: calibration branch"
-    ),
-    ("symfdp.mechanisms._complex_mgf", "symfdp.mechanisms.gaussian"): _MECHANISMS,
-    ("symfdp.mechanisms._complex_mgf", "symfdp.mechanisms.subsampled"): _MECHANISMS,
-    ("symfdp.mechanisms._complex_mgf", "symfdp.mechanisms.swapped"): _MECHANISMS,
     ("symfdp.mechanisms._gaussian_mixture", "symfdp.mechanisms.base"): _MECHANISMS,
-    ("symfdp.mechanisms.base", "symfdp.mechanisms.swapped"): _MECHANISMS,
     ("symfdp.mechanisms.fixed_batch", "symfdp.mechanisms.subsampled"): _MECHANISMS,
     ("symfdp.mechanisms.subsampled", "symfdp.mechanisms.base"): _MECHANISMS,
     ("symfdp.mechanisms.subsampled", "symfdp.numeric.roots"): _MECHANISMS,
