@@ -27,15 +27,13 @@ from tests.conformance.exact_laws import ExactTruth, FiniteLaw
 SLOW: frozenset[tuple[str, str]] = frozenset(
     {
         ("SubsampledGaussian", "contour"),
-        ("SubsampledGaussian", "auto"),
         ("SubsampledLaplace", "contour"),
         ("PoissonSubsampled", "contour"),
         ("from_densities", "saddlepoint"),
-        ("from_densities", "auto"),
         ("from_densities", "edgeworth"),
         ("from_densities", "clt"),
+        ("from_densities", "auto"),
         ("from_log_likelihood_ratio", "saddlepoint"),
-        ("from_log_likelihood_ratio", "auto"),
     }
 )
 
@@ -91,7 +89,6 @@ _SADDLE_GAMMA = (
     "issue 32: SaddlePoint's ReRo gamma of a Poisson-subsampled Laplace is 6-9% "
     "off while its profile's estimate at the supporting eps is ~1e-6 (open)"
 )
-_AUTO_GAMMA = "issue 32 item 3: Auto refuses ReRo gamma with NotImplementedError"
 _OPEN_PROFILE = (
     "issue 32: SampledWithoutReplacement (batch 100 of 1000, 100 steps): silent "
     ">5% profile answers (open)"
@@ -99,19 +96,6 @@ _OPEN_PROFILE = (
 #: Cells still failing on this branch for reasons outside mech-fixes, by
 #: (case id, method label), from the matrix's own findings.
 KNOWN_OPEN: dict[tuple[str, str], str] = {
-    ("00-RandomizedResponse-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("01-RandomizedResponse-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("02-DiscreteLaplace-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("03-DiscreteGaussian-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("04-PureDP-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("05-EpsilonDelta-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    (
-        "06-SampledWithoutReplacement-n10-add_or_remove",
-        "auto()",
-    ): _AUTO_GAMMA,  # ReRo gamma
-    ("07-Gaussian-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("08-Laplace-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("09-PoissonSubsampled-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
     (
         "09-PoissonSubsampled-n10-add_or_remove",
         "saddlepoint()",
@@ -120,15 +104,6 @@ KNOWN_OPEN: dict[tuple[str, str], str] = {
         "09-PoissonSubsampled-n10-add_or_remove",
         "saddlepoint(order=3)",
     ): _SADDLE_GAMMA,  # ReRo gamma
-    ("10-PoissonSubsampled-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("12-SubsampledLaplace-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("13-Swapped-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("18-from_pmfs-n10-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    ("21-Laplace-n3-add_or_remove", "auto()"): _AUTO_GAMMA,  # ReRo gamma
-    (
-        "23-SampledWithoutReplacement-n100-add_or_remove",
-        "auto()",
-    ): _OPEN_PROFILE,  # ReRo gamma, delta(eps), f(alpha)
     (
         "23-SampledWithoutReplacement-n100-add_or_remove",
         "saddlepoint()",
