@@ -42,8 +42,8 @@ _ABS_FLOOR = 1e-12
 #: (1 core): about ``_FFT_OVERHEAD`` seconds plus ``_FFT_SECONDS_PER_POINT`` per
 #: lattice point, the lattice spanning ``_WINDOW_STEPS`` standard deviations of the
 #: composed loss per default grid step, per direction.
-_FFT_OVERHEAD: Final = 0.015
-_FFT_SECONDS_PER_POINT: Final = 1.5e-6
+_FFT_OVERHEAD: Final = 0.008
+_FFT_SECONDS_PER_POINT: Final = 7e-7
 _WINDOW_STEPS: Final = 21.0
 #: The approximate tiers may spend this share of the certified tier's predicted
 #: cost; the next tier is guessed to cost ``_NEXT_TIER_FACTOR`` times the last one
