@@ -256,7 +256,12 @@ def test_edgeworth_matches_ground_truth_sgm(mu: float) -> None:
         warnings.simplefilter("error", ApproximationWarning)
         ew = rero.gamma(rero.add_pair_curve(m, n, A.Edgeworth(order=4)), kappa)
     assert lo - ATOL_EW_VS_GT <= ew <= hi + ATOL_EW_VS_GT
-    clt = rero.gamma(rero.add_pair_curve(m, n, A.CLT(form="exp")), kappa)
+    clt_curve = rero.add_pair_curve(m, n, A.CLT(form="exp"))
+    if mu < 3:  # the CLT's error estimate of gamma exceeds 5% of it
+        with pytest.warns(ApproximationWarning, match="CLT: .* ReRo gamma"):
+            clt = rero.gamma(clt_curve, kappa)
+    else:
+        clt = rero.gamma(clt_curve, kappa)
     if mu in (1.0, 1.5):
         assert min(abs(clt - lo), abs(clt - hi)) > CLT_DEVIATION
     elif mu == 0.5:

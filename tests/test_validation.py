@@ -1019,6 +1019,11 @@ RERO_FUNCTIONS: dict[str, tuple[dict[str, Any], dict[str, Domain], dict[str, Any
         {"curve": Instance(PrivacyCurve), "kappa": KAPPA, "symmetric": Flag()},
         {},
     ),
+    "gamma_error": (
+        {"curve": _LazyCurve, "kappa": 0.1, "symmetric": False},
+        {"curve": Instance(PrivacyCurve), "kappa": KAPPA, "symmetric": Flag()},
+        {},
+    ),
     "gamma_from_eps_delta": (
         {"eps": 1.0, "delta": 1e-5, "kappa": 0.1},
         {

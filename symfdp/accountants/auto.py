@@ -16,20 +16,42 @@ publish, use ``Numerical``'s bracket.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import math
+import time
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from symfdp._validation import check_array, check_real, scalar_or_array
+from symfdp._validation import check_array, check_bool, check_real, scalar_or_array
+from symfdp._warnings import ApproximationWarning
+from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import Accountant, Components
 from symfdp.curve import Answer, FloatArray, PrivacyCurve, Query
 from symfdp.curve.report import warn_repairs
+from symfdp.pld.grid import choose_step
 
 #: Errors below this (absolute) always meet the tolerance (round-off).
 _ABS_FLOOR = 1e-12
+#: Cost model of the certified FFT tier, measured on this package's DP-SGD,
+#: Laplace, randomized-response and sampling-without-replacement compositions
+#: (1 core): about ``_FFT_OVERHEAD`` seconds plus ``_FFT_SECONDS_PER_POINT`` per
+#: lattice point, the lattice spanning ``_WINDOW_STEPS`` standard deviations of the
+#: composed loss per default grid step, per direction.
+_FFT_OVERHEAD: Final = 0.008
+_FFT_SECONDS_PER_POINT: Final = 7e-7
+_WINDOW_STEPS: Final = 21.0
+#: The approximate tiers may spend this share of the certified tier's predicted
+#: cost; the next tier is guessed to cost ``_NEXT_TIER_FACTOR`` times the last one
+#: (tiers come in increasing cost), at least ``_MIN_TIER_SECONDS``.
+_APPROXIMATION_SHARE: Final = 0.25
+_NEXT_TIER_FACTOR: Final = 10.0
+_MIN_TIER_SECONDS: Final = 1e-3
+_T = TypeVar("_T")
 
 
 def default_tiers() -> tuple[Accountant, ...]:
@@ -80,6 +102,10 @@ class _AutoState:
     curves: dict[int, PrivacyCurve | None] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     last_answer: AutoAnswer | None = None
+    #: Seconds spent in the approximate tiers, and in the last one tried.
+    spent: float = 0.0
+    last_tier: float = 0.0
+    certified_seconds: float | None = None
 
 
 @dataclass(frozen=True, repr=False)
@@ -126,10 +152,19 @@ class AutoCurve(PrivacyCurve):
         curves = self._state.curves
         if k not in curves:
             tier = self.tiers[k]
+            last = k == len(self.tiers) - 1
+            if not last and not self._affordable():
+                self._state.skipped[repr(tier)] = (
+                    "the certified tier is cheaper here (predicted "
+                    f"{1e3 * self._certified_seconds():.0f} ms)"
+                )
+                curves[k] = None
+                return None
+            self._state.last_tier = 0.0
             try:
-                curve = tier.compose(list(self.components))
+                curve = self._timed(last, lambda: tier.compose(list(self.components)))
             except (ValueError, NotImplementedError) as exc:
-                if k == len(self.tiers) - 1:
+                if last:
                     raise
                 self._state.skipped[repr(tier)] = str(exc).splitlines()[0]
                 curve = None
@@ -138,6 +173,37 @@ class AutoCurve(PrivacyCurve):
                 curve = None
             curves[k] = curve
         return curves[k]
+
+    def _timed(self, certified: bool, fn: Callable[[], _T]) -> _T:
+        """``fn()``, its wall time added to the approximate tiers' account
+        (unless ``certified``)."""
+        t0 = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            if not certified:
+                dt = time.perf_counter() - t0
+                self._state.spent += dt
+                self._state.last_tier += dt
+
+    def _affordable(self) -> bool:
+        """Whether another approximate tier fits the budget: what the tiers
+        spent plus the next one's guessed cost within
+        ``_APPROXIMATION_SHARE`` of the certified tier's predicted cost (so
+        that falling back costs at most that share more than answering with
+        the certified tier directly)."""
+        state = self._state
+        guess = max(_NEXT_TIER_FACTOR * state.last_tier, _MIN_TIER_SECONDS)
+        return state.spent + guess <= _APPROXIMATION_SHARE * self._certified_seconds()
+
+    def _certified_seconds(self) -> float:
+        """Predicted seconds of the certified tier (the FFT cost model above;
+        ``inf`` when the tier has no grid tolerance or the composition no
+        finite variance)."""
+        state = self._state
+        if state.certified_seconds is None:
+            state.certified_seconds = _fft_seconds(self.components, self.tiers[-1])
+        return state.certified_seconds
 
     # ------------------------------------------------------------- queries
     def _answer_by_tier(self, query: Query, points: FloatArray) -> AutoAnswer:
@@ -157,7 +223,9 @@ class AutoCurve(PrivacyCurve):
             if curve is None:
                 continue
             try:
-                v, e, found = _ask(curve, query, flat[todo])
+                v, e, found = self._timed(
+                    k == last, functools.partial(_ask, curve, query, flat[todo])
+                )
             except (ValueError, FloatingPointError):
                 if k == last:
                     raise
@@ -225,57 +293,82 @@ class AutoCurve(PrivacyCurve):
         return scalar_or_array(self._delta_and_error(e)[1])
 
     def tradeoff(self, alpha: ArrayLike, symmetric: bool = True) -> Any:
-        r"""The trade-off of the first tier whose privacy profile meets
-        ``rel_tol`` at :math:`\varepsilon \in \{0, \varepsilon(10^{-3}),
-        \varepsilon(10^{-6})\}` (relative error of :math:`\delta`) without a
-        repair; the trade-off has no pointwise estimate of its own."""
+        r"""The trade-off of the first tier whose estimate of its trade-off error
+        (:meth:`PrivacyCurve.tradeoff_error`) meets ``rel_tol`` at every
+        ``alpha`` without a repair; the certified tier otherwise."""
         a = check_array("alpha", alpha, 0.0, 1.0)
-        probe = np.array([1e-3, 1e-6])
+        symmetric = check_bool("symmetric", symmetric)
+        beta, _ = self._tradeoff_and_error(a.reshape(-1), symmetric)
+        return scalar_or_array(beta.reshape(a.shape))
+
+    def tradeoff_error(self, alpha: ArrayLike) -> Any:
+        """The error estimate of each answer of :meth:`tradeoff` (the bracket's
+        half-width where the certified tier answered)."""
+        a = check_array("alpha", alpha, 0.0, 1.0)
+        _, err = self._tradeoff_and_error(a.reshape(-1), True)
+        return scalar_or_array(err.reshape(a.shape))
+
+    def _tradeoff_and_error(
+        self, flat: FloatArray, symmetric: bool
+    ) -> tuple[FloatArray, FloatArray]:
+        last = len(self.tiers) - 1
         for k in range(len(self.tiers)):
             curve = self.tier_curve(k)
             if curve is None:
                 continue
-            if k < len(self.tiers) - 1:
+            if k == last:
+                beta = np.asarray(curve.tradeoff(flat, symmetric=symmetric), np.float64)
+                if curve.certified:
+                    lo, hi = curve.tradeoff_bounds(flat)
+                    err = 0.5 * (np.asarray(hi) - np.asarray(lo))
+                else:  # pragma: no cover - the last tier is certified
+                    err = np.full(beta.shape, np.nan)
+            else:
                 try:
-                    eps, _, at_eps = _ask(curve, Query.EPSILON, probe)
-                    pts = np.concatenate(([0.0], eps))
-                    d, err, at_d = _ask(curve, Query.DELTA, pts)
+                    found = self._timed(
+                        False,
+                        functools.partial(_tradeoff_answer, curve, flat, symmetric),
+                    )
                 except (ValueError, FloatingPointError):
                     continue
-                if at_eps.repairs or at_d.repairs:
+                if found is None:
                     continue
-                if not np.all(err <= self.rel_tol * d):
+                beta, err = found
+                if not _meets(beta, err, self.rel_tol):
                     continue
-            beta = np.asarray(curve.tradeoff(a, symmetric=symmetric), np.float64)
             self._state.last_answer = AutoAnswer(
-                "tradeoff(alpha)",
-                a.ravel().copy(),
-                beta,
-                np.full(beta.shape, np.nan),
-                (curve.label,) * a.size,
+                "tradeoff(alpha)", flat.copy(), beta, err, (curve.label,) * flat.size
             )
-            return scalar_or_array(beta)
+            return beta, err
         raise AssertionError("the certified tier always answers")  # pragma: no cover
-
-    def tradeoff_error(self, alpha: ArrayLike) -> Any:
-        """Not available: the trade-off has no pointwise estimate of its own
-        (see :meth:`tradeoff`); ``accountants.Numerical`` gives a bracket."""
-        check_array("alpha", alpha, 0.0, 1.0)
-        raise NotImplementedError(
-            "tradeoff_error: Auto picks a tier for the whole trade-off curve and "
-            "gives no estimate of its error; accountants.Numerical gives a "
-            "certified bracket (curve.tradeoff_bounds)."
-        )
 
     def pair_answers(
         self, query: Query, points: ArrayLike, first_only: bool = False
     ) -> tuple[Answer, ...]:
-        """Not available: Auto answers from its tiers' curves (compose with a
-        tier's accountant for its pairs)."""
-        raise NotImplementedError(
-            "pair_answers: Auto answers each query from its tiers' curves; compose "
-            "with a tier's accountant (e.g. accountants.Numerical) for its pairs."
-        )
+        r"""Each pair's own answer (:meth:`PrivacyCurve.pair_answers`) from the
+        first tier whose pairs' estimates meet ``rel_tol`` at every point
+        without a repair (for the trade-off, relative to both :math:`\beta`
+        and :math:`1 - \beta`, as ReRo's :math:`\gamma = 1 - f(\kappa)`
+        needs); the certified tier otherwise."""
+        last = len(self.tiers) - 1
+        for k in range(len(self.tiers)):
+            curve = self.tier_curve(k)
+            if curve is None:
+                continue
+            if k == last:
+                return curve.pair_answers(query, points, first_only)
+            try:
+                answers = self._timed(
+                    False,
+                    functools.partial(
+                        _silent_pair_answers, curve, query, points, first_only
+                    ),
+                )
+            except (ValueError, FloatingPointError):
+                continue
+            if all(_answer_meets(query, a, self.rel_tol) for a in answers):
+                return answers
+        raise AssertionError("the certified tier always answers")  # pragma: no cover
 
     def delta_bounds(self, eps: ArrayLike) -> Any:
         """Not available: use ``accountants.Numerical`` for certified bounds."""
@@ -323,6 +416,73 @@ def _ask(
     if found.errors is None:  # pragma: no cover - tiers estimate their errors
         raise ValueError(f"{curve.label} gives no error estimate.")
     return found.values, found.errors, found
+
+
+def _meets(values: FloatArray, errors: FloatArray | None, rel_tol: float) -> bool:
+    """Whether every error estimate is within ``rel_tol`` of its value (or
+    round-off)."""
+    if errors is None:
+        return False
+    with np.errstate(invalid="ignore"):
+        ok = (errors <= rel_tol * np.abs(values)) | (errors <= _ABS_FLOOR)
+    return bool(np.all(ok & np.isfinite(values)))
+
+
+def _answer_meets(query: Query, found: Answer, rel_tol: float) -> bool:
+    """:func:`_meets` for a pair's answer without repairs (a trade-off both
+    relative to beta and to 1 - beta)."""
+    if found.repairs:
+        return False
+    if query is Query.TRADEOFF:
+        small = np.minimum(found.values, 1.0 - found.values)
+        return _meets(small, found.errors, rel_tol)
+    return _meets(found.values, found.errors, rel_tol)
+
+
+def _silent_pair_answers(
+    curve: PrivacyCurve, query: Query, points: ArrayLike, first_only: bool
+) -> tuple[Answer, ...]:
+    """A tier's pair answers without warning (Auto decides what to report)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ApproximationWarning)
+        return curve.pair_answers(query, points, first_only)
+
+
+def _tradeoff_answer(
+    curve: PrivacyCurve, flat: FloatArray, symmetric: bool
+) -> tuple[FloatArray, FloatArray] | None:
+    """A tier's trade-off and its error estimate at ``flat`` without warning
+    (None after a repair or without an estimate)."""
+    if curve.symmetric or not symmetric:
+        found, _ = curve._answer(Query.TRADEOFF, flat)
+        if found.repairs or found.errors is None:
+            return None
+        return np.clip(found.values, 0.0, 1.0 - flat), found.errors
+    if curve._grid_tradeoffs.answer.repairs:
+        return None
+    errors = curve._symmetrised_errors(flat)
+    if errors is None:
+        return None
+    return curve._symmetrised(flat), errors
+
+
+def _fft_seconds(components: Components, tier: Accountant) -> float:
+    """Predicted seconds of the certified FFT tier on ``components`` (the cost
+    model of the module constants; ``inf`` when it does not apply)."""
+    tol = getattr(tier, "eps_rel_tol", None)
+    if not isinstance(tol, float):
+        return math.inf
+    first = [(m.pairs[0], k) for m, k in components]  # one direction's
+    try:
+        h = choose_step(first, tol)
+        var = float(summed_cumulants(first, 2, "Q")[1])
+    except (ValueError, TypeError, NotImplementedError, ArithmeticError):
+        return math.inf
+    if not (h > 0 and math.isfinite(var) and var > 0):
+        return math.inf
+    directions = 1 if all(m.is_symmetric for m, _ in components) else 2
+    points = _WINDOW_STEPS * math.sqrt(var) / h * directions
+    return _FFT_OVERHEAD + _FFT_SECONDS_PER_POINT * points
 
 
 class Auto(Accountant):

@@ -43,12 +43,14 @@ from symfdp.curve.combine import (
 )
 from symfdp.curve.report import error_message, query_message
 from symfdp.curve.summary import markdown
+from symfdp.curve.tradeoff_error import tradeoff_errors
 from symfdp.numeric.tabulate import alpha_grid
 from symfdp.tradeoff.interpret import fixed_point, mu_star_at, mu_star_gamma
 
-#: Errors below these are round-off, never warned about (delta, epsilon).
+#: Errors below these are round-off, never warned about (delta, epsilon, beta).
 _DELTA_ATOL: Final = 1e-300
 _EPS_ATOL: Final = 1e-9
+_BETA_ATOL: Final = 1e-9
 #: Relative width of the certified mu* bracket beyond which mu_star_gamma warns.
 MU_STAR_RTOL: Final = 1e-2
 #: Departures of a profile from [0, 1] below this are round-off.
@@ -187,7 +189,7 @@ class PrivacyCurve:
         if points.size == 0:  # e.g. only infinite eps: no pair is asked
             return Answer(points, points, points, points)
         if query is Query.TRADEOFF:
-            found = self.pairs[0].answer(query, points)
+            found = self._pair_tradeoff(self.pairs[0], points)
             _finite_or_raise(found.values, "trade-off", self.method)
             return found
         found = max_over_pairs([p.answer(query, points) for p in self.pairs])
@@ -198,6 +200,34 @@ class PrivacyCurve:
         values, repairs = _repaired_profile(points, found, self.certified)
         return Answer(
             values, found.errors, found.lower, found.upper, found.repairs + repairs
+        )
+
+    def _pair_tradeoff(self, pair: PairCurve, points: FloatArray) -> Answer:
+        """``pair``'s trade-off answer, with the error estimate that its profile
+        gives through the duality (:mod:`~symfdp.curve.tradeoff_error`) when the
+        pair estimates its profile's error but not the trade-off's."""
+        found = pair.answer(Query.TRADEOFF, points)
+        if found.errors is not None or self.certified or not pair.estimates_error:
+            return found
+        errors = tradeoff_errors(
+            points,
+            lambda a: pair.answer(Query.TRADEOFF, a).values,
+            lambda e: pair.answer(Query.DELTA, e).errors,
+            symmetric=False,
+        )
+        return Answer(found.values, errors, found.lower, found.upper, found.repairs)
+
+    def _symmetrised_errors(self, flat: FloatArray) -> FloatArray | None:
+        """Error estimates of the symmetrised trade-off at ``flat`` from the
+        maximum profile's (:mod:`~symfdp.curve.tradeoff_error`); None for
+        certified curves and methods without estimates."""
+        if self.certified or not self.estimates_error:
+            return None
+        return tradeoff_errors(
+            flat,
+            self._symmetrised,
+            lambda e: self._compute(Query.DELTA, e).errors,
+            symmetric=True,
         )
 
     def _message(self, kept: _Kept, atol: float | None) -> str | None:
@@ -399,14 +429,27 @@ class PrivacyCurve:
         flat = a.reshape(-1)
         if self.symmetric or not symmetric:
             kept, _ = self._kept(Query.TRADEOFF, flat)
-            self._warn(kept)
+            self._warn(kept, _BETA_ATOL)
             beta = np.clip(kept.answer.values, 0.0, 1.0 - flat)
             return scalar_or_array(beta.reshape(a.shape))
-        table = self._grid_tradeoffs
-        self._warn(table)
+        beta = self._symmetrised(flat)
+        self._warn(self._grid_tradeoffs)
+        if not self._grid_tradeoffs.answer.repairs:
+            errors = self._symmetrised_errors(flat)
+            if errors is not None:
+                self._warn(
+                    _Kept(Query.TRADEOFF, flat, Answer(beta, errors)), _BETA_ATOL
+                )
+        return scalar_or_array(beta.reshape(a.shape))
+
+    def _symmetrised(self, flat: FloatArray) -> FloatArray:
+        r""":math:`\min\{f_1, f_1^{-1}, f_2, f_2^{-1}\}^{**}` at ``flat`` (from
+        the pairs' tabulated curves, no warning)."""
         grid = alpha_grid()
-        points = [(grid, self._tabulate(f.values)) for f in table.answers]
-        return scalar_or_array(symmetric_hull(flat, points).reshape(a.shape))
+        points = [
+            (grid, self._tabulate(f.values)) for f in self._grid_tradeoffs.answers
+        ]
+        return symmetric_hull(flat, points)
 
     def tradeoff_bounds(self, alpha: ArrayLike) -> tuple[Any, Any]:
         """Certified ``(lower, upper)`` bounds on the (symmetrised) trade-off
@@ -460,7 +503,10 @@ class PrivacyCurve:
         pairs = self.pairs[:1] if first_only else self.pairs
         if flat.size == 0:
             return tuple(Answer(flat, flat, flat, flat) for _ in pairs)
-        answers = tuple(p.answer(query, flat) for p in pairs)
+        if query is Query.TRADEOFF:
+            answers = tuple(self._pair_tradeoff(p, flat) for p in pairs)
+        else:
+            answers = tuple(p.answer(query, flat) for p in pairs)
         for found in answers:
             _finite_or_raise(found.values, query.value, self.method)
         self._warn(_Kept(query, flat, _repairs_of(answers), answers))
@@ -469,23 +515,27 @@ class PrivacyCurve:
     def tradeoff_error(self, alpha: ArrayLike) -> Any:
         r"""Estimated absolute error of :meth:`tradeoff` at ``alpha``: the
         half-width of :meth:`tradeoff_bounds` for certified curves, else the
-        method's own estimate where it gives one (exact closed forms: 0).
+        method's own estimate where it gives one (exact closed forms: 0), else
+        the profile's estimate carried through the duality
+        :math:`f(\alpha) = \sup_\varepsilon [1 - \delta(\varepsilon) -
+        e^\varepsilon \alpha]` (:mod:`~symfdp.curve.tradeoff_error`; for an
+        asymmetric composition, of the maximum profile of the symmetrised curve).
 
         Raises:
-            NotImplementedError: the method gives no estimate of its trade-off
-                error (approximations of an asymmetric composition: the
-                symmetrisation moves errors along the curve).
+            NotImplementedError: the method gives no estimate of its profile's
+                error either (BerryEsseen, RDP, recursion).
         """
         if self.certified:
             lo, hi = self.tradeoff_bounds(alpha)
             return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
         a = check_array("alpha", alpha, 0.0, 1.0)
-        errors = None
         if self.symmetric:
             kept, new = self._kept(Query.TRADEOFF, a.reshape(-1))
             if new:
                 self._warn(kept)
             errors = kept.answer.errors
+        else:
+            errors = self._symmetrised_errors(a.reshape(-1))
         if errors is None:
             raise NotImplementedError(
                 f"tradeoff_error: {self.label} gives no error estimate of this "

@@ -101,5 +101,13 @@ def error_message(
         f"{query.argument} = {float(at.flat[k]):.6g} (answer "
         f"{float(values.flat[k]):.6g}, estimated error {float(errors.flat[k]):.3g}), "
         f"above warn_rel_error = {tol:g}. Use accountants.Numerical for a certified "
-        "bracket (curve.epsilon_bounds / delta_bounds)."
+        f"bracket ({_BOUNDS[query]})."
     )
+
+
+#: Where a certified curve gives the bracket of each query.
+_BOUNDS: Final = {
+    Query.DELTA: "curve.epsilon_bounds / delta_bounds",
+    Query.EPSILON: "curve.epsilon_bounds / delta_bounds",
+    Query.TRADEOFF: "curve.tradeoff_bounds",
+}

@@ -27,6 +27,7 @@ from symfdp.rero.bounds import (
     add_pair_curve,
     gamma,
     gamma_bounds,
+    gamma_error,
     gamma_from_eps_delta,
 )
 from symfdp.rero.calibration import sigma_for_gamma
@@ -42,6 +43,7 @@ __all__ = [
     "add_pair_curve",
     "gamma",
     "gamma_bounds",
+    "gamma_error",
     "gamma_from_eps_delta",
     "gamma_gaussian",
     "gamma_gaussian_composed",

@@ -29,8 +29,10 @@ from symfdp._validation import (
     check_instance,
     scalar_or_array,
 )
+from symfdp._warnings import warn_approximation
 from symfdp.accountants.base import normalize_composition
 from symfdp.curve import PrivacyCurve, Query
+from symfdp.curve.report import worst_relative_error
 from symfdp.mechanisms.base import Mechanism
 from symfdp.tradeoff import TradeOff
 
@@ -62,12 +64,16 @@ def _with_relation(m: Mechanism, relation: str) -> Mechanism:
     return m
 
 
-def _curve_gamma(curve: PrivacyCurve, k: FloatArray, symmetric: bool) -> FloatArray:
+def _curve_gamma(
+    curve: PrivacyCurve, k: FloatArray, symmetric: bool
+) -> tuple[FloatArray, FloatArray | None]:
+    """``(gamma, its error estimate or None)`` at ``k`` from a curve's raw pair
+    answers (the estimate is the trade-off's, :meth:`PrivacyCurve.tradeoff_error`
+    for the symmetrised curve)."""
     flat = k.ravel()
-    raw = [
-        1.0 - np.clip(found.values, 0.0, 1.0 - flat)
-        for found in curve.pair_answers(Query.TRADEOFF, flat, first_only=not symmetric)
-    ]
+    answers = curve.pair_answers(Query.TRADEOFF, flat, first_only=not symmetric)
+    raw = [1.0 - np.clip(found.values, 0.0, 1.0 - flat) for found in answers]
+    errors = [found.errors for found in answers]
     if not symmetric or curve.symmetric:
         out = raw[0]
     else:
@@ -75,7 +81,69 @@ def _curve_gamma(curve: PrivacyCurve, k: FloatArray, symmetric: bool) -> FloatAr
         # its grid interpolation's chord error.
         sym = 1.0 - np.asarray(curve.tradeoff(flat, symmetric=True), np.float64)
         out = np.max([sym, *raw], axis=0)
-    return _finite(out, curve.method).reshape(k.shape)
+        try:
+            errors.append(np.asarray(curve.tradeoff_error(flat), np.float64))
+        except NotImplementedError:
+            errors.append(None)
+    given = [e for e in errors if e is not None]
+    err = np.max(given, axis=0) if len(given) == len(errors) else None
+    out = _finite(out, curve.method).reshape(k.shape)
+    return out, None if err is None else err.reshape(k.shape)
+
+
+def _warn_gamma_error(
+    curve: PrivacyCurve, k: FloatArray, value: FloatArray, err: FloatArray | None
+) -> None:
+    """One ApproximationWarning when the estimated error of gamma exceeds the
+    curve's ``warn_rel_error`` of the answer somewhere."""
+    tol = curve.warn_rel_error
+    if err is None or tol is None or curve.certified or err.size == 0:
+        return
+    i, worst = worst_relative_error(value.ravel(), err.ravel(), _GAMMA_ATOL)
+    if not worst > tol:
+        return
+    size = "unknown" if math.isinf(worst) else f"{100 * worst:.3g}%"
+    warn_approximation(
+        f"{curve.label}: the estimated relative error of ReRo gamma = 1 - f(kappa) "
+        f"is {size} at kappa = {float(k.ravel()[i]):.6g} (gamma "
+        f"{float(value.ravel()[i]):.6g}, estimated error {float(err.ravel()[i]):.3g}"
+        f"), above warn_rel_error = {tol:g}. rero.gamma_bounds of an "
+        "accountants.Numerical curve gives a certified bracket."
+    )
+
+
+#: Errors of gamma below this are round-off (never warned about).
+_GAMMA_ATOL = 1e-12
+
+
+def gamma_error(
+    curve: PrivacyCurve, kappa: ArrayLike, *, symmetric: bool = False
+) -> Any:
+    r"""Estimated absolute error of :func:`gamma` of ``curve`` at ``kappa``: the
+    trade-off's error estimate at :math:`\kappa` (:meth:`PrivacyCurve.
+    tradeoff_error`, carried from the profile's through the duality, Dong et
+    al. 2019, Prop. 2.12), or the half-width of :func:`gamma_bounds` for a
+    certified curve.
+
+    Raises:
+        TypeError: ``curve`` is not a PrivacyCurve.
+        ValueError: ``kappa`` outside (0, 1).
+        NotImplementedError: the method estimates no error (BerryEsseen, RDP).
+    """
+    if not isinstance(curve, PrivacyCurve):
+        raise TypeError(f"curve must be a PrivacyCurve. Found {type(curve).__name__}.")
+    k = _check_kappa(kappa)
+    symmetric = check_bool("symmetric", symmetric)
+    if curve.certified:
+        lo, hi = gamma_bounds(curve, k, symmetric=symmetric)
+        return scalar_or_array(0.5 * (np.asarray(hi) - np.asarray(lo)))
+    _, err = _curve_gamma(curve, k, symmetric)
+    if err is None:
+        raise NotImplementedError(
+            f"gamma_error: {curve.label} gives no error estimate. rero.gamma_bounds "
+            "of an accountants.Numerical curve gives a certified bracket."
+        )
+    return scalar_or_array(err)
 
 
 def _tradeoff_gamma(f: Any, k: FloatArray, symmetric: bool) -> FloatArray:
@@ -130,7 +198,8 @@ def gamma(source: Source, kappa: ArrayLike, *, symmetric: bool = False) -> Any:
     k = _check_kappa(kappa)
     symmetric = check_bool("symmetric", symmetric)
     if isinstance(source, PrivacyCurve):
-        out = _curve_gamma(source, k, symmetric)
+        out, err = _curve_gamma(source, k, symmetric)
+        _warn_gamma_error(source, k, out, err)
     elif isinstance(source, TradeOff):
         out = _tradeoff_gamma(source, k, symmetric)
     elif isinstance(source, Mechanism):

@@ -9,6 +9,7 @@ import pytest
 
 from symfdp import accountants as A
 from symfdp import mechanisms as M
+from symfdp import rero
 
 
 def test_gaussian_answered_by_the_first_tier_exactly():
@@ -62,3 +63,27 @@ def test_tradeoff_and_mu_star():
         curve.tradeoff(alpha), M.Gaussian(mu=2.0).tradeoff(alpha), atol=1e-9
     )
     assert curve.mu_star_gamma()[0] == pytest.approx(2.0, rel=1e-6)
+
+
+def test_rero_gamma_within_rel_tol_of_the_certified_bracket():
+    m = M.SubsampledGaussian(sigma=1.0, p=0.01)
+    kappa = np.array([1e-3, 1e-2, 0.1])
+    curve = rero.add_pair_curve(m, 1000, A.Auto(rel_tol=1e-2))
+    gamma = rero.gamma(curve, kappa)
+    lo, hi = rero.gamma_bounds(rero.add_pair_curve(m, 1000), kappa)
+    mid = 0.5 * (lo + hi)
+    assert np.all(np.abs(gamma - mid) <= 2e-2 * mid + (hi - lo))
+
+
+def test_tradeoff_error_meets_rel_tol_or_is_the_bracket():
+    m = M.Laplace(mu=0.5)
+    curve = A.Auto(rel_tol=1e-2).compose(m, 10)
+    alpha = np.array([1e-3, 1e-2, 0.1, 0.3])
+    beta = curve.tradeoff(alpha)
+    err = curve.tradeoff_error(alpha)
+    lo, hi = A.Numerical().compose(m, 10).tradeoff_bounds(alpha)
+    if curve.last_answer.method[0] == "Numerical":
+        np.testing.assert_allclose(err, 0.5 * (hi - lo), rtol=1e-9)
+    else:
+        assert np.all(err <= 1e-2 * beta + 1e-12)
+    assert np.all(np.abs(beta - 0.5 * (lo + hi)) <= 2e-2 * beta + (hi - lo))

@@ -157,7 +157,10 @@ def test_dp_form_and_eps_delta_composition() -> None:
     assert curve.info["mu"] == pytest.approx(mu)
     assert curve.info["delta0"] == pytest.approx(delta0, rel=1e-12)
     ref = T.ScaledByDelta(T.Gaussian(mu), delta0)
-    np.testing.assert_allclose(curve.tradeoff(ALPHA), ref(ALPHA), atol=1e-15)
+    # Its trade-off error, from the profile's, is unknown too.
+    with pytest.warns(ApproximationWarning, match="CLT: .* trade-off is unknown"):
+        beta = curve.tradeoff(ALPHA)
+    np.testing.assert_allclose(beta, ref(ALPHA), atol=1e-15)
     eps = np.array([0.0, 0.5, 1.0, 3.0])
     # The CLT error estimate does not cover the (eps, delta) form: it is unknown.
     with pytest.warns(ApproximationWarning, match="CLT: .* delta\\(eps\\) is unknown"):
@@ -198,7 +201,11 @@ def test_curve_is_symmetric_gdp() -> None:
     curve = A.CLT(form="exp").compose(M.SubsampledGaussian(sigma=1.0, p=0.01), 10_000)
     assert curve.symmetric and len(curve.pairs) == 1 and not curve.certified
     mu = curve.info["mu"]
-    np.testing.assert_allclose(curve.tradeoff(ALPHA), g_mu(mu, ALPHA), atol=1e-15)
+    # Far in the tail (alpha = 0.99, beta ~ 1.3e-4) the CLT is ~5% off (the
+    # certified bracket), and its estimate says so.
+    with pytest.warns(ApproximationWarning, match="CLT: .* trade-off"):
+        beta = curve.tradeoff(ALPHA)
+    np.testing.assert_allclose(beta, g_mu(mu, ALPHA), atol=1e-15)
 
 
 # --------------------------------------------------------------- error estimate
