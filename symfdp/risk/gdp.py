@@ -6,9 +6,12 @@ The tightest :math:`\mu` with :math:`G_\mu \le f` (Dong et al. 2019, Def. 2.6;
 
 .. math::  \mu(f) = \sup_\alpha\ \Phi^{-1}(1 - \alpha) + \Phi^{-1}(1 - f(\alpha)),
 
-taken, as Gomez et al. (2025, arXiv:2503.10945) and their ``gdpnum`` do, over
-the points with :math:`\alpha, f(\alpha) \ge \tau` (``TAIL``, gdpnum's default
-``err``): below :math:`10^{-10}` no accountant resolves a trade-off curve. The
+taken, as Gomez et al. (2025, arXiv:2503.10945) and their ``gdpnum`` do, on
+:math:`\alpha, \beta \ge \tau` (``TAIL``, gdpnum's default ``err``): below
+:math:`10^{-10}` no accountant resolves a trade-off curve. A curve value below
+:math:`\tau` counts as :math:`\tau`, so a curve that is below :math:`\tau`
+wherever :math:`\alpha \ge \tau` gets the largest value the restriction can
+state, :math:`2\Phi^{-1}(1 - \tau)` (not 0). The
 symmetrised curve is its own inverse, so the points with :math:`\alpha \le 1/2`
 cover every point. The regret of the report is the Delta-divergence
 :math:`\Delta(f \,\|\, G_{\mu(f)})` (Gomez et al. 2025, Sec. 4;
@@ -66,7 +69,7 @@ def _half(alpha: FloatArray, tail: float) -> BoolArray:
 
 
 def _mu_estimate(alpha: FloatArray, f: FloatArray, tail: float) -> float:
-    return _mu_at_points(alpha, f, _half(alpha, tail) & (f >= tail), tail)
+    return _mu_at_points(alpha, f, _half(alpha, tail), tail)
 
 
 #: Float64 spacings by which certified ends are widened: a trade-off near 1 is
@@ -78,14 +81,14 @@ def _mu_lower(
     alpha: FloatArray, f_lo: FloatArray, f_hi: FloatArray, tail: float
 ) -> float:
     wider = np.minimum(f_hi + _ULPS * np.spacing(f_hi), 1.0)
-    return _mu_at_points(alpha, wider, _half(alpha, tail) & (f_lo >= tail), tail)
+    return _mu_at_points(alpha, wider, _half(alpha, tail), tail)
 
 
 def _mu_upper(
     alpha: FloatArray, f_lo: FloatArray, f_hi: FloatArray, tail: float
 ) -> float:
     left, right = alpha[:-1], alpha[1:]
-    meets = (right >= tail) & (left <= 0.5) & (f_hi[:-1] >= tail)
+    meets = (right >= tail) & (left <= 0.5)
     lower = f_lo[1:] - _ULPS * np.spacing(f_lo[1:])
     return _mu_at_points(np.maximum(left, tail), lower, meets, tail)
 

@@ -141,6 +141,16 @@ VARIANTS: Final[dict[str, Callable[[], list[dict[str, Any]]]]] = {
         {"base": M.RandomizedResponse(eps=1.0)},
     ],
     "Swapped": lambda: [{"base": _asymmetric_pmfs()}],
+    # Truncated Poisson sampling's revealed mixture: Poisson's add pair, and a
+    # replacement at sensitivity 2 when the batch is cut (samplers.TruncatedPoisson).
+    "PairMixture": lambda: [
+        {
+            "components": (
+                (0.7, M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.1), "add")),
+                (0.3, M.with_adjacency(M.SubsampledGaussian(sigma=0.5, p=0.05), "add")),
+            )
+        }
+    ],
 }
 
 

@@ -90,9 +90,10 @@ def test_request_validates():
 
 
 def test_a_method_without_pairs_is_named_not_fatal(capsys):
-    """Auto answers from its tiers' curves and has no pairs to read: its report
-    is 'none' with the reason, and the account still prints."""
+    """A method whose curve cannot serve the report (Auto's answering tier
+    exposes one pair, no remove direction): its report is 'none' with the
+    reason, and the account still prints."""
     code, out, _ = _run(capsys, *GAUSS, "--method", "auto", "--report")
     assert code == 0
-    assert "risk (auto): none: pair_answers" in out
+    assert "risk (auto): none: direction='remove' needs" in out
     assert "answered by" in out
