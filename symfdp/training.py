@@ -214,7 +214,10 @@ class TrainingAccountant:
         )
         if self._sampler is None:
             if sample_rate is None:
-                raise ValueError("sample_rate is required (Poisson sampling).")
+                raise TypeError(
+                    "sample_rate is required (Poisson sampling): a real number in "
+                    "(0, 1]. Found None."
+                )
             p = check_real("sample_rate", sample_rate, 0.0, 1.0, lo_open=True)
         elif sample_rate is not None:
             raise ValueError(

@@ -49,6 +49,7 @@ from symfdp import accountants as A
 from symfdp import calibrate as C
 from symfdp import mechanisms as M
 from symfdp import rero, training
+from symfdp import samplers as S
 from symfdp import tradeoff as T
 from symfdp._validation import MAX_INT
 from symfdp.cli import build_parser, main
@@ -445,6 +446,23 @@ WRAPPERS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
         {"base": M.Swapped(M.Laplace(mu=1.0))},
         {"base": Instance(M.Mechanism)},
     ),
+    "PairMixture": (
+        {"components": ((0.5, M.Gaussian(mu=1.0)), (0.5, M.Laplace(mu=1.0)))},
+        {
+            "components": Cases(
+                (
+                    Bad("int", 1, TE),
+                    Bad("str", "x", TE),
+                    Bad("none", None, TE),
+                    Bad("empty", (), VE),
+                    Bad("not-a-pair", ((1.0, 3),), TE),
+                    Bad("nan-weight", ((NAN, M.Gaussian(mu=1.0)),), VE),
+                    Bad("negative-weight", ((-1.0, M.Gaussian(mu=1.0)),), VE),
+                    Bad("weights-not-one", ((0.5, M.Gaussian(mu=1.0)),), VE),
+                )
+            )
+        },
+    ),
     # An (eps, delta) event: its loss is infinite with probability delta, so it
     # has no moments for the generic mechanism checks (tests/mechanisms/
     # test_epsilon_delta.py).
@@ -520,6 +538,9 @@ METHOD_DOMAINS: dict[str, Domain] = {
 #: Arguments deliberately read as they are, with the reason.
 METHOD_EXEMPT: dict[str, str] = {
     "inclusive": "keyword flag of the PLRV law, read by its truth value",
+    "cuts": "capability plrv_pieces: the accountants and functionals pass sorted "
+    "finite cut points they computed (users query the accountants)",
+    "orders": "capability rdp: the RDP accountant passes its validated orders",
 }
 #: Valid first arguments.
 METHOD_VALID: dict[str, Any] = {
@@ -532,6 +553,8 @@ METHOD_VALID: dict[str, Any] = {
     "under": "P",
     "pair": "add",
     "fn": np.square,
+    "cuts": [0.0, 1.0],
+    "orders": np.array([1.5, 2.0, 8.0]),
 }
 
 
@@ -1125,7 +1148,7 @@ RERO_FUNCTIONS: dict[str, tuple[dict[str, Any], dict[str, Domain], dict[str, Any
                 )
             ),
             "symmetric": Flag(),
-            "sigma_bracket": Bracket(),
+            "sigma_bracket": Bracket(optional=True),
             "rtol": Real(0.0, 0.1, lo_open=True),
         },
         {},
@@ -1311,6 +1334,7 @@ TRAINING_METHODS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
 }
 TRAINING_EXEMPT = {
     "curve": "no arguments",
+    "sampled": "no arguments",
     "get_mu": "no arguments",
     "runs": "no arguments",
     "state_dict": "no arguments",
@@ -1324,6 +1348,7 @@ TRAINING_FUNCTIONS: dict[str, tuple[dict[str, Any], dict[str, Domain]]] = {
             "method": Choice(tuple(training.METHODS)),
             "pair": PAIR,
             "adjacency": Choice(training.ADJACENCIES, optional=True),
+            "sampler": Instance(S.Sampler, optional=True),
         },
     ),
     "make_accountant": (

@@ -276,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         check_plot_path(args.plot)
     if args.report_plot:
-        check_plot_path(args.report_plot)
+        check_plot_path(args.report_plot, "--report-plot")
     reporting = args.report or args.report_plot is not None
     risk_flags = {"fpr": args.fpr, "prior": args.prior, "kappa": args.kappa}
     if not reporting and any(v is not None for v in risk_flags.values()):

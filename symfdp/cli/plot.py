@@ -47,13 +47,13 @@ class Drawn:
     left_out: tuple[tuple[str, str], ...]
 
 
-def check_plot_path(path: str) -> Path:
-    """The ``--plot`` target as a Path; its directory must exist."""
+def check_plot_path(path: str, flag: str = "--plot") -> Path:
+    """The figure target of ``flag`` as a Path; its directory must exist."""
     out = Path(path)
     if out.suffix.lower() not in (".png", ".pdf", ".svg"):
-        raise UsageError(f"--plot must name a .png, .pdf or .svg file. Found {path!r}.")
+        raise UsageError(f"{flag} must name a .png, .pdf or .svg file. Found {path!r}.")
     if not out.parent.is_dir():
-        raise UsageError(f"--plot: directory {out.parent} does not exist.")
+        raise UsageError(f"{flag}: directory {out.parent} does not exist.")
     return out
 
 

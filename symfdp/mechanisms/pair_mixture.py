@@ -62,6 +62,13 @@ class PairMixture(Mechanism):
     PARAMS: ClassVar[dict[str, Param]] = {}
 
     def __post_init__(self) -> None:
+        if isinstance(self.components, (str, bytes)) or not hasattr(
+            self.components, "__iter__"
+        ):
+            raise TypeError(
+                "components must be a sequence of (weight, Mechanism) pairs. "
+                f"Found {self.components!r}."
+            )
         comps = tuple(self.components)
         if not comps:
             raise ValueError("components must hold at least one (weight, pair).")
@@ -85,14 +92,14 @@ class PairMixture(Mechanism):
             w = float(w)
             if not (math.isfinite(w) and w > 0.0):
                 raise ValueError(
-                    f"component weights must be positive and finite. Found {w!r}."
+                    f"components: weights must be positive and finite. Found {w!r}."
                 )
             weights.append(w)
             pairs.append(m)
         total = math.fsum(weights)
         if abs(total - 1.0) > WEIGHT_TOL:
             raise ValueError(
-                f"component weights must sum to 1 (within {WEIGHT_TOL:g}). "
+                f"components: weights must sum to 1 (within {WEIGHT_TOL:g}). "
                 f"Found {total!r}."
             )
         object.__setattr__(
