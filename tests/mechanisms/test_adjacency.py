@@ -81,9 +81,7 @@ def test_directions_of_an_asymmetric_pair() -> None:
     # Symmetric mechanisms are their own add/remove relations; replacing a
     # record moves a Gaussian by twice the sensitivity.
     g = M.Gaussian(mu=1.0)
-    assert all(
-        M.with_adjacency(g, r) is g for r in M.ADJACENCIES if r != "replace_one"
-    )
+    assert all(M.with_adjacency(g, r) is g for r in M.ADJACENCIES if r != "replace_one")
     assert M.with_adjacency(g, "replace_one") == M.Gaussian(mu=2.0)
     with pytest.raises(ValueError, match=r"M\.from_pmfs or M\.from_densities"):
         M.with_adjacency(base, "replace_one")
