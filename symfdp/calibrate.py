@@ -274,37 +274,22 @@ def noise_for(
     target = check_real("target", target)
     if target == 0:
         raise ValueError("target must be nonzero (the tolerance is relative).")
-    n = check_int("n", n, lo=1)
-    p = check_real("p", p, 0.0, 1.0, lo_open=True)
-    rtol = check_real("rtol", rtol, 0.0, 0.1, lo_open=True)
-    bounds = (
-        SIGMA_BRACKET
-        if sigma_bracket is None
-        else _check_limits("sigma_bracket", sigma_bracket, (0.0, math.inf))
-    )
-    candidates = _check_accountants(accountant, first_stage, "first_stage")
-    make = _maker(mechanism, pair, p)
 
     def evaluate(curve: PrivacyCurve) -> Bracket:
         value = check_real("target_fn(curve)", target_fn(curve), allow_inf=True)
         return Bracket(value, value, value, 0.0, curve.certified)
 
-    try:
-        found = calibrate_parameter(
-            Target(what, target, evaluate, field_name="target"),
-            Parameter.SIGMA,
-            Setting(1.0, p, n, make),
-            limits=bounds,
-            accountant=accountant,
-            approach=candidates,
-            fallback=FALLBACK if candidates else None,
-            rtol=rtol,
-        )
-    except ValueError as exc:
-        raise ValueError(
-            str(exc).replace(" sigma in [", " sigma in sigma_bracket [")
-        ) from None
-    return found.value
+    return _sigma_for(
+        Target(what, target, evaluate, field_name="target"),
+        p,
+        n,
+        accountant,
+        mechanism,
+        pair,
+        sigma_bracket=sigma_bracket,
+        rtol=rtol,
+        first_stage=first_stage,
+    )
 
 
 def sigma_for_epsilon(
