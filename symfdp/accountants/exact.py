@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+from scipy import special, stats
 
 from symfdp.accountants._exact_pairs import ExactGaussianPairCurve
 from symfdp.accountants.base import Accountant, Components, pair_compositions
@@ -246,7 +246,10 @@ def lattice_power_atoms(
         )
     p = np.zeros(int(idx[-1]) + 1)
     q = np.zeros_like(p)
-    shift_p, shift_q = float(np.max(log_p)), float(np.max(log_p + loss))
+    # Normalised to total mass 1 (not to the largest atom), so that the n-fold
+    # convolution stays in [0, 1]: (sum/max)^n overflows for n in the thousands.
+    shift_p = float(special.logsumexp(log_p))
+    shift_q = float(special.logsumexp(log_p + loss))
     p[idx] = np.exp(log_p - shift_p)
     q[idx] = np.exp(log_p + loss - shift_q)
     out_p, out_q = np.ones(1), np.ones(1)

@@ -204,3 +204,25 @@ def test_atoms_helper_is_normalised():
     assert np.exp(log_q).sum() == pytest.approx(1.0, rel=1e-13)
     assert np.exp(log_p).sum() == pytest.approx(1.0, rel=1e-13)
     assert np.allclose(log_q - log_p, loss, rtol=1e-12, atol=1e-10)
+
+
+@pytest.mark.parametrize("n", [1000, 3000])
+def test_lattice_power_of_a_long_composition_is_the_trinomial_sum(n):
+    """n-fold composition of a 3-point lattice law, against the trinomial sum
+    over every count (a, b, c) computed in log space (scipy.special.gammaln):
+    masses normalised to the largest atom overflowed past n ~ 800."""
+    p = np.array([0.3, 0.3, 0.4])  # the swapped pair: P <- Q, Q <- P
+    q = np.array([0.6, 0.3, 0.1])
+    loss = np.log(q / p)
+    a, b = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    c = n - a - b
+    ok = c >= 0
+    a, b, c = a[ok], b[ok], c[ok]
+    g = special.gammaln
+    log_coef = g(n + 1) - g(a + 1) - g(b + 1) - g(c + 1)
+    log_q = log_coef + a * np.log(q[0]) + b * np.log(q[1]) + c * np.log(q[2])
+    total = a * loss[0] + b * loss[1] + c * loss[2]
+    curve = A.Exact().compose(M.from_pmfs(list(p), list(q)), n)
+    for eps in (0.2 * n, 0.4 * n):
+        want = float(np.sum(np.exp(log_q) * -np.expm1(np.minimum(eps - total, 0.0))))
+        assert float(curve.delta(eps)) == pytest.approx(want, rel=1e-9, abs=1e-300)
