@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from scipy import optimize, special
@@ -206,11 +206,13 @@ def epsilon_target(eps: float, delta: float) -> Target:
     delta = check_real("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
 
     def evaluate(curve: PrivacyCurve) -> Bracket:
-        estimate = float(curve.epsilon(delta))
-        if curve.certified:
-            lo, hi = curve.epsilon_bounds(delta)
-            return Bracket(estimate, float(lo), float(hi), (hi - lo) / 2, True)
-        return Bracket(estimate, estimate, estimate, _error(curve.epsilon_error(delta)))
+        return _query_bracket(
+            curve.certified,
+            delta,
+            curve.epsilon,
+            curve.epsilon_bounds,
+            curve.epsilon_error,
+        )
 
     return Target(
         f"epsilon(delta={delta:g})",
@@ -229,11 +231,9 @@ def delta_target(delta: float, eps: float) -> Target:
     eps = check_real("eps", eps, 0.0, math.inf)
 
     def evaluate(curve: PrivacyCurve) -> Bracket:
-        estimate = float(curve.delta(eps))
-        if curve.certified:
-            lo, hi = curve.delta_bounds(eps)
-            return Bracket(estimate, float(lo), float(hi), (hi - lo) / 2, True)
-        return Bracket(estimate, estimate, estimate, _error(curve.delta_error(eps)))
+        return _query_bracket(
+            curve.certified, eps, curve.delta, curve.delta_bounds, curve.delta_error
+        )
 
     return Target(
         f"delta(eps={eps:g})",
@@ -242,6 +242,22 @@ def delta_target(delta: float, eps: float) -> Target:
         on_gaussian=lambda mu: _log_profile(mu, eps) - math.log(delta),
         field_name="target_delta",
     )
+
+
+def _query_bracket(
+    certified: bool,
+    point: float,
+    value: Callable[[float], Any],
+    bounds: Callable[[float], Any],
+    error: Callable[[float], Any],
+) -> Bracket:
+    """One query of a curve at ``point``: its value with the certified bracket
+    (``bounds``) or, for an approximation, its error estimate (``error``)."""
+    estimate = float(value(point))
+    if certified:
+        lo, hi = bounds(point)
+        return Bracket(estimate, float(lo), float(hi), (hi - lo) / 2, True)
+    return Bracket(estimate, estimate, estimate, _error(error(point)))
 
 
 def mu_target(mu: float) -> Target:

@@ -137,23 +137,23 @@ class PairMixture(Mechanism):
             dtype=np.float64,
         )
 
-    def plrv_cdf(
-        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
-    ) -> FloatArray:
+    def _law(self, fn: str, l: ArrayLike, under: Under, inclusive: bool) -> FloatArray:
+        """The w-mixture of the components' ``fn`` (a CDF or survival function)."""
         check_choice("under", under, ("P", "Q"))
         ls = check_array("l", l, allow_inf=True)
         return scalar_or_array(
-            np.clip(self._mix("plrv_cdf", ls, under, inclusive=inclusive), 0.0, 1.0)
+            np.clip(self._mix(fn, ls, under, inclusive=inclusive), 0.0, 1.0)
         )
+
+    def plrv_cdf(
+        self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
+    ) -> FloatArray:
+        return self._law("plrv_cdf", l, under, inclusive)
 
     def plrv_sf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = False
     ) -> FloatArray:
-        check_choice("under", under, ("P", "Q"))
-        ls = check_array("l", l, allow_inf=True)
-        return scalar_or_array(
-            np.clip(self._mix("plrv_sf", ls, under, inclusive=inclusive), 0.0, 1.0)
-        )
+        return self._law("plrv_sf", l, under, inclusive)
 
     def _mix_pq(
         self, fn: str, l: ArrayLike, inclusive: bool

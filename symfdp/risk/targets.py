@@ -17,13 +17,14 @@ Example:
 
 from __future__ import annotations
 
+import functools
+
 from symfdp._validation import check_real
 from symfdp.calibration.targets import Target
-from symfdp.curve import PrivacyCurve
 from symfdp.risk.gdp import gdp_mu
 from symfdp.risk.operating import Direction, rero_gamma, tpr_at_fpr
 from symfdp.risk.profile import advantage, bayes_risk
-from symfdp.risk.values import RiskMeasure, RiskValue
+from symfdp.risk.values import RiskMeasure
 
 
 def advantage_target(value: float) -> Target:
@@ -42,12 +43,8 @@ def tpr_target(value: float, fpr: float, direction: str = "worst") -> Target:
     ``"remove"`` or ``"worst"``, :func:`~symfdp.risk.tpr_at_fpr`)."""
     at = _in_unit("fpr", fpr)
     way = Direction(direction)
-
-    def measure(curve: PrivacyCurve) -> RiskValue:
-        return tpr_at_fpr(curve, at, direction=way)
-
     return Target.from_measure(
-        measure,
+        functools.partial(tpr_at_fpr, fpr=at, direction=way),
         _in_unit("value", value),
         RiskMeasure.TPR_AT_FPR.larger_is_riskier,
         f"TPR at FPR {at:g} ({way.value})",
@@ -58,12 +55,8 @@ def bayes_risk_target(value: float, prior: float) -> Target:
     r"""The attacker's Bayes error for the prior ``prior`` (in (0, 1)) at least
     ``value`` (in (0, min(prior, 1 - prior)))."""
     pi = _in_unit("prior", prior)
-
-    def measure(curve: PrivacyCurve) -> RiskValue:
-        return bayes_risk(curve, pi)
-
     return Target.from_measure(
-        measure,
+        functools.partial(bayes_risk, prior=pi),
         _in_unit("value", value),
         RiskMeasure.BAYES_RISK.larger_is_riskier,
         f"Bayes risk (prior {pi:g})",
@@ -74,12 +67,8 @@ def rero_target(value: float, kappa: float) -> Target:
     r"""ReRo's reconstruction success :math:`\gamma \le` ``value`` at the prior
     success ``kappa`` (both in (0, 1))."""
     k = _in_unit("kappa", kappa)
-
-    def measure(curve: PrivacyCurve) -> RiskValue:
-        return rero_gamma(curve, k)
-
     return Target.from_measure(
-        measure,
+        functools.partial(rero_gamma, kappa=k),
         _in_unit("value", value),
         RiskMeasure.RERO_GAMMA.larger_is_riskier,
         f"ReRo gamma (kappa {k:g})",
@@ -91,12 +80,11 @@ def gdp_target(value: float, *, tail: float = 1e-5) -> Target:
     on :math:`\alpha, \beta \ge` ``tail`` (:func:`~symfdp.risk.gdp_mu`; the
     default 1e-5 keeps the certified end tight, see its docstring)."""
     value = check_real("value", value, 0.0, lo_open=True)
-
-    def measure(curve: PrivacyCurve) -> RiskValue:
-        return gdp_mu(curve, tail=tail)
-
     return Target.from_measure(
-        measure, value, RiskMeasure.GDP_MU.larger_is_riskier, f"GDP mu (tail {tail:g})"
+        functools.partial(gdp_mu, tail=tail),
+        value,
+        RiskMeasure.GDP_MU.larger_is_riskier,
+        f"GDP mu (tail {tail:g})",
     )
 
 

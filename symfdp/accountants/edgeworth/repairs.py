@@ -87,28 +87,16 @@ def tradeoff_repairs(
     y = (p.mean + p.sd * xs - q.mean) / q.sd
     if np.any(q.outside(y)):
         found.append(Repair(Query.TRADEOFF, splice_note("Q", q)))
-    excess = raw - clipped
-    k = int(np.argmax(excess)) if excess.size else 0
-    if excess.size and excess[k] > TRADEOFF_TOL:
-        found.append(
-            Repair(
-                Query.TRADEOFF,
-                "values above 1 - alpha were clipped",
-                float(a[k]),
-                float(excess[k]),
-            )
-        )
-    bend = clipped - out
-    k = int(np.argmax(bend)) if bend.size else 0
-    if bend.size and bend[k] > TRADEOFF_TOL:
-        found.append(
-            Repair(
-                Query.TRADEOFF,
-                "the curve is not convex; it was replaced by its convex minorant",
-                float(a[k]),
-                float(bend[k]),
-            )
-        )
+    for change, note in (
+        (raw - clipped, "values above 1 - alpha were clipped"),
+        (
+            clipped - out,
+            "the curve is not convex; it was replaced by its convex minorant",
+        ),
+    ):
+        k = int(np.argmax(change)) if change.size else 0
+        if change.size and change[k] > TRADEOFF_TOL:
+            found.append(Repair(Query.TRADEOFF, note, float(a[k]), float(change[k])))
     return tuple(found)
 
 
