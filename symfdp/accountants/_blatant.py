@@ -26,6 +26,7 @@ import numpy as np
 
 from symfdp.curve import Answer, PairCurve, Query
 from symfdp.mechanisms.base import FloatArray, Mechanism
+from symfdp.mechanisms.epsilon_delta import BlatantLossError
 
 Components = tuple[tuple[Mechanism, int], ...]
 
@@ -112,11 +113,12 @@ class BlatantPair(PairCurve):
         """The finite composition's delta for ``delta``.
 
         Raises:
-            ValueError: ``delta <= 1 - c``: no epsilon is finite there.
+            BlatantLossError: ``delta <= 1 - c``: no epsilon is finite there,
+                whatever the accountant.
         """
         inner = 1.0 - (1.0 - d) / self.keep
         if not np.all(inner > 0.0):
-            raise ValueError(
+            raise BlatantLossError(
                 f"no finite epsilon at delta = {float(np.min(d)):.6g}: the "
                 f"composition is blatant (infinite privacy loss) with probability "
                 f"1 - c = {1.0 - self.keep:.6g} (its (eps, delta) events), so "

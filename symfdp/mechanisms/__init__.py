@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from symfdp.mechanisms._errors import UndefinedRelationError
 from symfdp.mechanisms.adjacency import ADJACENCIES, BothDirections, with_adjacency
 from symfdp.mechanisms.base import (
     Mechanism,
@@ -118,6 +119,7 @@ __all__ = [
     "SubsampledLaplace",
     "Swapped",
     "TruncationOdds",
+    "UndefinedRelationError",
     "from_densities",
     "from_log_likelihood_ratio",
     "from_pmfs",

@@ -33,6 +33,7 @@ from symfdp._validation import (
 )
 from symfdp.mechanisms._complex_mgf import LogMGF, ReflectedLogMGF
 from symfdp.mechanisms._errors import QuadratureLimitError as QuadratureLimitError
+from symfdp.mechanisms._errors import UndefinedRelationError
 from symfdp.mechanisms._panels import Rule, split_rule
 from symfdp.mechanisms._tilted import tilted_abs_moment3 as tilted_abs_moment3
 from symfdp.mechanisms._tilted import tilted_cgf as tilted_cgf
@@ -122,10 +123,11 @@ class Mechanism(ABC):
         an (eps, delta) event) is that guarantee under the relation stated.
 
         Raises:
-            ValueError: the mechanism cannot say what replace-one neighbours
-                are (the default: a pair given by its densities or PMFs).
+            UndefinedRelationError: the mechanism cannot say what replace-one
+                neighbours are (the default: a pair given by its densities or
+                PMFs).
         """
-        raise ValueError(
+        raise UndefinedRelationError(
             f"adjacency='replace_one' is not defined for {self!r}: a pair given "
             "by its densities, PMFs or privacy loss does not say how replacing a "
             "record moves it. Build the replace-one dominating pair itself (e.g. "

@@ -19,7 +19,7 @@ remove)``, trade-off :math:`C_p(f) = \min\{f_p, f_p^{-1}\}^{**}` (Dong et al.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
@@ -36,6 +36,7 @@ from symfdp._validation import (
 from symfdp._warnings import warn_pair_deprecated
 from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms._complex_mgf import LogMGF
+from symfdp.mechanisms._errors import UndefinedRelationError
 from symfdp.mechanisms._panels import Rule
 from symfdp.mechanisms._rdp import rdp_subsampled_gaussian
 from symfdp.mechanisms.base import (
@@ -87,6 +88,24 @@ class PoissonSubsampled(Mechanism):
         "p": Param("sampling probability", (0.0, 1.0), (1e-4, 1.0), lo_open=True),
     }
 
+    #: Per base family, the subclass that knows its replace-one pair under
+    #: Poisson subsampling (filled by subclasses declaring ``base_family``).
+    _REPLACE_ONE_FORMS: ClassVar[
+        dict[type[Mechanism], Callable[[Mechanism, float], Mechanism]]
+    ] = {}
+
+    def __init_subclass__(
+        cls, base_family: type[Mechanism] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if base_family is not None:
+            PoissonSubsampled._REPLACE_ONE_FORMS[base_family] = cls._from_base
+
+    @classmethod
+    def _from_base(cls, base: Mechanism, p: float) -> Mechanism:
+        """The subclass's mechanism for ``base`` (of its ``base_family``) at ``p``."""
+        raise NotImplementedError
+
     def __post_init__(self) -> None:
         if not isinstance(self.base, Mechanism):
             raise TypeError(f"base must be a Mechanism. Found {self.base!r}.")
@@ -114,24 +133,32 @@ class PoissonSubsampled(Mechanism):
         return self.base.continuous_loss
 
     def replace_one(self) -> Mechanism:
-        """The base's replace-one mechanism at ``p = 1``.
+        """The base's replace-one mechanism at ``p = 1``; for ``p < 1``, the
+        replace-one pair of the subclass that serves the base's family
+        (:class:`~symfdp.mechanisms.SubsampledGaussian` for a Gaussian base,
+        :class:`~symfdp.mechanisms.SubsampledLaplace` for a Laplace base).
 
         Raises:
-            ValueError: ``p < 1``: under replace-one neighbours Poisson
-                subsampling has its own dominating pair (a mixture over the
-                replaced and the replacing record), known for
-                :class:`~symfdp.mechanisms.SubsampledGaussian` and
-                :class:`~symfdp.mechanisms.SubsampledLaplace`.
+            UndefinedRelationError: ``p < 1`` and a base of another family:
+                under replace-one neighbours Poisson subsampling has its own
+                dominating pair, a mixture over the replaced and the replacing
+                record, which the base's pair alone does not determine.
         """
         if self.p == 1.0:
             return self.base.replace_one()
-        raise ValueError(
-            f"adjacency='replace_one' is not implemented for {self!r}: under "
+        form = self._REPLACE_ONE_FORMS.get(type(self.base))
+        if form is not None:
+            return form(self.base, self.p).replace_one()
+        raise UndefinedRelationError(
+            f"adjacency='replace_one' is not defined for {self!r}: under "
             "replace-one neighbours Poisson subsampling has its own dominating "
-            "pair (a mixture over the replaced and the replacing record), "
-            "implemented for SubsampledGaussian and SubsampledLaplace. Use "
-            "adjacency='add_or_remove', or SampledWithoutReplacement for a fixed "
-            "batch under replace-one."
+            "pair, (1-p) M(D) + p M(D+x) against (1-p) M(D) + p M(D+x'), which "
+            f"the base's pair alone does not determine (known for the "
+            f"{', '.join(sorted(c.__name__ for c in self._REPLACE_ONE_FORMS))} "
+            "bases, through SubsampledGaussian and SubsampledLaplace). Build that "
+            "pair with M.from_pmfs or M.from_densities and compose it with "
+            "adjacency='add_or_remove', or use SampledWithoutReplacement for a "
+            "fixed batch under replace-one."
         )
 
     def plrv_pieces(self, cuts: Sequence[float]) -> list[Rule]:

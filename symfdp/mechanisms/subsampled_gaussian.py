@@ -71,7 +71,7 @@ def _remember_rows(keys: list[tuple[float, float, str]], rows: FloatArray) -> No
 
 
 @dataclass(frozen=True, init=False, repr=False)
-class SubsampledGaussian(PoissonSubsampled):
+class SubsampledGaussian(PoissonSubsampled, base_family=Gaussian):
     """Poisson-subsampled Gaussian mechanism; give ``sigma`` or ``mu``.
 
     Args:
@@ -118,6 +118,10 @@ class SubsampledGaussian(PoissonSubsampled):
         object.__setattr__(self, "pair", pair)
         object.__setattr__(self, "_cache", {})
         self.__post_init__()
+
+    @classmethod
+    def _from_base(cls, base: Mechanism, p: float) -> Mechanism:
+        return cls(p=p, mu=cast(Gaussian, base).mu)
 
     @property
     def mu(self) -> float:

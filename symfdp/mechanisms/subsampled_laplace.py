@@ -25,7 +25,7 @@ from symfdp.mechanisms.user_defined import from_log_likelihood_ratio
 
 
 @dataclass(frozen=True, init=False, repr=False)
-class SubsampledLaplace(PoissonSubsampled):
+class SubsampledLaplace(PoissonSubsampled, base_family=Laplace):
     """Poisson-subsampled Laplace mechanism.
 
     Args:
@@ -48,6 +48,10 @@ class SubsampledLaplace(PoissonSubsampled):
         object.__setattr__(self, "pair", pair)
         object.__setattr__(self, "_cache", {})
         self.__post_init__()
+
+    @classmethod
+    def _from_base(cls, base: Mechanism, p: float) -> Mechanism:
+        return cls(p=p, mu=cast(Laplace, base).mu)
 
     @property
     def mu(self) -> float:

@@ -21,8 +21,9 @@ certified bracket is itself checked against the exact value.
 A cell *fails* (:class:`Outcome`) on a silent answer more than 5% off the truth
 (its distance to the truth bracket; for ``guarantee = "bound"`` accountants only
 on the anti-conservative side), on a certified bracket that misses an exact
-value, and on an unclear error (not ``ValueError``/``TypeError``, or a message
-that names no accountant that serves the case).
+value, and on an unclear error (:func:`_clear`: not ``ValueError``/``TypeError``,
+or a message that names no accountant that serves the case, unless its type says
+that no accountant can).
 """
 
 from __future__ import annotations
@@ -520,7 +521,17 @@ class Record:
 
 
 def _clear(ex: BaseException) -> bool:
+    """A refusal is clear when it is a ``ValueError``/``TypeError`` that names an
+    accountant serving the case, or a question no accountant can answer, by its
+    type: a relation the mechanism does not define
+    (:class:`~symfdp.mechanisms.UndefinedRelationError`, whose message must name
+    the constructor that builds the pair) or an epsilon that is infinite for
+    every method (:class:`~symfdp.mechanisms.BlatantLossError`)."""
     text = str(ex)
+    if isinstance(ex, M.UndefinedRelationError):
+        return "M.from_" in text
+    if isinstance(ex, M.BlatantLossError):
+        return True
     return isinstance(ex, ValueError | TypeError) and any(
         name in text for name in method_names()
     )

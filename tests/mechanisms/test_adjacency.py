@@ -91,8 +91,19 @@ def test_relations_of_poisson_subsampling() -> None:
     s = M.PoissonSubsampled(M.Gaussian(mu=1.0), p=0.1)
     assert M.with_adjacency(s, "add_or_remove").pair == "both"
     assert M.with_adjacency(s, "remove").pair == "remove"
-    with pytest.raises(ValueError, match="replace_one"):
-        M.with_adjacency(s, "replace_one")
+    # A Gaussian (Laplace) base is served by SubsampledGaussian's
+    # (SubsampledLaplace's) replace-one pair; other bases are refused.
+    e = np.array([0.5, 2.0])
+    for base, form in (
+        (M.Gaussian(mu=1.0), M.SubsampledGaussian(mu=1.0, p=0.1)),
+        (M.Laplace(mu=1.0), M.SubsampledLaplace(mu=1.0, p=0.1)),
+    ):
+        got = M.with_adjacency(M.PoissonSubsampled(base, p=0.1), "replace_one")
+        want = M.with_adjacency(form, "replace_one")
+        np.testing.assert_array_equal(got.privacy_profile(e), want.privacy_profile(e))
+    rr = M.PoissonSubsampled(M.RandomizedResponse(eps=1.0), p=0.1)
+    with pytest.raises(M.UndefinedRelationError, match=r"M\.from_pmfs"):
+        M.with_adjacency(rr, "replace_one")
     with pytest.raises(ValueError, match="adjacency"):
         M.with_adjacency(s, "neighbours")
 
