@@ -73,10 +73,6 @@ _STARTUP = (
     "the command line loads a subcommand's machinery when it runs "
     "(symfdp --help under 0.5 s)"
 )
-_MECHANISMS = (
-    "mechanisms/: the isinstance lists and the base<->swapped circle give way to "
-    "capabilities on the mechanisms branch"
-)
 
 #: (importer, imported module) -> why the import waits inside a function.
 LOCAL_IMPORTS: dict[tuple[str, str], str] = {
@@ -124,17 +120,8 @@ LOCAL_IMPORTS: dict[tuple[str, str], str] = {
     ("symfdp.cli.verify", "symfdp._validation"): _STARTUP,
     ("symfdp.cli.verify", "symfdp.findings"): _STARTUP,
     ("symfdp.cli.verify", "symfdp.reproduce.paths"): _STARTUP,
-    # Pending on other branches of the same rebuild.
     ("symfdp.accountants.auto", "symfdp.accountants"): (
-        "Auto picks among the registered accountants, loaded on first use "
-        "(accountants/auto.py is reworked on its own branch)"
-    ),
-    ("symfdp.mechanisms._gaussian_mixture", "symfdp.mechanisms.base"): _MECHANISMS,
-    ("symfdp.mechanisms.fixed_batch", "symfdp.mechanisms.subsampled"): _MECHANISMS,
-    ("symfdp.mechanisms.subsampled", "symfdp.mechanisms.base"): _MECHANISMS,
-    ("symfdp.mechanisms.subsampled", "symfdp.numeric.roots"): _MECHANISMS,
-    ("symfdp.mechanisms.subsampled_gaussian", "symfdp.mechanisms.user_defined"): (
-        _MECHANISMS
+        "Auto picks among the registered accountants, loaded on first use"
     ),
 }
 

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from symfdp.mechanisms import _logmix as lm
+from symfdp.mechanisms._errors import QuadratureLimitError
 from symfdp.numeric.moments import EPS, exp_series, log_series, weighted_cumulants
 
 FloatArray = NDArray[np.float64]
@@ -109,8 +110,6 @@ def x_grid(
     )
     span = (-GRID_HALF_WIDTH - lo_shift) / h, (mu + GRID_HALF_WIDTH + hi_shift) / h
     if not all(math.isfinite(x) for x in span):
-        from symfdp.mechanisms.base import QuadratureLimitError
-
         raise QuadratureLimitError(
             f"the subsampled-Gaussian quadrature for mu = {mu:g} at this tilt "
             "needs an unbounded grid: the saddle point lies too far in the tail. "
@@ -119,8 +118,6 @@ def x_grid(
     lo = math.floor(span[0])
     hi = math.ceil(span[1])
     if max_points is not None and hi - lo + 1 > max_points:
-        from symfdp.mechanisms.base import QuadratureLimitError
-
         raise QuadratureLimitError(
             f"the subsampled-Gaussian quadrature for mu = {mu:g} at this tilt "
             f"(x in [{lo * h:.4g}, {hi * h:.4g}], step {h:.3g}) needs "

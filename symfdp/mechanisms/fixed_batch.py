@@ -42,6 +42,7 @@ from symfdp.mechanisms.base import (
     PLRVQuadrature,
     Under,
 )
+from symfdp.mechanisms.subsampled import PoissonSubsampled
 
 #: Points of the scan for crossings of the two profiles.
 _SCAN = 2001
@@ -230,8 +231,6 @@ class SampledWithoutReplacement(SymmetrisedPair):
         return self.batch_size / self.dataset_size
 
     def _add(self) -> Mechanism:
-        from symfdp.mechanisms.subsampled import PoissonSubsampled
-
         if self.batch_size == self.dataset_size:
             return self.base
         return PoissonSubsampled(self.base, p=self.p).with_pair("add")

@@ -36,7 +36,7 @@ from symfdp._validation import (
 from symfdp._warnings import warn_pair_deprecated
 from symfdp.mechanisms import _logmix as lm
 from symfdp.mechanisms._complex_mgf import LogMGF
-from symfdp.mechanisms._errors import UndefinedRelationError
+from symfdp.mechanisms._errors import QuadratureLimitError, UndefinedRelationError
 from symfdp.mechanisms._panels import Rule
 from symfdp.mechanisms._rdp import rdp_subsampled_gaussian
 from symfdp.mechanisms.base import (
@@ -47,8 +47,11 @@ from symfdp.mechanisms.base import (
     Param,
     PLRVQuadrature,
     Under,
+    tilted_abs_moment3,
+    tilted_cgf,
 )
 from symfdp.numeric.moments import weighted_cumulants
+from symfdp.numeric.roots import monotone_bisect
 
 PAIRS: tuple[str, ...] = ("add", "remove", "both")
 
@@ -467,7 +470,6 @@ class PoissonSubsampled(Mechanism):
     def _tilted_rule_for_t(self, s: FloatArray) -> tuple[FloatArray, FloatArray]:
         """:meth:`_tilted_base_rule`, its memory-guard error naming ``t`` (the
         public argument the tilts ``s`` come from)."""
-        from symfdp.mechanisms.base import QuadratureLimitError
 
         try:
             return self._tilted_base_rule(s)
@@ -485,7 +487,6 @@ class PoissonSubsampled(Mechanism):
         law under Q tilted by :math:`t` is the P-law tilted by :math:`s = t + 1`;
         remove pair (:math:`L' = -L`): :math:`s = 1 - t` under P', :math:`-t`
         under Q'."""
-        from symfdp.mechanisms.base import tilted_abs_moment3
 
         under = _check_under(under)
         ts = check_array("t", t)
@@ -531,7 +532,6 @@ class PoissonSubsampled(Mechanism):
         return self.p * fb + self._q * (1.0 - a)
 
     def _f_p_inverse(self, a: FloatArray) -> FloatArray:
-        from symfdp.numeric.roots import monotone_bisect
 
         shape = a.shape
         flat = a.reshape(-1)
@@ -633,7 +633,6 @@ def subsampled_cgf_p(
     summed without cancellation where :math:`|K| \le 0.05` (small values keep their
     relative precision), else in log-sum-exp form; :math:`K''` is the variance of
     the tilted rule about :math:`K'`."""
-    from symfdp.mechanisms.base import tilted_cgf
 
     a = lm.log_mix(nodes, p)
     k0, k1, k2 = (v.reshape(-1) for v in tilted_cgf(a, log_w, s))

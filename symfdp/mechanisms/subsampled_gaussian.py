@@ -44,6 +44,7 @@ from symfdp.mechanisms.base import (
 )
 from symfdp.mechanisms.gaussian import Gaussian
 from symfdp.mechanisms.subsampled import PoissonSubsampled
+from symfdp.mechanisms.user_defined import from_log_likelihood_ratio
 
 #: Default quadrature rule: moments up to this order and |t| up to this value.
 _RULE_ORDER = 12
@@ -363,8 +364,6 @@ class SubsampledGaussian(PoissonSubsampled, base_family=Gaussian):
         of a Poisson-sampled Gaussian; at ``p = 1`` the Gaussian with effect size
         :math:`2\mu`), composed by quadrature
         (:func:`~symfdp.mechanisms.from_log_likelihood_ratio`, masses to ~1e-12)."""
-        from symfdp.mechanisms.user_defined import from_log_likelihood_ratio
-
         if self.mu == 0.0 or self.p == 1.0:
             return Gaussian(mu=2.0 * self.mu)
         args = (self._log_q, math.log(self.p), self.mu)
