@@ -356,11 +356,13 @@ class Accountant(ABC):
 
     def _pair(self, components: Components) -> PairCurve:
         r""":meth:`compose_pair`, :math:`\mathrm{Id}` for a loss without variance,
-        blatant outcomes composed around it (:mod:`symfdp.accountants._blatant`)."""
+        blatant outcomes composed around it (:mod:`symfdp.accountants._blatant`),
+        the finite part clipped into its own loss range with its lattice error
+        (:meth:`_bounded`)."""
         if self.splits_blatant:
             finite, keep = split_blatant(components)
             if keep < 1.0:
-                return BlatantPair(self._pair(finite), keep)
+                return BlatantPair(self._bounded(self._pair(finite), finite), keep)
         if self.identity_without_variance and self._is_identity(components):
             return IDENTITY_PAIR
         return self.compose_pair(components)
