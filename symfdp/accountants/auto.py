@@ -11,11 +11,13 @@ answer needed no repair (:class:`~symfdp.curve.Repair`); the rest go to the next
 tier, the certified :class:`~symfdp.accountants.Numerical` answering whatever is
 left. A tier whose estimate missed ``rel_tol`` for a kind of query is not asked
 that kind of query again on the same composition. Tiers that cannot serve the
-composition are skipped, and so are all approximate tiers when the certified
-tier's predicted cost (:func:`_fft_seconds`, the blatant mass of
+composition are skipped, and so are the approximate tiers whose guessed cost
+does not fit a share of the certified tier's predicted cost
+(:func:`_fft_seconds`, the blatant mass of
 :class:`~symfdp.mechanisms.EpsilonDelta` events split off as the certified tier
-does) is too small to leave them a share; :attr:`AutoCurve.last_answer` says who
-answered. Estimates are not bounds: to publish, use ``Numerical``'s bracket.
+does): where the certified tier is cheap, it answers after the first tier.
+:attr:`AutoCurve.last_answer` says who answered. Estimates are not bounds: to
+publish, use ``Numerical``'s bracket.
 """
 
 from __future__ import annotations
