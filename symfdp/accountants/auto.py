@@ -9,7 +9,13 @@ A tier answers the points of a query where its own error estimate
 (``epsilon_error`` / ``delta_error``) is at most ``rel_tol`` times its answer and its
 answer needed no repair (:class:`~symfdp.curve.Repair`); the rest go to the next
 tier, the certified :class:`~symfdp.accountants.Numerical` answering whatever is
-left. Tiers that cannot serve the composition are skipped;
+left. A tier whose estimate missed ``rel_tol`` for a kind of query is not asked
+that kind of query again on the same composition. Tiers that cannot serve the
+composition are skipped, and so are the approximate tiers whose guessed cost
+does not fit a share of the certified tier's predicted cost
+(:func:`_fft_seconds`, the blatant mass of
+:class:`~symfdp.mechanisms.EpsilonDelta` events split off as the certified tier
+does): where the certified tier is cheap, it answers after the first tier.
 :attr:`AutoCurve.last_answer` says who answered. Estimates are not bounds: to
 publish, use ``Numerical``'s bracket.
 """
@@ -29,6 +35,7 @@ from numpy.typing import ArrayLike
 
 from symfdp._validation import check_array, check_bool, check_real, scalar_or_array
 from symfdp._warnings import ApproximationWarning
+from symfdp.accountants._blatant import split_blatant
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import Accountant, Components
 from symfdp.curve import Answer, FloatArray, PrivacyCurve, Query
@@ -47,10 +54,17 @@ _FFT_SECONDS_PER_POINT: Final = 7e-7
 _WINDOW_STEPS: Final = 21.0
 #: The approximate tiers may spend this share of the certified tier's predicted
 #: cost; the next tier is guessed to cost ``_NEXT_TIER_FACTOR`` times the last one
-#: (tiers come in increasing cost), at least ``_MIN_TIER_SECONDS``.
+#: (tiers come in increasing cost), at least ``_MIN_TIER_SECONDS`` for the first
+#: and ``_MIN_LATER_TIER_SECONDS`` for a later one (Edgeworth(4), SaddlePoint(3)
+#: and Contour took 2-230 ms to compose and answer eps(delta) on the DP-SGD,
+#: Laplace, randomized-response and subsampled compositions of the matrix, the
+#: CLT under 1 ms): so a certified tier predicted under
+#: ``_MIN_LATER_TIER_SECONDS / _APPROXIMATION_SHARE`` answers after the first
+#: tier, whatever the machine's speed.
 _APPROXIMATION_SHARE: Final = 0.25
 _NEXT_TIER_FACTOR: Final = 10.0
 _MIN_TIER_SECONDS: Final = 1e-3
+_MIN_LATER_TIER_SECONDS: Final = 8e-3
 _T = TypeVar("_T")
 
 
@@ -102,6 +116,8 @@ class _AutoState:
     curves: dict[int, PrivacyCurve | None] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     last_answer: AutoAnswer | None = None
+    #: ``(tier, query)`` pairs where the tier's estimate missed ``rel_tol``.
+    missed: set[tuple[int, str]] = field(default_factory=set)
     #: Seconds spent in the approximate tiers, and in the last one tried.
     spent: float = 0.0
     last_tier: float = 0.0
@@ -153,7 +169,7 @@ class AutoCurve(PrivacyCurve):
         if k not in curves:
             tier = self.tiers[k]
             last = k == len(self.tiers) - 1
-            if not last and not self._affordable():
+            if not last and not self._affordable(first=not curves):
                 self._state.skipped[repr(tier)] = (
                     "the certified tier is cheaper here (predicted "
                     f"{1e3 * self._certified_seconds():.0f} ms)"
@@ -186,14 +202,15 @@ class AutoCurve(PrivacyCurve):
                 self._state.spent += dt
                 self._state.last_tier += dt
 
-    def _affordable(self) -> bool:
+    def _affordable(self, first: bool) -> bool:
         """Whether another approximate tier fits the budget: what the tiers
-        spent plus the next one's guessed cost within
-        ``_APPROXIMATION_SHARE`` of the certified tier's predicted cost (so
-        that falling back costs at most that share more than answering with
-        the certified tier directly)."""
+        spent plus the next one's guessed cost (the module constants; ``first``:
+        no tier tried yet) within ``_APPROXIMATION_SHARE`` of the certified
+        tier's predicted cost (so that falling back costs at most that share
+        more than answering with the certified tier directly)."""
         state = self._state
-        guess = max(_NEXT_TIER_FACTOR * state.last_tier, _MIN_TIER_SECONDS)
+        floor = _MIN_TIER_SECONDS if first else _MIN_LATER_TIER_SECONDS
+        guess = max(_NEXT_TIER_FACTOR * state.last_tier, floor)
         return state.spent + guess <= _APPROXIMATION_SHARE * self._certified_seconds()
 
     def _certified_seconds(self) -> float:
@@ -205,11 +222,21 @@ class AutoCurve(PrivacyCurve):
             state.certified_seconds = _fft_seconds(self.components, self.tiers[-1])
         return state.certified_seconds
 
+    def _asks(self, k: int, kind: str) -> PrivacyCurve | None:
+        """Tier ``k``'s curve for a query of ``kind``; None where it cannot
+        serve, or where it is approximate and its estimate already missed
+        ``rel_tol`` for this kind of query on this composition (asking again
+        would most likely cost its time and fall through to the next tier)."""
+        if k < len(self.tiers) - 1 and (k, kind) in self._state.missed:
+            return None
+        return self.tier_curve(k)
+
     # ------------------------------------------------------------- queries
     def _answer_by_tier(self, query: Query, points: FloatArray) -> AutoAnswer:
         """Each point from the first tier whose answer needed no repair and
         whose error estimate meets ``rel_tol`` (the last tier answers the rest,
-        its repairs warned)."""
+        its repairs warned); a tier that misses is remembered
+        (:meth:`_asks`)."""
         flat = points.ravel()
         value = np.full(flat.shape, np.nan)
         error = np.full(flat.shape, np.inf)
@@ -219,7 +246,7 @@ class AutoCurve(PrivacyCurve):
         for k in range(len(self.tiers)):
             if todo.size == 0:
                 break
-            curve = self.tier_curve(k)
+            curve = self._asks(k, query.value)
             if curve is None:
                 continue
             try:
@@ -229,18 +256,22 @@ class AutoCurve(PrivacyCurve):
             except (ValueError, FloatingPointError):
                 if k == last:
                     raise
+                self._state.missed.add((k, query.value))
                 continue
             if k == last:
                 accept = np.ones(todo.size, dtype=bool)
                 # The certified tier's own records stand.
                 warn_repairs(curve.label, query, found.repairs, curve.certified)
             elif found.repairs:
+                self._state.missed.add((k, query.value))
                 continue
             else:
                 with np.errstate(invalid="ignore"):
                     accept = np.isfinite(v) & (
                         (e <= self.rel_tol * np.abs(v)) | (e <= _ABS_FLOOR)
                     )
+                if not accept.all():
+                    self._state.missed.add((k, query.value))
             idx = todo[accept]
             value[idx], error[idx] = v[accept], e[accept]
             method[idx] = curve.label
@@ -313,7 +344,7 @@ class AutoCurve(PrivacyCurve):
     ) -> tuple[FloatArray, FloatArray]:
         last = len(self.tiers) - 1
         for k in range(len(self.tiers)):
-            curve = self.tier_curve(k)
+            curve = self._asks(k, "tradeoff")
             if curve is None:
                 continue
             if k == last:
@@ -330,12 +361,11 @@ class AutoCurve(PrivacyCurve):
                         functools.partial(_tradeoff_answer, curve, flat, symmetric),
                     )
                 except (ValueError, FloatingPointError):
-                    continue
-                if found is None:
+                    found = None
+                if found is None or not _meets(*found, self.rel_tol):
+                    self._state.missed.add((k, "tradeoff"))
                     continue
                 beta, err = found
-                if not _meets(beta, err, self.rel_tol):
-                    continue
             self._state.last_answer = AutoAnswer(
                 "tradeoff(alpha)", flat.copy(), beta, err, (curve.label,) * flat.size
             )
@@ -351,8 +381,9 @@ class AutoCurve(PrivacyCurve):
         and :math:`1 - \beta`, as ReRo's :math:`\gamma = 1 - f(\kappa)`
         needs); the certified tier otherwise."""
         last = len(self.tiers) - 1
+        kind = f"pairs {query.value}"
         for k in range(len(self.tiers)):
-            curve = self.tier_curve(k)
+            curve = self._asks(k, kind)
             if curve is None:
                 continue
             if k == last:
@@ -365,9 +396,10 @@ class AutoCurve(PrivacyCurve):
                     ),
                 )
             except (ValueError, FloatingPointError):
-                continue
-            if all(_answer_meets(query, a, self.rel_tol) for a in answers):
+                answers = ()
+            if answers and all(_answer_meets(query, a, self.rel_tol) for a in answers):
                 return answers
+            self._state.missed.add((k, kind))
         raise AssertionError("the certified tier always answers")  # pragma: no cover
 
     def delta_bounds(self, eps: ArrayLike) -> Any:
@@ -468,10 +500,15 @@ def _tradeoff_answer(
 
 def _fft_seconds(components: Components, tier: Accountant) -> float:
     """Predicted seconds of the certified FFT tier on ``components`` (the cost
-    model of the module constants; ``inf`` when it does not apply)."""
+    model of the module constants; ``inf`` when it does not apply).
+
+    The lattice is that of the finite parts: the blatant mass of (eps, delta)
+    events is composed exactly around it (:func:`split_blatant`), as the
+    certified tier does, and costs nothing."""
     tol = getattr(tier, "eps_rel_tol", None)
     if not isinstance(tol, float):
         return math.inf
+    components, _ = split_blatant(components)
     first = [(m.pairs[0], k) for m, k in components]  # one direction's
     try:
         h = choose_step(first, tol)
