@@ -225,18 +225,12 @@ class PrivacyCurve:
         certified curves and methods without estimates."""
         if self.certified or not self.estimates_error:
             return None
-        out = tradeoff_errors(
+        return tradeoff_errors(
             flat,
             self._symmetrised,
             lambda e: self._compute(Query.DELTA, e).errors,
             symmetric=True,
         )
-        # The pairs' own estimates (repairs' moves, lattice terms) where larger.
-        grid = alpha_grid()
-        for found in self._grid_tradeoffs.answers:
-            if out is not None and found.errors is not None:
-                out = np.maximum(out, np.interp(flat, grid, found.errors))
-        return out
 
     def _warning_repairs(self, found: Answer, points: FloatArray) -> tuple[Repair, ...]:
         """The repairs of ``found`` (at ``points``) that warn: for an
@@ -430,10 +424,7 @@ class PrivacyCurve:
         answers = tuple(p.answer(Query.TRADEOFF, grid) for p in self.pairs)
         for found in answers:
             _finite_or_raise(found.values, "trade-off", self.method)
-        repairs = tuple(r for a in answers for r in self._warning_repairs(a, grid))
-        return _Kept(
-            Query.TRADEOFF, grid, Answer(np.zeros(0), repairs=repairs), answers
-        )
+        return _Kept(Query.TRADEOFF, grid, _repairs_of(answers), answers)
 
     def _tabulate(self, beta: FloatArray) -> FloatArray:
         grid = alpha_grid()
