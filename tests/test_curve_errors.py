@@ -144,6 +144,9 @@ def test_clipped_error_is_the_move_plus_the_estimate_capped_by_the_width():
     np.testing.assert_allclose(tight, [0.1, 0.05, 0.1])
     open_top = clipped_error(raw, out, np.full(3, np.inf), np.zeros(3), None)
     assert np.isinf(open_top).all()
+    # An unknown estimate stays unknown inside a finite range too.
+    unknown = clipped_error(raw, out, np.full(3, np.inf), np.zeros(3), np.ones(3))
+    assert np.isinf(unknown).all()
 
 
 def test_repairs_within_the_tolerance_are_left_to_the_estimate():

@@ -284,12 +284,14 @@ def clipped_error(
     ``[lo, hi]`` (``hi`` None: unbounded) as ``out``: the distance the clip
     moved it plus the analytic estimate ``errors``, at most the width of the
     range (no answer inside it is further from the truth, which lies there too);
-    ``errors`` where nothing moved."""
+    ``errors`` where nothing moved, ``inf`` where ``errors`` is (unknown)."""
     moved = np.abs(out - raw)
     total = errors + moved
     if hi is not None:
         with np.errstate(invalid="ignore"):
-            total = np.minimum(total, np.maximum(hi - lo, 0.0))
+            capped = np.minimum(total, np.maximum(hi - lo, 0.0))
+        # An unknown estimate stays unknown (the method cannot tell).
+        total = np.where(np.isinf(errors), errors, capped)
     return np.asarray(total, np.float64)
 
 
