@@ -22,6 +22,8 @@ from symfdp.curve import (
     Repair,
     max_with_error,
 )
+from symfdp.curve.bounded import clipped_error
+from symfdp.curve.report import repairs_within
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class _FakePair(PairCurve):
     scale: float
     rel: float
     repair: str = ""
+    size: float = 0.1
     calls: list[Query] = field(default_factory=list, compare=False)
 
     @property
@@ -41,7 +44,9 @@ class _FakePair(PairCurve):
     def answer(self, query, points):
         self.calls.append(query)
         repairs = (
-            (Repair(query, self.repair, float(points[0]), 0.1),) if self.repair else ()
+            (Repair(query, self.repair, float(points[0]), self.size),)
+            if self.repair
+            else ()
         )
         if query is Query.DELTA:
             v = self.scale * np.exp(-points)
@@ -113,6 +118,62 @@ def test_bounded_loss_pair_records_its_clip():
     (repair,) = found.repairs
     assert repair.query is Query.DELTA and "left the range" in repair.what
     assert repair.at == 0.5 and repair.size == pytest.approx(2 * np.exp(-0.5) - top[0])
+
+
+def test_a_clip_moves_the_estimate_by_its_size_within_the_range():
+    # delta(eps) = 0.5 e^{-eps} with a 10% estimate, clipped under the top
+    # (1 - e^{eps - 0.6})_+ of a loss in [-1, 0.6]: the estimate is the
+    # estimate plus the move, at most the width top - floor of the range.
+    pair = BoundedLossPair(_FakePair(0.5, 0.1), -1.0, 0.6)
+    e = np.array([0.1, 0.55, 1.0])
+    found = pair.answer(Query.DELTA, e)
+    raw = 0.5 * np.exp(-e)
+    top = np.maximum(-np.expm1(e - 0.6), 0.0)
+    np.testing.assert_allclose(found.values, top)
+    assert found.errors[0] == pytest.approx(0.1 * raw[0] + raw[0] - top[0])
+    assert found.errors[1] == pytest.approx(top[1])  # capped by the width
+    assert found.errors[2] == 0.0  # beyond the loss's end delta is exactly 0
+
+
+def test_clipped_error_is_the_move_plus_the_estimate_capped_by_the_width():
+    raw = np.array([1.2, 0.5, -0.1])
+    out = np.array([1.0, 0.5, 0.0])
+    err = clipped_error(raw, out, np.full(3, 0.05), np.zeros(3), np.ones(3))
+    np.testing.assert_allclose(err, [0.25, 0.05, 0.15])
+    tight = clipped_error(raw, out, np.full(3, 0.05), np.zeros(3), np.full(3, 0.1))
+    np.testing.assert_allclose(tight, [0.1, 0.05, 0.1])
+    open_top = clipped_error(raw, out, np.full(3, np.inf), np.zeros(3), None)
+    assert np.isinf(open_top).all()
+    # An unknown estimate stays unknown inside a finite range too.
+    unknown = clipped_error(raw, out, np.full(3, np.inf), np.zeros(3), np.ones(3))
+    assert np.isinf(unknown).all()
+
+
+def test_repairs_within_the_tolerance_are_left_to_the_estimate():
+    points = np.array([0.5, 1.0])
+    values = np.array([0.2, 1e-3])
+    small = Repair(Query.DELTA, "small", 0.5, 0.005)  # 2.5% of 0.2
+    large = Repair(Query.DELTA, "large", 1.0, 1e-4)  # 10% of 1e-3
+    unsized = Repair(Query.DELTA, "unknown size")
+    elsewhere = Repair(Query.DELTA, "off the points", 0.7, 1e-9)
+    kept = repairs_within((small, large, unsized, elsewhere), points, values, 0.05)
+    assert kept == (large, unsized, elsewhere)
+
+
+def test_a_small_repair_does_not_warn_but_its_estimate_does():
+    # A 1e-4 repair on an answer of 0.3: no warning with a 1% estimate ...
+    quiet = _curve(_FakePair(0.5, 0.01, "x left y", size=1e-4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet.delta(0.5)
+    # ... and the error warning (not the repair's) with a 10% one.
+    loud = _curve(_FakePair(0.5, 0.1, "x left y", size=1e-4))
+    with pytest.warns(ApproximationWarning, match="estimated relative error"):
+        loud.delta(0.5)
+    # A repair beyond the tolerance warns as before.
+    big = _curve(_FakePair(0.5, 0.01, "x left y", size=0.1))
+    with pytest.warns(ApproximationWarning, match="x left y"):
+        big.delta(0.5)
 
 
 def test_repairs_of_every_pair_make_one_warning_per_query():

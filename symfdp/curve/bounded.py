@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from symfdp.curve.answer import Answer, FloatArray, PairCurve, Query, Repair
+from symfdp.curve.tradeoff_error import tradeoff_errors
 from symfdp.pld.profile import loss_range_profile_limits, loss_range_tradeoff_floor
 
 #: Departures from the range below this are round-off (not reported).
@@ -44,7 +45,19 @@ class BoundedLossPair(PairCurve):
     P_P(L > \varepsilon)`), read off the approximation by central differences
     at :math:`\pm h/4`. It adds to the error estimate of delta; the bound
     (:math:`\theta` unknown) over :math:`|\delta'|` (at most :math:`h`) to the
-    estimate of epsilon.
+    estimate of epsilon; the bound at the supporting :math:`\varepsilon^*(\alpha)`
+    to the estimate of the trade-off: :math:`f(\alpha) = \sup_\varepsilon [1 -
+    \delta(\varepsilon) - e^\varepsilon\alpha]` moves by at most the largest
+    error of the profile near :math:`\varepsilon^*`, and a lattice law's
+    profile takes every offset :math:`\theta` of the cell there (its trade-off
+    is the chord between the Neyman--Pearson points of neighbouring lattice
+    thresholds, while the smooth curve bends between them).
+
+    An approximation's trade-off without its own estimate gets the profile's
+    carried through the duality (:mod:`~symfdp.curve.tradeoff_error`). A
+    clipped answer's estimate is the distance the clip moved it plus the
+    analytic estimate, at most the width of the range (:func:`clipped_error`):
+    an answer that left the range shows the approximation that far off there.
 
     Other attributes (diagnostics) are the wrapped pair's.
     """
@@ -118,8 +131,9 @@ class BoundedLossPair(PairCurve):
             repairs += self._repair(Query.DELTA, "delta(eps)", e, raw, out)
         err = found.errors
         if self.lattice_span is not None and err is not None:
-            floor, _ = self._lattice_floor(e, raw)
-            err = err + floor
+            err = err + self._lattice_floor(e, raw)[0]
+        if err is not None:
+            err = clipped_error(raw, out, err, floor, top)
         return Answer(
             out,
             err,
@@ -179,6 +193,9 @@ class BoundedLossPair(PairCurve):
         err = found.errors
         if self.lattice_span is not None and err is not None:
             err = err + self._lattice_epsilon_floor(out)
+        if err is not None:
+            low = np.zeros(d.shape) if floor is None else floor
+            err = clipped_error(raw, out, err, low, cap)
         if found.lower is None and found.upper is None:
             return Answer(out, err, repairs=repairs)
         zero = np.zeros(d.shape)
@@ -204,21 +221,78 @@ class BoundedLossPair(PairCurve):
         out: FloatArray = np.minimum(np.nan_to_num(width, nan=h), h)
         return out
 
+    def _tradeoff_floor(self, x: FloatArray) -> FloatArray:
+        """The least trade-off the loss range allows at ``x`` (the class)."""
+        return np.minimum(loss_range_tradeoff_floor(x, self.loss_range), 1.0 - x)
+
+    def _floored_tradeoff(self, x: FloatArray) -> FloatArray:
+        """The inner trade-off raised to the floor (values only)."""
+        out: FloatArray = np.maximum(
+            self.inner.answer(Query.TRADEOFF, x).values, self._tradeoff_floor(x)
+        )
+        return out
+
+    def _profile_errors_near(self, e: FloatArray) -> FloatArray | None:
+        """The inner profile's estimate at ``e`` plus the lattice term with the
+        largest factor of the cell (for the trade-off, see the class)."""
+        found = self.inner.answer(Query.DELTA, e)
+        if found.errors is None or self.lattice_span is None:
+            return found.errors
+        floor, _ = self._lattice_floor(e, found.values, at_offset=False)
+        out: FloatArray = found.errors + floor
+        return out
+
+    def _lattice_near(self, e: FloatArray) -> FloatArray:
+        """The lattice term of :meth:`_profile_errors_near` alone."""
+        at = self.inner.answer(Query.DELTA, e).values
+        return self._lattice_floor(e, at, at_offset=False)[0]
+
     def _tradeoff(self, x: FloatArray) -> Answer:
         found = self.inner.answer(Query.TRADEOFF, x)
-        floor = np.minimum(loss_range_tradeoff_floor(x, self.loss_range), 1.0 - x)
+        floor = self._tradeoff_floor(x)
         raw = found.values
         out = np.maximum(raw, floor)
         repairs = found.repairs
         if np.any(raw < floor - _TOL):
             repairs += self._repair(Query.TRADEOFF, "the trade-off", x, raw, out)
+        err = found.errors
+        if self.inner.estimates_error and (err is None or self.lattice_span):
+            # The profile's estimate through the duality, or (the pair gave its
+            # own) the lattice term alone.
+            near = self._profile_errors_near if err is None else self._lattice_near
+            dual = tradeoff_errors(x, self._floored_tradeoff, near, symmetric=False)
+            err = dual if err is None or dual is None else err + dual
+        if err is not None:
+            err = clipped_error(raw, out, err, floor, 1.0 - x)
         return Answer(
             out,
-            found.errors,
+            err,
             _clip(found.lower, floor, None),
             _clip(found.upper, floor, None),
             repairs,
         )
+
+
+def clipped_error(
+    raw: FloatArray,
+    out: FloatArray,
+    errors: FloatArray,
+    lo: FloatArray,
+    hi: FloatArray | None,
+) -> FloatArray:
+    r"""The error estimate of an answer ``raw`` clipped into its valid range
+    ``[lo, hi]`` (``hi`` None: unbounded) as ``out``: the distance the clip
+    moved it plus the analytic estimate ``errors``, at most the width of the
+    range (no answer inside it is further from the truth, which lies there too);
+    ``errors`` where nothing moved, ``inf`` where ``errors`` is (unknown)."""
+    moved = np.abs(out - raw)
+    total = errors + moved
+    if hi is not None:
+        with np.errstate(invalid="ignore"):
+            capped = np.minimum(total, np.maximum(hi - lo, 0.0))
+        # An unknown estimate stays unknown (the method cannot tell).
+        total = np.where(np.isinf(errors), errors, capped)
+    return np.asarray(total, np.float64)
 
 
 def _clip(

@@ -35,13 +35,13 @@ from numpy.typing import ArrayLike
 from symfdp._validation import check_array, check_bool, scalar_or_array
 from symfdp._warnings import warn_approximation
 from symfdp.curve.answer import Answer, FloatArray, PairCurve, Query, Repair
-from symfdp.curve.bounded import BoundedLossPair
+from symfdp.curve.bounded import BoundedLossPair, clipped_error
 from symfdp.curve.combine import (
     convex_lower_bound_points,
     max_over_pairs,
     symmetric_hull,
 )
-from symfdp.curve.report import error_message, query_message
+from symfdp.curve.report import error_message, query_message, repairs_within
 from symfdp.curve.summary import markdown
 from symfdp.curve.tradeoff_error import tradeoff_errors
 from symfdp.numeric.tabulate import alpha_grid
@@ -198,9 +198,11 @@ class PrivacyCurve:
             return found
         _finite_or_raise(found.values, "delta(eps)", self.method)
         values, repairs = _repaired_profile(points, found, self.certified)
-        return Answer(
-            values, found.errors, found.lower, found.upper, found.repairs + repairs
-        )
+        errors = found.errors
+        if errors is not None and not self.certified:
+            floor = -np.expm1(np.minimum(points, 0.0))
+            errors = clipped_error(found.values, values, errors, floor, None)
+        return Answer(values, errors, found.lower, found.upper, found.repairs + repairs)
 
     def _pair_tradeoff(self, pair: PairCurve, points: FloatArray) -> Answer:
         """``pair``'s trade-off answer, with the error estimate that its profile
@@ -230,13 +232,27 @@ class PrivacyCurve:
             symmetric=True,
         )
 
+    def _warning_repairs(self, found: Answer, points: FloatArray) -> tuple[Repair, ...]:
+        """The repairs of ``found`` (at ``points``) that warn: for an
+        approximation whose estimate includes their moves, those beyond
+        ``warn_rel_error`` (:func:`~symfdp.curve.report.repairs_within`)."""
+        if (
+            found.errors is None
+            or self.warn_rel_error is None
+            or self.certified
+            or found.values.shape != points.shape
+        ):
+            return found.repairs
+        return repairs_within(found.repairs, points, found.values, self.warn_rel_error)
+
     def _message(self, kept: _Kept, atol: float | None) -> str | None:
         """The one warning of a query: its repairs, else (with ``atol``, for
         approximations with ``warn_rel_error``) an error above that."""
         if atol in kept.messages:
             return kept.messages[atol]
         found = kept.answer
-        message = query_message(self.label, kept.query, found.repairs, self.certified)
+        repairs = self._warning_repairs(found, kept.points)
+        message = query_message(self.label, kept.query, repairs, self.certified)
         if (
             message is None
             and atol is not None

@@ -5,6 +5,13 @@ A query of a :class:`~symfdp.curve.PrivacyCurve` emits at most one
 left which range, how it was repaired, where it moved the answer most), or,
 without repairs, an error estimate above the curve's ``warn_rel_error``. Each
 names the regime and the certified method.
+
+One rule decides which repairs warn for every approximation
+(:func:`repairs_within`): a repair of known size within ``warn_rel_error`` of
+the answer it moved does not warn by itself, since its move is part of the
+answer's error estimate (clips: :func:`~symfdp.curve.bounded.clipped_error`),
+which warns when the whole is above ``warn_rel_error``. Repairs of unknown size
+(a spliced tail, a regime without a guarantee) always warn.
 """
 
 from __future__ import annotations
@@ -61,6 +68,26 @@ def query_message(
         return None
     message = repairs_message(label, query, repairs)
     return message if certified else message + " " + CERTIFIED_ADVICE
+
+
+def repairs_within(
+    repairs: Sequence[Repair],
+    points: FloatArray,
+    values: FloatArray,
+    tol: float,
+) -> tuple[Repair, ...]:
+    """The repairs that warn: ``repairs`` without those of known size at most
+    ``tol`` times the answer at their point (``points`` and ``values``, the
+    query's points and answers; a repair whose point is not among them warns).
+    For answers whose error estimate includes the repairs' moves."""
+    out: list[Repair] = []
+    for r in repairs:
+        if math.isfinite(r.size) and math.isfinite(r.at) and points.size:
+            hit = np.flatnonzero(points == r.at)
+            if hit.size and r.size <= tol * abs(float(values[hit[0]])):
+                continue
+        out.append(r)
+    return tuple(out)
 
 
 def worst_relative_error(

@@ -89,7 +89,7 @@ class FiniteLoss(Mechanism):
 
     @functools.cached_property
     def _lattice(self) -> float | None:
-        return _atom_lattice(self._law["l"])
+        return atom_lattice(self._law["l"])
 
     def plrv_cdf(
         self, l: ArrayLike, under: Under = "P", *, inclusive: bool = True
@@ -185,8 +185,9 @@ class FiniteLoss(Mechanism):
 LATTICE_DIVISORS = 64
 
 
-def _atom_lattice(l: FloatArray) -> float | None:
-    """:meth:`FiniteLoss.loss_lattice` of the sorted distinct atoms ``l``."""
+def atom_lattice(l: FloatArray) -> float | None:
+    """:meth:`FiniteLoss.loss_lattice` of the sorted distinct atoms ``l`` (None
+    for fewer than two)."""
     if l.size < 2:
         return None
     gaps = np.diff(l)

@@ -50,6 +50,7 @@ from symfdp.mechanisms.base import (
     tilted_abs_moment3,
     tilted_cgf,
 )
+from symfdp.mechanisms.discrete import atom_lattice
 from symfdp.numeric.moments import weighted_cumulants
 from symfdp.numeric.roots import monotone_bisect
 
@@ -215,10 +216,16 @@ class PoissonSubsampled(Mechanism):
         return rule.nodes, rule.log_weights
 
     def loss_lattice(self) -> float | None:
-        r"""The base's: :math:`\ell(l) = \log(1 - p + p e^{l})` is increasing with
-        slope below 1, so neighbouring atoms of L lie at most the base span apart
-        (a law of finitely many atoms off the lattice for :math:`p < 1`)."""
-        return self.base.loss_lattice()
+        r"""For a finite base law, that of this pair's own atoms (the base atoms
+        mapped by :math:`\ell(l) = \log(1 - p + p e^{l})`; two atoms lie on the
+        lattice of their gap, more lie off any lattice for :math:`0 < p < 1` and
+        give their widest gap); otherwise the base's span, a bound: :math:`\ell`
+        is increasing with slope below 1, so neighbouring atoms lie at most the
+        base span apart."""
+        law = self.finite_loss_law()
+        if law is None:
+            return self.base.loss_lattice()
+        return atom_lattice(np.unique(law[0]))
 
     @property
     def pairs(self) -> tuple[Mechanism, ...]:

@@ -192,8 +192,8 @@ def test_every_discrete_law_declares_its_lattice() -> None:
     """Spans from the definitions: the discrete Gaussian's L = (2 s x - s^2) /
     (2 sigma^2) steps by s / sigma^2; the discrete Laplace's by 2a; randomized
     response's by 2 eps (k = 2) or eps; a PMF pair off any lattice by its
-    widest gap; compositions and swaps keep the base's; a law with a density
-    has none."""
+    widest gap; swaps keep the base's; a Poisson-subsampled finite law has
+    its own atoms'; a law with a density has none."""
     assert M.DiscreteGaussian(sigma=0.5, sensitivity=3).loss_lattice() == (
         pytest.approx(3 / 0.25)
     )
@@ -206,7 +206,15 @@ def test_every_discrete_law_declares_its_lattice() -> None:
     assert pmf.loss_lattice() == pytest.approx(widest)
     rr = M.RandomizedResponse(eps=0.9, k=5)
     assert rr.swapped().loss_lattice() == pytest.approx(0.9)
-    assert M.PoissonSubsampled(rr, p=0.1).loss_lattice() == pytest.approx(0.9)
+    # Subsampled at p: the atoms -0.9, 0, 0.9 map to log(1 - p + p e^l), off any
+    # lattice, so the widest gap between neighbours.
+    mapped = [math.log(0.9 + 0.1 * math.exp(l)) for l in (-0.9, 0.0, 0.9)]
+    widest = max(b - a for a, b in itertools.pairwise(mapped))
+    assert M.PoissonSubsampled(rr, p=0.1).loss_lattice() == pytest.approx(widest)
+    # Two atoms lie on the lattice of their gap.
+    rr2 = M.RandomizedResponse(eps=1.0, k=2)
+    gap = math.log(0.99 + 0.01 * math.e) - math.log(0.99 + 0.01 / math.e)
+    assert M.PoissonSubsampled(rr2, p=0.01).loss_lattice() == pytest.approx(gap)
     assert M.EpsilonDelta(eps=0.4, delta=1e-6).loss_lattice() == pytest.approx(0.8)
     assert M.Gaussian(mu=1.0).loss_lattice() is None
     assert M.SubsampledGaussian(sigma=1.0, p=0.1).loss_lattice() is None

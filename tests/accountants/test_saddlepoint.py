@@ -272,8 +272,10 @@ def test_capped_saddle_point_uses_chernoff_bound():
     remove = pair.pairs[1]
     top = remove.support[1]
     # The Chernoff bound exceeds the loss-range limit (1 - e^{eps - b})_+ there
-    # and is clipped to it: both are recorded in the answer, and one warning
-    # of the curve names both.
+    # and is clipped to it: both are recorded in the answer. The curve's one
+    # warning names the Chernoff bound (a repair of unknown size); the clip, a
+    # known move well within warn_rel_error of the curve's answer (the add
+    # pair's, far larger), is left to the error estimate.
     found = ask(remove, Query.DELTA, [top * 0.999])
     assert 0 <= found.values[0] < 1e-3
     whats = " ".join(r.what for r in found.repairs)
@@ -282,7 +284,7 @@ def test_capped_saddle_point_uses_chernoff_bound():
         warnings.simplefilter("always")
         pair.delta(top * 0.999)
     (w,) = caught
-    assert "left the range" in str(w.message) and "Chernoff" in str(w.message)
+    assert "Chernoff" in str(w.message)
 
 
 # ------------------------------------------------------------------ API

@@ -59,12 +59,6 @@ def _known(case: X.Case, method: X.Method) -> str | None:
     return KNOWN_OPEN.get((repr(case.mechanism), case.n, method.label))
 
 
-_LATTICE_TRADEOFF = (
-    "issue 32: the trade-off of a lattice law at n = 1 (DiscreteGaussian(sigma=1)): "
-    "CLT and Edgeworth answer f(0.3) 5% above the exact 0.30140 without a warning; "
-    "the profile's lattice error term, read at the supporting eps, misses the jump "
-    "of the trade-off between lattice points (open)"
-)
 _SADDLE_GAMMA = (
     "issue 32: SaddlePoint's ReRo gamma of a Poisson-subsampled Laplace is 6-9% "
     "off while its profile's estimate at the supporting eps is ~1e-6 (open)"
@@ -72,10 +66,6 @@ _SADDLE_GAMMA = (
 #: Cells still failing, by (mechanism, n, method label), from the matrix's own
 #: findings.
 KNOWN_OPEN: dict[tuple[str, int, str], str] = {
-    **{
-        ("DiscreteGaussian(sigma=1.0, sensitivity=1)", 1, label): _LATTICE_TRADEOFF
-        for label in ("clt()", "edgeworth()", "edgeworth(order=4)")
-    },
     **{
         ("PoissonSubsampled(Laplace(mu=1.0), p=0.01, pair='both')", 10, label): (
             _SADDLE_GAMMA

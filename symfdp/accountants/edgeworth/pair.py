@@ -39,6 +39,7 @@ from symfdp.accountants.edgeworth.repairs import (
 )
 from symfdp.accountants.edgeworth.tradeoff import EdgeworthTradeoff
 from symfdp.curve import Answer, PairCurve, Query, Repair
+from symfdp.curve.tradeoff_error import tradeoff_errors
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.edgeworth import TailKernel, series_diverges
 from symfdp.numeric.roots import expand_bracket_up
@@ -172,12 +173,29 @@ class EdgeworthPairCurve(PairCurve):
     def answer(self, query: Query, points: FloatArray) -> Answer:
         """The repaired profile with its error estimate (:meth:`_delta_answer`),
         its inverse (:meth:`_epsilon_answer`) or the repaired trade-off
-        (:meth:`.tradeoff.EdgeworthTradeoff.answer`, no estimate)."""
+        (:meth:`_tradeoff_answer`)."""
         if query is Query.DELTA:
             return self._delta_answer(points)
         if query is Query.EPSILON:
             return self._epsilon_answer(points)
-        return self._tradeoff.answer(points)
+        return self._tradeoff_answer(points)
+
+    def _tradeoff_answer(self, a: FloatArray) -> Answer:
+        """The repaired trade-off (:meth:`.tradeoff.EdgeworthTradeoff.answer`)
+        and the estimate of its absolute error: the profile's estimate
+        (:meth:`_delta_answer`) carried through the duality
+        (:func:`~symfdp.curve.tradeoff_error.tradeoff_errors`) plus the
+        distance the repairs moved the value."""
+        found = self._tradeoff.answer(a)
+        dual = tradeoff_errors(
+            a,
+            lambda x: self._tradeoff.answer(x).values,
+            lambda e: self._delta_answer(e).errors,
+            symmetric=False,
+        )
+        moved = found.errors
+        assert dual is not None and moved is not None  # both always estimate
+        return Answer(found.values, dual + moved, repairs=found.repairs)
 
     # ------------------------------------------------------------ profile
     @overload

@@ -126,11 +126,13 @@ class EdgeworthTradeoff:
         return grid, np.maximum(hull, 0.0)
 
     def answer(self, a: FloatArray) -> Answer:
-        """The repaired trade-off (module docstring, items 1-3); cached on
-        :func:`~symfdp.numeric.tabulate.alpha_grid`."""
+        """The repaired trade-off (module docstring, items 1-3), its ``errors``
+        the distance the repairs moved each value (the pair adds the analytic
+        estimate); cached on :func:`~symfdp.numeric.tabulate.alpha_grid`."""
         if a is alpha_grid():
             parts = self._on_grid
-            return Answer(parts[-1].copy(), repairs=self._repairs(a, *parts))
+            moved = np.abs(parts[1] - parts[-1])
+            return Answer(parts[-1].copy(), moved, repairs=self._repairs(a, *parts))
         if "_hull" in self.__dict__:
             x = self._threshold(a, repair=True)
             raw = self._tradeoff_of_threshold(x)
@@ -147,7 +149,8 @@ class EdgeworthTradeoff:
         beta = np.minimum(raw, 1.0 - a)
         hull = self._hull
         out = beta if hull is None else convex_through(a, beta, *hull)
-        return Answer(out, repairs=self._repairs(a, x, raw, beta, out))
+        moved = np.abs(raw - out)
+        return Answer(out, moved, repairs=self._repairs(a, x, raw, beta, out))
 
     @functools.cached_property
     def _on_grid(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:

@@ -232,22 +232,26 @@ def _diverges(law: FloatArray, e: FloatArray) -> NDArray[np.bool_]:
 
 
 def _cramer_gap(law: FloatArray, e: FloatArray) -> FloatArray:
-    r"""The large-deviation size of the normal tails' error at ``e``: relative
-    error :math:`|e^{\lambda_3 x^3/6} - 1|` on each term of :math:`\Phi(-x_Q) -
-    e^\varepsilon\Phi(-x_P)` (Cramér; Petrov 1975, Ch. VIII, Thm 2, for
-    :math:`0 \le x = o(\sqrt n)`); ``law`` is :math:`(m_Q, s_Q, \lambda_3^Q, m_P,
-    s_P, \lambda_3^P)` of one direction."""
+    r"""The large-deviation size of the normal tails' error at ``e``: the
+    change of :math:`\Phi(-x_Q) - e^\varepsilon\Phi(-x_P)` when each tail takes
+    its Cramér factor :math:`e^{\lambda_3 x^3/6}` (Cramér; Petrov 1975, Ch. VIII,
+    Thm 2, for :math:`0 \le x = o(\sqrt n)`), i.e. :math:`|r_Q\Phi(-x_Q) -
+    e^\varepsilon r_P\Phi(-x_P)|` with :math:`r = e^{\lambda_3 x^3/6} - 1`. The
+    two tails belong to one loss law under Q and under P (:math:`dP = e^{-L}dQ`)
+    and move together, so their corrections cancel in the difference as the
+    tails themselves do in delta; ``law`` is :math:`(m_Q, s_Q, \lambda_3^Q,
+    m_P, s_P, \lambda_3^P)` of one direction."""
     m_q, s_q, l_q, m_p, s_p, l_p = (float(v) for v in law[:6])
     x_q = np.maximum((e - m_q) / s_q, 0.0)
     x_p = np.maximum((e - m_p) / s_p, 0.0)
     with np.errstate(over="ignore", invalid="ignore"):
         # Exponents capped at 700 (an unbounded relative error).
-        r_q = np.abs(np.expm1(np.minimum(l_q * x_q**3 / 6.0, 700.0)))
-        r_p = np.abs(np.expm1(np.minimum(l_p * x_p**3 / 6.0, 700.0)))
+        r_q = np.expm1(np.minimum(l_q * x_q**3 / 6.0, 700.0))
+        r_p = np.expm1(np.minimum(l_p * x_p**3 / 6.0, 700.0))
         term_q = r_q * special.ndtr(-(e - m_q) / s_q)
         log_p = e + special.log_ndtr(-(e - m_p) / s_p)
         term_p = r_p * np.exp(np.minimum(log_p, 700.0))
-        out = term_q + term_p
+        out = np.abs(term_q - term_p)
     return np.where(np.isnan(out), np.inf, out)
 
 
