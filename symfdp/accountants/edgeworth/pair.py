@@ -43,6 +43,7 @@ from symfdp.curve.tradeoff_error import tradeoff_errors
 from symfdp.mechanisms.base import FloatArray
 from symfdp.numeric.edgeworth import TailKernel, series_diverges
 from symfdp.numeric.roots import expand_bracket_up
+from symfdp.numeric.tabulate import alpha_grid
 
 INVERSES: tuple[str, ...] = ("numerical", "cornish_fisher")
 #: Safety factor of the error estimates on the gap between consecutive orders.
@@ -185,8 +186,13 @@ class EdgeworthPairCurve(PairCurve):
         and the estimate of its absolute error: the profile's estimate
         (:meth:`_delta_answer`) carried through the duality
         (:func:`~symfdp.curve.tradeoff_error.tradeoff_errors`) plus the
-        distance the repairs moved the value."""
+        distance the repairs moved the value. On
+        :func:`~symfdp.numeric.tabulate.alpha_grid` (the tabulation from which a
+        curve of several pairs forms its symmetrised trade-off, whose estimate
+        comes from the maximum profile) only the moves."""
         found = self._tradeoff.answer(a)
+        if a is alpha_grid():
+            return found
         dual = tradeoff_errors(
             a,
             lambda x: self._tradeoff.answer(x).values,
