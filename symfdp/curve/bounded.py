@@ -10,6 +10,7 @@ import numpy as np
 
 from symfdp.curve.answer import Answer, FloatArray, PairCurve, Query, Repair
 from symfdp.curve.tradeoff_error import tradeoff_errors
+from symfdp.numeric.tabulate import alpha_grid
 from symfdp.pld.profile import loss_range_profile_limits, loss_range_tradeoff_floor
 
 #: Departures from the range below this are round-off (not reported).
@@ -256,7 +257,15 @@ class BoundedLossPair(PairCurve):
         if np.any(raw < floor - _TOL):
             repairs += self._repair(Query.TRADEOFF, "the trade-off", x, raw, out)
         err = found.errors
-        if self.inner.estimates_error and (err is None or self.lattice_span):
+        # On the alpha grid (the tabulation from which a curve of several pairs
+        # forms its symmetrised trade-off, estimated from the maximum profile)
+        # the duality's estimate is not formed.
+        tabulation = x is alpha_grid()
+        if (
+            self.inner.estimates_error
+            and (err is None or self.lattice_span)
+            and not tabulation
+        ):
             # The profile's estimate through the duality, or (the pair gave its
             # own) the lattice term alone.
             near = self._profile_errors_near if err is None else self._lattice_near
