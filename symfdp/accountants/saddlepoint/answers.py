@@ -34,22 +34,11 @@ NEWTON_STEPS = 12
 
 
 def note_repairs(r: F.IntegralRepairs, notes: Notes) -> None:
-    """The notes of the repairs :func:`~.formulas.log_integrals` reports."""
+    """The notes of the repairs :func:`~.formulas.log_integrals` reports (a
+    Chernoff cap is no note: the capped value is an upper bound, and its error
+    estimate is the bracket down to the pair's ``delta_floor``)."""
     if notes is None:
         return
-    if r.beyond_search:
-        notes.append(
-            "the saddle point lies beyond the searched range (the tilted law is "
-            "degenerate near the end of the support); the contour integral was "
-            "replaced by the Chernoff bound e^{K(t)-eps t} (t/(1+t))^t/(1+t) at "
-            "the last saddle point, an upper bound"
-        )
-    if r.above_chernoff:
-        notes.append(
-            "the estimate exceeded the Chernoff bound e^{K(t)-eps t} "
-            "(t/(1+t))^t/(1+t) at the saddle point (too few compositions for the "
-            "approximation); lowered to that bound"
-        )
     if r.terms_lost:
         notes.append(
             "the two Gaussian terms of delta_hat_2 agree to 8 digits (degenerate "

@@ -116,13 +116,7 @@ def invert_upper(
     below = found & (idx == j0)
     capped = ~found
     skew = 0.0
-    if capped.any() and notes is not None:
-        notes.append(
-            "epsilon(delta) needs a saddle point beyond the searched range "
-            "(degenerate tilted law near the end of the support); it was "
-            "bounded with the Chernoff bound at the last saddle point (an "
-            "upper bound on epsilon, capped at the end of the support)"
-        )
+    if capped.any():
         kk, t, s = g.K[-1], g.t[-1], gs[-1]
         eps_c = (kk + F.log_kernel_max(np.array(s)) - log_d[capped]) / t
         # Not below e_lo: the answer is inf{eps >= e_lo : ...}, and the bound
@@ -130,8 +124,18 @@ def invert_upper(
         eps[capped] = np.minimum(
             np.maximum(eps_c, max(float(ge[-1]), e_lo)), pair.support[1]
         )
-        # An upper bound: the answer lies in [0, eps], its error up to eps.
-        err[capped] = eps[capped]
+        # An upper bound: the answer lies in [floor, eps], the floor from the
+        # top atom of the loss (0 without one).
+        floor = pair.epsilon_floor(d[capped])
+        err[capped] = np.maximum(eps[capped] - floor, 0.0)
+        if notes is not None and not (floor > 0.0).all():
+            notes.append(
+                "epsilon(delta) needs a saddle point beyond the searched range "
+                "(degenerate tilted law near the end of the support) and the "
+                "loss has no atom at its top to bound it from below; it was "
+                "bounded with the Chernoff bound at the last saddle point (an "
+                "upper bound on epsilon, capped at the end of the support)"
+            )
     solve = found & ~below
     if solve.any():
         i = idx[solve]
@@ -302,7 +306,7 @@ def error_at_saddle(
         pair._saddles.stacked_rules(),
     )
     gap = spread(rows[:, :size], lam3[:size], atom)
-    gap = np.where(capped, rows[0, :size], gap)
+    gap = np.where(capped, pair._cap_gap(at.eps, rows[0, :size]), gap)
     slope = np.abs(rows[0, size:] - rows[0, :size]) / (
         vals.eps[size:] - vals.eps[:size]
     )

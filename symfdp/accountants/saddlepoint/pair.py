@@ -4,6 +4,7 @@ r"""``SaddlePointPairCurve``: the saddle-point curve of one composed pair
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -61,9 +62,8 @@ class SaddlePointPairCurve(PairCurve):
         #: Essential support of the composed loss.
         self.support: tuple[float, float] = self._saddles.support
         self._table: tuple[FloatArray, FloatArray] | None = None
+        self._table_err: FloatArray | None = None
         self._grid_cache: tuple[SaddleValues, FloatArray, FloatArray] | None = None
-        self._table_skew = 0.0
-        self._table_notes: list[str] = []
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
             "support": self.support,
@@ -181,6 +181,52 @@ class SaddlePointPairCurve(PairCurve):
     def estimates_error(self) -> bool:
         return True
 
+    @functools.cached_property
+    def log_top_mass(self) -> float:
+        r""":math:`\log Q(L = b)` at the top :math:`b = \operatorname{ess\,sup} L`
+        of the composed loss: :math:`\sum_i n_i \log Q(L_i = b_i)` (the top is
+        reached only when every component is at its top); ``-inf`` where some
+        component is unbounded above or carries no atom at its top."""
+        if not math.isfinite(self.support[1]):
+            return -math.inf
+        total = 0.0
+        for m, n in self.components:
+            top = m.plrv_support()[1]
+            mass = float(m.plrv_sf(top, "Q", inclusive=True))
+            if not (math.isfinite(top) and mass > 0.0):
+                return -math.inf
+            total += n * math.log(min(mass, 1.0))
+        return total
+
+    def delta_floor(self, eps: FloatArray) -> FloatArray:
+        r"""A lower bound on :math:`\delta(\varepsilon)` for real ``eps``:
+
+        .. math::  \delta(\varepsilon) \ge \max\bigl(1 - e^{\varepsilon + K(-1)},\;
+                   Q(L = b)\,(1 - e^{\varepsilon - b})\bigr)_+,
+
+        the first from :math:`E_Q[(e^{\varepsilon - L} - 1)_+] \ge 0` in the
+        complementary representation, the second from the top atom alone in
+        :math:`E_Q[(1 - e^{\varepsilon - L})_+]` (:attr:`log_top_mass`; exact as
+        :math:`\varepsilon \to b` up to the next atom's share)."""
+        b = self.support[1]
+        floor = B.below_support(eps, self.log_p_mass)
+        if not math.isfinite(self.log_top_mass):
+            return floor
+        with np.errstate(over="ignore"):
+            top = math.exp(self.log_top_mass) * -np.expm1(np.minimum(eps - b, 0.0))
+        return np.maximum(floor, top)
+
+    def epsilon_floor(self, d: FloatArray) -> FloatArray:
+        r"""The lower bound on :math:`\varepsilon(\delta)` that
+        :meth:`delta_floor` gives: :math:`b + \log(1 - \delta/Q(L = b))` for
+        :math:`\delta < Q(L = b)`, else 0."""
+        if not math.isfinite(self.log_top_mass):
+            return np.zeros(d.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = d * math.exp(-self.log_top_mass)
+            out = self.support[1] + np.log1p(-np.minimum(ratio, 1.0))
+        return np.maximum(np.where(ratio < 1.0, out, 0.0), 0.0)
+
     def answer(self, query: Query, points: FloatArray) -> Answer:
         """:meth:`_delta_answer`, :meth:`_epsilon_answer` or
         :func:`~.tradeoff.tradeoff_answer` (no estimate)."""
@@ -202,16 +248,18 @@ class SaddlePointPairCurve(PairCurve):
         mean), at least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value,
         plus the atom term (:func:`~.atom_term.atom_term`: the
         excess modulus of the tilted characteristic function over the normal one,
-        which no order sees); 0 where delta is exact, the value at
-        Chernoff-capped points, ``inf`` where the expansion diverged.
+        which no order sees); 0 where delta is exact, at Chernoff-capped points
+        (an upper bound) the width of the bracket down to :meth:`delta_floor`,
+        ``inf`` where the expansion diverged.
         """
         notes: list[str] = []
         rows, _, kind, lam3, atom = self._delta_orders(eps, False, ERROR_ORDERS, notes)
         err = spread(rows, lam3, atom)
         err = np.where(kind == 0, 0.0, err)
-        err = np.where(kind == 1, rows[0], err)
+        err = np.where(kind == 1, self._cap_gap(eps, rows[0]), err)
         err = np.where(kind == 3, np.inf, err)
         err = np.where(np.isnan(err), np.inf, err)
+        err = self._within(rows[0], err, self.delta_floor(eps), self.delta_cap(eps))
         return Answer(rows[0], err, repairs=query_repairs(Query.DELTA, notes))
 
     def _epsilon_answer(self, d: FloatArray) -> Answer:
@@ -224,6 +272,7 @@ class SaddlePointPairCurve(PairCurve):
         rest = np.isnan(err)
         if rest.any():
             err[rest] = self._epsilon_error_at(eps[rest])
+        err = self._within(eps, err, self.epsilon_floor(d), self.epsilon_cap(d))
         return Answer(eps, err, repairs=query_repairs(Query.EPSILON, notes, skew))
 
     def _epsilon_error_at(self, e: FloatArray) -> FloatArray:
@@ -234,12 +283,58 @@ class SaddlePointPairCurve(PairCurve):
         rows, _, kind, lam3, atom = self._delta_orders(both, False, ERROR_ORDERS, None)
         size = e.size
         gap = spread(rows[:, :size], lam3[:size], atom[:size])
-        gap = np.where(kind[:size] == 1, rows[0, :size], gap)
+        gap = np.where(kind[:size] == 1, self._cap_gap(e, rows[0, :size]), gap)
         slope = np.abs(rows[0, size:] - rows[0, :size]) / h
         with np.errstate(divide="ignore", invalid="ignore"):
             err = gap / slope
         err = np.where(kind[:size] == 0, 0.0, err)
         return np.where((kind[:size] == 3) | np.isnan(err), np.inf, err)
+
+    def _chernoff_terms(self) -> tuple[FloatArray, FloatArray]:
+        r"""``(t, log c)`` along the upper grid's tilts: :math:`\delta(\varepsilon)
+        \le e^{\log c - \varepsilon t}`, :math:`\log c = K(t) + s\log s - (1 + s)
+        \log(1 + s)` (Chernoff: :math:`(1 - e^{-x})_+ \le e^{tx}\,
+        (t/(1+t))^t/(1+t)` for every :math:`t > 0`)."""
+        g = self._saddles.grid("upper")
+        log_c = g.K + F.log_kernel_max(g.s)
+        ok = np.isfinite(log_c) & (g.t > 0.0)
+        return g.t[ok], log_c[ok]
+
+    def delta_cap(self, eps: FloatArray) -> FloatArray:
+        r"""An upper bound on :math:`\delta(\varepsilon)`: the smallest Chernoff
+        bound over the upper grid's tilts (:meth:`_chernoff_terms`), at most 1."""
+        t, log_c = self._chernoff_terms()
+        if t.size == 0:
+            return np.ones(eps.shape)
+        best = np.min(log_c[None, :] - eps[:, None] * t[None, :], axis=1)
+        out: FloatArray = np.exp(np.minimum(best, 0.0))
+        return out
+
+    def epsilon_cap(self, d: FloatArray) -> FloatArray:
+        r"""An upper bound on :math:`\varepsilon(\delta)`: the smallest
+        :math:`(\log c - \log\delta)/t` over the upper grid's tilts
+        (:meth:`_chernoff_terms`), at most the top of the support, at least 0."""
+        t, log_c = self._chernoff_terms()
+        top = np.full(d.shape, self.support[1])
+        if t.size:
+            best = np.min((log_c[None, :] - np.log(d)[:, None]) / t[None, :], axis=1)
+            top = np.minimum(top, best)
+        out: FloatArray = np.maximum(top, 0.0)
+        return out
+
+    @staticmethod
+    def _within(
+        value: FloatArray, err: FloatArray, lo: FloatArray, hi: FloatArray
+    ) -> FloatArray:
+        """``err`` at most the distance from ``value`` to the far end of the
+        proven bracket ``[lo, hi]`` (where the bracket is ordered)."""
+        far = np.maximum(value - lo, hi - value)
+        return np.where(lo <= hi, np.minimum(err, far), err)
+
+    def _cap_gap(self, eps: FloatArray, capped: FloatArray) -> FloatArray:
+        """The error of Chernoff-capped values ``capped`` at ``eps``: the
+        bracket from :meth:`delta_floor` to the cap (an upper bound)."""
+        return np.maximum(capped - self.delta_floor(eps), 0.0)
 
     def _delta(
         self, eps: FloatArray, check: bool, notes: Notes
@@ -407,13 +502,19 @@ class SaddlePointPairCurve(PairCurve):
         return hit[1], hit[2]
 
     # ------------------------------------------------------------ trade-off
+    def table_errors(self) -> FloatArray:
+        """The error estimates of :meth:`_delta_answer` at the eps of
+        :meth:`profile_table` (cached)."""
+        if self._table_err is None:
+            eps, _ = self.profile_table()
+            self._table_err = self._delta_answer(eps).errors
+        assert self._table_err is not None
+        return self._table_err
 
-    # ------------------------------------------------------------ trade-off
     def profile_table(self) -> tuple[FloatArray, FloatArray]:
         r"""``(eps, delta)`` at :math:`\varepsilon(s)` of 240 log-spaced saddle
         points per side, 0, the split point and the support's ends (cached;
         :func:`~.tradeoff.profile_points`)."""
         if self._table is None:
-            eps, delta, self._table_skew = profile_points(self)
-            self._table = (eps, delta)
+            self._table = profile_points(self)
         return self._table
