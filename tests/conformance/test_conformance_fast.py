@@ -65,22 +65,12 @@ _LATTICE_TRADEOFF = (
     "the profile's lattice error term, read at the supporting eps, misses the jump "
     "of the trade-off between lattice points (open)"
 )
-_SADDLE_GAMMA = (
-    "issue 32: SaddlePoint's ReRo gamma of a Poisson-subsampled Laplace is 6-9% "
-    "off while its profile's estimate at the supporting eps is ~1e-6 (open)"
-)
 #: Cells still failing, by (mechanism, n, method label), from the matrix's own
 #: findings.
 KNOWN_OPEN: dict[tuple[str, int, str], str] = {
     **{
         ("DiscreteGaussian(sigma=1.0, sensitivity=1)", 1, label): _LATTICE_TRADEOFF
         for label in ("clt()", "edgeworth()", "edgeworth(order=4)")
-    },
-    **{
-        ("PoissonSubsampled(Laplace(mu=1.0), p=0.01, pair='both')", 10, label): (
-            _SADDLE_GAMMA
-        )
-        for label in ("saddlepoint()", "saddlepoint(order=3)")
     },
 }
 

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from symfdp._warnings import warn_approximation
-from symfdp.accountants.base import Components
+from symfdp.accountants.base import Components, lattice_origin, lattice_span
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
 from symfdp.accountants.saddlepoint import orders as O
@@ -33,7 +33,7 @@ from symfdp.accountants.saddlepoint.equation import (
 from symfdp.accountants.saddlepoint.inverse import epsilon
 from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
 from symfdp.accountants.saddlepoint.tradeoff import profile_points, tradeoff_answer
-from symfdp.curve import Answer, PairCurve, Query
+from symfdp.curve import Answer, BoundedLossPair, PairCurve, Query
 from symfdp.mechanisms.base import FloatArray
 
 
@@ -504,10 +504,22 @@ class SaddlePointPairCurve(PairCurve):
     # ------------------------------------------------------------ trade-off
     def table_errors(self) -> FloatArray:
         """The error estimates of :meth:`_delta_answer` at the eps of
-        :meth:`profile_table` (cached)."""
+        :meth:`profile_table`, with the lattice term of a loss on a lattice as
+        the curve adds it to the profile's (:class:`~symfdp.curve.BoundedLossPair`;
+        cached)."""
         if self._table_err is None:
             eps, _ = self.profile_table()
-            self._table_err = self._delta_answer(eps).errors
+            span = lattice_span(self.components)
+            pair: PairCurve = self
+            if span is not None:
+                pair = BoundedLossPair(
+                    self,
+                    *self.support,
+                    report=False,
+                    lattice_span=span,
+                    lattice_origin=lattice_origin(self.components, span),
+                )
+            self._table_err = pair.answer(Query.DELTA, eps).errors
         assert self._table_err is not None
         return self._table_err
 
