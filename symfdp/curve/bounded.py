@@ -118,8 +118,8 @@ class BoundedLossPair(PairCurve):
             repairs += self._repair(Query.DELTA, "delta(eps)", e, raw, out)
         err = found.errors
         if self.lattice_span is not None and err is not None:
-            floor, _ = self._lattice_floor(e, raw)
-            err = err + floor
+            lattice, _ = self._lattice_floor(e, raw)
+            err = _within(out, err + lattice, found.lower, found.upper)
         return Answer(
             out,
             err,
@@ -178,7 +178,8 @@ class BoundedLossPair(PairCurve):
         out = np.maximum(out, 0.0 if floor is None else floor)
         err = found.errors
         if self.lattice_span is not None and err is not None:
-            err = err + self._lattice_epsilon_floor(out)
+            lattice = self._lattice_epsilon_floor(out)
+            err = _within(out, err + lattice, found.lower, found.upper)
         if found.lower is None and found.upper is None:
             return Answer(out, err, repairs=repairs)
         zero = np.zeros(d.shape)
@@ -219,6 +220,21 @@ class BoundedLossPair(PairCurve):
             _clip(found.upper, floor, None),
             repairs,
         )
+
+
+def _within(
+    value: FloatArray,
+    err: FloatArray,
+    lo: FloatArray | None,
+    hi: FloatArray | None,
+) -> FloatArray:
+    """``err`` at most the distance from ``value`` to the far end of the
+    inner pair's bracket ``[lo, hi]`` when it gives both sides (a term added to
+    an estimate cannot move the truth out of a bracket that holds it)."""
+    if lo is None or hi is None:
+        return err
+    out: FloatArray = np.minimum(err, np.maximum(value - lo, hi - value))
+    return out
 
 
 def _clip(

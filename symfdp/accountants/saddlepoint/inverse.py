@@ -122,7 +122,8 @@ def invert_upper(
         # Not below e_lo: the answer is inf{eps >= e_lo : ...}, and the bound
         # decreases in eps, so it holds at e_lo too.
         eps[capped] = np.minimum(
-            np.maximum(eps_c, max(float(ge[-1]), e_lo)), pair.support[1]
+            np.maximum(eps_c, max(float(ge[-1]), e_lo)),
+            pair.epsilon_cap(d[capped]),
         )
         # An upper bound: the answer lies in [floor, eps], the floor from the
         # top atom of the loss (0 without one).

@@ -222,8 +222,8 @@ class SaddlePointPairCurve(PairCurve):
         :math:`\delta < Q(L = b)`, else 0."""
         if not math.isfinite(self.log_top_mass):
             return np.zeros(d.shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = d * math.exp(-self.log_top_mass)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ratio = np.exp(np.log(d) - self.log_top_mass)
             out = self.support[1] + np.log1p(-np.minimum(ratio, 1.0))
         return np.maximum(np.where(ratio < 1.0, out, 0.0), 0.0)
 
@@ -250,7 +250,9 @@ class SaddlePointPairCurve(PairCurve):
         excess modulus of the tilted characteristic function over the normal one,
         which no order sees); 0 where delta is exact, at Chernoff-capped points
         (an upper bound) the width of the bracket down to :meth:`delta_floor`,
-        ``inf`` where the expansion diverged.
+        ``inf`` where the expansion diverged; in every case at most the distance
+        to the far end of the proven bracket ``[delta_floor, delta_cap]``, which
+        the answer carries as ``lower, upper``.
         """
         notes: list[str] = []
         rows, _, kind, lam3, atom = self._delta_orders(eps, False, ERROR_ORDERS, notes)
@@ -259,21 +261,25 @@ class SaddlePointPairCurve(PairCurve):
         err = np.where(kind == 1, self._cap_gap(eps, rows[0]), err)
         err = np.where(kind == 3, np.inf, err)
         err = np.where(np.isnan(err), np.inf, err)
-        err = self._within(rows[0], err, self.delta_floor(eps), self.delta_cap(eps))
-        return Answer(rows[0], err, repairs=query_repairs(Query.DELTA, notes))
+        lo, hi = self.delta_floor(eps), self.delta_cap(eps)
+        err = self._within(rows[0], err, lo, hi)
+        return Answer(rows[0], err, lo, hi, query_repairs(Query.DELTA, notes))
 
     def _epsilon_answer(self, d: FloatArray) -> Answer:
         r"""``epsilon(delta)`` for ``delta`` in (0, 1) (:meth:`_epsilon`) and its
         error estimate: the delta-spread of :meth:`_delta_answer` over the
         profile's slope, :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`;
-        ``inf`` where the slope vanishes (diverged expansion)."""
+        ``inf`` where the slope vanishes (diverged expansion); at most the
+        distance to the far end of the proven bracket ``[epsilon_floor,
+        epsilon_cap]``, which the answer carries as ``lower, upper``."""
         notes: list[str] = []
         eps, err, skew, _ = epsilon(self, d, ERROR_ORDERS, notes)
         rest = np.isnan(err)
         if rest.any():
             err[rest] = self._epsilon_error_at(eps[rest])
-        err = self._within(eps, err, self.epsilon_floor(d), self.epsilon_cap(d))
-        return Answer(eps, err, repairs=query_repairs(Query.EPSILON, notes, skew))
+        lo, hi = self.epsilon_floor(d), self.epsilon_cap(d)
+        err = self._within(eps, err, lo, hi)
+        return Answer(eps, err, lo, hi, query_repairs(Query.EPSILON, notes, skew))
 
     def _epsilon_error_at(self, e: FloatArray) -> FloatArray:
         """The eps-error estimate of :meth:`_epsilon_answer` at answers ``e``
@@ -302,20 +308,23 @@ class SaddlePointPairCurve(PairCurve):
 
     def delta_cap(self, eps: FloatArray) -> FloatArray:
         r"""An upper bound on :math:`\delta(\varepsilon)`: the smallest Chernoff
-        bound over the upper grid's tilts (:meth:`_chernoff_terms`), at most 1."""
+        bound over the upper grid's tilts (:meth:`_chernoff_terms`), at most
+        :math:`(1 - e^{\varepsilon - b})_+` (:math:`b` the top of the loss)."""
         t, log_c = self._chernoff_terms()
-        if t.size == 0:
-            return np.ones(eps.shape)
-        best = np.min(log_c[None, :] - eps[:, None] * t[None, :], axis=1)
-        out: FloatArray = np.exp(np.minimum(best, 0.0))
+        # delta <= Q-mass 1 times (1 - e^{eps - b})_+, b the top of the loss.
+        out: FloatArray = -np.expm1(np.minimum(eps - self.support[1], 0.0))
+        if t.size:
+            best = np.min(log_c[None, :] - eps[:, None] * t[None, :], axis=1)
+            out = np.minimum(out, np.exp(np.minimum(best, 0.0)))
         return out
 
     def epsilon_cap(self, d: FloatArray) -> FloatArray:
         r"""An upper bound on :math:`\varepsilon(\delta)`: the smallest
         :math:`(\log c - \log\delta)/t` over the upper grid's tilts
-        (:meth:`_chernoff_terms`), at most the top of the support, at least 0."""
+        (:meth:`_chernoff_terms`), at most :math:`b + \log(1 - \delta)` (the
+        bound of :meth:`delta_cap` at the top :math:`b`), at least 0."""
         t, log_c = self._chernoff_terms()
-        top = np.full(d.shape, self.support[1])
+        top = self.support[1] + np.log1p(-d)
         if t.size:
             best = np.min((log_c[None, :] - np.log(d)[:, None]) / t[None, :], axis=1)
             top = np.minimum(top, best)

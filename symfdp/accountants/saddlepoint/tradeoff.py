@@ -74,7 +74,7 @@ def profile_points(pair: SaddlePointPairCurve) -> tuple[FloatArray, FloatArray]:
     # Nodes where the profile between the points may dip lowest: each round
     # cuts the trade-off's table gap about fourfold where the profile is smooth.
     for _ in range(REFINE_ROUNDS):
-        he, _ = hidden_points(eps, delta, pair.log_p_mass)
+        he, _ = hidden_points(eps, delta, pair.log_p_mass, pair.symmetric)
         he = he[(he > pair.support[0]) & (he < pair.support[1])]
         eps = np.concatenate((eps, he))
         delta = np.concatenate((delta, pair._delta(he, False, None)[0]))
@@ -86,7 +86,7 @@ def profile_points(pair: SaddlePointPairCurve) -> tuple[FloatArray, FloatArray]:
 
 
 def hidden_points(
-    eps: FloatArray, delta: FloatArray, log_p_mass: float
+    eps: FloatArray, delta: FloatArray, log_p_mass: float, symmetric: bool
 ) -> tuple[FloatArray, FloatArray]:
     r"""Where the profile between the table's points may dip lowest, as points
     ``(eps, delta)`` whose supporting lines bound the trade-off from above.
@@ -95,7 +95,10 @@ def hidden_points(
     E_Q[(1 - u e^{-L})_+]` is convex, at least 0 and at least :math:`1 -
     u e^{K(-1)}`. Between two nodes :math:`u_k < u_{k+1}` it therefore lies
     above a left line (the extension of the secant of
-    :math:`[u_{k-1}, u_k]`; :math:`1 - u e^{K(-1)}` on the first interval)
+    :math:`[u_{k-1}, u_k]`; on the first interval :math:`1 - u e^{K(-1)}`, or
+    for a ``symmetric`` table from :math:`\varepsilon = 0` the secant of the
+    mirrored interval, :math:`\delta(-\varepsilon) = 1 - e^{-\varepsilon}
+    (1 - \delta(\varepsilon))`)
     and a right line (the extension of the secant of :math:`[u_{k+1},
     u_{k+2}]`; 0 on the last interval and beyond the last node), and
     :math:`\min_u h(u) + u\alpha` there is at a node or at the lines'
@@ -111,8 +114,14 @@ def hidden_points(
         b = np.diff(delta) / np.diff(u)
         # Lines s u + i: left and right of the intervals [u_k, u_k+1], k < size,
         # the last one [u_end, inf).
-        left_s = np.concatenate(([-math.exp(log_p_mass)], b))
-        left_i = np.concatenate(([1.0], delta[1:] - b * u[1:]))
+        first_s, first_i = -math.exp(log_p_mass), 1.0
+        if symmetric and eps[0] == 0.0:
+            # The secant of [1/u_1, 1], through (1, delta_0).
+            mirrored = 1.0 - (1.0 - delta[1]) / u[1]
+            first_s = (delta[0] - mirrored) / (1.0 - 1.0 / u[1])
+            first_i = delta[0] - first_s
+        left_s = np.concatenate(([first_s], b))
+        left_i = np.concatenate(([first_i], delta[1:] - b * u[1:]))
         right_s = np.concatenate((b[1:], [0.0, 0.0]))
         right_i = np.concatenate((delta[1:-1] - b[1:] * u[1:-1], [0.0, 0.0]))
         cu = (right_i - left_i) / (left_s - right_s)
@@ -148,7 +157,7 @@ def tradeoff_answer(pair: SaddlePointPairCurve, a: FloatArray) -> Answer:
     with np.errstate(invalid="ignore"):
         low = np.maximum(np.nan_to_num(delta - err, nan=0.0), pair.delta_floor(eps))
         high = np.minimum(delta + np.nan_to_num(err, nan=np.inf), 1.0)
-    he, hd = hidden_points(eps, low, pair.log_p_mass)
+    he, hd = hidden_points(eps, low, pair.log_p_mass, pair.symmetric)
     grid, idx = np.unique(np.concatenate((eps, he)), return_index=True)
     above = curve(grid, np.concatenate((low, hd))[idx], a) - raw
     below = raw - curve(eps, high, a)
