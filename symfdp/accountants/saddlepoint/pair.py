@@ -239,8 +239,9 @@ class SaddlePointPairCurve(PairCurve):
     def _delta_answer(self, eps: FloatArray) -> Answer:
         r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``
         with its error estimate and the records of its repairs (the validity
-        check, the tilted skewness, is folded into the estimate: ``inf`` where
-        it exceeds ``SKEWNESS_MAX``).
+        check, the tilted skewness, is folded into the estimate: its floor
+        ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` passes 5% beyond
+        ``SKEWNESS_MAX``).
 
         The estimate is ``ERROR_SAFETY`` times the spread :math:`\max_k
         \hat\delta_k - \min_k \hat\delta_k` over the orders :math:`k = J, \dots,
@@ -273,13 +274,13 @@ class SaddlePointPairCurve(PairCurve):
         distance to the far end of the proven bracket ``[epsilon_floor,
         epsilon_cap]``, which the answer carries as ``lower, upper``."""
         notes: list[str] = []
-        eps, err, skew, _ = epsilon(self, d, ERROR_ORDERS, notes)
+        eps, err, _ = epsilon(self, d, ERROR_ORDERS, notes)
         rest = np.isnan(err)
         if rest.any():
             err[rest] = self._epsilon_error_at(eps[rest])
         lo, hi = self.epsilon_floor(d), self.epsilon_cap(d)
         err = self._within(eps, err, lo, hi)
-        return Answer(eps, err, lo, hi, query_repairs(Query.EPSILON, notes, skew))
+        return Answer(eps, err, lo, hi, query_repairs(Query.EPSILON, notes))
 
     def _epsilon_error_at(self, e: FloatArray) -> FloatArray:
         """The eps-error estimate of :meth:`_epsilon_answer` at answers ``e``
