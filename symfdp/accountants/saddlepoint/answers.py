@@ -64,7 +64,7 @@ def spread(rows: FloatArray, lam3: FloatArray, atom: FloatArray) -> FloatArray:
     atom term of :mod:`~.atom_term`). Beyond ``F.SKEWNESS_MAX`` the floor
     exceeds 5% of delta: the valid range is read from the estimate."""
     spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
-    out: FloatArray = (
-        np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0])) + atom
-    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        floor = SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0])
+    out: FloatArray = np.maximum(spread, floor) + atom
     return out
