@@ -132,7 +132,8 @@ class BoundedLossPair(PairCurve):
             repairs += self._repair(Query.DELTA, "delta(eps)", e, raw, out)
         err = found.errors
         if self.lattice_span is not None and err is not None:
-            err = err + self._lattice_floor(e, raw)[0]
+            lattice, _ = self._lattice_floor(e, raw)
+            err = _within(out, err + lattice, found.lower, found.upper)
         if err is not None:
             err = clipped_error(raw, out, err, floor, top)
         return Answer(
@@ -193,7 +194,8 @@ class BoundedLossPair(PairCurve):
         out = np.maximum(out, 0.0 if floor is None else floor)
         err = found.errors
         if self.lattice_span is not None and err is not None:
-            err = err + self._lattice_epsilon_floor(out)
+            lattice = self._lattice_epsilon_floor(out)
+            err = _within(out, err + lattice, found.lower, found.upper)
         if err is not None:
             low = np.zeros(d.shape) if floor is None else floor
             err = clipped_error(raw, out, err, low, cap)
@@ -302,6 +304,21 @@ def clipped_error(
         # An unknown estimate stays unknown (the method cannot tell).
         total = np.where(np.isinf(errors), errors, capped)
     return np.asarray(total, np.float64)
+
+
+def _within(
+    value: FloatArray,
+    err: FloatArray,
+    lo: FloatArray | None,
+    hi: FloatArray | None,
+) -> FloatArray:
+    """``err`` at most the distance from ``value`` to the far end of the
+    inner pair's bracket ``[lo, hi]`` when it gives both sides (a term added to
+    an estimate cannot move the truth out of a bracket that holds it)."""
+    if lo is None or hi is None:
+        return err
+    out: FloatArray = np.minimum(err, np.maximum(value - lo, hi - value))
+    return out
 
 
 def _clip(

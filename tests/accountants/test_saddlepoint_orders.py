@@ -191,7 +191,7 @@ def test_skewed_tilted_law_still_warns() -> None:
     curve = A.SaddlePoint(order=4).compose(
         M.SubsampledGaussian(sigma=1.0, p=0.01), n=100
     )
-    with pytest.warns(ApproximationWarning, match="skewness"):
+    with pytest.warns(ApproximationWarning, match="estimated relative error"):
         curve.epsilon(1e-5)
     pair = curve.pairs[0]
     d, err = delta_and_error(pair, np.array([1.0, 2.0]))

@@ -15,29 +15,14 @@ import numpy as np
 from symfdp import ApproximationWarning
 from symfdp import accountants as A
 from symfdp import mechanisms as M
+from symfdp.accountants.base import DEFAULT_WARN_REL_ERROR
+from symfdp.accountants.saddlepoint import answers as SPA_ANSWERS
 from symfdp.accountants.saddlepoint import formulas as F
-from symfdp.accountants.saddlepoint.answers import skew_note
 from symfdp.curve import Query
-from tests._answers import ask, whats
+from tests._answers import ask
 
 #: K''' comes from a forward difference of K'' with relative step 1e-5.
 RTOL_SKEW = 1e-3
-
-
-def _validity_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
-    return [
-        str(w.message)
-        for w in caught
-        if issubclass(w.category, ApproximationWarning)
-        and "valid range" in str(w.message)
-    ]
-
-
-def _record(fn, *args):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = fn(*args)
-    return out, _validity_warnings(caught)
 
 
 def test_add_pair_with_few_expected_samples_warns_once_per_call():
@@ -46,11 +31,13 @@ def test_add_pair_with_few_expected_samples_warns_once_per_call():
     m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     curve = A.SaddlePoint().compose(m, n=100)
     _, hi = A.Numerical().compose(m, n=100).epsilon_bounds(1e-5)
-    eps, msgs = _record(curve.epsilon, np.array([1e-3, 1e-5, 1e-8]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        eps = curve.epsilon(np.array([1e-3, 1e-5, 1e-8]))
+    msgs = [str(w.message) for w in caught]
     assert eps[1] > 1.15 * hi  # the estimate really is far off
     assert len(msgs) == 1  # once per call, not per point
-    assert "far from normal" in msgs[0] and "accountants.Numerical" in msgs[0]
-    assert "add pair" in msgs[0]
+    assert "estimated relative error" in msgs[0] and "Numerical" in msgs[0]
     # The public delta query reports through the error estimate (which folds in
     # the tilted skewness): one warning naming the estimate and Numerical.
     with warnings.catch_warnings(record=True) as caught:
@@ -59,17 +46,22 @@ def test_add_pair_with_few_expected_samples_warns_once_per_call():
     msgs = [str(w.message) for w in caught]
     assert len(msgs) == 1 and msgs[0].startswith("SaddlePoint(order=2): the estimated")
     assert "accountants.Numerical" in msgs[0]
-    _, msgs = _record(curve.tradeoff, np.linspace(0.0, 1.0, 21))
-    assert len(msgs) == 1 and msgs[0].startswith("SaddlePoint(order=2): ")
-    assert "(trade-off)" in msgs[0]
+    # So does the trade-off (its estimate carries the profile's).
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        curve.tradeoff(np.linspace(0.0, 1.0, 21))
+    msgs = [str(w.message) for w in caught]
+    assert len(msgs) == 1 and msgs[0].startswith("SaddlePoint(order=2): the estimated")
+    assert "of trade-off" in msgs[0]
 
 
 def test_warning_tracks_the_pair_that_is_off():
     """Add/remove adjacency at n = 100: only the add pair's estimate is off."""
     curve = A.SaddlePoint().compose(M.SubsampledGaussian(sigma=1.0, p=0.01), n=100)
     add, remove = curve.pairs
-    assert "valid range" in whats(ask(add, Query.EPSILON, [1e-5]))
-    assert ask(remove, Query.EPSILON, [1e-5]).repairs == ()
+    off, fine = (ask(p, Query.EPSILON, [1e-5]) for p in (add, remove))
+    assert off.errors[0] > 0.05 * off.values[0]
+    assert fine.errors[0] < 0.01 * fine.values[0] and fine.repairs == ()
 
 
 def test_remove_pair_at_2000_steps_is_silent_and_accurate():
@@ -118,6 +110,7 @@ def test_skewness_matches_the_tilted_two_point_law():
 
 
 def test_threshold_is_documented_value():
+    """At the threshold the estimates' validity floor 0.05 lambda_3^4 is 5% of
+    delta, the default warn_rel_error."""
     assert F.SKEWNESS_MAX == 1.0
-    assert skew_note(1.0) is None  # at the threshold: silent
-    assert "skewness 1.01 > 1" in (skew_note(1.01) or "")
+    assert SPA_ANSWERS.SKEW_ERROR_COEF * F.SKEWNESS_MAX**4 == DEFAULT_WARN_REL_ERROR

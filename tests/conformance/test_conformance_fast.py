@@ -59,20 +59,9 @@ def _known(case: X.Case, method: X.Method) -> str | None:
     return KNOWN_OPEN.get((repr(case.mechanism), case.n, method.label))
 
 
-_SADDLE_GAMMA = (
-    "issue 32: SaddlePoint's ReRo gamma of a Poisson-subsampled Laplace is 6-9% "
-    "off while its profile's estimate at the supporting eps is ~1e-6 (open)"
-)
 #: Cells still failing, by (mechanism, n, method label), from the matrix's own
-#: findings.
-KNOWN_OPEN: dict[tuple[str, int, str], str] = {
-    **{
-        ("PoissonSubsampled(Laplace(mu=1.0), p=0.01, pair='both')", 10, label): (
-            _SADDLE_GAMMA
-        )
-        for label in ("saddlepoint()", "saddlepoint(order=3)")
-    },
-}
+#: findings (none at present; an entry is a strict xfail with its reason).
+KNOWN_OPEN: dict[tuple[str, int, str], str] = {}
 
 
 def _params() -> list[object]:

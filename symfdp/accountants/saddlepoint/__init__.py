@@ -36,16 +36,25 @@ A Berry–Esseen reading gives :math:`2C/(1+t_*)` for the constant, :math:`\le 1
 an asymptotic approximation, so SaddlePoint is not ``certified``;
 ``pairs[k].delta_error_bound(eps)`` reports it.
 
-Repairs (each with an :class:`~symfdp.ApproximationWarning`, never NaN): beyond the
-last saddle point searched (``S_MAX``) and for estimates above it, the Chernoff bound
-:math:`e^{K(t) - \varepsilon t}(s/(1+s))^s/(1+s)`; estimates outside
-:math:`[\max(0, 1 - e^{\varepsilon + K(-1)}), 1]` are clipped; :math:`\hat\delta_1`
-where the two Gaussian terms of :math:`\hat\delta_2` cancel to 8 digits.
+Repairs (never NaN): beyond the last saddle point searched (``S_MAX``) and for
+estimates above it, the Chernoff bound :math:`e^{K(t) - \varepsilon t}(s/(1+s))^s/
+(1+s)`, an upper bound whose error estimate is the bracket down to the floor below;
+estimates outside :math:`[\max(0, 1 - e^{\varepsilon + K(-1)}), 1]` are clipped and
+:math:`\hat\delta_1` is used where the two Gaussian terms of :math:`\hat\delta_2`
+cancel to 8 digits (each with an :class:`~symfdp.ApproximationWarning`).
+
+Proven brackets. :math:`\max(1 - e^{\varepsilon + K(-1)}, Q(L = b)(1 -
+e^{\varepsilon - b}))_+ \le \delta(\varepsilon) \le \min(\min_t e^{K(t) -
+\varepsilon t}(t/(1+t))^t/(1+t), (1 - e^{\varepsilon - b})_+)` (:math:`b` the top of
+the loss, the minimum over the saddle grid's tilts), and the inverse bracket of
+:math:`\varepsilon(\delta)`; every error estimate is at most the distance to the far
+end of its bracket, which the answers carry as ``lower, upper``.
 
 Valid range. Where the tilted skewness :math:`|\lambda_3| = |K'''(t_*)| /
-K''(t_*)^{3/2}` exceeds ``SKEWNESS_MAX`` (few effective compositions), queries warn
-and recommend ``accountants.Numerical`` (errors on DP-SGD:
-``benchmarks/results/accuracy_map.md``).
+K''(t_*)^{3/2}` exceeds ``SKEWNESS_MAX`` (few effective compositions), the error
+estimates' floor :math:`0.05\lambda_3^4` of delta exceeds the default
+``warn_rel_error`` of 5%, so queries warn and recommend ``accountants.Numerical``
+(errors on DP-SGD: ``benchmarks/results/accuracy_map.md``).
 
 Higher orders. ``order = J >= 3`` replaces the normal tilted law by its Edgeworth
 expansion in :math:`\lambda_r = K^{(r)}(t_*)/K''(t_*)^{r/2}`, ``r = 3..J``
@@ -55,7 +64,10 @@ expansion in :math:`\lambda_r = K^{(r)}(t_*)/K''(t_*)^{r/2}`, ``r = 3..J``
 least ``0.05 lambda_3^4`` of the value, plus the atom term of
 :mod:`~symfdp.accountants.saddlepoint.atom_term` (the excess modulus of the tilted
 characteristic function over the normal one: atoms, lattices, few-component
-mixtures that no order sees).
+mixtures that no order sees). The trade-off's estimate is the larger move of its
+supporting lines when the profile table takes the ends of its error estimates,
+through the points where the convex profile may dip between the table's nodes
+(:func:`~symfdp.accountants.saddlepoint.tradeoff.hidden_points`).
 Cost independent of ``n`` (``benchmarks/saddlepoint_speed.py``, ``bench_analytic.py``).
 """
 

@@ -1,6 +1,6 @@
 """What every answer of the SaddlePoint pair shares: the notes of its repairs
-and their records (:class:`~symfdp.curve.Repair`, with the note of a skewed
-tilted law), the error spread over the orders, and the values at an upper-side
+and their records (:class:`~symfdp.curve.Repair`), the error spread over the
+orders, and the values at an upper-side
 saddle point from the rows of the cumulant generating function there."""
 
 from __future__ import annotations
@@ -34,22 +34,11 @@ NEWTON_STEPS = 12
 
 
 def note_repairs(r: F.IntegralRepairs, notes: Notes) -> None:
-    """The notes of the repairs :func:`~.formulas.log_integrals` reports."""
+    """The notes of the repairs :func:`~.formulas.log_integrals` reports (a
+    Chernoff cap is no note: the capped value is an upper bound, and its error
+    estimate is the bracket down to the pair's ``delta_floor``)."""
     if notes is None:
         return
-    if r.beyond_search:
-        notes.append(
-            "the saddle point lies beyond the searched range (the tilted law is "
-            "degenerate near the end of the support); the contour integral was "
-            "replaced by the Chernoff bound e^{K(t)-eps t} (t/(1+t))^t/(1+t) at "
-            "the last saddle point, an upper bound"
-        )
-    if r.above_chernoff:
-        notes.append(
-            "the estimate exceeded the Chernoff bound e^{K(t)-eps t} "
-            "(t/(1+t))^t/(1+t) at the saddle point (too few compositions for the "
-            "approximation); lowered to that bound"
-        )
     if r.terms_lost:
         notes.append(
             "the two Gaussian terms of delta_hat_2 agree to 8 digits (degenerate "
@@ -57,28 +46,9 @@ def note_repairs(r: F.IntegralRepairs, notes: Notes) -> None:
         )
 
 
-def skew_note(skew: float) -> str | None:
-    r"""The note when ``skew`` (the largest tilted skewness at the evaluated
-    points) exceeds ``F.SKEWNESS_MAX`` (see :mod:`symfdp.accountants.saddlepoint`,
-    valid range), else None."""
-    if not skew > F.SKEWNESS_MAX:
-        return None
-    return (
-        "outside the approximation's valid range: the tilted privacy loss at the "
-        f"saddle point is far from normal (skewness {skew:.3g} > "
-        f"{F.SKEWNESS_MAX:g}), so delta may be off by 10% or more. This is the "
-        "regime of few effective compositions, e.g. the add pair of a subsampled "
-        "mechanism with a small expected number of samples n*p"
-    )
-
-
-def query_repairs(
-    query: Query, notes: list[str], skew: float = 0.0
-) -> tuple[Repair, ...]:
-    """The records of a query's notes (each once) and of its skewness."""
-    skewed = skew_note(skew)
-    whats = list(dict.fromkeys(notes if skewed is None else [*notes, skewed]))
-    return tuple(Repair(query, what) for what in whats)
+def query_repairs(query: Query, notes: list[str]) -> tuple[Repair, ...]:
+    """The records of a query's notes (each once)."""
+    return tuple(Repair(query, what) for what in dict.fromkeys(notes))
 
 
 def pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
@@ -91,8 +61,10 @@ def pack3(s: FloatArray, d: FloatArray) -> SaddleValues:
 def spread(rows: FloatArray, lam3: FloatArray, atom: FloatArray) -> FloatArray:
     """``ERROR_SAFETY`` times the spread of the orders' estimates (rows), at
     least ``SKEW_ERROR_COEF * lam3**4`` times the chosen one, plus ``atom`` (the
-    atom term of :mod:`~.atom_term`); ``inf`` where ``lam3``
-    exceeds ``F.SKEWNESS_MAX``."""
+    atom term of :mod:`~.atom_term`). Beyond ``F.SKEWNESS_MAX`` the floor
+    exceeds 5% of delta: the valid range is read from the estimate."""
     spread = ERROR_SAFETY * (rows.max(axis=0) - rows.min(axis=0))
-    err = np.maximum(spread, SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0])) + atom
-    return np.where(lam3 > F.SKEWNESS_MAX, np.inf, err)
+    with np.errstate(over="ignore", invalid="ignore"):
+        floor = SKEW_ERROR_COEF * lam3**4 * np.abs(rows[0])
+    out: FloatArray = np.maximum(spread, floor) + atom
+    return out

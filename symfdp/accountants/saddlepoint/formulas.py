@@ -22,8 +22,6 @@ from symfdp.mechanisms.base import FloatArray, Mechanism
 from symfdp.numeric.compile import _evaluator, register_derivation
 
 _DEPS: Final = ("symfdp.symbolic.saddlepoint", "symfdp.symbolic.symbols")
-#: Below this log of the Chernoff bound, capped points are not worth a warning.
-LOG_WARN_FLOOR: Final = -690.0
 #: Validity threshold on the tilted skewness |K'''(t)|/K''(t)^{3/2}.
 SKEWNESS_MAX: Final = 1.0
 
@@ -170,17 +168,14 @@ def log_delta2_slope(s: FloatArray, v: FloatArray, v3: FloatArray) -> FloatArray
 class IntegralRepairs:
     """What :func:`log_integrals` repaired (the pair curve decides how to warn).
 
+    Chernoff caps (saddle points beyond the searched range, estimates above the
+    bound) are not listed: the pair reports them through its error estimate.
+
     Attributes:
-        beyond_search: Saddle points beyond the searched range (with a Chernoff
-            bound above ``LOG_WARN_FLOOR``) took the Chernoff bound.
-        above_chernoff: The estimate of the reported order exceeded the Chernoff
-            bound and was lowered to it.
         terms_lost: The two Gaussian terms of delta_hat_2 cancelled to 8 digits;
             delta_hat_1 was used (order 2 only).
     """
 
-    beyond_search: bool
-    above_chernoff: bool
     terms_lost: bool
 
 
@@ -203,8 +198,6 @@ def log_integrals(
     over1 = (log1 > log_c + 1e-12) & ~capped
     over2 = (log2 > log_c + 1e-12) & ~capped
     repairs = IntegralRepairs(
-        beyond_search=bool((capped & (log_c > LOG_WARN_FLOOR)).any()),
-        above_chernoff=bool((over2 if order == 2 else over1).any()),
         terms_lost=order == 2 and bool((lost & ~capped).any()),
     )
     log1 = np.where(capped | over1, log_c, log1)

@@ -50,20 +50,20 @@ if TYPE_CHECKING:
 
 def epsilon(
     pair: SaddlePointPairCurve, flat: FloatArray, extra: int, notes: Notes
-) -> tuple[FloatArray, FloatArray, float, FloatArray]:
-    """``(eps, err, skew, s)`` for flat targets: the answers, with ``extra`` >
-    0 their upper-side eps-error estimates (NaN elsewhere), the largest
-    skewness, and the rows ``s``, :math:`K''(s)` of the answers' upper-side
-    saddle points (NaN where the answer is not one)."""
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``(eps, err, s)`` for flat targets: the answers, with ``extra`` > 0
+    their upper-side eps-error estimates (NaN elsewhere), and the rows ``s``,
+    :math:`K''(s)` of the answers' upper-side saddle points (NaN where the
+    answer is not one)."""
     out = np.zeros(flat.shape)
     err = np.full(flat.shape, np.nan)
     saddle = np.full((2, flat.size), np.nan)
     if pair.support[1] <= 0.0 or flat.size == 0:
-        return out, np.zeros(flat.shape), 0.0, saddle
+        return out, np.zeros(flat.shape), saddle
     e_lo = max(0.0, pair.eps_split)
     if e_lo >= pair.support[1]:
-        return out, np.zeros(flat.shape), 0.0, saddle
-    eps, below, skew, err_up, s_up = invert_upper(pair, flat, e_lo, extra, notes)
+        return out, np.zeros(flat.shape), saddle
+    eps, below, err_up, s_up = invert_upper(pair, flat, e_lo, extra, notes)
     out[~below] = eps[~below]
     err[~below] = err_up[~below]
     saddle[:, ~below] = s_up[:, ~below]
@@ -75,25 +75,22 @@ def epsilon(
             lo,
             np.full_like(lo, pair.eps_split),
         )
-        skew = max(skew, pair._delta(out[below], True, notes)[1])
     elif below.any():
         # The answer is 0 only if delta(0) <= d; a steeply turning CGF can put
         # the upper-side root below 0 otherwise: invert on the profile there.
-        at_zero, skew0 = pair._delta(np.zeros(1), True, notes)
-        skew = max(skew, skew0)
+        at_zero, _ = pair._delta(np.zeros(1), False, notes)
         redo = below & (flat < at_zero[0])
         if redo.any():
             out[redo] = invert_profile(
                 lambda x: pair._delta(x, False, notes)[0], flat[redo]
             )
-            skew = max(skew, pair._delta(out[redo], True, notes)[1])
-    return out, err, skew, saddle
+    return out, err, saddle
 
 
 def invert_upper(
     pair: SaddlePointPairCurve, d: FloatArray, e_lo: float, extra: int, notes: Notes
-) -> tuple[FloatArray, Any, float, FloatArray, FloatArray]:
-    """Upper-side inverse: ``(eps, below, skew, err, s)``, ``below`` marking
+) -> tuple[FloatArray, Any, FloatArray, FloatArray]:
+    """Upper-side inverse: ``(eps, below, err, s)``, ``below`` marking
     answers below ``e_lo``, ``err`` from :func:`error_at_saddle` (``extra``
     > 0; NaN elsewhere), ``s`` the rows ``s``, :math:`K''(s)` of the solved
     answers' saddle points (NaN elsewhere)."""
@@ -115,23 +112,27 @@ def invert_upper(
     saddle = np.full((2, d.size), np.nan)
     below = found & (idx == j0)
     capped = ~found
-    skew = 0.0
-    if capped.any() and notes is not None:
-        notes.append(
-            "epsilon(delta) needs a saddle point beyond the searched range "
-            "(degenerate tilted law near the end of the support); it was "
-            "bounded with the Chernoff bound at the last saddle point (an "
-            "upper bound on epsilon, capped at the end of the support)"
-        )
+    if capped.any():
         kk, t, s = g.K[-1], g.t[-1], gs[-1]
         eps_c = (kk + F.log_kernel_max(np.array(s)) - log_d[capped]) / t
         # Not below e_lo: the answer is inf{eps >= e_lo : ...}, and the bound
         # decreases in eps, so it holds at e_lo too.
         eps[capped] = np.minimum(
-            np.maximum(eps_c, max(float(ge[-1]), e_lo)), pair.support[1]
+            np.maximum(eps_c, max(float(ge[-1]), e_lo)),
+            pair.epsilon_cap(d[capped]),
         )
-        # An upper bound: the answer lies in [0, eps], its error up to eps.
-        err[capped] = eps[capped]
+        # An upper bound: the answer lies in [floor, eps], the floor from the
+        # top atom of the loss (0 without one).
+        floor = pair.epsilon_floor(d[capped])
+        err[capped] = np.maximum(eps[capped] - floor, 0.0)
+        if notes is not None and not (floor > 0.0).all():
+            notes.append(
+                "epsilon(delta) needs a saddle point beyond the searched range "
+                "(degenerate tilted law near the end of the support) and the "
+                "loss has no atom at its top to bound it from below; it was "
+                "bounded with the Chernoff bound at the last saddle point (an "
+                "upper bound on epsilon, capped at the end of the support)"
+            )
     solve = found & ~below
     if solve.any():
         i = idx[solve]
@@ -235,16 +236,16 @@ def invert_upper(
                 d_s[:, rest] = saddles.derivatives(s_r, reach)
             s[rest] = s_r
         if extra > 0:
-            at_s, log_i, err[solve] = error_at_saddle(pair, s, extra, d_s, notes)
+            at_s, _, err[solve] = error_at_saddle(pair, s, extra, d_s, notes)
         else:
             at_s = pack3(s, d_s)
-            log_i = pair._upper_log_delta(at_s, notes, kappa=d_s[2:])
+            # The notes of the estimate's repairs at the answers.
+            pair._upper_log_delta(at_s, notes, kappa=d_s[2:])
         eps[solve] = at_s.eps
         saddle[0, solve] = s
         saddle[1, solve] = d_s[2]
         below[solve] = at_s.eps < e_lo
-        skew = pair._skew(at_s, log_i, np.exp(log_i), below[solve])
-    return eps, below, skew, err, saddle
+    return eps, below, err, saddle
 
 
 def lean_log_delta(pair: SaddlePointPairCurve, vals: SaddleValues) -> FloatArray | None:
@@ -302,7 +303,7 @@ def error_at_saddle(
         pair._saddles.stacked_rules(),
     )
     gap = spread(rows[:, :size], lam3[:size], atom)
-    gap = np.where(capped, rows[0, :size], gap)
+    gap = np.where(capped, pair._cap_gap(at.eps, rows[0, :size]), gap)
     slope = np.abs(rows[0, size:] - rows[0, :size]) / (
         vals.eps[size:] - vals.eps[:size]
     )

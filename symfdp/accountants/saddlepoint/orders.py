@@ -199,9 +199,12 @@ def _coefficient_layout(order: int) -> tuple[Any, tuple[int, ...], FloatArray]:
 
 def _coefficient_rows(order: int, lams: list[FloatArray], size: int) -> FloatArray:
     r"""The coefficients :math:`c_{jk}(\lambda)` of saddle-point order ``order``
-    as rows ``(J - 2) (3 (J - 2) + 1, size)`` (constant entries broadcast)."""
+    as rows ``(J - 2) (3 (J - 2) + 1, size)`` (constant entries broadcast;
+    ``inf`` where a power of an extreme lambda overflows, which the callers
+    read as a diverged expansion)."""
     ev, varying, base = _coefficient_layout(order)
-    out = ev.fn(*lams)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = ev.fn(*lams)
     rows = np.repeat(base[:, None], size, axis=1)
     for i in varying:
         rows[i] = out[i]

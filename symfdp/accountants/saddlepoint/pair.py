@@ -4,13 +4,14 @@ r"""``SaddlePointPairCurve``: the saddle-point curve of one composed pair
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from symfdp._warnings import warn_approximation
-from symfdp.accountants.base import Components
+from symfdp.accountants.base import Components, lattice_origin, lattice_span
 from symfdp.accountants.saddlepoint import branches as B
 from symfdp.accountants.saddlepoint import formulas as F
 from symfdp.accountants.saddlepoint import orders as O
@@ -32,7 +33,7 @@ from symfdp.accountants.saddlepoint.equation import (
 from symfdp.accountants.saddlepoint.inverse import epsilon
 from symfdp.accountants.saddlepoint.records import Estimates, Regions, SaddleValues
 from symfdp.accountants.saddlepoint.tradeoff import profile_points, tradeoff_answer
-from symfdp.curve import Answer, PairCurve, Query
+from symfdp.curve import Answer, BoundedLossPair, PairCurve, Query
 from symfdp.mechanisms.base import FloatArray
 
 
@@ -61,9 +62,8 @@ class SaddlePointPairCurve(PairCurve):
         #: Essential support of the composed loss.
         self.support: tuple[float, float] = self._saddles.support
         self._table: tuple[FloatArray, FloatArray] | None = None
+        self._table_err: FloatArray | None = None
         self._grid_cache: tuple[SaddleValues, FloatArray, FloatArray] | None = None
-        self._table_skew = 0.0
-        self._table_notes: list[str] = []
         self.info: dict[str, Any] = {
             "eps_split": self.eps_split,
             "support": self.support,
@@ -181,6 +181,52 @@ class SaddlePointPairCurve(PairCurve):
     def estimates_error(self) -> bool:
         return True
 
+    @functools.cached_property
+    def log_top_mass(self) -> float:
+        r""":math:`\log Q(L = b)` at the top :math:`b = \operatorname{ess\,sup} L`
+        of the composed loss: :math:`\sum_i n_i \log Q(L_i = b_i)` (the top is
+        reached only when every component is at its top); ``-inf`` where some
+        component is unbounded above or carries no atom at its top."""
+        if not math.isfinite(self.support[1]):
+            return -math.inf
+        total = 0.0
+        for m, n in self.components:
+            top = m.plrv_support()[1]
+            mass = float(m.plrv_sf(top, "Q", inclusive=True))
+            if not (math.isfinite(top) and mass > 0.0):
+                return -math.inf
+            total += n * math.log(min(mass, 1.0))
+        return total
+
+    def delta_floor(self, eps: FloatArray) -> FloatArray:
+        r"""A lower bound on :math:`\delta(\varepsilon)` for real ``eps``:
+
+        .. math::  \delta(\varepsilon) \ge \max\bigl(1 - e^{\varepsilon + K(-1)},\;
+                   Q(L = b)\,(1 - e^{\varepsilon - b})\bigr)_+,
+
+        the first from :math:`E_Q[(e^{\varepsilon - L} - 1)_+] \ge 0` in the
+        complementary representation, the second from the top atom alone in
+        :math:`E_Q[(1 - e^{\varepsilon - L})_+]` (:attr:`log_top_mass`; exact as
+        :math:`\varepsilon \to b` up to the next atom's share)."""
+        b = self.support[1]
+        floor = B.below_support(eps, self.log_p_mass)
+        if not math.isfinite(self.log_top_mass):
+            return floor
+        with np.errstate(over="ignore"):
+            top = math.exp(self.log_top_mass) * -np.expm1(np.minimum(eps - b, 0.0))
+        return np.maximum(floor, top)
+
+    def epsilon_floor(self, d: FloatArray) -> FloatArray:
+        r"""The lower bound on :math:`\varepsilon(\delta)` that
+        :meth:`delta_floor` gives: :math:`b + \log(1 - \delta/Q(L = b))` for
+        :math:`\delta < Q(L = b)`, else 0."""
+        if not math.isfinite(self.log_top_mass):
+            return np.zeros(d.shape)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ratio = np.exp(np.log(d) - self.log_top_mass)
+            out = self.support[1] + np.log1p(-np.minimum(ratio, 1.0))
+        return np.maximum(np.where(ratio < 1.0, out, 0.0), 0.0)
+
     def answer(self, query: Query, points: FloatArray) -> Answer:
         """:meth:`_delta_answer`, :meth:`_epsilon_answer` or
         :func:`~.tradeoff.tradeoff_answer` (no estimate)."""
@@ -193,8 +239,9 @@ class SaddlePointPairCurve(PairCurve):
     def _delta_answer(self, eps: FloatArray) -> Answer:
         r"""The estimate :math:`\hat\delta_{order}(\varepsilon)` for real ``eps``
         with its error estimate and the records of its repairs (the validity
-        check, the tilted skewness, is folded into the estimate: ``inf`` where
-        it exceeds ``SKEWNESS_MAX``).
+        check, the tilted skewness, is folded into the estimate: its floor
+        ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` passes 5% beyond
+        ``SKEWNESS_MAX``).
 
         The estimate is ``ERROR_SAFETY`` times the spread :math:`\max_k
         \hat\delta_k - \min_k \hat\delta_k` over the orders :math:`k = J, \dots,
@@ -202,29 +249,38 @@ class SaddlePointPairCurve(PairCurve):
         mean), at least ``SKEW_ERROR_COEF`` :math:`\lambda_3^4` times the value,
         plus the atom term (:func:`~.atom_term.atom_term`: the
         excess modulus of the tilted characteristic function over the normal one,
-        which no order sees); 0 where delta is exact, the value at
-        Chernoff-capped points, ``inf`` where the expansion diverged.
+        which no order sees); 0 where delta is exact, at Chernoff-capped points
+        (an upper bound) the width of the bracket down to :meth:`delta_floor`,
+        ``inf`` where the expansion diverged; in every case at most the distance
+        to the far end of the proven bracket ``[delta_floor, delta_cap]``, which
+        the answer carries as ``lower, upper``.
         """
         notes: list[str] = []
         rows, _, kind, lam3, atom = self._delta_orders(eps, False, ERROR_ORDERS, notes)
         err = spread(rows, lam3, atom)
         err = np.where(kind == 0, 0.0, err)
-        err = np.where(kind == 1, rows[0], err)
+        err = np.where(kind == 1, self._cap_gap(eps, rows[0]), err)
         err = np.where(kind == 3, np.inf, err)
         err = np.where(np.isnan(err), np.inf, err)
-        return Answer(rows[0], err, repairs=query_repairs(Query.DELTA, notes))
+        lo, hi = self.delta_floor(eps), self.delta_cap(eps)
+        err = self._within(rows[0], err, lo, hi)
+        return Answer(rows[0], err, lo, hi, query_repairs(Query.DELTA, notes))
 
     def _epsilon_answer(self, d: FloatArray) -> Answer:
         r"""``epsilon(delta)`` for ``delta`` in (0, 1) (:meth:`_epsilon`) and its
         error estimate: the delta-spread of :meth:`_delta_answer` over the
         profile's slope, :math:`|\Delta\delta| / |d\hat\delta_J/d\varepsilon|`;
-        ``inf`` where the slope vanishes (diverged expansion)."""
+        ``inf`` where the slope vanishes (diverged expansion); at most the
+        distance to the far end of the proven bracket ``[epsilon_floor,
+        epsilon_cap]``, which the answer carries as ``lower, upper``."""
         notes: list[str] = []
-        eps, err, skew, _ = epsilon(self, d, ERROR_ORDERS, notes)
+        eps, err, _ = epsilon(self, d, ERROR_ORDERS, notes)
         rest = np.isnan(err)
         if rest.any():
             err[rest] = self._epsilon_error_at(eps[rest])
-        return Answer(eps, err, repairs=query_repairs(Query.EPSILON, notes, skew))
+        lo, hi = self.epsilon_floor(d), self.epsilon_cap(d)
+        err = self._within(eps, err, lo, hi)
+        return Answer(eps, err, lo, hi, query_repairs(Query.EPSILON, notes))
 
     def _epsilon_error_at(self, e: FloatArray) -> FloatArray:
         """The eps-error estimate of :meth:`_epsilon_answer` at answers ``e``
@@ -234,12 +290,61 @@ class SaddlePointPairCurve(PairCurve):
         rows, _, kind, lam3, atom = self._delta_orders(both, False, ERROR_ORDERS, None)
         size = e.size
         gap = spread(rows[:, :size], lam3[:size], atom[:size])
-        gap = np.where(kind[:size] == 1, rows[0, :size], gap)
+        gap = np.where(kind[:size] == 1, self._cap_gap(e, rows[0, :size]), gap)
         slope = np.abs(rows[0, size:] - rows[0, :size]) / h
         with np.errstate(divide="ignore", invalid="ignore"):
             err = gap / slope
         err = np.where(kind[:size] == 0, 0.0, err)
         return np.where((kind[:size] == 3) | np.isnan(err), np.inf, err)
+
+    def _chernoff_terms(self) -> tuple[FloatArray, FloatArray]:
+        r"""``(t, log c)`` along the upper grid's tilts: :math:`\delta(\varepsilon)
+        \le e^{\log c - \varepsilon t}`, :math:`\log c = K(t) + s\log s - (1 + s)
+        \log(1 + s)` (Chernoff: :math:`(1 - e^{-x})_+ \le e^{tx}\,
+        (t/(1+t))^t/(1+t)` for every :math:`t > 0`)."""
+        g = self._saddles.grid("upper")
+        log_c = g.K + F.log_kernel_max(g.s)
+        ok = np.isfinite(log_c) & (g.t > 0.0)
+        return g.t[ok], log_c[ok]
+
+    def delta_cap(self, eps: FloatArray) -> FloatArray:
+        r"""An upper bound on :math:`\delta(\varepsilon)`: the smallest Chernoff
+        bound over the upper grid's tilts (:meth:`_chernoff_terms`), at most
+        :math:`(1 - e^{\varepsilon - b})_+` (:math:`b` the top of the loss)."""
+        t, log_c = self._chernoff_terms()
+        # delta <= Q-mass 1 times (1 - e^{eps - b})_+, b the top of the loss.
+        out: FloatArray = -np.expm1(np.minimum(eps - self.support[1], 0.0))
+        if t.size:
+            best = np.min(log_c[None, :] - eps[:, None] * t[None, :], axis=1)
+            out = np.minimum(out, np.exp(np.minimum(best, 0.0)))
+        return out
+
+    def epsilon_cap(self, d: FloatArray) -> FloatArray:
+        r"""An upper bound on :math:`\varepsilon(\delta)`: the smallest
+        :math:`(\log c - \log\delta)/t` over the upper grid's tilts
+        (:meth:`_chernoff_terms`), at most :math:`b + \log(1 - \delta)` (the
+        bound of :meth:`delta_cap` at the top :math:`b`), at least 0."""
+        t, log_c = self._chernoff_terms()
+        top = self.support[1] + np.log1p(-d)
+        if t.size:
+            best = np.min((log_c[None, :] - np.log(d)[:, None]) / t[None, :], axis=1)
+            top = np.minimum(top, best)
+        out: FloatArray = np.maximum(top, 0.0)
+        return out
+
+    @staticmethod
+    def _within(
+        value: FloatArray, err: FloatArray, lo: FloatArray, hi: FloatArray
+    ) -> FloatArray:
+        """``err`` at most the distance from ``value`` to the far end of the
+        proven bracket ``[lo, hi]`` (where the bracket is ordered)."""
+        far = np.maximum(value - lo, hi - value)
+        return np.where(lo <= hi, np.minimum(err, far), err)
+
+    def _cap_gap(self, eps: FloatArray, capped: FloatArray) -> FloatArray:
+        """The error of Chernoff-capped values ``capped`` at ``eps``: the
+        bracket from :meth:`delta_floor` to the cap (an upper bound)."""
+        return np.maximum(capped - self.delta_floor(eps), 0.0)
 
     def _delta(
         self, eps: FloatArray, check: bool, notes: Notes
@@ -407,13 +512,31 @@ class SaddlePointPairCurve(PairCurve):
         return hit[1], hit[2]
 
     # ------------------------------------------------------------ trade-off
+    def table_errors(self) -> FloatArray:
+        """The error estimates of :meth:`_delta_answer` at the eps of
+        :meth:`profile_table`, with the lattice term of a loss on a lattice as
+        the curve adds it to the profile's (:class:`~symfdp.curve.BoundedLossPair`;
+        cached)."""
+        if self._table_err is None:
+            eps, _ = self.profile_table()
+            span = lattice_span(self.components)
+            pair: PairCurve = self
+            if span is not None:
+                pair = BoundedLossPair(
+                    self,
+                    *self.support,
+                    report=False,
+                    lattice_span=span,
+                    lattice_origin=lattice_origin(self.components, span),
+                )
+            self._table_err = pair.answer(Query.DELTA, eps).errors
+        assert self._table_err is not None
+        return self._table_err
 
-    # ------------------------------------------------------------ trade-off
     def profile_table(self) -> tuple[FloatArray, FloatArray]:
         r"""``(eps, delta)`` at :math:`\varepsilon(s)` of 240 log-spaced saddle
         points per side, 0, the split point and the support's ends (cached;
         :func:`~.tradeoff.profile_points`)."""
         if self._table is None:
-            eps, delta, self._table_skew = profile_points(self)
-            self._table = (eps, delta)
+            self._table = profile_points(self)
         return self._table
