@@ -58,7 +58,7 @@ def test_default_is_certified_and_the_saddle_point_warns_where_it_is_off():
     """The default method is numerical (as for ``symfdp account``): its estimate
     is the one-shot compose estimate and lies in its certified bracket. After 100
     steps of sigma = 1, p = 0.01 the saddle point is ~22% high (the add pair's
-    tilted loss is far from normal) and says so."""
+    tilted loss is far from normal) and its error estimate says so."""
     from symfdp.cli import account
 
     assert symfdp.training.DEFAULT_METHOD == account.DEFAULT_METHOD == "numerical"
@@ -73,7 +73,7 @@ def test_default_is_certified_and_the_saddle_point_warns_where_it_is_off():
     fast = TrainingAccountant.from_state_dict(
         {**acc.state_dict(), "method": "saddlepoint"}
     )
-    with pytest.warns(symfdp.ApproximationWarning, match="valid range"):
+    with pytest.warns(symfdp.ApproximationWarning, match="estimated relative error"):
         eps_fast = fast.get_epsilon(DELTA)
     assert eps_fast > 1.1 * hi
 
