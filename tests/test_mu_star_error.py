@@ -125,3 +125,20 @@ def test_propagate_first_order(mu: float) -> None:
     assert propagate(a_star, e, 0.0) == pytest.approx(2 * expected, rel=1e-6)
     assert propagate(a_star, 2 * a_star, -1.0) == math.inf
     assert propagate(a_star, 0.0, -1.0) == 0.0
+
+
+def test_runs_mu_star_warns_from_the_profile_error() -> None:
+    """symfdp.runs.mu_star (from delta(0)) carries the same first-order error:
+    CLT on Laplace(mu=2) x 3 is 10% above the certified mu*, and warns."""
+    from symfdp.runs import mu_star
+
+    lo, hi = A.Numerical().compose(M.Laplace(mu=2.0), 3).mu_star_bounds()
+    curve = A.CLT().compose(M.Laplace(mu=2.0), 3)
+    with pytest.warns(ApproximationWarning, match=r"mu\*") as record:
+        mu = mu_star(curve)
+    assert len([w for w in record if w.category is ApproximationWarning]) == 1
+    assert abs(mu - 0.5 * (lo + hi)) > 0.05 * lo
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ApproximationWarning)
+        exact = mu_star(A.CLT().compose(GAUSSIAN_COMPOSITION))
+    assert exact == pytest.approx(GAUSSIAN_MU, rel=1e-12)
