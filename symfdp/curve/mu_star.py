@@ -163,8 +163,9 @@ def estimated_mu_star(
     :math:`\alpha^*` (the approximation left its valid regime there), else an
     estimate above ``warn_rel_error`` of :math:`\mu^*` (and above
     :data:`MU_STAR_ATOL`), else a fixed point in :math:`(0,`
-    :data:`MU_STAR_ALPHA_FLOOR`:math:`)` with an inexact trade-off (error
-    estimate not 0)."""
+    :data:`MU_STAR_ALPHA_FLOOR`:math:`)` unless the estimate is round-off
+    (at most :data:`MU_STAR_ATOL`: an exact trade-off, e.g. the CLT's
+    :math:`G_\mu` of a Gaussian composition)."""
     a_star = fixed_point(tradeoff)
     mu = mu_star_at(a_star)
     found = repairs(a_star)
@@ -194,7 +195,9 @@ def estimated_mu_star(
             f"warn_rel_error = {warn_rel_error:g} of the answer. Use "
             "accountants.Numerical for a certified bracket (curve.mu_star_bounds)."
         )
-    elif 0.0 < a_star < MU_STAR_ALPHA_FLOOR and err != 0.0:
+    elif 0.0 < a_star < MU_STAR_ALPHA_FLOOR and not (
+        err is not None and err <= MU_STAR_ATOL
+    ):
         message = (
             f"{label}: mu* = {mu:.6g} (> 14.9): the fixed point alpha* = "
             f"{a_star:.3g} is below {MU_STAR_ALPHA_FLOOR:g}, where the "
