@@ -161,8 +161,9 @@ def estimated_mu_star(
 
     The message (one per answer): a repair of unknown size at
     :math:`\alpha^*` (the approximation left its valid regime there), else an
-    estimate above ``warn_rel_error`` of :math:`\mu^*` (and above
-    :data:`MU_STAR_ATOL`), else a fixed point in :math:`(0,`
+    estimate :math:`\widehat{\Delta\mu^*}` above ``warn_rel_error`` of the
+    smallest :math:`\mu^*` it allows, :math:`\mu^* - \widehat{\Delta\mu^*}`
+    (and above :data:`MU_STAR_ATOL`), else a fixed point in :math:`(0,`
     :data:`MU_STAR_ALPHA_FLOOR`:math:`)` unless the estimate is round-off
     (at most :data:`MU_STAR_ATOL`: an exact trade-off, e.g. the CLT's
     :math:`G_\mu` of a Gaussian composition)."""
@@ -186,13 +187,13 @@ def estimated_mu_star(
         err is not None
         and warn_rel_error is not None
         and err > MU_STAR_ATOL
-        and not err <= warn_rel_error * mu
+        and not err <= warn_rel_error * (mu - err)
     ):
         size = "unknown" if math.isinf(err) else f"{err:.3g}"
         message = (
             f"{label}: the estimated error of mu* = {mu:.6g} is {size} (trade-off "
             f"error {e:.3g} at the fixed point alpha* = {a_star:.3g}), above "
-            f"warn_rel_error = {warn_rel_error:g} of the answer. Use "
+            f"warn_rel_error = {warn_rel_error:g} of mu* (mu* - error). Use "
             "accountants.Numerical for a certified bracket (curve.mu_star_bounds)."
         )
     elif 0.0 < a_star < MU_STAR_ALPHA_FLOOR and not (

@@ -39,7 +39,8 @@ def mu_star(curve: PrivacyCurve, *, bounds: bool = False) -> Any:
     :func:`~symfdp.curve.mu_star.propagate`, the same estimate as
     :meth:`PrivacyCurve.mu_star_error`): one ApproximationWarning per answer,
     :math:`\delta(0)`'s own if it warned, else when this estimate exceeds
-    ``warn_rel_error`` (``rel_tol`` for ``Auto``) of :math:`\mu^*`.
+    ``warn_rel_error`` (``rel_tol`` for ``Auto``) of the smallest :math:`\mu^*`
+    it allows (:math:`\mu^*` minus the estimate).
 
     Args:
         curve: A :class:`~symfdp.curve.PrivacyCurve`.
@@ -94,7 +95,7 @@ def _error_message(
     if tol is None:
         return None
     err = propagate(a_star, tv_error, -1.0)
-    if not err > MU_STAR_ATOL or err <= tol * mu:
+    if not err > MU_STAR_ATOL or err <= tol * (mu - err):
         return None
     size = "unknown" if math.isinf(err) else f"{err:.3g}"
     return (
