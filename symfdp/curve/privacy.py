@@ -579,8 +579,8 @@ class PrivacyCurve:
         :math:`\alpha^* = 0`.
 
         One ApproximationWarning per call when :meth:`mu_star_error` exceeds
-        ``warn_rel_error`` of the answer, when the trade-off was repaired at
-        :math:`\alpha^*`, or when :math:`\alpha^*` is below
+        ``warn_rel_error`` of the answer minus that error, when the trade-off
+        was repaired at :math:`\alpha^*`, or when :math:`\alpha^*` is below
         :data:`~symfdp.curve.mu_star.MU_STAR_ALPHA_FLOOR` (:math:`\mu^* >
         14.9`) for an inexact approximation; for certified curves when the
         bracket (:meth:`mu_star_bounds`) is wider than ``MU_STAR_RTOL``
