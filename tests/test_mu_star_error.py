@@ -142,3 +142,19 @@ def test_runs_mu_star_warns_from_the_profile_error() -> None:
         warnings.simplefilter("error", ApproximationWarning)
         exact = mu_star(A.CLT().compose(GAUSSIAN_COMPOSITION))
     assert exact == pytest.approx(GAUSSIAN_MU, rel=1e-12)
+
+
+def test_deep_fixed_point_of_an_approximation_warns() -> None:
+    """Gaussian(mu=0.5) x 1000 under replace-one is G_{31.6}: SaddlePoint's
+    trade-off meets the diagonal at alpha* ~ 8e-15 (mu* = 15.4, half the
+    truth) with an estimate of ~1e-12 there; below the floor alpha* < 5e-14 the
+    estimate is not trusted and the answer warns."""
+    m = M.Gaussian(mu=0.5)
+    curve = A.SaddlePoint(order=3).compose(m, 1000, adjacency="replace_one")
+    with pytest.warns(ApproximationWarning, match=r"below 5e-14"):
+        curve.mu_star()
+    # An exact trade-off (error 0) is resolved at any depth: CLT's G_mu.
+    exact = A.CLT().compose(m, 1000, adjacency="replace_one")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ApproximationWarning)
+        assert exact.mu_star() == pytest.approx(math.sqrt(1000), rel=1e-9)

@@ -164,9 +164,10 @@ def estimated_mu_star(
     estimate :math:`\widehat{\Delta\mu^*}` above ``warn_rel_error`` of the
     smallest :math:`\mu^*` it allows, :math:`\mu^* - \widehat{\Delta\mu^*}`
     (and above :data:`MU_STAR_ATOL`), else a fixed point in :math:`(0,`
-    :data:`MU_STAR_ALPHA_FLOOR`:math:`)` unless the estimate is round-off
-    (at most :data:`MU_STAR_ATOL`: an exact trade-off, e.g. the CLT's
-    :math:`G_\mu` of a Gaussian composition)."""
+    :data:`MU_STAR_ALPHA_FLOOR`:math:`)` unless the trade-off is exact (error
+    estimate 0, e.g. the CLT's :math:`G_\mu` of a Gaussian composition): the
+    trade-off's estimate itself is not reliable that deep in the tail (a
+    SaddlePoint estimate of 1e-10 at :math:`\mu^* = 15.4` for a true 31.6)."""
     a_star = fixed_point(tradeoff)
     mu = mu_star_at(a_star)
     found = repairs(a_star)
@@ -196,9 +197,7 @@ def estimated_mu_star(
             f"warn_rel_error = {warn_rel_error:g} of mu* (mu* - error). Use "
             "accountants.Numerical for a certified bracket (curve.mu_star_bounds)."
         )
-    elif 0.0 < a_star < MU_STAR_ALPHA_FLOOR and not (
-        err is not None and err <= MU_STAR_ATOL
-    ):
+    elif 0.0 < a_star < MU_STAR_ALPHA_FLOOR and err != 0.0:
         message = (
             f"{label}: mu* = {mu:.6g} (> 14.9): the fixed point alpha* = "
             f"{a_star:.3g} is below {MU_STAR_ALPHA_FLOOR:g}, where the "
