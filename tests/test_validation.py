@@ -763,6 +763,9 @@ CURVE_FLAGS: dict[str, dict[str, Domain]] = {"tradeoff": {"symmetric": Flag()}}
 CURVE_EXEMPT: dict[str, str] = {
     "raw": "no arguments",
     "mu_star_gamma": "no arguments",
+    "mu_star": "no arguments",
+    "mu_star_error": "no arguments",
+    "mu_star_bounds": "no arguments",
     "plot": "matplotlib keyword arguments, passed through",
     "pair_answers": "the points of the query it names, validated as that query's "
     "(tests/test_curve_errors.py::test_pair_answers_validate_as_their_query)",

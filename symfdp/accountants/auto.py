@@ -38,7 +38,7 @@ from symfdp._warnings import ApproximationWarning
 from symfdp.accountants._blatant import split_blatant
 from symfdp.accountants._cumulant_sums import summed_cumulants
 from symfdp.accountants.base import Accountant, Components
-from symfdp.curve import Answer, FloatArray, PrivacyCurve, Query
+from symfdp.curve import Answer, FloatArray, MuStarAnswer, PrivacyCurve, Query
 from symfdp.curve.report import warn_repairs
 from symfdp.pld.grid import choose_step
 
@@ -86,7 +86,8 @@ class AutoAnswer:
     """Who answered the last query of an :class:`AutoCurve`, point by point.
 
     Attributes:
-        query: ``"epsilon(delta)"``, ``"delta(eps)"`` or ``"tradeoff(alpha)"``.
+        query: ``"epsilon(delta)"``, ``"delta(eps)"``, ``"tradeoff(alpha)"`` or
+            ``"mu*"`` (at the fixed point alpha*).
         at: The query points (flattened, as the next two).
         value: The answers.
         error: Each answer's error estimate (bracket half-width for a certified
@@ -402,6 +403,40 @@ class AutoCurve(PrivacyCurve):
             self._state.missed.add((k, kind))
         raise AssertionError("the certified tier always answers")  # pragma: no cover
 
+    @functools.cached_property
+    def _mu_star(self) -> MuStarAnswer:
+        r""":math:`\mu^*` from the first tier whose estimate
+        (:meth:`PrivacyCurve.mu_star_error`) meets ``rel_tol`` of its answer
+        without a warning; the certified tier's (its message standing)
+        otherwise."""
+        last = len(self.tiers) - 1
+        for k in range(len(self.tiers)):
+            curve = self._asks(k, "mu*")
+            if curve is None:
+                continue
+            try:
+                found = self._timed(k == last, functools.partial(_tier_mu_star, curve))
+            except (ValueError, FloatingPointError):
+                if k == last:
+                    raise
+                continue
+            err = found.error
+            if k == last or (
+                err is not None
+                and found.message is None
+                and (err <= self.rel_tol * found.value or err <= _ABS_FLOOR)
+            ):
+                self._state.last_answer = AutoAnswer(
+                    "mu*",
+                    np.array([found.alpha]),
+                    np.array([found.value]),
+                    np.array([math.inf if err is None else err]),
+                    (curve.label,),
+                )
+                return found
+            self._state.missed.add((k, "mu*"))
+        raise AssertionError("the certified tier always answers")  # pragma: no cover
+
     def delta_bounds(self, eps: ArrayLike) -> Any:
         """Not available: use ``accountants.Numerical`` for certified bounds."""
         raise NotImplementedError(self._uncertified("delta_bounds"))
@@ -496,6 +531,11 @@ def _tradeoff_answer(
     if errors is None:
         return None
     return curve._symmetrised(flat), errors
+
+
+def _tier_mu_star(curve: PrivacyCurve) -> MuStarAnswer:
+    """A tier's mu* answer (computed once by the tier's curve, unwarned)."""
+    return curve._mu_star
 
 
 def _fft_seconds(components: Components, tier: Accountant) -> float:

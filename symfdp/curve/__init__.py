@@ -11,6 +11,7 @@ Modules, one job each:
 * :mod:`~symfdp.curve.combine` -- the maximum over pairs with its error, the
   symmetric hull, certified lower-bound vertices;
 * :func:`invert_profile` -- profile inversion (from :mod:`symfdp.numeric.roots`);
+* :mod:`~symfdp.curve.mu_star` -- the GDP summary mu* with its error or bracket;
 * :mod:`~symfdp.curve.report` -- the one warning of a query;
 * :mod:`~symfdp.curve.summary` -- what a curve is, in words.
 """
@@ -25,7 +26,8 @@ from symfdp.curve.combine import (
     max_with_error,
     symmetric_hull,
 )
-from symfdp.curve.privacy import MU_STAR_RTOL, PrivacyCurve
+from symfdp.curve.mu_star import MU_STAR_RTOL, MuStarAnswer
+from symfdp.curve.privacy import PrivacyCurve
 from symfdp.numeric.roots import EPS_SEARCH_LIMIT, invert_profile
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "Answer",
     "BoundedLossPair",
     "FloatArray",
+    "MuStarAnswer",
     "PairCurve",
     "PrivacyCurve",
     "Query",

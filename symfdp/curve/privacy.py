@@ -24,6 +24,7 @@ bounds.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
@@ -33,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from symfdp._validation import check_array, check_bool, scalar_or_array
-from symfdp._warnings import warn_approximation
+from symfdp._warnings import ApproximationWarning, warn_approximation
 from symfdp.curve.answer import Answer, FloatArray, PairCurve, Query, Repair
 from symfdp.curve.bounded import BoundedLossPair, clipped_error
 from symfdp.curve.combine import (
@@ -41,18 +42,21 @@ from symfdp.curve.combine import (
     max_over_pairs,
     symmetric_hull,
 )
+from symfdp.curve.mu_star import (
+    MuStarAnswer,
+    certified_mu_star,
+    estimated_mu_star,
+)
 from symfdp.curve.report import error_message, query_message, repairs_within
 from symfdp.curve.summary import markdown
 from symfdp.curve.tradeoff_error import tradeoff_errors
 from symfdp.numeric.tabulate import alpha_grid
-from symfdp.tradeoff.interpret import fixed_point, mu_star_at, mu_star_gamma
+from symfdp.tradeoff.interpret import auc
 
 #: Errors below these are round-off, never warned about (delta, epsilon, beta).
 _DELTA_ATOL: Final = 1e-300
 _EPS_ATOL: Final = 1e-9
 _BETA_ATOL: Final = 1e-9
-#: Relative width of the certified mu* bracket beyond which mu_star_gamma warns.
-MU_STAR_RTOL: Final = 1e-2
 #: Departures of a profile from [0, 1] below this are round-off.
 _UNIT_TOL: Final = 1e-12
 
@@ -577,33 +581,106 @@ class PrivacyCurve:
         )
 
     def mu_star_gamma(self) -> tuple[float, float]:
-        r"""The (mu*, gamma) interpreter of Zheng et al. (2020), Sec. 4.
+        r"""The (mu*, gamma) interpreter of Zheng et al. (2020), Sec. 4:
+        :meth:`mu_star` (with its warning) and :math:`\gamma = \int_0^1 f`
+        of the (symmetrised) trade-off."""
+        return self.mu_star(), float(
+            auc(lambda x: np.asarray(self.tradeoff(x), np.float64))
+        )
 
-        :math:`\alpha^*` is the fixed point of the (symmetrised) trade-off,
-        :math:`\mu^* = \Phi^{-1}(1-\alpha^*) - \Phi^{-1}(\alpha^*)` and
-        :math:`\gamma = \int_0^1 f`.
+    def mu_star(self) -> float:
+        r"""The GDP summary :math:`\mu^* = -2\Phi^{-1}(\alpha^*)` of Zheng et
+        al. (2020), Sec. 4, :math:`\alpha^*` the fixed point of the
+        (symmetrised) trade-off (:mod:`~symfdp.curve.mu_star`); ``inf`` when
+        :math:`\alpha^* = 0`.
 
-        Certified curves warn when the bracket of :math:`\mu^*` from the bounds'
-        fixed points is wider than ``MU_STAR_RTOL`` relative.
+        One ApproximationWarning per call when :meth:`mu_star_error` exceeds
+        ``warn_rel_error`` of the answer minus that error, when the trade-off
+        was repaired at :math:`\alpha^*`, or when :math:`\alpha^*` is below
+        :data:`~symfdp.curve.mu_star.MU_STAR_ALPHA_FLOOR` (:math:`\mu^* >
+        14.9`) for an inexact approximation; for certified curves when the
+        bracket (:meth:`mu_star_bounds`) is wider than ``MU_STAR_RTOL``
+        relative.
         """
-        out = mu_star_gamma(lambda x: np.asarray(self.tradeoff(x), np.float64))
-        if self.certified:
-            self._check_mu_star()
-        return out
+        found = self._mu_star
+        if found.message is not None:
+            warn_approximation(found.message)
+        return found.value
 
-    def _check_mu_star(self) -> None:
-        lows = fixed_point(lambda x: np.asarray(self.tradeoff_bounds(x)[0]))
-        highs = fixed_point(lambda x: np.asarray(self.tradeoff_bounds(x)[1]))
-        mu_lo, mu_hi = mu_star_at(highs), mu_star_at(lows)
-        if mu_hi - mu_lo > MU_STAR_RTOL * max(mu_lo, 1.0):
-            warn_approximation(
-                f"{self.method}: mu* is certified only within [{mu_lo:.4g}, "
-                f"{mu_hi:.4g}]: the trade-off bracket is wide near the fixed "
-                "point (a composition with little privacy left, alpha* = "
-                f"{highs:.3g} or less). Tighten the method (e.g. a smaller "
-                "eps_rel_tol for accountants.Numerical); accountants.Exact gives "
-                "closed forms for Gaussian and pure-DP compositions."
+    def mu_star_error(self) -> float:
+        r"""Estimated absolute error of :meth:`mu_star`: :math:`2e / ((1 -
+        f'_+(\alpha^*))\,\varphi(\mu^*/2))` to first order, :math:`e` the
+        trade-off's error estimate at :math:`\alpha^*`
+        (:meth:`tradeoff_error`; :mod:`~symfdp.curve.mu_star` for the
+        derivation); the half-width of :meth:`mu_star_bounds` for certified
+        curves.
+
+        Raises:
+            NotImplementedError: the method gives no estimate of its trade-off
+                error (BerryEsseen, RDP, recursion).
+        """
+        error = self._mu_star.error
+        if error is None:
+            raise NotImplementedError(
+                f"mu_star_error: {self.label} gives no error estimate of its "
+                "trade-off curve. accountants.Numerical gives a certified bracket "
+                "(curve.mu_star_bounds)."
             )
+        return error
+
+    def mu_star_bounds(self) -> tuple[float, float]:
+        r"""Certified ``(lower, upper)`` bounds on :math:`\mu^*`: the values at
+        the fixed points of the upper and lower bounds on the trade-off
+        (:meth:`tradeoff_bounds`; :math:`\mu^*` decreases in :math:`f`)."""
+        self._require_certified("mu_star_bounds")
+        found = self._mu_star
+        assert found.lower is not None and found.upper is not None
+        return found.lower, found.upper
+
+    @functools.cached_property
+    def _mu_star(self) -> MuStarAnswer:
+        """mu* with its error or bracket and its message, computed once
+        without the trade-off's own warnings (one warning per mu* answer)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ApproximationWarning)
+            if self.certified:
+                return certified_mu_star(
+                    self._tradeoff_values,
+                    lambda x: np.asarray(self.tradeoff_bounds(x)[0], np.float64),
+                    lambda x: np.asarray(self.tradeoff_bounds(x)[1], np.float64),
+                    self.label,
+                )
+            return estimated_mu_star(
+                self._tradeoff_values,
+                self._tradeoff_error_at,
+                self._tradeoff_repairs_at,
+                self.label,
+                self.warn_rel_error,
+            )
+
+    def _tradeoff_values(self, flat: FloatArray) -> FloatArray:
+        """:meth:`tradeoff` at validated 1-d ``flat`` (the symmetrised curve),
+        without its error estimate or warning (the fixed point's bisection)."""
+        if not self.symmetric:
+            return self._symmetrised(flat)
+        found = self.pairs[0].answer(Query.TRADEOFF, flat)
+        _finite_or_raise(found.values, "trade-off", self.method)
+        return np.clip(found.values, 0.0, 1.0 - flat)
+
+    def _tradeoff_error_at(self, a: float) -> float | None:
+        """The trade-off's error estimate at one alpha (None: none)."""
+        flat = np.array([a])
+        if self.symmetric:
+            errors = self._compute(Query.TRADEOFF, flat).errors
+        else:
+            errors = self._symmetrised_errors(flat)
+        return None if errors is None else float(errors[0])
+
+    def _tradeoff_repairs_at(self, a: float) -> tuple[Repair, ...]:
+        """The repairs of the pairs' trade-off answers at one alpha."""
+        flat = np.array([a])
+        pairs = self.pairs[:1] if self.symmetric else self.pairs
+        return tuple(r for p in pairs for r in p.answer(Query.TRADEOFF, flat).repairs)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the trade-off curve on ``ax`` (a new figure if None); returns ax.

@@ -81,6 +81,9 @@ def _wide(query: Query, what: str) -> Repair:
     return Repair(query, what.rstrip(". "))
 
 
+#: Trade-off brackets narrower than twice this are never recorded as wide.
+_TRADEOFF_ATOL = 1e-6
+
 #: Tilts are rounded to the grid 2**(k / _TILT_GRID), so nearby queries reuse
 #: a cached tilted composition.
 _TILT_GRID = 8
@@ -929,17 +932,25 @@ class CertifiedPairCurve(PairCurve):
         and the maximum with the convex lower bound stays convex: a trade-off
         function inside the bracket (:math:`g \le f_Y \le` the upper bound).
         A record where the certified bracket is wider than ``10 eps_rel_tol``
-        (absolute).
+        (absolute) or than ``100 eps_rel_tol`` of the estimate plus
+        :data:`_TRADEOFF_ATOL` (relative, as :meth:`_delta_answer`'s; with the
+        default ``eps_rel_tol = 1e-3`` a half-width above 5% of the answer).
         """
         lo, hi = self.tradeoff_bounds(a)
-        flagged = hi - lo > 10.0 * self.eps_rel_tol
+        end = float(self._core_tradeoff(np.ones(1))[0])
+        beta = np.maximum(self._core_tradeoff(a) - a * end, lo)
+        width = hi - lo
+        flagged = (width > 10.0 * self.eps_rel_tol) | (
+            width > 100.0 * self.eps_rel_tol * beta + 2.0 * _TRADEOFF_ATOL
+        )
         repairs: tuple[Repair, ...] = ()
         if np.any(flagged):
             repairs = (
                 _wide(
                     Query.TRADEOFF,
                     "the certified bracket on the trade-off is wider than "
-                    f"{10 * self.eps_rel_tol:g} at some alpha (e.g. "
+                    f"{10 * self.eps_rel_tol:g}, or than {100 * self.eps_rel_tol:g} "
+                    f"relative (+ {2 * _TRADEOFF_ATOL:g}), at some alpha (e.g. "
                     f"[{_worst(lo, hi, flagged)}]); the point estimate is not "
                     "accurate there (typically a composition with little privacy "
                     "left, whose curve is close to 0). A smaller eps_rel_tol "
@@ -947,6 +958,4 @@ class CertifiedPairCurve(PairCurve):
                     "Gaussian and pure-DP compositions",
                 ),
             )
-        end = float(self._core_tradeoff(np.ones(1))[0])
-        beta = np.maximum(self._core_tradeoff(a) - a * end, lo)
-        return Answer(beta, 0.5 * (hi - lo), lo, hi, repairs)
+        return Answer(beta, 0.5 * width, lo, hi, repairs)

@@ -46,7 +46,6 @@ from symfdp import accountants as A
 from symfdp import mechanisms as M
 from symfdp.accountants.registry import accountant_classes
 from symfdp.curve import PrivacyCurve
-from symfdp.tradeoff.interpret import fixed_point, mu_star_at
 from tests.conformance.exact_laws import ExactTruth, FiniteLaw
 
 #: Relative distance to the truth beyond which a silent answer fails.
@@ -417,9 +416,7 @@ def _quiet(fn: Callable[[], Any]) -> Any:
 
 
 def _mu_star_bracket(curve: PrivacyCurve) -> tuple[float, float]:
-    lows = fixed_point(lambda x: np.asarray(curve.tradeoff_bounds(x)[0]))
-    highs = fixed_point(lambda x: np.asarray(curve.tradeoff_bounds(x)[1]))
-    return mu_star_at(highs), mu_star_at(lows)
+    return curve.mu_star_bounds()
 
 
 def truth_for(case: Case, grid: Grid, reference: A.Accountant | None = None) -> Truth:
@@ -559,8 +556,8 @@ def _curve_answers(
             else _estimate(lambda: gamma_error(curve, points))
         )
     else:
-        values = np.array([curve.mu_star_gamma()[0]])
-        err = None
+        values = np.array([curve.mu_star()])
+        err = _estimate(lambda: curve.mu_star_error())
     return np.asarray(values, np.float64), err
 
 
