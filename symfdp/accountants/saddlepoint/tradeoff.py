@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
@@ -131,6 +131,10 @@ def hidden_points(
         return np.log(cu[ok]), ch[ok]
 
 
+#: Round-off of a supporting line's value (4 ulp of 1).
+_ROUND_OFF: Final = 4.0 * float(np.finfo(np.float64).eps)
+
+
 def tradeoff_answer(pair: SaddlePointPairCurve, a: FloatArray) -> Answer:
     r""":math:`f(\alpha) = \max\{0, \max_k 1 - \hat\delta(\varepsilon_k)
     - e^{\varepsilon_k}\alpha\}` over the pair's ``profile_table`` (Dong et al.
@@ -161,7 +165,10 @@ def tradeoff_answer(pair: SaddlePointPairCurve, a: FloatArray) -> Answer:
     grid, idx = np.unique(np.concatenate((eps, he)), return_index=True)
     above = curve(grid, np.concatenate((low, hd))[idx], a) - raw
     below = raw - curve(eps, high, a)
-    errors = np.maximum(np.maximum(above, below), 0.0)
+    # The lines 1 - delta_k - e^{eps_k} alpha are formed in double precision: a
+    # few ulp of 1 is what the table resolves (deep in the tail, where f is far
+    # below that, the answer is round-off and its estimate says so).
+    errors = np.maximum(np.maximum(above, below), _ROUND_OFF)
     notes = []
     if np.any(raw - out > 1e-12):
         notes.append(
