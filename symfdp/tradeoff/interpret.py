@@ -16,7 +16,7 @@ import numpy as np
 from scipy import special
 
 from symfdp._validation import check_array, check_real
-from symfdp.tradeoff._base import TradeOff, bisect_fixed_point
+from symfdp.tradeoff._base import TradeOff, bracketed_fixed_point
 from symfdp.tradeoff._numeric import integrate_unit
 
 CurveLike = TradeOff | Callable[[np.ndarray], Any]
@@ -35,10 +35,10 @@ def fixed_point(f: CurveLike) -> float:
     r"""The fixed point :math:`\alpha^*` with :math:`f(\alpha^*) = \alpha^*`:
     :math:`\Phi(-\mu/2)` for :math:`G_\mu` (Dong et al. 2019, Sec. 2.2),
     :math:`(1-\delta)/(1+e^\varepsilon)` for :math:`f_{\varepsilon,\delta}`, else by
-    bisection."""
+    Brent's method in a bracketing cell."""
     if isinstance(f, TradeOff):
         return f.fixed_point()
-    return bisect_fixed_point(_callable(f))
+    return bracketed_fixed_point(_callable(f))
 
 
 def auc(f: CurveLike) -> float:
