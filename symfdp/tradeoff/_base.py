@@ -65,27 +65,40 @@ def bracketed_fixed_point(fn: Any) -> float:
     def gap(a: FloatArray) -> FloatArray:
         return np.asarray(fn(a), dtype=np.float64).reshape(-1) - a
 
-    g = gap(_FIXED_POINT_GRID)
+    def at(a: float) -> float:
+        return float(gap(np.array([a]))[0])
+
+    grid = _FIXED_POINT_GRID
+    g = gap(grid)
     if g[0] <= 0.0:
         return 0.0
+    # A curve asked point by point may round unlike the grid call (a fixed
+    # point deep in round-off): the cell widens until Brent's own calls at its
+    # ends change sign.
     i = int(np.flatnonzero(g > 0.0)[-1])
-    lo, hi = float(_FIXED_POINT_GRID[i]), float(_FIXED_POINT_GRID[i + 1])
-    if g[i + 1] == 0.0:
+    lo_i, hi_i = i, i + 1
+    g_lo, g_hi = at(grid[lo_i]), at(grid[hi_i])
+    while g_lo <= 0.0 and lo_i > 0:
+        lo_i -= 1
+        g_lo = at(grid[lo_i])
+    if g_lo <= 0.0:
+        return 0.0
+    while g_hi > 0.0 and hi_i < grid.size - 1:
+        hi_i += 1
+        g_hi = at(grid[hi_i])
+    lo, hi = float(grid[lo_i]), float(grid[hi_i])
+    if g_hi >= 0.0:
         return hi
     if hi <= _LOG_BELOW:
         u = optimize.brentq(
-            lambda u: float(gap(np.array([math.exp(u)]))[0]),
+            lambda u: at(math.exp(u)),
             math.log(lo),
             math.log(hi),
             xtol=1e-15,
             rtol=_RTOL,
         )
         return math.exp(u)
-    return float(
-        optimize.brentq(
-            lambda a: float(gap(np.array([a]))[0]), lo, hi, xtol=1e-17, rtol=_RTOL
-        )
-    )
+    return float(optimize.brentq(at, lo, hi, xtol=1e-17, rtol=_RTOL))
 
 
 _SMALLEST_ALPHA = float(np.finfo(np.float64).tiny)
