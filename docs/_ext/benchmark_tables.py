@@ -38,6 +38,10 @@ def _commit(data: dict[str, Any]) -> str | None:
         return git[0][:7] + (
             " (uncommitted changes)" if len(git) > 1 and git[1] else ""
         )
+    if isinstance(git, dict) and isinstance(git.get("commit"), str):
+        return git["commit"][:7] + (
+            " (uncommitted changes)" if git.get("dirty") else ""
+        )
     if isinstance(data.get("commit"), str):
         return str(data["commit"])[:7]
     machine = data.get("machine")
@@ -399,6 +403,59 @@ def error_sweep() -> Rendered:
     )
 
 
+def conformance() -> Rendered:
+    """The conformance matrix: its measures against the targets, the error
+    estimates by query and the false alarms by accountant."""
+    data, path = _load("conformance.json")
+    s = data["summary"]
+    fa, est = s["false_alarms"], s["estimates"]
+    measures = table(
+        ("measure", "value", "target"),
+        [
+            ("silent answers more than 5% off", s["silent_over_5pct"], "0"),
+            ("certified brackets missing an exact value", s["certified_misses"], "0"),
+            ("unclear errors", s["unclear_errors"], "0"),
+            (
+                "estimates covering the true error (true <= 3x estimate)",
+                f"{percent(est['covered_3x_share'], 1)} of {est['tracked_answers']}",
+                ">= 90%",
+            ),
+            (
+                "false alarms (warned calls whose answers are all within 2%)",
+                f"{fa['within_2pct']} / {fa['warned_resolved']} = "
+                f"{percent(fa['share'], 1)}",
+                "< 20%",
+            ),
+        ],
+    )
+    by_query = table(
+        ("query", "answers with an estimate", "covered (3x)", "median estimate / true"),
+        [
+            (ask, v["answers"], percent(v["covered_3x"], 1), g(v["median_ratio"], 3))
+            for ask, v in est["by_query"].items()
+        ],
+    )
+    alarms: dict[str, list[int]] = {}
+    for key, (false, warned) in fa["by_method_query"].items():
+        method = key.split(" ")[0]
+        total = alarms.setdefault(method, [0, 0])
+        total[0] += false
+        total[1] += warned
+    by_method = table(
+        ("accountant", "false alarms / warned calls"),
+        [
+            (f"`{m}`", f"{a} / {n} = {percent(a / n, 1)}")
+            for m, (a, n) in sorted(alarms.items())
+        ],
+    )
+    note = provenance(data, path, "benchmarks/conformance.py")
+    return (
+        f"{measures}\n\n{by_query}\n\n{by_method}\n\n{note} {data['cases']} "
+        f"cases, {s['answers']:,} judged answers.\n",
+        [path],
+    )
+
+
 def analytic() -> Rendered:
     """Build, compose and eps(1e-5) of each analytic method against the peers."""
     data, path = _load("analytic.json")
@@ -592,6 +649,7 @@ TABLES: dict[str, Callable[..., Rendered]] = {
     "cached-queries": cached_queries,
     "sweep-executors": sweep_executors,
     "error-sweep": error_sweep,
+    "conformance": conformance,
     "analytic": analytic,
     "accuracy-map": accuracy_map,
     "calibrate": calibrate,
