@@ -146,10 +146,7 @@ def judged(answers: list[dict[str, Any]], truth: X.Truth) -> list[dict[str, Any]
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    cases = X.family_cases(tuple(args.us), tuple(args.ns), tuple(args.adjacencies))
-    cases += X.issue_cases()
-    if args.families:
-        cases = [c for c in cases if c.family in args.families]
+    cases = X.cases_from(args)
     signal.signal(signal.SIGALRM, _alarm)
     rows: list[dict[str, Any]] = []
     for case in cases:
@@ -271,14 +268,9 @@ def markdown(summary: dict[str, Any], args: argparse.Namespace) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--us", type=float, nargs="+", default=[0.5])
-    parser.add_argument("--ns", type=int, nargs="+", default=[1, 10, 1000])
-    parser.add_argument(
-        "--adjacencies", nargs="+", default=["add_or_remove", "replace_one"]
-    )
+    X.add_case_arguments(parser)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=60.0)
-    parser.add_argument("--families", nargs="+")
     parser.add_argument("--out", default="auto_vs_numerical")
     args = parser.parse_args()
     t0 = time.perf_counter()

@@ -331,15 +331,8 @@ def markdown(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--us", type=float, nargs="+", default=[0.5])
-    parser.add_argument("--ns", type=int, nargs="+", default=[1, 10, 1000])
-    parser.add_argument(
-        "--adjacencies", nargs="+", default=["add_or_remove", "replace_one"]
-    )
+    X.add_case_arguments(parser)
     parser.add_argument("--cell-timeout", type=float, default=20.0)
-    parser.add_argument(
-        "--families", nargs="+", help="only these families (default: every one)"
-    )
     parser.add_argument(
         "--methods",
         nargs="+",
@@ -352,10 +345,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     t0 = time.perf_counter()
-    cases = X.family_cases(tuple(args.us), tuple(args.ns), tuple(args.adjacencies))
-    cases += X.issue_cases()
-    if args.families:
-        cases = [c for c in cases if c.family in args.families]
+    cases = X.cases_from(args)
     methods = [m for m in X.methods() if not args.methods or m.name in args.methods]
     records, cells = run_matrix(cases, methods, args.cell_timeout)
     summary = summarise(records)

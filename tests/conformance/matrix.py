@@ -28,6 +28,7 @@ that no accountant can).
 
 from __future__ import annotations
 
+import argparse
 import enum
 import functools
 import inspect
@@ -761,3 +762,26 @@ def family_cases(
         for n in ns
         for adj in adjacencies
     ]
+
+
+def add_case_arguments(parser: argparse.ArgumentParser) -> None:
+    """The case axes of :func:`family_cases` as command-line options (``--us``,
+    ``--ns``, ``--adjacencies``, ``--families``), for :func:`cases_from`."""
+    parser.add_argument("--us", type=float, nargs="+", default=[0.5])
+    parser.add_argument("--ns", type=int, nargs="+", default=[1, 10, 1000])
+    parser.add_argument(
+        "--adjacencies", nargs="+", default=["add_or_remove", "replace_one"]
+    )
+    parser.add_argument(
+        "--families", nargs="+", help="only these families (default: every one)"
+    )
+
+
+def cases_from(args: argparse.Namespace) -> list[Case]:
+    """:func:`family_cases` at the axes of :func:`add_case_arguments` plus
+    :func:`issue_cases`, limited to ``--families``."""
+    cases = family_cases(tuple(args.us), tuple(args.ns), tuple(args.adjacencies))
+    cases += issue_cases()
+    if args.families:
+        cases = [c for c in cases if c.family in args.families]
+    return cases
