@@ -225,7 +225,17 @@ def test_ctrl_c_leaves_a_valid_table_and_rerun_resumes(tmp_path):
     out = tmp_path / "t"
     cmd = [sys.executable, "-m", "symfdp", "sweep", str(spec), "-o", str(out)]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SYMFDP_PROGRESS": "0"}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+    # A shell without job control starts background commands with SIGINT ignored,
+    # and Python keeps an ignored SIGINT: the child takes Ctrl-C as a terminal does.
+    interruptible = [
+        sys.executable,
+        "-c",
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, "
+        "signal.default_int_handler); sys.argv = ['symfdp', *sys.argv[1:]]; "
+        "runpy.run_module('symfdp', run_name='__main__')",
+        *cmd[3:],
+    ]
+    proc = subprocess.Popen(interruptible, env=env, stdout=subprocess.PIPE, text=True)
     jsonl = tmp_path / "t.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
