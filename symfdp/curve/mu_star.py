@@ -149,15 +149,14 @@ def certified_mu_star(
 
 def estimated_mu_star(
     tradeoff: Curve,
-    beta_error: Callable[[float], float | None],
-    repairs: Callable[[float], tuple[Repair, ...]],
+    at_fixed_point: Callable[[float], tuple[float | None, tuple[Repair, ...]]],
     label: str,
     warn_rel_error: float | None,
 ) -> MuStarAnswer:
     r""":math:`\mu^*` of an approximation with the error :func:`propagate`
-    gives from ``beta_error(alpha*)`` (None: the method estimates none) plus
-    the largest known change of the trade-off's repairs at :math:`\alpha^*`
-    (``repairs(alpha*)``).
+    gives from the trade-off's error estimate at :math:`\alpha^*` (None: the
+    method estimates none) plus the largest known change of the trade-off's
+    repairs there, both from ``at_fixed_point(alpha*)``.
 
     The message (one per answer): a repair of unknown size at
     :math:`\alpha^*` (the approximation left its valid regime there), else an
@@ -170,8 +169,7 @@ def estimated_mu_star(
     SaddlePoint estimate of 1e-10 at :math:`\mu^* = 15.4` for a true 31.6)."""
     a_star = fixed_point(tradeoff)
     mu = mu_star_at(a_star)
-    found = repairs(a_star)
-    e = beta_error(a_star)
+    e, found = at_fixed_point(a_star)
     if e is not None and found:
         e += max(r.size for r in found)
     err = None if e is None else propagate(a_star, e, right_slope(tradeoff, a_star))

@@ -652,8 +652,7 @@ class PrivacyCurve:
                 )
             return estimated_mu_star(
                 self._tradeoff_values,
-                self._tradeoff_error_at,
-                self._tradeoff_repairs_at,
+                self._tradeoff_error_and_repairs_at,
                 self.label,
                 self.warn_rel_error,
             )
@@ -667,20 +666,22 @@ class PrivacyCurve:
         _finite_or_raise(found.values, "trade-off", self.method)
         return np.clip(found.values, 0.0, 1.0 - flat)
 
-    def _tradeoff_error_at(self, a: float) -> float | None:
-        """The trade-off's error estimate at one alpha (None: none)."""
+    def _tradeoff_error_and_repairs_at(
+        self, a: float
+    ) -> tuple[float | None, tuple[Repair, ...]]:
+        """The trade-off's error estimate at one alpha (None: none) and the
+        repairs of the pairs' trade-off answers there, from one answer per
+        pair."""
         flat = np.array([a])
         if self.symmetric:
-            errors = self._compute(Query.TRADEOFF, flat).errors
+            found = self._compute(Query.TRADEOFF, flat)
+            errors, repairs = found.errors, found.repairs
         else:
             errors = self._symmetrised_errors(flat)
-        return None if errors is None else float(errors[0])
-
-    def _tradeoff_repairs_at(self, a: float) -> tuple[Repair, ...]:
-        """The repairs of the pairs' trade-off answers at one alpha."""
-        flat = np.array([a])
-        pairs = self.pairs[:1] if self.symmetric else self.pairs
-        return tuple(r for p in pairs for r in p.answer(Query.TRADEOFF, flat).repairs)
+            repairs = tuple(
+                r for p in self.pairs for r in p.answer(Query.TRADEOFF, flat).repairs
+            )
+        return (None if errors is None else float(errors[0])), repairs
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the trade-off curve on ``ax`` (a new figure if None); returns ax.
