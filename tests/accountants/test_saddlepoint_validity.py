@@ -25,32 +25,31 @@ from tests._answers import ask
 RTOL_SKEW = 1e-3
 
 
+def _messages(call):
+    """The result of ``call()`` and the messages of every warning it raised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = call()
+    return out, [str(w.message) for w in caught]
+
+
 def test_add_pair_with_few_expected_samples_warns_once_per_call():
     # sigma = 1, p = 0.01, n = 100 (one expected sample per run): eps(1e-5) is
     # 0.877 against the certified 0.718.
     m = M.with_adjacency(M.SubsampledGaussian(sigma=1.0, p=0.01), "add")
     curve = A.SaddlePoint().compose(m, n=100)
     _, hi = A.Numerical().compose(m, n=100).epsilon_bounds(1e-5)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        eps = curve.epsilon(np.array([1e-3, 1e-5, 1e-8]))
-    msgs = [str(w.message) for w in caught]
+    eps, msgs = _messages(lambda: curve.epsilon(np.array([1e-3, 1e-5, 1e-8])))
     assert eps[1] > 1.15 * hi  # the estimate really is far off
     assert len(msgs) == 1  # once per call, not per point
     assert "estimated relative error" in msgs[0] and "Numerical" in msgs[0]
     # The public delta query reports through the error estimate (which folds in
     # the tilted skewness): one warning naming the estimate and Numerical.
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        curve.delta(np.linspace(0.1, 3.0, 50))
-    msgs = [str(w.message) for w in caught]
+    _, msgs = _messages(lambda: curve.delta(np.linspace(0.1, 3.0, 50)))
     assert len(msgs) == 1 and msgs[0].startswith("SaddlePoint(order=2): the estimated")
     assert "accountants.Numerical" in msgs[0]
     # So does the trade-off (its estimate carries the profile's).
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        curve.tradeoff(np.linspace(0.0, 1.0, 21))
-    msgs = [str(w.message) for w in caught]
+    _, msgs = _messages(lambda: curve.tradeoff(np.linspace(0.0, 1.0, 21)))
     assert len(msgs) == 1 and msgs[0].startswith("SaddlePoint(order=2): the estimated")
     assert "of trade-off" in msgs[0]
 
